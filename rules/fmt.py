@@ -1,0 +1,38 @@
+"""Brazilian formats for the reasons that rules write (R$ 1.234,56; dd/mm/aaaa; CPF)."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from babel.numbers import format_currency, format_decimal
+
+
+def brl(amount: Decimal) -> str:
+    """R$ 1.234,56 with an ordinary space, as written in the acts."""
+    return format_currency(Decimal(amount), "BRL", locale="pt_BR").replace("\xa0", " ")
+
+
+def number(value: Decimal | int, places: int | None = None) -> str:
+    """1.234,5 in pt-BR; ``places`` fixes the decimal places when given."""
+    if places is None:
+        return format_decimal(value, locale="pt_BR")
+    pattern = "#,##0" + ("." + "0" * places if places else "")
+    return format_decimal(value, format=pattern, locale="pt_BR")
+
+
+def day(value: date | datetime) -> str:
+    return value.strftime("%d/%m/%Y")
+
+
+def moment(value: datetime) -> str:
+    return value.strftime("%d/%m/%Y %H:%M")
+
+
+def cpf(digits: str) -> str:
+    d = "".join(ch for ch in digits if ch.isdigit())
+    return f"{d[:3]}.{d[3:6]}.{d[6:9]}-{d[9:]}" if len(d) == 11 else digits
+
+
+def cnpj(digits: str) -> str:
+    d = "".join(ch for ch in digits if ch.isdigit())
+    return f"{d[:2]}.{d[2:5]}.{d[5:8]}/{d[8:12]}-{d[12:]}" if len(d) == 14 else digits
