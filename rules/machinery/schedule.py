@@ -1,0 +1,145 @@
+"""Order of service and the limit of loads (Decreto 017/2026, Nova Lacerda, art. 3 and 9).
+
+- art. 3 caput and §1-§2: public interest, protocol order, available machines and staff;
+  a regional schedule by zone; inside a zone the protocol order, finishing one locality before
+  moving to the next; a request moves ahead only for urgency or public relevance, justified;
+- art. 9 §1: at most 5 loads of earth or gravel per property/requester per stage of the schedule;
+  §2: more loads wait for a new request, served in a later stage.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from rules.base import Decision, Finding, Level
+from rules.params import ParameterBook
+
+from rules.machinery.prices import DECREE
+from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
+
+ART_3 = f"{DECREE}, art. 3"
+ART_9 = f"{DECREE}, art. 9"
+PROPERTY_OR_REQUESTER = "property_or_requester"
+PROPERTY_AND_REQUESTER = "property_and_requester"
+
+
+@dataclass(frozen=True)
+class LoadRecord:
+    """Loads already granted in a stage of the schedule."""
+
+    requester_id: str
+    property_id: str
+    stage: str
+    loads: int
+
+
+@dataclass(frozen=True)
+class LoadAllowance:
+    """Loads granted now and loads that need a new request in a later stage."""
+
+    granted: int
+    deferred: int
+    decision: Decision
+
+
+def _counts(record: LoadRecord, requester_id: str, property_id: str, counting: str) -> bool:
+    if counting == PROPERTY_AND_REQUESTER:
+        return record.requester_id == requester_id and record.property_id == property_id
+    return record.requester_id == requester_id or record.property_id == property_id
+
+
+def loads_allowance(
+    requester_id: str, property_id: str, stage: str, requested: int,
+    granted_in_stage: Iterable[LoadRecord], on: date, book: ParameterBook,
+) -> LoadAllowance:
+    """How many of the requested loads fit in the stage's limit (art. 9, §1); the rest wait (§2)."""
+    if isinstance(requested, bool) or not isinstance(requested, int):
+        raise InvalidQuantity("Número de cargas deve ser inteiro", requested, f"{ART_9}, §1")
+    if requested <= 0:
+        raise QuantityNotPositive("Número de cargas deve ser maior que zero", requested, f"{ART_9}, §1")
+    limit = int(book.get("loads_per_stage_limit", on))
+    counting = book.get("load_limit_counting", on)
+    already = sum(r.loads for r in granted_in_stage
+                  if r.stage == stage and _counts(r, requester_id, property_id, counting))
+    granted = min(requested, max(0, limit - already))
+    deferred = requested - granted
+    findings = [Finding(True, f"{granted} carga(s) nesta etapa ({already} já atendida(s); limite {limit})",
+                        f"{ART_9}, §1", Level.INFO)]
+    if deferred:
+        # Art. 9, §2: a new request, served in the next stage of the schedule
+        findings.append(Finding(False, f"{deferred} carga(s) acima do limite de {limit} por etapa: "
+                                       "apresentar nova solicitação para a próxima etapa",
+                                f"{ART_9}, §1 e §2", Level.ERROR if granted == 0 else Level.WARNING))
+    return LoadAllowance(granted, deferred, Decision(tuple(findings)))
+
+
+@dataclass(frozen=True)
+class QueuedRequest:
+    """An accepted request waiting for service."""
+
+    protocol: str
+    protocolled_at: datetime
+    zone: str
+    locality: str
+    urgent: bool = False
+    justification: str = ""
+    resources_available: bool = True
+
+
+@dataclass(frozen=True)
+class OrderEntry:
+    position: int
+    request: QueuedRequest
+    reason: str
+    reference: str
+
+
+@dataclass(frozen=True)
+class ServiceOrder:
+    """The sequence to serve, and the requests held for lack of machines or staff."""
+
+    sequence: tuple[OrderEntry, ...]
+    held: tuple[OrderEntry, ...]
+
+
+def _protocol_key(request: QueuedRequest) -> tuple[datetime, str]:
+    return request.protocolled_at, request.protocol
+
+
+def _by_zone_and_locality(requests: list[QueuedRequest], zone_order: Sequence[str]) -> list[QueuedRequest]:
+    first_in = {}
+    for request in sorted(requests, key=_protocol_key):
+        first_in.setdefault(("zone", request.zone), _protocol_key(request))
+        first_in.setdefault(("locality", request.zone, request.locality), _protocol_key(request))
+
+    def key(request: QueuedRequest) -> tuple:
+        # Art. 3, §1: zones in the regional schedule's order, then the others by their first protocol
+        zone_rank = zone_order.index(request.zone) if request.zone in zone_order else len(zone_order)
+        # Art. 3, §2: finish a locality (in order of its first protocol) before the next, by protocol
+        return (zone_rank, first_in[("zone", request.zone)], request.zone,
+                first_in[("locality", request.zone, request.locality)], request.locality,
+                _protocol_key(request))
+
+    return sorted(requests, key=key)
+
+
+def order_of_service(requests: Iterable[QueuedRequest], zone_order: Sequence[str] = ()) -> ServiceOrder:
+    """Justified urgencies first, then by zone, locality and protocol order (art. 3)."""
+    pending = list(requests)
+    # Art. 3, III: without available machines and staff the request is held
+    held = [OrderEntry(0, r, "Aguardando disponibilidade de máquinas e servidores", f"{ART_3}, III")
+            for r in sorted(pending, key=_protocol_key) if not r.resources_available]
+    ready = [r for r in pending if r.resources_available]
+    # Art. 3, §2: only urgency or public relevance with a recorded justification moves ahead
+    ahead = sorted((r for r in ready if r.urgent and r.justification.strip()), key=_protocol_key)
+    regular = _by_zone_and_locality([r for r in ready if r not in ahead], zone_order)
+    entries = [OrderEntry(0, r, f"Antecipado por urgência ou relevância pública: {r.justification.strip()}",
+                          f"{ART_3}, §2") for r in ahead]
+    for r in regular:
+        reason = f"Zona {r.zone}, localidade {r.locality}, ordem de protocolo"
+        if r.urgent:
+            reason += "; urgência sem justificativa registrada não antecipa o atendimento"
+        entries.append(OrderEntry(0, r, reason, f"{ART_3}, II e §1-§2"))
+    sequence = tuple(OrderEntry(n, e.request, e.reason, e.reference) for n, e in enumerate(entries, start=1))
+    return ServiceOrder(sequence, tuple(held))
