@@ -1,0 +1,71 @@
+"""Deadlines of the infraction process: notification, defence from the juntada, decision."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from rules.base import Decision, Finding
+from rules.calendar import LegalCalendar
+from rules.fmt import day
+from rules.ridehailing.catalogue import NotificationMethod
+from rules.ridehailing.concepts import InfractionProcess
+
+
+@dataclass(frozen=True)
+class ProcessState:
+    """Where an auto de infração stands on a date, and whether a penalty may be applied."""
+
+    notification_deadline: date | None
+    defence_deadline: date | None
+    decision: Decision
+
+    @property
+    def may_apply_penalty(self) -> bool:
+        return self.decision.ok
+
+
+def process_state(process: InfractionProcess, on: date, methods: tuple[NotificationMethod, ...],
+                  notification_days: int | None, defence_days: int, refs: dict[str, str],
+                  calendar: LegalCalendar) -> ProcessState:
+    """Check the steps of the process up to ``on``; a penalty needs all of them (due process)."""
+    findings: list[Finding] = []
+    limit = calendar.add_days(process.auto_on, notification_days) if notification_days else None
+    if process.notified_on is None:
+        late = limit is not None and on > limit
+        findings.append(Finding(False, "Infrator ainda não notificado" + (
+            f"; o prazo para notificar terminou em {day(limit)}" if late else ""), refs["notification"]))
+    else:
+        if limit is not None:
+            findings.append(Finding(process.notified_on <= limit,
+                                    f"Notificação em {day(process.notified_on)}; prazo máximo {day(limit)}",
+                                    refs["notification"]))
+        known = {m.code: m for m in methods}
+        method = known.get(process.method or "")
+        findings.append(Finding(method is not None,
+                                f"Notificação por {method.label}" if method
+                                else f"Forma de notificação não prevista: {process.method or '—'}",
+                                refs["notification"]))
+    deadline = None
+    if process.juntada_on is None:
+        findings.append(Finding(False, "Notificação ainda não juntada aos autos; o prazo de defesa "
+                                       "não começou", refs["defence"]))
+    else:
+        deadline = calendar.add_days(process.juntada_on, defence_days)
+        if process.notified_on is not None and process.juntada_on < process.notified_on:
+            findings.append(Finding(False, "Juntada anterior à notificação", refs["defence"]))
+        findings.append(Finding(on > deadline,
+                                f"Prazo de defesa de {defence_days} dias contado da juntada em "
+                                f"{day(process.juntada_on)}: até {day(deadline)}", refs["defence"]))
+    findings.append(_decision(process, on, deadline, refs["due_process"]))
+    return ProcessState(limit, deadline, Decision(tuple(findings)))
+
+
+def _decision(process: InfractionProcess, on: date, defence_deadline: date | None,
+              reference: str) -> Finding:
+    decided = process.decided_on
+    if decided is None or decided > on:
+        return Finding(False, "Sem decisão no processo administrativo", reference)
+    if defence_deadline is not None and decided <= defence_deadline:
+        return Finding(False, f"Decisão em {day(decided)}, antes do fim do prazo de defesa "
+                              f"({day(defence_deadline)})", reference)
+    return Finding(True, f"Decisão em {day(decided)}", reference)
