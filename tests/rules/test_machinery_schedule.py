@@ -1,0 +1,117 @@
+"""Loads per stage (art. 9) and order of service (art. 3) of Decreto 017/2026 (Nova Lacerda)."""
+from datetime import date, datetime
+
+import pytest
+
+from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
+from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
+from rules.machinery.schedule import LoadRecord, QueuedRequest, loads_allowance, order_of_service
+from rules.params import ParameterBook, ParameterVersion
+
+BOOK = ParameterBook(DEFAULT_PARAMETERS)
+PAIR = BOOK.with_versions([ParameterVersion("load_limit_counting", date(2026, 4, 1), "property_and_requester", "x")])
+ON = date(2026, 4, 10)
+
+
+def record(loads, requester="ana", prop="sítio 1", stage="2026-1"):
+    return LoadRecord(requester, prop, stage, loads)
+
+
+@pytest.mark.parametrize("requested, history, granted, deferred, ok", [
+    pytest.param(5, [], 5, 0, True, id="art. 9 §1: 5 loads in the stage accepted"),
+    pytest.param(6, [], 5, 1, True, id="art. 9 §1-§2: 6 loads, 5 now and 1 needs a new request"),
+    pytest.param(2, [record(3)], 2, 0, True, id="art. 9 §1: 3 served + 2 = 5 accepted"),
+    pytest.param(3, [record(3)], 2, 1, True, id="art. 9 §1-§2: 3 served + 3, one waits"),
+    pytest.param(1, [record(5)], 0, 1, False, id="art. 9 §1-§2: 5 served, the 6th refused for this stage"),
+    pytest.param(5, [record(5, stage="2025-4")], 5, 0, True, id="art. 9 §2: loads of an earlier stage do not count"),
+    pytest.param(1, [record(5, requester="bia")], 0, 1, False, id="art. 9 §1: same property, other requester counts"),
+    pytest.param(1, [record(5, prop="sítio 2")], 0, 1, False, id="art. 9 §1: same requester, other property counts"),
+    pytest.param(5, [record(4, requester="bia", prop="sítio 2")], 5, 0, True, id="art. 9 §1: other requester and property"),
+])
+def test_loads_per_stage(requested, history, granted, deferred, ok):
+    allowance = loads_allowance("ana", "sítio 1", "2026-1", requested, history, ON, BOOK)
+    assert (allowance.granted, allowance.deferred, allowance.decision.ok) == (granted, deferred, ok)
+    if deferred:
+        assert any("nova solicitação para a próxima etapa" in f.message for f in allowance.decision.findings)
+
+
+@pytest.mark.parametrize("history, granted", [
+    pytest.param([record(5, requester="bia")], 5, id="art. 9 §1 pair counting: other requester on the same property"),
+    pytest.param([record(5, prop="sítio 2")], 5, id="art. 9 §1 pair counting: same requester on another property"),
+    pytest.param([record(5)], 0, id="art. 9 §1 pair counting: the same pair is limited"),
+])
+def test_pair_counting_parameter(history, granted):
+    assert loads_allowance("ana", "sítio 1", "2026-1", 5, history, ON, PAIR).granted == granted
+
+
+@pytest.mark.parametrize("requested, error", [
+    pytest.param(0, QuantityNotPositive, id="art. 9: zero loads refused"),
+    pytest.param(-1, QuantityNotPositive, id="art. 9: negative loads refused"),
+    pytest.param(2.0, InvalidQuantity, id="art. 9: loads must be whole"),
+])
+def test_loads_must_be_positive_integers(requested, error):
+    with pytest.raises(error):
+        loads_allowance("ana", "sítio 1", "2026-1", requested, [], ON, BOOK)
+
+
+def at(day, hour=9):
+    return datetime(2026, 4, day, hour)
+
+
+def queued(protocol, day, zone, locality, **extra):
+    return QueuedRequest(protocol, at(day), zone, locality, **extra)
+
+
+def protocols(order):
+    return [entry.request.protocol for entry in order.sequence]
+
+
+def test_protocol_order_inside_a_locality():
+    requests = [queued("3", 3, "Norte", "Vila A"), queued("1", 1, "Norte", "Vila A"), queued("2", 2, "Norte", "Vila A")]
+    order = order_of_service(requests)
+    assert protocols(order) == ["1", "2", "3"]
+    assert [e.position for e in order.sequence] == [1, 2, 3]
+
+
+def test_locality_finished_before_the_next():
+    # Art. 3, §2: Vila A (first protocol) is finished, even its later protocol, before Vila B
+    requests = [queued("1", 1, "Norte", "Vila A"), queued("2", 2, "Norte", "Vila B"), queued("3", 3, "Norte", "Vila A")]
+    assert protocols(order_of_service(requests)) == ["1", "3", "2"]
+
+
+@pytest.mark.parametrize("zone_order, expected", [
+    pytest.param(("Sul", "Norte"), ["2", "1", "3"], id="art. 3 §1: the regional schedule puts Sul first"),
+    pytest.param((), ["1", "3", "2"], id="art. 3 §1: without a schedule, zones by their first protocol"),
+    pytest.param(("Sul",), ["2", "1", "3"], id="art. 3 §1: zones outside the schedule come after it"),
+])
+def test_zones_follow_the_regional_schedule(zone_order, expected):
+    requests = [queued("1", 1, "Norte", "Vila A"), queued("2", 2, "Sul", "Gleba"), queued("3", 3, "Norte", "Vila A")]
+    assert protocols(order_of_service(requests, zone_order)) == expected
+
+
+def test_justified_urgency_moves_ahead():
+    requests = [queued("1", 1, "Norte", "Vila A"), queued("2", 2, "Sul", "Gleba", urgent=True,
+                                                          justification="Ponte caída, acesso à escola")]
+    order = order_of_service(requests, ("Norte", "Sul"))
+    assert protocols(order) == ["2", "1"]
+    assert order.sequence[0].reason.endswith("Ponte caída, acesso à escola")
+    assert order.sequence[0].reference.endswith("art. 3, §2")
+
+
+def test_urgency_without_justification_keeps_its_place():
+    requests = [queued("1", 1, "Norte", "Vila A"), queued("2", 2, "Sul", "Gleba", urgent=True)]
+    order = order_of_service(requests, ("Norte", "Sul"))
+    assert protocols(order) == ["1", "2"]
+    assert "sem justificativa registrada" in order.sequence[1].reason
+
+
+def test_unavailable_machines_or_staff_hold_the_request():
+    requests = [queued("1", 1, "Norte", "Vila A", resources_available=False), queued("2", 2, "Norte", "Vila A")]
+    order = order_of_service(requests)
+    assert protocols(order) == ["2"]
+    assert [(e.request.protocol, e.reference.endswith("art. 3, III")) for e in order.held] == [("1", True)]
+
+
+def test_same_day_protocols_ordered_by_time():
+    requests = [QueuedRequest("B", at(1, 15), "Norte", "Vila A"), QueuedRequest("A", at(1, 8), "Norte", "Vila A")]
+    assert protocols(order_of_service(requests)) == ["A", "B"]
