@@ -8,7 +8,7 @@ vehicle substitution (new inspection) → suspension, revocation, cassação, ex
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from enum import Enum
 from typing import Protocol
 
@@ -52,6 +52,7 @@ class LifecycleRules(Protocol):
 
     def ref(self, key: str) -> str: ...
     def validity_end(self, start: date) -> date: ...
+    def renewed_validity_end(self, expiry: date) -> date: ...
     def presentation_deadline(self, approved_on: date, calendar: LegalCalendar) -> date: ...
     def fix_deadline(self, failed_on: date, calendar: LegalCalendar) -> date: ...
     def next_inspection_due(self, passed_on: date, calendar: LegalCalendar) -> date: ...
@@ -153,8 +154,10 @@ def _apply_to_issued(life: _Life, event: AuthorizationEvent, rules: LifecycleRul
                 rules.ref("renewal"), Level.WARNING))
     elif kind is EventKind.RENEWAL_FEE_PAID:
         # Renewal paid before expiry continues the current period; paid later starts anew.
-        start = life.valid_until + timedelta(days=1) if event.on <= life.valid_until else event.on
-        life.valid_until = rules.validity_end(start)
+        if event.on <= life.valid_until:
+            life.valid_until = rules.renewed_validity_end(life.valid_until)
+        else:
+            life.valid_until = rules.validity_end(event.on)
         life.renewal_requested = None
     elif kind is EventKind.VEHICLE_SUBSTITUTED:
         life.substituted_on = event.on

@@ -148,6 +148,10 @@ class MatupaRules(RideHailingRules):
         """Valid for 12 months, date to date from the fee payment (art. 3 §ú)."""
         return add_months(start, VALIDITY_MONTHS)
 
+    def renewed_validity_end(self, expiry: date) -> date:
+        """A renewal runs 12 more months from the current expiry (art. 3 §ú)."""
+        return add_months(expiry, VALIDITY_MONTHS)
+
     def renewal_deadline(self, expiry: date, params: ParameterBook, calendar: LegalCalendar) -> date:
         lead = int(params.get("renewal_lead_business_days", expiry))
         return calendar.subtract_business_days(expiry, lead) if lead > 0 else expiry

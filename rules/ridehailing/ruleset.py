@@ -8,7 +8,7 @@ methods without knowing which law applies.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from rules.base import Decision, Finding
@@ -100,6 +100,10 @@ class RideHailingRules:
 
     def validity_end(self, start: date) -> date:
         raise NotImplementedError
+
+    def renewed_validity_end(self, expiry: date) -> date:
+        """End of the period that a renewal paid before ``expiry`` adds after it."""
+        return self.validity_end(expiry + timedelta(days=1))
 
     def renewal_deadline(self, expiry: date, params: ParameterBook, calendar: LegalCalendar) -> date:
         raise NotImplementedError
