@@ -167,7 +167,7 @@ def _worked_hours(value: object, ceiling: Decimal) -> Decimal:
     exact = isinstance(value, (int, Decimal)) and not isinstance(value, bool)
     if exact and Decimal(value).is_finite() and value == 0:
         return Decimal(0)
-    return checked_quantity(value, "Horas executadas", ceiling)
+    return checked_quantity(value, "Horas executadas", ceiling, reference=f"{ART_8}, §2")
 
 
 def settle_balance(

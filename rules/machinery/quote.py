@@ -23,7 +23,7 @@ from rules.fmt import number
 from rules.params import ParameterBook
 
 from rules.machinery.discounts import DISCOUNTED_ITEM, DiscountClaim, DiscountDecision, evaluate_discount
-from rules.machinery.prices import ANEXO_I, CATALOGUE, PriceTable, Unit, price_table_on
+from rules.machinery.prices import ANEXO_I, CATALOGUE, PriceTable, price_table_on
 
 HUNDREDTH = Decimal("0.01")
 MACHINE_ITEMS = ("01", "02", "03", "04")
@@ -175,21 +175,22 @@ class Quote:
         return self.total - self.machine_hours_total
 
 
-def checked_quantity(value: object, what: str, ceiling: Decimal, *, whole: bool = False) -> Decimal:
+def checked_quantity(value: object, what: str, ceiling: Decimal, *, whole: bool = False,
+                     reference: str = ANEXO_I) -> Decimal:
     """The quantity as a Decimal, or a named error: exact, finite, positive, below the ceiling."""
     if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
-        raise InvalidQuantity(f"{what}: informe um número exato (inteiro ou decimal)", value)
+        raise InvalidQuantity(f"{what}: informe um número exato (inteiro ou decimal)", value, reference)
     quantity = Decimal(value)
     if not quantity.is_finite():
-        raise InvalidQuantity(f"{what}: valor não numérico", value)
+        raise InvalidQuantity(f"{what}: valor não numérico", value, reference)
     if quantity <= 0:
-        raise QuantityNotPositive(f"{what} deve ser maior que zero", value)
+        raise QuantityNotPositive(f"{what}: deve ser maior que zero", value, reference)
     if quantity > ceiling:
-        raise QuantityAboveCeiling(f"{what} acima do limite do painel ({number(ceiling)})", value)
+        raise QuantityAboveCeiling(f"{what}: acima do limite de {number(ceiling)}", value, reference)
     if whole and quantity != quantity.to_integral_value():
-        raise InvalidQuantity(f"{what} deve ser um número inteiro", value)
+        raise InvalidQuantity(f"{what}: deve ser um número inteiro", value, reference)
     if quantity != quantity.quantize(HUNDREDTH):
-        raise InvalidQuantity(f"{what}: no máximo duas casas decimais", value)
+        raise InvalidQuantity(f"{what}: no máximo duas casas decimais", value, reference)
     return quantity
 
 
@@ -203,7 +204,7 @@ def _line(table: PriceTable, code: str, quantity: Decimal, note: str = "") -> Qu
 def _distance_or_refuse(value: object, limit: int, what: str, reference: str) -> Decimal:
     # Anexo I: trucks up to 550 km (items 07/09), bus and van up to 1.100 km (items 10/11)
     try:
-        return checked_quantity(value, what, Decimal(limit))
+        return checked_quantity(value, what, Decimal(limit), reference=reference)
     except QuantityAboveCeiling as error:
         raise DistanceAboveLimit(
             f"{what} de {number(Decimal(value))} km acima do limite de {number(limit)} km",
@@ -230,7 +231,8 @@ def _lines(service: Service, table: PriceTable, reading: KmReading, ceiling: Dec
     if isinstance(service, MachineHours):
         if service.item not in MACHINE_ITEMS:
             raise UnknownItem("Hora-máquina só pelos itens 01 a 04", service.item, ANEXO_I)
-        hours = checked_quantity(service.hours, "Horas-máquina", ceiling)
+        hours = checked_quantity(service.hours, "Horas-máquina", ceiling,
+                                 reference=f"{ANEXO_I}, item {service.item}")
         return [_line(table, service.item, hours)]
     if isinstance(service, DumpTruckDay):
         if service.earth_or_gravel:
@@ -252,7 +254,8 @@ def _lines(service: Service, table: PriceTable, reading: KmReading, ceiling: Dec
                                        "Distância da viagem", f"{ANEXO_I}, item {service.item}")
         return [_line(table, service.item, distance, "ida e volta")]
     if isinstance(service, EarthLoads):
-        loads = checked_quantity(service.loads, "Cargas de terra/cascalho", ceiling, whole=True)
+        loads = checked_quantity(service.loads, "Cargas de terra/cascalho", ceiling, whole=True,
+                                 reference=f"{ANEXO_I}, item 12")
         return [_line(table, DISCOUNTED_ITEM, loads)]
     raise UnknownItem("Serviço não previsto no Anexo I", service, ANEXO_I)
 
