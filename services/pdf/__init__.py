@@ -1,0 +1,1 @@
+"""PDF documents of the panel: each builder is ``render_x(data) -> bytes`` on a fresh FPDF."""
