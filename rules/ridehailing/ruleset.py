@@ -183,7 +183,7 @@ class RideHailingRules:
                                     self.ref("suspension")))
         fine = self.fine_amount(code, committed_on, params, severity)
         return Sanction(infraction, severity, fine, penalties, measures, days, months,
-                        bool(effect and same) or severity is not infraction.severity,
+                        bool(effect and same) or bool(more),
                         tuple(findings) + (fine.finding,))
 
     def severity_recurrence(self, infraction: InfractionType, committed_on: date,
