@@ -31,6 +31,8 @@ def insurance_finding(policy: InsurancePolicy | None, on: date, minimum: Decimal
                       ref: str) -> Finding:
     if policy is None:
         return Finding(False, "Sem apólice de seguro APP", ref)
+    if not policy.coverage.is_finite():
+        return Finding(False, "Cobertura da apólice APP inválida", ref)
     if not policy.valid_from <= on <= policy.valid_until:
         return Finding(False, f"Apólice APP fora da vigência ({day(policy.valid_from)} a "
                               f"{day(policy.valid_until)})", ref)
