@@ -110,7 +110,7 @@ def test_quote_shows_reading_and_line_fields():
 def test_refusals(service, error):
     with pytest.raises(error) as raised:
         quote([service], ON, BOOK)
-    assert str(raised.value)
+    assert raised.value.message and raised.value.reference.startswith("Decreto 017/2026 (Nova Lacerda), Anexo I")
 
 
 def test_ceiling_itself_is_accepted():
