@@ -23,6 +23,7 @@ from datetime import date
 from decimal import Decimal
 
 from rules.base import RuleError, cents
+from rules.fmt import brl
 
 LAYOUT = "FEBRABAN, Layout Padrão de Arrecadação/Recebimento, arquivo retorno (registros A, G e Z)"
 RECORD_LENGTH = 150
@@ -194,10 +195,16 @@ def parse_return_file(content: bytes | str) -> ReturnFile:
         raise RecordOutOfPlace("o arquivo deve terminar pelo registro Z (trailer)", last, lines[-1][0])
     trailer = _trailer(lines[-1], last)
     if trailer.record_count != last:
-        raise CountMismatch(f"trailer informa {trailer.record_count} registros; o arquivo tem {last}", last, trailer.record_count)
+        raise CountMismatch(
+            f"trailer informa {trailer.record_count} registros; o arquivo tem {last}", last, trailer.record_count
+        )
     total = sum((d.amount_received for d in details), Decimal("0.00"))
     if trailer.total_amount != total:
-        raise TotalMismatch(f"trailer informa total {trailer.total_amount}; a soma dos detalhes é {total}", last, trailer.total_amount)
+        raise TotalMismatch(
+            f"trailer informa total {brl(trailer.total_amount)}; a soma dos detalhes é {brl(total)}",
+            last,
+            trailer.total_amount,
+        )
     return ReturnFile(header=header, details=tuple(details), trailer=trailer)
 
 

@@ -271,7 +271,9 @@ def dam_barcode(
             value=amount, reference=SPEC,
         )
     if len(febraban_code) != 4 or not febraban_code.isascii() or not febraban_code.isdigit():
-        raise InvalidFebrabanCode("Código FEBRABAN do município deve ter 4 algarismos", value=febraban_code, reference=SPEC)
+        raise InvalidFebrabanCode(
+            "Código FEBRABAN do município deve ter 4 algarismos", value=febraban_code, reference=SPEC
+        )
     if not 1000 <= year <= 9999 or not 1 <= sequence <= MAX_SEQUENCE:
         raise InvalidDamNumber(
             "Número do DAM não cabe no campo livre (ano com 4 algarismos, sequência até 13)",

@@ -59,7 +59,8 @@ class DamSettings:
         """The PIX "copia e cola" of the DAM, or None when the municipality has no PIX."""
         if self.pix is None:
             return None
-        return pix_payload(self.pix.key, self.pix.merchant_name, self.pix.merchant_city, amount, dam_txid(year, sequence))
+        pix = self.pix
+        return pix_payload(pix.key, pix.merchant_name, pix.merchant_city, amount, dam_txid(year, sequence))
 
 
 def dam_settings(book: ParameterBook, on: date) -> DamSettings:

@@ -196,7 +196,8 @@ class _DamPage:
         pdf.set_text_color(*GREY)
         self.font(6)
         pdf.set_xy(LEFT, y)
-        pdf.cell(WIDTH, 3, self.text("LINHA DIGITÁVEL (para pagamento pela internet ou aplicativo do banco)"), align="C")
+        caption = "LINHA DIGITÁVEL (para pagamento pela internet ou aplicativo do banco)"
+        pdf.cell(WIDTH, 3, self.text(caption), align="C")
         pdf.set_text_color(0, 0, 0)
         self.line_box(y + 3.5, 11)
 

@@ -136,7 +136,8 @@ def test_a_bad_barcode_is_refused_before_drawing():
     from rules.dam.barcode import InvalidCheckDigit
 
     with pytest.raises(InvalidCheckDigit):
-        render_dam(replace(DAM, barcode=BARCODE.digits[:3] + str((int(BARCODE.digits[3]) + 1) % 10) + BARCODE.digits[4:]))
+        digits = BARCODE.digits
+        render_dam(replace(DAM, barcode=digits[:3] + str((int(digits[3]) + 1) % 10) + digits[4:]))
 
 
 def test_without_dejavu_the_core_fonts_still_print_portuguese(monkeypatch, tmp_path):

@@ -14,7 +14,8 @@ ACT = "Decreto municipal (teste)"
 
 
 def _book(*extra: ParameterVersion) -> ParameterBook:
-    return ParameterBook([*DEFAULT_PARAMETERS, ParameterVersion("dam_febraban_code", date(2026, 1, 1), "0299", ACT), *extra])
+    code = ParameterVersion("dam_febraban_code", date(2026, 1, 1), "0299", ACT)
+    return ParameterBook([*DEFAULT_PARAMETERS, code, *extra])
 
 
 def test_defaults_give_modulo_10_and_no_pix():
