@@ -33,3 +33,12 @@ def ruleset(municipality: str, service: str) -> Any:
 
 def services_of(municipality: str) -> list[str]:
     return sorted(service for (m, service) in _MODULES if m == municipality)
+
+
+def default_parameters(municipality: str) -> list[Any]:
+    """The dated parameters that the municipality's rule sets declare (to seed a new store)."""
+    versions: list[Any] = []
+    for (m, _service), module_name in _MODULES.items():
+        if m == municipality:
+            versions.extend(getattr(import_module(module_name), "DEFAULT_PARAMETERS", ()))
+    return versions

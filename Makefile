@@ -1,0 +1,26 @@
+# Painel Municipal — the two set-up commands of the README:
+#   make run    panel on the embedded store with demo data, http://localhost:8501
+#   make test   the whole test suite
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+DEMO_DATA ?= data/demo
+
+.PHONY: run test venv
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 não encontrado ($(PYTHON))"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+run: venv
+	PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)} $(PY) -m seed --demo
+	PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)} $(PY) -m streamlit run app.py \
+		--server.headless true --server.port $(PORT) --browser.gatherUsageStats false
+
+test: venv
+	$(PY) -m pytest

@@ -1,0 +1,29 @@
+"""Painel Municipal: session defaults, login, the navigation of each role, nothing else."""
+import streamlit as st
+
+from services import municipalities
+from ui import common, navigation
+
+st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_balance:", layout="wide")
+common.defaults()
+
+actor = common.actor()
+if actor is None:
+    page = st.navigation([st.Page("pages/login.py", title="Entrar", icon=":material/login:")])
+else:
+    options = municipalities.of_actor(common.db(), actor)
+    codes = [m.code for m in options]
+    if common.municipality() not in codes:
+        st.session_state["municipality"] = codes[0] if codes else None
+    with st.sidebar:
+        st.markdown(f"**{actor.name}**  \nPerfil: {actor.role}")
+        st.selectbox(
+            "Município", codes, key="municipality",
+            format_func=lambda code: next(m.name for m in options if m.code == code),
+        )
+        if st.button("Sair", icon=":material/logout:", key="app_logout"):
+            st.session_state.clear()
+            st.rerun()
+    chosen = next((m for m in options if m.code == common.municipality()), None)
+    page = st.navigation(navigation.build(actor, chosen.modules if chosen else ()))
+page.run()

@@ -1,0 +1,35 @@
+"""Audit log (TI): who changed what, when, filtered; read-only."""
+from datetime import timedelta
+
+import pandas as pd
+import streamlit as st
+
+from services import audit, clock
+from ui import common
+
+actor = common.guard("admin")
+common.page_header("Auditoria", "Registro permanente de todas as gravações")
+db = common.db()
+cols = st.columns(5)
+start = cols[0].date_input("De", clock.today() - timedelta(days=30), format="DD/MM/YYYY", key="audit_start")
+end = cols[1].date_input("Até", clock.today(), format="DD/MM/YYYY", key="audit_end")
+username = cols[2].text_input("Usuário", key="audit_user")
+collection = cols[3].text_input("Coleção", key="audit_collection")
+action = cols[4].selectbox("Ação", ["", "create", "update", "cancel", "pay", "lock", "seed"], key="audit_action")
+only_here = st.toggle("Somente o município escolhido", value=True, key="audit_only_here")
+page = st.number_input("Página", min_value=1, value=1, key="audit_page")
+ok, result = common.attempt(audit.search, db, actor, common.municipality() if only_here else None,
+                            username.strip().lower() or None, collection.strip() or None, action or None,
+                            start, end, 100, (page - 1) * 100)
+if ok:
+    rows, total = result
+    st.caption(f"{total} registro(s)")
+    frame = pd.DataFrame([{
+        "Quando": clock.to_local(r["at"]).strftime("%d/%m/%Y %H:%M:%S"), "Usuário": r["username"],
+        "Município": r.get("municipality") or "", "Ação": r["action"], "Coleção": r["collection"],
+        "Documento": r.get("doc_id") or "",
+        "Alterações": "; ".join(f"{k}: {v['before']!s} → {v['after']!s}" for k, v in r.get("changes", {}).items()),
+    } for r in rows])
+    st.dataframe(frame, hide_index=True, use_container_width=True)
+    st.download_button("Exportar CSV", frame.to_csv(index=False, sep=";").encode("utf-8-sig"), "auditoria.csv",
+                       "text/csv", key="audit_export")

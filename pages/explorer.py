@@ -1,0 +1,25 @@
+"""Data explorer (TI): browse any collection read-only."""
+import pandas as pd
+import streamlit as st
+
+from services import entities
+from ui import common
+
+actor = common.guard("admin")
+common.page_header("Explorador de dados", "Somente leitura")
+db = common.db()
+names = [n for n in entities.collections(db) if n not in ("meta",)]
+cols = st.columns([3, 2, 1])
+collection = cols[0].selectbox("Coleção", names, key="explorer_collection")
+only_here = cols[1].toggle("Somente o município escolhido", value=True, key="explorer_only_here")
+page = cols[2].number_input("Página", min_value=1, value=1, key="explorer_page")
+if collection:
+    ok, result = common.attempt(entities.browse, db, actor, collection,
+                                common.municipality() if only_here else None, (page - 1) * 50, 50)
+    if ok:
+        rows, total = result
+        st.caption(f"{total} documento(s)")
+        frame = pd.DataFrame([{k: str(v) for k, v in r.items()} for r in rows])
+        st.dataframe(frame, hide_index=True, use_container_width=True)
+        st.download_button("Exportar CSV", frame.to_csv(index=False, sep=";").encode("utf-8-sig"),
+                           f"{collection}.csv", "text/csv", key="explorer_export")

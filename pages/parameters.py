@@ -1,0 +1,95 @@
+"""Dated parameters (TI): the history of each value and a new version from a date. Never edited in place."""
+from datetime import date
+from decimal import Decimal
+
+import pandas as pd
+import streamlit as st
+
+from rules import fmt
+from rules.params import ParameterMissing
+from services import clock, fields, parameters
+from ui import common
+
+actor = common.guard("admin")
+common.page_header("Parâmetros", "Valores com data de vigência e o ato que os fixou")
+db = common.db()
+mun = common.municipality()
+rows = parameters.history(db, mun)
+names = sorted({r["name"] for r in rows})
+chosen = st.selectbox("Parâmetro", ["(todos)"] + names, key="params_name")
+
+
+def shown(value):
+    if isinstance(value, Decimal):
+        return fmt.brl(value) if abs(value) >= 1 else fmt.number(value)
+    if isinstance(value, list):
+        return "; ".join(f"{v.get('day')} {v.get('name')}" if isinstance(v, dict) else str(v) for v in value)
+    return str(value)
+
+
+today = clock.today()
+book = parameters.book(db, mun)
+
+
+def in_force(name):
+    try:
+        return book.version(name, today)
+    except ParameterMissing:
+        return None
+
+
+current = {name: in_force(name) for name in names}
+table = pd.DataFrame([{
+    "Parâmetro": r["name"], "Vigência a partir de": fmt.day(parameters.parse_date(r["effective"])),
+    "Valor": shown(r["value"]), "Ato": r["act"], "Observação": r.get("note", ""),
+    "Em vigor hoje": "Sim" if current.get(r["name"]) and current[r["name"]].effective == parameters.parse_date(r["effective"]) else "",
+} for r in rows if chosen in ("(todos)", r["name"])])
+st.dataframe(table, hide_index=True, use_container_width=True)
+st.download_button("Exportar CSV", table.to_csv(index=False, sep=";").encode("utf-8-sig"),
+                   f"parametros_{mun}.csv", "text/csv", key="params_export")
+
+st.subheader("Nova versão")
+with st.form("params_new"):
+    name = st.selectbox("Parâmetro", names, key="params_new_name", accept_new_options=True)
+    kind = st.radio("Tipo do valor", ["Valor (R$) ou número decimal", "Número inteiro", "Texto"],
+                    key="params_new_kind", horizontal=True)
+    raw = st.text_input("Valor", key="params_new_value", help="Ex.: 1.621,00 ou 0,05 ou 10")
+    effective = st.date_input("Em vigor a partir de", value=today, format="DD/MM/YYYY", key="params_new_effective",
+                              min_value=date(2000, 1, 1))
+    act = st.text_input("Ato que fixou o valor", key="params_new_act", placeholder="Ex.: Decreto Municipal 20/2027")
+    note = st.text_input("Observação", key="params_new_note")
+    if st.form_submit_button("Adicionar versão", type="primary"):
+        try:
+            value = {"Texto": str, "Número inteiro": lambda v: fields.parse("int", v),
+                     "Valor (R$) ou número decimal": fields.parse_decimal}[kind](raw) if raw else None
+        except ValueError as exc:
+            st.error(f"Valor: {exc}.")
+        else:
+            done, _ = common.attempt(parameters.add_version, db, actor, mun, name or "", effective, value, act, note)
+            if done:
+                st.success("Nova versão registrada. As versões anteriores continuam no histórico.")
+                st.rerun()
+
+st.subheader("Feriados municipais (nova versão da lista)")
+st.caption("Uma linha por feriado: 'dd/mm Nome' para todo ano ou 'dd/mm/aaaa Nome' para uma data só.")
+with st.form("params_holidays"):
+    try:
+        existing = book.get(parameters.HOLIDAYS, today)
+    except ParameterMissing:
+        existing = []
+
+    def as_line(entry):
+        day = entry["day"]
+        shown_day = f"{day[3:]}/{day[:2]}" if len(day) == 5 else fmt.day(date.fromisoformat(day))
+        return f"{shown_day} {entry['name']}"
+
+    text = st.text_area("Feriados", "\n".join(as_line(e) for e in existing), key="params_holidays_text", height=160)
+    h_effective = st.date_input("Em vigor a partir de", value=today, format="DD/MM/YYYY", key="params_holidays_effective")
+    h_act = st.text_input("Ato que fixou os feriados", key="params_holidays_act")
+    if st.form_submit_button("Registrar lista de feriados"):
+        done, entries = common.attempt(parameters.parse_holiday_lines, text)
+        if done:
+            done, _ = common.attempt(parameters.add_version, db, actor, mun, parameters.HOLIDAYS, h_effective, entries, h_act)
+            if done:
+                st.success("Lista de feriados registrada.")
+                st.rerun()

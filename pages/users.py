@@ -1,0 +1,53 @@
+"""Users (TI): create, change role or municipalities, unlock, deactivate."""
+import pandas as pd
+import streamlit as st
+
+from services import auth, clock, municipalities
+from ui import common
+
+actor = common.guard("admin")
+common.page_header("Usuários")
+db = common.db()
+names = {m.code: m.name for m in municipalities.all_municipalities(db)}
+ok, users = common.attempt(auth.list_users, db, actor)
+if ok:
+    search = st.text_input("Buscar usuário", key="users_search")
+    shown = [u for u in users if search.lower() in (u["username"] + u["name"]).lower()]
+    frame = pd.DataFrame([{
+        "Usuário": u["username"], "Nome": u["name"], "Perfil": u["role"],
+        "Municípios": ", ".join(names.get(c, c) for c in u.get("municipalities", [])),
+        "Ativo": "Sim" if u.get("active", True) else "Não",
+        "Bloqueado até": clock.to_local(u["locked_until"]).strftime("%d/%m/%Y %H:%M") if u.get("locked_until") else "",
+    } for u in shown])
+    st.dataframe(frame, hide_index=True, use_container_width=True)
+    st.download_button("Exportar CSV", frame.to_csv(index=False, sep=";").encode("utf-8-sig"),
+                       "usuarios.csv", "text/csv", key="users_export")
+
+left, right = st.columns(2)
+with left, st.form("users_new"):
+    st.subheader("Novo usuário")
+    username = st.text_input("Usuário (login)", key="users_new_username")
+    name = st.text_input("Nome completo", key="users_new_name")
+    role = st.selectbox("Perfil", list(auth.ROLES), format_func=auth.ROLES.get, key="users_new_role")
+    muns = st.multiselect("Municípios", list(names), format_func=names.get, key="users_new_muns")
+    password = st.text_input("Senha inicial (mín. 8 caracteres)", type="password", key="users_new_password")
+    if st.form_submit_button("Criar usuário", type="primary"):
+        done, _ = common.attempt(auth.create_user, db, actor, username, name, role, muns, password)
+        if done:
+            st.success(f"Usuário '{username}' criado.")
+with right, st.form("users_edit"):
+    st.subheader("Alterar usuário")
+    target = st.selectbox("Usuário", [u["username"] for u in users] if ok else [], key="users_edit_target")
+    action = st.radio("Ação", ["Desbloquear", "Desativar", "Reativar", "Nova senha"], key="users_edit_action",
+                      horizontal=True)
+    new_password = st.text_input("Nova senha (para 'Nova senha')", type="password", key="users_edit_password")
+    confirm = st.checkbox("Confirmo a alteração", key="users_edit_confirm")
+    if st.form_submit_button("Aplicar"):
+        if not confirm:
+            st.warning("Marque a confirmação para aplicar.")
+        else:
+            changes = {"Desbloquear": {"unlock": True}, "Desativar": {"active": False},
+                       "Reativar": {"active": True}, "Nova senha": {"password": new_password}}[action]
+            done, _ = common.attempt(auth.update_user, db, actor, target, **changes)
+            if done:
+                st.success("Alteração aplicada.")

@@ -1,0 +1,1 @@
+"""Seed data: the three municipalities, their parameters, and the demo store."""

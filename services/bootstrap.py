@@ -1,0 +1,46 @@
+"""Start-up: indexes, municipalities and default parameters, all idempotent."""
+from __future__ import annotations
+
+from pymongo.database import Database
+
+from rules.params import ParameterVersion
+from rules.registry import default_parameters
+from services import audit, clock, entities, specs  # noqa: F401  (specs registers the entity specs)
+from services.auth import SYSTEM
+from services.store import DuplicateKeyError, encode, ensure_indexes, exists
+
+
+def prepare(db: Database) -> None:
+    """Create indexes, municipalities and missing parameter versions. Safe to run at every start."""
+    from seed.municipalities import MUNICIPALITIES, shared_parameters
+
+    ensure_indexes(db, entities.all_indexes())
+    for municipality in MUNICIPALITIES:
+        db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
+        for version in shared_parameters(municipality["code"]) + default_parameters(municipality["code"]):
+            _ensure_parameter(db, municipality["code"], version)
+
+
+def _ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:
+    key = {"municipality": municipality, "name": version.name, "effective": version.effective.isoformat()}
+    if exists(db["parameters"], key):
+        return
+    doc = {**key, "value": version.value, "act": version.act, "note": version.note,
+           "created_by": SYSTEM.username, "created_at": clock.now_utc()}
+    inserted = db["parameters"].insert_one(encode(doc)).inserted_id
+    audit.record(db, SYSTEM, municipality, "seed", "parameters", inserted, {}, doc)
+
+
+def store_kind(db: Database) -> str | None:
+    """'demo' or 'real' once decided; None on an empty store."""
+    meta = db["meta"].find_one({"_id": "store"})
+    return meta["kind"] if meta else None
+
+
+def mark_store(db: Database, kind: str) -> None:
+    """Decide the store's kind once; later calls leave it as it is."""
+    if db["meta"].find_one({"_id": "store"}) is None:
+        try:
+            db["meta"].insert_one({"_id": "store", "kind": kind})
+        except DuplicateKeyError:
+            pass

@@ -1,0 +1,418 @@
+"""Low-code entity specs: one declarative definition per collection drives list, form, CSV and validation.
+
+A spec lists its fields (kind, pt-BR label, required, choices, list column, filter, search) and its
+indexes. From it the generic services here validate, save with audit, list with server-side
+search/filter/sort/pagination (``limit``/``skip`` in the store), export exactly what a filter shows
+and import CSV with a dry run that reports every bad row before anything is written. Municipal IT
+adds custom fields per municipality (collection ``custom_fields``), merged in by :func:`spec_for`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bson import ObjectId
+from bson.errors import InvalidId
+from pymongo.database import Database
+
+from services import audit, clock, fields
+from services.auth import Actor, authorize
+from services.errors import Conflict, NotFound, ValidationFailed
+from services.store import DuplicateKeyError, decode, encode, exists
+
+CUSTOM_PREFIX = "cf_"
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    label: str
+    kind: str = "text"
+    required: bool = False
+    choices: tuple[tuple[str, str], ...] = ()
+    in_list: bool = True
+    filterable: bool = False
+    searchable: bool = False
+    unique: bool = False  # unique per municipality; only for required fields (a missing value is null)
+    help: str = ""
+
+    def parse(self, raw: Any) -> Any:
+        return fields.parse(self.kind, raw, self.choices)
+
+    def show(self, value: Any) -> str:
+        return fields.show(self.kind, value, self.choices)
+
+
+@dataclass(frozen=True)
+class EntitySpec:
+    name: str
+    label: str
+    label_plural: str
+    fields: tuple[Field, ...]
+    module: str | None = None
+    default_sort: str = "created_at"
+    title_field: str = ""
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def list_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.in_list)
+
+    def indexes(self) -> list[tuple[list[tuple[str, int]], dict]]:
+        """Unique fields are unique per municipality; searchable and filter fields are indexed."""
+        result = [([("municipality", 1), ("created_at", 1)], {"name": f"i_{self.name}_created"})]
+        for f in self.fields:
+            if f.unique:
+                result.append(([("municipality", 1), (f.name, 1)], {"unique": True, "name": f"u_{self.name}_{f.name}"}))
+            elif f.filterable:
+                result.append(([("municipality", 1), (f.name, 1)], {"name": f"i_{self.name}_{f.name}"}))
+        return result
+
+
+SPECS: dict[str, EntitySpec] = {}
+
+
+def register(spec: EntitySpec) -> EntitySpec:
+    SPECS[spec.name] = spec
+    return spec
+
+
+def all_indexes() -> dict[str, list]:
+    return {name: spec.indexes() for name, spec in SPECS.items()}
+
+
+# ---- custom fields (municipal IT, no code) ----
+
+def custom_fields(db: Database, entity: str, municipality: str) -> list[Field]:
+    rows = db["custom_fields"].find({"entity": entity, "municipality": municipality}).sort("created_at", 1)
+    return [
+        Field(
+            name=r["name"],
+            label=r["label"],
+            kind=r["kind"],
+            required=r.get("required", False),
+            choices=tuple((c, c) for c in r.get("choices", [])),
+            filterable=r["kind"] in ("choice", "bool"),
+            searchable=r["kind"] in ("text", "cpf", "cnpj", "cpf_cnpj", "plate"),
+        )
+        for r in rows
+    ]
+
+
+def spec_for(db: Database, entity: str, municipality: str) -> EntitySpec:
+    """The entity's spec with the municipality's custom fields appended."""
+    spec = SPECS[entity]
+    extra = custom_fields(db, entity, municipality)
+    return replace(spec, fields=spec.fields + tuple(extra)) if extra else spec
+
+
+def add_custom_field(
+    db: Database, actor: Actor, entity: str, municipality: str, label: str, kind: str,
+    required: bool = False, choices: list[str] | None = None,
+) -> str:
+    """Add a field to an entity for one municipality (``ti`` only)."""
+    authorize(actor, "admin", municipality)
+    errors = {}
+    slug = re.sub(r"[^a-z0-9]+", "_", fields.parse("text", label).lower().encode("ascii", "ignore").decode()).strip("_")
+    if entity not in SPECS:
+        errors["entity"] = "Cadastro desconhecido."
+    if not slug:
+        errors["label"] = "Informe um rótulo com letras ou números."
+    if kind not in fields.KINDS:
+        errors["kind"] = "Tipo de campo inválido."
+    if kind == "choice" and not choices:
+        errors["choices"] = "Informe as opções da lista, separadas por vírgula."
+    if errors:
+        raise ValidationFailed(errors)
+    doc = {
+        "entity": entity,
+        "municipality": municipality,
+        "name": CUSTOM_PREFIX + slug,
+        "label": label.strip(),
+        "kind": kind,
+        "required": required,
+        "choices": [c.strip() for c in choices or [] if c.strip()],
+        "created_by": actor.username,
+        "created_at": clock.now_utc(),
+    }
+    try:
+        inserted = db["custom_fields"].insert_one(encode(doc)).inserted_id
+    except DuplicateKeyError:
+        raise Conflict(f"Já existe o campo '{label}' neste cadastro.", field="label") from None
+    audit.record(db, actor, municipality, "create", "custom_fields", inserted, {}, doc)
+    return doc["name"]
+
+
+# ---- validation and writes ----
+
+def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) -> dict[str, Any]:
+    """Clean values of the spec's fields; raises ValidationFailed with every bad field."""
+    clean: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for f in spec.fields:
+        if partial and f.name not in values:
+            continue
+        raw = values.get(f.name)
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            if f.required:
+                errors[f.name] = f"{f.label}: campo obrigatório."
+            else:
+                clean[f.name] = None
+            continue
+        try:
+            clean[f.name] = f.parse(raw)
+        except ValueError as exc:
+            errors[f.name] = f"{f.label}: {exc}."
+    if errors:
+        raise ValidationFailed(errors)
+    return clean
+
+
+def _unique_conflict(spec: EntitySpec, exc: DuplicateKeyError) -> Conflict:
+    text = str(exc)
+    for f in spec.fields:
+        if f.unique and f.name in text:
+            return Conflict(f"Já existe {spec.label.lower()} com este {f.label}.", field=f.name)
+    unique = [f for f in spec.fields if f.unique]
+    name = unique[0] if unique else None
+    return Conflict(f"Já existe {spec.label.lower()} com estes dados.", field=name.name if name else None)
+
+
+def _object_id(doc_id: str) -> ObjectId:
+    try:
+        return ObjectId(doc_id)
+    except (InvalidId, TypeError):
+        raise NotFound("Registro não encontrado.") from None
+
+
+def create(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
+    """Validate and insert a record of ``entity`` for ``municipality``, with its audit entry."""
+    authorize(actor, "write", municipality)
+    spec = spec_for(db, entity, municipality)
+    clean = validate(spec, values)
+    now = clock.now_utc()
+    doc = {**clean, "municipality": municipality, "created_at": now, "updated_at": now, "created_by": actor.username}
+    try:
+        inserted = db[entity].insert_one(encode(doc)).inserted_id
+    except DuplicateKeyError as exc:
+        raise _unique_conflict(spec, exc) from None
+    audit.record(db, actor, municipality, "create", entity, inserted, {}, clean)
+    return str(inserted)
+
+
+def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict[str, Any]) -> None:
+    """Validate and change fields of a record, with before/after in the audit log."""
+    authorize(actor, "write", municipality)
+    spec = spec_for(db, entity, municipality)
+    before = get(db, actor, entity, municipality, doc_id)
+    clean = validate(spec, values, partial=True)
+    changed = {k: v for k, v in clean.items() if encode(before.get(k)) != encode(v)}
+    if not changed:
+        return
+    try:
+        db[entity].update_one(
+            {"_id": _object_id(doc_id), "municipality": municipality},
+            {"$set": encode({**changed, "updated_at": clock.now_utc(), "updated_by": actor.username})},
+        )
+    except DuplicateKeyError as exc:
+        raise _unique_conflict(spec, exc) from None
+    audit.record(db, actor, municipality, "update", entity, doc_id, {k: before.get(k) for k in changed}, changed)
+
+
+def get(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str) -> dict:
+    authorize(actor, "read", municipality)
+    doc = db[entity].find_one({"_id": _object_id(doc_id), "municipality": municipality})
+    if doc is None:
+        raise NotFound(f"{SPECS[entity].label} não encontrado(a).")
+    return _typed(spec_for(db, entity, municipality), decode(doc))
+
+
+def _typed(spec: EntitySpec, doc: dict) -> dict:
+    """Stored values back to their Python types (dates from ISO text)."""
+    for f in spec.fields:
+        if f.kind == "date" and doc.get(f.name):
+            doc[f.name] = fields.parse_date_input(doc[f.name])
+    doc["id"] = str(doc.pop("_id"))
+    return doc
+
+
+# ---- listing ----
+
+@dataclass(frozen=True)
+class ListQuery:
+    search: str = ""
+    filters: dict[str, Any] = field(default_factory=dict)
+    sort: str | None = None
+    descending: bool = False
+    page: int = 1
+    per_page: int = 25
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict]
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+def _mongo_query(spec: EntitySpec, municipality: str, query: ListQuery) -> dict:
+    mongo: dict[str, Any] = {"municipality": municipality}
+    for name, value in query.filters.items():
+        if value not in (None, "", []):
+            mongo[name] = encode(value)
+    term = query.search.strip()
+    if term:
+        ors = []
+        for f in spec.fields:
+            if f.searchable:
+                pattern = re.escape(fields.search_form(f.kind, term))
+                ors.append({f.name: {"$regex": pattern, "$options": "i"}})
+        if ors:
+            mongo["$or"] = ors
+    return mongo
+
+
+def list_page(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> Page:
+    """One page of records matching search and filters, sorted in the store."""
+    authorize(actor, "read", municipality)
+    spec = spec_for(db, entity, municipality)
+    mongo = _mongo_query(spec, municipality, query)
+    total = db[entity].count_documents(mongo)
+    sort_field = query.sort or spec.default_sort
+    page = max(1, min(query.page, max(1, -(-total // query.per_page))))
+    cursor = (
+        db[entity].find(mongo)
+        .sort([(sort_field, -1 if query.descending else 1), ("_id", 1)])
+        .skip((page - 1) * query.per_page)
+        .limit(query.per_page)
+    )
+    return Page([_typed(spec, decode(d)) for d in cursor], total, page, query.per_page)
+
+
+def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> list[dict]:
+    """Every record matching the query (for export), in the list's order."""
+    authorize(actor, "read", municipality)
+    spec = spec_for(db, entity, municipality)
+    mongo = _mongo_query(spec, municipality, query)
+    cursor = db[entity].find(mongo).sort([(query.sort or spec.default_sort, -1 if query.descending else 1), ("_id", 1)])
+    return [_typed(spec, decode(d)) for d in cursor]
+
+
+# ---- CSV export and import ----
+
+CSV_DELIMITER = ";"
+
+
+def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
+    """Exactly the records the filter shows, one column per field, pt-BR formats, ';' separated."""
+    spec = spec_for(db, entity, municipality)
+    rows = list_all(db, actor, entity, municipality, query)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=CSV_DELIMITER)
+    writer.writerow([f.label for f in spec.fields])
+    for row in rows:
+        writer.writerow([_csv_cell(f, row.get(f.name)) for f in spec.fields])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+def _csv_cell(f: Field, value: Any) -> str:
+    if value is None:
+        return ""
+    if f.kind == "money":
+        return fields.fmt.number(value, 2)
+    return f.show(value)
+
+
+@dataclass(frozen=True)
+class RowError:
+    line: int
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    rows: int
+    errors: tuple[RowError, ...]
+    inserted: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data: bytes, commit: bool = False) -> ImportReport:
+    """Check every row (dry run); with ``commit`` and no errors, insert them all.
+
+    Nothing is written when any row is bad: the report lists every bad row first.
+    """
+    authorize(actor, "write", municipality)
+    spec = spec_for(db, entity, municipality)
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    reader = csv.reader(io.StringIO(text), delimiter=CSV_DELIMITER if CSV_DELIMITER in text.splitlines()[0] else ",")
+    header = next(reader, [])
+    by_heading = {f.label.lower(): f for f in spec.fields} | {f.name.lower(): f for f in spec.fields}
+    columns = [by_heading.get(h.strip().lower()) for h in header]
+    errors: list[RowError] = []
+    unknown = [h for h, c in zip(header, columns) if c is None and h.strip()]
+    for heading in unknown:
+        errors.append(RowError(1, heading, f"coluna '{heading}' não existe neste cadastro"))
+    for f in spec.fields:
+        if f.required and f not in columns:
+            errors.append(RowError(1, f.label, "coluna obrigatória ausente"))
+    cleaned: list[dict] = []
+    data_rows = 0
+    seen: dict[str, dict[Any, int]] = {f.name: {} for f in spec.fields if f.unique}
+    for line, cells in enumerate(reader, start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        data_rows += 1
+        values = {c.name: cell for c, cell in zip(columns, cells) if c is not None}
+        try:
+            clean = validate(spec, values)
+        except ValidationFailed as exc:
+            errors.extend(RowError(line, spec.field(name).label, msg) for name, msg in exc.errors.items())
+            continue
+        for name, values_seen in seen.items():
+            value = clean.get(name)
+            if value is None:
+                continue
+            label = spec.field(name).label
+            if value in values_seen:
+                errors.append(RowError(line, label, f"repetido na linha {values_seen[value]} do arquivo"))
+            elif exists(db[entity], {"municipality": municipality, name: encode(value)}):
+                errors.append(RowError(line, label, "já cadastrado"))
+            values_seen.setdefault(value, line)
+        cleaned.append(clean)
+    report = ImportReport(rows=data_rows, errors=tuple(errors))
+    if not commit or errors:
+        return report
+    for clean in cleaned:
+        create(db, actor, entity, municipality, clean)
+    return replace(report, inserted=len(cleaned))
+
+
+def collections(db: Database) -> list[str]:
+    return sorted(db.list_collection_names())
+
+
+def browse(db: Database, actor: Actor, collection: str, municipality: str | None, skip: int = 0, limit: int = 50) -> tuple[list[dict], int]:
+    """Read-only look at any collection (``ti`` data explorer); secrets are never shown."""
+    authorize(actor, "admin")
+    query = {"municipality": municipality} if municipality else {}
+    total = db[collection].count_documents(query)
+    rows = db[collection].find(query, {"password_hash": 0}).skip(skip).limit(limit)
+    return [decode(r) for r in rows], total

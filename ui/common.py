@@ -1,0 +1,89 @@
+"""Session state, the cached database, role guards and error display for every page."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from rules.base import RuleError
+from services import bootstrap, config, municipalities
+from services.auth import Actor
+from services.errors import ServiceError, ValidationFailed
+from services.store import connect
+
+log = logging.getLogger("painel")
+
+
+@st.cache_resource(show_spinner="Abrindo o banco de dados…")
+def _database(uri: str | None, folder: str):
+    db = connect(uri=uri, data_dir=folder)
+    bootstrap.prepare(db)
+    return db
+
+
+def db():
+    """The one database handle of this process (cached per target)."""
+    return _database(config.mongodb_uri(), str(config.data_dir()))
+
+
+def defaults() -> None:
+    st.session_state.setdefault("actor", None)
+    st.session_state.setdefault("municipality", None)
+
+
+def actor() -> Actor | None:
+    return st.session_state.get("actor")
+
+
+def municipality() -> str:
+    return st.session_state.get("municipality") or ""
+
+
+def municipality_name() -> str:
+    code = municipality()
+    if not code:
+        return ""
+    return municipalities.get(db(), code).name
+
+
+def guard(permission: str) -> Actor:
+    """The logged-in actor if the role has ``permission`` in the chosen municipality; else stop."""
+    current = actor()
+    if current is None:
+        st.warning("Faça login para continuar.")
+        st.stop()
+    if not current.can(permission):
+        st.error("Seu perfil não tem acesso a esta página.")
+        st.stop()
+    if not municipality():
+        st.info("Escolha um município na barra lateral.")
+        st.stop()
+    return current
+
+
+def attempt(action: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+    """Run a service call; show a pt-BR message instead of a traceback. Returns (ok, result)."""
+    try:
+        return True, action(*args, **kwargs)
+    except ValidationFailed as exc:
+        st.error(exc.message)
+        return False, exc
+    except (ServiceError, RuleError) as exc:
+        st.error(str(exc) if isinstance(exc, RuleError) else exc.message)
+        return False, exc
+    except Exception as exc:  # noqa: BLE001 — last barrier: never show a traceback to a user
+        log.exception("unexpected error in %s", getattr(action, "__name__", action))
+        st.error("Ocorreu um erro inesperado. Nada foi alterado; tente novamente ou avise a TI.")
+        return False, exc
+
+
+def page_header(title: str, caption: str = "") -> None:
+    st.title(title)
+    name = municipality_name()
+    line = f"Prefeitura de {name}" if name else ""
+    if caption:
+        line = f"{line} · {caption}" if line else caption
+    if line:
+        st.caption(line)

@@ -1,0 +1,168 @@
+"""Generic screens driven by an entity spec: list (search, filters, sort, pages, CSV), form, import."""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from services import entities
+from services.entities import EntitySpec, Field, ListQuery
+from services.errors import ServiceError, ValidationFailed
+from ui import common
+
+PER_PAGE = (25, 50, 100)
+
+
+def entity_page(entity: str, title: str | None = None) -> None:
+    """Full screen of an entity: list with export, new record form, CSV import."""
+    actor = common.guard("write")
+    mun = common.municipality()
+    spec = entities.spec_for(common.db(), entity, mun)
+    common.page_header(title or spec.label_plural)
+    tab_list, tab_new, tab_import = st.tabs(["Lista", f"Novo(a) {spec.label.lower()}", "Importar CSV"])
+    with tab_list:
+        selected = entity_list(spec, actor, mun)
+        if selected:
+            st.divider()
+            st.subheader(f"Editar {spec.label.lower()}")
+            ok, doc = common.attempt(entities.get, common.db(), actor, entity, mun, selected)
+            if ok:
+                entity_form(spec, actor, mun, doc)
+    with tab_new:
+        entity_form(spec, actor, mun)
+    with tab_import:
+        entity_import(spec, actor, mun)
+
+
+def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
+    """The list with server-side search/filter/sort/pagination; returns the selected record id."""
+    key = f"{spec.name}_list"
+    filterable = [f for f in spec.fields if f.filterable]
+    cols = st.columns([3] + [2] * len(filterable) + [2, 1])
+    search = cols[0].text_input("Buscar", key=f"{key}_search", placeholder="Nome, CPF/CNPJ, placa…")
+    filters: dict[str, Any] = {}
+    for col, f in zip(cols[1:], filterable):
+        options = [None] + ([True, False] if f.kind == "bool" else [v for v, _ in f.choices])
+        filters[f.name] = col.selectbox(
+            f.label, options, key=f"{key}_f_{f.name}",
+            format_func=lambda v, f=f: "Todos" if v is None else f.show(v),
+        )
+    sortable = spec.list_fields
+    sort = cols[-2].selectbox("Ordenar por", [f.name for f in sortable], key=f"{key}_sort",
+                              format_func=lambda n: spec.field(n).label)
+    descending = cols[-1].toggle("Decrescente", key=f"{key}_desc")
+    query = ListQuery(search=search, filters=filters, sort=sort, descending=descending,
+                      page=st.session_state.get(f"{key}_page", 1),
+                      per_page=st.session_state.get(f"{key}_per_page", PER_PAGE[0]))
+    ok, page = common.attempt(entities.list_page, common.db(), actor, spec.name, mun, query)
+    if not ok:
+        return None
+    frame = pd.DataFrame([{f.label: f.show(row.get(f.name)) for f in spec.list_fields} for row in page.rows],
+                         columns=[f.label for f in spec.list_fields])
+    event = st.dataframe(frame, hide_index=True, use_container_width=True, on_select="rerun",
+                         selection_mode="single-row", key=f"{key}_table")
+    nav = st.columns([2, 2, 2, 4])
+    nav[0].number_input("Página", min_value=1, max_value=page.pages, key=f"{key}_page")
+    nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page")
+    nav[2].markdown(f"<br>{page.total} registro(s) · {page.pages} página(s)", unsafe_allow_html=True)
+    nav[3].download_button(
+        "Exportar CSV (filtro atual)", data=lambda: entities.export_csv(common.db(), actor, spec.name, mun, query),
+        file_name=f"{spec.name}_{mun}_{date.today():%Y%m%d}.csv", mime="text/csv", key=f"{key}_export",
+        icon=":material/download:",
+    )
+    rows = event.selection.rows if event and event.selection else []
+    return page.rows[rows[0]]["id"] if rows else None
+
+
+def _widget(f: Field, key: str, current: Any, error: str | None) -> Any:
+    label = f.label + (" *" if f.required else "")
+    if f.kind == "bool":
+        value = st.checkbox(label, value=bool(current), key=key, help=f.help or None)
+    elif f.kind == "date":
+        value = st.date_input(label, value=current, key=key, format="DD/MM/YYYY", help=f.help or None,
+                              min_value=date(1950, 1, 1), max_value=date(2100, 12, 31))
+    elif f.kind == "choice":
+        options = [v for v, _ in f.choices]
+        index = options.index(current) if current in options else None
+        value = st.selectbox(label, options, index=index, key=key, placeholder="Escolha…",
+                             format_func=lambda v: dict(f.choices).get(v, v), help=f.help or None)
+    elif f.kind == "textarea":
+        value = st.text_area(label, value=f.show(current) if current is not None else "", key=key, help=f.help or None)
+    else:
+        shown = "" if current is None else (f.show(current) if f.kind != "money" else entities.fields.fmt.number(current, 2))
+        value = st.text_input(label, value=shown, key=key, help=f.help or None)
+    if error:
+        st.caption(f":red[{error}]")
+    return value
+
+
+def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None) -> None:
+    """Create (doc None) or edit form; errors show next to each field and nothing typed is lost."""
+    form_key = f"{spec.name}_form_{doc['id'] if doc else 'new'}"
+    errors: dict[str, str] = st.session_state.get(f"{form_key}_errors", {})
+    if errors.get("_form"):
+        st.error(errors["_form"])
+    with st.form(form_key, clear_on_submit=False):
+        values = {}
+        columns = st.columns(2)
+        for index, f in enumerate(spec.fields):
+            with columns[index % 2]:
+                values[f.name] = _widget(f, f"{form_key}_{f.name}", (doc or {}).get(f.name), errors.get(f.name))
+        submitted = st.form_submit_button("Salvar", type="primary")
+    if not submitted:
+        return
+    errors = _save(spec, actor, mun, doc, values)
+    if errors:
+        st.session_state[f"{form_key}_errors"] = errors
+        st.rerun()
+    st.session_state.pop(f"{form_key}_errors", None)
+    if not doc:
+        for f in spec.fields:
+            st.session_state.pop(f"{form_key}_{f.name}", None)
+    st.toast(f"{spec.label} salvo(a).", icon=":material/check_circle:")
+    st.rerun()
+
+
+def _save(spec: EntitySpec, actor, mun: str, doc: dict | None, values: dict) -> dict[str, str]:
+    """Save through the service; the errors by field (``_form`` for the whole form)."""
+    db = common.db()
+    try:
+        if doc:
+            entities.update(db, actor, spec.name, mun, doc["id"], values)
+        else:
+            entities.create(db, actor, spec.name, mun, values)
+    except ValidationFailed as exc:
+        return exc.errors
+    except ServiceError as exc:
+        return {exc.field or "_form": exc.message}
+    except Exception:  # noqa: BLE001 — never a traceback on screen
+        common.log.exception("saving %s", spec.name)
+        return {"_form": "Ocorreu um erro inesperado. Nada foi gravado; tente novamente ou avise a TI."}
+    return {}
+
+
+def entity_import(spec: EntitySpec, actor, mun: str) -> None:
+    """CSV import: a dry run lists every bad row; only a clean file can be imported."""
+    key = f"{spec.name}_import"
+    st.caption("Colunas aceitas (cabeçalho com o rótulo ou o nome do campo; separador ';'): "
+               + ", ".join(f.label + (" *" if f.required else "") for f in spec.fields))
+    upload = st.file_uploader("Arquivo CSV", type=["csv"], key=f"{key}_file")
+    if upload is None:
+        return
+    data = upload.getvalue()
+    ok, report = common.attempt(entities.import_csv, common.db(), actor, spec.name, mun, data, commit=False)
+    if not ok:
+        return
+    if report.errors:
+        st.error(f"{len(report.errors)} problema(s) em {report.rows} linha(s). Nada foi gravado; corrija o arquivo.")
+        st.dataframe(pd.DataFrame([{"Linha": e.line, "Campo": e.field, "Problema": e.message} for e in report.errors]),
+                     hide_index=True, use_container_width=True)
+        return
+    st.success(f"Verificação concluída: {report.rows} linha(s) válida(s).")
+    if st.button(f"Importar {report.rows} registro(s)", type="primary", key=f"{key}_commit"):
+        with st.spinner("Importando…"):
+            ok, done = common.attempt(entities.import_csv, common.db(), actor, spec.name, mun, data, commit=True)
+        if ok:
+            st.success(f"{done.inserted} registro(s) importado(s).")
