@@ -42,3 +42,12 @@ def default_parameters(municipality: str) -> list[Any]:
         if m == municipality:
             versions.extend(getattr(import_module(module_name), "DEFAULT_PARAMETERS", ()))
     return versions
+
+
+def demo_parameters(municipality: str) -> list[Any]:
+    """Fictitious values a rule set offers for the demo store only (e.g. an unknown UPFM)."""
+    versions: list[Any] = []
+    for (m, _service), module_name in _MODULES.items():
+        if m == municipality:
+            versions.extend(getattr(import_module(module_name), "DEMO_PARAMETERS", ()))
+    return versions

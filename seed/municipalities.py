@@ -56,6 +56,6 @@ def shared_parameters(code: str) -> list[ParameterVersion]:
     return [
         ParameterVersion("ouvidoria_phone", start, phones[code], DEMO_ACT),
         ParameterVersion("municipal_holidays", start, holidays[code] + corpus_christi, DEMO_ACT),
-        ParameterVersion("febraban_code", start, febraban[code], DEMO_ACT,
+        ParameterVersion("dam_febraban_code", start, febraban[code], DEMO_ACT,
                          "Código de 4 dígitos atribuído pela FEBRABAN ao órgão arrecadador"),
     ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pymongo.database import Database
 
+from rules.dam.parameters import DEFAULT_PARAMETERS as DAM_PARAMETERS
 from rules.params import ParameterVersion
 from rules.registry import default_parameters
 from services import audit, clock, entities, specs  # noqa: F401  (specs registers the entity specs)
@@ -17,11 +18,13 @@ def prepare(db: Database) -> None:
     ensure_indexes(db, entities.all_indexes())
     for municipality in MUNICIPALITIES:
         db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
-        for version in shared_parameters(municipality["code"]) + default_parameters(municipality["code"]):
-            _ensure_parameter(db, municipality["code"], version)
+        versions = [*shared_parameters(municipality["code"]), *DAM_PARAMETERS, *default_parameters(municipality["code"])]
+        for version in versions:
+            ensure_parameter(db, municipality["code"], version)
 
 
-def _ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:
+def ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:
+    """Add the version unless one of that name and date exists (history is never overwritten)."""
     key = {"municipality": municipality, "name": version.name, "effective": version.effective.isoformat()}
     if exists(db["parameters"], key):
         return

@@ -1,33 +1,7 @@
-"""The entity specs of the product: one declarative definition per collection.
-
-Adding a field here makes it appear in the form, the list, the CSV export and import and the
-validation, with no other change.
-"""
+"""Entity specs of the ride-hailing module (transporte por aplicativo)."""
 from __future__ import annotations
 
 from services.entities import EntitySpec, Field, register
-
-UF = (("MT", "MT"),)
-
-TAXPAYERS = register(
-    EntitySpec(
-        name="taxpayers",
-        label="Contribuinte",
-        label_plural="Contribuintes",
-        title_field="name",
-        default_sort="name",
-        fields=(
-            Field("name", "Nome / Razão social", required=True, searchable=True),
-            Field("document", "CPF/CNPJ", "cpf_cnpj", required=True, unique=True, searchable=True),
-            Field("kind", "Tipo", "choice", required=True, filterable=True,
-                  choices=(("pf", "Pessoa física"), ("pj", "Pessoa jurídica"), ("entidade", "Entidade sem fins lucrativos"))),
-            Field("address", "Endereço", required=True, in_list=False),
-            Field("district", "Bairro / localidade", filterable=False, searchable=True),
-            Field("phone", "Telefone", "phone"),
-            Field("email", "E-mail", "email", in_list=False),
-        ),
-    )
-)
 
 PLATFORMS = register(
     EntitySpec(
