@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -121,7 +122,8 @@ def add_custom_field(
     """Add a field to an entity for one municipality (``ti`` only)."""
     authorize(actor, "admin", municipality)
     errors = {}
-    slug = re.sub(r"[^a-z0-9]+", "_", fields.parse("text", label).lower().encode("ascii", "ignore").decode()).strip("_")
+    plain = unicodedata.normalize("NFKD", label.strip().lower()).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "_", plain).strip("_")
     if entity not in SPECS:
         errors["entity"] = "Cadastro desconhecido."
     if not slug:
