@@ -1,0 +1,543 @@
+"""DAM (Documento de Arrecadação Municipal) in the store: issue, read, list, cancel, pay, print.
+
+A DAM gets the next number of its municipality and year, a due date moved to the next business
+day (CTN art. 210, parágrafo único; Lei 9.784/1999, art. 66, §1) and the barcode, linha digitável
+and PIX "copia e cola" from the parameters in force on its issue date (``rules/dam``). Stored
+status is ``emitido``, ``pago`` or ``cancelado``; ``vencido`` is never stored: it is an issued DAM
+whose due date has passed, computed when read. Each change appends to the DAM's history and to
+the audit log.
+
+A payment that differs is flagged, never silently accepted: an amount other than the DAM's or a
+payment after the due date still marks the DAM paid (the bank did receive money for that
+barcode), with flags the screen shows for the treasury to review (docs/leituras/dam.md, "Baixa").
+Paying a DAM tells the record it pays (:func:`services.events.dam_paid`). The bank return file
+is imported by :mod:`services.bank_import`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from bson import ObjectId
+from bson.errors import InvalidId
+from pymongo.database import Database
+
+from rules import fmt
+from rules.base import cents
+from rules.dam.barcode import MAX_AMOUNT
+from rules.dam.dates import due_date, due_date_finding, payment_on_time
+from rules.dam.parameters import DamSettings, dam_settings
+from rules.params import ParameterMissing
+from services import audit, clock, events, fields, municipalities, parameters
+from services.auth import Actor, authorize
+from services.entities import Page
+from services.errors import NotFound, ServiceError, ValidationFailed
+from services.numbers import next_number
+from services.pdf.dam import DamPrint, render_dams
+from services.store import decode, encode, ensure_indexes, parse_date
+
+COLLECTION = "dams"
+INDEXES = {
+    COLLECTION: [
+        ([("municipality", 1), ("barcode", 1)], {"unique": True, "name": "u_dam_barcode"}),
+        ([("municipality", 1), ("year", 1), ("sequence", 1)], {"unique": True, "name": "u_dam_number"}),
+        ([("municipality", 1), ("status", 1), ("due_on", 1)], {"name": "i_dam_status_due"}),
+        ([("municipality", 1), ("issued_on", 1)], {"name": "i_dam_issued"}),
+    ]
+}
+
+ISSUED, PAID, CANCELLED = "emitido", "pago", "cancelado"
+OVERDUE = "vencido"  # computed on read: issued and due date before today
+SITUATIONS = {ISSUED: "Emitido (a vencer)", OVERDUE: "Vencido", PAID: "Pago", CANCELLED: "Cancelado"}
+
+REVENUE_KINDS = {
+    "taxa_autorizacao": "Taxa de autorização",
+    "taxa_vistoria": "Taxa de vistoria",
+    "multa": "Multa (auto de infração)",
+    "preco_publico": "Preço público por item",
+    "parcela": "Parcela de preço público",
+    "outras": "Outras receitas municipais",
+}
+
+FLAG_AMOUNT = "valor_divergente"
+FLAG_LATE = "pago_em_atraso"
+FLAG_CANCELLED = "dam_cancelado"
+FLAGS = {
+    FLAG_AMOUNT: "Valor pago diferente do valor do DAM",
+    FLAG_LATE: "Pago após o vencimento",
+    FLAG_CANCELLED: "Pagamento de DAM cancelado",
+}
+
+STANDARD_INSTRUCTION = (
+    "Pague até o vencimento em qualquer banco, correspondente bancário ou aplicativo, "
+    "pela linha digitável ou pelo código de barras."
+)
+PIX_INSTRUCTION = "Pelo PIX, leia o QR code ou use o código copia e cola ao lado."
+
+
+class DamNotPayable(ServiceError):
+    """Only an issued (or overdue) DAM receives a payment by hand."""
+
+
+class DamNotCancellable(ServiceError):
+    """A paid or already cancelled DAM cannot be cancelled."""
+
+
+class DamNotPrintable(ServiceError):
+    """A cancelled DAM is not printed: someone could still pay it."""
+
+
+class DamParametersMissing(ServiceError):
+    """The municipality lacks a DAM parameter (FEBRABAN code, PIX key...) in force."""
+
+
+@dataclass(frozen=True)
+class DamQuery:
+    """Filters of the DAM list. ``status`` is a key of SITUATIONS; the period applies to
+    ``date_field`` (``issued_on`` or ``due_on``), both ends included."""
+
+    search: str = ""
+    status: str = ""
+    revenue_kind: str = ""
+    start: date | None = None
+    end: date | None = None
+    date_field: str = "issued_on"
+    page: int = 1
+    per_page: int = 25
+
+
+@dataclass(frozen=True)
+class PaymentCheck:
+    """What a payment is flagged for, with the pt-BR reason of each flag."""
+
+    flags: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def prepare(db: Database) -> None:
+    """Create the DAM indexes (idempotent, cheap); called before every write."""
+    ensure_indexes(db, INDEXES)
+
+
+# ---- reading ----
+
+def _object_id(dam_id: str) -> ObjectId:
+    try:
+        return ObjectId(dam_id)
+    except (InvalidId, TypeError):
+        raise NotFound("DAM não encontrado.") from None
+
+
+def situation(doc: dict, today: date) -> str:
+    """The status as shown: an issued DAM whose due date has passed is overdue (vencido)."""
+    if doc["status"] == ISSUED and doc["due_on"] < today:
+        return OVERDUE
+    return doc["status"]
+
+
+def _public(doc: dict) -> dict:
+    """A stored DAM as plain Python values, with ``id`` and the computed ``situation``."""
+    doc = decode(doc)
+    doc["id"] = str(doc.pop("_id"))
+    for key in ("issued_on", "requested_due", "due_on"):
+        doc[key] = parse_date(doc.get(key))
+    payment = doc.get("payment")
+    if payment:
+        payment["paid_on"] = parse_date(payment["paid_on"])
+        payment["credited_on"] = parse_date(payment.get("credited_on"))
+    doc["situation"] = situation(doc, clock.today())
+    return doc
+
+
+def _load(db: Database, municipality: str, dam_id: str) -> dict:
+    doc = db[COLLECTION].find_one({"_id": _object_id(dam_id), "municipality": municipality})
+    if doc is None:
+        raise NotFound("DAM não encontrado.")
+    return _public(doc)
+
+
+def get(db: Database, actor: Actor, municipality: str, dam_id: str) -> dict:
+    """One DAM of the municipality, as plain values."""
+    authorize(actor, "read", municipality)
+    return _load(db, municipality, dam_id)
+
+
+def _mongo_query(municipality: str, query: DamQuery, today: date) -> dict:
+    mongo: dict[str, Any] = {"municipality": municipality}
+    ranges: dict[str, dict[str, str]] = {}
+    if query.status == OVERDUE:
+        mongo["status"] = ISSUED
+        ranges.setdefault("due_on", {})["$lt"] = today.isoformat()
+    elif query.status == ISSUED:
+        mongo["status"] = ISSUED
+        ranges.setdefault("due_on", {})["$gte"] = today.isoformat()
+    elif query.status:
+        mongo["status"] = query.status
+    if query.revenue_kind:
+        mongo["revenue_kind"] = query.revenue_kind
+    field = query.date_field if query.date_field in ("issued_on", "due_on") else "issued_on"
+    if query.start:
+        earliest = ranges.setdefault(field, {}).get("$gte", "")
+        ranges[field]["$gte"] = max(query.start.isoformat(), earliest)  # "a vencer" and a period on due_on: later start
+    if query.end:
+        ranges.setdefault(field, {})["$lte"] = query.end.isoformat()
+    mongo.update(ranges)
+    term = query.search.strip()
+    if term:
+        ors: list[dict] = [{name: {"$regex": re.escape(term), "$options": "i"}} for name in ("taxpayer_name", "number")]
+        digits = fields.digits(term)
+        if digits:
+            ors.append({"taxpayer_document": {"$regex": re.escape(digits)}})
+        mongo["$or"] = ors
+    return mongo
+
+
+SORT = [("year", -1), ("sequence", -1)]
+
+
+def list_page(db: Database, actor: Actor, municipality: str, query: DamQuery) -> Page:
+    """One page of DAMs matching the filters, newest number first, paged in the store."""
+    authorize(actor, "read", municipality)
+    mongo = _mongo_query(municipality, query, clock.today())
+    total = db[COLLECTION].count_documents(mongo)
+    page = max(1, min(query.page, max(1, -(-total // query.per_page))))
+    cursor = db[COLLECTION].find(mongo).sort(SORT).skip((page - 1) * query.per_page).limit(query.per_page)
+    return Page([_public(d) for d in cursor], total, page, query.per_page)
+
+
+def list_all(db: Database, actor: Actor, municipality: str, query: DamQuery) -> list[dict]:
+    """Every DAM matching the filters (export, batch print), in the list's order."""
+    authorize(actor, "read", municipality)
+    cursor = db[COLLECTION].find(_mongo_query(municipality, query, clock.today())).sort(SORT)
+    return [_public(d) for d in cursor]
+
+
+def flag_text(payment: dict | None) -> str:
+    """The payment's flags as one pt-BR line ("" when none)."""
+    return "; ".join(FLAGS.get(flag, flag) for flag in (payment or {}).get("flags", []))
+
+
+def export_csv(db: Database, actor: Actor, municipality: str, query: DamQuery) -> bytes:
+    """Exactly the DAMs the filter shows, pt-BR formats, ';' separated, UTF-8 with BOM."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";")
+    writer.writerow(["Número", "Contribuinte", "CPF/CNPJ", "Receita", "Descrição", "Valor", "Emissão",
+                     "Vencimento", "Situação", "Pago em", "Valor pago", "Alertas do pagamento", "Linha digitável"])
+    for dam in list_all(db, actor, municipality, query):
+        payment = dam.get("payment") or {}
+        writer.writerow([
+            dam["number"], dam["taxpayer_name"], fields.show("cpf_cnpj", dam["taxpayer_document"]),
+            REVENUE_KINDS.get(dam["revenue_kind"], dam["revenue_kind"]), dam["description"],
+            fmt.number(dam["amount"], 2), fmt.day(dam["issued_on"]), fmt.day(dam["due_on"]),
+            SITUATIONS[dam["situation"]], fmt.day(payment["paid_on"]) if payment else "",
+            fmt.number(payment["amount"], 2) if payment else "", flag_text(payment), dam["line"],
+        ])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+# ---- issuing ----
+
+def _clean_issue(values: dict[str, Any], issued_on: date) -> dict[str, Any]:
+    """Checked values of a new DAM; every bad field is reported at once."""
+    errors: dict[str, str] = {}
+    clean: dict[str, Any] = {}
+    for name, label in (("taxpayer_name", "Contribuinte"), ("taxpayer_address", "Endereço"),
+                        ("description", "Discriminação da receita"), ("legal_basis", "Fundamentação legal")):
+        text = str(values.get(name) or "").strip()
+        if not text:
+            errors[name] = f"{label}: campo obrigatório."
+        clean[name] = text
+    try:
+        clean["taxpayer_document"] = fields.parse("cpf_cnpj", values.get("taxpayer_document") or "")
+    except ValueError as exc:
+        errors["taxpayer_document"] = f"CPF/CNPJ: {exc}."
+    if values.get("revenue_kind") not in REVENUE_KINDS:
+        errors["revenue_kind"] = "Tipo de receita: escolha uma das opções."
+    clean["revenue_kind"] = values.get("revenue_kind")
+    amount = values.get("amount")
+    if not isinstance(amount, Decimal) or not amount.is_finite() or amount != cents(amount):
+        errors["amount"] = "Valor: informe reais e centavos, p.ex. 1.234,56."
+    elif not Decimal("0") < amount <= MAX_AMOUNT:
+        errors["amount"] = f"Valor: deve ser maior que zero e até {fmt.brl(MAX_AMOUNT)}."
+    clean["amount"] = amount
+    due = values.get("due")
+    if not isinstance(due, date):
+        errors["due"] = "Vencimento: informe a data."
+    elif due < issued_on:
+        errors["due"] = f"Vencimento: não pode ser anterior à data de emissão ({fmt.day(issued_on)})."
+    clean["due"] = due
+    pays = values.get("pays")
+    if pays is not None and not (isinstance(pays, dict) and pays.get("collection") and pays.get("id")):
+        errors["pays"] = "Registro pago pelo DAM: informe a coleção e o identificador."
+    elif pays is not None:
+        clean["pays"] = {"collection": pays["collection"], "id": str(pays["id"]), "label": pays.get("label", "")}
+    clean.setdefault("pays", None)
+    if errors:
+        raise ValidationFailed(errors)
+    return clean
+
+
+def _settings(db: Database, municipality: str, on: date) -> DamSettings:
+    try:
+        return dam_settings(parameters.book(db, municipality), on)
+    except ParameterMissing as exc:
+        name = exc.value[0] if isinstance(exc.value, tuple) else exc.value
+        raise DamParametersMissing(
+            f"O município não tem o parâmetro '{name}' em vigor em {fmt.day(on)}; "
+            "peça à TI municipal para cadastrá-lo em Parâmetros antes de emitir DAMs."
+        ) from None
+
+
+def _instructions(typed: str, moved_note: str | None, pays_label: str, pix: bool) -> list[str]:
+    lines = [line.strip() for line in typed.splitlines() if line.strip()]
+    if pays_label:
+        lines.append(f"Referente a: {pays_label}.")
+    if moved_note:
+        lines.append(moved_note + ".")
+    lines.append(STANDARD_INSTRUCTION)
+    if pix:
+        lines.append(PIX_INSTRUCTION)
+    return lines
+
+
+def issue(
+    db: Database,
+    actor: Actor,
+    municipality: str,
+    *,
+    taxpayer_name: str,
+    taxpayer_document: str,
+    taxpayer_address: str,
+    revenue_kind: str,
+    description: str,
+    legal_basis: str,
+    amount: Decimal,
+    due: date,
+    pays: dict | None = None,
+    instructions: str = "",
+) -> dict:
+    """Issue a DAM dated today (Cuiabá) and return it.
+
+    The due date moves to the next business day of the legal calendar; barcode, linha
+    digitável and PIX come from the parameters in force today. Every input is checked, and the
+    parameters and barcode are tried, before the number is taken, so numbers have no gaps.
+    """
+    authorize(actor, "write", municipality)
+    issued_on = clock.today()
+    clean = _clean_issue(dict(
+        taxpayer_name=taxpayer_name, taxpayer_document=taxpayer_document, taxpayer_address=taxpayer_address,
+        revenue_kind=revenue_kind, description=description, legal_basis=legal_basis, amount=amount, due=due,
+        pays=pays,
+    ), issued_on)
+    calendar = parameters.calendar(db, municipality, issued_on)
+    # CTN art. 210, parágrafo único; Lei 9.784/1999, art. 66, §1: due date on a business day
+    due_on = due_date(clean["due"], calendar)
+    finding = due_date_finding(clean["due"], calendar)
+    settings = _settings(db, municipality, issued_on)
+    settings.barcode(clean["amount"], due_on, issued_on.year, 1)  # parameters that cannot print fail here
+    settings.pix_payload(clean["amount"], issued_on.year, 1)
+    prepare(db)
+    number = next_number(db, municipality, "dam", issued_on.year)
+    barcode = settings.barcode(clean["amount"], due_on, number.year, number.sequence)
+    pix = settings.pix_payload(clean["amount"], number.year, number.sequence)
+    moved = finding.message if due_on != clean["due"] else None
+    now = clock.now_utc()
+    doc = {
+        "municipality": municipality,
+        "number": number.text,
+        "year": number.year,
+        "sequence": number.sequence,
+        "taxpayer_name": clean["taxpayer_name"],
+        "taxpayer_document": clean["taxpayer_document"],
+        "taxpayer_address": clean["taxpayer_address"],
+        "revenue_kind": clean["revenue_kind"],
+        "description": clean["description"],
+        "legal_basis": clean["legal_basis"],
+        "amount": clean["amount"],
+        "issued_on": issued_on,
+        "requested_due": clean["due"],
+        "due_on": due_on,
+        "due_note": finding.text(),
+        "barcode": barcode.digits,
+        "line": barcode.line,
+        "pix_payload": pix,
+        "instructions": _instructions(instructions, moved, (clean["pays"] or {}).get("label", ""), pix is not None),
+        "pays": clean["pays"],
+        "status": ISSUED,
+        "history": [{"at": now, "status": ISSUED, "by": actor.username,
+                     "note": f"Emitido com vencimento em {fmt.day(due_on)}" + (f" ({moved})" if moved else "")}],
+        "payment": None,
+        "cancel_reason": None,
+        "created_at": now,
+        "created_by": actor.username,
+    }
+    inserted = db[COLLECTION].insert_one(encode(doc)).inserted_id
+    audit.record(db, actor, municipality, "create", COLLECTION, inserted, {},
+                 {k: v for k, v in doc.items() if k not in ("history", "created_at")},
+                 note=f"DAM {number.text} emitido")
+    return _load(db, municipality, str(inserted))
+
+
+# ---- cancelling ----
+
+def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: str) -> dict:
+    """Cancel an issued DAM; the reason is required. Paid DAMs are never cancelled."""
+    authorize(actor, "write", municipality)
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationFailed({"reason": "Informe o motivo do cancelamento."})
+    dam = _load(db, municipality, dam_id)
+    if dam["status"] == PAID:
+        raise DamNotCancellable(
+            f"O DAM {dam['number']} está pago e não pode ser cancelado. "
+            "Devolução de valor pago segue o processo de restituição."
+        )
+    if dam["status"] == CANCELLED:
+        raise DamNotCancellable(f"O DAM {dam['number']} já está cancelado.")
+    entry = {"at": clock.now_utc(), "status": CANCELLED, "by": actor.username, "note": reason}
+    if not _transition(db, dam, ISSUED, {"status": CANCELLED, "cancel_reason": reason}, entry):
+        raise DamNotCancellable(f"O DAM {dam['number']} mudou de situação enquanto era cancelado; confira e tente de novo.")
+    audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"],
+                 {"status": dam["status"], "cancel_reason": None}, {"status": CANCELLED, "cancel_reason": reason},
+                 note=f"DAM {dam['number']} cancelado: {reason}")
+    return _load(db, municipality, dam_id)
+
+
+def _transition(db: Database, dam: dict, expected: str, changes: dict, entry: dict) -> bool:
+    """Change a DAM only if its stored status is still ``expected`` (two clerks at once: one wins)."""
+    history = [*dam.get("history", []), entry]
+    result = db[COLLECTION].update_one(
+        {"_id": _object_id(dam["id"]), "status": expected},
+        {"$set": encode({**changes, "history": history, "updated_at": entry["at"]})},
+    )
+    return result.modified_count == 1
+
+
+# ---- payments ----
+
+def check_payment(db: Database, dam: dict, paid_on: date, amount: Decimal) -> PaymentCheck:
+    """Flags of a payment: amount different from the DAM's, or paid after the due date."""
+    flags, notes = [], []
+    if amount != dam["amount"]:
+        difference = amount - dam["amount"]
+        side = "a maior" if difference > 0 else "a menor"
+        flags.append(FLAG_AMOUNT)
+        notes.append(f"Valor pago {fmt.brl(amount)} difere do valor do DAM {fmt.brl(dam['amount'])} "
+                     f"({fmt.brl(abs(difference))} {side})")
+    # CTN art. 210, parágrafo único: on time up to the due date or the next business day
+    on_time = payment_on_time(dam["due_on"], paid_on, parameters.calendar(db, dam["municipality"], paid_on))
+    if not on_time.ok:
+        flags.append(FLAG_LATE)
+        notes.append(on_time.message)
+    return PaymentCheck(tuple(flags), tuple(notes))
+
+
+def apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> bool:
+    """Store ``payment`` on the DAM and tell the record it pays. An issued DAM becomes paid;
+    a cancelled one keeps its status and the payment is flagged for refund or reuse.
+    Returns False when the DAM changed meanwhile (nothing written)."""
+    municipality = dam["municipality"]
+    origin = payment["origin"]
+    where = "baixa manual" if origin["kind"] == "manual" else f"arquivo retorno NSA {origin['file_sequence']}, linha {origin['line_number']}"
+    note = f"Pago em {fmt.day(payment['paid_on'])}, {fmt.brl(payment['amount'])} ({where})"
+    if payment["notes"]:
+        note += ". Alertas: " + "; ".join(payment["notes"])
+    if dam["status"] == CANCELLED:
+        entry = {"at": payment["recorded_at"], "status": CANCELLED, "by": actor.username, "note": note}
+        if not _transition(db, dam, CANCELLED, {"payment": payment}, entry):
+            return False
+        audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"], {"payment": None},
+                     {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {note}")
+        return True
+    entry = {"at": payment["recorded_at"], "status": PAID, "by": actor.username, "note": note}
+    if not _transition(db, dam, ISSUED, {"status": PAID, "payment": payment}, entry):
+        return False
+    audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"],
+                 {"status": dam["status"], "payment": None}, {"status": PAID, "payment": payment},
+                 note=f"DAM {dam['number']}: {note}")
+    events.dam_paid(db, _load(db, municipality, dam["id"]))
+    return True
+
+
+def record_payment(
+    db: Database, actor: Actor, municipality: str, dam_id: str, paid_on: date, amount: Decimal, bank: str
+) -> dict:
+    """Record a payment by hand (PIX, a bank without return file). A different amount or a late
+    payment marks the DAM paid with flags (``payment["flags"]``, ``payment["notes"]``)."""
+    authorize(actor, "write", municipality)
+    dam = _load(db, municipality, dam_id)
+    errors = {}
+    today = clock.today()
+    if not isinstance(paid_on, date):
+        errors["paid_on"] = "Data do pagamento: informe a data."
+    elif paid_on > today:
+        errors["paid_on"] = f"Data do pagamento: não pode ser posterior a hoje ({fmt.day(today)})."
+    elif paid_on < dam["issued_on"]:
+        errors["paid_on"] = f"Data do pagamento: anterior à emissão do DAM ({fmt.day(dam['issued_on'])})."
+    if not isinstance(amount, Decimal) or not amount.is_finite() or amount != cents(amount) or amount <= 0:
+        errors["amount"] = "Valor pago: informe um valor maior que zero, em reais e centavos."
+    if not (bank or "").strip():
+        errors["bank"] = "Banco ou agente arrecadador: campo obrigatório."
+    if errors:
+        raise ValidationFailed(errors)
+    if dam["status"] == PAID:
+        raise DamNotPayable(f"O DAM {dam['number']} já está pago (em {fmt.day(dam['payment']['paid_on'])}).")
+    if dam["status"] == CANCELLED:
+        raise DamNotPayable(
+            f"O DAM {dam['number']} está cancelado: não recebe baixa manual. "
+            "Pagamento feito em banco aparece no arquivo retorno e fica marcado para restituição."
+        )
+    check = check_payment(db, dam, paid_on, amount)
+    payment = {
+        "paid_on": paid_on, "amount": amount, "bank": bank.strip(), "origin": {"kind": "manual"},
+        "flags": list(check.flags), "notes": list(check.notes),
+        "recorded_at": clock.now_utc(), "recorded_by": actor.username,
+    }
+    if not apply_payment(db, actor, dam, payment):
+        raise DamNotPayable(f"O DAM {dam['number']} mudou de situação enquanto a baixa era registrada; confira.")
+    return _load(db, municipality, dam_id)
+
+
+# ---- printing ----
+
+def printable(dam: dict, municipality: municipalities.Municipality) -> DamPrint:
+    """What the PDF shows of a stored DAM."""
+    return DamPrint(
+        municipality_name=f"Prefeitura Municipal de {municipality.name}",
+        secretariat=municipality.secretariat,
+        municipality_address=" · ".join(part for part in (municipality.address, municipality.phone) if part),
+        number=dam["number"],
+        taxpayer_name=dam["taxpayer_name"],
+        taxpayer_document=dam["taxpayer_document"],
+        taxpayer_address=dam["taxpayer_address"],
+        description=dam["description"],
+        legal_basis=dam["legal_basis"],
+        amount=dam["amount"],
+        issued_on=dam["issued_on"],
+        due_on=dam["due_on"],
+        barcode=dam["barcode"],
+        instructions=tuple(dam.get("instructions", [])),
+        pix_payload=dam.get("pix_payload"),
+    )
+
+
+def pdf(
+    db: Database, actor: Actor, municipality: str, dam_ids: Sequence[str],
+    progress: Callable[[int, int], None] | None = None,
+) -> bytes:
+    """One PDF with a page per DAM, in the order given; cancelled DAMs are refused."""
+    authorize(actor, "read", municipality)
+    if not dam_ids:
+        raise ValidationFailed({"dam_ids": "Escolha ao menos um DAM para imprimir."})
+    dams = [_load(db, municipality, dam_id) for dam_id in dam_ids]
+    cancelled = [d["number"] for d in dams if d["status"] == CANCELLED]
+    if cancelled:
+        raise DamNotPrintable("DAM cancelado não é impresso: " + ", ".join(cancelled) + ".")
+    place = municipalities.get(db, municipality)
+    return render_dams([printable(d, place) for d in dams], progress)
