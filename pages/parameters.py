@@ -8,6 +8,7 @@ import streamlit as st
 from rules import fmt
 from rules.params import ParameterMissing
 from services import clock, fields, parameters
+from services.parameter_labels import label
 from ui import common
 
 actor = common.guard("admin")
@@ -16,12 +17,17 @@ db = common.db()
 mun = common.municipality()
 rows = parameters.history(db, mun)
 names = sorted({r["name"] for r in rows})
-chosen = st.selectbox("Parâmetro", ["(todos)"] + names, key="params_name")
+chosen = st.selectbox("Parâmetro", ["(todos)"] + names, key="params_name",
+                      format_func=lambda n: n if n == "(todos)" else f"{label(n)} ({n})")
 
 
 def shown(value):
+    if isinstance(value, bool):
+        return "Sim" if value else "Não"
     if isinstance(value, Decimal):
-        return fmt.brl(value) if abs(value) >= 1 else fmt.number(value)
+        return fmt.number(value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {shown(v)}" for k, v in value.items())
     if isinstance(value, list):
         return "; ".join(f"{v.get('day')} {v.get('name')}" if isinstance(v, dict) else str(v) for v in value)
     return str(value)
@@ -40,7 +46,7 @@ def in_force(name):
 
 current = {name: in_force(name) for name in names}
 table = pd.DataFrame([{
-    "Parâmetro": r["name"], "Vigência a partir de": fmt.day(parameters.parse_date(r["effective"])),
+    "Parâmetro": label(r["name"]), "Identificador": r["name"], "Vigência a partir de": fmt.day(parameters.parse_date(r["effective"])),
     "Valor": shown(r["value"]), "Ato": r["act"], "Observação": r.get("note", ""),
     "Em vigor hoje": "Sim" if current.get(r["name"]) and current[r["name"]].effective == parameters.parse_date(r["effective"]) else "",
 } for r in rows if chosen in ("(todos)", r["name"])])
@@ -49,9 +55,11 @@ st.download_button("Exportar CSV", table.to_csv(index=False, sep=";").encode("ut
                    f"parametros_{mun}.csv", "text/csv", key="params_export")
 
 st.subheader("Nova versão")
+st.caption("Tabelas (como a de preços públicos) são atualizadas na tela do próprio módulo.")
 with st.form("params_new"):
-    name = st.selectbox("Parâmetro", names, key="params_new_name", accept_new_options=True)
-    kind = st.radio("Tipo do valor", ["Valor (R$) ou número decimal", "Número inteiro", "Texto"],
+    name = st.selectbox("Parâmetro", names, key="params_new_name", accept_new_options=True,
+                        format_func=lambda n: f"{label(n)} ({n})")
+    kind = st.radio("Tipo do valor", ["Valor (R$) ou número decimal", "Número inteiro", "Texto", "Sim/Não"],
                     key="params_new_kind", horizontal=True)
     raw = st.text_input("Valor", key="params_new_value", help="Ex.: 1.621,00 ou 0,05 ou 10")
     effective = st.date_input("Em vigor a partir de", value=today, format="DD/MM/YYYY", key="params_new_effective",
@@ -61,7 +69,8 @@ with st.form("params_new"):
     if st.form_submit_button("Adicionar versão", type="primary"):
         try:
             value = {"Texto": str, "Número inteiro": lambda v: fields.parse("int", v),
-                     "Valor (R$) ou número decimal": fields.parse_decimal}[kind](raw) if raw else None
+                     "Valor (R$) ou número decimal": fields.parse_decimal,
+                     "Sim/Não": lambda v: fields.parse("bool", v)}[kind](raw) if raw else None
         except ValueError as exc:
             st.error(f"Valor: {exc}.")
         else:

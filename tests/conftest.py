@@ -1,9 +1,11 @@
 """Shared fixtures: a real embedded store in a temp folder (a fake, not a mock), actors of each role."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
-from services import bootstrap
+from services import bootstrap, store
 from services.auth import Actor
 from services.store import connect
 
@@ -13,9 +15,20 @@ GABINETE = Actor("gab", "Gabinete", "gabinete", ("chapada", "matupa", "nova_lace
 TI = Actor("ti.test", "TI", "ti", ("chapada", "matupa", "nova_lacerda"))
 
 
+@pytest.fixture(scope="session")
+def prepared_store(tmp_path_factory):
+    """A store prepared once (indexes, municipalities, parameters); each test gets a copy."""
+    folder = tmp_path_factory.mktemp("template") / "data"
+    template = connect(uri="", data_dir=str(folder))
+    bootstrap.prepare(template)
+    store.close_all()
+    return folder
+
+
 @pytest.fixture
-def data_dir(tmp_path, monkeypatch):
+def data_dir(tmp_path, monkeypatch, prepared_store):
     folder = tmp_path / "data"
+    shutil.copytree(prepared_store, folder)
     monkeypatch.setenv("PAINEL_DATA_DIR", str(folder))
     monkeypatch.delenv("MONGODB_URI", raising=False)
     return folder
@@ -23,6 +36,4 @@ def data_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def db(data_dir):
-    database = connect(data_dir=str(data_dir))
-    bootstrap.prepare(database)
-    return database
+    return connect(uri="", data_dir=str(data_dir))

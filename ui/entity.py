@@ -40,7 +40,7 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
     """The list with server-side search/filter/sort/pagination; returns the selected record id."""
     key = f"{spec.name}_list"
     filterable = [f for f in spec.fields if f.filterable]
-    cols = st.columns([3] + [2] * len(filterable) + [2, 1])
+    cols = st.columns([3] + [2] * len(filterable) + [2, 1.4])
     search = cols[0].text_input("Buscar", key=f"{key}_search", placeholder="Nome, CPF/CNPJ, placa…")
     filters: dict[str, Any] = {}
     for col, f in zip(cols[1:], filterable):
@@ -72,6 +72,7 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
         file_name=f"{spec.name}_{mun}_{date.today():%Y%m%d}.csv", mime="text/csv", key=f"{key}_export",
         icon=":material/download:",
     )
+    st.caption("Selecione uma linha para ver e editar o registro.")
     rows = event.selection.rows if event and event.selection else []
     return page.rows[rows[0]]["id"] if rows else None
 
