@@ -85,6 +85,7 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
             _taxpayers(db, staff[code], code, rng)
         for code in ("chapada", "matupa"):
             _platforms(db, staff[code], code, rng)
+    _dams(db, staff)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 
@@ -131,3 +132,71 @@ def _platforms(db: Database, actor, code: str, rng: random.Random) -> None:
             "insurance_valid_until": date(2027, rng.randint(1, 12), 28),
             "status": ["ativo", "ativo", "pendente"][index],
         })
+
+
+DEMO_PIX_KEY = "pix.demonstracao@matupa.invalid"  # fictitious: the .invalid domain never resolves
+DEMO_DAMS = {
+    "chapada": [
+        ("taxa_autorizacao", "Taxa de autorização do transporte por aplicativo (demonstração)",
+         "Decreto Municipal 06/2026 (Chapada dos Guimarães), art. 14, VIII e art. 16", "180.00"),
+        ("taxa_vistoria", "Taxa de vistoria anual do veículo (demonstração)",
+         "Decreto Municipal 06/2026 (Chapada dos Guimarães), art. 17", "95.50"),
+        ("multa", "Multa por auto de infração (demonstração)", "Decreto Municipal 06/2026 (Chapada dos Guimarães)",
+         "412.30"),
+    ],
+    "matupa": [
+        ("taxa_autorizacao", "Taxa de autorização do transporte por aplicativo (demonstração)",
+         "Lei Municipal 1.552/2025 (Matupá), art. 9º e art. 14, §1º, VII", "150.00"),
+        ("taxa_vistoria", "Taxa de vistoria anual do veículo (demonstração)", "Lei Municipal 1.552/2025 (Matupá), art. 15",
+         "80.00"),
+        ("multa", "Multa por auto de infração (demonstração)", "Lei Municipal 1.552/2025 (Matupá), art. 25", "620.00"),
+    ],
+    "nova_lacerda": [
+        ("preco_publico", "Horas de máquina: patrol, 4 h (demonstração)",
+         "Decreto Municipal 017/2026 (Nova Lacerda), Anexo I", "1240.00"),
+        ("parcela", "Parcela 1/2 do preço público de serviço de máquinas (demonstração)",
+         "Decreto Municipal 017/2026 (Nova Lacerda), Anexo I", "310.00"),
+        ("preco_publico", "Horas de caminhão-caçamba, 2 h (demonstração)",
+         "Decreto Municipal 017/2026 (Nova Lacerda), Anexo I", "520.00"),
+    ],
+}
+
+
+def _dams(db: Database, staff: dict) -> None:
+    """PIX for Matupá with a fictitious key, then six demo DAMs per municipality (once): issued,
+    paid in full, paid with a different amount (flagged) and one cancelled."""
+    from datetime import date, timedelta
+    from decimal import Decimal
+
+    from rules.dam import parameters as dam_parameters
+    from rules.params import ParameterVersion
+    from seed.municipalities import DEMO_ACT
+    from services import clock, dams
+    from services.entities import ListQuery
+    from services.store import exists
+
+    note = "Chave PIX fictícia de demonstração; substituir pela chave do município"
+    for name, value in ((dam_parameters.PIX_ENABLED, True), (dam_parameters.PIX_KEY, DEMO_PIX_KEY),
+                        (dam_parameters.PIX_MERCHANT_NAME, "Prefeitura de Matupa"),
+                        (dam_parameters.PIX_MERCHANT_CITY, "Matupa")):
+        bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, DEMO_ACT, note))
+    today = clock.today()
+    for code in ALL:
+        if exists(db["dams"], {"municipality": code}):
+            continue
+        actor = staff[code]
+        people = entities.list_all(db, actor, "taxpayers", code, ListQuery(sort="name"))[:6]
+        issued = []
+        for index, person in enumerate(people):
+            kind, description, basis, amount = DEMO_DAMS[code][index % 3]
+            issued.append(dams.issue(
+                db, actor, code, taxpayer_name=person["name"], taxpayer_document=person["document"],
+                taxpayer_address=", ".join(p for p in (person["address"], person.get("district")) if p), revenue_kind=kind,
+                description=description, legal_basis=basis, amount=Decimal(amount),
+                due=today + timedelta(days=10 + 7 * index),
+            ))
+        if len(issued) >= 4:
+            dams.record_payment(db, actor, code, issued[1]["id"], today, issued[1]["amount"], "Banco do Brasil (demonstração)")
+            dams.record_payment(db, actor, code, issued[2]["id"], today, issued[2]["amount"] - Decimal("10.00"),
+                                "PIX (demonstração)")
+            dams.cancel(db, actor, code, issued[3]["id"], "Emitido em duplicidade (demonstração)")

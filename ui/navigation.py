@@ -22,6 +22,7 @@ PAGES = (
     PageDef("pages/home.py", "Início", ":material/home:", "Painel", "summary"),
     PageDef("pages/summary.py", "Resumo", ":material/insights:", "Painel", "summary"),
     PageDef("pages/taxpayers.py", "Contribuintes", ":material/badge:", "Cadastros", "write"),
+    PageDef("pages/dams.py", "DAM", ":material/receipt_long:", "Arrecadação", "write"),
     PageDef("pages/platforms.py", "Plataformas", ":material/apps:", "Transporte por aplicativo", "write", "transporte"),
     PageDef("pages/users.py", "Usuários", ":material/group:", "Administração (TI)", "admin"),
     PageDef("pages/parameters.py", "Parâmetros", ":material/tune:", "Administração (TI)", "admin"),

@@ -1,0 +1,327 @@
+"""DAMs (secretaria): list and filter, issue by hand, print one or many, record a payment,
+import the bank's return file, cancel with reason and confirmation."""
+from datetime import timedelta
+
+import pandas as pd
+import streamlit as st
+
+from rules import fmt
+from services import bank_import, clock, dams, entities, fields
+from services.entities import ListQuery
+from ui import common
+
+PER_PAGE = (25, 50, 100)
+MAX_BATCH = 500
+
+actor = common.guard("write")
+db = common.db()
+mun = common.municipality()
+common.page_header("DAM — Documento de Arrecadação Municipal", "Emissão, impressão, baixa e arquivo retorno")
+
+
+def flash() -> None:
+    """The message left by the last action before its rerun."""
+    message = st.session_state.pop("dams_flash", None)
+    if message:
+        kind, lines = message
+        getattr(st, kind)(lines[0])
+        for line in lines[1:]:
+            st.warning(line)
+
+
+def money_input(raw: str):
+    """What was typed, as a Decimal for the service to check (None when not a number)."""
+    try:
+        return fields.parse_decimal(raw) if raw.strip() else None
+    except ValueError:
+        return None
+
+
+def query() -> dams.DamQuery:
+    cols = st.columns([3, 2, 2, 2, 2])
+    search = cols[0].text_input("Buscar", key="dams_search", placeholder="Contribuinte, CPF/CNPJ ou nº do DAM")
+    status = cols[1].selectbox("Situação", ["", *dams.SITUATIONS], key="dams_status",
+                               format_func=lambda s: dams.SITUATIONS.get(s, "Todas"))
+    kind = cols[2].selectbox("Receita", ["", *dams.REVENUE_KINDS], key="dams_kind",
+                             format_func=lambda k: dams.REVENUE_KINDS.get(k, "Todas"))
+    date_field = cols[3].selectbox("Período por", ["issued_on", "due_on"], key="dams_date_field",
+                                   format_func={"issued_on": "Data de emissão", "due_on": "Vencimento"}.get)
+    period = cols[4].date_input("Período", value=(), format="DD/MM/YYYY", key="dams_period")
+    start = period[0] if len(period) > 0 else None
+    end = period[1] if len(period) > 1 else start
+    return dams.DamQuery(search=search, status=status, revenue_kind=kind, start=start, end=end,
+                         date_field=date_field, page=st.session_state.get("dams_page", 1),
+                         per_page=st.session_state.get("dams_per_page", PER_PAGE[0]))
+
+
+def table(rows: list[dict]) -> None:
+    frame = pd.DataFrame([{
+        "Nº": d["number"],
+        "Contribuinte": d["taxpayer_name"],
+        "CPF/CNPJ": fields.show("cpf_cnpj", d["taxpayer_document"]),
+        "Receita": dams.REVENUE_KINDS.get(d["revenue_kind"], d["revenue_kind"]),
+        "Valor": fmt.brl(d["amount"]),
+        "Emissão": fmt.day(d["issued_on"]),
+        "Vencimento": fmt.day(d["due_on"]),
+        "Situação": dams.SITUATIONS[d["situation"]],
+        "Alertas": dams.flag_text(d.get("payment")),
+    } for d in rows], columns=["Nº", "Contribuinte", "CPF/CNPJ", "Receita", "Valor", "Emissão", "Vencimento",
+                               "Situação", "Alertas"])
+    st.dataframe(frame, hide_index=True, use_container_width=True, key="dams_table")
+
+
+def label(d: dict) -> str:
+    return f"{d['number']} · {d['taxpayer_name']} · {fmt.brl(d['amount'])} · {dams.SITUATIONS[d['situation']]}"
+
+
+def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
+    st.subheader("Impressão em lote")
+    printable = {d["id"]: d for d in page_rows if d["status"] != dams.CANCELLED}
+    chosen = st.multiselect("DAMs a imprimir (vazio: todos do filtro atual, exceto cancelados)", list(printable),
+                            format_func=lambda i: label(printable[i]), key="dams_batch_ids",
+                            placeholder="Todos do filtro atual")
+    if st.button("Gerar PDF em lote", key="dams_batch", icon=":material/print:"):
+        if chosen:
+            ids = chosen
+        else:
+            ok, every = common.attempt(dams.list_all, db, actor, mun, filters)
+            ids = [d["id"] for d in every if d["status"] != dams.CANCELLED] if ok else []
+        if len(ids) > MAX_BATCH:
+            st.warning(f"O filtro tem {len(ids)} DAMs; serão impressos os {MAX_BATCH} primeiros. Refine o filtro para o restante.")
+            ids = ids[:MAX_BATCH]
+        if not ids:
+            st.info("Nenhum DAM para imprimir neste filtro.")
+            return
+        bar = st.progress(0.0, text="Gerando PDF…")
+        ok, data = common.attempt(dams.pdf, db, actor, mun, ids,
+                                  lambda i, n: bar.progress(i / n, text=f"DAM {i} de {n}"))
+        if ok:
+            st.session_state["dams_batch_pdf"] = (data, len(ids))
+    ready = st.session_state.get("dams_batch_pdf")
+    if ready:
+        data, count = ready
+        st.download_button(f"Baixar PDF com {count} DAM(s)", data, f"dams_{mun}_{clock.today():%Y%m%d}.pdf",
+                           "application/pdf", key="dams_batch_download", icon=":material/download:")
+
+
+def detail(dam: dict) -> None:
+    cols = st.columns(4)
+    cols[0].metric("Valor", fmt.brl(dam["amount"]))
+    cols[1].metric("Vencimento", fmt.day(dam["due_on"]))
+    cols[2].metric("Situação", dams.SITUATIONS[dam["situation"]])
+    cols[3].metric("Emissão", fmt.day(dam["issued_on"]))
+    st.markdown(
+        f"**Contribuinte:** {dam['taxpayer_name']} · {fields.show('cpf_cnpj', dam['taxpayer_document'])}  \n"
+        f"**Endereço:** {dam['taxpayer_address']}  \n"
+        f"**Receita:** {dams.REVENUE_KINDS.get(dam['revenue_kind'], dam['revenue_kind'])} — {dam['description']}  \n"
+        f"**Fundamentação legal:** {dam['legal_basis']}"
+        + (f"  \n**Referente a:** {dam['pays']['label']}" if dam.get("pays") and dam["pays"].get("label") else "")
+    )
+    st.caption(dam["due_note"])
+    st.text("Linha digitável")
+    st.code(" ".join(f"{dam['line'][i:i + 11]}-{dam['line'][i + 11]}" for i in range(0, 48, 12)), language=None)
+    payment = dam.get("payment")
+    if payment:
+        st.success(f"Pago em {fmt.day(payment['paid_on'])}: {fmt.brl(payment['amount'])} · {payment['bank']}")
+        for note in payment.get("notes", []):
+            st.warning(note)
+    if dam["status"] == dams.CANCELLED:
+        st.error(f"Cancelado. Motivo: {dam.get('cancel_reason') or '—'}")
+    else:
+        st.download_button(f"Baixar PDF do DAM {dam['number']}", lambda: dams.pdf(db, actor, mun, [dam["id"]]),
+                           f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
+                           key="dams_pdf_one", icon=":material/picture_as_pdf:")
+    with st.expander("Histórico"):
+        st.dataframe(pd.DataFrame([{
+            "Quando": clock.to_local(h["at"]).strftime("%d/%m/%Y %H:%M"), "Situação": dams.SITUATIONS.get(h["status"], h["status"]),
+            "Usuário": h["by"], "Observação": h.get("note", ""),
+        } for h in dam.get("history", [])]), hide_index=True, use_container_width=True)
+    if dam["status"] == dams.ISSUED:
+        payment_form(dam)
+        cancel_form(dam)
+
+
+def payment_form(dam: dict) -> None:
+    with st.expander("Registrar pagamento (baixa manual)"):
+        st.caption("Valor diferente ou pagamento após o vencimento são aceitos e ficam sinalizados para a Fazenda conferir.")
+        with st.form("dams_pay_form"):
+            cols = st.columns(3)
+            paid_on = cols[0].date_input("Data do pagamento", clock.today(), format="DD/MM/YYYY", key="dams_pay_date")
+            raw = cols[1].text_input("Valor pago (R$)", fmt.number(dam["amount"], 2), key="dams_pay_amount")
+            bank = cols[2].text_input("Banco ou agente (PIX, caixa…)", key="dams_pay_bank")
+            submitted = st.form_submit_button("Registrar pagamento", type="primary")
+        if submitted:
+            ok, paid = common.attempt(dams.record_payment, db, actor, mun, dam["id"], paid_on, money_input(raw), bank)
+            if ok:
+                notes = paid["payment"]["notes"]
+                st.session_state["dams_flash"] = ("success", [f"Pagamento do DAM {paid['number']} registrado."
+                                                             + (" Com alertas:" if notes else ""), *notes])
+                st.rerun()
+
+
+def cancel_form(dam: dict) -> None:
+    with st.expander("Cancelar DAM", expanded=st.session_state.get("dams_cancel_confirm") == dam["id"]):
+        reason = st.text_area("Motivo do cancelamento *", key="dams_cancel_reason")
+        if st.session_state.get("dams_cancel_confirm") != dam["id"]:
+            if st.button("Cancelar DAM", key="dams_cancel", icon=":material/block:"):
+                st.session_state["dams_cancel_confirm"] = dam["id"]
+                st.rerun()
+            return
+        st.warning(f"Confirma o cancelamento do DAM {dam['number']}? O DAM deixa de valer e não pode ser reativado.")
+        yes, no = st.columns(2)
+        if no.button("Voltar", key="dams_cancel_no"):
+            st.session_state.pop("dams_cancel_confirm", None)
+            st.rerun()
+        if yes.button("Sim, cancelar", type="primary", key="dams_cancel_yes"):
+            ok, done = common.attempt(dams.cancel, db, actor, mun, dam["id"], reason)
+            if ok:
+                st.session_state.pop("dams_cancel_confirm", None)
+                st.session_state["dams_flash"] = ("success", [f"DAM {done['number']} cancelado."])
+                st.rerun()
+
+
+def list_tab() -> None:
+    filters = query()
+    ok, page = common.attempt(dams.list_page, db, actor, mun, filters)
+    if not ok:
+        return
+    table(page.rows)
+    nav = st.columns([2, 2, 2, 4])
+    nav[0].number_input("Página", min_value=1, max_value=page.pages, key="dams_page")
+    nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page")
+    nav[2].markdown(f"<br>{page.total} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
+    nav[3].download_button("Exportar CSV (filtro atual)", lambda: dams.export_csv(db, actor, mun, filters),
+                           f"dams_{mun}_{clock.today():%Y%m%d}.csv", "text/csv", key="dams_export",
+                           icon=":material/download:")
+    st.divider()
+    by_id = {d["id"]: d for d in page.rows}
+    chosen = st.selectbox("Abrir DAM", list(by_id), index=None, format_func=lambda i: label(by_id[i]),
+                          key="dams_open", placeholder="Escolha um DAM da lista…")
+    if chosen:
+        ok, dam = common.attempt(dams.get, db, actor, mun, chosen)
+        if ok:
+            detail(dam)
+    st.divider()
+    batch_print(page.rows, filters)
+
+
+def fill_taxpayer(people: dict[str, dict]) -> None:
+    person = people.get(st.session_state.get("dams_issue_taxpayer"))
+    if person:
+        address = ", ".join(part for part in (person.get("address"), person.get("district")) if part)
+        st.session_state.update(dams_issue_name=person["name"], dams_issue_document=fields.show("cpf_cnpj", person["document"]),
+                                dams_issue_address=address)
+
+
+def issue_tab() -> None:
+    ok, rows = common.attempt(entities.list_all, db, actor, "taxpayers", mun, ListQuery(sort="name"))
+    people = {r["id"]: r for r in rows} if ok else {}
+    st.selectbox("Contribuinte cadastrado (ou digite os dados abaixo)", list(people), index=None,
+                 format_func=lambda i: f"{people[i]['name']} · {fields.show('cpf_cnpj', people[i]['document'])}",
+                 key="dams_issue_taxpayer", on_change=fill_taxpayer, args=(people,), placeholder="Buscar contribuinte…")
+    with st.form("dams_issue_form"):
+        cols = st.columns(2)
+        name = cols[0].text_input("Nome / Razão social *", key="dams_issue_name")
+        document = cols[1].text_input("CPF/CNPJ *", key="dams_issue_document")
+        address = st.text_input("Endereço *", key="dams_issue_address")
+        cols = st.columns(2)
+        kind = cols[0].selectbox("Tipo de receita *", list(dams.REVENUE_KINDS), index=None, key="dams_issue_kind",
+                                 format_func=dams.REVENUE_KINDS.get, placeholder="Escolha…")
+        legal_basis = cols[1].text_input("Fundamentação legal *", key="dams_issue_legal_basis",
+                                         placeholder="Ex.: Lei Municipal 1.552/2025, art. 30")
+        description = st.text_area("Discriminação da receita *", key="dams_issue_description", height=80)
+        cols = st.columns(2)
+        raw = cols[0].text_input("Valor (R$) *", key="dams_issue_amount", placeholder="1.234,56")
+        due = cols[1].date_input("Vencimento *", clock.today() + timedelta(days=30), min_value=clock.today(),
+                                 format="DD/MM/YYYY", key="dams_issue_due",
+                                 help="Se cair em fim de semana ou feriado, passa para o dia útil seguinte.")
+        instructions = st.text_area("Instruções ao contribuinte (uma por linha)", key="dams_issue_instructions", height=80)
+        submitted = st.form_submit_button("Emitir DAM", type="primary")
+    if submitted:
+        ok, dam = common.attempt(
+            dams.issue, db, actor, mun, taxpayer_name=name, taxpayer_document=document, taxpayer_address=address,
+            revenue_kind=kind, description=description, legal_basis=legal_basis, amount=money_input(raw), due=due,
+            instructions=instructions,
+        )
+        if ok:
+            lines = [f"DAM {dam['number']} emitido: {dam['taxpayer_name']}, {fmt.brl(dam['amount'])}, "
+                     f"vencimento {fmt.day(dam['due_on'])}."]
+            if dam["due_on"] != dam["requested_due"]:
+                lines.append(dam["due_note"])
+            st.session_state["dams_flash"] = ("success", lines)
+            st.session_state["dams_last_issued"] = dam["id"]
+            for key in ("taxpayer", "name", "document", "address", "kind", "legal_basis", "description", "amount",
+                        "instructions"):
+                st.session_state.pop(f"dams_issue_{key}", None)
+            st.rerun()
+    last = st.session_state.get("dams_last_issued")
+    if last:
+        ok, dam = common.attempt(dams.get, db, actor, mun, last)
+        if ok:
+            st.download_button(f"Baixar PDF do DAM {dam['number']} recém-emitido", lambda: dams.pdf(db, actor, mun, [last]),
+                               f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
+                               key="dams_issue_pdf", icon=":material/picture_as_pdf:")
+
+
+def report(result: bank_import.ImportResult) -> None:
+    when = clock.to_local(result.imported_at).strftime("%d/%m/%Y %H:%M")
+    header = f"Banco {result.bank} · NSA {result.file_sequence} · gerado em {fmt.day(result.generated_on)}"
+    if result.already_imported:
+        st.info(f"Este arquivo já foi importado em {when} por {result.imported_by}. Nada foi alterado. "
+                "Abaixo, o relatório daquela importação.")
+    else:
+        st.success(f"Arquivo importado: {len(result.paid)} DAM(s) baixado(s).")
+    st.caption(header)
+    cols = st.columns(6)
+    cols[0].metric("Linhas", len(result.lines))
+    cols[1].metric("Baixados", len(result.paid))
+    cols[2].metric("Não encontrados", len(result.unmatched))
+    cols[3].metric("Duplicados", len(result.duplicated))
+    cols[4].metric("Valor diferente", len(result.different_amount))
+    cols[5].metric("DAM cancelado", len(result.cancelled))
+    for title, lines in (("Valor diferente do DAM", result.different_amount), ("Pagos após o vencimento", result.late),
+                         ("DAM cancelado (restituir ou aproveitar)", result.cancelled),
+                         ("Duplicados", result.duplicated), ("Não encontrados", result.unmatched),
+                         ("Baixados", result.paid)):
+        if not lines:
+            continue
+        with st.expander(f"{title} ({len(lines)})", expanded=title != "Não encontrados" and title != "Baixados"):
+            st.dataframe(pd.DataFrame([{
+                "Linha": line.line_number, "Código de barras": line.barcode, "Pago em": fmt.day(line.paid_on),
+                "Valor recebido": fmt.brl(line.amount_received), "DAM": line.dam_number or "",
+                "Valor do DAM": fmt.brl(line.dam_amount) if line.dam_amount is not None else "",
+                "Resultado": bank_import.OUTCOMES[line.outcome], "Observação": line.message,
+            } for line in lines]), hide_index=True, use_container_width=True)
+
+
+def import_tab() -> None:
+    st.caption("Arquivo retorno de arrecadação no layout FEBRABAN de 150 posições (registros A, G e Z). "
+               "Importar o mesmo arquivo de novo não altera nada.")
+    upload = st.file_uploader("Arquivo retorno do banco", type=["ret", "txt", "rcb"], key="dams_return_file")
+    if upload is not None and st.button("Importar arquivo", type="primary", key="dams_import"):
+        with st.spinner("Conferindo e baixando os pagamentos…"):
+            ok, result = common.attempt(bank_import.import_return_file, db, actor, mun, upload.getvalue())
+        if ok:
+            st.session_state["dams_import_result"] = result
+    result = st.session_state.get("dams_import_result")
+    if result:
+        report(result)
+    ok, files = common.attempt(bank_import.imported_files, db, actor, mun)
+    if ok and files:
+        st.subheader("Arquivos importados")
+        st.dataframe(pd.DataFrame([{
+            "Importado em": clock.to_local(f["imported_at"]).strftime("%d/%m/%Y %H:%M"), "Por": f["imported_by"],
+            "Banco": f"{f['bank_code']} {f['bank_name']}", "NSA": f["file_sequence"],
+            "Registros": f["records"], "Total": fmt.brl(f["total_amount"]),
+            **{bank_import.OUTCOMES[k]: f.get("counts", {}).get(k, 0) for k in bank_import.OUTCOMES},
+        } for f in files]), hide_index=True, use_container_width=True)
+
+
+flash()
+tab_list, tab_issue, tab_import = st.tabs(["DAMs emitidos", "Emitir DAM", "Arquivo retorno do banco"])
+with tab_list:
+    list_tab()
+with tab_issue:
+    issue_tab()
+with tab_import:
+    import_tab()
