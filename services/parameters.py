@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import calendar as calendar_module
+import re
 from datetime import date
 from typing import Any
 
@@ -17,9 +18,16 @@ from services.store import DuplicateKeyError, decode, encode, parse_date
 HOLIDAYS = "municipal_holidays"
 
 
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _version(doc: dict) -> ParameterVersion:
+    """A stored version; a date value (kept as ISO text by the codec) comes back as ``date``."""
     doc = decode(doc)
-    return ParameterVersion(doc["name"], parse_date(doc["effective"]), doc["value"], doc["act"], doc.get("note", ""))
+    value = doc["value"]
+    if isinstance(value, str) and ISO_DATE.fullmatch(value):
+        value = date.fromisoformat(value)
+    return ParameterVersion(doc["name"], parse_date(doc["effective"]), value, doc["act"], doc.get("note", ""))
 
 
 def book(db: Database, municipality: str) -> ParameterBook:
