@@ -1,0 +1,199 @@
+"""Demo ride-hailing data for Chapada dos Guimarães and Matupá: drivers, vehicles, authorizations.
+
+Every record goes through the services, so each authorization reaches its state by the same
+events a clerk would record: requested, refused with the law's reasons, awaiting inspection
+(in time and late), blocked after a failed vistoria, awaiting the fee (with and without a DAM),
+active (issued by a paid DAM), renewal requested, suspended, cassada, revoked and expired, plus
+drivers and vehicles the law does not admit (11-year-old car, two doors, CNH expired, gravíssima
+infraction, no residence, expired certificate, relative's car in Matupá).
+
+Authorizations paid before today are loaded as history: their fee payment is told to the same
+handler a paid DAM calls (the DAM module issues DAMs dated today only). Dates count back from
+today, so the work queue always has something due. CPFs, plates and RENAVAMs have valid check digits.
+"""
+from __future__ import annotations
+
+import random
+import string
+from datetime import date, timedelta
+from decimal import Decimal
+
+from pymongo.database import Database
+
+from rules.params import ParameterVersion
+from rules.ridehailing.concepts import EventKind
+from seed.demo import DISTRICTS, STREETS, cpf, person, phone
+from services import bootstrap, clock, dams, entities, ridehailing
+from services.auth import Actor
+
+FEE = Decimal("180.00")
+DEMO_ACT = "Valor fictício para demonstração"
+CARS = [("Chevrolet", "Onix Plus", 5), ("Fiat", "Cronos", 5), ("Hyundai", "HB20S", 5), ("Volkswagen", "Virtus", 5),
+        ("Toyota", "Corolla", 5), ("Renault", "Logan", 5), ("Nissan", "Versa", 5), ("Chevrolet", "Spin", 7)]
+COLORS = ["Prata", "Branco", "Preto", "Cinza", "Vermelho"]
+DOCUMENTS = {
+    "chapada": ("cnh", "inss", "criminal", "municipal_tax", "medical", "residence", "platform_declaration",
+                "vehicle_plate"),
+    "matupa": ("cnh", "platform_declaration", "inss", "criminal", "medical", "residence", "vehicle_plate",
+               "municipal_tax", "garage"),
+}
+
+
+def plate(rng: random.Random) -> str:
+    """A Mercosul plate (AAA9A99)."""
+    letters = string.ascii_uppercase
+    return (f"{''.join(rng.choice(letters) for _ in range(3))}{rng.randint(0, 9)}"
+            f"{rng.choice(letters)}{rng.randint(10, 99)}")
+
+
+def renavam(rng: random.Random) -> str:
+    """An 11-digit RENAVAM with its check digit."""
+    base = f"{rng.randint(1, 9)}{rng.randint(0, 10**9 - 1):09d}"
+    total = sum(int(d) * w for d, w in zip(reversed(base), [2, 3, 4, 5, 6, 7, 8, 9, 2, 3]))
+    check = 11 - total % 11
+    return base + str(0 if check >= 10 else check)
+
+
+def driver_values(rng: random.Random, municipality: str, on: date, **changes) -> dict:
+    """An eligible driver on ``on``; ``changes`` make him fail one requirement."""
+    return {
+        "name": person(rng), "cpf": cpf(rng),
+        "address": f"{rng.choice(STREETS)}, {rng.randint(10, 1999)}",
+        "district": rng.choice(DISTRICTS[municipality]), "resides_in_municipality": True,
+        "phone": phone(rng, municipality), "cnh_number": f"0{rng.randint(10**9, 10**10 - 1)}",
+        "cnh_category": rng.choice(["B", "AB", "B", "AB", "D"]),
+        "cnh_first_license": date(on.year - rng.randint(3, 20), rng.randint(1, 12), rng.randint(1, 28)),
+        "cnh_valid_until": on + timedelta(days=rng.randint(200, 1500)), "cnh_ear": True,
+        "inss_number": f"{rng.randint(10**10, 10**11 - 1)}", "inss_enrolled": True,
+        "exclusive_platform_declaration": True, "fit_for_duty": True,
+        "disqualifying_criminal_record": False, "ctb_303_306_record": False, **changes,
+    }
+
+
+def vehicle_values(rng: random.Random, driver_cpf: str, on: date, **changes) -> dict:
+    make, model, seats = rng.choice(CARS)
+    year = on.year - rng.randint(0, 8)
+    return {
+        "plate": plate(rng), "renavam": renavam(rng), "make": make, "model": model, "model_year": year,
+        "color": rng.choice(COLORS), "doors": 4, "seats": seats, "air_conditioning": True,
+        "plated_in_municipality": True, "driver_cpf": driver_cpf, "holder": "owner",
+        "first_registration": date(year - 1, 12, 1) if rng.random() < 0.3 else date(year, rng.randint(1, 12), 5),
+        "dpvat_paid": True, "licensing_valid": True, "ipva_paid": True, "garage_proof": True,
+        "garage_address": "Garagem da residência", **changes,
+    }
+
+
+def add_documents(db: Database, actor: Actor, municipality: str, driver_cpf: str, issued_on: date,
+                  missing: tuple[str, ...] = ()) -> None:
+    """The documents of the municipality's checklist, issued on ``issued_on``."""
+    for code in DOCUMENTS[municipality]:
+        if code not in missing:
+            entities.create(db, actor, "driver_documents", municipality,
+                            {"driver_cpf": driver_cpf, "code": code, "issued_on": issued_on})
+
+
+def register(db: Database, actor: Actor, municipality: str, rng: random.Random, protocol: date,
+             driver: dict | None = None, vehicle: dict | None = None, missing: tuple[str, ...] = ()) -> tuple[str, str]:
+    """A driver with his documents and his vehicle; returns (CPF, plate)."""
+    values = driver_values(rng, municipality, protocol, **(driver or {}))
+    entities.create(db, actor, "drivers", municipality, values)
+    add_documents(db, actor, municipality, values["cpf"], protocol - timedelta(days=10), missing)
+    car = vehicle_values(rng, values["cpf"], protocol, **(vehicle or {}))
+    entities.create(db, actor, "vehicles", municipality, car)
+    return values["cpf"], car["plate"]
+
+
+def passing(municipality: str) -> dict[str, bool]:
+    return {item.code: True for item in ridehailing.rules_of(municipality).inspection_items}
+
+
+def paid_earlier(db: Database, municipality: str, auth_id: str, paid_on: date) -> None:
+    """History loaded into the panel: the fee paid on ``paid_on`` reaches the same handler as a DAM."""
+    ridehailing.fee_paid(db, {"pays": {"collection": "authorizations", "id": auth_id},
+                              "municipality": municipality, "payment": {"paid_on": paid_on}})
+
+
+def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, protocol: date, until: str,
+          **register_args) -> str:
+    """A request taken through the flow up to ``until`` with plausible dates after ``protocol``."""
+    driver_cpf, car = register(db, actor, municipality, rng, protocol, **register_args)
+    auth = ridehailing.request_authorization(db, actor, municipality, driver_cpf, car, protocol)
+    if until == "requested":
+        return auth
+    if until == "refused":
+        ridehailing.refuse(db, actor, municipality, auth, protocol + timedelta(days=3))
+        return auth
+    ridehailing.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
+    if until == "approved":
+        return auth
+    inspected = protocol + timedelta(days=4)
+    if until == "failed":
+        answers = {**passing(municipality), "I": False}
+        ridehailing.record_inspection(db, actor, municipality, auth, inspected, answers, "Vistoriador de demonstração",
+                                      "Pneus dianteiros desgastados")
+        return auth
+    ridehailing.record_inspection(db, actor, municipality, auth, inspected, passing(municipality),
+                                  "Vistoriador de demonstração")
+    if until == "inspected":
+        return auth
+    paid_earlier(db, municipality, auth, protocol + timedelta(days=6))
+    return auth
+
+
+def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date,
+                       first_day: date) -> None:
+    def back(days: int) -> date:
+        return max(today - timedelta(days=days), first_day)
+
+    for days in (200, 150, 120, 90, 60, 45):
+        _flow(db, actor, municipality, rng, back(days), "active")
+    renewing = _flow(db, actor, municipality, rng, back(100), "active")
+    ridehailing.request_renewal(db, actor, municipality, renewing, today)
+    ridehailing.issue_fee_dam(db, actor, municipality, renewing, today)
+    paid_now = _flow(db, actor, municipality, rng, back(12), "inspected")
+    dam = ridehailing.issue_fee_dam(db, actor, municipality, paid_now, today)
+    dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
+    awaiting_fee = _flow(db, actor, municipality, rng, back(9), "inspected")
+    ridehailing.issue_fee_dam(db, actor, municipality, awaiting_fee, today)
+    _flow(db, actor, municipality, rng, back(7), "inspected")
+    _flow(db, actor, municipality, rng, back(3), "approved")
+    _flow(db, actor, municipality, rng, back(15), "approved")
+    _flow(db, actor, municipality, rng, back(6), "failed")
+    _flow(db, actor, municipality, rng, back(1), "requested")
+    _flow(db, actor, municipality, rng, back(2), "requested", vehicle={"model_year": today.year - 11})
+    _flow(db, actor, municipality, rng, back(20), "refused", driver={"resides_in_municipality": False})
+    _flow(db, actor, municipality, rng, back(25), "refused", vehicle={"doors": 2, "air_conditioning": False})
+    infraction = back(40)
+    cpf_grav, _ = register(db, actor, municipality, rng, back(30))
+    entities.create(db, actor, "traffic_infractions", municipality, {
+        "driver_cpf": cpf_grav, "committed_on": infraction, "severity": "gravissima",
+        "description": "Avançar o sinal vermelho (CTB art. 208)"})
+    suspended = _flow(db, actor, municipality, rng, back(130), "active")
+    ridehailing.record_sanction(db, actor, municipality, suspended, EventKind.SUSPENDED, today - timedelta(days=10),
+                                today + timedelta(days=20), "Suspensão de 30 dias (demonstração)")
+    cassada = _flow(db, actor, municipality, rng, back(140), "active")
+    ridehailing.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
+                                note="Cassação após processo administrativo (demonstração)")
+    register(db, actor, municipality, rng, today, driver={"cnh_valid_until": today - timedelta(days=15)})
+    register(db, actor, municipality, rng, today, missing=("criminal",))
+    if municipality == "matupa":
+        _flow(db, actor, municipality, rng, back(5), "requested", vehicle={"holder": "spouse_or_relative",
+                                                                           "relative_degree": 1})
+        _flow(db, actor, municipality, rng, back(8), "requested", driver={"cnh_ear": False})
+        _flow(db, actor, municipality, rng, date(2025, 9, 10), "active")  # 12 months ended: expired
+
+
+def seed_ridehailing(db: Database) -> None:
+    """Load the demo ride-hailing data once (skipped when drivers already exist)."""
+    for code in ("chapada", "matupa"):
+        bootstrap.ensure_parameter(db, code, ParameterVersion(
+            ridehailing.FEE_PARAMETER, date(2025, 1, 1), FEE, DEMO_ACT,
+            "Taxa de autorização do transporte por aplicativo — substituir pelo valor do Código Tributário"))
+    if db["drivers"].count_documents({}) > 0:
+        return
+    rng = random.Random(5)
+    today = clock.today()
+    first_days = {"chapada": date(2026, 1, 8), "matupa": date(2025, 8, 29)}
+    for code in ("chapada", "matupa"):
+        actor = Actor(f"carga.{code}", "Carga de demonstração", "secretaria", (code,))
+        _seed_municipality(db, actor, code, rng, today, first_days[code])

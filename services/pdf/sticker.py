@@ -1,0 +1,121 @@
+"""The vehicle sticker of the ride-hailing authorization (CG art. 15; MP art. 13).
+
+A 100 × 140 mm card to fix inside the vehicle: municipality, authorization number, plate,
+validity, the ouvidoria phone and a QR code (segno) with the signed public-check link, whose text
+is printed under it for whoever cannot scan. Fonts: DejaVu Sans when installed (accents), else
+Helvetica (Latin-1).
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import segno
+from fpdf import FPDF
+
+from rules.fmt import day
+
+FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+BLUE = (31, 95, 139)
+GREY = (90, 90, 90)
+
+
+@dataclass(frozen=True)
+class StickerPrint:
+    municipality_name: str
+    secretariat: str
+    act: str
+    number: str
+    plate: str
+    vehicle: str
+    valid_until: date
+    ouvidoria_phone: str
+    check_url: str
+
+
+class Fonts:
+    """DejaVu Sans when installed, else the core Helvetica; ``text`` keeps what the font can print."""
+
+    def __init__(self, pdf: FPDF) -> None:
+        files = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}
+        if all((FONT_DIR / f).exists() for f in files.values()):
+            for style, name in files.items():
+                pdf.add_font("DejaVu", style, str(FONT_DIR / name))
+            self.family, self.unicode = "DejaVu", True
+        else:
+            self.family, self.unicode = "Helvetica", False
+        self.pdf = pdf
+
+    def use(self, size: float, bold: bool = False) -> None:
+        self.pdf.set_font(self.family, "B" if bold else "", size)
+
+    def text(self, value: str) -> str:
+        return value if self.unicode else value.encode("latin-1", "replace").decode("latin-1")
+
+
+def qr_png(url: str) -> io.BytesIO:
+    """The QR code of ``url`` as a PNG (medium error correction, no border: the page gives it)."""
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="png", scale=10, border=0)
+    buffer.seek(0)
+    return buffer
+
+
+def render_sticker(data: StickerPrint) -> bytes:
+    pdf = FPDF(unit="mm", format=(100, 140))
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(6, 6, 6)
+    pdf.add_page()
+    fonts = Fonts(pdf)
+    width = 88
+    pdf.set_fill_color(*BLUE)
+    pdf.rect(0, 0, 100, 24, style="F")
+    pdf.set_text_color(255, 255, 255)
+    fonts.use(8)
+    pdf.set_xy(6, 4)
+    pdf.cell(width, 4, fonts.text(f"PREFEITURA DE {data.municipality_name.upper()}"), align="C")
+    fonts.use(11, bold=True)
+    pdf.set_xy(6, 9)
+    pdf.cell(width, 6, fonts.text("TRANSPORTE POR APLICATIVO"), align="C")
+    fonts.use(7)
+    pdf.set_xy(6, 16)
+    pdf.cell(width, 4, fonts.text("Veículo autorizado · " + data.act), align="C")
+    pdf.set_text_color(0, 0, 0)
+    fonts.use(8)
+    pdf.set_xy(6, 28)
+    pdf.cell(width, 4, fonts.text("AUTORIZAÇÃO Nº"), align="C")
+    fonts.use(22, bold=True)
+    pdf.set_xy(6, 32)
+    pdf.cell(width, 10, fonts.text(data.number), align="C")
+    fonts.use(8)
+    pdf.set_xy(6, 44)
+    pdf.cell(width / 2, 4, fonts.text("PLACA"), align="C")
+    pdf.cell(width / 2, 4, fonts.text("VÁLIDA ATÉ"), align="C")
+    fonts.use(15, bold=True)
+    pdf.set_xy(6, 48)
+    pdf.cell(width / 2, 8, fonts.text(data.plate), align="C")
+    pdf.cell(width / 2, 8, fonts.text(day(data.valid_until)), align="C")
+    fonts.use(8)
+    pdf.set_xy(6, 57)
+    pdf.cell(width, 4, fonts.text(data.vehicle), align="C")
+    qr_size = 46
+    pdf.image(qr_png(data.check_url), x=(100 - qr_size) / 2, y=64, w=qr_size, h=qr_size)
+    fonts.use(8, bold=True)
+    pdf.set_xy(6, 111)
+    pdf.cell(width, 4, fonts.text("Confira a autorização: aponte a câmera para o código"), align="C")
+    pdf.set_text_color(*GREY)
+    fonts.use(5)
+    pdf.set_xy(6, 115)
+    pdf.multi_cell(width, 2.4, fonts.text(data.check_url), align="C")
+    pdf.set_fill_color(*BLUE)
+    pdf.rect(0, 124, 100, 16, style="F")
+    pdf.set_text_color(255, 255, 255)
+    fonts.use(8)
+    pdf.set_xy(6, 126)
+    pdf.cell(width, 4, fonts.text("Reclamações e denúncias — Ouvidoria"), align="C")
+    fonts.use(13, bold=True)
+    pdf.set_xy(6, 131)
+    pdf.cell(width, 6, fonts.text(data.ouvidoria_phone), align="C")
+    return bytes(pdf.output())

@@ -1,0 +1,117 @@
+"""Public check of an authorization (no login), reached from the QR code on the sticker.
+
+The QR carries a token ``<payload>.<signature>``: the payload names the municipality and the
+authorization, the signature is HMAC-SHA256 with the install's secret
+(``services.config.public_check_secret``), so a number cannot be guessed or forged. The answer
+shows only what a passenger needs (LGPD): the status word, the plate, the vehicle model, the
+authorization number and validity, and the driver's first name.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass
+from datetime import date
+
+from pymongo.database import Database
+
+from rules.fmt import day
+from rules.ridehailing.lifecycle import Status
+from services import config, municipalities, ridehailing
+from services.errors import NotFound, ServiceError
+from services.store import decode
+
+WORDS = {
+    Status.ACTIVE: "válida", Status.EXPIRED: "vencida", Status.SUSPENDED: "suspensa", Status.CASSADA: "cassada",
+    Status.REVOKED: "revogada", Status.BLOCKED: "bloqueada (vistoria pendente)",
+}
+NOT_ISSUED = "não expedida"
+
+
+class InvalidToken(ServiceError):
+    """The link was altered, truncated or signed by another install."""
+
+    def __init__(self) -> None:
+        super().__init__("Link de verificação inválido. Confira se leu o QR Code do selo oficial.")
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _signature(payload: str) -> str:
+    return _b64(hmac.new(config.public_check_secret(), payload.encode(), hashlib.sha256).digest())
+
+
+def token_for(municipality: str, auth_id: str) -> str:
+    """The signed token of one authorization."""
+    payload = _b64(f"{municipality}:{auth_id}".encode())
+    return f"{payload}.{_signature(payload)}"
+
+
+def check_url(municipality: str, auth_id: str) -> str:
+    """The link printed in the QR code: the public base URL with ``?t=TOKEN``."""
+    return f"{config.public_base_url().rstrip('/')}/?t={token_for(municipality, auth_id)}"
+
+
+def read_token(token: str) -> tuple[str, str]:
+    """(municipality, authorization id) of a genuine token; InvalidToken otherwise."""
+    payload, _, signature = (token or "").strip().partition(".")
+    if not payload or not hmac.compare_digest(signature, _signature(payload)):
+        raise InvalidToken()
+    try:
+        municipality, _, auth_id = _unb64(payload).decode().partition(":")
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidToken() from None
+    return municipality, auth_id
+
+
+@dataclass(frozen=True)
+class PublicCheck:
+    municipality_name: str
+    status_word: str
+    valid: bool
+    number: str
+    valid_until: date | None
+    plate: str
+    vehicle_model: str
+    driver_first_name: str
+    detail: str
+
+    @property
+    def valid_until_text(self) -> str:
+        return day(self.valid_until) if self.valid_until else ""
+
+
+def check(db: Database, token: str, on: date) -> PublicCheck:
+    """What a passenger sees for a token on ``on``; nothing personal beyond the first name."""
+    municipality, auth_id = read_token(token)
+    doc = db["authorizations"].find_one({"_id": ridehailing.entities._object_id(auth_id),
+                                         "municipality": municipality})
+    if doc is None:
+        raise NotFound("Autorização não encontrada.")
+    doc = decode(doc)
+    doc["id"] = str(doc.pop("_id"))
+    state = ridehailing.state_of(doc, municipality, on, db)
+    vehicle = db["vehicles"].find_one({"municipality": municipality, "plate": doc["plate"]}) or {}
+    driver = db["drivers"].find_one({"municipality": municipality, "cpf": doc["driver_cpf"]}) or {}
+    word = WORDS.get(state.status, NOT_ISSUED) if doc.get("number") else NOT_ISSUED
+    detail = {
+        Status.SUSPENDED: f"Suspensa até {day(state.deadline)}" if state.deadline else "",
+        Status.EXPIRED: f"Vencida em {day(state.valid_until)}" if state.valid_until else "",
+        Status.CASSADA: f"Cassada em {day(state.deadline)}" if state.deadline else "",
+        Status.REVOKED: f"Revogada em {day(state.deadline)}" if state.deadline else "",
+    }.get(state.status, "")
+    return PublicCheck(
+        municipality_name=municipalities.get(db, municipality).name,
+        status_word=word, valid=state.can_operate and bool(doc.get("number")),
+        number=doc.get("number") or "", valid_until=state.valid_until,
+        plate=ridehailing.entities.fields.show("plate", doc["plate"]),
+        vehicle_model=" ".join(x for x in (vehicle.get("make"), vehicle.get("model")) if x),
+        driver_first_name=(driver.get("name") or "").split(" ")[0], detail=detail,
+    )

@@ -1,0 +1,67 @@
+"""Documents of an issued ride-hailing authorization: sticker and certificate (PDF bytes)."""
+from __future__ import annotations
+
+from pymongo.database import Database
+
+from rules.fmt import cpf as fmt_cpf
+from services import clock, entities, municipalities, parameters, public_check, ridehailing
+from services.auth import Actor, authorize
+from services.errors import ServiceError
+from services.pdf.certificate import CertificatePrint, render_certificate
+from services.pdf.sticker import StickerPrint, render_sticker
+from services.store import parse_date
+
+OUVIDORIA = "ouvidoria_phone"
+
+
+class NotIssued(ServiceError):
+    """The authorization has no number yet (the fee was not paid)."""
+
+
+def _issued(db: Database, actor: Actor, municipality: str, auth_id: str) -> tuple[dict, object]:
+    authorize(actor, "read", municipality)
+    doc = ridehailing.get_authorization(db, actor, municipality, auth_id)
+    if not doc.get("number"):
+        raise NotIssued("A autorização ainda não foi expedida: o selo e o certificado saem após o pagamento da taxa.")
+    return doc, ridehailing.state_of(doc, municipality, clock.today(), db)
+
+
+def _vehicle_text(vehicle: dict) -> str:
+    parts = [vehicle.get("make"), vehicle.get("model"), str(vehicle.get("model_year") or ""), vehicle.get("color")]
+    return " ".join(p for p in parts if p)
+
+
+def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
+    """The sticker with number, plate, validity, ouvidoria phone and the public-check QR code."""
+    doc, state = _issued(db, actor, municipality, auth_id)
+    town = municipalities.get(db, municipality)
+    vehicle = ridehailing.vehicle_record(db, municipality, doc["plate"])
+    return render_sticker(StickerPrint(
+        municipality_name=town.name, secretariat=town.secretariat, act=ridehailing.rules_of(municipality).act,
+        number=doc["number"], plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
+        valid_until=state.valid_until or parse_date(doc.get("valid_until")),
+        ouvidoria_phone=str(parameters.value(db, municipality, OUVIDORIA, clock.today())),
+        check_url=public_check.check_url(municipality, auth_id),
+    ))
+
+
+def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
+    """The authorization certificate: driver, vehicle, number, issue date and validity."""
+    doc, state = _issued(db, actor, municipality, auth_id)
+    town = municipalities.get(db, municipality)
+    rules = ridehailing.rules_of(municipality)
+    vehicle = ridehailing.vehicle_record(db, municipality, doc["plate"])
+    driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
+    spec = entities.SPECS["vehicles"]
+    return render_certificate(CertificatePrint(
+        municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
+        act=town.acts.get("transporte", rules.act), legal_basis=rules.ref("validity"),
+        number=doc["number"], protocol=doc["protocol"],
+        issued_on=parse_date(doc.get("issued_on")) or clock.today(),
+        valid_until=state.valid_until or parse_date(doc.get("valid_until")),
+        driver_name=driver["name"], driver_cpf=fmt_cpf(driver["cpf"]),
+        cnh=f"{driver['cnh_number']} · categoria {driver['cnh_category']}",
+        plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
+        renavam=vehicle["renavam"], holder=spec.field("holder").show(vehicle["holder"]),
+        check_url=public_check.check_url(municipality, auth_id),
+    ))

@@ -1,0 +1,98 @@
+"""Pendências: one work queue of what is due or late in the ride-hailing registry, with dates.
+
+Each item comes from an authorization's status on the day (the rule set folds its events) and
+from the deadlines the rule set computes: requests to evaluate, vehicles to present for
+vistoria, 5-day windows after a failed vistoria, fees to charge or unpaid fee DAMs, annual
+vistorias and renewals inside the horizon, convocations and suspensions ending.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from pymongo.database import Database
+
+from rules.ridehailing.concepts import EventKind
+from rules.ridehailing.lifecycle import Status
+from services import parameters, ridehailing
+from services.auth import Actor, authorize
+from services.store import decode, parse_date
+
+HORIZON_DAYS = 30  # how far ahead the queue looks: a screen setting, not a legal term
+
+
+@dataclass(frozen=True)
+class Pendencia:
+    due: date
+    kind: str
+    protocol: str
+    plate: str
+    driver_cpf: str
+    message: str
+    reference: str
+    late: bool
+    authorization_id: str
+
+
+def _last(doc: dict, kind: EventKind) -> date | None:
+    dates = [parse_date(e["on"]) for e in doc.get("events", []) if e["kind"] == kind.value]
+    return max(dates) if dates else None
+
+
+def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[date, str, str, str]]:
+    """(due, kind, message, reference) of one authorization on ``on``."""
+    rules = ridehailing.rules_of(municipality)
+    book, calendar = parameters.book(db, municipality), parameters.calendar(db, municipality, on)
+    state = ridehailing.state_of(doc, municipality, on, db)
+    status = state.status
+    if status is Status.REQUESTED:
+        return [(parse_date(doc["protocol_date"]), "Avaliar requerimento", "Requerimento protocolado aguardando análise",
+                 "")]
+    if status is Status.AWAITING_INSPECTION:
+        finding = state.findings[-1]
+        return [(state.deadline, "Vistoria", finding.message, finding.reference)]
+    if status is Status.BLOCKED:
+        finding = state.findings[-1]
+        return [(state.deadline, "Pendências da vistoria", finding.message, finding.reference)]
+    if status is Status.AWAITING_FEE:
+        fee = doc.get("fee_dam")
+        if fee and not fee.get("paid"):
+            return [(parse_date(fee["due"]), "Taxa", f"DAM {fee['number']} da taxa aguardando pagamento", rules.ref("fee"))]
+        return [(_last(doc, EventKind.INSPECTION_PASSED) or on, "Taxa", "Emitir o DAM da taxa de autorização",
+                 rules.ref("fee"))]
+    if status is Status.SUSPENDED:
+        return [(state.deadline, "Suspensão", f"Suspensão termina em {state.deadline:%d/%m/%Y}", rules.ref("suspension"))]
+    if status is not Status.ACTIVE:
+        return []
+    items = []
+    annual = rules.next_inspection_due(_last(doc, EventKind.INSPECTION_PASSED), calendar)
+    items.append((annual, "Vistoria anual", f"Vistoria anual até {annual:%d/%m/%Y}", rules.ref("annual_inspection")))
+    called = _last(doc, EventKind.INSPECTION_CALLED)
+    if called and called > (_last(doc, EventKind.INSPECTION_PASSED) or called):
+        deadline = rules.convocation_deadline(called, book, calendar)
+        items.append((deadline, "Vistoria extraordinária", f"Comparecer à vistoria convocada até {deadline:%d/%m/%Y}",
+                      rules.ref("convocation")))
+    if ridehailing.pending_renewal(doc):
+        fee = doc.get("fee_dam") or {}
+        unpaid = fee.get("purpose") == "renewal" and not fee.get("paid")
+        items.append((parse_date(fee["due"]) if unpaid else on, "Renovação",
+                      f"DAM {fee['number']} da renovação aguardando pagamento" if unpaid
+                      else "Emitir o DAM da renovação requerida", rules.ref("renewal")))
+    else:
+        deadline = rules.renewal_deadline(state.valid_until, book, calendar)
+        items.append((deadline, "Renovação", f"Requerer a renovação até {deadline:%d/%m/%Y} (vence em "
+                      f"{state.valid_until:%d/%m/%Y})", rules.ref("renewal")))
+    return [item for item in items if item[0] <= on + timedelta(days=HORIZON_DAYS)]
+
+
+def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
+    """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first."""
+    authorize(actor, "read", municipality)
+    queue = []
+    for raw in db["authorizations"].find({"municipality": municipality}):
+        doc = decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        for due, kind, message, reference in _items(doc, municipality, on, db):
+            queue.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
+                                   due < on, doc["id"]))
+    return sorted(queue, key=lambda p: (p.due, p.protocol))

@@ -1,0 +1,188 @@
+"""Ride-hailing workflow services against a real embedded store: the whole flow of both laws,
+refusals with their articles, the fee DAM and the issue on payment, the work queue."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+
+from rules.params import ParameterMissing
+from rules.ridehailing.concepts import EventKind
+from rules.ridehailing.lifecycle import Status
+from seed.ridehailing import passing
+from services import clock, dams, entities, ridehailing, ridehailing_queue
+from services.errors import PermissionDenied
+from tests.conftest import GABINETE
+from tests.ridehailing_data import ACTORS, FEE, inspected, register, requested, set_fee
+
+TODAY = clock.today()
+
+
+def pay(db, municipality: str, auth: str) -> dict:
+    actor = ACTORS[municipality]
+    dam = ridehailing.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    return dam
+
+
+@pytest.mark.parametrize("municipality, valid_until", [
+    pytest.param("chapada", date(TODAY.year, 12, 31), id="CG art. 9 §1: valid to 31/12 of the payment year"),
+    pytest.param("matupa", None, id="MP art. 3 §ú: valid 12 months from the payment"),
+])
+def test_whole_flow_issues_the_authorization_on_payment(db, municipality, valid_until):
+    actor = ACTORS[municipality]
+    set_fee(db, municipality)
+    auth = requested(db, municipality)
+    assert ridehailing.status(db, actor, municipality, auth, TODAY).status is Status.REQUESTED
+    assert ridehailing.evaluate(db, actor, municipality, auth).ok
+    state = ridehailing.approve(db, actor, municipality, auth, TODAY - timedelta(days=4))
+    assert state.status is Status.AWAITING_INSPECTION
+    outcome = ridehailing.record_inspection(db, actor, municipality, auth, TODAY - timedelta(days=2),
+                                            passing(municipality), "Vistoriador")
+    assert outcome.decision.ok and outcome.state.status is Status.AWAITING_FEE
+    dam = ridehailing.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    assert dam["amount"] == FEE and dam["pays"]["id"] == auth
+    assert ridehailing.status(db, actor, municipality, auth, TODAY).status is Status.AWAITING_FEE
+    dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    doc = ridehailing.get_authorization(db, actor, municipality, auth)
+    state = ridehailing.status(db, actor, municipality, auth, TODAY)
+    expected = valid_until or ridehailing.rules_of(municipality).validity_end(TODAY)
+    assert (doc["number"], state.status, state.valid_until) == (f"0001/{TODAY.year}", Status.ACTIVE, expected)
+    assert doc["fee_dam"]["paid"] is True
+
+
+def test_the_payment_handler_runs_once_per_dam(db):
+    set_fee(db, "chapada")
+    auth = inspected(db, "chapada")
+    dam = pay(db, "chapada", auth)
+    ridehailing.fee_paid(db, dams.get(db, ACTORS["chapada"], "chapada", dam["id"]))
+    doc = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)
+    assert [e["kind"] for e in doc["events"]].count(EventKind.FEE_PAID.value) == 1
+
+
+@pytest.mark.parametrize("municipality, changes, article", [
+    pytest.param("chapada", {"vehicle": {"model_year": TODAY.year - 11}}, "art. 14, III",
+                 id="CG art. 14 III: 11 years refused"),
+    pytest.param("matupa", {"vehicle": {"model_year": TODAY.year - 11, "first_registration": date(TODAY.year - 11, 3, 1)}},
+                 "art. 2º, §1º", id="MP art. 2 §1: 11 years refused"),
+    pytest.param("chapada", {"vehicle": {"doors": 2}}, "art. 2º, c", id="CG art. 2 c: 2 doors refused"),
+    pytest.param("chapada", {"driver": {"resides_in_municipality": False}}, "art. 10, VI",
+                 id="CG art. 10 VI: not resident refused"),
+    pytest.param("matupa", {"driver": {"cnh_ear": False}}, "art. 12, II", id="MP art. 12 II: CNH without EAR refused"),
+    pytest.param("matupa", {"vehicle": {"holder": "spouse_or_relative", "relative_degree": 1}}, "art. 14, caput",
+                 id="MP art. 14: relative's car refused"),
+    pytest.param("chapada", {"missing": ("criminal",)}, "art. 12, III", id="CG art. 12 III: no criminal certificate"),
+])
+def test_refusals_carry_the_article(db, municipality, changes, article):
+    actor = ACTORS[municipality]
+    auth = requested(db, municipality, **changes)
+    verdict = ridehailing.evaluate(db, actor, municipality, auth)
+    assert not verdict.ok and any(article in reason for reason in verdict.reasons())
+    with pytest.raises(ridehailing.NotEligible, match=article.replace("º", ".")):
+        ridehailing.approve(db, actor, municipality, auth, TODAY)
+    reasons = ridehailing.refuse(db, actor, municipality, auth, TODAY, "")
+    assert any(article in r for r in reasons)
+    assert ridehailing.status(db, actor, municipality, auth, TODAY).status is Status.REFUSED
+
+
+@pytest.mark.parametrize("age, ok", [pytest.param(10, True, id="CG art. 14 III: 10 years admitted"),
+                                     pytest.param(11, False, id="CG art. 14 III: 11 years refused")])
+def test_vehicle_age_both_sides(db, age, ok):
+    _, plate = register(db, "chapada", vehicle={"model_year": TODAY.year - age})
+    assert ridehailing.vehicle_eligibility(db, ACTORS["chapada"], "chapada", plate, TODAY).ok is ok
+
+
+def test_gravissima_infraction_in_the_12_months_refuses_the_driver(db):
+    cpf, _ = register(db, "chapada")
+    entities.create(db, ACTORS["chapada"], "traffic_infractions", "chapada",
+                    {"driver_cpf": cpf, "committed_on": TODAY - timedelta(days=30), "severity": "gravissima"})
+    decision = ridehailing.driver_eligibility(db, ACTORS["chapada"], "chapada", cpf, TODAY)
+    assert any("art. 10, VII" in r for r in decision.reasons())
+
+
+def test_refusal_of_an_eligible_request_needs_a_written_reason(db):
+    auth = requested(db, "chapada")
+    with pytest.raises(ridehailing.ValidationFailed):
+        ridehailing.refuse(db, ACTORS["chapada"], "chapada", auth, TODAY, "  ")
+
+
+def test_failed_inspection_blocks_for_five_days(db):
+    actor = ACTORS["chapada"]
+    auth = requested(db, "chapada")
+    ridehailing.approve(db, actor, "chapada", auth, TODAY - timedelta(days=4))
+    failed_on = TODAY - timedelta(days=1)
+    outcome = ridehailing.record_inspection(db, actor, "chapada", auth, failed_on, {**passing("chapada"), "II": False})
+    rules = ridehailing.rules_of("chapada")
+    assert not outcome.decision.ok
+    assert outcome.fix_deadline == rules.fix_deadline(failed_on, ridehailing.parameters.calendar(db, "chapada"))
+    assert any("art. 14, II" in r for r in outcome.decision.reasons())
+    stored = entities.list_all(db, actor, "inspections", "chapada", entities.ListQuery())
+    assert [(i["result"], i["fix_deadline"]) for i in stored] == [("failed", outcome.fix_deadline)]
+
+
+def test_fee_without_parameter_is_refused_never_zero(db):
+    auth = inspected(db, "chapada")
+    with pytest.raises(ParameterMissing, match="authorization_fee"):
+        ridehailing.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    assert db["dams"].count_documents({}) == 0
+
+
+def test_one_vehicle_per_driver(db):
+    actor = ACTORS["chapada"]
+    set_fee(db, "chapada")
+    auth = inspected(db, "chapada")
+    pay(db, "chapada", auth)
+    cpf = ridehailing.get_authorization(db, actor, "chapada", auth)["driver_cpf"]
+    from seed.ridehailing import vehicle_values
+    import random
+
+    second = vehicle_values(random.Random(9), cpf, TODAY)
+    entities.create(db, actor, "vehicles", "chapada", second)
+    decision = ridehailing.vehicle_eligibility(db, actor, "chapada", second["plate"], TODAY)
+    assert any("art. 12, §1º" in r for r in decision.reasons())
+
+
+def test_renewal_fee_extends_the_validity(db):
+    actor = ACTORS["matupa"]
+    set_fee(db, "matupa")
+    auth = inspected(db, "matupa")
+    pay(db, "matupa", auth)
+    first_end = ridehailing.status(db, actor, "matupa", auth, TODAY).valid_until
+    ridehailing.request_renewal(db, actor, "matupa", auth, TODAY)
+    pay(db, "matupa", auth)
+    state = ridehailing.status(db, actor, "matupa", auth, TODAY)
+    assert state.valid_until == ridehailing.rules_of("matupa").renewed_validity_end(first_end)
+
+
+def test_sanctions_show_in_the_status(db):
+    actor = ACTORS["chapada"]
+    set_fee(db, "chapada")
+    auth = inspected(db, "chapada")
+    pay(db, "chapada", auth)
+    ridehailing.record_sanction(db, actor, "chapada", auth, EventKind.SUSPENDED, TODAY, TODAY + timedelta(days=30))
+    state = ridehailing.status(db, actor, "chapada", auth, TODAY)
+    assert (state.status, state.deadline) == (Status.SUSPENDED, TODAY + timedelta(days=30))
+
+
+def test_queue_lists_deadlines_with_late_ones_flagged(db):
+    actor = ACTORS["chapada"]
+    auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
+    ridehailing.approve(db, actor, "chapada", auth, TODAY - timedelta(days=15))
+    queue = ridehailing_queue.pendencias(db, actor, "chapada", TODAY)
+    assert [(p.kind, p.late) for p in queue] == [("Vistoria", True)]
+    assert "art. 13" in queue[0].reference
+
+
+def test_gabinete_cannot_write(db):
+    cpf, plate = register(db, "chapada")
+    with pytest.raises(PermissionDenied):
+        ridehailing.request_authorization(db, GABINETE, "chapada", cpf, plate, TODAY)
+
+
+def test_data_changes_are_kept_with_dates(db):
+    actor = ACTORS["chapada"]
+    cpf, _ = register(db, "chapada")
+    driver = ridehailing.driver_record(db, "chapada", cpf)
+    entities.update(db, actor, "drivers", "chapada", driver["id"], {"address": "Rua Nova, 10"})
+    history = ridehailing.record_history(db, actor, "chapada", "drivers", driver["id"])
+    assert [(h["Campo"], h["Depois"]) for h in history] == [("Endereço", "Rua Nova, 10")]
