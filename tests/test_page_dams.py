@@ -1,0 +1,91 @@
+"""The DAM screen driven as a user would: issue a DAM and see it listed; cancel without a reason is
+refused in Portuguese; a payment with a different amount shows its flag."""
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from services import clock, dams
+from tests.conftest import SECRETARIA_MP
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "dams.py")
+
+
+def screen() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["actor"] = SECRETARIA_MP
+    at.session_state["municipality"] = "matupa"
+    return at.run()
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def stored_dam(db):
+    return dams.issue(
+        db, SECRETARIA_MP, "matupa", taxpayer_name="Rafael Costa Martins", taxpayer_document="529.982.247-25",
+        taxpayer_address="Rua das Palmeiras, 10", revenue_kind="taxa_vistoria", description="Taxa de vistoria anual",
+        legal_basis="Lei Municipal 1.552/2025 (Matupá), art. 15", amount=Decimal("80.00"),
+        due=clock.today() + timedelta(days=20),
+    )
+
+
+def test_issue_a_dam_by_hand_and_see_it_listed(db):
+    at = screen()
+    assert not at.exception and not at.error
+    at.text_input(key="dams_issue_name").input("Luciana Ferreira Alves")
+    at.text_input(key="dams_issue_document").input("529.982.247-25")
+    at.text_input(key="dams_issue_address").input("Avenida Mato Grosso, 77, Centro")
+    at.selectbox(key="dams_issue_kind").select("taxa_autorizacao")
+    at.text_input(key="dams_issue_legal_basis").input("Lei Municipal 1.552/2025 (Matupá), art. 9º")
+    at.text_area(key="dams_issue_description").input("Taxa de autorização do transporte por aplicativo")
+    at.text_input(key="dams_issue_amount").input("1.150,00")
+    button(at, "Emitir DAM").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("DAM 0001/2026 emitido: Luciana Ferreira Alves, R$ 1.150,00" in s.value for s in at.success)
+    table = at.dataframe[0].value
+    assert list(table["Nº"]) == ["0001/2026"] and list(table["Valor"]) == ["R$ 1.150,00"]
+    assert list(table["Situação"]) == ["Emitido (a vencer)"]
+
+
+def test_issue_with_a_bad_amount_shows_the_portuguese_error(db):
+    at = screen()
+    at.text_input(key="dams_issue_amount").input("abc")
+    button(at, "Emitir DAM").click().run()
+    assert not at.exception
+    (error,) = at.error
+    assert "Valor: informe reais e centavos" in error.value and "Contribuinte: campo obrigatório" in error.value
+    assert db["dams"].count_documents({}) == 0
+
+
+def test_cancel_without_reason_is_refused_in_portuguese(db):
+    dam = stored_dam(db)
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    at.button(key="dams_cancel").click().run()
+    assert any("Confirma o cancelamento do DAM 0001/2026" in w.value for w in at.warning)
+    at.button(key="dams_cancel_yes").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Corrija os campos indicados: Informe o motivo do cancelamento."]
+    assert dams.get(db, SECRETARIA_MP, "matupa", dam["id"])["status"] == "emitido"
+    at.text_area(key="dams_cancel_reason").input("Valor lançado em duplicidade")
+    at.button(key="dams_cancel_yes").click().run()
+    assert any("DAM 0001/2026 cancelado." in s.value for s in at.success)
+    assert dams.get(db, SECRETARIA_MP, "matupa", dam["id"])["status"] == "cancelado"
+
+
+def test_a_manual_payment_with_a_different_amount_shows_its_flag(db):
+    dam = stored_dam(db)
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    at.text_input(key="dams_pay_amount").input("75,00")
+    at.text_input(key="dams_pay_bank").input("PIX")
+    button(at, "Registrar pagamento").click().run()
+    assert not at.exception and not at.error
+    assert any("Pagamento do DAM 0001/2026 registrado. Com alertas:" in s.value for s in at.success)
+    assert any("Valor pago R$ 75,00 difere do valor do DAM R$ 80,00 (R$ 5,00 a menor)" in w.value for w in at.warning)
+    assert list(at.dataframe[0].value["Alertas"]) == ["Valor pago diferente do valor do DAM"]
