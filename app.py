@@ -8,7 +8,9 @@ st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_b
 common.defaults()
 
 actor = common.actor()
-if actor is None:
+if actor is None and st.query_params.get("t"):
+    page = st.navigation([st.Page("pages/public_check.py", title="Verificação pública", icon=":material/verified:")])
+elif actor is None:
     page = st.navigation([st.Page("pages/login.py", title="Entrar", icon=":material/login:")])
 else:
     options = municipalities.of_actor(common.db(), actor)

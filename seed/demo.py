@@ -86,6 +86,9 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
         for code in ("chapada", "matupa"):
             _platforms(db, staff[code], code, rng)
     _dams(db, staff)
+    from seed.ridehailing import seed_ridehailing
+
+    seed_ridehailing(db)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 

@@ -469,7 +469,8 @@ def choices(db: Database, actor: Actor, municipality: str, collection: str) -> l
     authorize(actor, "read", municipality)
     key, label = {"drivers": ("cpf", "name"), "vehicles": ("plate", "model")}[collection]
     rows = db[collection].find({"municipality": municipality}).sort(label, 1)
-    return [{"key": r[key], "label": r[label], "driver_cpf": r.get("driver_cpf", r.get("cpf"))} for r in rows]
+    return [{"id": str(r["_id"]), "key": r[key], "label": r[label], "driver_cpf": r.get("driver_cpf", r.get("cpf"))}
+            for r in rows]
 
 
 

@@ -1,0 +1,188 @@
+"""Ride-hailing authorizations: request → evaluation → approval or refusal → vistoria → fee DAM →
+issue on payment (number and validity) → renewal, with the status the law gives on each date."""
+import pandas as pd
+import streamlit as st
+
+from rules.fmt import brl, day
+from rules.ridehailing.lifecycle import Status
+from services import clock, dams, entities, ridehailing, ridehailing_documents
+from services.store import parse_date
+from ui import common
+from ui.ridehailing import EVENT_LABELS, findings_table, flash, status_badge, verdict
+
+actor = common.guard("write")
+db = common.db()
+mun = common.municipality()
+rules = ridehailing.rules_of(mun)
+today = clock.today()
+show_plate = entities.SPECS["vehicles"].field("plate").show
+show_cpf = entities.SPECS["drivers"].field("cpf").show
+common.page_header("Autorizações", rules.act)
+flash("auth_flash")
+
+
+def done(message: str, auth_id: str | None = None) -> None:
+    st.session_state["auth_flash"] = ("success", message)
+    if auth_id:
+        st.session_state["auth_goto"] = auth_id
+    st.rerun()
+
+
+def request_form() -> None:
+    ok, drivers = common.attempt(ridehailing.choices, db, actor, mun, "drivers")
+    ok2, vehicles = common.attempt(ridehailing.choices, db, actor, mun, "vehicles")
+    if not (ok and ok2):
+        return
+    if not drivers:
+        st.info("Cadastre o condutor e o veículo antes do requerimento.")
+        return
+    names = {d["key"]: f"{d['label']} · CPF {show_cpf(d['key'])}" for d in drivers}
+    cpf = st.selectbox("Condutor", list(names), format_func=names.get, index=None, key="auth_new_driver",
+                       placeholder="Escolha o condutor…")
+    own = {v["key"]: f"{show_plate(v['key'])} · {v['label']}" for v in vehicles if v["driver_cpf"] == cpf}
+    plate = st.selectbox("Veículo do condutor", list(own), format_func=own.get, index=None, key="auth_new_plate",
+                         placeholder="Escolha o veículo…" if own or not cpf else "Nenhum veículo vinculado a este CPF")
+    protocol_date = st.date_input("Data do protocolo", today, format="DD/MM/YYYY", key="auth_new_date")
+    if st.button("Protocolar requerimento", type="primary", key="auth_new_submit", disabled=not (cpf and plate)):
+        ok, auth_id = common.attempt(ridehailing.request_authorization, db, actor, mun, cpf, plate, protocol_date)
+        if ok:
+            doc = ridehailing.get_authorization(db, actor, mun, auth_id)
+            done(f"Requerimento protocolado sob o nº {doc['protocol']}.", auth_id)
+
+
+def events_table(doc: dict) -> None:
+    st.dataframe(pd.DataFrame([{
+        "Data": day(parse_date(e["on"])), "Evento": EVENT_LABELS.get(e["kind"], e["kind"]),
+        "Até": day(parse_date(e["until"])) if e.get("until") else "", "Observação": e.get("note", ""),
+        "Usuário": e.get("by", ""),
+    } for e in doc.get("events", [])]), hide_index=True, use_container_width=True, key="auth_events_table")
+
+
+def evaluation(doc: dict) -> None:
+    ok, result = common.attempt(ridehailing.evaluate, db, actor, mun, doc["id"])
+    if not ok:
+        return
+    st.markdown(f"**Avaliação na data do protocolo ({day(result.on)})**")
+    verdict(result.driver, "Condutor", "auth_driver_verdict")
+    verdict(result.vehicle, "Veículo", "auth_vehicle_verdict")
+    on = st.date_input("Data da decisão", today, format="DD/MM/YYYY", key="auth_decide_on")
+    left, right = st.columns(2)
+    with left:
+        if st.button("Aprovar", type="primary", key="auth_approve", disabled=not result.ok, icon=":material/check:"):
+            ok, state = common.attempt(ridehailing.approve, db, actor, mun, doc["id"], on)
+            if ok:
+                done(f"Aprovado. Apresentar o veículo para vistoria até {day(state.deadline)}.", doc["id"])
+    with right:
+        note = st.text_area("Motivo do indeferimento (além dos requisitos não atendidos)", key="auth_refuse_note")
+        if st.button("Indeferir", key="auth_refuse", icon=":material/block:"):
+            ok, reasons = common.attempt(ridehailing.refuse, db, actor, mun, doc["id"], on, note)
+            if ok:
+                done("Indeferido: " + "; ".join(reasons), doc["id"])
+
+
+def fee(doc: dict, renewal: bool) -> None:
+    bill = doc.get("fee_dam") or {}
+    waiting = bill and not bill.get("paid") and (bill.get("purpose") == "renewal") == renewal
+    if waiting:
+        st.info(f"DAM nº {bill['number']} de {brl(bill['amount'])}, vencimento {day(parse_date(bill['due']))}, "
+                "aguardando pagamento. Registre a baixa na página DAM ou pelo arquivo retorno do banco; "
+                "com o pagamento a autorização é expedida automaticamente.")
+        st.download_button("Baixar o DAM (PDF)", lambda: dams.pdf(db, actor, mun, [bill["dam_id"]]),
+                           f"dam_{bill['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_dam_pdf",
+                           icon=":material/picture_as_pdf:")
+        return
+    ok, amount = common.attempt(ridehailing.fee_amount, db, mun, today)
+    if not ok:
+        return
+    st.write(f"Taxa {'de renovação' if renewal else 'de autorização'}: **{brl(amount)}** ({rules.ref('fee')})")
+    if st.button("Emitir DAM da taxa", type="primary", key="auth_issue_dam", icon=":material/receipt_long:"):
+        ok, dam = common.attempt(ridehailing.issue_fee_dam, db, actor, mun, doc["id"], today)
+        if ok:
+            done(f"DAM nº {dam['number']} emitido, vencimento {day(dam['due_on'])}.", doc["id"])
+
+
+def active(doc: dict) -> None:
+    left, right = st.columns(2)
+    left.download_button("Baixar selo do veículo (PDF)",
+                         lambda: ridehailing_documents.sticker_pdf(db, actor, mun, doc["id"]),
+                         f"selo_{doc['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_sticker",
+                         icon=":material/qr_code_2:")
+    right.download_button("Baixar certificado de autorização (PDF)",
+                          lambda: ridehailing_documents.certificate_pdf(db, actor, mun, doc["id"]),
+                          f"autorizacao_{doc['number'].replace('/', '_')}.pdf", "application/pdf",
+                          key="auth_certificate", icon=":material/workspace_premium:")
+    with st.expander("Renovação"):
+        if ridehailing.pending_renewal(doc):
+            fee(doc, renewal=True)
+        elif st.button("Registrar pedido de renovação", key="auth_renew"):
+            ok, _ = common.attempt(ridehailing.request_renewal, db, actor, mun, doc["id"], today)
+            if ok:
+                done("Pedido de renovação registrado.", doc["id"])
+    with st.expander("Convocar para vistoria extraordinária"):
+        note = st.text_input("Motivo da convocação", key="auth_call_note")
+        if st.button("Convocar", key="auth_call"):
+            ok, deadline = common.attempt(ridehailing.call_inspection, db, actor, mun, doc["id"], today, note)
+            if ok:
+                done(f"Convocação registrada: comparecer até {day(deadline)}. Notifique o condutor e a plataforma.",
+                     doc["id"])
+    with st.expander("Substituir o veículo (acidente, venda ou locação)"):
+        plate = st.text_input("Placa do novo veículo (já cadastrado)", key="auth_sub_plate")
+        reason = st.text_input("Motivo", key="auth_sub_reason")
+        if st.button("Substituir", key="auth_sub"):
+            ok, state = common.attempt(ridehailing.substitute_vehicle, db, actor, mun, doc["id"], plate, today,
+                                       reason)
+            if ok:
+                done(f"Veículo substituído. Nova vistoria até {day(state.deadline)}.", doc["id"])
+
+
+def detail(auth_id: str) -> None:
+    ok, doc = common.attempt(ridehailing.get_authorization, db, actor, mun, auth_id)
+    if not ok:
+        return
+    ok, state = common.attempt(ridehailing.status, db, actor, mun, auth_id, today)
+    if not ok:
+        return
+    st.subheader(f"Protocolo {doc['protocol']} · placa {show_plate(doc['plate'])}")
+    st.markdown(f"Situação em {day(today)}: {status_badge(state)}")
+    cols = st.columns(3)
+    cols[0].metric("Nº da autorização", doc.get("number") or "—")
+    cols[1].metric("Válida até", day(state.valid_until) if state.valid_until else "—")
+    cols[2].metric("Prazo", day(state.deadline) if state.deadline else "—")
+    if state.findings:
+        findings_table(state.findings, "auth_state_findings")
+    events_table(doc)
+    if state.status is Status.REQUESTED:
+        evaluation(doc)
+    elif state.status is Status.REFUSED:
+        st.error("Indeferido: " + "; ".join(doc.get("refusal_reasons", [])))
+    elif state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
+        st.info("Registre a vistoria na página Vistorias.")
+        st.page_link("pages/inspections.py", label="Ir para Vistorias", icon=":material/fact_check:")
+    elif state.status is Status.AWAITING_FEE:
+        fee(doc, renewal=False)
+    elif state.status is Status.ACTIVE:
+        active(doc)
+
+
+tab_list, tab_new = st.tabs(["Autorizações", "Novo requerimento"])
+with tab_new:
+    request_form()
+with tab_list:
+    search = st.text_input("Buscar", key="auth_search", placeholder="Protocolo, nº, placa, CPF ou nome")
+    ok, rows = common.attempt(ridehailing.authorization_rows, db, actor, mun, today, search)
+    if ok:
+        st.dataframe(pd.DataFrame([{
+            "Protocolo": r.protocol, "Data": day(r.protocol_date), "Nº": r.number or "—", "Condutor": r.driver_name,
+            "Placa": show_plate(r.plate), "Situação": r.state.label,
+        } for r in rows], columns=["Protocolo", "Data", "Nº", "Condutor", "Placa", "Situação"]),
+            hide_index=True, use_container_width=True, key="auth_table")
+        labels = {r.id: f"{r.protocol} · {show_plate(r.plate)} · {r.driver_name} · {r.state.label}" for r in rows}
+        if "auth_goto" in st.session_state:
+            st.session_state["auth_open"] = st.session_state.pop("auth_goto")
+        if st.session_state.get("auth_open") not in labels:
+            st.session_state.pop("auth_open", None)
+        chosen = st.selectbox("Abrir autorização", list(labels), format_func=labels.get, index=None, key="auth_open",
+                              placeholder="Escolha uma autorização…")
+        if chosen:
+            st.divider()
+            detail(chosen)

@@ -1,0 +1,77 @@
+"""Vistorias: the law's checklist, result approved or failed with the 5-day deadline, and the
+annual and late list."""
+import pandas as pd
+import streamlit as st
+
+from rules.fmt import day
+from rules.ridehailing.lifecycle import Status
+from services import clock, entities, ridehailing, ridehailing_queue
+from ui import common
+from ui.entity import entity_list
+from ui.ridehailing import findings_table, flash
+
+actor = common.guard("write")
+db = common.db()
+mun = common.municipality()
+rules = ridehailing.rules_of(mun)
+today = clock.today()
+show_plate = entities.SPECS["vehicles"].field("plate").show
+KINDS = dict(entities.SPECS["inspections"].field("kind").choices)
+common.page_header("Vistorias", rules.act)
+flash("insp_flash")
+
+
+def record() -> None:
+    ok, rows = common.attempt(ridehailing.authorization_rows, db, actor, mun, today)
+    if not ok:
+        return
+    due = [r for r in rows if r.state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE)]
+    labels = {r.id: f"{show_plate(r.plate)} · {r.driver_name} · protocolo {r.protocol} · {r.state.label}" for r in due}
+    chosen = st.selectbox("Veículo / autorização", list(labels), format_func=labels.get, index=None,
+                          key="insp_auth", placeholder="Escolha o veículo a vistoriar…")
+    if not chosen:
+        return
+    doc = ridehailing.get_authorization(db, actor, mun, chosen)
+    st.caption(f"Vistoria {KINDS[ridehailing.inspection_kind(doc)].lower()} · checklist de {rules.act}")
+    with st.form("insp_form"):
+        answers = {item.code: st.checkbox(f"{item.code} — {item.text}", key=f"insp_item_{item.code}",
+                                          help=item.reference) for item in rules.inspection_items}
+        cols = st.columns(2)
+        performed_on = cols[0].date_input("Data da vistoria", today, format="DD/MM/YYYY", key="insp_on")
+        inspector = cols[1].text_input("Vistoriador", key="insp_inspector")
+        notes = st.text_area("Observações", key="insp_notes")
+        submitted = st.form_submit_button("Registrar vistoria", type="primary")
+    if submitted:
+        ok, outcome = common.attempt(ridehailing.record_inspection, db, actor, mun, chosen, performed_on, answers,
+                                     inspector, notes)
+        if ok:
+            if outcome.decision.ok:
+                st.session_state["insp_flash"] = ("success", f"Vistoria aprovada. Situação: {outcome.state.label}.")
+            else:
+                st.session_state["insp_flash"] = ("error", "Vistoria reprovada — "
+                                                  + "; ".join(outcome.decision.reasons())
+                                                  + f". Prazo para sanar: até {day(outcome.fix_deadline)}, "
+                                                    "sem realizar serviços.")
+            st.session_state["insp_last"] = outcome.decision.findings
+            st.session_state.pop("insp_auth", None)
+            st.rerun()
+
+
+last = st.session_state.get("insp_last")
+if last:
+    findings_table(last, "insp_last_findings")
+
+tab_record, tab_due, tab_list = st.tabs(["Registrar vistoria", "Vencidas e a vencer", "Vistorias realizadas"])
+with tab_record:
+    record()
+with tab_due:
+    ok, queue = common.attempt(ridehailing_queue.pendencias, db, actor, mun, today)
+    if ok:
+        rows = [p for p in queue if p.kind.startswith("Vistoria") or p.kind == "Pendências da vistoria"]
+        st.dataframe(pd.DataFrame([{"Prazo": day(p.due), "Atrasada": "Sim" if p.late else "", "Tipo": p.kind,
+                                    "Placa": show_plate(p.plate), "Protocolo": p.protocol, "Situação": p.message}
+                                   for p in rows],
+                                  columns=["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]),
+                     hide_index=True, use_container_width=True, key="insp_due_table")
+with tab_list:
+    entity_list(entities.spec_for(db, "inspections", mun), actor, mun)

@@ -1,0 +1,61 @@
+"""Ride-hailing vehicles: register, link to the driver and the eligibility verdict of the law."""
+import pandas as pd
+import streamlit as st
+
+from services import clock, entities, ridehailing
+from ui import common
+from ui.entity import entity_form, entity_import, entity_list
+from ui.ridehailing import verdict
+
+actor = common.guard("write")
+db = common.db()
+mun = common.municipality()
+rules = ridehailing.rules_of(mun)
+spec = entities.spec_for(db, "vehicles", mun)
+common.page_header("Veículos", rules.act)
+
+
+def vehicle_detail(doc: dict) -> None:
+    st.subheader(f"{spec.field('plate').show(doc['plate'])} · {doc['make']} {doc['model']} {doc['model_year']}")
+    ok, driver = common.attempt(ridehailing.driver_record, db, doc["municipality"], doc["driver_cpf"])
+    if ok:
+        st.caption(f"Serve ao condutor {driver['name']} (CPF {spec.field('driver_cpf').show(driver['cpf'])}) como "
+                   f"{spec.field('holder').show(doc['holder']).lower()}.")
+    on = st.date_input("Verificar na data", clock.today(), format="DD/MM/YYYY", key="vehicles_on")
+    ok, decision = common.attempt(ridehailing.vehicle_eligibility, db, actor, mun, doc["plate"], on)
+    if ok:
+        verdict(decision, "Veículo", "vehicles_verdict")
+    st.caption("Substituição de veículo (acidente, venda ou locação): cadastre o novo veículo e registre a "
+               "substituição na autorização; o novo veículo passa por nova vistoria.")
+    tab_edit, tab_history = st.tabs(["Editar dados", "Histórico de alterações"])
+    with tab_edit:
+        entity_form(spec, actor, mun, doc)
+    with tab_history:
+        ok, changes = common.attempt(ridehailing.record_history, db, actor, mun, "vehicles", doc["id"])
+        if ok:
+            st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
+                         hide_index=True, use_container_width=True, key="vehicles_history_table")
+
+
+def picker() -> str | None:
+    """Open a record by name or key when no row of the table is selected."""
+    ok, rows = common.attempt(ridehailing.choices, db, actor, mun, "vehicles")
+    if not ok:
+        return None
+    labels = {c["id"]: f"{spec.field('plate').show(c['key'])} · {c['label']}" for c in rows}
+    return st.selectbox("Abrir veículo", list(labels), format_func=labels.get, index=None, key="vehicles_open",
+                        placeholder="Escolha na tabela acima ou busque aqui…")
+
+
+tab_list, tab_new, tab_import = st.tabs(["Lista", "Novo veículo", "Importar CSV"])
+with tab_list:
+    selected = entity_list(spec, actor, mun) or picker()
+    if selected:
+        st.divider()
+        ok, doc = common.attempt(entities.get, db, actor, "vehicles", mun, selected)
+        if ok:
+            vehicle_detail(doc)
+with tab_new:
+    entity_form(spec, actor, mun)
+with tab_import:
+    entity_import(spec, actor, mun)

@@ -1,0 +1,159 @@
+"""Ride-hailing screens driven as a user would (AppTest): eligibility with articles, the
+authorization flow from request to the issued authorization, vistorias, pendências, public check."""
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rules.ridehailing.lifecycle import Status
+from services import clock, dams, public_check, ridehailing
+from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
+
+ROOT = Path(__file__).resolve().parent.parent
+TODAY = clock.today()
+
+
+def page(name: str, municipality: str = "chapada") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    at.session_state["actor"] = ACTORS[municipality]
+    at.session_state["municipality"] = municipality
+    return at.run()
+
+
+def texts(at: AppTest, kind: str) -> str:
+    return " | ".join(e.value for e in getattr(at, kind))
+
+
+def frame_text(at: AppTest, key: str) -> str:
+    return next(d for d in at.dataframe if d.proto.id and key in d.proto.id).value.to_string()
+
+
+def test_vehicle_page_shows_the_refusal_of_an_11_year_old_car_with_its_article(db):
+    _, plate = register(db, "chapada", vehicle={"model_year": TODAY.year - 11})
+    at = page("vehicles.py")
+    vehicle_id = ridehailing.vehicle_record(db, "chapada", plate)["id"]
+    at.selectbox(key="vehicles_open").set_value(vehicle_id).run()
+    assert not at.exception
+    assert "Veículo com 11 anos; o máximo é 10" in texts(at, "error")
+    assert "art. 14, III" in texts(at, "error")
+
+
+def test_driver_page_shows_the_verdict_and_adds_a_document(db):
+    cpf, _ = register(db, "matupa", missing=("garage",))
+    at = page("drivers.py", "matupa")
+    at.selectbox(key="drivers_open").set_value(ridehailing.driver_record(db, "matupa", cpf)["id"]).run()
+    assert "Documento não apresentado: Comprovação de local para guarda do veículo" in texts(at, "error")
+    assert "art. 8º, III" in texts(at, "error")
+    at.selectbox(key="drivers_doc_code").set_value("garage")
+    at.button[0].click()  # the first form's submit: the documents form
+    at.run()
+    assert not at.exception
+    assert "Condutor: atende a todos os requisitos" in texts(at, "success")
+
+
+def test_request_approve_inspect_pay_and_issue(db):
+    set_fee(db, "chapada")
+    cpf, plate = register(db, "chapada")
+    at = page("authorizations.py")
+    at.selectbox(key="auth_new_driver").set_value(cpf).run()
+    at.selectbox(key="auth_new_plate").set_value(plate).run()
+    at.button(key="auth_new_submit").click().run()
+    assert f"Requerimento protocolado sob o nº 0001/{TODAY.year}." in texts(at, "success")
+    assert "Condutor: atende" in texts(at, "success") and "Veículo: atende" in texts(at, "success")
+    at.button(key="auth_approve").click().run()
+    assert "Aprovado. Apresentar o veículo para vistoria até" in texts(at, "success")
+    auth = at.session_state["auth_open"]
+
+    insp = page("inspections.py")
+    insp.selectbox(key="insp_auth").set_value(auth).run()
+    for box in insp.checkbox:
+        box.check()
+    insp.text_input(key="insp_inspector").input("João Vistoriador")
+    insp.button[0].click().run()
+    assert "Vistoria aprovada. Situação: Aguardando pagamento da taxa." in texts(insp, "success")
+
+    at = page("authorizations.py")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    assert "Taxa de autorização: **R$ 180,00**" in " ".join(m.value for m in at.markdown)
+    at.button(key="auth_issue_dam").click().run()
+    assert "DAM nº" in texts(at, "success")
+    bill = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
+    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["dam_id"], TODAY, bill["amount"], "Caixa")
+    at = page("authorizations.py")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    assert not at.exception
+    assert f"Ativa até 31/12/{TODAY.year}" in " ".join(m.value for m in at.markdown)
+    assert [m.value for m in at.metric][0] == f"0001/{TODAY.year}"
+
+
+def test_refusal_on_the_authorization_screen_cites_the_article(db):
+    auth = requested(db, "chapada", vehicle={"model_year": TODAY.year - 11})
+    at = page("authorizations.py")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    assert at.button(key="auth_approve").disabled
+    at.button(key="auth_refuse").click().run()
+    assert "Indeferido: Veículo com 11 anos; o máximo é 10 (Decreto 06/2026 (Chapada dos Guimarães), art. 14, III" \
+        in texts(at, "success")
+
+
+def test_fee_without_parameter_shows_the_missing_parameter(db):
+    auth = inspected(db, "matupa")
+    at = page("authorizations.py", "matupa")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    assert "Parâmetro 'authorization_fee' sem valor em vigor" in texts(at, "error")
+    assert not [b for b in at.button if b.key == "auth_issue_dam"]
+
+
+def test_failed_inspection_shows_pendencias_and_the_deadline(db):
+    auth = requested(db, "matupa")
+    ridehailing.approve(db, ACTORS["matupa"], "matupa", auth, TODAY - timedelta(days=1))
+    at = page("inspections.py", "matupa")
+    at.selectbox(key="insp_auth").set_value(auth).run()
+    for box in at.checkbox[:-1]:
+        box.check()
+    at.button[0].click().run()
+    assert "Vistoria reprovada — Pendência: Emplacado no Município de Matupá" in texts(at, "error")
+    assert "Prazo para sanar: até" in texts(at, "error")
+
+
+def test_pendencias_lists_the_late_presentation(db):
+    auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
+    ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
+    at = page("pendencias.py")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["Tipo"]) == ["Vistoria"] and "atrasada" in table.iloc[0, 1]
+    assert "art. 13" in table.iloc[0]["Fundamento legal"]
+
+
+@pytest.mark.parametrize("sanction, word", [(None, "válida"), ("suspended", "suspensa"), ("cassada", "cassada")])
+def test_public_check_shows_the_status_and_only_the_first_name(db, sanction, word):
+    from rules.ridehailing.concepts import EventKind
+
+    set_fee(db, "chapada")
+    auth = inspected(db, "chapada")
+    bill = ridehailing.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
+    if sanction:
+        ridehailing.record_sanction(db, ACTORS["chapada"], "chapada", auth, EventKind(sanction), TODAY,
+                                    TODAY + timedelta(days=30) if sanction == "suspended" else None)
+    doc = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)
+    driver = ridehailing.driver_record(db, "chapada", doc["driver_cpf"])
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["t"] = public_check.token_for("chapada", auth)
+    at.run()
+    assert not at.exception
+    shown = " ".join([texts(at, "success"), texts(at, "error")] + [m.value for m in at.metric])
+    assert word in shown
+    assert driver["name"].split()[0] in shown and driver["name"] not in shown and driver["cpf"] not in shown
+
+
+def test_public_check_refuses_a_forged_token(db):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    token = public_check.token_for("chapada", "0" * 24)
+    at.query_params["t"] = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    at.run()
+    assert "Link de verificação inválido" in texts(at, "error")
