@@ -90,7 +90,7 @@ def render_certificate(data: CertificatePrint) -> bytes:
         f"abaixo identificado a prestar o serviço de transporte remunerado privado individual de passageiros "
         f"por meio de plataforma tecnológica, com o veículo descrito, no período de validade indicado, "
         f"observadas as obrigações do ato regulamentar."), align="J")
-    y = 96
+    y = 104
     _field(pdf, fonts, LEFT, y, 120, "Condutor", data.driver_name)
     _field(pdf, fonts, LEFT + 120, y, 60, "CPF", data.driver_cpf)
     y += 13
