@@ -21,7 +21,7 @@ from rules.dam.bank_return import (
 )
 from rules.dam.barcode import dam_barcode, parse_barcode
 
-REAL_FILES = Path(__file__).resolve().parents[2].parent / "shared" / "febraban150"
+REAL_FILES = Path(__file__).resolve().parents[1] / "data" / "febraban150"
 ITAU = REAL_FILES / "WilliamSampaio_febraban_barcode__specs__Modelo_arquivo_retorno_tipo_G.txt"
 BB = sorted(REAL_FILES.glob("umbrellaTech_*.ret"))
 

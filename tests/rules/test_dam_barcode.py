@@ -28,7 +28,7 @@ from rules.dam.barcode import (
     parse_line,
 )
 
-REAL_FILES = Path(__file__).resolve().parents[2].parent / "shared" / "febraban150"
+REAL_FILES = Path(__file__).resolve().parents[1] / "data" / "febraban150"
 
 
 @pytest.mark.parametrize(
