@@ -1,4 +1,4 @@
-"""Bank return file import: the real FEBRABAN files of ../shared/febraban150 (other órgãos'
+"""Bank return file import: the real FEBRABAN files of tests/data/febraban150 (copies of ../shared/febraban150) (other órgãos'
 barcodes: all unmatched, nothing changed) and generated files covering every outcome and
 idempotence."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.conftest import GABINETE, SECRETARIA_MP
 from tests.dams_support import MONDAY, today  # noqa: F401  (fixture)
 
 REAL_FILES = sorted(
-    p for p in (Path(__file__).resolve().parents[2] / "shared" / "febraban150").iterdir() if p.suffix in (".ret", ".txt")
+    p for p in (Path(__file__).resolve().parent / "data" / "febraban150").iterdir() if p.suffix in (".ret", ".txt")
 )
 
 
