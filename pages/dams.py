@@ -12,6 +12,8 @@ from ui import common
 
 PER_PAGE = (25, 50, 100)
 MAX_BATCH = 500
+COUNT_TITLES = {bank_import.PAID: "Baixados", bank_import.UNMATCHED: "Não encontrados",
+                bank_import.DUPLICATED: "Duplicados", bank_import.CANCELLED: "DAM cancelado"}
 
 actor = common.guard("write")
 db = common.db()
@@ -38,7 +40,7 @@ def money_input(raw: str):
 
 
 def query() -> dams.DamQuery:
-    cols = st.columns([3, 2, 2, 2, 2])
+    cols = st.columns([3, 2, 2, 2, 3])
     search = cols[0].text_input("Buscar", key="dams_search", placeholder="Contribuinte, CPF/CNPJ ou nº do DAM")
     status = cols[1].selectbox("Situação", ["", *dams.SITUATIONS], key="dams_status",
                                format_func=lambda s: dams.SITUATIONS.get(s, "Todas"))
@@ -63,11 +65,14 @@ def table(rows: list[dict]) -> None:
         "Valor": fmt.brl(d["amount"]),
         "Emissão": fmt.day(d["issued_on"]),
         "Vencimento": fmt.day(d["due_on"]),
-        "Situação": dams.SITUATIONS[d["situation"]],
-        "Alertas": dams.flag_text(d.get("payment")),
+        "Situação": " ⚠ ".join(filter(None, (dams.SITUATIONS[d["situation"]], dams.flag_text(d.get("payment"))))),
     } for d in rows], columns=["Nº", "Contribuinte", "CPF/CNPJ", "Receita", "Valor", "Emissão", "Vencimento",
-                               "Situação", "Alertas"])
-    st.dataframe(frame, hide_index=True, use_container_width=True, key="dams_table")
+                               "Situação"])
+    st.dataframe(frame, hide_index=True, use_container_width=True, key="dams_table", column_config={
+        "Contribuinte": st.column_config.TextColumn(width="medium"),
+        "Situação": st.column_config.TextColumn(width="medium"),
+        **{name: st.column_config.TextColumn(width="small") for name in ("Nº", "Valor", "Emissão", "Vencimento")},
+    })
 
 
 def label(d: dict) -> str:
@@ -287,11 +292,12 @@ def report(result: bank_import.ImportResult) -> None:
             continue
         with st.expander(f"{title} ({len(lines)})", expanded=title != "Não encontrados" and title != "Baixados"):
             st.dataframe(pd.DataFrame([{
-                "Linha": line.line_number, "Código de barras": line.barcode, "Pago em": fmt.day(line.paid_on),
-                "Valor recebido": fmt.brl(line.amount_received), "DAM": line.dam_number or "",
+                "Linha": line.line_number, "DAM": line.dam_number or "", "Pago em": fmt.day(line.paid_on),
+                "Valor recebido": fmt.brl(line.amount_received),
                 "Valor do DAM": fmt.brl(line.dam_amount) if line.dam_amount is not None else "",
-                "Resultado": bank_import.OUTCOMES[line.outcome], "Observação": line.message,
-            } for line in lines]), hide_index=True, use_container_width=True)
+                "Observação": line.message, "Código de barras": line.barcode,
+            } for line in lines]), hide_index=True, use_container_width=True,
+                column_config={"Observação": st.column_config.TextColumn(width="large")})
 
 
 def import_tab() -> None:
@@ -313,7 +319,7 @@ def import_tab() -> None:
             "Importado em": clock.to_local(f["imported_at"]).strftime("%d/%m/%Y %H:%M"), "Por": f["imported_by"],
             "Banco": f"{f['bank_code']} {f['bank_name']}", "NSA": f["file_sequence"],
             "Registros": f["records"], "Total": fmt.brl(f["total_amount"]),
-            **{bank_import.OUTCOMES[k]: f.get("counts", {}).get(k, 0) for k in bank_import.OUTCOMES},
+            **{title: f.get("counts", {}).get(k, 0) for k, title in COUNT_TITLES.items()},
         } for f in files]), hide_index=True, use_container_width=True)
 
 

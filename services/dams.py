@@ -69,9 +69,9 @@ FLAG_AMOUNT = "valor_divergente"
 FLAG_LATE = "pago_em_atraso"
 FLAG_CANCELLED = "dam_cancelado"
 FLAGS = {
-    FLAG_AMOUNT: "Valor pago diferente do valor do DAM",
-    FLAG_LATE: "Pago após o vencimento",
-    FLAG_CANCELLED: "Pagamento de DAM cancelado",
+    FLAG_AMOUNT: "Valor divergente",
+    FLAG_LATE: "Pago em atraso",
+    FLAG_CANCELLED: "Pago após cancelamento",
 }
 
 STANDARD_INSTRUCTION = (

@@ -323,4 +323,4 @@ def test_csv_export_has_exactly_the_filtered_dams_in_brazilian_formats(db, today
     cells = rows[1].split(";")
     assert cells[0] == "0001/2026" and cells[2] == "529.982.247-25"
     assert "1.234,50" in cells and "1.200,00" in cells and "02/03/2026" in cells
-    assert "Valor pago diferente do valor do DAM" in rows[1]
+    assert "Valor divergente" in rows[1]

@@ -88,4 +88,4 @@ def test_a_manual_payment_with_a_different_amount_shows_its_flag(db):
     assert not at.exception and not at.error
     assert any("Pagamento do DAM 0001/2026 registrado. Com alertas:" in s.value for s in at.success)
     assert any("Valor pago R$ 75,00 difere do valor do DAM R$ 80,00 (R$ 5,00 a menor)" in w.value for w in at.warning)
-    assert list(at.dataframe[0].value["Alertas"]) == ["Valor pago diferente do valor do DAM"]
+    assert list(at.dataframe[0].value["Situação"]) == ["Pago ⚠ Valor divergente"]
