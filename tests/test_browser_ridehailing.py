@@ -1,0 +1,210 @@
+"""In headless Chromium, as the Chapada secretariat: request → approve → vistoria → fee DAM →
+payment → active → sticker → public check "válida"; and an 11-year-old car refused with its article.
+
+The driver and the vehicles are registered through the services before the server starts (the
+registry forms are the foundation's, tested by AppTest); everything after is done in the browser.
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(os.environ.get("PAINEL_SHOTS", "/tmp/painel-shots"))
+pytestmark = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _register(data: Path) -> dict:
+    """A new eligible driver with his car, and one with an 11-year-old car, in the seeded store."""
+    env = {**os.environ, "PAINEL_DATA_DIR": str(data)}
+    code = (
+        "import json, random\n"
+        "from datetime import timedelta\n"
+        "from services.store import connect\n"
+        "from services import clock\n"
+        "from services.auth import Actor\n"
+        "from seed import ridehailing as demo\n"
+        "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('chapada',)); day = clock.today()\n"
+        "ok = demo.register(db, actor, 'chapada', random.Random(777), day, driver={'name': 'Beatriz Navegadora Teste'})\n"
+        "old = demo.register(db, actor, 'chapada', random.Random(778), day, driver={'name': 'Otávio Carro Antigo'},"
+        " vehicle={'model_year': day.year - 11})\n"
+        "print(json.dumps({'ok': ok, 'old': old}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    import json
+
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def panel(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("Chromium ausente em /usr/bin/chromium")
+        pytest.skip("Chromium não instalado nesta máquina")
+    data = tmp_path_factory.mktemp("ridehailing-browser")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PAINEL_DATA_DIR": str(data), "PAINEL_PUBLIC_URL": url}
+    env.pop("MONGODB_URI", None)
+    subprocess.run([sys.executable, "-m", "seed", "--demo"], cwd=ROOT, env=env, check=True, capture_output=True)
+    people = _register(data)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        server.kill()
+        pytest.fail("o painel não respondeu em 90 s")
+    yield url, people
+    server.terminate()
+    server.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"])
+        yield chromium
+        chromium.close()
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def login(page, url: str) -> None:
+    page.goto(url)
+    page.get_by_label("Usuário").fill("secretaria.chapada")
+    page.get_by_label("Senha").fill("painel2026")
+    page.get_by_role("button", name="Entrar").click()
+    page.get_by_role("button", name="Sair").wait_for(timeout=30000)
+
+
+def go(page, title: str) -> None:
+    page.get_by_role("link", name=title).first.click()
+    page.get_by_role("heading", name=title).first.wait_for(timeout=30000)
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` (text contained) in the Streamlit selectbox labelled ``label``."""
+    page.get_by_label(label).first.click()
+    page.get_by_role("option").filter(has_text=option).first.click()
+    page.wait_for_timeout(600)
+
+
+def wait_text(page, text: str, timeout: int = 30000) -> None:
+    page.get_by_text(text).first.wait_for(timeout=timeout)
+
+
+def request(page, driver_name: str) -> None:
+    go(page, "Autorizações")
+    page.get_by_role("tab", name="Novo requerimento").click()
+    choose(page, "Condutor", driver_name)
+    page.get_by_label("Veículo do condutor").first.click()
+    page.get_by_role("option").first.click()
+    page.get_by_role("button", name="Protocolar requerimento").click()
+    wait_text(page, "Requerimento protocolado sob o nº")
+    page.get_by_role("tab", name="Autorizações").click()
+
+
+def test_request_to_public_check(panel, browser):
+    url, people = panel
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    login(page, url)
+    request(page, "Beatriz Navegadora Teste")
+    wait_text(page, "Condutor: atende a todos os requisitos da lei.")
+    shot(page, "01_evaluation")
+    page.get_by_role("button", name="Aprovar").click()
+    wait_text(page, "Aprovado. Apresentar o veículo para vistoria até")
+    shot(page, "02_approved")
+
+    go(page, "Vistorias")
+    choose(page, "Veículo / autorização", "Beatriz Navegadora Teste")
+    for box in page.get_by_role("checkbox").all():
+        box.check(force=True)
+    page.get_by_label("Vistoriador").fill("Carlos Vistoriador")
+    page.get_by_role("button", name="Registrar vistoria").click()
+    wait_text(page, "Vistoria aprovada. Situação: Aguardando pagamento da taxa.")
+    shot(page, "03_inspection")
+
+    go(page, "Autorizações")
+    choose(page, "Abrir autorização", "Beatriz Navegadora Teste")
+    page.get_by_role("button", name="Emitir DAM da taxa").click()
+    wait_text(page, "emitido, vencimento")
+    dam_number = re.search(r"DAM nº (\d{4}/\d{4})", page.get_by_text("emitido, vencimento").first.inner_text()).group(1)
+    shot(page, "04_dam")
+
+    go(page, "DAM")
+    choose(page, "Abrir DAM", dam_number)
+    page.get_by_text("Registrar pagamento (baixa manual)").click()
+    page.get_by_label("Banco ou agente (PIX, caixa…)").fill("Banco do Brasil")
+    page.get_by_role("button", name="Registrar pagamento").click()
+    wait_text(page, f"Pagamento do DAM {dam_number} registrado.")
+    shot(page, "05_paid")
+
+    go(page, "Autorizações")
+    choose(page, "Abrir autorização", "Beatriz Navegadora Teste")
+    page.get_by_role("button", name="Baixar selo do veículo (PDF)").wait_for(timeout=30000)
+    assert "Ativa até" in " ".join(page.get_by_test_id("stMarkdown").all_inner_texts())
+    shot(page, "06_active")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Baixar selo do veículo (PDF)").click()
+    sticker = SHOTS / "sticker.pdf"
+    download.value.save_as(sticker)
+    subprocess.run(["pdftoppm", "-png", "-r", "150", str(sticker), str(SHOTS / "sticker")], check=True)
+    link = subprocess.run(["zbarimg", "-q", "--raw", str(SHOTS / "sticker-1.png")], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert link.startswith(url + "/?t=")
+
+    public = browser.new_context(viewport={"width": 900, "height": 900}).new_page()
+    public.goto(link)
+    wait_text(public, "válida")
+    wait_text(public, "Beatriz")
+    shown = public.locator("body").inner_text()
+    shot(public, "07_public_check")
+    assert "Beatriz" in shown and "Navegadora" not in shown
+    context.close()
+
+
+def test_an_11_year_old_car_is_refused_with_its_article(panel, browser):
+    url, _ = panel
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    login(page, url)
+    request(page, "Otávio Carro Antigo")
+    wait_text(page, "Veículo com 11 anos; o máximo é 10")
+    assert page.get_by_role("button", name="Aprovar").is_disabled()
+    page.get_by_role("button", name="Indeferir").click()
+    wait_text(page, "Indeferido: Veículo com 11 anos; o máximo é 10 (Decreto 06/2026 (Chapada dos Guimarães), "
+                    "art. 14, III")
+    shot(page, "08_refused")
