@@ -2,22 +2,32 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import Decimal, getcontext, localcontext
 
 from babel.numbers import format_currency, format_decimal
 
+from rules.base import cents
+
+
+def _wide_context(value: Decimal | int) -> localcontext:
+    """A decimal context wide enough to quantize ``value`` (babel fails on 1E+25 under 28 digits)."""
+    digits = len(Decimal(value).as_tuple().digits) + max(0, Decimal(value).as_tuple().exponent)
+    return localcontext(prec=max(getcontext().prec, digits + 10))
+
 
 def brl(amount: Decimal) -> str:
-    """R$ 1.234,56 with an ordinary space, as written in the acts."""
-    return format_currency(Decimal(amount), "BRL", locale="pt_BR").replace("\xa0", " ")
+    """R$ 1.234,56 with an ordinary space, rounded half up to centavos as money is."""
+    with _wide_context(amount):
+        return format_currency(cents(Decimal(amount)), "BRL", locale="pt_BR").replace("\xa0", " ")
 
 
 def number(value: Decimal | int, places: int | None = None) -> str:
     """1.234,5 in pt-BR; ``places`` fixes the decimal places when given."""
-    if places is None:
-        return format_decimal(value, locale="pt_BR")
-    pattern = "#,##0" + ("." + "0" * places if places else "")
-    return format_decimal(value, format=pattern, locale="pt_BR")
+    with _wide_context(value):
+        if places is None:
+            return format_decimal(value, locale="pt_BR")
+        pattern = "#,##0" + ("." + "0" * places if places else "")
+        return format_decimal(value, format=pattern, locale="pt_BR")
 
 
 def day(value: date | datetime) -> str:

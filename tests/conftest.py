@@ -1,9 +1,17 @@
 """Shared fixtures: a real embedded store in a temp folder (a fake, not a mock), actors of each role."""
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples on every run (a landing never depends on luck); a developer's run
+# explores new examples each time. The examples database keeps any failure found for replay.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 from services import bootstrap, store
 from services.auth import Actor
