@@ -1,6 +1,6 @@
-"""Bank return file import: the real FEBRABAN files of tests/data/febraban150 (copies of ../shared/febraban150) (other órgãos'
-barcodes: all unmatched, nothing changed) and generated files covering every outcome and
-idempotence."""
+"""Bank return file import: the real FEBRABAN files in tests/data/febraban150 (copies of
+../shared/febraban150; other órgãos' barcodes: all unmatched, nothing changed) and generated
+files covering every outcome and idempotence."""
 from __future__ import annotations
 
 from datetime import date
