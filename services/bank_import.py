@@ -191,14 +191,16 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
 
 def _apply(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, file_id: str) -> list[ImportLine]:
     barcodes = sorted({d.barcode for d in parsed.details})
-    found = db[dams.COLLECTION].find({"municipality": municipality, "barcode": {"$in": barcodes}}, {"_id": 1, "barcode": 1})
+    found = db[dams.COLLECTION].find({"municipality": municipality, "barcode": {"$in": barcodes}},
+                                     {"_id": 1, "barcode": 1})
     by_barcode = {doc["barcode"]: str(doc["_id"]) for doc in found}
     own_codes = _own_codes(db, municipality)
     seen: dict[str, int] = {}
     lines = []
     for detail in parsed.details:
         if detail.barcode in seen:
-            lines.append(_line(detail, DUPLICATED, f"Código de barras repetido na linha {seen[detail.barcode]} do arquivo"))
+            first = seen[detail.barcode]
+            lines.append(_line(detail, DUPLICATED, f"Código de barras repetido na linha {first} do arquivo"))
             continue
         seen[detail.barcode] = detail.line_number
         dam_id = by_barcode.get(detail.barcode)
@@ -286,5 +288,6 @@ def import_return_file(db: Database, actor: Actor, municipality: str, data: byte
 def imported_files(db: Database, actor: Actor, municipality: str, limit: int = 50) -> list[dict]:
     """The return files imported in the municipality, newest first, without their content."""
     authorize(actor, "read", municipality)
-    rows = db[FILES].find({"municipality": municipality}, {"content": 0, "lines": 0}).sort("imported_at", -1).limit(limit)
+    rows = db[FILES].find({"municipality": municipality}, {"content": 0, "lines": 0})
+    rows = rows.sort("imported_at", -1).limit(limit)
     return [decode(row) for row in rows]

@@ -402,7 +402,9 @@ def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: s
         raise DamNotCancellable(f"O DAM {dam['number']} já está cancelado.")
     entry = {"at": clock.now_utc(), "status": CANCELLED, "by": actor.username, "note": reason}
     if not _transition(db, dam, ISSUED, {"status": CANCELLED, "cancel_reason": reason}, entry):
-        raise DamNotCancellable(f"O DAM {dam['number']} mudou de situação enquanto era cancelado; confira e tente de novo.")
+        raise DamNotCancellable(
+            f"O DAM {dam['number']} mudou de situação enquanto era cancelado; confira e tente de novo."
+        )
     audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"],
                  {"status": dam["status"], "cancel_reason": None}, {"status": CANCELLED, "cancel_reason": reason},
                  note=f"DAM {dam['number']} cancelado: {reason}")
@@ -444,7 +446,8 @@ def apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> bool:
     Returns False when the DAM changed meanwhile (nothing written)."""
     municipality = dam["municipality"]
     origin = payment["origin"]
-    where = "baixa manual" if origin["kind"] == "manual" else f"arquivo retorno NSA {origin['file_sequence']}, linha {origin['line_number']}"
+    where = ("baixa manual" if origin["kind"] == "manual"
+             else f"arquivo retorno NSA {origin['file_sequence']}, linha {origin['line_number']}")
     note = f"Pago em {fmt.day(payment['paid_on'])}, {fmt.brl(payment['amount'])} ({where})"
     if payment["notes"]:
         note += ". Alertas: " + "; ".join(payment["notes"])
