@@ -147,7 +147,8 @@ def detail(auth_id: str) -> None:
     cols = st.columns(3)
     cols[0].metric("Nº da autorização", doc.get("number") or "—")
     cols[1].metric("Válida até", day(state.valid_until) if state.valid_until else "—")
-    cols[2].metric("Prazo", day(state.deadline) if state.deadline else "—")
+    ended = state.status in (Status.REFUSED, Status.REVOKED, Status.CASSADA, Status.EXPIRED)
+    cols[2].metric("Desde" if ended else "Prazo", day(state.deadline) if state.deadline else "—")
     if state.findings:
         findings_table(state.findings, "auth_state_findings")
     events_table(doc)

@@ -19,6 +19,7 @@ from services.auth import Actor, authorize
 from services.store import decode, parse_date
 
 HORIZON_DAYS = 30  # how far ahead the queue looks: a screen setting, not a legal term
+EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[d
     state = ridehailing.state_of(doc, municipality, on, db)
     status = state.status
     if status is Status.REQUESTED:
-        return [(parse_date(doc["protocol_date"]), "Avaliar requerimento", "Requerimento protocolado aguardando análise",
+        return [(parse_date(doc["protocol_date"]), EVALUATE, "Requerimento protocolado aguardando análise",
                  "")]
     if status is Status.AWAITING_INSPECTION:
         finding = state.findings[-1]
@@ -94,5 +95,5 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
         doc["id"] = str(doc.pop("_id"))
         for due, kind, message, reference in _items(doc, municipality, on, db):
             queue.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
-                                   due < on, doc["id"]))
+                                   due < on and kind != EVALUATE, doc["id"]))
     return sorted(queue, key=lambda p: (p.due, p.protocol))
