@@ -15,7 +15,8 @@ start = cols[0].date_input("De", clock.today() - timedelta(days=30), format="DD/
 end = cols[1].date_input("Até", clock.today(), format="DD/MM/YYYY", key="audit_end")
 username = cols[2].text_input("Usuário", key="audit_user")
 collection = cols[3].text_input("Coleção", key="audit_collection")
-action = cols[4].selectbox("Ação", ["", "create", "update", "cancel", "pay", "lock", "seed"], key="audit_action")
+action = cols[4].selectbox("Ação", [""] + audit.actions(db, actor), key="audit_action",
+                          format_func=lambda a: a or "Todas")
 only_here = st.toggle("Somente o município escolhido", value=True, key="audit_only_here")
 page = st.number_input("Página", min_value=1, value=1, key="audit_page")
 ok, result = common.attempt(audit.search, db, actor, common.municipality() if only_here else None,

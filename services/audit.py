@@ -90,3 +90,11 @@ def search(
     total = db["audit"].count_documents(query)
     rows = db["audit"].find(query).sort("at", -1).skip(skip).limit(limit)
     return [decode(r) for r in rows], total
+
+
+def actions(db: Database, actor: Any) -> list[str]:
+    """The kinds of action present in the log, for the filter (``ti`` only)."""
+    from services.auth import authorize
+
+    authorize(actor, "admin")
+    return sorted(a for a in db["audit"].distinct("action") if a)

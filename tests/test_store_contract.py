@@ -134,6 +134,11 @@ def test_filter_by_in_and_exists(store):
     assert col.count_documents({"missing": {"$exists": False}}) == 20
 
 
+def test_distinct_values(store):
+    col = people(store)
+    assert sorted(col.distinct("municipality")) == ["chapada", "matupa"]
+
+
 def test_list_collection_names(store):
     store["alpha"].insert_one({"a": 1})
     assert "alpha" in store.list_collection_names()
