@@ -3,31 +3,79 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from decimal import Decimal
 
 from pymongo.database import Database
 
-from services import clock, entities
+from rules.ridehailing.lifecycle import LABELS
+from services import clock, dams, entities, municipalities
 from services.auth import Actor, authorize
-from services.store import encode
+from services.store import decode, encode, parse_date
+
+MAIN_REGISTERS = ("taxpayers", "platforms", "drivers", "vehicles", "authorizations", "inspections")
 
 
 @dataclass(frozen=True)
 class Overview:
     counts: dict[str, int]
-    activity: list[tuple[str, int]]
+    dams_by_situation: dict[str, tuple[int, Decimal]]
+    paid_this_year: Decimal
+    authorizations_by_status: dict[str, int]
+    activity: list[tuple[date, int]]
 
 
 def overview(db: Database, actor: Actor, municipality: str, days: int = 30) -> Overview:
-    """Records per register and audited writes per day over the last ``days`` days."""
+    """Registers, DAMs by situation, authorizations by status and audited writes per day."""
     authorize(actor, "summary", municipality)
+    today = clock.today()
     counts = {
-        spec.label_plural: db[spec.name].count_documents({"municipality": municipality})
-        for spec in entities.SPECS.values()
+        entities.SPECS[name].label_plural: db[name].count_documents({"municipality": municipality})
+        for name in MAIN_REGISTERS if name in entities.SPECS
     }
-    since = datetime.combine(clock.today() - timedelta(days=days - 1), datetime.min.time(), clock.LOCAL_TZ)
+    return Overview(
+        counts=counts,
+        dams_by_situation=_dams(db, municipality, today),
+        paid_this_year=_paid_in_year(db, municipality, today.year),
+        authorizations_by_status=_authorizations(db, municipality, today),
+        activity=_activity(db, municipality, today, days),
+    )
+
+
+def _dams(db: Database, municipality: str, today: date) -> dict[str, tuple[int, Decimal]]:
+    totals: dict[str, tuple[int, Decimal]] = {}
+    for doc in db[dams.COLLECTION].find({"municipality": municipality}, {"status": 1, "due_on": 1, "amount": 1}):
+        doc = decode(doc)
+        doc["due_on"] = parse_date(doc["due_on"])
+        label = dams.SITUATIONS[dams.situation(doc, today)]
+        count, amount = totals.get(label, (0, Decimal("0")))
+        totals[label] = (count + 1, amount + doc["amount"])
+    return totals
+
+
+def _paid_in_year(db: Database, municipality: str, year: int) -> Decimal:
+    total = Decimal("0")
+    for doc in db[dams.COLLECTION].find({"municipality": municipality, "status": dams.PAID}, {"payment": 1}):
+        payment = decode(doc).get("payment") or {}
+        paid_on = parse_date(payment.get("paid_on"))
+        if paid_on and paid_on.year == year:
+            total += payment.get("amount") or Decimal("0")
+    return total
+
+
+def _authorizations(db: Database, municipality: str, today: date) -> dict[str, int]:
+    if "transporte" not in municipalities.get(db, municipality).modules:
+        return {}
+    from services import ridehailing
+
+    statuses: Counter[str] = Counter()
+    for doc in db["authorizations"].find({"municipality": municipality}):
+        statuses[LABELS[ridehailing.state_of(decode(doc), municipality, today, db).status]] += 1
+    return dict(statuses.most_common())
+
+
+def _activity(db: Database, municipality: str, today: date, days: int) -> list[tuple[date, int]]:
+    since = datetime.combine(today - timedelta(days=days - 1), datetime.min.time(), clock.LOCAL_TZ)
     rows = db["audit"].find({"municipality": municipality, "at": {"$gte": encode(since)}}, {"at": 1})
-    per_day = Counter(clock.local_date(r["at"]).strftime("%d/%m") for r in rows)
-    ordered = [(d.strftime("%d/%m"), per_day.get(d.strftime("%d/%m"), 0))
-               for d in (since.date() + timedelta(days=i) for i in range(days))]
-    return Overview(counts, ordered)
+    per_day = Counter(clock.local_date(decode(r["at"])) for r in rows)
+    return [(day, per_day.get(day, 0)) for day in (since.date() + timedelta(days=i) for i in range(days))]

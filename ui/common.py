@@ -79,6 +79,13 @@ def attempt(action: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool
         return False, exc
 
 
+def today():
+    """Today in Cuiabá (the store keeps UTC)."""
+    from services import clock
+
+    return clock.today()
+
+
 def page_header(title: str, caption: str = "") -> None:
     st.title(title)
     name = municipality_name()
