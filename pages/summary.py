@@ -18,7 +18,7 @@ if ok:
     with left:
         st.subheader("DAM por situação")
         if figures.dams_by_situation:
-            st.dataframe(pd.DataFrame([{"Situação": label, "Quantidade": count, "Valor": fmt.brl(amount)}
+            st.dataframe(pd.DataFrame([{"Situação": label, "Quantidade": count, "Valor emitido": fmt.brl(amount)}
                                        for label, (count, amount) in figures.dams_by_situation.items()]),
                          hide_index=True, use_container_width=True)
         else:
