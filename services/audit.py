@@ -70,10 +70,10 @@ def search(
     """Entries matching the filters, newest first, with the total count (``ti`` only)."""
     from services.auth import authorize
 
-    authorize(actor, "admin")
-    query: dict[str, Any] = {}
-    if municipality:
-        query["municipality"] = municipality
+    from services.entities import scope_of
+
+    authorize(actor, "admin", municipality)
+    query: dict[str, Any] = {"municipality": municipality} if municipality else scope_of(actor)
     if username:
         query["username"] = username
     if collection:

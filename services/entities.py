@@ -411,10 +411,17 @@ def collections(db: Database) -> list[str]:
     return sorted(db.list_collection_names())
 
 
+def scope_of(actor: Actor) -> dict:
+    """A query limiting documents to the actor's municipalities (and to none of another's)."""
+    if "*" in actor.municipalities:
+        return {}
+    return {"$or": [{"municipality": {"$in": list(actor.municipalities)}}, {"municipality": None}]}
+
+
 def browse(db: Database, actor: Actor, collection: str, municipality: str | None, skip: int = 0, limit: int = 50) -> tuple[list[dict], int]:
     """Read-only look at any collection (``ti`` data explorer); secrets are never shown."""
-    authorize(actor, "admin")
-    query = {"municipality": municipality} if municipality else {}
+    authorize(actor, "admin", municipality)
+    query = {"municipality": municipality} if municipality else scope_of(actor)
     total = db[collection].count_documents(query)
     rows = db[collection].find(query, {"password_hash": 0}).skip(skip).limit(limit)
     return [decode(r) for r in rows], total

@@ -107,3 +107,18 @@ def test_first_ti_user_only_while_none_exists(db):
 def test_short_password_is_refused(db):
     with pytest.raises(auth.ValidationFailed, match="8 caracteres"):
         auth.create_user(db, TI, "curta", "Curta", "secretaria", ["chapada"], "1234")
+
+
+def test_ti_of_one_municipality_does_not_see_another_in_audit_or_explorer(db):
+    from services import audit
+    from services.auth import Actor
+
+    ti_mp = Actor("ti.mp", "TI Matupá", "ti", ("matupa",))
+    entities.create(db, SECRETARIA_CG, "taxpayers", "chapada",
+                    {"name": "Só Chapada", "document": "52998224725", "kind": "pf", "address": "Rua 1"})
+    rows, _ = audit.search(db, ti_mp, limit=1000)
+    assert rows and all(r["municipality"] in ("matupa", None) for r in rows)
+    docs, _ = entities.browse(db, ti_mp, "taxpayers", None)
+    assert all(d["municipality"] == "matupa" for d in docs)
+    with pytest.raises(PermissionDenied):
+        entities.browse(db, ti_mp, "taxpayers", "chapada")
