@@ -87,6 +87,18 @@ def test_range_on_iso_dates_and_on_instants(store):
     assert store["e"].count_documents({"at": {"$gte": since}}) == 6
 
 
+def test_inclusive_upper_bound(store):
+    col = people(store)
+    assert col.count_documents({"n": {"$gte": 5, "$lte": 7}}) == 3
+
+
+def test_none_matches_null_and_missing_inside_or_with_in(store):
+    col = store["scoped"]
+    col.insert_many([{"municipality": "a"}, {"municipality": "b"}, {"municipality": None}, {"other": 1}])
+    query = {"$or": [{"municipality": {"$in": ["a"]}}, {"municipality": None}]}
+    assert col.count_documents(query) == 3
+
+
 def test_projection_excludes_a_field(store):
     store["u"].insert_one({"username": "a", "password_hash": "x"})
     assert "password_hash" not in store["u"].find_one({}, {"password_hash": 0})
