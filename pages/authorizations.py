@@ -82,26 +82,42 @@ def evaluation(doc: dict) -> None:
 
 def fee(doc: dict, renewal: bool) -> None:
     bill = doc.get("fee_dam") or {}
-    waiting = bill and not bill.get("paid") and (bill.get("purpose") == "renewal") == renewal
+    same_purpose = (bill.get("purpose") == "renewal") == renewal
+    short = ridehailing.open_shortfall(doc) if same_purpose else None
+    waiting = bill and not bill.get("paid") and same_purpose and not short
     if waiting:
-        st.info(f"DAM nº {bill['number']} de {brl(bill['amount'])}, vencimento {day(parse_date(bill['due']))}, "
+        kind = "DAM complementar" if bill.get("short") else "DAM"
+        st.info(f"{kind} nº {bill['number']} de {brl(bill['amount'])}, vencimento {day(parse_date(bill['due']))}, "
                 "aguardando pagamento. Registre a baixa na página DAM ou pelo arquivo retorno do banco; "
-                "com o pagamento a autorização é expedida automaticamente.")
+                "com o pagamento integral da taxa a autorização é expedida automaticamente.")
         st.download_button("Baixar o DAM (PDF)", lambda: dams.pdf(db, actor, mun, [bill["dam_id"]]),
                            f"dam_{bill['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_dam_pdf",
                            icon=":material/picture_as_pdf:")
         return
-    ok, amount = common.attempt(ridehailing.fee_amount, db, mun, today)
-    if not ok:
-        return
-    st.write(f"Taxa {'de renovação' if renewal else 'de autorização'}: **{brl(amount)}** ({rules.ref('fee')})")
-    if st.button("Emitir DAM da taxa", type="primary", key="auth_issue_dam", icon=":material/receipt_long:"):
+    if short:
+        st.warning(ridehailing.shortfall_text(short) + f" ({rules.ref('fee')})", icon=":material/money_off:")
+        label = f"Emitir DAM complementar de {brl(short['difference'])}"
+    else:
+        ok, amount = common.attempt(ridehailing.fee_amount, db, mun, today)
+        if not ok:
+            return
+        st.write(f"Taxa {'de renovação' if renewal else 'de autorização'}: **{brl(amount)}** ({rules.ref('fee')})")
+        label = "Emitir DAM da taxa"
+    if st.button(label, type="primary", key="auth_issue_dam", icon=":material/receipt_long:"):
         ok, dam = common.attempt(ridehailing.issue_fee_dam, db, actor, mun, doc["id"], today)
         if ok:
             done(f"DAM nº {dam['number']} emitido, vencimento {day(dam['due_on'])}.", doc["id"])
 
 
+def fee_alerts(doc: dict) -> None:
+    """The alerts of the paid fee DAMs (late, amount above the due) stay visible after the issue."""
+    alerts = [f"DAM {r['number']}: {a}" for r in (doc.get("fee_dam") or {}).get("received", []) for a in r["alerts"]]
+    if alerts:
+        st.warning("Taxa paga com alertas — " + "; ".join(alerts), icon=":material/flag:")
+
+
 def active(doc: dict) -> None:
+    fee_alerts(doc)
     left, right = st.columns(2)
     left.download_button("Baixar selo do veículo (PDF)",
                          lambda: ridehailing_documents.sticker_pdf(db, actor, mun, doc["id"]),

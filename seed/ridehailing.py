@@ -2,7 +2,8 @@
 
 Every record goes through the services, so each authorization reaches its state by the same
 events a clerk would record: requested, refused with the law's reasons, awaiting inspection
-(in time and late), blocked after a failed vistoria, awaiting the fee (with and without a DAM),
+(in time and late), blocked after a failed vistoria, awaiting the fee (with and without a DAM, and
+one paid R$ 30,00 short),
 active (issued by a paid DAM), renewal requested, suspended, cassada, revoked and expired, plus
 drivers and vehicles the law does not admit (11-year-old car, two doors, CNH expired, gravíssima
 infraction, no residence, expired certificate, relative's car in Matupá).
@@ -155,6 +156,9 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
     dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
     awaiting_fee = _flow(db, actor, municipality, rng, back(9), "inspected")
     ridehailing.issue_fee_dam(db, actor, municipality, awaiting_fee, today)
+    paid_short = _flow(db, actor, municipality, rng, back(10), "inspected")
+    dam = ridehailing.issue_fee_dam(db, actor, municipality, paid_short, today)
+    dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"] - Decimal("30.00"), "Caixa")
     _flow(db, actor, municipality, rng, back(7), "inspected")
     _flow(db, actor, municipality, rng, back(3), "approved")
     _flow(db, actor, municipality, rng, back(15), "approved")

@@ -19,6 +19,7 @@ from bson import ObjectId
 from pymongo.database import Database
 
 from rules.base import Decision
+from rules.fmt import brl
 from rules.registry import RIDE_HAILING, ruleset
 from rules.ridehailing.concepts import (
     Authorization, AuthorizationEvent, Document, Driver, EventKind, Holder, Severity, TrafficInfraction, Vehicle,
@@ -343,34 +344,61 @@ def fee_amount(db: Database, municipality: str, on: date) -> Decimal:
     return Decimal(str(parameters.value(db, municipality, FEE_PARAMETER, on)))
 
 
+def fee_received(fee: dict) -> Decimal:
+    """What the payments of the fee DAMs (the first and any complementary one) added up to."""
+    return sum((Decimal(str(r["amount"])) for r in fee.get("received", [])), Decimal("0"))
+
+
+def open_shortfall(doc: dict) -> dict | None:
+    """The short payment of the fee still without a complementary DAM (None when there is none).
+
+    ``{"due", "paid", "difference", "dam_number", "paid_on"}``: the fee due, what was paid so far, the
+    difference and the DAM paid short. The authorization stays awaiting the fee meanwhile.
+    """
+    fee = doc.get("fee_dam") or {}
+    short = fee.get("short")
+    last_paid = any(r["dam_id"] == fee.get("dam_id") for r in fee.get("received", []))
+    return short if short and not fee.get("paid") and last_paid else None
+
+
 def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> dict:
-    """Issue the DAM of the authorization fee (initial, or renewal once requested)."""
+    """Issue the DAM of the authorization fee (initial, or renewal once requested). After a short
+    payment the DAM is complementary: it charges only the difference still due."""
     authorize(actor, "write", municipality)
     doc = _auth_doc(db, municipality, auth_id)
     state = state_of(doc, municipality, on, db)
     renewal = state.status is Status.ACTIVE and pending_renewal(doc)
     if not renewal:
         _require(state, Status.AWAITING_FEE)
-    amount = fee_amount(db, municipality, on)
+    purpose = "renewal" if renewal else "initial"
+    short = open_shortfall(doc)
+    if short and (doc.get("fee_dam") or {}).get("purpose") == purpose:
+        previous = doc["fee_dam"]
+        total, received = Decimal(str(previous["fee_total"])), previous["received"]
+        amount = total - fee_received(previous)
+        what = f"Complementação (DAM {short['dam_number']} pago a menor) da taxa de "
+    else:
+        total = amount = fee_amount(db, municipality, on)
+        received, short = [], None
+        what = "Taxa de "
     driver = driver_record(db, municipality, doc["driver_cpf"])
     rules = rules_of(municipality)
     from services import dams  # the DAM module (issue 6) owns numbering, barcode and payment
 
-    purpose = "renovação" if renewal else "expedição"
     dam = dams.issue(
         db, actor, municipality,
         taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
         taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
         revenue_kind="taxa_autorizacao",
-        description=f"Taxa de {purpose} da autorização de transporte por aplicativo — protocolo "
-                    f"{doc['protocol']}, placa {entities.fields.show('plate', doc['plate'])}",
+        description=f"{what}{'renovação' if renewal else 'expedição'} da autorização de transporte por "
+                    f"aplicativo — protocolo {doc['protocol']}, placa {entities.fields.show('plate', doc['plate'])}",
         legal_basis=rules.ref("fee"), amount=amount,
         due=parameters.calendar(db, municipality, on).add_days(on, FEE_DUE_DAYS),
         pays={"collection": "authorizations", "id": doc["id"], "label": f"Autorização {doc['protocol']}"},
     )
-    dam_id = dam["id"]
-    fee = {"dam_id": dam_id, "number": str(dam.get("number", "")), "amount": amount,
-           "due": parse_date(dam["due_on"]), "purpose": "renewal" if renewal else "initial", "paid": False}
+    fee = {"dam_id": dam["id"], "number": str(dam.get("number", "")), "amount": amount,
+           "due": parse_date(dam["due_on"]), "purpose": purpose, "paid": False, "fee_total": total,
+           "received": received, "short": short}
     db["authorizations"].update_one({"_id": ObjectId(doc["id"])}, {"$set": encode({"fee_dam": fee})})
     audit.record(db, actor, municipality, "fee_dam", "authorizations", doc["id"], {"fee_dam": doc.get("fee_dam")},
                  {"fee_dam": fee})
@@ -402,23 +430,59 @@ def _paid_on(dam: dict) -> date:
 
 @events.on_dam_paid("authorizations")
 def fee_paid(db: Database, dam: dict) -> None:
-    """A paid fee DAM issues the authorization (number and validity) or renews it. Runs once per DAM."""
+    """A paid fee DAM issues the authorization (number and validity) or renews it. Runs once per DAM.
+
+    The authorization follows the payment of the fee (CG art. 9 §1 and art. 16 §ú; MP art. 3 §ú and
+    art. 9): a payment below the amount due leaves it awaiting the fee with the difference recorded;
+    a late payment or one above the amount still issues it and keeps the DAM's alerts visible.
+    """
     pays = dam["pays"]
     municipality = dam.get("municipality") or db["authorizations"].find_one({"_id": ObjectId(pays["id"])})["municipality"]
     doc = _auth_doc(db, municipality, pays["id"])
     fee = doc.get("fee_dam") or {}
     dam_id = str(dam.get("id") or dam.get("_id") or "")
-    if fee.get("paid") and fee.get("dam_id") == dam_id:
+    if any(r["dam_id"] == dam_id for r in fee.get("received", [])) or (fee.get("paid") and fee.get("dam_id") == dam_id):
         return
+    payment = dam.get("payment") or {}
     paid_on = _paid_on(dam)
+    number = str(dam.get("number") or fee.get("number", ""))
+    total = fee.get("fee_total", fee.get("amount"))
+    amount = payment.get("amount")
+    if amount is None or total is None:  # history loaded without amounts: taken as paid in full
+        amount = total = Decimal(str(total or 0))
+    received = [*fee.get("received", []), {"dam_id": dam_id, "number": number, "amount": Decimal(str(amount)),
+                                           "paid_on": paid_on, "alerts": list(payment.get("notes", []))}]
+    fee = {**fee, "received": received, "fee_total": Decimal(str(total))}
+    if fee_received(fee) < fee["fee_total"]:
+        _record_short_payment(db, municipality, doc, fee, number, paid_on)
+        return
     renewal = fee.get("purpose") == "renewal"
-    extra = {"fee_dam": {**fee, "paid": True, "paid_on": paid_on}}
+    extra = {"fee_dam": {**fee, "paid": True, "paid_on": paid_on, "short": None}}
     if not renewal and not doc.get("number"):
         extra["number"] = numbers.next_number(db, municipality, NUMBER_KIND, paid_on.year).text
         extra["issued_on"] = paid_on
     kind = EventKind.RENEWAL_FEE_PAID if renewal else EventKind.FEE_PAID
-    _add_event(db, DAM_ACTOR, municipality, doc, kind, paid_on, note=f"DAM {fee.get('number', '')} pago",
-               extra=extra)
+    alerts = [a for r in received for a in r["alerts"]]
+    note = f"DAM {number} pago" + (" — alertas do DAM: " + "; ".join(alerts) if alerts else "")
+    _add_event(db, DAM_ACTOR, municipality, doc, kind, paid_on, note=note, extra=extra)
+
+
+def _record_short_payment(db: Database, municipality: str, doc: dict, fee: dict, number: str, paid_on: date) -> None:
+    """Keep the authorization awaiting the fee and record what is still missing."""
+    paid = fee_received(fee)
+    fee["short"] = {"due": fee["fee_total"], "paid": paid, "difference": fee["fee_total"] - paid,
+                    "dam_number": number, "paid_on": paid_on}
+    fee["paid"] = False
+    db["authorizations"].update_one({"_id": ObjectId(doc["id"])}, {"$set": encode({"fee_dam": fee})})
+    audit.record(db, DAM_ACTOR, municipality, "fee_short", "authorizations", doc["id"],
+                 {"fee_dam": doc.get("fee_dam")}, {"fee_dam": fee}, shortfall_text(fee["short"]))
+
+
+def shortfall_text(short: dict) -> str:
+    """The pt-BR line that explains a short payment of the fee."""
+    return (f"DAM {short['dam_number']} da taxa pago a menor em {parse_date(short['paid_on']):%d/%m/%Y}: devido "
+            f"{brl(short['due'])}, pago {brl(short['paid'])}, falta {brl(short['difference'])}. "
+            "A autorização só é expedida com a taxa integralmente paga; emita o DAM complementar.")
 
 
 # ---- events that come from enforcement (next issue) ----

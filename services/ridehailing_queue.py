@@ -12,6 +12,7 @@ from datetime import date, timedelta
 
 from pymongo.database import Database
 
+from rules.fmt import brl
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from services import parameters, ridehailing
@@ -40,6 +41,18 @@ def _last(doc: dict, kind: EventKind) -> date | None:
     return max(dates) if dates else None
 
 
+def _fee_message(doc: dict, what: str) -> str:
+    """An unpaid fee DAM, a short payment still to complement, or a complementary DAM to pay."""
+    fee = doc["fee_dam"]
+    short = ridehailing.open_shortfall(doc)
+    if short:
+        return ridehailing.shortfall_text(short)
+    if fee.get("short"):
+        return (f"DAM complementar {fee['number']} {what} ({brl(fee['amount'])}) aguardando pagamento; o DAM "
+                f"{fee['short']['dam_number']} foi pago a menor")
+    return f"DAM {fee['number']} {what} aguardando pagamento"
+
+
 def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[date, str, str, str]]:
     """(due, kind, message, reference) of one authorization on ``on``."""
     rules = ridehailing.rules_of(municipality)
@@ -58,7 +71,7 @@ def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[d
     if status is Status.AWAITING_FEE:
         fee = doc.get("fee_dam")
         if fee and not fee.get("paid"):
-            return [(parse_date(fee["due"]), "Taxa", f"DAM {fee['number']} da taxa aguardando pagamento", rules.ref("fee"))]
+            return [(parse_date(fee["due"]), "Taxa", _fee_message(doc, "da taxa"), rules.ref("fee"))]
         return [(_last(doc, EventKind.INSPECTION_PASSED) or on, "Taxa", "Emitir o DAM da taxa de autorização",
                  rules.ref("fee"))]
     if status is Status.SUSPENDED:
@@ -77,7 +90,7 @@ def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[d
         fee = doc.get("fee_dam") or {}
         unpaid = fee.get("purpose") == "renewal" and not fee.get("paid")
         items.append((parse_date(fee["due"]) if unpaid else on, "Renovação",
-                      f"DAM {fee['number']} da renovação aguardando pagamento" if unpaid
+                      _fee_message(doc, "da renovação") if unpaid
                       else "Emitir o DAM da renovação requerida", rules.ref("renewal")))
     else:
         deadline = rules.renewal_deadline(state.valid_until, book, calendar)

@@ -157,3 +157,23 @@ def test_public_check_refuses_a_forged_token(db):
     at.query_params["t"] = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
     at.run()
     assert "Link de verificação inválido" in texts(at, "error")
+
+
+def test_short_fee_payment_keeps_the_authorization_awaiting_and_offers_the_complement(db):
+    from decimal import Decimal
+
+    set_fee(db, "matupa")
+    auth = inspected(db, "matupa")
+    bill = ridehailing.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
+    dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, Decimal("150.00"), "Caixa")
+    at = page("authorizations.py", "matupa")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    assert not at.exception
+    assert "Aguardando pagamento da taxa" in " ".join(m.value for m in at.markdown)
+    warning = texts(at, "warning")
+    assert f"DAM {bill['number']} da taxa pago a menor" in warning
+    assert "devido R$ 180,00, pago R$ 150,00, falta R$ 30,00" in warning and "art. 9º" in warning
+    assert at.button(key="auth_issue_dam").label == "Emitir DAM complementar de R$ 30,00"
+    at.button(key="auth_issue_dam").click().run()
+    assert "emitido" in texts(at, "success")
+    assert "DAM complementar nº" in texts(at, "info")

@@ -3,9 +3,11 @@ refusals with their articles, the fee DAM and the issue on payment, the work que
 from __future__ import annotations
 
 from datetime import date, timedelta
+from decimal import Decimal
 
 import pytest
 
+from rules.fmt import brl
 from rules.params import ParameterMissing
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
@@ -186,3 +188,78 @@ def test_data_changes_are_kept_with_dates(db):
     entities.update(db, actor, "drivers", "chapada", driver["id"], {"address": "Rua Nova, 10"})
     history = ridehailing.record_history(db, actor, "chapada", "drivers", driver["id"])
     assert [(h["Campo"], h["Depois"]) for h in history] == [("Endereço", "Rua Nova, 10")]
+
+
+# ---- the fee paid short, in full, above or late (CG art. 9 §1 and art. 16 §ú; MP art. 3 §ú and art. 9) ----
+
+def pay_amount(db, municipality: str, auth: str, amount: str, on=TODAY) -> dict:
+    actor = ACTORS[municipality]
+    dam = ridehailing.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dams.record_payment(db, actor, municipality, dam["id"], on, Decimal(amount), "Caixa")
+    return dam
+
+
+@pytest.mark.parametrize("municipality, amount, issued", [
+    pytest.param("chapada", "179.99", False, id="CG art. 16 §ú: one centavo short stays awaiting the fee"),
+    pytest.param("chapada", "180.00", True, id="CG art. 9 §1: the exact fee issues"),
+    pytest.param("chapada", "180.01", True, id="CG art. 9 §1: one centavo above issues with the flag"),
+    pytest.param("matupa", "150.00", False, id="MP art. 9: R$ 30,00 short stays awaiting the fee"),
+    pytest.param("matupa", "200.00", True, id="MP art. 3 §ú: above the fee issues with the flag"),
+])
+def test_the_authorization_follows_the_full_payment_of_the_fee(db, municipality, amount, issued):
+    actor = ACTORS[municipality]
+    set_fee(db, municipality)
+    auth = inspected(db, municipality)
+    dam = pay_amount(db, municipality, auth, amount)
+    doc = ridehailing.get_authorization(db, actor, municipality, auth)
+    state = ridehailing.status(db, actor, municipality, auth, TODAY)
+    assert (state.status is Status.ACTIVE) is issued
+    assert bool(doc.get("number")) is issued
+    if issued:
+        above = Decimal(amount) > FEE
+        note = doc["events"][-1]["note"]
+        assert ("a maior" in note) is above and ridehailing.open_shortfall(doc) is None
+        return
+    assert state.status is Status.AWAITING_FEE
+    short = ridehailing.open_shortfall(doc)
+    assert (short["due"], short["paid"], short["difference"], short["dam_number"]) == (
+        FEE, Decimal(amount), FEE - Decimal(amount), dam["number"])
+    queue = ridehailing_queue.pendencias(db, actor, municipality, TODAY)
+    [item] = [p for p in queue if p.authorization_id == auth]
+    assert item.kind == "Taxa" and item.reference == ridehailing.rules_of(municipality).ref("fee")
+    assert (f"DAM {dam['number']} da taxa pago a menor" in item.message
+            and f"devido R$ 180,00, pago {brl(Decimal(amount))}, falta {brl(FEE - Decimal(amount))}" in item.message)
+
+
+def test_a_complementary_dam_charges_the_difference_and_its_payment_issues(db):
+    actor = ACTORS["matupa"]
+    set_fee(db, "matupa")
+    auth = inspected(db, "matupa")
+    first = pay_amount(db, "matupa", auth, "150.00")
+    second = ridehailing.issue_fee_dam(db, actor, "matupa", auth, TODAY)
+    assert second["amount"] == Decimal("30.00") and "pago a menor" in second["description"]
+    [item] = ridehailing_queue.pendencias(db, actor, "matupa", TODAY)
+    assert f"DAM complementar {second['number']}" in item.message and first["number"] in item.message
+    dams.record_payment(db, actor, "matupa", second["id"], TODAY, Decimal("30.00"), "Caixa")
+    doc = ridehailing.get_authorization(db, actor, "matupa", auth)
+    assert ridehailing.status(db, actor, "matupa", auth, TODAY).status is Status.ACTIVE
+    assert doc["number"] == f"0001/{TODAY.year}"
+    assert [r["amount"] for r in doc["fee_dam"]["received"]] == [Decimal("150.00"), Decimal("30.00")]
+
+
+@pytest.mark.parametrize("days_after_due, late", [
+    pytest.param(0, False, id="CTN art. 210: paid on the due date, no flag"),
+    pytest.param(30, True, id="CG art. 9 §1: paid late still issues, flag kept"),
+])
+def test_a_late_payment_still_issues_and_keeps_the_flag(db, monkeypatch, days_after_due, late):
+    actor = ACTORS["chapada"]
+    set_fee(db, "chapada")
+    auth = inspected(db, "chapada")
+    dam = ridehailing.issue_fee_dam(db, actor, "chapada", auth, TODAY)
+    paid_on = dam["due_on"] + timedelta(days=days_after_due)
+    monkeypatch.setattr(clock, "today", lambda: paid_on)
+    dams.record_payment(db, actor, "chapada", dam["id"], paid_on, dam["amount"], "Caixa")
+    doc = ridehailing.get_authorization(db, actor, "chapada", auth)
+    assert ridehailing.status(db, actor, "chapada", auth, paid_on).status is Status.ACTIVE
+    assert ("dia(s) após o vencimento" in " ".join(doc["fee_dam"]["received"][0]["alerts"])) is late
+    assert ("alertas do DAM" in doc["events"][-1]["note"]) is late
