@@ -1,4 +1,81 @@
-"""Ride-hailing platforms (plataformas tecnológicas)."""
-from ui.entity import entity_page
+"""Ride-hailing platforms: register, lists and monthly ISSQN handed in, and the compliance of the law
+(APP insurance, periodic lists, ISSQN) with each article."""
+import pandas as pd
+import streamlit as st
 
-entity_page("platforms")
+from rules.fmt import day
+from services import clock, entities, ridehailing, ridehailing_platforms
+from ui import common
+from ui.entity import entity_form, entity_import, entity_list
+from ui.ridehailing import verdict
+
+actor = common.guard("write")
+db = common.db()
+mun = common.municipality()
+rules = ridehailing.rules_of(mun)
+spec = entities.spec_for(db, "platforms", mun)
+KINDS = dict(entities.SPECS["platform_reports"].field("kind").choices)
+common.page_header("Plataformas", rules.act)
+
+
+def reports(doc: dict) -> None:
+    ok, rows = common.attempt(ridehailing_platforms.platform_reports, db, actor, mun, doc["cnpj"])
+    if ok:
+        st.dataframe(pd.DataFrame([{
+            "Obrigação": KINDS[r["kind"]],
+            "Data": f"{r['on']:%m/%Y}" if r["kind"] == "issqn" else day(r["on"]),
+            "Protocolo ou DAM": r.get("reference") or "",
+        } for r in reversed(rows)], columns=["Obrigação", "Data", "Protocolo ou DAM"]),
+            hide_index=True, use_container_width=True, key="plat_reports_table")
+    with st.form("plat_report_form", clear_on_submit=True):
+        cols = st.columns(3)
+        kind = cols[0].selectbox("Obrigação", list(KINDS), format_func=KINDS.get, key="plat_report_kind")
+        on = cols[1].date_input("Data da entrega ou mês de competência", clock.today(), format="DD/MM/YYYY",
+                                key="plat_report_on")
+        reference = cols[2].text_input("Protocolo ou DAM", key="plat_report_ref")
+        submitted = st.form_submit_button("Registrar")
+    if submitted:
+        ok, _ = common.attempt(ridehailing_platforms.add_report, db, actor, mun, doc["cnpj"], kind, on, reference)
+        if ok:
+            st.toast("Registro adicionado.", icon=":material/check_circle:")
+            st.rerun()
+
+
+def platform_detail(doc: dict) -> None:
+    st.subheader(f"{doc['name']} · CNPJ {spec.field('cnpj').show(doc['cnpj'])}")
+    on = st.date_input("Verificar na data", clock.today(), format="DD/MM/YYYY", key="plat_on")
+    ok, decision = common.attempt(ridehailing_platforms.compliance, db, actor, mun, doc["id"], on)
+    if ok:
+        verdict(decision, "Plataforma", "plat_compliance")
+    blank = ridehailing_platforms.missing_policy_fields(doc)
+    if blank:
+        st.caption("Apólice APP incompleta no cadastro — preencha: " + ", ".join(blank) + ".")
+    tab_reports, tab_edit = st.tabs(["Relações e ISSQN", "Editar dados"])
+    with tab_reports:
+        reports(doc)
+    with tab_edit:
+        entity_form(spec, actor, mun, doc)
+
+
+def picker() -> str | None:
+    """Open a platform by name when no row of the table is selected."""
+    ok, rows = common.attempt(entities.list_all, db, actor, "platforms", mun, entities.ListQuery())
+    if not ok:
+        return None
+    labels = {r["id"]: f"{r['name']} · CNPJ {spec.field('cnpj').show(r['cnpj'])}" for r in rows}
+    return st.selectbox("Abrir plataforma", list(labels), format_func=labels.get, index=None, key="plat_open",
+                        placeholder="Escolha na tabela acima ou busque aqui…")
+
+
+tab_list, tab_new, tab_import = st.tabs(["Lista", "Nova plataforma", "Importar CSV"])
+with tab_list:
+    selected = entity_list(spec, actor, mun) or picker()
+    if selected:
+        st.divider()
+        ok, doc = common.attempt(entities.get, db, actor, "platforms", mun, selected)
+        if ok:
+            platform_detail(doc)
+with tab_new:
+    entity_form(spec, actor, mun)
+with tab_import:
+    entity_import(spec, actor, mun)

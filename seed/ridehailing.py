@@ -3,10 +3,10 @@
 Every record goes through the services, so each authorization reaches its state by the same
 events a clerk would record: requested, refused with the law's reasons, awaiting inspection
 (in time and late), blocked after a failed vistoria, awaiting the fee (with and without a DAM, and
-one paid R$ 30,00 short),
-active (issued by a paid DAM), renewal requested, suspended, cassada, revoked and expired, plus
+one paid R$ 30,00 short), active (issued by a paid DAM), renewal requested, suspended, cassada, revoked and expired, plus
 drivers and vehicles the law does not admit (11-year-old car, two doors, CNH expired, gravíssima
-infraction, no residence, expired certificate, relative's car in Matupá).
+infraction, no residence, expired certificate, relative's car in Matupá), and the platforms'
+credentialing dates, lists and monthly ISSQN (one list late, one month unpaid).
 
 Authorizations paid before today are loaded as history: their fee payment is told to the same
 handler a paid DAM calls (the DAM module issues DAMs dated today only). Dates count back from
@@ -24,7 +24,7 @@ from pymongo.database import Database
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed.demo import DISTRICTS, STREETS, cpf, person, phone
-from services import bootstrap, clock, dams, entities, ridehailing
+from services import bootstrap, clock, dams, entities, parameters, ridehailing, ridehailing_platforms
 from services.auth import Actor
 
 FEE = Decimal("180.00")
@@ -187,6 +187,31 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
         _flow(db, actor, municipality, rng, date(2025, 9, 10), "active")  # 12 months ended: expired
 
 
+def _seed_platforms(db: Database, actor: Actor, municipality: str, today: date, first_day: date) -> None:
+    """Credentialing dates, lists and ISSQN of the demo platforms (by name): the first up to date, the
+    second with its list late, the third with its first month of ISSQN missing."""
+    rules = ridehailing.rules_of(municipality)
+    calendar = parameters.calendar(db, municipality, today)
+    rows = entities.list_all(db, actor, "platforms", municipality, entities.ListQuery(sort="name"))
+    for index, row in enumerate(rows):
+        entities.update(db, actor, "platforms", municipality, row["id"],
+                        {"credentialed_on": first_day, "insurance_valid_from": first_day})
+        sent, lists = first_day, []
+        while True:
+            sent = rules.list_period.next_due(sent, calendar) - timedelta(days=2)
+            if sent > today - timedelta(days=(90 if index == 1 else 0)):
+                break
+            lists.append(sent)
+        for day in lists:
+            ridehailing_platforms.add_report(db, actor, municipality, row["cnpj"], "lista", day, "Protocolo digital")
+        month = first_day.replace(day=1)
+        while month < today.replace(day=1):
+            if not (index == 2 and month == first_day.replace(day=1)):
+                ridehailing_platforms.add_report(db, actor, municipality, row["cnpj"], "issqn", month,
+                                                 "Guia de ISSQN")
+            month = (month + timedelta(days=32)).replace(day=1)
+
+
 def seed_ridehailing(db: Database) -> None:
     """Load the demo ride-hailing data once (skipped when drivers already exist)."""
     for code in ("chapada", "matupa"):
@@ -201,3 +226,4 @@ def seed_ridehailing(db: Database) -> None:
     for code in ("chapada", "matupa"):
         actor = Actor(f"carga.{code}", "Carga de demonstração", "secretaria", (code,))
         _seed_municipality(db, actor, code, rng, today, first_days[code])
+        _seed_platforms(db, actor, code, today, first_days[code])

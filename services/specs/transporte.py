@@ -1,8 +1,9 @@
 """Entity specs of the ride-hailing module (transporte por aplicativo).
 
-Platforms, drivers, vehicles, authorizations and inspections, plus the driver's dated records
-(documents handed in, traffic infractions, training courses). Drivers and vehicles are linked by
-CPF and plate, so a CSV import needs no internal ids. The workflow of an authorization (events,
+Platforms (with the lists and monthly ISSQN they hand in), drivers, vehicles, authorizations and
+inspections, plus the driver's dated records (documents handed in, traffic infractions, training
+courses). Drivers and vehicles are linked by CPF and plate, platforms' records by CNPJ, so a CSV
+import needs no internal ids. The workflow of an authorization (events,
 numbers, fee, inspection answers) is written by ``services.ridehailing``; the specs here drive the
 lists, forms, CSV export and import.
 """
@@ -30,9 +31,32 @@ PLATFORMS = register(
             Field("insurer", "Seguradora (APP)", in_list=False),
             Field("policy_number", "Apólice APP", in_list=False),
             Field("insurance_coverage", "Cobertura APP (R$)", "money", in_list=False),
+            Field("insurance_valid_from", "Início da vigência do seguro", "date", in_list=False),
             Field("insurance_valid_until", "Validade do seguro", "date"),
             Field("status", "Situação do credenciamento", "choice", required=True, filterable=True,
                   choices=(("ativo", "Credenciada"), ("pendente", "Pendente"), ("suspenso", "Suspensa"))),
+            Field("credentialed_on", "Credenciada em", "date",
+                  help="Data do credenciamento: conta o prazo da primeira relação e o primeiro mês do ISSQN."),
+        ),
+    )
+)
+
+PLATFORM_REPORT_KINDS = (("lista", "Relação de condutores e veículos entregue"),
+                         ("issqn", "ISSQN mensal recolhido"))
+
+PLATFORM_REPORTS = register(
+    EntitySpec(
+        name="platform_reports",
+        label="Relação ou ISSQN da plataforma",
+        label_plural="Relações e ISSQN das plataformas",
+        module=MODULE,
+        default_sort="on",
+        fields=(
+            Field("platform_cnpj", "CNPJ da plataforma", "cnpj", required=True, filterable=True, searchable=True),
+            Field("kind", "Obrigação", "choice", required=True, filterable=True, choices=PLATFORM_REPORT_KINDS),
+            Field("on", "Data da entrega ou mês de competência", "date", required=True,
+                  help="Relação: dia em que foi entregue. ISSQN: qualquer dia do mês de competência pago."),
+            Field("reference", "Protocolo ou DAM", searchable=True),
         ),
     )
 )
