@@ -7,7 +7,7 @@ from services import clock, entities, ridehailing
 from services.entities import ListQuery
 from ui import common
 from ui.entity import entity_form, entity_import, entity_list
-from ui.ridehailing import verdict
+from ui.ridehailing import change_form, change_history, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -102,12 +102,14 @@ def driver_detail(doc: dict) -> None:
     with tab_records:
         records(doc["cpf"])
     with tab_edit:
-        entity_form(spec, actor, mun, doc)
+        change_form(spec, actor, mun, doc, rules.ref("data_change"))
     with tab_history:
-        ok, changes = common.attempt(ridehailing.record_history, db, actor, mun, "drivers", doc["id"])
-        if ok:
-            st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
-                         hide_index=True, use_container_width=True, key="drivers_history_table")
+        change_history(actor, mun, "drivers", doc["id"])
+        with st.expander("Gravações no cadastro (registro de auditoria)"):
+            ok, changes = common.attempt(ridehailing.record_history, db, actor, mun, "drivers", doc["id"])
+            if ok:
+                st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
+                             hide_index=True, use_container_width=True, key="drivers_history_table")
 
 
 def picker() -> str | None:

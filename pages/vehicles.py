@@ -5,7 +5,7 @@ import streamlit as st
 from services import clock, entities, ridehailing
 from ui import common
 from ui.entity import entity_form, entity_import, entity_list
-from ui.ridehailing import verdict
+from ui.ridehailing import change_form, change_history, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -29,12 +29,14 @@ def vehicle_detail(doc: dict) -> None:
                "substituição na autorização; o novo veículo passa por nova vistoria.")
     tab_edit, tab_history = st.tabs(["Editar dados", "Histórico de alterações"])
     with tab_edit:
-        entity_form(spec, actor, mun, doc)
+        change_form(spec, actor, mun, doc, rules.ref("data_change"))
     with tab_history:
-        ok, changes = common.attempt(ridehailing.record_history, db, actor, mun, "vehicles", doc["id"])
-        if ok:
-            st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
-                         hide_index=True, use_container_width=True, key="vehicles_history_table")
+        change_history(actor, mun, "vehicles", doc["id"])
+        with st.expander("Gravações no cadastro (registro de auditoria)"):
+            ok, changes = common.attempt(ridehailing.record_history, db, actor, mun, "vehicles", doc["id"])
+            if ok:
+                st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
+                             hide_index=True, use_container_width=True, key="vehicles_history_table")
 
 
 def picker() -> str | None:

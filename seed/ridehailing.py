@@ -6,7 +6,8 @@ events a clerk would record: requested, refused with the law's reasons, awaiting
 one paid R$ 30,00 short), active (issued by a paid DAM), renewal requested, suspended, cassada, revoked and expired, plus
 drivers and vehicles the law does not admit (11-year-old car, two doors, CNH expired, gravíssima
 infraction, no residence, expired certificate, relative's car in Matupá), and the platforms'
-credentialing dates, lists and monthly ISSQN (one list late, one month unpaid).
+credentialing dates, lists and monthly ISSQN (one list late, one month unpaid), and changes of
+data reported in time, late and never.
 
 Authorizations paid before today are loaded as history: their fee payment is told to the same
 handler a paid DAM calls (the DAM module issues DAMs dated today only). Dates count back from
@@ -24,7 +25,9 @@ from pymongo.database import Database
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed.demo import DISTRICTS, STREETS, cpf, person, phone
-from services import bootstrap, clock, dams, entities, parameters, ridehailing, ridehailing_platforms
+from services import (
+    bootstrap, clock, dams, entities, parameters, ridehailing, ridehailing_changes, ridehailing_platforms,
+)
 from services.auth import Actor
 
 FEE = Decimal("180.00")
@@ -141,6 +144,23 @@ def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, pro
     return auth
 
 
+def _seed_changes(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date) -> None:
+    """Data changes: one reported in time, one reported late, one found out and never reported."""
+    for days_ago, reported_after in ((12, 3), (40, 15), (20, None)):
+        driver_cpf, car = register(db, actor, municipality, rng, today - timedelta(days=days_ago + 30))
+        changed_on = today - timedelta(days=days_ago)
+        reported_on = changed_on + timedelta(days=reported_after) if reported_after is not None else None
+        if days_ago == 40:
+            vehicle = ridehailing.vehicle_record(db, municipality, car)
+            ridehailing_changes.record_change(db, actor, municipality, "vehicles", vehicle["id"],
+                                              {"color": "Azul"}, changed_on, reported_on)
+            continue
+        driver = ridehailing.driver_record(db, municipality, driver_cpf)
+        ridehailing_changes.record_change(db, actor, municipality, "drivers", driver["id"],
+                                          {"address": f"{rng.choice(STREETS)}, {rng.randint(10, 1999)}"},
+                                          changed_on, reported_on)
+
+
 def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date,
                        first_day: date) -> None:
     def back(days: int) -> date:
@@ -178,6 +198,7 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
     cassada = _flow(db, actor, municipality, rng, back(140), "active")
     ridehailing.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
                                 note="Cassação após processo administrativo (demonstração)")
+    _seed_changes(db, actor, municipality, rng, today)
     register(db, actor, municipality, rng, today, driver={"cnh_valid_until": today - timedelta(days=15)})
     register(db, actor, municipality, rng, today, missing=("criminal",))
     if municipality == "matupa":

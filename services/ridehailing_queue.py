@@ -3,7 +3,8 @@
 Each item comes from an authorization's status on the day (the rule set folds its events) and
 from the deadlines the rule set computes: requests to evaluate, vehicles to present for
 vistoria, 5-day windows after a failed vistoria, fees to charge or unpaid fee DAMs, annual
-vistorias and renewals inside the horizon, convocations and suspensions ending.
+vistorias and renewals inside the horizon, convocations and suspensions ending, and changes of
+drivers' and vehicles' data reported late or not reported.
 """
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ from pymongo.database import Database
 from rules.fmt import brl
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
-from services import parameters, ridehailing
+from services import fields, parameters, ridehailing, ridehailing_changes
 from services.auth import Actor, authorize
 from services.store import decode, parse_date
 
 HORIZON_DAYS = 30  # how far ahead the queue looks: a screen setting, not a legal term
 EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
+DATA_CHANGE = "Alteração de dados"
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,22 @@ def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[d
     return [item for item in items if item[0] <= on + timedelta(days=HORIZON_DAYS)]
 
 
+def _data_changes(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
+    """Changes of data reported late or not reported (CG art. 18 XIX; MP art. 12 XX)."""
+    items = []
+    for change in ridehailing_changes.open_irregular(db, actor, municipality, on):
+        whose = (f"Veículo {fields.show('plate', change.subject)}" if change.collection == "vehicles"
+                 else f"Condutor CPF {fields.show('cpf', change.subject)}")
+        items.append(Pendencia(change.deadline, DATA_CHANGE, "", change.subject if change.collection == "vehicles"
+                               else "", change.driver_cpf, f"{whose} — {change.finding.message} ({change.fields_text})",
+                               change.finding.reference, not change.finding.ok, ""))
+    return items
+
+
 def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
     """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first."""
     authorize(actor, "read", municipality)
-    queue = []
+    queue = _data_changes(db, actor, municipality, on)
     for raw in db["authorizations"].find({"municipality": municipality}):
         doc = decode(raw)
         doc["id"] = str(doc.pop("_id"))

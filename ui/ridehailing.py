@@ -1,11 +1,17 @@
-"""Display helpers of the ride-hailing screens: findings with their articles, status badges."""
+"""Display helpers of the ride-hailing screens: findings with their articles, status badges, and the
+edit form of drivers and vehicles that records when the fact changed (7-day rule)."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
 from rules.base import Decision, Finding, Level
+from rules.fmt import day
 from rules.ridehailing.lifecycle import AuthorizationState, Status
+from services import clock, ridehailing_changes
+from services.entities import EntitySpec
+from ui import common
+from ui.entity import _widget
 
 ICONS = {True: "✅", False: "❌"}
 STATUS_COLOURS = {
@@ -57,3 +63,68 @@ def flash(key: str) -> None:
     if message:
         kind, text = message
         getattr(st, kind)(text)
+
+
+def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) -> None:
+    """Edit a driver or vehicle saying when the fact changed and when the driver reported it."""
+    key = f"{spec.name}_change_{doc['id']}"
+    with st.form(key):
+        st.caption(f"O condutor deve comunicar a alteração de dados em até 7 dias ({reference}).")
+        cols = st.columns(3)
+        changed_on = cols[0].date_input("Data da alteração (quando o fato mudou) *", value=None, format="DD/MM/YYYY",
+                                        key=f"{key}_changed_on")
+        reported_on = cols[1].date_input("Comunicada pelo condutor em", clock.today(), format="DD/MM/YYYY",
+                                         key=f"{key}_reported_on")
+        unreported = cols[2].checkbox("Não comunicada (constatada pela Secretaria)", key=f"{key}_unreported")
+        values = {}
+        columns = st.columns(2)
+        for index, f in enumerate(spec.fields):
+            with columns[index % 2]:
+                values[f.name] = _widget(f, f"{key}_{f.name}", doc.get(f.name), None)
+        submitted = st.form_submit_button("Salvar alteração", type="primary")
+    if submitted:
+        ok, change_id = common.attempt(ridehailing_changes.record_change, common.db(), actor, mun, spec.name,
+                                       doc["id"], values, changed_on, None if unreported else reported_on)
+        if ok:
+            st.session_state[f"{spec.name}_change_flash"] = (
+                ("success", "Alteração salva com as datas do fato e da comunicação.") if change_id
+                else ("info", "Nenhum dado foi alterado."))
+            st.rerun()
+
+
+def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
+    """The changes with both dates and the 7-day verdict; a not-reported one can get its report date."""
+    flash(f"{collection}_change_flash")
+    ok, changes = common.attempt(ridehailing_changes.history, common.db(), actor, mun, collection, doc_id,
+                                 clock.today())
+    if not ok:
+        return
+    st.dataframe(pd.DataFrame([{
+        "": finding_icon(c.finding), "Data da alteração": day(c.changed_on),
+        "Comunicada em": day(c.reported_on) if c.reported_on else "não comunicada", "Prazo": day(c.deadline),
+        "Dados alterados": c.fields_text, "Situação": c.finding.message, "Fundamento legal": c.finding.reference,
+        "Providência": f"{day(c.closed_on)}: {c.closing_note}" if c.closed_on else "",
+    } for c in changes], columns=["", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados", "Situação",
+                                  "Fundamento legal", "Providência"]),
+        hide_index=True, use_container_width=True, key=f"{collection}_changes_table")
+    unreported = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes if c.reported_on is None}
+    if unreported:
+        with st.form(f"{collection}_report_form"):
+            chosen = st.selectbox("Alteração não comunicada", list(unreported), format_func=unreported.get,
+                                  key=f"{collection}_report_change")
+            on = st.date_input("Comunicada em", clock.today(), format="DD/MM/YYYY", key=f"{collection}_report_on")
+            if st.form_submit_button("Registrar a comunicação"):
+                ok, _ = common.attempt(ridehailing_changes.report_change, common.db(), actor, mun, chosen, on)
+                if ok:
+                    st.rerun()
+    irregular = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes
+                 if c.closed_on is None and (c.reported_on is None or not c.finding.ok)}
+    if irregular:
+        with st.form(f"{collection}_close_form"):
+            chosen = st.selectbox("Alteração fora do prazo", list(irregular), format_func=irregular.get,
+                                  key=f"{collection}_close_change")
+            note = st.text_input("Providência tomada (p.ex. auto de infração nº)", key=f"{collection}_close_note")
+            if st.form_submit_button("Encerrar a pendência"):
+                ok, _ = common.attempt(ridehailing_changes.close_change, common.db(), actor, mun, chosen, note)
+                if ok:
+                    st.rerun()
