@@ -1,11 +1,11 @@
-"""Vistorias: the law's checklist, result approved or failed with the 5-day deadline, and the
-annual and late list."""
+"""Vistorias: the law's checklist, result approved or failed with the 5-day deadline, the laudo in
+PDF, and the annual and late list."""
 import pandas as pd
 import streamlit as st
 
 from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
-from services import clock, entities, ridehailing, ridehailing_queue
+from services import clock, entities, ridehailing, ridehailing_documents, ridehailing_queue
 from ui import common
 from ui.entity import entity_list
 from ui.ridehailing import findings_table, flash
@@ -53,13 +53,22 @@ def record() -> None:
                                                   + f". Prazo para sanar: até {day(outcome.fix_deadline)}, "
                                                     "sem realizar serviços.")
             st.session_state["insp_last"] = outcome.decision.findings
+            st.session_state["insp_last_id"] = outcome.inspection_id
             st.session_state.pop("insp_auth", None)
             st.rerun()
+
+
+def report_button(inspection_id: str, key: str) -> None:
+    st.download_button("Baixar laudo da vistoria (PDF)",
+                       lambda: ridehailing_documents.inspection_report_pdf(db, actor, mun, inspection_id),
+                       f"laudo_vistoria_{inspection_id[-6:]}.pdf", "application/pdf", key=key,
+                       icon=":material/picture_as_pdf:")
 
 
 last = st.session_state.get("insp_last")
 if last:
     findings_table(last, "insp_last_findings")
+    report_button(st.session_state["insp_last_id"], "insp_last_report")
 
 tab_record, tab_due, tab_list = st.tabs(["Registrar vistoria", "Vencidas e a vencer", "Vistorias realizadas"])
 with tab_record:
@@ -74,4 +83,6 @@ with tab_due:
                                   columns=["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]),
                      hide_index=True, use_container_width=True, key="insp_due_table")
 with tab_list:
-    entity_list(entities.spec_for(db, "inspections", mun), actor, mun)
+    selected = entity_list(entities.spec_for(db, "inspections", mun), actor, mun)
+    if selected:
+        report_button(selected, "insp_report")

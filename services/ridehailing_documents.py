@@ -1,4 +1,5 @@
-"""Documents of an issued ride-hailing authorization: sticker and certificate (PDF bytes)."""
+"""Documents of the ride-hailing registry (PDF bytes): the sticker and certificate of an issued
+authorization, and the report of a vistoria."""
 from __future__ import annotations
 
 from pymongo.database import Database
@@ -8,6 +9,7 @@ from services import clock, entities, municipalities, parameters, public_check, 
 from services.auth import Actor, authorize
 from services.errors import ServiceError
 from services.pdf.certificate import CertificatePrint, render_certificate
+from services.pdf.inspection_report import ChecklistLine, InspectionReportPrint, render_inspection_report
 from services.pdf.sticker import StickerPrint, render_sticker
 from services.store import parse_date
 
@@ -64,4 +66,38 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str)
         plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         renavam=vehicle["renavam"], holder=spec.field("holder").show(vehicle["holder"]),
         check_url=public_check.check_url(municipality, auth_id),
+    ))
+
+
+def _authorization_text(doc: dict) -> str:
+    return f"Nº {doc['number']}" if doc.get("number") else "Não expedida (em análise)"
+
+
+def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspection_id: str) -> bytes:
+    """The laudo of one vistoria: the law's checklist item by item, the result, pendências and deadline."""
+    authorize(actor, "read", municipality)
+    inspection = entities.get(db, actor, "inspections", municipality, inspection_id)
+    doc = ridehailing.get_authorization(db, actor, municipality, inspection["authorization_id"])
+    town = municipalities.get(db, municipality)
+    rules = ridehailing.rules_of(municipality)
+    vehicle = ridehailing.vehicle_record(db, municipality, inspection["plate"])
+    driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
+    answers = inspection.get("answers") or {}
+    decision = rules.evaluate_inspection(answers)
+    spec = entities.SPECS["inspections"]
+    notes = [line for line in (inspection.get("notes") or "").splitlines()
+             if line and not line.startswith(("Pendência:", "Item não verificado:"))]
+    return render_inspection_report(InspectionReportPrint(
+        municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
+        act=town.acts.get("transporte", rules.act), authorization=_authorization_text(doc), protocol=doc["protocol"],
+        driver_name=driver["name"], driver_cpf=fmt_cpf(driver["cpf"]),
+        plate=entities.fields.show("plate", inspection["plate"]), vehicle=_vehicle_text(vehicle),
+        renavam=vehicle["renavam"], kind=spec.field("kind").show(inspection["kind"]),
+        performed_on=inspection["performed_on"], inspector=inspection.get("inspector") or "",
+        items=tuple(ChecklistLine(item.code, item.text, answers.get(item.code), item.reference)
+                    for item in rules.inspection_items),
+        approved=inspection["result"] == "approved",
+        pendings=tuple(f"{f.message.removeprefix('Pendência: ')} ({f.reference})" for f in decision.failures),
+        fix_deadline=inspection.get("fix_deadline"), fix_reference=rules.ref("failed_inspection"),
+        notes=" ".join(notes),
     ))

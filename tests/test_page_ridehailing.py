@@ -117,6 +117,7 @@ def test_failed_inspection_shows_pendencias_and_the_deadline(db):
     at.button[0].click().run()
     assert "Vistoria reprovada — Pendência: Emplacado no Município de Matupá" in texts(at, "error")
     assert "Prazo para sanar: até" in texts(at, "error")
+    assert "Baixar laudo da vistoria (PDF)" in [b.proto.label for b in at.get("download_button")]
 
 
 def test_pendencias_lists_the_late_presentation(db):

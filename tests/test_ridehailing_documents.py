@@ -69,3 +69,50 @@ def test_token_of_another_install_is_refused(db, issued, monkeypatch):
     monkeypatch.setenv("PAINEL_SECRET", "outra-instalacao")
     with pytest.raises(public_check.InvalidToken):
         public_check.check(db, token, TODAY)
+
+
+# ---- laudo de vistoria (CG art. 14 I–IX and art. 17 §2; MP art. 14 §1 and art. 15 §2) ----
+
+@pytest.mark.parametrize("municipality, failed_item, item_article, fix_article", [
+    pytest.param("chapada", "III", "art. 14, III", "art. 17, §2º", id="CG art. 14 III failed: 5 days of art. 17 §2"),
+    pytest.param("matupa", "VIII", "art. 14, §1º, VIII", "art. 15, §2º", id="MP art. 14 §1 VIII failed: art. 15 §2"),
+    pytest.param("chapada", None, "art. 14, IX", "", id="CG art. 14: every item passed, approved"),
+    pytest.param("matupa", None, "art. 14, §1º, VIII", "", id="MP art. 14 §1: every item passed, approved"),
+])
+def test_inspection_report_shows_the_checklist_result_and_deadline(db, tmp_path, municipality, failed_item,
+                                                                    item_article, fix_article):
+    from seed.ridehailing import passing
+    from services import entities, municipalities
+    from services.ridehailing import parameters
+    from tests.ridehailing_data import requested
+
+    actor = ACTORS[municipality]
+    auth = requested(db, municipality)
+    ridehailing.approve(db, actor, municipality, auth, TODAY)
+    answers = {**passing(municipality), **({failed_item: False} if failed_item else {})}
+    outcome = ridehailing.record_inspection(db, actor, municipality, auth, TODAY, answers, "Carla Vistoriadora",
+                                            "Vidro traseiro com película")
+    pdf = ridehailing_documents.inspection_report_pdf(db, actor, municipality, outcome.inspection_id)
+    shown = text(pdf)
+    doc = ridehailing.get_authorization(db, actor, municipality, auth)
+    driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
+    town = municipalities.get(db, municipality)
+    for expected in (f"PREFEITURA DE {town.name.upper()}", "LAUDO DE VISTORIA VEICULAR", doc["protocol"],
+                     driver["name"], entities.fields.show("plate", doc["plate"]), TODAY.strftime("%d/%m/%Y"),
+                     "Carla Vistoriadora", "Inicial", item_article, "Observações: Vidro traseiro com película"):
+        assert expected in shown
+    rules = ridehailing.rules_of(municipality)
+    assert shown.count("Não conforme") == (1 if failed_item else 0)
+    assert shown.count("Conforme") == len(rules.inspection_items) - (1 if failed_item else 0)
+    if failed_item:
+        deadline = rules.fix_deadline(TODAY, parameters.calendar(db, municipality, TODAY))
+        assert "RESULTADO: REPROVADO" in shown
+        assert f"Prazo para sanar as pendências: até {deadline:%d/%m/%Y} (5 dias)" in shown
+        assert fix_article in shown
+    else:
+        assert "RESULTADO: APROVADO" in shown and "Prazo para sanar" not in shown
+    if shutil.which("pdftoppm"):
+        (tmp_path / "laudo.pdf").write_bytes(pdf)
+        subprocess.run(["pdftoppm", "-png", "-r", "40", str(tmp_path / "laudo.pdf"), str(tmp_path / "laudo")],
+                       check=True)
+        assert [p.name for p in tmp_path.glob("laudo*.png")] == ["laudo-1.png"]  # one A4 page
