@@ -139,8 +139,13 @@ def active(doc: dict) -> None:
         if st.button("Convocar", key="auth_call"):
             ok, deadline = common.attempt(ridehailing.call_inspection, db, actor, mun, doc["id"], today, note)
             if ok:
-                done(f"Convocação registrada: comparecer até {day(deadline)}. Notifique o condutor e a plataforma.",
-                     doc["id"])
+                done(f"Convocação registrada: comparecer até {day(deadline)}. Baixe a notificação ao condutor, "
+                     "com cópia à plataforma, aqui ou na página Vistorias.", doc["id"])
+        if doc.get("convocation"):
+            st.download_button(f"Baixar notificação {doc['convocation']['number']} (PDF)",
+                               lambda: ridehailing_documents.convocation_notice_pdf(db, actor, mun, doc["id"]),
+                               f"convocacao_{doc['convocation']['number'].replace('/', '_')}.pdf", "application/pdf",
+                               key="auth_call_notice", icon=":material/campaign:")
     with st.expander("Substituir o veículo (acidente, venda ou locação)"):
         plate = st.text_input("Placa do novo veículo (já cadastrado)", key="auth_sub_plate")
         reason = st.text_input("Motivo", key="auth_sub_reason")

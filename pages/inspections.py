@@ -1,5 +1,6 @@
 """Vistorias: the law's checklist, result approved or failed with the 5-day deadline, the laudo in
-PDF, and the annual and late list."""
+PDF, the annual and late list, and the extraordinary convocation with its notice to the driver and
+the platform."""
 import pandas as pd
 import streamlit as st
 
@@ -70,7 +71,45 @@ if last:
     findings_table(last, "insp_last_findings")
     report_button(st.session_state["insp_last_id"], "insp_last_report")
 
-tab_record, tab_due, tab_list = st.tabs(["Registrar vistoria", "Vencidas e a vencer", "Vistorias realizadas"])
+def convocations() -> None:
+    """Call an active authorization to an extraordinary vistoria and print the notice."""
+    ok, rows = common.attempt(ridehailing.authorization_rows, db, actor, mun, today)
+    if not ok:
+        return
+    active = {r.id: f"{show_plate(r.plate)} · {r.driver_name} · nº {r.number}" for r in rows
+              if r.state.status is Status.ACTIVE}
+    with st.form("insp_call_form", clear_on_submit=True):
+        chosen = st.selectbox("Autorização ativa", list(active), format_func=active.get, index=None,
+                              key="insp_call_auth", placeholder="Escolha o veículo a convocar…")
+        note = st.text_input("Motivo da convocação", key="insp_call_note")
+        submitted = st.form_submit_button("Convocar para vistoria extraordinária", type="primary")
+    if submitted and chosen:
+        ok, deadline = common.attempt(ridehailing.call_inspection, db, actor, mun, chosen, today, note)
+        if ok:
+            st.session_state["insp_flash"] = ("success", f"Convocação registrada: comparecer até {day(deadline)}. "
+                                              "Baixe a notificação ao condutor, com cópia à plataforma.")
+            st.session_state["insp_notice"] = chosen
+            st.rerun()
+    ok, queue = common.attempt(ridehailing_queue.pendencias, db, actor, mun, today)
+    if not ok:
+        return
+    open_calls = {p.authorization_id: f"{show_plate(p.plate)} · protocolo {p.protocol} · {p.message}"
+                  for p in queue if p.kind == "Vistoria extraordinária"}
+    if not open_calls:
+        st.caption("Nenhuma convocação em aberto.")
+        return
+    if st.session_state.get("insp_notice") not in open_calls:
+        st.session_state.pop("insp_notice", None)
+    notice = st.selectbox("Convocações em aberto", list(open_calls), format_func=open_calls.get,
+                          key="insp_notice")
+    st.download_button("Baixar notificação de convocação (PDF)",
+                       lambda: ridehailing_documents.convocation_notice_pdf(db, actor, mun, notice),
+                       f"convocacao_{notice[-6:]}.pdf", "application/pdf", key="insp_notice_pdf",
+                       icon=":material/campaign:")
+
+
+tab_record, tab_due, tab_call, tab_list = st.tabs(
+    ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"])
 with tab_record:
     record()
 with tab_due:
@@ -82,6 +121,8 @@ with tab_due:
                                    for p in rows],
                                   columns=["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]),
                      hide_index=True, use_container_width=True, key="insp_due_table")
+with tab_call:
+    convocations()
 with tab_list:
     selected = entity_list(entities.spec_for(db, "inspections", mun), actor, mun)
     if selected:

@@ -3,7 +3,7 @@
 Every record goes through the services, so each authorization reaches its state by the same
 events a clerk would record: requested, refused with the law's reasons, awaiting inspection
 (in time and late), blocked after a failed vistoria, awaiting the fee (with and without a DAM, and
-one paid R$ 30,00 short), active (issued by a paid DAM), renewal requested, suspended, cassada, revoked and expired, plus
+one paid R$ 30,00 short), active (issued by a paid DAM), called to an extraordinary vistoria, renewal requested, suspended, cassada, revoked and expired, plus
 drivers and vehicles the law does not admit (11-year-old car, two doors, CNH expired, gravíssima
 infraction, no residence, expired certificate, relative's car in Matupá), and the platforms'
 credentialing dates, lists and monthly ISSQN (one list late, one month unpaid), and changes of
@@ -99,7 +99,9 @@ def add_documents(db: Database, actor: Actor, municipality: str, driver_cpf: str
 def register(db: Database, actor: Actor, municipality: str, rng: random.Random, protocol: date,
              driver: dict | None = None, vehicle: dict | None = None, missing: tuple[str, ...] = ()) -> tuple[str, str]:
     """A driver with his documents and his vehicle; returns (CPF, plate)."""
-    values = driver_values(rng, municipality, protocol, **(driver or {}))
+    platforms = [r["cnpj"] for r in db["platforms"].find({"municipality": municipality, "status": "ativo"})]
+    platform = {"platform_cnpj": rng.choice(sorted(platforms))} if platforms else {}
+    values = driver_values(rng, municipality, protocol, **{**platform, **(driver or {})})
     entities.create(db, actor, "drivers", municipality, values)
     add_documents(db, actor, municipality, values["cpf"], protocol - timedelta(days=10), missing)
     car = vehicle_values(rng, values["cpf"], protocol, **(vehicle or {}))
@@ -192,6 +194,9 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
     entities.create(db, actor, "traffic_infractions", municipality, {
         "driver_cpf": cpf_grav, "committed_on": infraction, "severity": "gravissima",
         "description": "Avançar o sinal vermelho (CTB art. 208)"})
+    called = _flow(db, actor, municipality, rng, back(110), "active")
+    ridehailing.call_inspection(db, actor, municipality, called, today - timedelta(days=2),
+                                "Denúncia de passageiro sobre o estado dos pneus (demonstração)")
     suspended = _flow(db, actor, municipality, rng, back(130), "active")
     ridehailing.record_sanction(db, actor, municipality, suspended, EventKind.SUSPENDED, today - timedelta(days=10),
                                 today + timedelta(days=20), "Suspensão de 30 dias (demonstração)")

@@ -34,6 +34,7 @@ FEE_PARAMETER = "authorization_fee"  # R$ of the authorization and renewal fee (
 FEE_DUE_DAYS = 10  # days the fee DAM gives to pay; a convenience of the panel, not a legal term
 PROTOCOL_KIND = "transporte_protocolo"
 NUMBER_KIND = "transporte_autorizacao"
+CONVOCATION_KIND = "transporte_convocacao"
 ENDED = (Status.REFUSED, Status.REVOKED, Status.CASSADA)
 IN_FORCE = (Status.ACTIVE, Status.BLOCKED, Status.SUSPENDED)
 DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
@@ -312,13 +313,18 @@ def record_inspection(db: Database, actor: Actor, municipality: str, auth_id: st
 
 
 def call_inspection(db: Database, actor: Actor, municipality: str, auth_id: str, on: date, note: str = "") -> date:
-    """Extraordinary convocation: the last day to attend (driver and platform are told by the notice)."""
+    """Extraordinary convocation: the last day to attend. The convocation gets a number for the notice
+    sent to the driver with a copy to the platform (``ridehailing_documents.convocation_notice_pdf``)."""
     authorize(actor, "write", municipality)
     doc = _auth_doc(db, municipality, auth_id)
     _require(state_of(doc, municipality, on, db), Status.ACTIVE)
-    _add_event(db, actor, municipality, doc, EventKind.INSPECTION_CALLED, on, note=note)
-    return rules_of(municipality).convocation_deadline(on, parameters.book(db, municipality),
-                                                       parameters.calendar(db, municipality, on))
+    deadline = rules_of(municipality).convocation_deadline(on, parameters.book(db, municipality),
+                                                          parameters.calendar(db, municipality, on))
+    number = numbers.next_number(db, municipality, CONVOCATION_KIND, on.year).text
+    _add_event(db, actor, municipality, doc, EventKind.INSPECTION_CALLED, on, note=note,
+               extra={"convocation": {"number": number, "called_on": on, "deadline": deadline,
+                                      "reason": note.strip()}})
+    return deadline
 
 
 def substitute_vehicle(db: Database, actor: Actor, municipality: str, auth_id: str, plate: str, on: date,

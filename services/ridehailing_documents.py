@@ -1,5 +1,5 @@
 """Documents of the ride-hailing registry (PDF bytes): the sticker and certificate of an issued
-authorization, and the report of a vistoria."""
+authorization, the report of a vistoria and the notice of an extraordinary convocation."""
 from __future__ import annotations
 
 from pymongo.database import Database
@@ -7,8 +7,9 @@ from pymongo.database import Database
 from rules.fmt import cpf as fmt_cpf
 from services import clock, entities, municipalities, parameters, public_check, ridehailing
 from services.auth import Actor, authorize
-from services.errors import ServiceError
+from services.errors import NotFound, ServiceError
 from services.pdf.certificate import CertificatePrint, render_certificate
+from services.pdf.convocation_notice import ConvocationNoticePrint, render_convocation_notice
 from services.pdf.inspection_report import ChecklistLine, InspectionReportPrint, render_inspection_report
 from services.pdf.sticker import StickerPrint, render_sticker
 from services.store import parse_date
@@ -100,4 +101,37 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
         pendings=tuple(f"{f.message.removeprefix('Pendência: ')} ({f.reference})" for f in decision.failures),
         fix_deadline=inspection.get("fix_deadline"), fix_reference=rules.ref("failed_inspection"),
         notes=" ".join(notes),
+    ))
+
+
+def _copies(db: Database, municipality: str, driver: dict) -> tuple[str, ...]:
+    """The driver's platform; when his record names none, every credentialed platform of the town."""
+    show = entities.SPECS["platforms"].field("cnpj").show
+    query = ({"cnpj": driver["platform_cnpj"]} if driver.get("platform_cnpj") else {"status": "ativo"})
+    rows = db["platforms"].find({"municipality": municipality, **query}).sort("name", 1)
+    return tuple(f"{r['name']} — CNPJ {show(r['cnpj'])}" for r in rows) or (
+        "Plataforma não identificada no cadastro do condutor",)
+
+
+def convocation_notice_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
+    """The notice of the authorization's last extraordinary convocation, to the driver with a copy
+    to the platform, with the deadline of the rule set."""
+    authorize(actor, "read", municipality)
+    doc = ridehailing.get_authorization(db, actor, municipality, auth_id)
+    convocation = doc.get("convocation")
+    if not convocation:
+        raise NotFound("Não há convocação para vistoria extraordinária nesta autorização.")
+    town = municipalities.get(db, municipality)
+    called_on = parse_date(convocation["called_on"])
+    vehicle = ridehailing.vehicle_record(db, municipality, doc["plate"])
+    driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
+    return render_convocation_notice(ConvocationNoticePrint(
+        municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
+        number=convocation["number"], called_on=called_on, deadline=parse_date(convocation["deadline"]),
+        days=int(parameters.value(db, municipality, "inspection_call_days", called_on)),
+        reason=convocation.get("reason") or "", legal_basis=ridehailing.rules_of(municipality).ref("convocation"),
+        driver_name=driver["name"], driver_cpf=fmt_cpf(driver["cpf"]),
+        driver_address=", ".join(x for x in (driver.get("address"), driver.get("district"), town.name) if x),
+        authorization=_authorization_text(doc), plate=entities.fields.show("plate", doc["plate"]),
+        vehicle=_vehicle_text(vehicle), copies=_copies(db, municipality, driver),
     ))

@@ -178,3 +178,18 @@ def test_short_fee_payment_keeps_the_authorization_awaiting_and_offers_the_compl
     at.button(key="auth_issue_dam").click().run()
     assert "emitido" in texts(at, "success")
     assert "DAM complementar nº" in texts(at, "info")
+
+
+def test_inspections_page_calls_an_extraordinary_vistoria_and_offers_the_notice(db):
+    set_fee(db, "matupa")
+    auth = inspected(db, "matupa")
+    bill = ridehailing.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
+    dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, bill["amount"], "Caixa")
+    at = page("inspections.py", "matupa")
+    at.selectbox(key="insp_call_auth").set_value(auth)
+    at.text_input(key="insp_call_note").input("Denúncia de passageiro")
+    next(b for b in at.button if b.label == "Convocar para vistoria extraordinária").click().run()
+    assert not at.exception
+    assert "Convocação registrada: comparecer até" in texts(at, "success")
+    assert at.selectbox(key="insp_notice").value == auth
+    assert "Baixar notificação de convocação (PDF)" in [b.proto.label for b in at.get("download_button")]

@@ -116,3 +116,59 @@ def test_inspection_report_shows_the_checklist_result_and_deadline(db, tmp_path,
         subprocess.run(["pdftoppm", "-png", "-r", "40", str(tmp_path / "laudo.pdf"), str(tmp_path / "laudo")],
                        check=True)
         assert [p.name for p in tmp_path.glob("laudo*.png")] == ["laudo-1.png"]  # one A4 page
+
+
+# ---- notice of an extraordinary convocation (CG art. 17 §1 and art. 29 I; MP art. 15 §1 and art. 26 I) ----
+
+def issue_in(db, municipality: str, platform: str | None = None) -> str:
+    from services import entities
+    from tests.ridehailing_data import set_fee
+
+    set_fee(db, municipality)
+    auth = inspected(db, municipality)
+    if platform:
+        from seed.demo import cnpj
+        import random
+
+        number = cnpj(random.Random(11))
+        entities.create(db, ACTORS[municipality], "platforms", municipality,
+                        {"name": platform, "cnpj": number, "status": "ativo"})
+        cpf = ridehailing.get_authorization(db, ACTORS[municipality], municipality, auth)["driver_cpf"]
+        driver = ridehailing.driver_record(db, municipality, cpf)
+        entities.update(db, ACTORS[municipality], "drivers", municipality, driver["id"], {"platform_cnpj": number})
+    bill = ridehailing.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
+    dams.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
+    return auth
+
+
+@pytest.mark.parametrize("municipality, platform, article", [
+    pytest.param("chapada", "Leva Já Chapada", "art. 17, §1º e art. 29, I",
+                 id="CG art. 17 §1: notice to the driver, copy to his platform"),
+    pytest.param("matupa", None, "art. 15, §1º e art. 26, I",
+                 id="MP art. 15 §1: no platform on record, the copy says so"),
+])
+def test_convocation_notice_names_driver_platform_deadline_and_article(db, municipality, platform, article):
+    from services.ridehailing import parameters
+
+    actor = ACTORS[municipality]
+    auth = issue_in(db, municipality, platform)
+    deadline = ridehailing.call_inspection(db, actor, municipality, auth, TODAY, "Denúncia sobre os pneus")
+    rules = ridehailing.rules_of(municipality)
+    assert deadline == rules.convocation_deadline(TODAY, parameters.book(db, municipality),
+                                                  parameters.calendar(db, municipality, TODAY))
+    doc = ridehailing.get_authorization(db, actor, municipality, auth)
+    driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
+    shown = text(ridehailing_documents.convocation_notice_pdf(db, actor, municipality, auth))
+    days = parameters.value(db, municipality, "inspection_call_days", TODAY)
+    for expected in (f"NOTIFICAÇÃO Nº 0001/{TODAY.year}", "CONVOCAÇÃO PARA VISTORIA EXTRAORDINÁRIA", driver["name"],
+                     ridehailing.entities.fields.show("plate", doc["plate"]), f"Nº {doc['number']}",
+                     f"Prazo para comparecimento: até {deadline:%d/%m/%Y} ({days} dias contados de {TODAY:%d/%m/%Y}",
+                     "Motivo da convocação: Denúncia sobre os pneus.", article, "Cópia para ciência da plataforma"):
+        assert expected in shown
+    assert (platform or "Plataforma não identificada no cadastro do condutor") in shown
+
+
+def test_no_notice_without_a_convocation(db):
+    auth = issue_in(db, "chapada")
+    with pytest.raises(ridehailing_documents.NotFound):
+        ridehailing_documents.convocation_notice_pdf(db, ACTORS["chapada"], "chapada", auth)
