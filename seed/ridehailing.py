@@ -32,6 +32,7 @@ from services.auth import Actor
 
 FEE = Decimal("180.00")
 DEMO_ACT = "Valor fictício para demonstração"
+CREDENTIALED_DAYS_AGO = 100  # demo platforms: a few months of lists and ISSQN keep the seed quick
 CARS = [("Chevrolet", "Onix Plus", 5), ("Fiat", "Cronos", 5), ("Hyundai", "HB20S", 5), ("Volkswagen", "Virtus", 5),
         ("Toyota", "Corolla", 5), ("Renault", "Logan", 5), ("Nissan", "Versa", 5), ("Chevrolet", "Spin", 7)]
 COLORS = ["Prata", "Branco", "Preto", "Cinza", "Vermelho"]
@@ -146,18 +147,19 @@ def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, pro
     return auth
 
 
-def _seed_changes(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date) -> None:
-    """Data changes: one reported in time, one reported late, one found out and never reported."""
-    for days_ago, reported_after in ((12, 3), (40, 15), (20, None)):
-        driver_cpf, car = register(db, actor, municipality, rng, today - timedelta(days=days_ago + 30))
+def _seed_changes(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date,
+                  authorizations: list[str]) -> None:
+    """Data changes of drivers already in the flow: reported in time, reported late, never reported."""
+    for auth_id, days_ago, reported_after in zip(authorizations, (12, 40, 20), (3, 15, None)):
+        doc = ridehailing.get_authorization(db, actor, municipality, auth_id)
         changed_on = today - timedelta(days=days_ago)
         reported_on = changed_on + timedelta(days=reported_after) if reported_after is not None else None
         if days_ago == 40:
-            vehicle = ridehailing.vehicle_record(db, municipality, car)
+            vehicle = ridehailing.vehicle_record(db, municipality, doc["plate"])
             ridehailing_changes.record_change(db, actor, municipality, "vehicles", vehicle["id"],
                                               {"color": "Azul"}, changed_on, reported_on)
             continue
-        driver = ridehailing.driver_record(db, municipality, driver_cpf)
+        driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
         ridehailing_changes.record_change(db, actor, municipality, "drivers", driver["id"],
                                           {"address": f"{rng.choice(STREETS)}, {rng.randint(10, 1999)}"},
                                           changed_on, reported_on)
@@ -168,8 +170,7 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
     def back(days: int) -> date:
         return max(today - timedelta(days=days), first_day)
 
-    for days in (200, 150, 120, 90, 60, 45):
-        _flow(db, actor, municipality, rng, back(days), "active")
+    active = [_flow(db, actor, municipality, rng, back(days), "active") for days in (200, 150, 120, 90, 60, 45)]
     renewing = _flow(db, actor, municipality, rng, back(100), "active")
     ridehailing.request_renewal(db, actor, municipality, renewing, today)
     ridehailing.issue_fee_dam(db, actor, municipality, renewing, today)
@@ -203,7 +204,7 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
     cassada = _flow(db, actor, municipality, rng, back(140), "active")
     ridehailing.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
                                 note="Cassação após processo administrativo (demonstração)")
-    _seed_changes(db, actor, municipality, rng, today)
+    _seed_changes(db, actor, municipality, rng, today, active[:3])
     register(db, actor, municipality, rng, today, driver={"cnh_valid_until": today - timedelta(days=15)})
     register(db, actor, municipality, rng, today, missing=("criminal",))
     if municipality == "matupa":
@@ -219,10 +220,11 @@ def _seed_platforms(db: Database, actor: Actor, municipality: str, today: date, 
     rules = ridehailing.rules_of(municipality)
     calendar = parameters.calendar(db, municipality, today)
     rows = entities.list_all(db, actor, "platforms", municipality, entities.ListQuery(sort="name"))
+    credentialed = max(first_day, today - timedelta(days=CREDENTIALED_DAYS_AGO))
     for index, row in enumerate(rows):
         entities.update(db, actor, "platforms", municipality, row["id"],
-                        {"credentialed_on": first_day, "insurance_valid_from": first_day})
-        sent, lists = first_day, []
+                        {"credentialed_on": credentialed, "insurance_valid_from": credentialed})
+        sent, lists = credentialed, []
         while True:
             sent = rules.list_period.next_due(sent, calendar) - timedelta(days=2)
             if sent > today - timedelta(days=(90 if index == 1 else 0)):
@@ -230,20 +232,25 @@ def _seed_platforms(db: Database, actor: Actor, municipality: str, today: date, 
             lists.append(sent)
         for day in lists:
             ridehailing_platforms.add_report(db, actor, municipality, row["cnpj"], "lista", day, "Protocolo digital")
-        month = first_day.replace(day=1)
+        month = credentialed.replace(day=1)
         while month < today.replace(day=1):
-            if not (index == 2 and month == first_day.replace(day=1)):
+            if not (index == 2 and month == credentialed.replace(day=1)):
                 ridehailing_platforms.add_report(db, actor, municipality, row["cnpj"], "issqn", month,
                                                  "Guia de ISSQN")
             month = (month + timedelta(days=32)).replace(day=1)
 
 
-def seed_ridehailing(db: Database) -> None:
-    """Load the demo ride-hailing data once (skipped when drivers already exist)."""
+def seed_fee(db: Database) -> None:
+    """The fictitious demo fee of both municipalities (idempotent)."""
     for code in ("chapada", "matupa"):
         bootstrap.ensure_parameter(db, code, ParameterVersion(
             ridehailing.FEE_PARAMETER, date(2025, 1, 1), FEE, DEMO_ACT,
             "Taxa de autorização do transporte por aplicativo — substituir pelo valor do Código Tributário"))
+
+
+def seed_ridehailing(db: Database) -> None:
+    """Load the demo fee and, once (skipped when drivers already exist), the demo ride-hailing records."""
+    seed_fee(db)
     if db["drivers"].count_documents({}) > 0:
         return
     rng = random.Random(5)
