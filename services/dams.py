@@ -9,7 +9,7 @@ the audit log.
 
 A payment that differs is flagged, never silently accepted: an amount other than the DAM's or a
 payment after the due date still marks the DAM paid (the bank did receive money for that
-barcode), with flags the screen shows for the treasury to review (docs/leituras/dam.md, "Baixa").
+barcode), with flags the screen shows for the treasury to review (docs/LEITURAS.md, seção 4, "Baixa").
 Paying a DAM tells the record it pays (:func:`services.events.dam_paid`). The bank return file
 is imported by :mod:`services.bank_import`.
 """

@@ -15,7 +15,7 @@ boleto ("ficha de compensação"). Positions of the barcode:
 20–44       free field of the company/órgão (25 digits)
 ==========  ===========================================================================
 
-Free field of a DAM (our choice, see docs/leituras/dam.md): due date AAAAMMDD (positions
+Free field of a DAM (our choice, see docs/LEITURAS.md, seção 4): due date AAAAMMDD (positions
 20–27, where FEBRABAN asks a due date to be placed when the free field carries one), the
 year of the DAM number (28–31) and its sequence in that year, 13 digits (32–44).
 

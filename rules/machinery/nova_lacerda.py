@@ -2,7 +2,7 @@
 
 Decreto Municipal 017/2026, of 24/03/2026, regulating Lei Municipal 1.063/2026: price table
 (Anexo I), discounts (Anexo II), payment (art. 8), eligibility (art. 2, 5, 6, 10), loads (art. 9)
-and order of service (art. 3). Readings of ambiguous provisions: docs/leituras/maquinas.md.
+and order of service (art. 3). Readings of ambiguous provisions: docs/LEITURAS.md, seção 3.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from rules.machinery import quote as _quote
 from rules.machinery import schedule as _schedule
 from rules.machinery.prices import ANEXO_I, ANEXO_I_PRICES, DECREE, PRICE_TABLE
 
-# Art. 13: in force on publication; the decree is dated 24/03/2026 (see docs/leituras/maquinas.md).
+# Art. 13: in force on publication; the decree is dated 24/03/2026 (see docs/LEITURAS.md, seção 3).
 DECREE_IN_FORCE = date(2026, 3, 24)
 ANEXO_II = f"{DECREE}, Anexo II"
 PANEL = "Parâmetro operacional do painel (não fixado pelo Decreto 017/2026)"

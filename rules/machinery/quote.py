@@ -7,7 +7,7 @@
 - Item 12: loads of earth or gravel, the only item with the Anexo II discounts (art. 7, §2).
 Distances are round trip (Anexo I, obs. 2). Earth or gravel carried by dump truck is charged by
 item 12 (obs. 3). How items 07/09 combine with 05/06/08 is the parameter ``km_reading_items_07_09``
-(see docs/leituras/maquinas.md); the quote records the reading and the price table it used.
+(see docs/LEITURAS.md, seção 3); the quote records the reading and the price table it used.
 Requests outside the table's ranges are refused with a named error.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Parameters both acts leave open; each municipality seeds them with its own act and date.
 
-Every value here is a reading recorded in docs/leituras/transporte.md; municipal IT replaces
+Every value here is a reading recorded in docs/LEITURAS.md, seção 1; municipal IT replaces
 it by adding a new dated version when an instruction or decree fixes it.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from datetime import date
 
 from rules.params import ParameterVersion
 
-SILENT = "omisso no ato; leitura do sistema (docs/leituras/transporte.md)"
+SILENT = "omisso no ato; leitura do sistema (docs/LEITURAS.md, seção 1)"
 
 
 def common_parameters(effective: date, act: str) -> tuple[ParameterVersion, ...]:
