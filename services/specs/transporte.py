@@ -226,7 +226,7 @@ INSPECTIONS = register(
         module=MODULE,
         default_sort="performed_on",
         fields=(
-            Field("authorization_id", "Autorização", required=True, in_list=False, filterable=True),
+            Field("authorization_id", "Autorização", required=True, in_list=False),
             Field("plate", "Placa", "plate", required=True, searchable=True),
             Field("kind", "Tipo", "choice", required=True, filterable=True, choices=INSPECTION_KINDS),
             Field("performed_on", "Data da vistoria", "date", required=True),
