@@ -193,3 +193,18 @@ def test_inspections_page_calls_an_extraordinary_vistoria_and_offers_the_notice(
     assert "Convocação registrada: comparecer até" in texts(at, "success")
     assert at.selectbox(key="insp_notice").value == auth
     assert "Baixar notificação de convocação (PDF)" in [b.proto.label for b in at.get("download_button")]
+
+
+def test_fee_paid_above_the_amount_issues_and_shows_the_alert(db):
+    from decimal import Decimal
+
+    set_fee(db, "chapada")
+    auth = inspected(db, "chapada")
+    bill = ridehailing.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, Decimal("200.00"), "Caixa")
+    at = page("authorizations.py")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    assert not at.exception
+    assert f"Ativa até 31/12/{TODAY.year}" in " ".join(m.value for m in at.markdown)
+    assert f"Taxa paga com alertas — DAM {bill['number']}: Valor pago R$ 200,00 difere do valor do DAM R$ 180,00 " \
+           "(R$ 20,00 a maior)" in texts(at, "warning")
