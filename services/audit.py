@@ -11,7 +11,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services import clock
-from services.store import decode, encode
+from services.store import decode, encode, insert_one
 
 HIDDEN_FIELDS = {"password_hash", "_id"}
 
@@ -52,7 +52,7 @@ def record(
         "changes": changed_fields(before, after),
         "note": note,
     }
-    db["audit"].insert_one(encode(entry))
+    insert_one(db["audit"], encode(entry))
 
 
 def search(

@@ -14,7 +14,7 @@ from pymongo.database import Database
 
 from services import audit, clock
 from services.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode
+from services.store import DuplicateKeyError, decode, encode, insert_one
 
 ROLES = {
     "secretaria": "Secretaria (cadastros e emissões)",
@@ -141,7 +141,7 @@ def create_user(
         "created_at": clock.now_utc(),
     }
     try:
-        inserted = db["users"].insert_one(encode(doc)).inserted_id
+        inserted = insert_one(db["users"], encode(doc))
     except DuplicateKeyError:
         raise Conflict(f"Já existe o usuário '{doc['username']}'.", field="username") from None
     public = {k: v for k, v in doc.items() if k != "password_hash"}

@@ -33,7 +33,7 @@ from rules.dam.parameters import FEBRABAN_CODE
 from services import audit, clock, dams, parameters
 from services.auth import Actor, authorize
 from services.errors import Conflict
-from services.store import DuplicateKeyError, decode, encode, ensure_indexes, parse_date
+from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, parse_date
 
 FILES = "dam_return_files"
 INDEXES = {
@@ -268,7 +268,7 @@ def import_return_file(db: Database, actor: Actor, municipality: str, data: byte
             "imported_at": clock.now_utc(), "imported_by": actor.username, "lines": [],
         }
         try:
-            file_id = db[FILES].insert_one(encode(record)).inserted_id
+            file_id = insert_one(db[FILES], encode(record))
         except DuplicateKeyError:  # another user imported the same file a moment ago
             return _result(db[FILES].find_one({"municipality": municipality, "sha256": digest}), already_imported=True)
     else:

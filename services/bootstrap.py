@@ -8,7 +8,7 @@ from rules.params import ParameterVersion
 from rules.registry import default_parameters
 from services import audit, clock, entities, specs  # noqa: F401  (specs registers the entity specs)
 from services.auth import SYSTEM
-from services.store import DuplicateKeyError, encode, ensure_indexes, exists
+from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
 
 
 def prepare(db: Database) -> None:
@@ -30,7 +30,7 @@ def ensure_parameter(db: Database, municipality: str, version: ParameterVersion)
         return
     doc = {**key, "value": version.value, "act": version.act, "note": version.note,
            "created_by": SYSTEM.username, "created_at": clock.now_utc()}
-    inserted = db["parameters"].insert_one(encode(doc)).inserted_id
+    inserted = insert_one(db["parameters"], encode(doc))
     audit.record(db, SYSTEM, municipality, "seed", "parameters", inserted, {}, doc)
 
 
@@ -44,6 +44,6 @@ def mark_store(db: Database, kind: str) -> None:
     """Decide the store's kind once; later calls leave it as it is."""
     if db["meta"].find_one({"_id": "store"}) is None:
         try:
-            db["meta"].insert_one({"_id": "store", "kind": kind})
+            insert_one(db["meta"], {"_id": "store", "kind": kind})
         except DuplicateKeyError:
             pass

@@ -40,7 +40,7 @@ from services.entities import Page
 from services.errors import NotFound, ServiceError, ValidationFailed
 from services.numbers import next_number
 from services.pdf.dam import DamPrint, render_dams
-from services.store import decode, encode, ensure_indexes, parse_date
+from services.store import decode, encode, ensure_indexes, insert_one, parse_date
 
 COLLECTION = "dams"
 INDEXES = {
@@ -377,7 +377,7 @@ def issue(
         "created_at": now,
         "created_by": actor.username,
     }
-    inserted = db[COLLECTION].insert_one(encode(doc)).inserted_id
+    inserted = insert_one(db[COLLECTION], encode(doc))
     audit.record(db, actor, municipality, "create", COLLECTION, inserted, {},
                  {k: v for k, v in doc.items() if k not in ("history", "created_at")},
                  note=f"DAM {number.text} emitido")

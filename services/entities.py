@@ -22,7 +22,7 @@ from pymongo.database import Database
 from services import audit, clock, fields
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode, exists
+from services.store import DuplicateKeyError, decode, encode, exists, insert_one
 
 CUSTOM_PREFIX = "cf_"
 
@@ -146,7 +146,7 @@ def add_custom_field(
         "created_at": clock.now_utc(),
     }
     try:
-        inserted = db["custom_fields"].insert_one(encode(doc)).inserted_id
+        inserted = insert_one(db["custom_fields"], encode(doc))
     except DuplicateKeyError:
         raise Conflict(f"Já existe o campo '{label}' neste cadastro.", field="label") from None
     audit.record(db, actor, municipality, "create", "custom_fields", inserted, {}, doc)
@@ -203,7 +203,7 @@ def create(db: Database, actor: Actor, entity: str, municipality: str, values: d
     now = clock.now_utc()
     doc = {**clean, "municipality": municipality, "created_at": now, "updated_at": now, "created_by": actor.username}
     try:
-        inserted = db[entity].insert_one(encode(doc)).inserted_id
+        inserted = insert_one(db[entity], encode(doc))
     except DuplicateKeyError as exc:
         raise _unique_conflict(spec, exc) from None
     audit.record(db, actor, municipality, "create", entity, inserted, {}, clean)

@@ -13,7 +13,7 @@ from rules.params import ParameterBook, ParameterMissing, ParameterVersion
 from services import audit, clock
 from services.auth import Actor, authorize
 from services.errors import Conflict, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode, parse_date
+from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
 
 HOLIDAYS = "municipal_holidays"
 
@@ -72,7 +72,7 @@ def add_version(
         "created_at": clock.now_utc(),
     }
     try:
-        inserted = db["parameters"].insert_one(encode(doc)).inserted_id
+        inserted = insert_one(db["parameters"], encode(doc))
     except DuplicateKeyError:
         raise Conflict(
             f"Já existe uma versão de '{name}' em vigor a partir de {effective:%d/%m/%Y}; "

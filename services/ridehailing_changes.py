@@ -20,7 +20,7 @@ from rules.fmt import day
 from services import audit, clock, entities, parameters, ridehailing
 from services.auth import Actor, authorize
 from services.errors import NotFound, ValidationFailed
-from services.store import decode, encode, parse_date
+from services.store import decode, encode, insert_one, parse_date
 
 COLLECTION = "data_changes"
 SUBJECT_KEY = {"drivers": "cpf", "vehicles": "plate"}
@@ -86,7 +86,7 @@ def record_change(db: Database, actor: Actor, municipality: str, collection: str
         "changes": changes, "changed_on": changed_on, "reported_on": reported_on, "closed_on": None,
         "closing_note": "", "recorded_by": actor.username, "recorded_at": clock.now_utc(),
     }
-    change_id = str(db[COLLECTION].insert_one(encode(record)).inserted_id)
+    change_id = str(insert_one(db[COLLECTION], encode(record)))
     audit.record(db, actor, municipality, "data_change", COLLECTION, change_id, {}, record)
     return change_id
 

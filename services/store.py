@@ -19,7 +19,7 @@ from typing import Any
 from bson.decimal128 import Decimal128, create_decimal128_context
 from pymongo import ASCENDING, DESCENDING  # noqa: F401  (re-exported for services)
 from pymongo.database import Database
-from pymongo.errors import DuplicateKeyError  # noqa: F401  (tinymongo's error subclasses it)
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from services import config
 
@@ -85,6 +85,23 @@ def ensure_indexes(db: Database, extra: dict[str, list[tuple[list[tuple[str, int
     for collection, indexes in {**INDEXES, **(extra or {})}.items():
         for keys, options in indexes:
             db[collection].create_index(keys, **options)
+
+
+def insert_one(collection: Any, doc: dict) -> Any:
+    """Insert one document and return its ``_id``; a unique clash raises DuplicateKeyError.
+
+    Workaround, kept here only: tinymongo 1.3.1's ``insert_one`` on SQLite reads the whole
+    collection before each insert, so its cost grows with the collection (the audit log grows
+    forever: ``python bench/store_inserts.py`` prints the figures). Its ``insert_many`` does not;
+    a one-document ``insert_many`` is the same write on MongoDB.
+    """
+    try:
+        return collection.insert_many([doc]).inserted_ids[0]
+    except BulkWriteError as exc:
+        errors = exc.details.get("writeErrors", [])
+        if errors and errors[0].get("code") == 11000:
+            raise DuplicateKeyError(errors[0].get("errmsg", str(exc)), 11000) from None
+        raise
 
 
 def exists(collection: Any, query: dict) -> bool:

@@ -16,7 +16,7 @@ import pytest
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from services.store import connect, decode, encode, ensure_indexes, exists
+from services.store import connect, decode, encode, ensure_indexes, exists, insert_one
 
 BACKENDS = ["embedded", "mongomock"] + (["mongodb"] if os.environ.get("MONGODB_URI") else [])
 
@@ -65,6 +65,23 @@ def test_count_with_limit(store, request):
             "tinymongo 1.3.1 ignores limit in count_documents; services use store.exists instead")))
     col = people(store)
     assert col.count_documents({"municipality": "matupa"}, limit=1) == 1
+
+
+def test_store_insert_one_returns_the_id_and_refuses_a_unique_clash(store, request):
+    ensure_indexes(store, {"plates": [([("municipality", 1), ("plate", 1)], {"unique": True, "name": "u_plates_plate"})]})
+    new_id = insert_one(store["plates"], {"municipality": "c", "plate": "AAA1A11"})
+    assert store["plates"].find_one({"_id": new_id})["plate"] == "AAA1A11"
+    with pytest.raises(DuplicateKeyError) as clash:
+        insert_one(store["plates"], {"municipality": "c", "plate": "AAA1A11"})
+    assert store["plates"].count_documents({}) == 1
+    if "mongomock" not in request.node.name:  # mongomock's message names no index; services fall back
+        assert "u_plates_plate" in str(clash.value)
+
+
+def test_store_insert_one_keeps_a_given_id(store):
+    assert insert_one(store["meta"], {"_id": "store", "kind": "demo"}) == "store"
+    with pytest.raises(DuplicateKeyError):
+        insert_one(store["meta"], {"_id": "store", "kind": "real"})
 
 
 def test_exists_answers_for_match_and_no_match(store):
