@@ -29,7 +29,7 @@ def text(pdf: bytes) -> str:
 
 def qr(pdf: bytes, tmp_path) -> str:
     if not (shutil.which("pdftoppm") and shutil.which("zbarimg")):
-        pytest.skip("pdftoppm/zbarimg not installed")
+        pytest.fail("pdftoppm/zbarimg ausentes: instale poppler-utils e zbar-tools (.ci/run os instala)")
     (tmp_path / "doc.pdf").write_bytes(pdf)
     subprocess.run(["pdftoppm", "-png", "-r", "150", str(tmp_path / "doc.pdf"), str(tmp_path / "page")], check=True)
     page = sorted(tmp_path.glob("page*.png"))[0]

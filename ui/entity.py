@@ -77,7 +77,8 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
     return page.rows[rows[0]]["id"] if rows else None
 
 
-def _widget(f: Field, key: str, current: Any, error: str | None) -> Any:
+def field_widget(f: Field, key: str, current: Any, error: str | None) -> Any:
+    """The input of one spec field, with its error below it (shared by every form of the panel)."""
     label = f.label + (" *" if f.required else "")
     if f.kind == "bool":
         value = st.checkbox(label, value=bool(current), key=key, help=f.help or None)
@@ -110,7 +111,7 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None) -> N
         columns = st.columns(2)
         for index, f in enumerate(spec.fields):
             with columns[index % 2]:
-                values[f.name] = _widget(f, f"{form_key}_{f.name}", (doc or {}).get(f.name), errors.get(f.name))
+                values[f.name] = field_widget(f, f"{form_key}_{f.name}", (doc or {}).get(f.name), errors.get(f.name))
         submitted = st.form_submit_button("Salvar", type="primary")
     if not submitted:
         return

@@ -11,7 +11,7 @@ from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services import clock, ridehailing_changes
 from services.entities import EntitySpec
 from ui import common
-from ui.entity import _widget
+from ui.entity import field_widget
 
 ICONS = {True: "✅", False: "❌"}
 STATUS_COLOURS = {
@@ -80,7 +80,7 @@ def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) ->
         columns = st.columns(2)
         for index, f in enumerate(spec.fields):
             with columns[index % 2]:
-                values[f.name] = _widget(f, f"{key}_{f.name}", doc.get(f.name), None)
+                values[f.name] = field_widget(f, f"{key}_{f.name}", doc.get(f.name), None)
         submitted = st.form_submit_button("Salvar alteração", type="primary")
     if submitted:
         ok, change_id = common.attempt(ridehailing_changes.record_change, common.db(), actor, mun, spec.name,
