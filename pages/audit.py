@@ -8,6 +8,17 @@ from services import audit, clock
 from ui import common
 
 actor = common.guard("admin")
+
+
+def shown(value) -> str:
+    """A changed value as a person reads it: empty as '—', ISO dates as dd/mm/aaaa."""
+    if value in (None, "", [], {}):
+        return "—"
+    text = str(value)
+    if len(text) == 10 and text[4] == "-" and text[7] == "-" and text.replace("-", "").isdigit():
+        return f"{text[8:]}/{text[5:7]}/{text[:4]}"
+    return text
+
 common.page_header("Auditoria", "Registro permanente de todas as gravações")
 db = common.db()
 cols = st.columns(5)
@@ -29,7 +40,7 @@ if ok:
         "Quando": clock.to_local(r["at"]).strftime("%d/%m/%Y %H:%M:%S"), "Usuário": r["username"],
         "Município": r.get("municipality") or "", "Ação": r["action"], "Coleção": r["collection"],
         "Documento": r.get("doc_id") or "",
-        "Alterações": "; ".join(f"{k}: {v['before']!s} → {v['after']!s}" for k, v in r.get("changes", {}).items()),
+        "Alterações": "; ".join(f"{k}: {shown(v['before'])} → {shown(v['after'])}" for k, v in r.get("changes", {}).items()),
     } for r in rows])
     st.dataframe(frame, hide_index=True, use_container_width=True)
     st.download_button("Exportar CSV", frame.to_csv(index=False, sep=";").encode("utf-8-sig"), "auditoria.csv",
