@@ -12,26 +12,17 @@ from __future__ import annotations
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
+from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+
 SHOTS = Path(os.environ.get("PAINEL_SHOTS", "/tmp/painel-shots"))
 pytestmark = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _new_driver() -> dict:
@@ -78,61 +69,26 @@ BASE_DEMO = (
 
 @pytest.fixture(scope="module")
 def panel(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("Chromium ausente em /usr/bin/chromium")
-        pytest.skip("Chromium não instalado nesta máquina")
+    require_chromium()
     data = tmp_path_factory.mktemp("ridehailing-browser")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PAINEL_DATA_DIR": str(data), "PAINEL_PUBLIC_URL": url}
-    env.pop("MONGODB_URI", None)
+    port = free_port()
+    env = panel_env(data, PAINEL_PUBLIC_URL=f"http://127.0.0.1:{port}")
     subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
     people = _new_driver()
     _load(data, people["cpf"])
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        server.kill()
-        pytest.fail("o painel não respondeu em 90 s")
-    yield url, people
-    server.terminate()
-    server.wait(timeout=20)
+    with served(env, port) as url:
+        yield url, people
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def login(page, url: str) -> None:
-    page.goto(url)
-    page.get_by_label("Usuário").fill("secretaria.chapada")
-    page.get_by_label("Senha").fill("painel2026")
-    page.get_by_role("button", name="Entrar").click()
-    page.get_by_role("button", name="Sair").wait_for(timeout=30000)
 
 
 def go(page, title: str) -> None:
@@ -250,7 +206,7 @@ def test_request_to_public_check(panel, browser):
     url, person = panel
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = context.new_page()
-    login(page, url)
+    login(page, url, "secretaria.chapada")
     register_driver(page, person)
     shot(page, "00_driver_typed")
     register_vehicle(page, person)
@@ -312,7 +268,7 @@ def test_request_to_public_check(panel, browser):
 def test_an_11_year_old_car_is_refused_with_its_article(panel, browser):
     url, _ = panel
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    login(page, url)
+    login(page, url, "secretaria.chapada")
     request(page, "Otávio Carro Antigo")
     wait_text(page, "Veículo com 11 anos; o máximo é 10")
     assert page.get_by_role("button", name="Aprovar").is_disabled()
