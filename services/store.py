@@ -17,7 +17,6 @@ from decimal import Decimal, localcontext
 from typing import Any
 
 from bson.decimal128 import Decimal128, create_decimal128_context
-from pymongo import ASCENDING, DESCENDING  # noqa: F401  (re-exported for services)
 from pymongo.database import Database
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from datetime import date
 
 import pytest
 from hypothesis import settings
@@ -13,7 +14,7 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
-from services import bootstrap, store
+from services import bootstrap, clock, store
 from services.auth import Actor
 from services.store import connect
 
@@ -45,3 +46,18 @@ def data_dir(tmp_path, monkeypatch, prepared_store):
 @pytest.fixture
 def db(data_dir):
     return connect(uri="", data_dir=str(data_dir))
+
+
+@pytest.fixture
+def today(monkeypatch):
+    """The panel's 'today', settable by the test: ``today.set(date)``; starts on a Monday."""
+
+    class Today:
+        value = date(2026, 3, 2)  # a Monday
+
+        def set(self, day: date) -> None:
+            self.value = day
+
+    holder = Today()
+    monkeypatch.setattr(clock, "today", lambda: holder.value)
+    return holder

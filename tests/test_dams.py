@@ -13,7 +13,7 @@ from rules.params import ParameterVersion
 from services import bootstrap, dams, events
 from services.errors import PermissionDenied, ValidationFailed
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
-from tests.dams_support import MONDAY, today  # noqa: F401  (fixture)
+from tests.dams_support import MONDAY
 
 
 def issue(db, actor=SECRETARIA_MP, mun="matupa", **changes):

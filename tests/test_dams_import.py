@@ -16,7 +16,7 @@ from services import bank_import, dams, events
 from services.errors import PermissionDenied
 from services.store import decode
 from tests.conftest import GABINETE, SECRETARIA_MP
-from tests.dams_support import MONDAY, today  # noqa: F401  (fixture)
+from tests.dams_support import MONDAY
 
 REAL_FILES = sorted(
     p for p in (Path(__file__).resolve().parent / "data" / "febraban150").iterdir() if p.suffix in (".ret", ".txt")

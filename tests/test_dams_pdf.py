@@ -19,7 +19,6 @@ from rules.params import ParameterVersion
 from services import bootstrap, dams
 from services.errors import ValidationFailed
 from tests.conftest import SECRETARIA_MP
-from tests.dams_support import today  # noqa: F401  (fixture)
 
 
 def issue(db, amount: str, due: date):

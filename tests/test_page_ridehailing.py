@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rules.ridehailing.lifecycle import Status
 from services import clock, dams, public_check, ridehailing
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
 

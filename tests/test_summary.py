@@ -9,7 +9,6 @@ import pytest
 from services import dams, entities, summary
 from services.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_MP
-from tests.dams_support import today  # noqa: F401  (fixture)
 from tests.test_dams import issue
 
 
