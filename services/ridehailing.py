@@ -25,7 +25,7 @@ from rules.ridehailing.concepts import (
     Authorization, AuthorizationEvent, Document, Driver, EventKind, Holder, Severity, TrafficInfraction, Vehicle,
 )
 from rules.ridehailing.lifecycle import AuthorizationState, Status
-from services import audit, clock, entities, events, numbers, parameters
+from services import audit, clock, entities, events, numbers, parameters, specs  # noqa: F401  (specs registers the entity specs)
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import decode, encode, parse_date

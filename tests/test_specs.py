@@ -144,3 +144,13 @@ def _cpf(seed: int) -> str:
     from seed.demo import cpf
 
     return cpf(random.Random(seed))
+
+
+def test_ride_hailing_services_register_their_specs_on_import():
+    """A script or job that imports only the ride-hailing services finds its registers."""
+    import subprocess
+    import sys
+
+    code = "from services import ridehailing\nfrom services.entities import SPECS\nprint(sorted(SPECS))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    assert {"drivers", "vehicles", "authorizations"} <= set(eval(out))
