@@ -363,8 +363,14 @@ def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data:
     """
     authorize(actor, "write", municipality)
     spec = spec_for(db, entity, municipality)
-    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-    reader = csv.reader(io.StringIO(text), delimiter=CSV_DELIMITER if CSV_DELIMITER in text.splitlines()[0] else ",")
+    try:
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        raise ValidationFailed({"file": "O arquivo não está em UTF-8; salve o CSV como UTF-8 e envie de novo."}) from None
+    lines = text.splitlines()
+    if not lines:
+        raise ValidationFailed({"file": "O arquivo está vazio."})
+    reader = csv.reader(io.StringIO(text), delimiter=CSV_DELIMITER if CSV_DELIMITER in lines[0] else ",")
     header = next(reader, [])
     by_heading = {f.label.lower(): f for f in spec.fields} | {f.name.lower(): f for f in spec.fields}
     columns = [by_heading.get(h.strip().lower()) for h in header]

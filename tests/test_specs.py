@@ -117,6 +117,15 @@ def test_import_dry_run_reports_every_bad_row_and_writes_nothing(db):
     assert report.inserted == 0 and db["taxpayers"].count_documents({}) == 1
 
 
+@pytest.mark.parametrize("data,message", [
+    (b"", "vazio"),
+    ("Nome / Razão social;CPF/CNPJ\nJosé;1\n".encode("latin-1"), "UTF-8"),
+], ids=["empty file", "latin-1 file"])
+def test_import_refuses_an_unreadable_file_with_a_message(db, data, message):
+    with pytest.raises(ValidationFailed, match=message):
+        entities.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", data)
+
+
 def test_import_reports_a_value_repeated_inside_the_file(db):
     upload = ("Nome / Razão social;CPF/CNPJ;Tipo;Endereço\n"
               "Uma;111.444.777-35;Pessoa física;Rua 1\nOutra;111.444.777-35;Pessoa física;Rua 2\n")
