@@ -11,10 +11,9 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
+from services.pdf.letterhead import LEFT, WIDTH, box, letterhead
 from services.pdf.sticker import BLUE, GREY, Fonts, qr_png
 
-LEFT = 15.0
-WIDTH = 180.0
 
 
 @dataclass(frozen=True)
@@ -38,17 +37,8 @@ class CertificatePrint:
     check_url: str
 
 
-def _field(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, label: str, value: str, size: float = 11) -> None:
-    pdf.set_draw_color(170, 170, 170)
-    pdf.rect(x, y, w, 13)
-    pdf.set_text_color(*GREY)
-    fonts.use(6.5)
-    pdf.set_xy(x + 1.5, y + 1)
-    pdf.cell(w - 3, 3, fonts.text(label.upper()))
-    pdf.set_text_color(0, 0, 0)
-    fonts.use(size, bold=True)
-    pdf.set_xy(x + 1.5, y + 5.5)
-    pdf.cell(w - 3, 6, fonts.text(value))
+def _field(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, label: str, value: str) -> None:
+    box(pdf, fonts, x, y, w, label, value, size=11, height=13)
 
 
 def render_certificate(data: CertificatePrint) -> bytes:
@@ -56,23 +46,7 @@ def render_certificate(data: CertificatePrint) -> bytes:
     pdf.set_auto_page_break(False)
     pdf.add_page()
     fonts = Fonts(pdf)
-    pdf.set_text_color(*BLUE)
-    fonts.use(15, bold=True)
-    pdf.set_xy(LEFT, 15)
-    pdf.cell(WIDTH, 8, fonts.text(f"PREFEITURA DE {data.municipality_name.upper()}"), align="C")
-    pdf.set_text_color(0, 0, 0)
-    fonts.use(10)
-    pdf.set_xy(LEFT, 23)
-    pdf.cell(WIDTH, 5, fonts.text(data.secretariat), align="C")
-    pdf.set_text_color(*GREY)
-    fonts.use(8)
-    pdf.set_xy(LEFT, 28)
-    pdf.cell(WIDTH, 4, fonts.text(data.municipality_address), align="C")
-    pdf.set_draw_color(*BLUE)
-    pdf.set_line_width(0.6)
-    pdf.line(LEFT, 35, LEFT + WIDTH, 35)
-    pdf.set_line_width(0.2)
-    pdf.set_text_color(0, 0, 0)
+    letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address, top=15)
     fonts.use(14, bold=True)
     pdf.set_xy(LEFT, 41)
     pdf.cell(WIDTH, 7, fonts.text("AUTORIZAÇÃO PARA TRANSPORTE REMUNERADO PRIVADO"), align="C")
