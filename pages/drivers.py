@@ -6,8 +6,7 @@ from rules.fmt import day
 from services import clock, entities, ridehailing
 from services.entities import ListQuery
 from ui import common
-from ui.entity import entity_form, entity_import, entity_list
-from ui.ridehailing import change_form, change_history, verdict
+from ui.ridehailing import change_form, histories, registry_page, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -104,12 +103,7 @@ def driver_detail(doc: dict) -> None:
     with tab_edit:
         change_form(spec, actor, mun, doc, rules.ref("data_change"))
     with tab_history:
-        change_history(actor, mun, "drivers", doc["id"])
-        with st.expander("Gravações no cadastro (registro de auditoria)"):
-            ok, changes = common.attempt(ridehailing.record_history, db, actor, mun, "drivers", doc["id"])
-            if ok:
-                st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
-                             hide_index=True, use_container_width=True, key="drivers_history_table")
+        histories(actor, mun, "drivers", doc["id"])
 
 
 def picker() -> str | None:
@@ -122,15 +116,4 @@ def picker() -> str | None:
                         placeholder="Escolha na tabela acima ou busque aqui…")
 
 
-tab_list, tab_new, tab_import = st.tabs(["Lista", "Novo condutor", "Importar CSV"])
-with tab_list:
-    selected = entity_list(spec, actor, mun) or picker()
-    if selected:
-        st.divider()
-        ok, doc = common.attempt(entities.get, db, actor, "drivers", mun, selected)
-        if ok:
-            driver_detail(doc)
-with tab_new:
-    entity_form(spec, actor, mun)
-with tab_import:
-    entity_import(spec, actor, mun)
+registry_page(spec, actor, mun, "Novo condutor", picker, driver_detail)

@@ -1,11 +1,9 @@
 """Ride-hailing vehicles: register, link to the driver and the eligibility verdict of the law."""
-import pandas as pd
 import streamlit as st
 
 from services import clock, entities, ridehailing
 from ui import common
-from ui.entity import entity_form, entity_import, entity_list
-from ui.ridehailing import change_form, change_history, verdict
+from ui.ridehailing import change_form, histories, registry_page, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -31,12 +29,7 @@ def vehicle_detail(doc: dict) -> None:
     with tab_edit:
         change_form(spec, actor, mun, doc, rules.ref("data_change"))
     with tab_history:
-        change_history(actor, mun, "vehicles", doc["id"])
-        with st.expander("Gravações no cadastro (registro de auditoria)"):
-            ok, changes = common.attempt(ridehailing.record_history, db, actor, mun, "vehicles", doc["id"])
-            if ok:
-                st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
-                             hide_index=True, use_container_width=True, key="vehicles_history_table")
+        histories(actor, mun, "vehicles", doc["id"])
 
 
 def picker() -> str | None:
@@ -49,15 +42,4 @@ def picker() -> str | None:
                         placeholder="Escolha na tabela acima ou busque aqui…")
 
 
-tab_list, tab_new, tab_import = st.tabs(["Lista", "Novo veículo", "Importar CSV"])
-with tab_list:
-    selected = entity_list(spec, actor, mun) or picker()
-    if selected:
-        st.divider()
-        ok, doc = common.attempt(entities.get, db, actor, "vehicles", mun, selected)
-        if ok:
-            vehicle_detail(doc)
-with tab_new:
-    entity_form(spec, actor, mun)
-with tab_import:
-    entity_import(spec, actor, mun)
+registry_page(spec, actor, mun, "Novo veículo", picker, vehicle_detail)

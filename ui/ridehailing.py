@@ -8,10 +8,10 @@ import streamlit as st
 from rules.base import Decision, Finding, Level
 from rules.fmt import day
 from rules.ridehailing.lifecycle import AuthorizationState, Status
-from services import clock, ridehailing_changes
+from services import clock, entities, ridehailing, ridehailing_changes
 from services.entities import EntitySpec
 from ui import common
-from ui.entity import field_widget
+from ui.entity import entity_form, entity_import, entity_list, field_widget
 
 ICONS = {True: "✅", False: "❌"}
 STATUS_COLOURS = {
@@ -128,3 +128,29 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
                 ok, _ = common.attempt(ridehailing_changes.close_change, common.db(), actor, mun, chosen, note)
                 if ok:
                     st.rerun()
+
+
+def histories(actor, mun: str, collection: str, doc_id: str) -> None:
+    """The data changes with their dates, and below them every audited write of the record."""
+    change_history(actor, mun, collection, doc_id)
+    with st.expander("Gravações no cadastro (registro de auditoria)"):
+        ok, changes = common.attempt(ridehailing.record_history, common.db(), actor, mun, collection, doc_id)
+        if ok:
+            st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
+                         hide_index=True, use_container_width=True, key=f"{collection}_history_table")
+
+
+def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, detail) -> None:
+    """List (with a picker when no row is selected) and the detail of the chosen record; new; import."""
+    tab_list, tab_new, tab_import = st.tabs(["Lista", new_label, "Importar CSV"])
+    with tab_list:
+        selected = entity_list(spec, actor, mun) or picker()
+        if selected:
+            st.divider()
+            ok, doc = common.attempt(entities.get, common.db(), actor, spec.name, mun, selected)
+            if ok:
+                detail(doc)
+    with tab_new:
+        entity_form(spec, actor, mun)
+    with tab_import:
+        entity_import(spec, actor, mun)
