@@ -11,7 +11,10 @@ are stored as UTC datetimes and read back aware in UTC.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from decimal import Decimal, localcontext
 from typing import Any
@@ -156,3 +159,37 @@ def parse_date(value: Any) -> date | None:
     if isinstance(value, date):
         return value
     return date.fromisoformat(str(value)[:10])
+
+
+@contextmanager
+def transaction(db: Database) -> Iterator[Database]:
+    """One unit of work: every write inside commits together or not at all.
+
+    Contract for the services (the engine behind it may change): wrap a write, its audit entry and
+    any number it reserves in ``with store.transaction(db):``; nesting joins the outer unit; an
+    exception inside rolls the unit back where the store has transactions. Placeholder until the
+    embedded engine and MongoDB sessions implement it: today it runs the block as it is.
+    """
+    yield db
+
+
+def put_file(db: Database, data: bytes, name: str = "") -> str:
+    """Keep a raw file outside any document; returns its SHA-256 (hex), the key to read it back.
+
+    Placeholder: a file named by its hash under ``PAINEL_DATA_DIR/files`` (GridFS on MongoDB once
+    the engine work lands). Writing the same content twice keeps one copy.
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    folder = config.data_dir() / "files"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / digest
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    return digest
+
+
+def get_file(db: Database, digest: str) -> bytes:
+    """The raw file kept by :func:`put_file`."""
+    return (config.data_dir() / "files" / digest).read_bytes()
