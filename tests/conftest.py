@@ -61,3 +61,13 @@ def today(monkeypatch):
     holder = Today()
     monkeypatch.setattr(clock, "today", lambda: holder.value)
     return holder
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the proof suites' figures (tests/figures.py) at the end of every run."""
+    from tests import figures
+
+    if figures.LINES:
+        terminalreporter.section("Figuras")
+        for line in figures.LINES:
+            terminalreporter.write_line(line)

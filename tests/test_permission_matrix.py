@@ -1,0 +1,223 @@
+"""Permission matrix: every public service that takes an actor × every role × (own, other municipality).
+
+One table (``REQUIRED`` below) says which permission each public service needs; the test finds every
+public function of ``services`` whose signature takes an ``actor`` and fails if one is missing from
+the table, so a new service cannot skip the matrix. Each is called with an actor of each role who
+works only in Chapada, once on Chapada and once on Matupá. Expected: ``PermissionDenied`` exactly when
+the role lacks the permission or the municipality is not the actor's, and nothing stored changes
+when refused. Arguments other than the municipality are placeholders: a service must authorize
+before it looks anything up, so a refusal never depends on whether a record exists.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import pkgutil
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from bson import json_util
+
+import services
+from services.auth import PERMISSIONS, Actor
+from services.errors import PermissionDenied
+from tests import figures
+
+OWN, OTHER = "chapada", "matupa"
+ACTORS = {role: Actor(f"{role}.cg", f"Perfil {role}", role, (OWN,)) for role in PERMISSIONS}
+
+# The one table: public service → permission it needs. "admin" services of users act on users of a
+# municipality (the target user's municipalities play the municipality's part).
+REQUIRED: dict[str, str] = {
+    "services.audit.actions": "admin",
+    "services.audit.search": "admin",
+    "services.auth.create_user": "admin",
+    "services.auth.list_users": "admin",
+    "services.auth.update_user": "admin",
+    "services.bank_import.import_return_file": "write",
+    "services.bank_import.imported_files": "read",
+    "services.dams.apply_payment": "write",
+    "services.dams.cancel": "write",
+    "services.dams.export_csv": "read",
+    "services.dams.get": "read",
+    "services.dams.issue": "write",
+    "services.dams.list_all": "read",
+    "services.dams.list_page": "read",
+    "services.dams.pdf": "read",
+    "services.dams.record_payment": "write",
+    "services.entities.add_custom_field": "admin",
+    "services.entities.browse": "admin",
+    "services.entities.create": "write",
+    "services.entities.export_csv": "read",
+    "services.entities.get": "read",
+    "services.entities.import_csv": "write",
+    "services.entities.list_all": "read",
+    "services.entities.list_page": "read",
+    "services.entities.update": "write",
+    "services.parameters.add_version": "admin",
+    "services.ridehailing.approve": "write",
+    "services.ridehailing.call_inspection": "write",
+    "services.ridehailing.choices": "read",
+    "services.ridehailing.driver_eligibility": "read",
+    "services.ridehailing.evaluate": "read",
+    "services.ridehailing.get_authorization": "read",
+    "services.ridehailing.issue_fee_dam": "write",
+    "services.ridehailing.record_history": "read",
+    "services.ridehailing.record_inspection": "write",
+    "services.ridehailing.record_sanction": "write",
+    "services.ridehailing.refuse": "write",
+    "services.ridehailing.request_authorization": "write",
+    "services.ridehailing.request_renewal": "write",
+    "services.ridehailing.status": "read",
+    "services.ridehailing.substitute_vehicle": "write",
+    "services.ridehailing.authorization_rows": "read",
+    "services.ridehailing.vehicle_eligibility": "read",
+    "services.ridehailing_changes.close_change": "write",
+    "services.ridehailing_changes.history": "read",
+    "services.ridehailing_changes.open_irregular": "read",
+    "services.ridehailing_changes.record_change": "write",
+    "services.ridehailing_changes.report_change": "write",
+    "services.ridehailing_documents.certificate_pdf": "read",
+    "services.ridehailing_documents.convocation_notice_pdf": "read",
+    "services.ridehailing_documents.inspection_report_pdf": "read",
+    "services.ridehailing_documents.sticker_pdf": "read",
+    "services.ridehailing_platforms.add_report": "write",
+    "services.ridehailing_platforms.compliance": "read",
+    "services.ridehailing_platforms.platform_concept": "read",
+    "services.ridehailing_platforms.platform_reports": "read",
+    "services.ridehailing_queue.pendencias": "read",
+    "services.summary.overview": "summary",
+}
+# Functions that take an actor but act on no municipality's data (the permission check itself,
+# the actor's own list of municipalities, the query that limits to the actor's scope), and the audit
+# log's append, which records what an authorized service did and is reached from no page.
+NOT_SERVICES = {"services.auth.authorize", "services.municipalities.of_actor", "services.entities.scope_of",
+                "services.audit.record"}
+
+
+def public_services() -> dict[str, object]:
+    found = {}
+    for info in pkgutil.walk_packages(services.__path__, "services."):
+        module = importlib.import_module(info.name)
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            if name.startswith("_") or fn.__module__ != info.name:
+                continue
+            if "actor" in inspect.signature(fn).parameters:
+                found[f"{info.name}.{name}"] = fn
+    return {k: v for k, v in found.items() if k not in NOT_SERVICES}
+
+
+def placeholder(param: inspect.Parameter, municipality: str):
+    """A value of the parameter's kind that points at nothing in particular."""
+    name, kind = param.name, str(param.annotation)
+    if name == "municipality":
+        return municipality
+    if name == "municipalities":
+        return [municipality]
+    if name in ("username",):
+        return f"alguem.{municipality}"
+    if name == "role":
+        return "secretaria"
+    if "date" in kind:
+        return date(2026, 3, 2)
+    if "Decimal" in kind:
+        return Decimal("10.00")
+    if "bytes" in kind:
+        return b"x"
+    if "dict" in kind and name in ("dam",):
+        return {"id": "0" * 24, "municipality": municipality, "status": "issued", "number": "0001/2026"}
+    if "dict" in kind:
+        return {}
+    if "list" in kind:
+        return []
+    if "bool" in kind:
+        return False
+    if "int" in kind:
+        return 1
+    if "Query" in kind:
+        module = importlib.import_module(param.annotation.__module__) if not isinstance(param.annotation, str) else None
+        return module and param.annotation()
+    if "EventKind" in kind:
+        from rules.ridehailing.concepts import EventKind
+
+        return next(iter(EventKind))
+    if name in ("collection", "entity"):
+        return "drivers"
+    if name in ("password",):
+        return "senha-de-teste-1"
+    return "0" * 24
+
+
+def call_args(fn, db, actor, municipality):
+    hints = inspect.get_annotations(fn, eval_str=True)
+    args, kwargs = [], {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.name in hints:
+            param = param.replace(annotation=hints[param.name])
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            continue
+        if param.name == "db":
+            value = db
+        elif param.name == "actor":
+            value = actor
+        elif param.default is not inspect.Parameter.empty and param.name != "municipality":
+            continue
+        else:
+            value = placeholder(param, municipality)
+        if param.kind is inspect.Parameter.KEYWORD_ONLY:
+            kwargs[param.name] = value
+        else:
+            args.append(value)
+    return args, kwargs
+
+
+def scoped(fn) -> bool:
+    """Whether the call names the municipality it acts in (directly, as the target user's, or the DAM's)."""
+    return bool({"municipality", "municipalities", "username", "dam"} & set(inspect.signature(fn).parameters))
+
+
+def digest(db) -> str:
+    h = hashlib.sha256()
+    for name in sorted(db.list_collection_names()):
+        for doc in db[name].find({}).sort("_id", 1):
+            h.update(json_util.dumps(doc, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def test_every_public_service_is_in_the_table():
+    found = set(public_services())
+    assert found - set(REQUIRED) == set(), "services missing from the permission table"
+    assert set(REQUIRED) - found == set(), "table lists services that no longer exist"
+
+
+def test_permission_matrix(db):
+    from services import auth
+
+    for municipality in (OWN, OTHER):  # the targets of the user-administration services
+        auth.create_user(db, auth.SYSTEM, f"alguem.{municipality}", "Usuária de teste", "secretaria",
+                         [municipality], "senha-de-teste-1")
+    checked, leaks = 0, []
+    for qualified, fn in sorted(public_services().items()):
+        needed = REQUIRED[qualified]
+        for role, actor in ACTORS.items():
+            for municipality in (OWN, OTHER) if scoped(fn) else (OWN,):
+                allowed = actor.can(needed) and municipality == OWN
+                before = None if allowed else digest(db)
+                args, kwargs = call_args(fn, db, actor, municipality)
+                try:
+                    fn(*args, **kwargs)
+                    refused = False
+                except PermissionDenied:
+                    refused = True
+                except Exception:  # noqa: BLE001 — any other refusal (not found, invalid) is not a permission answer
+                    refused = False
+                checked += 1
+                if refused == allowed:
+                    leaks.append(f"{qualified} as {role} on {municipality}: {'refused' if refused else 'allowed'}")
+                elif not allowed and digest(db) != before:
+                    leaks.append(f"{qualified} as {role} on {municipality}: refused but changed the store")
+    figures.report(f"permissões: {checked} chamadas de serviço × perfil × município verificadas, "
+                   f"{len(leaks)} vazamentos")
+    assert leaks == [], "\n".join(leaks)
