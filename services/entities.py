@@ -12,6 +12,7 @@ import csv
 import io
 import re
 import unicodedata
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,7 +23,8 @@ from pymongo.database import Database
 from services import audit, clock, fields
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode, exists, insert_one
+from services.exports import spreadsheet_safe
+from services.store import DuplicateKeyError, decode, encode, exists, insert_one, transaction
 
 CUSTOM_PREFIX = "cf_"
 
@@ -78,12 +80,58 @@ class EntitySpec:
         return result
 
 
-SPECS: dict[str, EntitySpec] = {}
+class _Registry(MutableMapping):
+    """Every spec of the product by name, complete from the first read.
+
+    The specs live in ``services.specs``, which imports this module; the registry imports them on
+    its first read, so a script that uses only ``services.entities`` finds them all.
+    """
+
+    def __init__(self) -> None:
+        self._specs: dict[str, EntitySpec] = {}
+        self._loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:
+            import services.specs  # noqa: F401  (registers every spec through register())
+
+            self._loaded = True
+
+    def __getitem__(self, name: str) -> EntitySpec:
+        self._load()
+        return self._specs[name]
+
+    def __setitem__(self, name: str, spec: EntitySpec) -> None:
+        self._load()
+        self._specs[name] = spec
+
+    def __delitem__(self, name: str) -> None:
+        self._load()
+        del self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self._load()
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._specs)
+
+
+SPECS = _Registry()
 
 
 def register(spec: EntitySpec) -> EntitySpec:
-    SPECS[spec.name] = spec
+    SPECS._specs[spec.name] = spec
     return spec
+
+
+def spec(name: str) -> EntitySpec:
+    """The spec of the entity ``name`` (without custom fields: see :func:`spec_for`)."""
+    try:
+        return SPECS[name]
+    except KeyError:
+        raise NotFound(f"Cadastro desconhecido: {name}.") from None
 
 
 def all_indexes() -> dict[str, list]:
@@ -110,9 +158,9 @@ def custom_fields(db: Database, entity: str, municipality: str) -> list[Field]:
 
 def spec_for(db: Database, entity: str, municipality: str) -> EntitySpec:
     """The entity's spec with the municipality's custom fields appended."""
-    spec = SPECS[entity]
+    base = spec(entity)
     extra = custom_fields(db, entity, municipality)
-    return replace(spec, fields=spec.fields + tuple(extra)) if extra else spec
+    return replace(base, fields=base.fields + tuple(extra)) if extra else base
 
 
 def add_custom_field(
@@ -196,44 +244,73 @@ def _object_id(doc_id: str) -> ObjectId:
 
 
 def create(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
-    """Validate and insert a record of ``entity`` for ``municipality``, with its audit entry."""
+    """Validate and insert a record of ``entity`` for ``municipality`` at version 1, with its audit entry."""
     authorize(actor, "write", municipality)
     spec = spec_for(db, entity, municipality)
     clean = validate(spec, values)
     now = clock.now_utc()
-    doc = {**clean, "municipality": municipality, "created_at": now, "updated_at": now, "created_by": actor.username}
-    try:
-        inserted = insert_one(db[entity], encode(doc))
-    except DuplicateKeyError as exc:
-        raise _unique_conflict(spec, exc) from None
-    audit.record(db, actor, municipality, "create", entity, inserted, {}, clean)
+    doc = {**clean, "municipality": municipality, "version": 1, "created_at": now, "updated_at": now,
+           "created_by": actor.username}
+    with transaction(db):
+        try:
+            inserted = insert_one(db[entity], encode(doc))
+        except DuplicateKeyError as exc:
+            raise _unique_conflict(spec, exc) from None
+        audit.record(db, actor, municipality, "create", entity, inserted, {}, clean)
     return str(inserted)
 
 
-def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict[str, Any]) -> None:
-    """Validate and change fields of a record, with before/after in the audit log."""
+def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict[str, Any],
+           expected_version: int | None = None) -> None:
+    """Validate and change fields of a record, with before/after in the audit log.
+
+    ``expected_version`` is the version the editor loaded (``get(...)["version"]``; 0 for a record
+    saved before versions existed). Every form must pass it: when someone else saved the record in
+    between, the update is refused with :class:`Conflict` naming who changed it and when, and nothing
+    is overwritten. Without it (a service editing on its own) the version read here is the one
+    expected, so a change made between this read and the write is never overwritten either.
+    Every saved change increments the version.
+    """
     authorize(actor, "write", municipality)
     spec = spec_for(db, entity, municipality)
     before = get(db, actor, entity, municipality, doc_id)
+    expected = before["version"] if expected_version is None else expected_version
+    if before["version"] != expected:
+        raise _stale(db, before)
     clean = validate(spec, values, partial=True)
     changed = {k: v for k, v in clean.items() if encode(before.get(k)) != encode(v)}
     if not changed:
         return
-    try:
-        db[entity].update_one(
-            {"_id": _object_id(doc_id), "municipality": municipality},
-            {"$set": encode({**changed, "updated_at": clock.now_utc(), "updated_by": actor.username})},
-        )
-    except DuplicateKeyError as exc:
-        raise _unique_conflict(spec, exc) from None
-    audit.record(db, actor, municipality, "update", entity, doc_id, {k: before.get(k) for k in changed}, changed)
+    current = {"version": expected} if expected else {"version": {"$exists": False}}
+    with transaction(db):
+        try:
+            result = db[entity].update_one(
+                {"_id": _object_id(doc_id), "municipality": municipality, **current},
+                {"$set": encode({**changed, "updated_at": clock.now_utc(), "updated_by": actor.username}),
+                 "$inc": {"version": 1}},
+            )
+        except DuplicateKeyError as exc:
+            raise _unique_conflict(spec, exc) from None
+        if result.matched_count == 0:
+            raise _stale(db, get(db, actor, entity, municipality, doc_id))
+        audit.record(db, actor, municipality, "update", entity, doc_id, {k: before.get(k) for k in changed}, changed)
+
+
+def _stale(db: Database, current: dict) -> Conflict:
+    """The refusal of an edit made on an old version: who saved the record last, and when (Cuiabá)."""
+    username = current.get("updated_by") or current.get("created_by") or "outro usuário"
+    user = db["users"].find_one({"username": username}, {"name": 1})
+    who = (user or {}).get("name") or username
+    moment = current.get("updated_at") or current.get("created_at")
+    when = f" às {clock.to_local(moment):%H:%M}" if moment else ""
+    return Conflict(f"Este registro foi alterado por {who}{when}; recarregue a página para ver a versão atual.")
 
 
 def get(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str) -> dict:
     authorize(actor, "read", municipality)
     doc = db[entity].find_one({"_id": _object_id(doc_id), "municipality": municipality})
     if doc is None:
-        raise NotFound(f"{SPECS[entity].label} não encontrado(a).")
+        raise NotFound(f"{spec(entity).label} não encontrado(a).")
     return _typed(spec_for(db, entity, municipality), decode(doc))
 
 
@@ -242,6 +319,7 @@ def _typed(spec: EntitySpec, doc: dict) -> dict:
     for f in spec.fields:
         if f.kind == "date" and doc.get(f.name):
             doc[f.name] = fields.parse_date_input(doc[f.name])
+    doc.setdefault("version", 0)
     doc["id"] = str(doc.pop("_id"))
     return doc
 
