@@ -348,12 +348,48 @@ class Page:
         return max(1, -(-self.total // self.per_page))
 
 
+SEARCH_MAX = 200  # characters of a search term that are read; the rest is ignored (silently trimmed)
+PER_PAGE_MAX = 500
+SYSTEM_SORTS = ("created_at", "updated_at")
+
+
+def _search_term(text: Any) -> str:
+    """The term as searched: NUL and other control characters dropped, at most SEARCH_MAX characters."""
+    clean = "".join(ch for ch in str(text or "") if unicodedata.category(ch) != "Cc")
+    return clean.strip()[:SEARCH_MAX].strip()
+
+
+def _filter_value(f: Field, value: Any) -> Any:
+    """A filter value as a literal of the field's type (a list means any of them); never an operator."""
+    if isinstance(value, (list, tuple, set)):
+        return {"$in": [encode(_filter_literal(f, v)) for v in value]}
+    return encode(_filter_literal(f, value))
+
+
+def _filter_literal(f: Field, value: Any) -> Any:
+    if isinstance(value, (dict, list, tuple, set)) or (isinstance(value, str) and value.strip().startswith("$")):
+        raise ValidationFailed({f.name: f"{f.label}: filtro inválido; escolha um valor da lista."})
+    try:
+        return f.parse(value)
+    except ValueError as exc:
+        raise ValidationFailed({f.name: f"{f.label}: {exc}."}) from None
+
+
 def _mongo_query(spec: EntitySpec, municipality: str, query: ListQuery) -> dict:
-    mongo: dict[str, Any] = {"municipality": municipality}
+    """The store query of a listing: the authorized municipality, literal filters, escaped search.
+
+    Only the spec's filter fields can be filtered on; any other key (``municipality`` included) is
+    refused, so the municipality is always the one the caller was authorized for.
+    """
+    filterable = {f.name: f for f in spec.fields if f.filterable}
+    mongo: dict[str, Any] = {}
     for name, value in query.filters.items():
-        if value not in (None, "", []):
-            mongo[name] = encode(value)
-    term = query.search.strip()
+        if name not in filterable:
+            raise ValidationFailed({str(name): f"Filtro desconhecido neste cadastro: {str(name)[:50]}."})
+        if value in (None, "", [], ()):
+            continue
+        mongo[name] = _filter_value(filterable[name], value)
+    term = _search_term(query.search)
     if term:
         ors = []
         for f in spec.fields:
@@ -362,7 +398,24 @@ def _mongo_query(spec: EntitySpec, municipality: str, query: ListQuery) -> dict:
                 ors.append({f.name: {"$regex": pattern, "$options": "i"}})
         if ors:
             mongo["$or"] = ors
+    mongo["municipality"] = municipality
     return mongo
+
+
+def _sort(spec: EntitySpec, query: ListQuery) -> list[tuple[str, int]]:
+    """Sort keys of a listing: a field of the spec (or the creation/update instant), then ``_id``."""
+    name = query.sort or spec.default_sort
+    if name not in {f.name for f in spec.fields} | set(SYSTEM_SORTS):
+        raise ValidationFailed({"sort": "Ordenação inválida: escolha uma coluna da lista."})
+    return [(name, -1 if query.descending else 1), ("_id", 1)]
+
+
+def _paging(query: ListQuery) -> tuple[int, int]:
+    if not isinstance(query.per_page, int) or not 1 <= query.per_page <= PER_PAGE_MAX:
+        raise ValidationFailed({"per_page": f"Registros por página: de 1 a {PER_PAGE_MAX}."})
+    if not isinstance(query.page, int):
+        raise ValidationFailed({"page": "Página inválida."})
+    return query.page, query.per_page
 
 
 def list_page(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> Page:
@@ -370,16 +423,12 @@ def list_page(db: Database, actor: Actor, entity: str, municipality: str, query:
     authorize(actor, "read", municipality)
     spec = spec_for(db, entity, municipality)
     mongo = _mongo_query(spec, municipality, query)
+    sort = _sort(spec, query)
+    wanted, per_page = _paging(query)
     total = db[entity].count_documents(mongo)
-    sort_field = query.sort or spec.default_sort
-    page = max(1, min(query.page, max(1, -(-total // query.per_page))))
-    cursor = (
-        db[entity].find(mongo)
-        .sort([(sort_field, -1 if query.descending else 1), ("_id", 1)])
-        .skip((page - 1) * query.per_page)
-        .limit(query.per_page)
-    )
-    return Page([_typed(spec, decode(d)) for d in cursor], total, page, query.per_page)
+    page = max(1, min(wanted, max(1, -(-total // per_page))))
+    cursor = db[entity].find(mongo).sort(sort).skip((page - 1) * per_page).limit(per_page)
+    return Page([_typed(spec, decode(d)) for d in cursor], total, page, per_page)
 
 
 def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> list[dict]:
@@ -387,7 +436,7 @@ def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: 
     authorize(actor, "read", municipality)
     spec = spec_for(db, entity, municipality)
     mongo = _mongo_query(spec, municipality, query)
-    cursor = db[entity].find(mongo).sort([(query.sort or spec.default_sort, -1 if query.descending else 1), ("_id", 1)])
+    cursor = db[entity].find(mongo).sort(_sort(spec, query))
     return [_typed(spec, decode(d)) for d in cursor]
 
 
@@ -408,12 +457,18 @@ def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 
+# Kinds whose cell the panel formats itself (numbers, dates, documents): never user-typed text.
+FORMATTED_KINDS = ("money", "int", "date", "bool", "cpf", "cnpj", "cpf_cnpj", "phone", "renavam", "plate")
+
+
 def _csv_cell(f: Field, value: Any) -> str:
+    """A value as the list shows it; text typed by a user can never open as a spreadsheet formula."""
     if value is None:
         return ""
     if f.kind == "money":
         return fields.fmt.number(value, 2)
-    return f.show(value)
+    shown = f.show(value)
+    return shown if f.kind in FORMATTED_KINDS else spreadsheet_safe(shown)
 
 
 @dataclass(frozen=True)
@@ -503,8 +558,16 @@ def scope_of(actor: Actor) -> dict:
 
 
 def browse(db: Database, actor: Actor, collection: str, municipality: str | None, skip: int = 0, limit: int = 50) -> tuple[list[dict], int]:
-    """Read-only look at any collection (``ti`` data explorer); secrets are never shown."""
+    """Read-only look at any collection (``ti`` data explorer); secrets are never shown.
+
+    ``collection`` must be one that exists; ``municipality`` one of the actor's (None: all of them).
+    """
     authorize(actor, "admin", municipality)
+    if not isinstance(collection, str) or collection not in collections(db):
+        raise ValidationFailed({"collection": "Coleção inexistente: escolha uma da lista."})
+    if not isinstance(municipality, (str, type(None))):
+        raise ValidationFailed({"municipality": "Município inválido."})
+    skip, limit = max(0, int(skip)), max(1, min(int(limit), PER_PAGE_MAX))
     query = {"municipality": municipality} if municipality else scope_of(actor)
     total = db[collection].count_documents(query)
     rows = db[collection].find(query, {"password_hash": 0}).skip(skip).limit(limit)
