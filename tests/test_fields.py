@@ -84,3 +84,16 @@ def test_text_at_its_limit_is_accepted():
 def test_a_choice_that_is_not_text_is_refused_with_the_reason(raw):
     with pytest.raises(ValueError, match="opção inválida"):
         fields.parse("choice", raw, (("pf", "Pessoa física"),))
+
+
+@pytest.mark.parametrize("raw,message", [
+    (Decimal("NaN"), "valor inválido"),
+    (Decimal("sNaN"), "valor inválido"),
+    (Decimal("Infinity"), "valor inválido"),
+    ("1e999999", "grande demais"),
+    (10**400, "grande demais"),
+    ("1.000.000.000.000.000,00", "grande demais"),
+], ids=["NaN", "signaling NaN", "infinity", "huge exponent", "huge int", "a quadrillion"])
+def test_an_amount_that_is_not_a_finite_sane_number_is_refused_with_the_reason(raw, message):
+    with pytest.raises(ValueError, match=message):
+        fields.parse("money", raw)
