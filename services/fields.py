@@ -46,19 +46,25 @@ def digits(text: str) -> str:
     return "".join(ch for ch in str(text) if ch.isdigit())
 
 
+MAX_AMOUNT = Decimal("1e15")  # no amount of a municipal register comes near a quadrillion reais
+
+
 def parse_decimal(raw: Any) -> Decimal:
     """1.234,5678 or 1234.5678 or Decimal → Decimal, exactly as typed (rates keep their places)."""
     if isinstance(raw, (Decimal, int)):
-        return Decimal(raw)
-    text = str(raw).replace("R$", "").replace("%", "").replace(" ", "").replace("\xa0", "")
-    if "," in text:
-        text = text.replace(".", "").replace(",", ".")
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise ValueError("valor inválido; use o formato 1.234,56") from None
+        value = Decimal(raw)
+    else:
+        text = str(raw).replace("R$", "").replace("%", "").replace(" ", "").replace("\xa0", "")
+        if "," in text:
+            text = text.replace(".", "").replace(",", ".")
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise ValueError("valor inválido; use o formato 1.234,56") from None
     if not value.is_finite():
         raise ValueError("valor inválido; use o formato 1.234,56")
+    if abs(value) >= MAX_AMOUNT:
+        raise ValueError("valor grande demais")
     return value
 
 
