@@ -26,7 +26,8 @@ TAXPAYER = {"name": "Rosa Amaral", "document": "52998224725", "kind": "pf", "add
 SPEC_NAMES = sorted(entities.SPECS)
 
 ODD = ["\x00", "a\x00b", ".*", "(", "[a-", "\\", "$ne", "$where", "{'$gt': ''}", "🚕👩🏽‍💼", "=HYPERLINK(\"x\")",
-       "'; DROP TABLE x; --", "\u202e", "\ud7ff", "529.982.247-25", "ABC-1234", "Pessoa física", "Sim", "01/02/2026"]
+       "'; DROP TABLE x; --", "\u202e", "\ud7ff", "529.982.247-25", "ABC-1234", "Pessoa física", "Sim", "01/02/2026",
+       "1e999999", "NaN", "-0", "R$ 1.234,56", "99999999999999999999", "31/02/2026", "0001-01-01", "pf", "ativo"]
 odd_text = st.one_of(
     st.text(max_size=50),
     st.sampled_from(ODD),
