@@ -12,6 +12,7 @@ import csv
 import io
 import re
 import unicodedata
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,7 +23,8 @@ from pymongo.database import Database
 from services import audit, clock, fields
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode, exists, insert_one
+from services.exports import spreadsheet_safe
+from services.store import DuplicateKeyError, decode, encode, exists, insert_one, transaction
 
 CUSTOM_PREFIX = "cf_"
 
@@ -78,12 +80,58 @@ class EntitySpec:
         return result
 
 
-SPECS: dict[str, EntitySpec] = {}
+class _Registry(MutableMapping):
+    """Every spec of the product by name, complete from the first read.
+
+    The specs live in ``services.specs``, which imports this module; the registry imports them on
+    its first read, so a script that uses only ``services.entities`` finds them all.
+    """
+
+    def __init__(self) -> None:
+        self._specs: dict[str, EntitySpec] = {}
+        self._loaded = False
+
+    def _load(self) -> None:
+        if not self._loaded:
+            import services.specs  # noqa: F401  (registers every spec through register())
+
+            self._loaded = True
+
+    def __getitem__(self, name: str) -> EntitySpec:
+        self._load()
+        return self._specs[name]
+
+    def __setitem__(self, name: str, spec: EntitySpec) -> None:
+        self._load()
+        self._specs[name] = spec
+
+    def __delitem__(self, name: str) -> None:
+        self._load()
+        del self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self._load()
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._specs)
+
+
+SPECS = _Registry()
 
 
 def register(spec: EntitySpec) -> EntitySpec:
-    SPECS[spec.name] = spec
+    SPECS._specs[spec.name] = spec
     return spec
+
+
+def spec(name: str) -> EntitySpec:
+    """The spec of the entity ``name`` (without custom fields: see :func:`spec_for`)."""
+    try:
+        return SPECS[name]
+    except KeyError:
+        raise NotFound(f"Cadastro desconhecido: {name}.") from None
 
 
 def all_indexes() -> dict[str, list]:
@@ -110,9 +158,9 @@ def custom_fields(db: Database, entity: str, municipality: str) -> list[Field]:
 
 def spec_for(db: Database, entity: str, municipality: str) -> EntitySpec:
     """The entity's spec with the municipality's custom fields appended."""
-    spec = SPECS[entity]
+    base = spec(entity)
     extra = custom_fields(db, entity, municipality)
-    return replace(spec, fields=spec.fields + tuple(extra)) if extra else spec
+    return replace(base, fields=base.fields + tuple(extra)) if extra else base
 
 
 def add_custom_field(
@@ -196,44 +244,73 @@ def _object_id(doc_id: str) -> ObjectId:
 
 
 def create(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
-    """Validate and insert a record of ``entity`` for ``municipality``, with its audit entry."""
+    """Validate and insert a record of ``entity`` for ``municipality`` at version 1, with its audit entry."""
     authorize(actor, "write", municipality)
     spec = spec_for(db, entity, municipality)
     clean = validate(spec, values)
     now = clock.now_utc()
-    doc = {**clean, "municipality": municipality, "created_at": now, "updated_at": now, "created_by": actor.username}
-    try:
-        inserted = insert_one(db[entity], encode(doc))
-    except DuplicateKeyError as exc:
-        raise _unique_conflict(spec, exc) from None
-    audit.record(db, actor, municipality, "create", entity, inserted, {}, clean)
+    doc = {**clean, "municipality": municipality, "version": 1, "created_at": now, "updated_at": now,
+           "created_by": actor.username}
+    with transaction(db):
+        try:
+            inserted = insert_one(db[entity], encode(doc))
+        except DuplicateKeyError as exc:
+            raise _unique_conflict(spec, exc) from None
+        audit.record(db, actor, municipality, "create", entity, inserted, {}, clean)
     return str(inserted)
 
 
-def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict[str, Any]) -> None:
-    """Validate and change fields of a record, with before/after in the audit log."""
+def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict[str, Any],
+           expected_version: int | None = None) -> None:
+    """Validate and change fields of a record, with before/after in the audit log.
+
+    ``expected_version`` is the version the editor loaded (``get(...)["version"]``; 0 for a record
+    saved before versions existed). Every form must pass it: when someone else saved the record in
+    between, the update is refused with :class:`Conflict` naming who changed it and when, and nothing
+    is overwritten. Without it (a service editing on its own) the version read here is the one
+    expected, so a change made between this read and the write is never overwritten either.
+    Every saved change increments the version.
+    """
     authorize(actor, "write", municipality)
     spec = spec_for(db, entity, municipality)
     before = get(db, actor, entity, municipality, doc_id)
+    expected = before["version"] if expected_version is None else expected_version
+    if before["version"] != expected:
+        raise _stale(db, before)
     clean = validate(spec, values, partial=True)
     changed = {k: v for k, v in clean.items() if encode(before.get(k)) != encode(v)}
     if not changed:
         return
-    try:
-        db[entity].update_one(
-            {"_id": _object_id(doc_id), "municipality": municipality},
-            {"$set": encode({**changed, "updated_at": clock.now_utc(), "updated_by": actor.username})},
-        )
-    except DuplicateKeyError as exc:
-        raise _unique_conflict(spec, exc) from None
-    audit.record(db, actor, municipality, "update", entity, doc_id, {k: before.get(k) for k in changed}, changed)
+    current = {"version": expected} if expected else {"version": {"$exists": False}}
+    with transaction(db):
+        try:
+            result = db[entity].update_one(
+                {"_id": _object_id(doc_id), "municipality": municipality, **current},
+                {"$set": encode({**changed, "updated_at": clock.now_utc(), "updated_by": actor.username}),
+                 "$inc": {"version": 1}},
+            )
+        except DuplicateKeyError as exc:
+            raise _unique_conflict(spec, exc) from None
+        if result.matched_count == 0:
+            raise _stale(db, get(db, actor, entity, municipality, doc_id))
+        audit.record(db, actor, municipality, "update", entity, doc_id, {k: before.get(k) for k in changed}, changed)
+
+
+def _stale(db: Database, current: dict) -> Conflict:
+    """The refusal of an edit made on an old version: who saved the record last, and when (Cuiabá)."""
+    username = current.get("updated_by") or current.get("created_by") or "outro usuário"
+    user = db["users"].find_one({"username": username}, {"name": 1})
+    who = (user or {}).get("name") or username
+    moment = current.get("updated_at") or current.get("created_at")
+    when = f" às {clock.to_local(moment):%H:%M}" if moment else ""
+    return Conflict(f"Este registro foi alterado por {who}{when}; recarregue a página para ver a versão atual.")
 
 
 def get(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str) -> dict:
     authorize(actor, "read", municipality)
     doc = db[entity].find_one({"_id": _object_id(doc_id), "municipality": municipality})
     if doc is None:
-        raise NotFound(f"{SPECS[entity].label} não encontrado(a).")
+        raise NotFound(f"{spec(entity).label} não encontrado(a).")
     return _typed(spec_for(db, entity, municipality), decode(doc))
 
 
@@ -242,6 +319,7 @@ def _typed(spec: EntitySpec, doc: dict) -> dict:
     for f in spec.fields:
         if f.kind == "date" and doc.get(f.name):
             doc[f.name] = fields.parse_date_input(doc[f.name])
+    doc.setdefault("version", 0)
     doc["id"] = str(doc.pop("_id"))
     return doc
 
@@ -270,12 +348,48 @@ class Page:
         return max(1, -(-self.total // self.per_page))
 
 
+SEARCH_MAX = 200  # characters of a search term that are read; the rest is ignored (silently trimmed)
+PER_PAGE_MAX = 500
+SYSTEM_SORTS = ("created_at", "updated_at")
+
+
+def _search_term(text: Any) -> str:
+    """The term as searched: NUL and other control characters dropped, at most SEARCH_MAX characters."""
+    clean = "".join(ch for ch in str(text or "") if unicodedata.category(ch) != "Cc")
+    return clean.strip()[:SEARCH_MAX].strip()
+
+
+def _filter_value(f: Field, value: Any) -> Any:
+    """A filter value as a literal of the field's type (a list means any of them); never an operator."""
+    if isinstance(value, (list, tuple, set)):
+        return {"$in": [encode(_filter_literal(f, v)) for v in value]}
+    return encode(_filter_literal(f, value))
+
+
+def _filter_literal(f: Field, value: Any) -> Any:
+    if isinstance(value, (dict, list, tuple, set)) or (isinstance(value, str) and value.strip().startswith("$")):
+        raise ValidationFailed({f.name: f"{f.label}: filtro inválido; escolha um valor da lista."})
+    try:
+        return f.parse(value)
+    except ValueError as exc:
+        raise ValidationFailed({f.name: f"{f.label}: {exc}."}) from None
+
+
 def _mongo_query(spec: EntitySpec, municipality: str, query: ListQuery) -> dict:
-    mongo: dict[str, Any] = {"municipality": municipality}
+    """The store query of a listing: the authorized municipality, literal filters, escaped search.
+
+    Only the spec's filter fields can be filtered on; any other key (``municipality`` included) is
+    refused, so the municipality is always the one the caller was authorized for.
+    """
+    filterable = {f.name: f for f in spec.fields if f.filterable}
+    mongo: dict[str, Any] = {}
     for name, value in query.filters.items():
-        if value not in (None, "", []):
-            mongo[name] = encode(value)
-    term = query.search.strip()
+        if name not in filterable:
+            raise ValidationFailed({str(name): f"Filtro desconhecido neste cadastro: {str(name)[:50]}."})
+        if value in (None, "", [], ()):
+            continue
+        mongo[name] = _filter_value(filterable[name], value)
+    term = _search_term(query.search)
     if term:
         ors = []
         for f in spec.fields:
@@ -284,7 +398,24 @@ def _mongo_query(spec: EntitySpec, municipality: str, query: ListQuery) -> dict:
                 ors.append({f.name: {"$regex": pattern, "$options": "i"}})
         if ors:
             mongo["$or"] = ors
+    mongo["municipality"] = municipality
     return mongo
+
+
+def _sort(spec: EntitySpec, query: ListQuery) -> list[tuple[str, int]]:
+    """Sort keys of a listing: a field of the spec (or the creation/update instant), then ``_id``."""
+    name = query.sort or spec.default_sort
+    if name not in {f.name for f in spec.fields} | set(SYSTEM_SORTS):
+        raise ValidationFailed({"sort": "Ordenação inválida: escolha uma coluna da lista."})
+    return [(name, -1 if query.descending else 1), ("_id", 1)]
+
+
+def _paging(query: ListQuery) -> tuple[int, int]:
+    if not isinstance(query.per_page, int) or not 1 <= query.per_page <= PER_PAGE_MAX:
+        raise ValidationFailed({"per_page": f"Registros por página: de 1 a {PER_PAGE_MAX}."})
+    if not isinstance(query.page, int):
+        raise ValidationFailed({"page": "Página inválida."})
+    return query.page, query.per_page
 
 
 def list_page(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> Page:
@@ -292,16 +423,12 @@ def list_page(db: Database, actor: Actor, entity: str, municipality: str, query:
     authorize(actor, "read", municipality)
     spec = spec_for(db, entity, municipality)
     mongo = _mongo_query(spec, municipality, query)
+    sort = _sort(spec, query)
+    wanted, per_page = _paging(query)
     total = db[entity].count_documents(mongo)
-    sort_field = query.sort or spec.default_sort
-    page = max(1, min(query.page, max(1, -(-total // query.per_page))))
-    cursor = (
-        db[entity].find(mongo)
-        .sort([(sort_field, -1 if query.descending else 1), ("_id", 1)])
-        .skip((page - 1) * query.per_page)
-        .limit(query.per_page)
-    )
-    return Page([_typed(spec, decode(d)) for d in cursor], total, page, query.per_page)
+    page = max(1, min(wanted, max(1, -(-total // per_page))))
+    cursor = db[entity].find(mongo).sort(sort).skip((page - 1) * per_page).limit(per_page)
+    return Page([_typed(spec, decode(d)) for d in cursor], total, page, per_page)
 
 
 def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> list[dict]:
@@ -309,7 +436,7 @@ def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: 
     authorize(actor, "read", municipality)
     spec = spec_for(db, entity, municipality)
     mongo = _mongo_query(spec, municipality, query)
-    cursor = db[entity].find(mongo).sort([(query.sort or spec.default_sort, -1 if query.descending else 1), ("_id", 1)])
+    cursor = db[entity].find(mongo).sort(_sort(spec, query))
     return [_typed(spec, decode(d)) for d in cursor]
 
 
@@ -330,12 +457,18 @@ def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 
+# Kinds whose cell the panel formats itself (numbers, dates, documents): never user-typed text.
+FORMATTED_KINDS = ("money", "int", "date", "bool", "cpf", "cnpj", "cpf_cnpj", "phone", "renavam", "plate")
+
+
 def _csv_cell(f: Field, value: Any) -> str:
+    """A value as the list shows it; text typed by a user can never open as a spreadsheet formula."""
     if value is None:
         return ""
     if f.kind == "money":
         return fields.fmt.number(value, 2)
-    return f.show(value)
+    shown = f.show(value)
+    return shown if f.kind in FORMATTED_KINDS else spreadsheet_safe(shown)
 
 
 @dataclass(frozen=True)
@@ -425,8 +558,16 @@ def scope_of(actor: Actor) -> dict:
 
 
 def browse(db: Database, actor: Actor, collection: str, municipality: str | None, skip: int = 0, limit: int = 50) -> tuple[list[dict], int]:
-    """Read-only look at any collection (``ti`` data explorer); secrets are never shown."""
+    """Read-only look at any collection (``ti`` data explorer); secrets are never shown.
+
+    ``collection`` must be one that exists; ``municipality`` one of the actor's (None: all of them).
+    """
     authorize(actor, "admin", municipality)
+    if not isinstance(collection, str) or collection not in collections(db):
+        raise ValidationFailed({"collection": "Coleção inexistente: escolha uma da lista."})
+    if not isinstance(municipality, (str, type(None))):
+        raise ValidationFailed({"municipality": "Município inválido."})
+    skip, limit = max(0, int(skip)), max(1, min(int(limit), PER_PAGE_MAX))
     query = {"municipality": municipality} if municipality else scope_of(actor)
     total = db[collection].count_documents(query)
     rows = db[collection].find(query, {"password_hash": 0}).skip(skip).limit(limit)

@@ -7,6 +7,7 @@ brutils (plates in the old and Mercosul formats, RENAVAM, phones).
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -37,25 +38,33 @@ KINDS = {
 TRUE_WORDS = {"sim", "s", "true", "1", "x", "yes"}
 FALSE_WORDS = {"não", "nao", "n", "false", "0", "no"}
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+TEXT_MAX = {"text": 500, "textarea": 5000}  # characters; a record is a register entry, not a file
+INT_RANGE = (-(2**63), 2**63 - 1)  # what every store keeps as an integer
 
 
 def digits(text: str) -> str:
     return "".join(ch for ch in str(text) if ch.isdigit())
 
 
+MAX_AMOUNT = Decimal("1e15")  # no amount of a municipal register comes near a quadrillion reais
+
+
 def parse_decimal(raw: Any) -> Decimal:
     """1.234,5678 or 1234.5678 or Decimal → Decimal, exactly as typed (rates keep their places)."""
     if isinstance(raw, (Decimal, int)):
-        return Decimal(raw)
-    text = str(raw).replace("R$", "").replace("%", "").replace(" ", "").replace("\xa0", "")
-    if "," in text:
-        text = text.replace(".", "").replace(",", ".")
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise ValueError("valor inválido; use o formato 1.234,56") from None
+        value = Decimal(raw)
+    else:
+        text = str(raw).replace("R$", "").replace("%", "").replace(" ", "").replace("\xa0", "")
+        if "," in text:
+            text = text.replace(".", "").replace(",", ".")
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise ValueError("valor inválido; use o formato 1.234,56") from None
     if not value.is_finite():
         raise ValueError("valor inválido; use o formato 1.234,56")
+    if abs(value) >= MAX_AMOUNT:
+        raise ValueError("valor grande demais")
     return value
 
 
@@ -83,12 +92,15 @@ def parse(kind: str, raw: Any, choices: tuple[tuple[str, str], ...] = ()) -> Any
     if isinstance(raw, str):
         raw = raw.strip()
     if kind in ("text", "textarea"):
-        return str(raw)
+        return _plain_text(kind, str(raw))
     if kind == "int":
         try:
-            return int(str(raw).replace(".", ""))
+            number = int(str(raw).replace(".", ""))
         except ValueError:
             raise ValueError("número inteiro inválido") from None
+        if not INT_RANGE[0] <= number <= INT_RANGE[1]:
+            raise ValueError("número grande demais")
+        return number
     if kind == "money":
         value = parse_money(raw)
         if value < 0:
@@ -108,7 +120,7 @@ def parse(kind: str, raw: Any, choices: tuple[tuple[str, str], ...] = ()) -> Any
     if kind == "choice":
         values = {v for v, _ in choices}
         by_label = {label.lower(): v for v, label in choices}
-        if raw in values:
+        if isinstance(raw, str) and raw in values:
             return raw
         if str(raw).lower() in by_label:
             return by_label[str(raw).lower()]
@@ -148,6 +160,15 @@ def parse(kind: str, raw: Any, choices: tuple[tuple[str, str], ...] = ()) -> Any
             raise ValueError("telefone inválido; informe DDD e número")
         return number
     raise ValueError(f"tipo de campo desconhecido: {kind}")
+
+
+def _plain_text(kind: str, text: str) -> str:
+    """Typed text without control characters (NUL included; a long text keeps its line breaks and tabs)."""
+    kept = "\n\t" if kind == "textarea" else ""
+    clean = "".join(ch for ch in text if ch in kept or unicodedata.category(ch) != "Cc").strip()
+    if len(clean) > TEXT_MAX[kind]:
+        raise ValueError(f"texto longo demais (máximo {TEXT_MAX[kind]} caracteres)")
+    return clean
 
 
 def show(kind: str, value: Any, choices: tuple[tuple[str, str], ...] = ()) -> str:

@@ -53,3 +53,47 @@ def test_invalid_inputs_are_refused_with_the_reason(kind, raw, message):
 ])
 def test_values_are_shown_in_brazilian_formats(kind, value, shown):
     assert fields.show(kind, value) == shown
+
+
+@pytest.mark.parametrize("kind,raw,clean", [
+    ("text", "Ro\x00sa\x07", "Rosa"),
+    ("text", "Linha\nquebrada", "Linhaquebrada"),
+    ("textarea", "Linha 1\nLinha 2\tfim\x00", "Linha 1\nLinha 2\tfim"),
+    ("text", "🚕 Táxi", "🚕 Táxi"),
+], ids=["NUL and bell in text", "line break in text", "textarea keeps lines", "emoji"])
+def test_text_loses_control_characters_and_keeps_the_rest(kind, raw, clean):
+    assert fields.parse(kind, raw) == clean
+
+
+@pytest.mark.parametrize("kind,raw,message", [
+    ("text", "a" * 501, "texto longo demais"),
+    ("textarea", "a" * 5001, "texto longo demais"),
+    ("int", str(2**63), "grande demais"),
+    ("int", 10**30, "grande demais"),
+], ids=["text over 500", "textarea over 5000", "int over 64 bits", "huge int"])
+def test_values_a_store_cannot_keep_are_refused(kind, raw, message):
+    with pytest.raises(ValueError, match=message):
+        fields.parse(kind, raw)
+
+
+def test_text_at_its_limit_is_accepted():
+    assert fields.parse("text", "a" * 500) == "a" * 500
+
+
+@pytest.mark.parametrize("raw", [["pf"], {"pf": 1}, ("pf",)], ids=["list", "dict", "tuple"])
+def test_a_choice_that_is_not_text_is_refused_with_the_reason(raw):
+    with pytest.raises(ValueError, match="opção inválida"):
+        fields.parse("choice", raw, (("pf", "Pessoa física"),))
+
+
+@pytest.mark.parametrize("raw,message", [
+    (Decimal("NaN"), "valor inválido"),
+    (Decimal("sNaN"), "valor inválido"),
+    (Decimal("Infinity"), "valor inválido"),
+    ("1e999999", "grande demais"),
+    (10**400, "grande demais"),
+    ("1.000.000.000.000.000,00", "grande demais"),
+], ids=["NaN", "signaling NaN", "infinity", "huge exponent", "huge int", "a quadrillion"])
+def test_an_amount_that_is_not_a_finite_sane_number_is_refused_with_the_reason(raw, message):
+    with pytest.raises(ValueError, match=message):
+        fields.parse("money", raw)

@@ -101,11 +101,23 @@ def field_widget(f: Field, key: str, current: Any, error: str | None) -> Any:
 
 
 def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None) -> None:
-    """Create (doc None) or edit form; errors show next to each field and nothing typed is lost."""
+    """Create (doc None) or edit form; errors show next to each field and nothing typed is lost.
+
+    An edit form keeps the version it first loaded: if someone else saves the record meanwhile, the
+    save is refused with who and when, what was typed stays, and a button loads the current version.
+    """
     form_key = f"{spec.name}_form_{doc['id'] if doc else 'new'}"
+    version_key = f"{form_key}_version"
+    if doc:
+        st.session_state.setdefault(version_key, doc.get("version", 0))
     errors: dict[str, str] = st.session_state.get(f"{form_key}_errors", {})
     if errors.get("_form"):
         st.error(errors["_form"])
+    if doc and st.session_state[version_key] != doc.get("version", 0):
+        if st.button("Carregar a versão atual (descarta o que foi digitado)", key=f"{form_key}_reload",
+                     icon=":material/refresh:"):
+            _forget(spec, form_key)
+            st.rerun()
     with st.form(form_key, clear_on_submit=False):
         values = {}
         columns = st.columns(2)
@@ -115,24 +127,30 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None) -> N
         submitted = st.form_submit_button("Salvar", type="primary")
     if not submitted:
         return
-    errors = _save(spec, actor, mun, doc, values)
+    errors = _save(spec, actor, mun, doc, values, st.session_state.get(version_key))
     if errors:
         st.session_state[f"{form_key}_errors"] = errors
         st.rerun()
     st.session_state.pop(f"{form_key}_errors", None)
+    st.session_state.pop(version_key, None)
     if not doc:
-        for f in spec.fields:
-            st.session_state.pop(f"{form_key}_{f.name}", None)
+        _forget(spec, form_key)
     st.toast(f"{spec.label} salvo(a).", icon=":material/check_circle:")
     st.rerun()
 
 
-def _save(spec: EntitySpec, actor, mun: str, doc: dict | None, values: dict) -> dict[str, str]:
+def _forget(spec: EntitySpec, form_key: str) -> None:
+    """Drop what a form holds (typed values, errors, loaded version): the next run starts afresh."""
+    for name in [f"{form_key}_{f.name}" for f in spec.fields] + [f"{form_key}_errors", f"{form_key}_version"]:
+        st.session_state.pop(name, None)
+
+
+def _save(spec: EntitySpec, actor, mun: str, doc: dict | None, values: dict, version: int | None) -> dict[str, str]:
     """Save through the service; the errors by field (``_form`` for the whole form)."""
     db = common.db()
     try:
         if doc:
-            entities.update(db, actor, spec.name, mun, doc["id"], values)
+            entities.update(db, actor, spec.name, mun, doc["id"], values, expected_version=version)
         else:
             entities.create(db, actor, spec.name, mun, values)
     except ValidationFailed as exc:
