@@ -72,8 +72,8 @@ def generator_version() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def counts_for(scale: int, municipality: str) -> dict[str, int]:
-    share = SHARE[municipality]
+def counts_for(scale: int, municipality: str, fraction: float = 1.0) -> dict[str, int]:
+    share = SHARE[municipality] * fraction
     return {name: max(1, round(count * scale * share)) for name, count in PER_SCALE.items()}
 
 
@@ -166,8 +166,8 @@ def _instant(day: date, rng: random.Random) -> datetime:
 
 
 class Generator:
-    def __init__(self, db: Database, scale: int) -> None:
-        self.db, self.scale = db, scale
+    def __init__(self, db: Database, scale: int, fraction: float = 1.0) -> None:
+        self.db, self.scale, self.fraction = db, scale, fraction
         self.rng = random.Random(SEED * 1000 + scale)
         self.sink = _Sink(self.rng)
         self.out = Writer(db)
@@ -235,7 +235,7 @@ class Generator:
         return self.out.counts
 
     def municipality(self, mun: str) -> None:
-        counts = counts_for(self.scale, mun)
+        counts = counts_for(self.scale, mun, self.fraction)
         staff = [Actor(f"servidor{i + 1}.{mun}", f"Servidor {i + 1} ({mun})", "secretaria", (mun,))
                  for i in range(counts["staff"])]
         self.staff_users(mun, staff)
@@ -306,8 +306,9 @@ class Generator:
     def ride_hailing(self, mun: str, staff: list[Actor], counts: dict[str, int], cnpjs: list[str]) -> None:
         rng = self.rng
         history = (TODAY - RIDE_FIRST_DAY[mun]).days
-        plans = sorted(((self.day_back(1, history - 10), rng.choices(*zip(*OUTCOMES))[0]) for _ in range(counts["drivers"])),
-                       key=lambda plan: plan[0])
+        outcomes = [name for name, _ in OUTCOMES]  # every outcome once, then as weighted
+        outcomes += rng.choices(outcomes, [w for _, w in OUTCOMES], k=max(0, counts["drivers"] - len(outcomes)))
+        plans = sorted(((self.day_back(12, history - 10), outcome) for outcome in outcomes), key=lambda plan: plan[0])
         reaching = sum(1 for _, outcome in plans if outcome not in ("requested", "refused", "awaiting_inspection"))
         # each extra day brings 1.35 vistorias on average (a failure and its return, a call, an annual one)
         self.extra_inspections = max(0.0, (counts["inspections"] / max(1, reaching) - 1) / 1.35)
@@ -622,11 +623,12 @@ def marker(db: Database) -> dict | None:
     return db["meta"].find_one({"_id": MARKER})
 
 
-def generate(db: Database, scale: int) -> dict:
-    """Fill ``db`` with the dataset of ``scale``, or reuse it when already there. Returns the marker."""
+def generate(db: Database, scale: int, fraction: float = 1.0) -> dict:
+    """Fill ``db`` with the dataset of ``scale``, or reuse it when already there. Returns the marker.
+    ``fraction`` shrinks every count (tests use a tiny dataset)."""
     found = marker(db)
     version = generator_version()
-    if found and found.get("scale") == scale and found.get("version") == version:
+    if found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) == (scale, fraction, version):
         print(f"Conjunto de dados da escala {scale} já gerado (versão {version}): reaproveitado.")
         return found
     if found or db["drivers"].find_one({}, {"_id": 1}) is not None:
@@ -635,8 +637,8 @@ def generate(db: Database, scale: int) -> dict:
     started = time.perf_counter()
     print(f"Gerando o conjunto de dados da escala {scale} (hoje fixo {fmt.day(TODAY)})…", flush=True)
     prepare(db)
-    counts = Generator(db, scale).run()
-    doc = {"_id": MARKER, "scale": scale, "version": version, "today": TODAY.isoformat(),
+    counts = Generator(db, scale, fraction).run()
+    doc = {"_id": MARKER, "scale": scale, "fraction": fraction, "version": version, "today": TODAY.isoformat(),
            "counts": dict(sorted(counts.items())), "seconds": round(time.perf_counter() - started, 1)}
     db["meta"].insert_many([doc])
     print("Documentos por coleção: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
@@ -648,10 +650,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Gera o conjunto de dados determinístico do benchmark.")
     parser.add_argument("--scale", type=int, default=1, help="multiplica as quantidades (1 = dois anos de um município pequeno)")
     parser.add_argument("--out", help="pasta do armazenamento embutido (padrão: PAINEL_DATA_DIR)")
+    parser.add_argument("--fraction", type=float, default=1.0, help="fração das quantidades (para testes)")
     args = parser.parse_args(argv)
     if args.scale < 1:
         parser.error("--scale deve ser 1 ou mais")
-    generate(connect(data_dir=args.out), args.scale)
+    generate(connect(data_dir=args.out), args.scale, args.fraction)
     return 0
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -134,7 +135,7 @@ def attempt(what: str, action: Callable[[], Any]) -> Any:
 
 # ---- dataset per scale ----
 
-def open_dataset(scale: int, root: Path) -> Any:
+def open_dataset(scale: int, root: Path, fraction: float = 1.0) -> Any:
     """The store of ``scale`` (a folder per scale, or a database per scale on MongoDB), generated once."""
     folder = root / f"scale-{scale}"
     os.environ["PAINEL_DATA_DIR"] = str(folder)
@@ -142,7 +143,17 @@ def open_dataset(scale: int, root: Path) -> Any:
     if db_name:
         os.environ["MONGODB_DB"] = db_name
     db = store.connect(data_dir=str(folder), db_name=db_name)
-    dataset.generate(db, scale)
+    found = dataset.marker(db)
+    if found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) != (
+            scale, fraction, dataset.generator_version()):
+        print(f"Conjunto da escala {scale} feito por outra versão do gerador: refazendo.", flush=True)
+        if db_name:
+            db.client.drop_database(db_name)
+        else:
+            store.close_all()
+            shutil.rmtree(folder)
+        db = store.connect(data_dir=str(folder), db_name=db_name)
+    dataset.generate(db, scale, fraction)
     COUNTER.install(type(db["audit"]))
     return db
 
@@ -361,7 +372,7 @@ def run_scale(scale: int, args: argparse.Namespace) -> dict:
     from ui import common
     from ui.navigation import PAGES
 
-    db = open_dataset(scale, Path(args.data_root))
+    db = open_dataset(scale, Path(args.data_root), args.fraction)
     common._database.clear()
     chosen = [p for p in PAGES if not args.pages or any(name in p.path for name in args.pages)]
     figures: dict[str, Any] = {"pages": {}, "raw": {}}
@@ -487,7 +498,8 @@ def engine_name() -> str:
     return f"embutido ({type(db['audit']).__module__}.{type(db['audit']).__name__})"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> dict:
+    """Run the benchmark and print its tables; returns the figures per scale."""
     parser = argparse.ArgumentParser(description="Benchmark das páginas do Painel Municipal.")
     parser.add_argument("--scales", default="1,10,100", help="escalas separadas por vírgula (padrão 1,10,100)")
     parser.add_argument("--pages", nargs="*", default=[], help="só as páginas cujo caminho contém estes nomes")
@@ -495,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-runs", type=int, default=20, help="execuções de cada gravação")
     parser.add_argument("--batch", type=int, default=500, help="DAMs do PDF em lote")
     parser.add_argument("--batch-budget", type=float, default=30.0, help="segundos até desistir do lote (estimado)")
+    parser.add_argument("--fraction", type=float, default=1.0, help="fração das quantidades do conjunto (testes)")
     parser.add_argument("--no-startup", action="store_true", help="não mede a partida do streamlit")
     parser.add_argument("--data-root", default=os.environ.get("PAINEL_BENCH_DIR", str(ROOT / "data" / "bench")),
                         help="pasta com um armazenamento por escala (padrão data/bench ou PAINEL_BENCH_DIR)")
@@ -509,11 +522,11 @@ def main(argv: list[str] | None = None) -> int:
         results = {scale: run_scale(scale, args) for scale in scales}
         print()
         print_tables(results, engine_name())
+        return results
     finally:
         clock.today = saved_today
         COUNTER.uninstall()
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
