@@ -322,9 +322,8 @@ def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]
         dams.pdf(db, actor, MUNICIPALITY, [str(d["_id"]) for d in issued], progress)
         result[f"{len(issued)} DAMs em um PDF"] = ms(time.perf_counter() - start)
     except OverBudget:
-        rate = (time.perf_counter() - start) / max(1, done[0])
-        result[f"{len(issued)} DAMs em um PDF"] = (f"{NA} (passou de {budget:.0f} s em {done[0]} DAMs: "
-                                                   f"estimativa {rate * len(issued):.0f} s)")
+        result[f"{len(issued)} DAMs em um PDF"] = (f"{NA} (passou de {budget:.0f} s com {done[0]} de "
+                                                   f"{len(issued)} páginas prontas; --batch-budget)")
     except Exception as exc:  # noqa: BLE001
         result[f"{len(issued)} DAMs em um PDF"] = f"{NA} ({type(exc).__name__}: {exc})"[:140]
     return result
