@@ -1,0 +1,108 @@
+"""The benchmark's dataset is the same on every run and has the shapes the services write; the runner
+works on a tiny dataset. No figure is asserted: speed is for bench/run.py, not for tests."""
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+
+from bench import dataset, run
+from seed import ridehailing as ride_seed
+from services import clock, dams, ridehailing, store
+from services.auth import Actor
+
+TINY = 0.02  # 2 % of scale 1: a handful of records per collection
+GENERATED = ("taxpayers", "platforms", "platform_reports", "drivers", "driver_documents", "vehicles",
+             "authorizations", "inspections", "dams", "counters", "traffic_infractions", "training_courses")
+
+
+def tiny_store(folder):
+    db = store.connect(uri="", data_dir=str(folder))
+    dataset.generate(db, 1, TINY)
+    return db
+
+
+def contents(db) -> dict[str, list]:
+    found = {name: sorted(db[name].find({}), key=lambda d: str(d["_id"])) for name in GENERATED}
+    entries = [e for e in db["audit"].find({}) if e["collection"] not in ("users", "parameters")]
+    found["audit"] = sorted(entries, key=lambda d: str(d["_id"]))
+    return found
+
+
+@pytest.fixture
+def today_is_the_datasets(monkeypatch):
+    monkeypatch.setattr(clock, "today", lambda: dataset.TODAY)
+
+
+def test_the_same_scale_gives_the_same_documents(tmp_path, monkeypatch, today_is_the_datasets):
+    first = contents(tiny_store(tmp_path / "a"))
+    second = contents(tiny_store(tmp_path / "b"))
+    assert all(first[name] for name in first), [name for name in first if not first[name]]
+    assert first == second
+
+
+def test_a_dataset_already_generated_is_reused(tmp_path, today_is_the_datasets, capsys):
+    db = tiny_store(tmp_path / "a")
+    before = db["dams"].count_documents({})
+    dataset.generate(db, 1, TINY)
+    assert db["dams"].count_documents({}) == before
+    assert "reaproveitado" in capsys.readouterr().out
+
+
+def test_authorizations_cover_the_statuses_of_the_law(tmp_path, today_is_the_datasets):
+    db = tiny_store(tmp_path / "a")
+    statuses = {ridehailing.state_of(store.decode(d), d["municipality"], dataset.TODAY, db).status.value
+                for d in db["authorizations"].find({})}
+    assert {"requested", "refused", "awaiting_inspection", "awaiting_fee", "active", "blocked", "suspended",
+            "revoked", "cassada"} <= statuses
+
+
+def keys(doc: dict) -> set[str]:
+    return set(doc) - {"_id"}
+
+
+def test_documents_have_the_shape_the_services_write(db, tmp_path):
+    """A request taken through the real services to a paid fee, against the generated ones."""
+    dataset.prepare(db)
+    actor = Actor("carga.chapada", "Carga", "secretaria", ("chapada",))
+    auth_id = ride_seed._flow(db, actor, "chapada", random.Random(1), clock.today() - timedelta(days=12), "inspected")
+    dam = ridehailing.issue_fee_dam(db, actor, "chapada", auth_id, clock.today())
+    dams.record_payment(db, actor, "chapada", dam["id"], clock.today(), dam["amount"], "Banco do Brasil")
+    real = {name: db[name].find_one({"municipality": "chapada"}) for name in ("drivers", "vehicles", "inspections")}
+    real_auth = db["authorizations"].find_one({})
+    real_dam = db["dams"].find_one({})
+    real_audit = db["audit"].find_one({"collection": "authorizations", "action": "inspection_passed"})
+
+    generated = tiny_store(tmp_path / "g")
+    for name, doc in real.items():
+        # ``updated_by`` is what entities.update adds: the generator changes some records after creating them
+        assert keys(generated[name].find_one({})) - {"updated_by"} == keys(doc), name
+    active = next(d for d in generated["authorizations"].find({}) if (d.get("fee_dam") or {}).get("paid"))
+    assert keys(active) - {"convocation", "refusal_reasons"} == keys(real_auth)
+    assert set(active["events"][0]) == set(real_auth["events"][0])
+    assert set(active["fee_dam"]) == set(real_auth["fee_dam"])
+    assert set(active["fee_dam"]["received"][0]) == set(real_auth["fee_dam"]["received"][0])
+    paid = generated["dams"].find_one({"status": dams.PAID})
+    assert keys(paid) == keys(real_dam)
+    assert set(paid["payment"]) == set(real_dam["payment"])
+    assert set(paid["history"][-1]) == set(real_dam["history"][-1])
+    entry = generated["audit"].find_one({"collection": "authorizations", "action": "inspection_passed"})
+    assert keys(entry) == keys(real_audit)
+
+
+def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PAINEL_DATA_DIR", str(tmp_path / "unused"))
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    monkeypatch.delenv("MONGODB_DB", raising=False)
+    results = run.main(["--scales", "1", "--pages", "drivers", "--repeat", "1", "--write-runs", "2", "--batch", "2",
+                        "--no-startup", "--fraction", str(TINY), "--data-root", str(tmp_path)])
+    page = results[1]["pages"]["pages/drivers.py"]
+    assert page["calls"] > 0 and page["p50"] > 0
+    assert isinstance(results[1]["raw"]["pages/drivers.py"], float)
+    assert all(isinstance(v, float) for v in results[1]["writes"].values()), results[1]["writes"]
+    out = capsys.readouterr().out
+    assert "Condutores" in out and "Metas da issue 9" in out
+    db = store.connect(uri="", data_dir=str(tmp_path / "scale-1"))
+    assert db["dams"].count_documents({"created_by": run.WRITER.username}) == 0  # the writes were put back
+    assert db["audit"].count_documents({"username": run.WRITER.username}) == 0
