@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -51,7 +50,7 @@ BCRYPT_MAX_BYTES = 72
 # New hashes: bcrypt over base64(SHA-256(password)), so any length works (bcrypt refuses > 72 bytes).
 # Hashes stored without ``hash_scheme`` are plain bcrypt of the UTF-8 password (made before).
 HASH_SCHEME = "sha256-bcrypt"
-USERNAME = re.compile(r"[a-z0-9][a-z0-9._]{0,63}", re.ASCII)
+MAX_USERNAME_LENGTH = 64
 WRONG_CREDENTIALS = "Usuário ou senha incorretos."
 ALL_MUNICIPALITIES = "*"
 
@@ -160,9 +159,14 @@ def _actor(doc: dict) -> Actor:
     return Actor(doc["username"], doc["name"], doc["role"], tuple(doc.get("municipalities", [])))
 
 
+def _is_username(text: str) -> bool:
+    """Letters, digits, dot or underscore, up to ``MAX_USERNAME_LENGTH`` characters."""
+    return 0 < len(text) <= MAX_USERNAME_LENGTH and text.replace(".", "").replace("_", "").isalnum()
+
+
 def _stranger(username: str) -> Actor:
     """Who an audit entry names when no user matches (an invalid name is not stored as typed)."""
-    return Actor(username if USERNAME.fullmatch(username) else "(inválido)", "(desconhecido)", "", ())
+    return Actor(username if _is_username(username) else "(inválido)", "(desconhecido)", "", ())
 
 
 def authenticate(db: Database, username: str, password: str) -> Actor:
@@ -175,7 +179,7 @@ def login(db: Database, username: str, password: str) -> tuple[Actor, Session]:
     users = db["users"]
     username = username.strip().lower()
     now = clock.now_utc()
-    doc = users.find_one({"username": username}) if USERNAME.fullmatch(username) else None
+    doc = users.find_one({"username": username}) if _is_username(username) else None
     if doc is None or not doc.get("active", True):
         _check_password(password, _dummy_hash(), HASH_SCHEME)
         audit.record(db, _stranger(username), None, "login_failed", "users", doc and doc["_id"], {}, {},
@@ -267,8 +271,8 @@ def logout(db: Database, actor: Actor) -> None:
 
 def _validate_user(username: str, name: str, role: str, municipalities: list[str], password: str | None) -> dict[str, str]:
     errors = {}
-    if not USERNAME.fullmatch(username.strip().lower()):
-        errors["username"] = "Usuário: use letras sem acento, números, ponto ou sublinhado (até 64)."
+    if not _is_username(username.strip()):
+        errors["username"] = f"Usuário: use letras, números, ponto ou sublinhado (até {MAX_USERNAME_LENGTH})."
     if not name.strip():
         errors["name"] = "Nome é obrigatório."
     if role not in ROLES:
