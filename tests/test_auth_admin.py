@@ -94,3 +94,18 @@ def test_the_list_shows_only_manageable_users(db, users):
     assert {"gabinete", "secretaria.chapada", "secretaria.matupa", "ti.matupa"} <= three
     assert "ti.geral" not in three  # '*' is more than the three named municipalities
     assert "ti.geral" in {u["username"] for u in auth.list_users(db, auth.SYSTEM)}
+
+
+def test_the_users_page_shows_and_offers_only_the_actors_municipalities(db, users):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages_smoke import ROOT
+
+    at = AppTest.from_file(str(ROOT / "pages/users.py"), default_timeout=60)
+    at.session_state["actor"] = TI_MATUPA
+    at.session_state["municipality"] = "matupa"
+    at.run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[0].value["Usuário"]) == ["secretaria.matupa", "ti.matupa"]
+    assert at.multiselect(key="users_new_muns").options == ["Matupá"]
+    assert at.selectbox(key="users_edit_target").options == ["secretaria.matupa", "ti.matupa"]

@@ -75,7 +75,8 @@ def test_an_open_session_ends_when_the_user_is_deactivated(panel, panel_data, br
     auth.update_user(db, auth.SYSTEM, "secretaria.matupa", active=False)
     page.get_by_test_id("stSidebarNav").get_by_text("Início").click()
     page.get_by_text("Sua conta foi desativada").wait_for(timeout=30000)
-    assert page.get_by_role("button", name="Sair").count() == 0
+    page.get_by_role("button", name="Entrar").wait_for(timeout=30000)
+    page.get_by_role("button", name="Sair").wait_for(state="detached", timeout=30000)
     assert page.get_by_test_id("stException").count() == 0
     page.close()
 
