@@ -7,7 +7,7 @@ from ui import common, navigation
 st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_balance:", layout="wide")
 common.defaults()
 
-actor = common.actor()
+actor = common.resume()
 if actor is None and st.query_params.get("t"):
     page = st.navigation([st.Page("pages/public_check.py", title="Verificação pública", icon=":material/verified:")])
 elif actor is None:
@@ -24,7 +24,7 @@ else:
             format_func=lambda code: next(m.name for m in options if m.code == code),
         )
         if st.button("Sair", icon=":material/logout:", key="app_logout"):
-            st.session_state.clear()
+            common.sign_out()
             st.rerun()
     chosen = next((m for m in options if m.code == common.municipality()), None)
     page = st.navigation(navigation.build(actor, chosen.modules if chosen else ()))

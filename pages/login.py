@@ -6,6 +6,8 @@ from ui import common
 
 st.title("Painel Municipal")
 st.caption("Acesso restrito a servidores municipais autorizados.")
+if notice := st.session_state.pop("login_notice", None):
+    st.warning(notice)
 with st.form("login_form"):
     username = st.text_input("Usuário", key="login_username")
     password = st.text_input("Senha", type="password", key="login_password")
@@ -14,9 +16,8 @@ if submitted:
     if not username or not password:
         st.error("Informe usuário e senha.")
     else:
-        ok, actor = common.attempt(auth.authenticate, common.db(), username, password)
+        ok, signed_in = common.attempt(auth.login, common.db(), username, password)
         if ok:
-            st.session_state["actor"] = actor
-            st.session_state["municipality"] = None
+            common.sign_in(*signed_in)
             st.session_state.pop("login_password", None)
             st.rerun()

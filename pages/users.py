@@ -3,12 +3,14 @@ import pandas as pd
 import streamlit as st
 
 from services import auth, clock, municipalities
+from services.exports import spreadsheet_safe
 from ui import common
 
 actor = common.guard("admin")
 common.page_header("Usuários")
 db = common.db()
 names = {m.code: m.name for m in municipalities.all_municipalities(db)}
+grantable = {m.code: m.name for m in municipalities.of_actor(db, actor)}
 ok, users = common.attempt(auth.list_users, db, actor)
 if ok:
     search = st.text_input("Buscar usuário", key="users_search")
@@ -20,7 +22,8 @@ if ok:
         "Bloqueado até": clock.to_local(u["locked_until"]).strftime("%d/%m/%Y %H:%M") if u.get("locked_until") else "",
     } for u in shown])
     st.dataframe(frame, hide_index=True, use_container_width=True)
-    st.download_button("Exportar CSV", frame.to_csv(index=False, sep=";").encode("utf-8-sig"),
+    cells = frame.map(lambda value: spreadsheet_safe(value) if isinstance(value, str) else value)
+    st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"),
                        "usuarios.csv", "text/csv", key="users_export")
 
 left, right = st.columns(2)
@@ -29,8 +32,9 @@ with left, st.form("users_new"):
     username = st.text_input("Usuário (login)", key="users_new_username")
     name = st.text_input("Nome completo", key="users_new_name")
     role = st.selectbox("Perfil", list(auth.ROLES), format_func=auth.ROLES.get, key="users_new_role")
-    muns = st.multiselect("Municípios", list(names), format_func=names.get, key="users_new_muns")
-    password = st.text_input("Senha inicial (mín. 8 caracteres)", type="password", key="users_new_password")
+    muns = st.multiselect("Municípios", list(grantable), format_func=grantable.get, key="users_new_muns")
+    password = st.text_input(f"Senha inicial (mín. {auth.MIN_PASSWORD_LENGTH} caracteres)", type="password",
+                             key="users_new_password")
     if st.form_submit_button("Criar usuário", type="primary"):
         done, _ = common.attempt(auth.create_user, db, actor, username, name, role, muns, password)
         if done:

@@ -1,19 +1,33 @@
-"""Users, passwords (bcrypt), lockout after failed logins, roles and the permission check.
+"""Users, passwords (bcrypt), lockout after failed logins, sessions, roles and the permission check.
 
 Roles: ``secretaria`` registers and issues; ``gabinete`` reads summaries only; ``ti`` manages
 users, parameters, custom fields and reads the audit log. Every service that reads or writes
 calls :func:`authorize`, so a page hidden from a role is also refused when called directly.
+
+A ``ti`` user manages only users whose municipalities are all within their own, and only a ``ti``
+with every municipality (``*``) grants ``*``. A login answers the same message at the same cost
+for an unknown user, an inactive one and a wrong password. Failures are counted with an atomic
+increment *before* the password is checked, so parallel attempts get at most
+``MAX_FAILED_LOGINS`` checks before the lock holds. A browser session keeps only the username, the
+user's session generation and the last activity; every request re-reads the user
+(:func:`resume_session`), and a password, role, municipality or active change bumps the generation.
 """
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import bcrypt
+from pymongo import ReturnDocument
 from pymongo.database import Database
 
-from services import audit, clock
-from services.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
+from services import audit, clock, config, store
+from services.errors import Conflict, NotFound, PermissionDenied, ServiceError, ValidationFailed
 from services.store import DuplicateKeyError, decode, encode, insert_one
 
 ROLES = {
@@ -30,7 +44,15 @@ PERMISSIONS = {
 
 MAX_FAILED_LOGINS = 5
 LOCK_MINUTES = 15
-MIN_PASSWORD_LENGTH = 8
+MIN_PASSWORD_LENGTH = 10
+BCRYPT_ROUNDS = 12
+BCRYPT_MAX_BYTES = 72
+# New hashes: bcrypt over base64(SHA-256(password)), so any length works (bcrypt refuses > 72 bytes).
+# Hashes stored without ``hash_scheme`` are plain bcrypt of the UTF-8 password (made before).
+HASH_SCHEME = "sha256-bcrypt"
+MAX_USERNAME_LENGTH = 64
+WRONG_CREDENTIALS = "Usuário ou senha incorretos."
+ALL_MUNICIPALITIES = "*"
 
 
 @dataclass(frozen=True)
@@ -46,7 +68,16 @@ class Actor:
         return permission in PERMISSIONS.get(self.role, set())
 
 
-SYSTEM = Actor("sistema", "Sistema (carga inicial)", "ti", ("*",))
+SYSTEM = Actor("sistema", "Sistema (carga inicial)", "ti", (ALL_MUNICIPALITIES,))
+
+
+@dataclass(frozen=True)
+class Session:
+    """What a browser session keeps between requests; the actor is rebuilt from the store each time."""
+
+    username: str
+    generation: int
+    last_seen: datetime
 
 
 class InvalidCredentials(ServiceError):
@@ -63,117 +94,311 @@ class AccountLocked(ServiceError):
         self.until = until
 
 
+class SessionEnded(ServiceError):
+    """The session may not go on (idle too long, account deactivated or changed): log in again."""
+
+
 def authorize(actor: Actor, permission: str, municipality: str | None = None) -> None:
     """Refuse unless the actor's role has ``permission`` in ``municipality``."""
     if not actor.can(permission):
         raise PermissionDenied(f"O perfil '{actor.role}' não permite esta ação.")
-    if municipality and "*" not in actor.municipalities and municipality not in actor.municipalities:
+    if municipality and not _covers(actor.municipalities, [municipality]):
         raise PermissionDenied("Você não tem acesso a este município.")
 
 
+def _covers(own: tuple[str, ...] | list[str], wanted: list[str]) -> bool:
+    """Whether municipalities ``own`` include every one of ``wanted`` (``*`` only from ``*``)."""
+    return ALL_MUNICIPALITIES in own or all(code in own and code != ALL_MUNICIPALITIES for code in wanted)
+
+
+# -- passwords ---------------------------------------------------------------------------------
+
+
+def _utf8(password: str) -> bytes:
+    return password.encode("utf-8", "surrogatepass")
+
+
+def _prehash(password: str) -> bytes:
+    return base64.b64encode(hashlib.sha256(_utf8(password)).digest())
+
+
 def hash_password(password: str) -> str:
-    return bcrypt.hashpw(password.encode(), bcrypt.gensalt()).decode()
+    """A bcrypt hash of the pre-hashed password (scheme ``HASH_SCHEME``)."""
+    return bcrypt.hashpw(_prehash(password), bcrypt.gensalt(BCRYPT_ROUNDS)).decode()
+
+
+def _check_password(password: str, stored_hash: str, scheme: str | None) -> bool:
+    """One bcrypt check of ``password`` against a stored hash of either scheme."""
+    secret = _prehash(password) if scheme == HASH_SCHEME else _utf8(password)
+    if len(secret) > BCRYPT_MAX_BYTES:
+        # A plain-bcrypt hash never held such a password: spend the same cost, then refuse.
+        bcrypt.checkpw(_prehash(password), stored_hash.encode())
+        return False
+    try:
+        return bcrypt.checkpw(secret, stored_hash.encode())
+    except ValueError:
+        return False
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash of a random password, made once per process: unknown users cost one check too."""
+    return hash_password(secrets.token_hex(16))
+
+
+def _password_errors(password: str) -> str | None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        return f"A senha deve ter ao menos {MIN_PASSWORD_LENGTH} caracteres."
+    return None
+
+
+# -- login -------------------------------------------------------------------------------------
 
 
 def _actor(doc: dict) -> Actor:
     return Actor(doc["username"], doc["name"], doc["role"], tuple(doc.get("municipalities", [])))
 
 
+def _is_username(text: str) -> bool:
+    """Letters, digits, dot or underscore, up to ``MAX_USERNAME_LENGTH`` characters."""
+    return 0 < len(text) <= MAX_USERNAME_LENGTH and text.replace(".", "").replace("_", "").isalnum()
+
+
+def _stranger(username: str) -> Actor:
+    """Who an audit entry names when no user matches (an invalid name is not stored as typed)."""
+    return Actor(username if _is_username(username) else "(inválido)", "(desconhecido)", "", ())
+
+
 def authenticate(db: Database, username: str, password: str) -> Actor:
-    """The actor for valid credentials; counts failures and locks after five in a row."""
+    """The actor for valid credentials; counts failures and locks after ``MAX_FAILED_LOGINS``."""
+    return login(db, username, password)[0]
+
+
+def login(db: Database, username: str, password: str) -> tuple[Actor, Session]:
+    """Check credentials and open a session: the actor and what the browser session keeps."""
     users = db["users"]
     username = username.strip().lower()
-    doc = users.find_one({"username": username})
     now = clock.now_utc()
+    doc = users.find_one({"username": username}) if _is_username(username) else None
     if doc is None or not doc.get("active", True):
-        raise InvalidCredentials("Usuário ou senha incorretos.")
-    locked_until = decode(doc.get("locked_until"))
-    if locked_until and locked_until > now:
-        raise AccountLocked(locked_until)
-    if bcrypt.checkpw(password.encode(), doc["password_hash"].encode()):
-        users.update_one({"_id": doc["_id"]}, {"$set": {"failed_logins": 0, "locked_until": None, "last_login": now}})
-        return _actor(doc)
-    failures = (0 if locked_until else doc.get("failed_logins", 0)) + 1
-    update: dict = {"failed_logins": failures, "locked_until": None}
-    if failures >= MAX_FAILED_LOGINS:
-        update["locked_until"] = now + timedelta(minutes=LOCK_MINUTES)
-    users.update_one({"_id": doc["_id"]}, {"$set": encode(update)})
-    if failures >= MAX_FAILED_LOGINS:
-        audit.record(db, _actor(doc), None, "lock", "users", doc["_id"], {}, {"locked_until": update["locked_until"]})
-        raise AccountLocked(update["locked_until"])
-    raise InvalidCredentials(
-        f"Usuário ou senha incorretos. Restam {MAX_FAILED_LOGINS - failures} tentativa(s) antes do bloqueio."
+        _check_password(password, _dummy_hash(), HASH_SCHEME)
+        audit.record(db, _stranger(username), None, "login_failed", "users", doc and doc["_id"], {}, {},
+                     "usuário inexistente ou inativo")
+        raise InvalidCredentials(WRONG_CREDENTIALS)
+    who = _actor(doc)
+    claim = _claim_attempt(db, doc, now)
+    if claim is None:
+        until = decode(users.find_one({"_id": doc["_id"]}, {"locked_until": 1}).get("locked_until"))
+        audit.record(db, who, None, "login_failed", "users", doc["_id"], {}, {}, "conta bloqueada")
+        raise AccountLocked(until or now + timedelta(minutes=LOCK_MINUTES))
+    if _check_password(password, doc["password_hash"], doc.get("hash_scheme")):
+        return who, _open_session(db, doc, password, now)
+    locked = claim["failed_logins"] >= MAX_FAILED_LOGINS
+    until = decode(claim.get("locked_until"))
+    with store.transaction(db):
+        audit.record(db, who, None, "login_failed", "users", doc["_id"], {}, {}, "senha incorreta")
+        if locked:
+            audit.record(db, who, None, "lock", "users", doc["_id"], {}, {"locked_until": until})
+    if locked:
+        raise AccountLocked(until)
+    raise InvalidCredentials(WRONG_CREDENTIALS)
+
+
+def _claim_attempt(db: Database, doc: dict, now: datetime) -> dict | None:
+    """Count one attempt atomically before its password check; None while the account is locked.
+
+    The attempt that reaches ``MAX_FAILED_LOGINS`` sets the lock in the same update, and a right
+    password on it clears the lock again. An expired lock restarts the count.
+    """
+    users = db["users"]
+    expired = {"$or": [
+        {"locked_until": {"$ne": None, "$lte": encode(now)}},
+        {"locked_until": None, "failed_logins": {"$gte": MAX_FAILED_LOGINS}},  # a count left without its lock
+    ]}
+    users.update_one({"_id": doc["_id"], **expired}, {"$set": {"failed_logins": 0, "locked_until": None}})
+    below_last = {"$or": [{"failed_logins": {"$lt": MAX_FAILED_LOGINS - 1}}, {"failed_logins": {"$exists": False}}]}
+    claim = users.find_one_and_update(
+        {"_id": doc["_id"], **below_last}, {"$inc": {"failed_logins": 1}}, return_document=ReturnDocument.AFTER
     )
+    if claim is None:
+        claim = users.find_one_and_update(
+            {"_id": doc["_id"], "failed_logins": MAX_FAILED_LOGINS - 1},
+            {"$inc": {"failed_logins": 1}, "$set": {"locked_until": encode(now + timedelta(minutes=LOCK_MINUTES))}},
+            return_document=ReturnDocument.AFTER,
+        )
+    return claim
+
+
+def _open_session(db: Database, doc: dict, password: str, now: datetime) -> Session:
+    """Reset the failure count, upgrade a plain-bcrypt hash, record the login."""
+    update: dict[str, Any] = {"failed_logins": 0, "locked_until": None, "last_login": now}
+    if doc.get("hash_scheme") != HASH_SCHEME:
+        update.update(password_hash=hash_password(password), hash_scheme=HASH_SCHEME)
+    with store.transaction(db):
+        db["users"].update_one({"_id": doc["_id"]}, {"$set": encode(update)})
+        audit.record(db, _actor(doc), None, "login", "users", doc["_id"], {}, {})
+    return Session(doc["username"], doc.get("session_generation", 0), now)
+
+
+def resume_session(db: Database, username: str, generation: int, last_seen: datetime, now: datetime) -> Actor:
+    """The actor of a request, rebuilt from the user as stored now (one read).
+
+    Raises SessionEnded when the user no longer exists or is inactive, when their password, role
+    or municipalities changed since the login (another generation), or after more than
+    ``PAINEL_SESSION_IDLE_MINUTES`` without a request.
+    """
+    doc = db["users"].find_one({"username": username}, {"password_hash": 0})
+    if doc is None or not doc.get("active", True):
+        reason, message = "conta desativada", "Sua conta foi desativada; fale com a TI do município."
+    elif doc.get("session_generation", 0) != generation:
+        reason, message = "acesso alterado", "Sua senha ou seu acesso foi alterado; entre novamente."
+    elif now - last_seen > timedelta(minutes=config.session_idle_minutes()):
+        reason, message = "inatividade", "Sua sessão expirou por inatividade; entre novamente."
+    else:
+        return _actor(doc)
+    who = _actor(doc) if doc else _stranger(username)
+    audit.record(db, who, None, "session_expired", "users", doc and doc["_id"], {}, {}, reason)
+    raise SessionEnded(message)
+
+
+def logout(db: Database, actor: Actor) -> None:
+    """Record that the user left."""
+    audit.record(db, actor, None, "logout", "users", None, {}, {})
+
+
+# -- user management (ti) ----------------------------------------------------------------------
 
 
 def _validate_user(username: str, name: str, role: str, municipalities: list[str], password: str | None) -> dict[str, str]:
     errors = {}
-    if not username.strip() or not username.replace(".", "").replace("_", "").isalnum():
-        errors["username"] = "Usuário: use letras, números, ponto ou sublinhado."
+    if not _is_username(username.strip()):
+        errors["username"] = f"Usuário: use letras, números, ponto ou sublinhado (até {MAX_USERNAME_LENGTH})."
     if not name.strip():
         errors["name"] = "Nome é obrigatório."
     if role not in ROLES:
         errors["role"] = "Perfil inválido."
     if not municipalities:
         errors["municipalities"] = "Escolha ao menos um município."
-    if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        errors["password"] = f"A senha deve ter ao menos {MIN_PASSWORD_LENGTH} caracteres."
+    if password is not None and (problem := _password_errors(password)):
+        errors["password"] = problem
     return errors
+
+
+def _may_grant(actor: Actor, municipalities: list[str]) -> None:
+    if ALL_MUNICIPALITIES in municipalities and ALL_MUNICIPALITIES not in actor.municipalities:
+        raise PermissionDenied("Só a TI com acesso a todos os municípios pode conceder acesso a todos.")
+    if not _covers(actor.municipalities, list(municipalities)):
+        raise PermissionDenied("Você só pode dar acesso aos municípios em que você atua.")
 
 
 def create_user(
     db: Database, actor: Actor, username: str, name: str, role: str, municipalities: list[str], password: str
 ) -> str:
-    """Create a user (``ti`` only). The password is stored only as a bcrypt hash."""
+    """Create a user (``ti`` only, within the actor's municipalities); the password is kept only hashed."""
     authorize(actor, "admin")
     errors = _validate_user(username, name, role, municipalities, password)
     if errors:
         raise ValidationFailed(errors)
+    _may_grant(actor, municipalities)
     doc = {
         "username": username.strip().lower(),
         "name": name.strip(),
         "role": role,
         "municipalities": list(municipalities),
         "password_hash": hash_password(password),
+        "hash_scheme": HASH_SCHEME,
         "active": True,
         "failed_logins": 0,
         "locked_until": None,
+        "session_generation": 0,
         "created_at": clock.now_utc(),
     }
-    try:
-        inserted = insert_one(db["users"], encode(doc))
-    except DuplicateKeyError:
-        raise Conflict(f"Já existe o usuário '{doc['username']}'.", field="username") from None
-    public = {k: v for k, v in doc.items() if k != "password_hash"}
-    audit.record(db, actor, None, "create", "users", inserted, {}, public)
+    public = {k: v for k, v in doc.items() if k not in ("password_hash", "hash_scheme", "session_generation")}
+    with store.transaction(db):
+        try:
+            inserted = insert_one(db["users"], encode(doc))
+        except DuplicateKeyError:
+            raise Conflict(f"Já existe o usuário '{doc['username']}'.", field="username") from None
+        audit.record(db, actor, None, "create", "users", inserted, {}, public)
     return str(inserted)
 
 
-def update_user(db: Database, actor: Actor, username: str, **changes) -> None:
-    """Change name, role, municipalities, active flag, or unlock (``ti`` only)."""
-    authorize(actor, "admin")
-    doc = decode(db["users"].find_one({"username": username}))
-    if doc is None:
-        raise ServiceError(f"Usuário '{username}' não encontrado.")
-    allowed = {"name", "role", "municipalities", "active"}
-    update = {k: v for k, v in changes.items() if k in allowed}
+def _update_of(actor: Actor, doc: dict, changes: dict) -> dict:
+    """The fields to set for ``changes`` on the user ``doc``, refused with a pt-BR message if not allowed."""
+    update: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    if "name" in changes:
+        if not str(changes["name"] or "").strip():
+            errors["name"] = "Nome é obrigatório."
+        update["name"] = str(changes["name"] or "").strip()
+    if "role" in changes:
+        if changes["role"] not in ROLES:
+            errors["role"] = "Perfil inválido."
+        update["role"] = changes["role"]
+    if "municipalities" in changes:
+        if not changes["municipalities"]:
+            errors["municipalities"] = "Escolha ao menos um município."
+        update["municipalities"] = list(changes["municipalities"] or [])
+    if "active" in changes:
+        update["active"] = bool(changes["active"])
+    if changes.get("password") is not None:
+        if problem := _password_errors(changes["password"]):
+            errors["password"] = problem
+    if errors:
+        raise ValidationFailed(errors)
+    if "municipalities" in update:
+        _may_grant(actor, update["municipalities"])
+    if doc["username"] == actor.username and (
+        update.get("active") is False or update.get("role", doc["role"]) != doc["role"]
+    ):
+        raise PermissionDenied("Você não pode desativar nem mudar o perfil da sua própria conta; peça a outro usuário da TI.")
     if changes.get("unlock"):
         update.update(failed_logins=0, locked_until=None)
     if changes.get("password"):
-        if len(changes["password"]) < MIN_PASSWORD_LENGTH:
-            raise ValidationFailed({"password": f"A senha deve ter ao menos {MIN_PASSWORD_LENGTH} caracteres."})
-        update["password_hash"] = hash_password(changes["password"])
-    db["users"].update_one({"_id": doc["_id"]}, {"$set": encode(update)})
-    before = {k: doc.get(k) for k in update if k != "password_hash"}
-    after = {k: v for k, v in update.items() if k != "password_hash"}
+        update.update(password_hash=hash_password(changes["password"]), hash_scheme=HASH_SCHEME)
+    return update
+
+
+def _ends_sessions(doc: dict, update: dict) -> bool:
+    """Whether the change must end the user's open sessions."""
+    return (
+        "password_hash" in update
+        or update.get("active") is False
+        or update.get("role", doc["role"]) != doc["role"]
+        or update.get("municipalities", doc.get("municipalities", [])) != doc.get("municipalities", [])
+    )
+
+
+def update_user(db: Database, actor: Actor, username: str, **changes) -> None:
+    """Change name, role, municipalities, active flag, password, or unlock (``ti`` only, within scope)."""
+    authorize(actor, "admin")
+    doc = decode(db["users"].find_one({"username": username}, {"password_hash": 0}))
+    if doc is None or not _covers(actor.municipalities, doc.get("municipalities", [])):
+        raise NotFound(f"Usuário '{username}' não encontrado entre os que você administra.")
+    update = _update_of(actor, doc, changes)
+    if not update:
+        return
+    operation: dict[str, Any] = {"$set": encode(update)}
+    if _ends_sessions(doc, update):
+        operation["$inc"] = {"session_generation": 1}
+    secret = ("password_hash", "hash_scheme")
+    before = {k: doc.get(k) for k in update if k not in secret}
+    after = {k: v for k, v in update.items() if k not in secret}
     if "password_hash" in update:
         before["password"], after["password"] = "(anterior)", "(alterada)"
-    audit.record(db, actor, None, "update", "users", doc["_id"], before, after)
+    with store.transaction(db):
+        db["users"].update_one({"_id": doc["_id"]}, operation)
+        audit.record(db, actor, None, "update", "users", doc["_id"], before, after)
 
 
 def list_users(db: Database, actor: Actor) -> list[dict]:
+    """The users the actor may manage: those whose municipalities are all within the actor's."""
     authorize(actor, "admin")
-    rows = db["users"].find({}, {"password_hash": 0}).sort("username", 1)
+    query: dict[str, Any] = {}
+    if ALL_MUNICIPALITIES not in actor.municipalities:
+        outside = [c for c in db["users"].distinct("municipalities") if c not in actor.municipalities]
+        query = {"municipalities": {"$nin": outside + [ALL_MUNICIPALITIES]}}
+    rows = db["users"].find(query, {"password_hash": 0, "hash_scheme": 0}).sort("username", 1)
     return [decode(r) for r in rows]
 
 

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_SESSION_IDLE_MINUTES = 30
 
 
 def mongodb_uri() -> str | None:
@@ -22,16 +23,43 @@ def data_dir() -> Path:
 
 
 def public_check_secret() -> bytes:
-    """PAINEL_SECRET signs public-check tokens; a per-install file is made when unset."""
+    """PAINEL_SECRET signs public-check tokens; a per-install file (mode 0600) is made when unset.
+
+    The file is written whole under a temporary name and linked into place, so two processes
+    starting together agree on one secret and neither reads a half-written file.
+    """
     secret = os.environ.get("PAINEL_SECRET")
     if secret:
         return secret.encode()
     path = data_dir() / ".secret"
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(os.urandom(32).hex().encode())
+        _create_secret(path)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)
     return path.read_bytes()
+
+
+def _create_secret(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f".secret.{os.getpid()}.{os.urandom(4).hex()}")
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(os.urandom(32).hex().encode())
+            file.flush()
+            os.fsync(file.fileno())
+        os.link(draft, path)
+    except FileExistsError:
+        pass  # another process made it first: use theirs
+    finally:
+        draft.unlink(missing_ok=True)
 
 
 def public_base_url() -> str:
     return os.environ.get("PAINEL_PUBLIC_URL", "http://localhost:8501")
+
+
+def session_idle_minutes() -> int:
+    """PAINEL_SESSION_IDLE_MINUTES: minutes without a request after which a session ends (default 30)."""
+    raw = os.environ.get("PAINEL_SESSION_IDLE_MINUTES", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_SESSION_IDLE_MINUTES

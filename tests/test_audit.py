@@ -50,7 +50,7 @@ def test_update_without_change_writes_nothing(db):
 @pytest.mark.parametrize("write,collection,field,after", [
     (lambda db: parameters.add_version(db, TI, "chapada", "upfm_value", date(2031, 1, 1), Decimal("150.00"),
                                        "Decreto 1/2031"), "parameters", "value", Decimal("150.00")),
-    (lambda db: auth.create_user(db, TI, "novo.user", "Novo", "secretaria", ["chapada"], "12345678"),
+    (lambda db: auth.create_user(db, TI, "novo.user", "Novo", "secretaria", ["chapada"], "1234567890"),
      "users", "username", "novo.user"),
     (lambda db: entities.add_custom_field(db, TI, "taxpayers", "chapada", "Apelido", "text"),
      "custom_fields", "label", "Apelido"),
@@ -65,7 +65,7 @@ def test_admin_writes_are_audited_once(db, write, collection, field, after):
 
 
 def test_user_change_is_audited_without_the_password(db):
-    auth.create_user(db, TI, "ana", "Ana", "secretaria", ["chapada"], "12345678")
+    auth.create_user(db, TI, "ana", "Ana", "secretaria", ["chapada"], "1234567890")
     count = db["audit"].count_documents({})
     auth.update_user(db, TI, "ana", password="outra-senha-1", role="gabinete")
     entry = only_new_entry(db, count)

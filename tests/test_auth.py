@@ -1,6 +1,7 @@
 """Login, lockout after five wrong passwords for 15 minutes, and roles enforced inside services."""
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -28,14 +29,28 @@ def test_password_is_never_stored_in_clear(db, user):
     assert "senha-forte-1" not in str(list(db["audit"].find({})))
 
 
-def test_wrong_password_says_how_many_attempts_remain(db, user):
-    with pytest.raises(InvalidCredentials, match="Restam 4 tentativa"):
-        auth.authenticate(db, user, "errada")
+def test_unknown_user_inactive_user_and_wrong_password_get_the_same_message(db, user):
+    auth.create_user(db, TI, "inativa", "Inativa", "secretaria", ["chapada"], "senha-forte-1")
+    auth.update_user(db, TI, "inativa", active=False)
+    messages = []
+    for username, password in [("ninguem", "senha-forte-1"), ("inativa", "senha-forte-1"), (user, "errada")]:
+        with pytest.raises(InvalidCredentials) as refused:
+            auth.authenticate(db, username, password)
+        messages.append(refused.value.message)
+    assert messages == ["Usuário ou senha incorretos."] * 3
 
 
-def test_unknown_user_gets_the_same_message(db):
-    with pytest.raises(InvalidCredentials, match="Usuário ou senha incorretos"):
-        auth.authenticate(db, "ninguem", "x")
+@pytest.mark.parametrize("username", ["ninguem", "inativa", "nome inválido!"])
+def test_unknown_or_inactive_user_costs_one_check_against_the_dummy_hash(db, monkeypatch, username):
+    auth.create_user(db, TI, "inativa", "Inativa", "secretaria", ["chapada"], "senha-forte-1")
+    auth.update_user(db, TI, "inativa", active=False)
+    checks = []
+    real = auth._check_password
+    monkeypatch.setattr(auth, "_check_password", lambda *args: checks.append(args[1]) or real(*args))
+    with pytest.raises(InvalidCredentials):
+        auth.authenticate(db, username, "senha-forte-1")
+    assert checks == [auth._dummy_hash()]
+    assert checks[0].startswith(f"$2b${auth.BCRYPT_ROUNDS:02d}$")
 
 
 def test_five_wrong_passwords_lock_even_the_right_one_for_15_minutes(db, user, monkeypatch):
@@ -59,7 +74,10 @@ def test_four_failures_then_success_resets_the_count(db, user):
         with pytest.raises(InvalidCredentials):
             auth.authenticate(db, user, "errada")
     auth.authenticate(db, user, "senha-forte-1")
-    with pytest.raises(InvalidCredentials, match="Restam 4"):
+    for _ in range(4):
+        with pytest.raises(InvalidCredentials):
+            auth.authenticate(db, user, "errada")
+    with pytest.raises(AccountLocked):
         auth.authenticate(db, user, "errada")
 
 
@@ -88,7 +106,7 @@ def test_secretaria_cannot_act_outside_its_municipalities(db):
 
 
 @pytest.mark.parametrize("call", [
-    lambda db, who: auth.create_user(db, who, "novo", "Novo", "ti", ["chapada"], "12345678"),
+    lambda db, who: auth.create_user(db, who, "novo", "Novo", "ti", ["chapada"], "1234567890"),
     lambda db, who: parameters.add_version(db, who, "chapada", "upfm_value", clock.today(), 1, "Decreto"),
     lambda db, who: entities.add_custom_field(db, who, "taxpayers", "chapada", "Apelido", "text"),
 ], ids=["create user", "add parameter", "add custom field"])
@@ -104,9 +122,16 @@ def test_first_ti_user_only_while_none_exists(db):
         auth.create_first_ti(db, "admin2", "Outro", "senha-forte-2", ["chapada"])
 
 
-def test_short_password_is_refused(db):
-    with pytest.raises(auth.ValidationFailed, match="8 caracteres"):
-        auth.create_user(db, TI, "curta", "Curta", "secretaria", ["chapada"], "1234")
+@pytest.mark.parametrize("password,refused", [("123456789", True), ("1234567890", False)], ids=["9 chars", "10 chars"])
+def test_password_has_at_least_ten_characters(db, user, password, refused):
+    if refused:
+        with pytest.raises(auth.ValidationFailed, match="10 caracteres"):
+            auth.create_user(db, TI, "curta", "Curta", "secretaria", ["chapada"], password)
+        with pytest.raises(auth.ValidationFailed, match="10 caracteres"):
+            auth.update_user(db, TI, user, password=password)
+    else:
+        auth.create_user(db, TI, "curta", "Curta", "secretaria", ["chapada"], password)
+        assert auth.authenticate(db, "curta", password).username == "curta"
 
 
 def test_ti_of_one_municipality_does_not_see_another_in_audit_or_explorer(db):
@@ -122,3 +147,84 @@ def test_ti_of_one_municipality_does_not_see_another_in_audit_or_explorer(db):
     assert all(d["municipality"] == "matupa" for d in docs)
     with pytest.raises(PermissionDenied):
         entities.browse(db, ti_mp, "taxpayers", "chapada")
+
+
+@pytest.mark.parametrize("password", [
+    "ç" * 50,  # 100 bytes in UTF-8
+    "senha🔒🔑🔒🔑🔒🔑🔒🔑🔒🔑🔒🔑🔒🔑🔒🔑🔒🔑🔒🔑",  # emoji: 4 bytes each
+    "x" * 10_000,
+], ids=["100 bytes", "emoji", "10k characters"])
+def test_any_password_length_is_kept_and_checked_in_full(db, password):
+    auth.create_user(db, TI, "longa", "Longa", "secretaria", ["chapada"], password)
+    assert auth.authenticate(db, "longa", password).username == "longa"
+    with pytest.raises(InvalidCredentials):
+        auth.authenticate(db, "longa", password[:-1] + "!")
+    auth.update_user(db, TI, "longa", password=password + "2")
+    assert auth.authenticate(db, "longa", password + "2").username == "longa"
+
+
+def test_a_plain_bcrypt_hash_made_before_still_logs_in_and_is_upgraded(db, user):
+    import bcrypt
+
+    legacy = bcrypt.hashpw(b"painel2026", bcrypt.gensalt(4)).decode()
+    db["users"].update_one({"username": user}, {"$set": {"password_hash": legacy}, "$unset": {"hash_scheme": ""}})
+    with pytest.raises(InvalidCredentials):
+        auth.authenticate(db, user, "x" * 100)
+    assert auth.authenticate(db, user, "painel2026").username == user
+    doc = db["users"].find_one({"username": user})
+    assert doc["hash_scheme"] == auth.HASH_SCHEME and doc["password_hash"] != legacy
+    assert auth.authenticate(db, user, "painel2026").username == user
+
+
+def test_sixteen_parallel_wrong_passwords_get_at_most_five_checks_and_lock(db, user, monkeypatch):
+    import threading
+
+    checks = []
+    real = auth._check_password
+    monkeypatch.setattr(auth, "_check_password", lambda *args: checks.append(1) or real(*args))
+    start = threading.Barrier(16)
+    outcomes = []
+
+    def attempt():
+        start.wait()
+        try:
+            auth.authenticate(db, user, "errada")
+        except (InvalidCredentials, AccountLocked) as refused:
+            outcomes.append(type(refused))
+
+    threads = [threading.Thread(target=attempt) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(outcomes) == 16 and len(checks) <= auth.MAX_FAILED_LOGINS
+    assert db["users"].find_one({"username": user})["locked_until"] is not None
+    with pytest.raises(AccountLocked):
+        auth.authenticate(db, user, "senha-forte-1")
+    assert len(checks) <= auth.MAX_FAILED_LOGINS
+
+
+def test_a_locked_account_gets_no_password_check(db, user, monkeypatch):
+    for _ in range(auth.MAX_FAILED_LOGINS):
+        with pytest.raises((InvalidCredentials, AccountLocked)):
+            auth.authenticate(db, user, "errada")
+    monkeypatch.setattr(auth, "_check_password", lambda *args: pytest.fail("password checked while locked"))
+    with pytest.raises(AccountLocked):
+        auth.authenticate(db, user, "senha-forte-1")
+
+
+def audit_actions(db, since: int) -> Counter:
+    return Counter(r["action"] for r in list(db["audit"].find({}))[since:])
+
+
+def test_login_failures_lock_and_success_are_audited_once_each(db, user):
+    count = db["audit"].count_documents({})
+    with pytest.raises(InvalidCredentials):
+        auth.authenticate(db, "ninguem", "senha-forte-1")
+    auth.authenticate(db, user, "senha-forte-1")
+    for _ in range(auth.MAX_FAILED_LOGINS):
+        with pytest.raises((InvalidCredentials, AccountLocked)):
+            auth.authenticate(db, user, "errada")
+    assert audit_actions(db, count) == Counter(login_failed=6, login=1, lock=1)
+    entry = db["audit"].find_one({"action": "login_failed", "username": "ninguem"})
+    assert entry["municipality"] is None

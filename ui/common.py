@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 from rules.base import RuleError
-from services import bootstrap, config, municipalities
-from services.auth import Actor
+from services import auth, bootstrap, clock, config, municipalities
+from services.auth import Actor, SessionEnded
 from services.errors import ServiceError, ValidationFailed
 from services.store import connect
 
@@ -33,7 +34,47 @@ def defaults() -> None:
     st.session_state.setdefault("municipality", None)
 
 
+def resume() -> Actor | None:
+    """The actor of this request, rebuilt from the store (one read); None when nobody is logged in.
+
+    app.py calls this once per request, before any page: a deactivated or changed user, or a
+    session idle too long, is logged out here with a pt-BR notice on the login page. Page tests
+    that put an Actor in ``session_state["actor"]`` without a ``session`` keep that actor (the login
+    always writes a ``session``).
+    """
+    session = st.session_state.get("session")
+    if session is None:
+        return st.session_state.get("actor")
+    now = clock.now_utc()
+    try:
+        current = auth.resume_session(db(), session.username, session.generation, session.last_seen, now)
+    except SessionEnded as ended:
+        st.session_state.clear()
+        defaults()
+        st.session_state["login_notice"] = ended.message
+        return None
+    st.session_state["session"] = replace(session, last_seen=now)
+    st.session_state["actor"] = current
+    return current
+
+
+def sign_in(actor: Actor, session: auth.Session) -> None:
+    """Keep a fresh login in this browser session."""
+    st.session_state["session"] = session
+    st.session_state["actor"] = actor
+    st.session_state["municipality"] = None
+
+
+def sign_out() -> None:
+    """Record the logout and forget this browser session."""
+    current = actor()
+    if current is not None:
+        auth.logout(db(), current)
+    st.session_state.clear()
+
+
 def actor() -> Actor | None:
+    """The actor resolved for this request by :func:`resume`."""
     return st.session_state.get("actor")
 
 

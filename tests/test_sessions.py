@@ -1,0 +1,146 @@
+"""Sessions: every request re-reads the user; changes end open sessions; idle sessions expire."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from services import auth, clock
+from services.auth import SessionEnded
+from tests.conftest import TI
+from tests.test_pages_smoke import APP
+
+PASSWORD = "senha-forte-1"
+IDLE = "Sua sessão expirou por inatividade; entre novamente."
+
+
+@pytest.fixture
+def signed_in(db):
+    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    return auth.login(db, "maria.silva", PASSWORD)[1]
+
+
+def resume(db, session, after=timedelta(minutes=1)):
+    return auth.resume_session(db, session.username, session.generation, session.last_seen, session.last_seen + after)
+
+
+def test_an_unchanged_user_resumes_with_role_and_municipalities_from_the_store(db, signed_in):
+    actor = resume(db, signed_in)
+    assert (actor.username, actor.role, actor.municipalities) == ("maria.silva", "secretaria", ("chapada",))
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"active": False}, "desativada"),
+    ({"password": "outra-senha-1"}, "alterado"),
+    ({"role": "gabinete"}, "alterado"),
+    ({"municipalities": ["chapada", "matupa"]}, "alterado"),
+], ids=["deactivated", "password", "role", "municipalities"])
+def test_a_change_to_the_user_ends_their_open_sessions(db, signed_in, changes, message):
+    auth.update_user(db, TI, "maria.silva", **changes)
+    with pytest.raises(SessionEnded, match=message):
+        resume(db, signed_in)
+
+
+@pytest.mark.parametrize("changes", [{"name": "Maria S. Silva"}, {"unlock": True}], ids=["name", "unlock"])
+def test_a_change_that_grants_nothing_keeps_the_session(db, signed_in, changes):
+    auth.update_user(db, TI, "maria.silva", **changes)
+    assert resume(db, signed_in).username == "maria.silva"
+
+
+@pytest.mark.parametrize("minutes,ended", [(29, False), (30, False), (31, True)], ids=["29 min", "30 min", "31 min"])
+def test_idle_sessions_end_after_the_default_30_minutes(db, signed_in, minutes, ended):
+    if ended:
+        with pytest.raises(SessionEnded, match=IDLE):
+            resume(db, signed_in, timedelta(minutes=minutes))
+    else:
+        assert resume(db, signed_in, timedelta(minutes=minutes)).username == "maria.silva"
+
+
+def test_the_idle_time_is_configurable(db, signed_in, monkeypatch):
+    monkeypatch.setenv("PAINEL_SESSION_IDLE_MINUTES", "5")
+    assert resume(db, signed_in, timedelta(minutes=5)).username == "maria.silva"
+    with pytest.raises(SessionEnded, match=IDLE):
+        resume(db, signed_in, timedelta(minutes=5, seconds=1))
+
+
+def test_an_ended_session_is_audited_once(db, signed_in):
+    count = db["audit"].count_documents({"action": "session_expired"})
+    with pytest.raises(SessionEnded):
+        resume(db, signed_in, timedelta(hours=1))
+    entries = list(db["audit"].find({"action": "session_expired"}))
+    assert len(entries) == count + 1 and entries[-1]["username"] == "maria.silva"
+    assert entries[-1]["municipality"] is None
+
+
+class CountingDatabase:
+    """The real store, counting the reads of the users collection."""
+
+    def __init__(self, db):
+        self.db, self.reads = db, 0
+
+    def __getitem__(self, name):
+        collection = self.db[name]
+        if name != "users":
+            return collection
+        outer = self
+
+        class Users:
+            def __getattr__(self, attr):
+                if attr in ("find", "find_one", "count_documents", "distinct"):
+                    outer.reads += 1
+                return getattr(collection, attr)
+
+        return Users()
+
+
+def test_a_request_reads_the_user_once(db, signed_in):
+    counting = CountingDatabase(db)
+    resume(counting, signed_in)
+    assert counting.reads == 1
+
+
+def request(session, municipality=None) -> AppTest:
+    """One request of a browser session that holds ``session`` (a new run of app.py)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["session"] = session
+    at.session_state["municipality"] = municipality
+    return at.run()
+
+
+def on_login_page(at: AppTest) -> bool:
+    return not at.exception and [t.label for t in at.text_input] == ["Usuário", "Senha"]
+
+
+def test_an_open_session_resumes_on_the_next_request(db, signed_in):
+    at = request(signed_in)
+    assert not at.exception and at.session_state["actor"].username == "maria.silva"
+    assert at.session_state["session"].last_seen > signed_in.last_seen
+
+
+def test_an_open_session_of_a_deactivated_user_lands_on_the_login_page(db, signed_in):
+    auth.update_user(db, TI, "maria.silva", active=False)
+    at = request(signed_in, "chapada")
+    assert on_login_page(at)
+    assert "desativada" in at.warning[0].value
+    assert at.session_state["actor"] is None and "session" not in at.session_state
+
+
+def test_an_idle_session_lands_on_the_login_page_with_the_message(db, signed_in, monkeypatch):
+    later = clock.now_utc() + timedelta(minutes=31)
+    monkeypatch.setattr(clock, "now_utc", lambda: later)
+    at = request(signed_in)
+    assert on_login_page(at)
+    assert [w.value for w in at.warning] == [IDLE]
+
+
+def test_the_actor_is_rebuilt_from_the_store_on_each_request(db, signed_in):
+    db["users"].update_one({"username": "maria.silva"}, {"$set": {"name": "Maria Renomeada"}})
+    at = request(signed_in)
+    assert at.session_state["actor"].name == "Maria Renomeada"
+
+
+def test_logout_is_audited_once(db, signed_in):
+    actor = resume(db, signed_in)
+    auth.logout(db, actor)
+    assert db["audit"].count_documents({"action": "logout", "username": "maria.silva"}) == 1
