@@ -394,12 +394,16 @@ def update_user(db: Database, actor: Actor, username: str, **changes) -> None:
 def list_users(db: Database, actor: Actor) -> list[dict]:
     """The users the actor may manage: those whose municipalities are all within the actor's."""
     authorize(actor, "admin")
-    query: dict[str, Any] = {}
-    if ALL_MUNICIPALITIES not in actor.municipalities:
-        outside = [c for c in db["users"].distinct("municipalities") if c not in actor.municipalities]
-        query = {"municipalities": {"$nin": outside + [ALL_MUNICIPALITIES]}}
-    rows = db["users"].find(query, {"password_hash": 0, "hash_scheme": 0}).sort("username", 1)
+    rows = db["users"].find(users_scope(db, actor), {"password_hash": 0, "hash_scheme": 0}).sort("username", 1)
     return [decode(r) for r in rows]
+
+
+def users_scope(db: Database, actor: Actor) -> dict[str, Any]:
+    """A query of the users whose municipalities are all within the actor's (every user for ``*``)."""
+    if ALL_MUNICIPALITIES in actor.municipalities:
+        return {}
+    outside = [c for c in db["users"].distinct("municipalities") if c not in actor.municipalities]
+    return {"municipalities": {"$nin": outside + [ALL_MUNICIPALITIES]}}
 
 
 def create_first_ti(db: Database, username: str, name: str, password: str, municipalities: list[str]) -> str:

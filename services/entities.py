@@ -568,7 +568,14 @@ def browse(db: Database, actor: Actor, collection: str, municipality: str | None
     if not isinstance(municipality, (str, type(None))):
         raise ValidationFailed({"municipality": "Município inválido."})
     skip, limit = max(0, int(skip)), max(1, min(int(limit), PER_PAGE_MAX))
-    query = {"municipality": municipality} if municipality else scope_of(actor)
+    if collection == "users":  # users carry a list of municipalities: only those wholly within the actor's
+        from services.auth import users_scope
+
+        query = users_scope(db, actor)
+        if municipality:
+            query = {"$and": [query, {"municipalities": municipality}]}
+    else:
+        query = {"municipality": municipality} if municipality else scope_of(actor)
     total = db[collection].count_documents(query)
-    rows = db[collection].find(query, {"password_hash": 0}).skip(skip).limit(limit)
+    rows = db[collection].find(query, {"password_hash": 0, "hash_scheme": 0}).skip(skip).limit(limit)
     return [decode(r) for r in rows], total

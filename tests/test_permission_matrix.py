@@ -22,7 +22,7 @@ from bson import json_util
 
 import services
 from services.auth import PERMISSIONS, Actor
-from services.errors import PermissionDenied
+from services.errors import NotFound, PermissionDenied
 from tests import figures
 
 OWN, OTHER = "chapada", "matupa"
@@ -92,9 +92,10 @@ REQUIRED: dict[str, str] = {
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit
-# log's append, which records what an authorized service did and is reached from no page.
+# log's append, which records what an authorized service did and is reached from no page; the end of
+# the actor's own session.
 NOT_SERVICES = {"services.auth.authorize", "services.municipalities.of_actor", "services.entities.scope_of",
-                "services.audit.record"}
+                "services.auth.users_scope", "services.audit.record", "services.auth.logout"}
 
 
 def public_services() -> dict[str, object]:
@@ -211,6 +212,8 @@ def test_permission_matrix(db):
                     refused = False
                 except PermissionDenied:
                     refused = True
+                except NotFound:  # a user outside the admin's scope is answered as unknown (the target exists)
+                    refused = "username" in inspect.signature(fn).parameters and municipality == OTHER
                 except Exception:  # noqa: BLE001 — any other refusal (not found, invalid) is not a permission answer
                     refused = False
                 checked += 1
@@ -221,3 +224,36 @@ def test_permission_matrix(db):
     figures.report(f"permissões: {checked} chamadas de serviço × perfil × município verificadas, "
                    f"{len(leaks)} vazamentos")
     assert leaks == [], "\n".join(leaks)
+
+
+def test_no_page_opens_on_a_municipality_that_is_not_the_actors(db):
+    """A page opened with another municipality chosen (a forged session) stops before any data."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages_smoke import ROOT
+    from ui.navigation import PAGES
+
+    leaks = []
+    for page in PAGES:
+        for role, actor in ACTORS.items():
+            at = AppTest.from_file(str(ROOT / page.path), default_timeout=60)
+            at.session_state["actor"] = actor
+            at.session_state["municipality"] = OTHER
+            at.run()
+            refusals = {"Seu perfil não tem acesso a esta página.", "Você não tem acesso a este município."}
+            if at.exception or [e.value for e in at.error] not in ([r] for r in refusals):
+                leaks.append(f"{page.path} as {role} on {OTHER}")
+    figures.report(f"permissões: {len(PAGES) * len(ACTORS)} páginas × perfis abertas no município de outro, "
+                   f"{len(leaks)} vazamentos")
+    assert leaks == [], "\n".join(leaks)
+
+
+def test_data_explorer_shows_a_ti_only_the_users_within_their_municipalities(db):
+    from services import auth, entities
+
+    for municipality in (OWN, OTHER):
+        auth.create_user(db, auth.SYSTEM, f"pessoa.{municipality}", "Pessoa", "secretaria", [municipality],
+                         "senha-de-teste-1")
+    rows, total = entities.browse(db, ACTORS["ti"], "users", None)
+    assert [r["username"] for r in rows] == ["pessoa.chapada"] and total == 1
+    assert all("password_hash" not in r and "hash_scheme" not in r for r in rows)

@@ -101,6 +101,9 @@ def guard(permission: str) -> Actor:
     if not municipality():
         st.info("Escolha um município na barra lateral.")
         st.stop()
+    if "*" not in current.municipalities and municipality() not in current.municipalities:
+        st.error("Você não tem acesso a este município.")
+        st.stop()
     return current
 
 
