@@ -182,7 +182,7 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
         "credited_on": detail.credited_on, "flags": flags, "notes": notes,
         "recorded_at": clock.now_utc(), "recorded_by": actor.username,
     }
-    if not dams.apply_payment(db, actor, dam, new_payment):
+    if not dams._apply_payment(db, actor, dam, new_payment):
         return _line(detail, DUPLICATED, f"DAM {dam['number']} mudou de situação durante a importação", dam)
     outcome = CANCELLED if dam["status"] == dams.CANCELLED else PAID
     message = "; ".join(notes) if notes else f"DAM {dam['number']} pago"
