@@ -35,3 +35,12 @@ def public_check_secret() -> bytes:
 
 def public_base_url() -> str:
     return os.environ.get("PAINEL_PUBLIC_URL", "http://localhost:8501")
+
+
+def return_file_max_mb() -> float:
+    """PAINEL_RETURN_FILE_MAX_MB: the largest bank return file accepted, in MB (default 5)."""
+    try:
+        value = float(os.environ.get("PAINEL_RETURN_FILE_MAX_MB") or 5)
+    except ValueError:
+        return 5.0
+    return value if value > 0 else 5.0
