@@ -16,6 +16,7 @@ def prepare(db: Database) -> None:
     from seed.municipalities import MUNICIPALITIES, shared_parameters
 
     ensure_indexes(db, entities.all_indexes())
+    audit.prepare(db)  # search indexes; audit_actions filled once from an older log
     for municipality in MUNICIPALITIES:
         db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
         versions = [*shared_parameters(municipality["code"]), *DAM_PARAMETERS, *default_parameters(municipality["code"])]
