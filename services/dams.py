@@ -168,8 +168,10 @@ def plain(doc: dict) -> dict:
 
 
 def _load(db: Database, municipality: str, dam_id: str) -> dict:
-    doc = db[COLLECTION].find_one({"_id": _object_id(dam_id), "municipality": municipality})
-    if doc is None:
+    """A DAM of ``municipality`` read by ``_id`` alone (the cheapest lookup on every store); one of
+    another municipality is not found."""
+    doc = db[COLLECTION].find_one({"_id": _object_id(dam_id)})
+    if doc is None or doc.get("municipality") != municipality:
         raise NotFound("DAM não encontrado.")
     return plain(doc)
 
@@ -603,8 +605,11 @@ def _load_many(db: Database, municipality: str, dam_ids: Sequence[str]) -> list[
     keys = [_object_id(dam_id) for dam_id in dam_ids]
     found: dict[str, dict] = {}
     for start in range(0, len(keys), PRINT_CHUNK):
-        query = {"_id": {"$in": keys[start:start + PRINT_CHUNK]}, "municipality": municipality}
-        found.update((str(doc["_id"]), doc) for doc in db[COLLECTION].find(query))
+        # by _id alone (the cheapest lookup on every store); the municipality is checked on each DAM
+        chunk = keys[start:start + PRINT_CHUNK]
+        docs = [db[COLLECTION].find_one({"_id": chunk[0]})] if len(chunk) == 1 else \
+            db[COLLECTION].find({"_id": {"$in": chunk}})
+        found.update((str(doc["_id"]), doc) for doc in docs if doc and doc.get("municipality") == municipality)
     missing = [dam_id for dam_id in dam_ids if str(dam_id) not in found]
     if missing:
         raise NotFound("DAM não encontrado.")

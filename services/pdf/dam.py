@@ -64,8 +64,7 @@ class _Fonts:
         files = shared_fonts.font_files({("DejaVu", ""): "DejaVuSans.ttf", ("DejaVu", "B"): "DejaVuSans-Bold.ttf"},
                                         FONT_DIR)
         if files is not None:
-            for (family, style), path in files.items():
-                pdf.add_font(family, style, str(path))
+            shared_fonts.add_fonts(pdf, files)
             self.sans, self.mono, self.unicode = "DejaVu", "Courier", True
         else:
             self.sans, self.mono, self.unicode = "Helvetica", "Courier", False

@@ -12,6 +12,7 @@ import functools
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 from fontTools import subset as ftsubset
 from fontTools.ttLib import TTFont
@@ -50,6 +51,14 @@ def font_files(names: dict[tuple[str, str], str], font_dir: Path | None = None) 
         return None
     with _lock:
         return {key: _subset(folder / name) for key, name in names.items()}
+
+
+def add_fonts(pdf: Any, files: dict[tuple[str, str], Path]) -> None:
+    """Add the subset files to ``pdf``. Their glyph bounding boxes were computed when they were
+    subset, so fpdf2 is told not to unpack every glyph again to recompute them at output."""
+    for (family, style), path in files.items():
+        pdf.add_font(family, style, str(path))
+        pdf.fonts[f"{family.lower()}{style}"].ttfont.recalcBBoxes = False
 
 
 def printable(value: str) -> str:

@@ -43,8 +43,7 @@ class Fonts:
         files = shared_fonts.font_files({("DejaVu", ""): "DejaVuSans.ttf", ("DejaVu", "B"): "DejaVuSans-Bold.ttf"},
                                         FONT_DIR)
         if files is not None:
-            for (family, style), path in files.items():
-                pdf.add_font(family, style, str(path))
+            shared_fonts.add_fonts(pdf, files)
             self.family, self.unicode = "DejaVu", True
         else:
             self.family, self.unicode = "Helvetica", False
