@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -129,9 +130,16 @@ class PaymentCheck:
     notes: tuple[str, ...]
 
 
+_prepared: weakref.WeakSet = weakref.WeakSet()
+
+
 def prepare(db: Database) -> None:
-    """Create the DAM indexes (idempotent, cheap); called before every write."""
+    """Create the DAM indexes (idempotent) once per database handle; called before writes and
+    before the outbox is read at start."""
+    if db in _prepared:
+        return
     ensure_indexes(db, INDEXES)
+    _prepared.add(db)
 
 
 # ---- reading ----

@@ -76,5 +76,6 @@ def resume_pending(db: Any) -> int:
     completed now. Safe at every start (indexed on ``handlers_pending``)."""
     from services import dams
 
+    dams.prepare(db)  # the outbox index
     pending = [str(doc["_id"]) for doc in db[dams.COLLECTION].find({"handlers_pending": True}, {"_id": 1})]
     return sum(1 for dam_id in pending if dam_paid(db, dam_id))

@@ -145,3 +145,37 @@ def test_the_csv_export_never_exports_a_formula(db, today, name, description):
     rows = list(csv.reader(io.StringIO(data), delimiter=";"))
     assert rows[1][1] == "'" + name and rows[1][4] == "'" + description
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+
+
+def test_number_document_and_audit_entry_of_each_dam_write_share_one_transaction(db, today, monkeypatch):
+    from contextlib import contextmanager
+
+    from services import audit, store
+
+    depth = [0]
+    outside: list[str] = []
+
+    @contextmanager
+    def transaction(db):
+        depth[0] += 1
+        try:
+            yield db
+        finally:
+            depth[0] -= 1
+
+    def watched(name, function):
+        def call(*args, **kwargs):
+            if depth[0] == 0:
+                outside.append(name)
+            return function(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(store, "transaction", transaction)
+    monkeypatch.setattr(audit, "record", watched("audit", audit.record))
+    monkeypatch.setattr(dams, "next_number", watched("number", dams.next_number))
+    monkeypatch.setattr(dams, "insert_one", watched("insert", dams.insert_one))
+    monkeypatch.setattr(dams, "_transition", watched("update", dams._transition))
+    paid, cancelled = issue(db), issue(db)
+    pay(db, paid)
+    dams.cancel(db, SECRETARIA_MP, "matupa", cancelled["id"], "Emitido em duplicidade")
+    assert outside == []

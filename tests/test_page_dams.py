@@ -123,3 +123,13 @@ def test_a_payment_whose_linked_update_failed_says_so_and_the_retry_completes_it
     assert not at.exception and not at.error
     assert any("Registro vinculado ao DAM 0001/2026 atualizado." in s.value for s in at.success)
     assert done == ["0001/2026"]
+
+
+def test_batch_printing_over_the_current_filter_offers_one_pdf(db):
+    for _ in range(3):
+        stored_dam(db)
+    at = screen()
+    at.button(key="dams_batch").click().run()
+    assert not at.exception and not at.error
+    assert [b.label for b in at.get("download_button") if "lote" in b.label or "PDF com" in b.label] == \
+        ["Baixar PDF com 3 DAM(s)"]
