@@ -211,6 +211,9 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
 
 
 CHUNK = 500  # barcodes per $in query
+# what matching and paying need of a DAM (not its history nor its printing data)
+MATCH_FIELDS = {name: 1 for name in ("municipality", "number", "barcode", "amount", "status", "due_on", "issued_on",
+                                     "payment", "pays", "cancel_reason")}
 
 
 def _dams_by_barcode(db: Database, municipality: str, barcodes: list[str]) -> dict[str, dict]:
@@ -218,7 +221,7 @@ def _dams_by_barcode(db: Database, municipality: str, barcodes: list[str]) -> di
     found: dict[str, dict] = {}
     for start in range(0, len(barcodes), CHUNK):
         chunk = barcodes[start:start + CHUNK]
-        for doc in db[dams.COLLECTION].find({"municipality": municipality, "barcode": {"$in": chunk}}):
+        for doc in db[dams.COLLECTION].find({"municipality": municipality, "barcode": {"$in": chunk}}, MATCH_FIELDS):
             found[doc["barcode"]] = dams.plain(doc)
     return found
 
