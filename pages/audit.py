@@ -4,7 +4,7 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from services import audit, clock
+from services import audit, clock, exports
 from ui import common
 
 actor = common.guard("admin")
@@ -43,5 +43,6 @@ if ok:
         "Alterações": "; ".join(f"{k}: {shown(v['before'])} → {shown(v['after'])}" for k, v in r.get("changes", {}).items()),
     } for r in rows])
     st.dataframe(frame, hide_index=True, use_container_width=True)
-    st.download_button("Exportar CSV", frame.to_csv(index=False, sep=";").encode("utf-8-sig"), "auditoria.csv",
+    cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)
+    st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"), "auditoria.csv",
                        "text/csv", key="audit_export")

@@ -80,17 +80,17 @@ def label(d: dict) -> str:
 
 
 def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
-    st.subheader("Impressão em lote")
+    st.subheader("Imprimir em lote")
     printable = {d["id"]: d for d in page_rows if d["status"] != dams.CANCELLED}
     chosen = st.multiselect("DAMs a imprimir (vazio: todos do filtro atual, exceto cancelados)", list(printable),
                             format_func=lambda i: label(printable[i]), key="dams_batch_ids",
                             placeholder="Todos do filtro atual")
-    if st.button("Gerar PDF em lote", key="dams_batch", icon=":material/print:"):
+    if st.button("Imprimir em lote", key="dams_batch", icon=":material/print:"):
         if chosen:
             ids = chosen
         else:
-            ok, every = common.attempt(dams.list_all, db, actor, mun, filters)
-            ids = [d["id"] for d in every if d["status"] != dams.CANCELLED] if ok else []
+            ok, every = common.attempt(dams.ids_to_print, db, actor, mun, filters)
+            ids = every if ok else []
         if len(ids) > MAX_BATCH:
             st.warning(f"O filtro tem {len(ids)} DAMs; serão impressos os {MAX_BATCH} primeiros. Refine o filtro para o restante.")
             ids = ids[:MAX_BATCH]
@@ -98,7 +98,7 @@ def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
             st.info("Nenhum DAM para imprimir neste filtro.")
             return
         bar = st.progress(0.0, text="Gerando PDF…")
-        ok, data = common.attempt(dams.pdf, db, actor, mun, ids,
+        ok, data = common.attempt(dams.pdf_batch, db, actor, mun, ids,
                                   lambda i, n: bar.progress(i / n, text=f"DAM {i} de {n}"))
         if ok:
             st.session_state["dams_batch_pdf"] = (data, len(ids))
@@ -130,10 +130,12 @@ def detail(dam: dict) -> None:
         st.success(f"Pago em {fmt.day(payment['paid_on'])}: {fmt.brl(payment['amount'])} · {payment['bank']}")
         for note in payment.get("notes", []):
             st.warning(note)
+    if dam.get("handlers_pending"):
+        pending_update(dam)
     if dam["status"] == dams.CANCELLED:
         st.error(f"Cancelado. Motivo: {dam.get('cancel_reason') or '—'}")
     else:
-        st.download_button(f"Baixar PDF do DAM {dam['number']}", lambda: dams.pdf(db, actor, mun, [dam["id"]]),
+        st.download_button(f"Baixar PDF do DAM {dam['number']}", lambda: dams.pdf_batch(db, actor, mun, [dam["id"]]),
                            f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
                            key="dams_pdf_one", icon=":material/picture_as_pdf:")
     with st.expander("Histórico"):
@@ -144,6 +146,20 @@ def detail(dam: dict) -> None:
     if dam["status"] == dams.ISSUED:
         payment_form(dam)
         cancel_form(dam)
+
+
+def pending_update(dam: dict) -> None:
+    """A paid DAM whose linked record was not updated yet: say so and offer the retry."""
+    st.warning(dams.pending_message(dam))
+    if st.button("Tentar de novo a atualização do registro vinculado", key="dams_retry_linked",
+                 icon=":material/refresh:"):
+        ok, done = common.attempt(dams.retry_linked_update, db, actor, mun, dam["id"])
+        if ok:
+            if done.get("handlers_pending"):
+                st.session_state["dams_flash"] = ("warning", [dams.pending_message(done)])
+            else:
+                st.session_state["dams_flash"] = ("success", [f"Registro vinculado ao DAM {done['number']} atualizado."])
+            st.rerun()
 
 
 def payment_form(dam: dict) -> None:
@@ -159,8 +175,11 @@ def payment_form(dam: dict) -> None:
             ok, paid = common.attempt(dams.record_payment, db, actor, mun, dam["id"], paid_on, money_input(raw), bank)
             if ok:
                 notes = paid["payment"]["notes"]
-                st.session_state["dams_flash"] = ("success", [f"Pagamento do DAM {paid['number']} registrado."
-                                                             + (" Com alertas:" if notes else ""), *notes])
+                if paid.get("handlers_pending"):  # the payment stands; only the linked update is pending
+                    st.session_state["dams_flash"] = ("warning", [dams.pending_message(paid), *notes])
+                else:
+                    st.session_state["dams_flash"] = ("success", [f"Pagamento do DAM {paid['number']} registrado."
+                                                                 + (" Com alertas:" if notes else ""), *notes])
                 st.rerun()
 
 
@@ -263,7 +282,7 @@ def issue_tab() -> None:
     if last:
         ok, dam = common.attempt(dams.get, db, actor, mun, last)
         if ok:
-            st.download_button(f"Baixar PDF do DAM {dam['number']} recém-emitido", lambda: dams.pdf(db, actor, mun, [last]),
+            st.download_button(f"Baixar PDF do DAM {dam['number']} recém-emitido", lambda: dams.pdf_batch(db, actor, mun, [last]),
                                f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
                                key="dams_issue_pdf", icon=":material/picture_as_pdf:")
 

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from services import entities
+from services import entities, exports
 from ui import common
 
 actor = common.guard("admin")
@@ -21,5 +21,6 @@ if collection:
         st.caption(f"{total} documento(s)")
         frame = pd.DataFrame([{k: str(v) for k, v in r.items()} for r in rows])
         st.dataframe(frame, hide_index=True, use_container_width=True)
-        st.download_button("Exportar CSV", frame.to_csv(index=False, sep=";").encode("utf-8-sig"),
+        cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)
+        st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"),
                            f"{collection}.csv", "text/csv", key="explorer_export")

@@ -2,18 +2,59 @@
 
 An entry says who, when (UTC), municipality, action, collection, document id and the changed
 fields with their values before and after. Nothing in the product updates or deletes entries.
+
+The kinds of action are also kept in the tiny ``audit_actions`` collection (one document per
+action, upserted the first time a process records it), so the filter never scans the log; the
+search filters and sorts in the store on indexes that start with the municipality and end with
+the instant.
 """
 from __future__ import annotations
 
+import threading
+import weakref
 from datetime import date, datetime
 from typing import Any
 
 from pymongo.database import Database
 
-from services import clock
-from services.store import decode, encode, insert_one
+from services import clock, store
+from services.store import decode, encode, ensure_indexes, insert_one
 
 HIDDEN_FIELDS = {"password_hash", "_id"}
+ACTIONS = "audit_actions"
+_BACKFILLED = "audit_actions_backfilled"
+INDEXES = {
+    "audit": [
+        *store.INDEXES["audit"],
+        # each search filter, then the sort on the instant
+        ([("municipality", 1), ("action", 1), ("at", 1)], {"name": "i_mun_action_at"}),
+        ([("municipality", 1), ("username", 1), ("at", 1)], {"name": "i_mun_user_at"}),
+        ([("municipality", 1), ("collection", 1), ("at", 1)], {"name": "i_mun_collection_at"}),
+    ]
+}
+_known_actions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # database handle -> {action}
+_known_lock = threading.Lock()
+
+
+def prepare(db: Database) -> None:
+    """Create the search indexes and, once per store, fill ``audit_actions`` from an older log."""
+    ensure_indexes(db, INDEXES)
+    if db["meta"].find_one({"_id": _BACKFILLED}) is None:
+        for action in db["audit"].distinct("action"):
+            if action:
+                _remember_action(db, action)
+        db["meta"].update_one({"_id": _BACKFILLED}, {"$set": {"at": encode(clock.now_utc())}}, upsert=True)
+
+
+def _remember_action(db: Database, action: str) -> None:
+    """Upsert the action into ``audit_actions`` the first time this database handle records it
+    (the page's handle is one cached resource, so that is about once per process)."""
+    with _known_lock:
+        if action in _known_actions.get(db, ()):
+            return
+    db[ACTIONS].update_one({"_id": action}, {"$set": {"action": action}}, upsert=True)
+    with _known_lock:
+        _known_actions.setdefault(db, set()).add(action)
 
 
 def changed_fields(before: dict, after: dict) -> dict[str, dict[str, Any]]:
@@ -53,6 +94,7 @@ def record(
         "note": note,
     }
     insert_one(db["audit"], encode(entry))
+    _remember_action(db, action)
 
 
 def search(
@@ -97,4 +139,4 @@ def actions(db: Database, actor: Any) -> list[str]:
     from services.auth import authorize
 
     authorize(actor, "admin")
-    return sorted(a for a in db["audit"].distinct("action") if a)
+    return sorted(doc["_id"] for doc in db[ACTIONS].find({}, {"_id": 1}))

@@ -14,26 +14,38 @@ Each G record is matched by its 44-digit barcode to a DAM of the municipality:
 A file is known by the SHA-256 of its records (line ends normalised): importing the same file
 again changes nothing and returns the first import's report. A different file with the same
 bank, agreement and sequence (NSA) as one already imported is refused: the bank must explain
-the resend. Every payment records its origin (file, NSA, line), and the file with its report is
-kept in ``dam_return_files``.
+the resend. Every payment records its origin (file, NSA, line); the report is kept in
+``dam_return_files`` and the raw file outside any document (``store.put_file``, by its hash).
+
+Concurrency: the import document is the claim. It is inserted, under the unique index on
+(municipality, sha256), BEFORE any line is processed; only the winner processes the file. Another
+import of the same file meanwhile is told it is being processed; once done, it gets the
+winner's report. A claim left by an import that stopped half-way is taken over (conditional
+update on the claim time) after ``CLAIM_LEASE``; lines already paid by that file are recognised.
+
+Size: files above ``PAINEL_RETURN_FILE_MAX_MB`` (default 5 MB) are refused before parsing; the
+file is parsed line by line.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 from dataclasses import asdict, dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
+from bson import ObjectId
+from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules import fmt
-from rules.dam.bank_return import ReturnDetail, ReturnFile, ReturnHeader, parse_return_file
+from rules.dam.bank_return import ReturnDetail, ReturnFile, ReturnHeader, parse_return_lines
 from rules.dam.barcode import BarcodeError, parse_barcode
 from rules.dam.parameters import FEBRABAN_CODE
-from services import audit, clock, dams, parameters
+from services import audit, clock, config, dams, parameters, store
 from services.auth import Actor, authorize
-from services.errors import Conflict
-from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, parse_date
+from services.errors import Conflict, NotFound, ServiceError
+from services.store import DuplicateKeyError, decode, encode, ensure_indexes, parse_date
 
 FILES = "dam_return_files"
 INDEXES = {
@@ -44,6 +56,7 @@ INDEXES = {
     ]
 }
 PROCESSING, DONE = "processando", "processado"
+CLAIM_LEASE = timedelta(minutes=30)  # a claim older than this was left by an import that stopped
 
 PAID, UNMATCHED, DUPLICATED, CANCELLED = "pago", "nao_encontrado", "duplicado", "dam_cancelado"
 OUTCOMES = {
@@ -56,6 +69,14 @@ OUTCOMES = {
 
 class ReturnFileResent(Conflict):
     """Another file with the same bank, agreement and NSA was already imported."""
+
+
+class ReturnFileTooLarge(ServiceError):
+    """The file is above the configured size (PAINEL_RETURN_FILE_MAX_MB)."""
+
+
+class ImportInProgress(Conflict):
+    """The same file is being imported right now (by another user or tab)."""
 
 
 @dataclass(frozen=True)
@@ -182,18 +203,31 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
         "credited_on": detail.credited_on, "flags": flags, "notes": notes,
         "recorded_at": clock.now_utc(), "recorded_by": actor.username,
     }
-    if not dams.apply_payment(db, actor, dam, new_payment):
+    if not dams._apply_payment(db, actor, dam, new_payment):
         return _line(detail, DUPLICATED, f"DAM {dam['number']} mudou de situação durante a importação", dam)
     outcome = CANCELLED if dam["status"] == dams.CANCELLED else PAID
     message = "; ".join(notes) if notes else f"DAM {dam['number']} pago"
     return _line(detail, outcome, message, dam, tuple(flags))
 
 
+CHUNK = 500  # barcodes per $in query
+# what matching and paying need of a DAM (not its history nor its printing data)
+MATCH_FIELDS = {name: 1 for name in ("municipality", "number", "barcode", "amount", "status", "due_on", "issued_on",
+                                     "payment", "pays", "cancel_reason")}
+
+
+def _dams_by_barcode(db: Database, municipality: str, barcodes: list[str]) -> dict[str, dict]:
+    """The municipality's DAMs of those barcodes, read with one ``$in`` query per chunk."""
+    found: dict[str, dict] = {}
+    for start in range(0, len(barcodes), CHUNK):
+        chunk = barcodes[start:start + CHUNK]
+        for doc in db[dams.COLLECTION].find({"municipality": municipality, "barcode": {"$in": chunk}}, MATCH_FIELDS):
+            found[doc["barcode"]] = dams.plain(doc)
+    return found
+
+
 def _apply(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, file_id: str) -> list[ImportLine]:
-    barcodes = sorted({d.barcode for d in parsed.details})
-    found = db[dams.COLLECTION].find({"municipality": municipality, "barcode": {"$in": barcodes}},
-                                     {"_id": 1, "barcode": 1})
-    by_barcode = {doc["barcode"]: str(doc["_id"]) for doc in found}
+    by_barcode = _dams_by_barcode(db, municipality, sorted({d.barcode for d in parsed.details}))
     own_codes = _own_codes(db, municipality)
     seen: dict[str, int] = {}
     lines = []
@@ -203,23 +237,25 @@ def _apply(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, fi
             lines.append(_line(detail, DUPLICATED, f"Código de barras repetido na linha {first} do arquivo"))
             continue
         seen[detail.barcode] = detail.line_number
-        dam_id = by_barcode.get(detail.barcode)
-        if dam_id is None:
+        dam = by_barcode.get(detail.barcode)
+        if dam is None:
             lines.append(_line(detail, UNMATCHED, _unmatched_reason(detail.barcode, own_codes)))
             continue
-        dam = dams.get(db, actor, municipality, dam_id)
         lines.append(_settle(db, actor, dam, detail, file_id, parsed.header))
     return lines
 
 
 def _line_doc(line: ImportLine) -> dict:
-    return {**asdict(line), "flags": list(line.flags)}
+    """A line of the report as stored: empty values left out, to keep a large file's report small."""
+    return {key: (list(value) if key == "flags" else value) for key, value in asdict(line).items()
+            if value not in (None, (), "")}
 
 
 def _result(doc: dict, already_imported: bool) -> ImportResult:
     doc = decode(doc)
     lines = tuple(
-        ImportLine(**{**row, "paid_on": parse_date(row["paid_on"]), "flags": tuple(row["flags"])})
+        ImportLine(**{"message": "", **row, "paid_on": parse_date(row["paid_on"]),
+                      "flags": tuple(row.get("flags", ()))})
         for row in doc.get("lines", [])
     )
     return ImportResult(
@@ -241,53 +277,105 @@ def _refuse_resent(db: Database, municipality: str, parsed: ReturnFile) -> None:
         )
 
 
-def import_return_file(db: Database, actor: Actor, municipality: str, data: bytes) -> ImportResult:
-    """Read a return file and pay the DAMs it reports; the report says what each line did.
+def _refuse_large(data: bytes) -> None:
+    limit = config.return_file_max_mb()
+    if len(data) > limit * 1024 * 1024:
+        raise ReturnFileTooLarge(
+            f"O arquivo tem {fmt.number(Decimal(len(data)) / 1024 / 1024, 1)} MB; o limite é "
+            f"{fmt.number(Decimal(str(limit)), 1)} MB. Peça ao banco o arquivo retorno de cada dia "
+            "(ou ajuste PAINEL_RETURN_FILE_MAX_MB com a TI)."
+        )
 
-    The same file imported again changes nothing (its first report comes back with
-    ``already_imported``). A file that does not follow the layout is refused whole.
-    """
-    authorize(actor, "write", municipality)
-    parsed = parse_return_file(data)
-    digest = file_digest(data)
-    ensure_indexes(db, INDEXES)
-    dams.prepare(db)
-    existing = db[FILES].find_one({"municipality": municipality, "sha256": digest})
-    if existing is not None and existing["status"] == DONE:
-        return _result(existing, already_imported=True)
+
+def _in_progress(doc: dict) -> ImportInProgress:
+    since = clock.to_local(decode(doc)["claimed_at"]).strftime("%d/%m/%Y %H:%M")
+    return ImportInProgress(
+        f"Este arquivo está em processamento desde {since} (importado por {doc['imported_by']}). "
+        "Aguarde alguns instantes e importe de novo para ver o relatório."
+    )
+
+
+def _claim(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, digest: str,
+           data: bytes) -> tuple[object | None, ImportResult | None]:
+    """Claim the file for this import: (file_id, None) for the winner, (None, report) when it was
+    already imported; ImportInProgress while another import holds a fresh claim."""
+    key = {"municipality": municipality, "sha256": digest}
+    existing = db[FILES].find_one(key)
+    now = clock.now_utc()
     if existing is None:
         _refuse_resent(db, municipality, parsed)
         header = parsed.header
         record = {
-            "municipality": municipality, "sha256": digest, "status": PROCESSING,
+            **key, "status": PROCESSING, "file_sha256": store.put_file(db, data, f"retorno_{header.file_sequence}.ret"),
             "bank_code": header.bank_code, "bank_name": header.bank_name,
             "agreement_code": header.agreement_code, "company_name": header.company_name,
             "file_sequence": header.file_sequence, "generated_on": header.generated_on,
-            "layout_version": header.layout_version, "records": len(parsed.details),
-            "total_amount": parsed.trailer.total_amount, "content": data.decode("latin-1"),
-            "imported_at": clock.now_utc(), "imported_by": actor.username, "lines": [],
+            "layout_version": header.layout_version, "records": len(parsed.details), "size": len(data),
+            "total_amount": parsed.trailer.total_amount,
+            "imported_at": now, "imported_by": actor.username, "claimed_at": now, "lines": [],
         }
         try:
-            file_id = insert_one(db[FILES], encode(record))
-        except DuplicateKeyError:  # another user imported the same file a moment ago
-            return _result(db[FILES].find_one({"municipality": municipality, "sha256": digest}), already_imported=True)
-    else:
-        file_id = existing["_id"]
+            return store.insert_one(db[FILES], encode(record)), None
+        except DuplicateKeyError:  # another import claimed the same file a moment ago
+            existing = db[FILES].find_one(key)
+    if existing["status"] == DONE:
+        return None, _result(existing, already_imported=True)
+    claimed_at = decode(existing)["claimed_at"]
+    if now - claimed_at < CLAIM_LEASE:
+        raise _in_progress(existing)
+    taken = db[FILES].update_one({"_id": existing["_id"], "status": PROCESSING, "claimed_at": existing["claimed_at"]},
+                                 {"$set": encode({"claimed_at": now, "imported_by": actor.username})})
+    if taken.modified_count != 1:
+        raise _in_progress(existing)
+    return existing["_id"], None
+
+
+def import_return_file(db: Database, actor: Actor, municipality: str, data: bytes) -> ImportResult:
+    """Read a return file and pay the DAMs it reports; the report says what each line did.
+
+    The same file imported again changes nothing (its first report comes back with
+    ``already_imported``); while another import of it runs, ImportInProgress says so. A file above
+    the size limit, or that does not follow the layout, is refused whole.
+    """
+    authorize(actor, "write", municipality)
+    _refuse_large(data)
+    parsed = parse_return_lines(io.BytesIO(data))
+    digest = file_digest(data)
+    ensure_indexes(db, INDEXES)
+    dams.prepare(db)
+    file_id, earlier = _claim(db, actor, municipality, parsed, digest, data)
+    if earlier is not None:
+        return earlier
     lines = _apply(db, actor, municipality, parsed, str(file_id))
     counts = {outcome: sum(1 for line in lines if line.outcome == outcome) for outcome in OUTCOMES}
-    done = {"status": DONE, "lines": [_line_doc(line) for line in lines], "counts": counts}
-    db[FILES].update_one({"_id": file_id}, {"$set": encode(done)})
-    audit.record(db, actor, municipality, "import", FILES, file_id, {},
-                 {"sha256": digest, "bank_code": parsed.header.bank_code, "file_sequence": parsed.header.file_sequence,
-                  "counts": counts},
-                 note=f"Arquivo retorno NSA {parsed.header.file_sequence}: " +
-                      ", ".join(f"{counts[k]} {OUTCOMES[k].lower()}" for k in OUTCOMES))
+    done = {"status": DONE, "lines": [_line_doc(line) for line in lines], "counts": counts,
+            "done_at": clock.now_utc()}
+    with store.transaction(db):
+        db[FILES].update_one({"_id": file_id}, {"$set": encode(done)})
+        audit.record(db, actor, municipality, "import", FILES, file_id, {},
+                     {"sha256": digest, "bank_code": parsed.header.bank_code,
+                      "file_sequence": parsed.header.file_sequence, "counts": counts},
+                     note=f"Arquivo retorno NSA {parsed.header.file_sequence}: " +
+                          ", ".join(f"{counts[k]} {OUTCOMES[k].lower()}" for k in OUTCOMES))
     return _result(db[FILES].find_one({"_id": file_id}), already_imported=False)
+
+
+def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> bytes:
+    """The return file exactly as the bank sent it (kept outside the document, by its hash)."""
+    authorize(actor, "read", municipality)
+    try:
+        key = ObjectId(file_id)
+    except (InvalidId, TypeError):
+        raise NotFound("Arquivo retorno não encontrado.") from None
+    doc = db[FILES].find_one({"_id": key, "municipality": municipality}, {"file_sha256": 1})
+    if doc is None or not doc.get("file_sha256"):
+        raise NotFound("Arquivo retorno não encontrado.")
+    return store.get_file(db, doc["file_sha256"])
 
 
 def imported_files(db: Database, actor: Actor, municipality: str, limit: int = 50) -> list[dict]:
     """The return files imported in the municipality, newest first, without their content."""
     authorize(actor, "read", municipality)
-    rows = db[FILES].find({"municipality": municipality}, {"content": 0, "lines": 0})
+    rows = db[FILES].find({"municipality": municipality}, {"lines": 0})
     rows = rows.sort("imported_at", -1).limit(limit)
     return [decode(row) for row in rows]

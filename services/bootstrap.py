@@ -6,7 +6,7 @@ from pymongo.database import Database
 from rules.dam.parameters import DEFAULT_PARAMETERS as DAM_PARAMETERS
 from rules.params import ParameterVersion
 from rules.registry import default_parameters
-from services import audit, clock, entities, specs  # noqa: F401  (specs registers the entity specs)
+from services import audit, clock, entities, events, specs  # noqa: F401  (specs registers the entity specs)
 from services.auth import SYSTEM
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
 
@@ -16,11 +16,13 @@ def prepare(db: Database) -> None:
     from seed.municipalities import MUNICIPALITIES, shared_parameters
 
     ensure_indexes(db, entities.all_indexes())
+    audit.prepare(db)  # search indexes; audit_actions filled once from an older log
     for municipality in MUNICIPALITIES:
         db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
         versions = [*shared_parameters(municipality["code"]), *DAM_PARAMETERS, *default_parameters(municipality["code"])]
         for version in versions:
             ensure_parameter(db, municipality["code"], version)
+    events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 
 def ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:

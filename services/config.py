@@ -63,3 +63,12 @@ def session_idle_minutes() -> int:
     """PAINEL_SESSION_IDLE_MINUTES: minutes without a request after which a session ends (default 30)."""
     raw = os.environ.get("PAINEL_SESSION_IDLE_MINUTES", "").strip()
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_SESSION_IDLE_MINUTES
+
+
+def return_file_max_mb() -> float:
+    """PAINEL_RETURN_FILE_MAX_MB: the largest bank return file accepted, in MB (default 5)."""
+    try:
+        value = float(os.environ.get("PAINEL_RETURN_FILE_MAX_MB") or 5)
+    except ValueError:
+        return 5.0
+    return value if value > 0 else 5.0

@@ -10,14 +10,19 @@ the audit log.
 A payment that differs is flagged, never silently accepted: an amount other than the DAM's or a
 payment after the due date still marks the DAM paid (the bank did receive money for that
 barcode), with flags the screen shows for the treasury to review (docs/LEITURAS.md, seção 4, "Baixa").
-Paying a DAM tells the record it pays (:func:`services.events.dam_paid`). The bank return file
-is imported by :mod:`services.bank_import`.
+Paying a DAM tells the record it pays (:func:`services.events.dam_paid`) through an outbox: the
+same conditional update that marks the DAM paid sets ``handlers_pending``; the handlers run after
+it and clear the mark. A crash or a failing handler in between leaves the mark, and the handlers
+run again at start (:func:`services.events.resume_pending`) or when a user retries the payment
+(handlers are idempotent). Issue, cancel and payment each write the DAM, its number and its audit
+entry in one ``store.transaction``. The bank return file is imported by :mod:`services.bank_import`.
 """
 from __future__ import annotations
 
 import csv
 import io
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -34,7 +39,7 @@ from rules.dam.barcode import MAX_AMOUNT
 from rules.dam.dates import due_date, due_date_finding, payment_on_time
 from rules.dam.parameters import DamSettings, dam_settings
 from rules.params import ParameterMissing
-from services import audit, clock, events, fields, municipalities, parameters
+from services import audit, clock, events, exports, fields, municipalities, parameters, store
 from services.auth import Actor, authorize
 from services.entities import Page
 from services.errors import NotFound, ServiceError, ValidationFailed
@@ -49,6 +54,11 @@ INDEXES = {
         ([("municipality", 1), ("year", 1), ("sequence", 1)], {"unique": True, "name": "u_dam_number"}),
         ([("municipality", 1), ("status", 1), ("due_on", 1)], {"name": "i_dam_status_due"}),
         ([("municipality", 1), ("issued_on", 1)], {"name": "i_dam_issued"}),
+        # the list's filters followed by its sort (SORT), so a filtered page is read in index order
+        ([("municipality", 1), ("status", 1), ("year", 1), ("sequence", 1)], {"name": "i_dam_status_number"}),
+        ([("municipality", 1), ("revenue_kind", 1), ("year", 1), ("sequence", 1)], {"name": "i_dam_kind_number"}),
+        # the outbox: paid DAMs whose handlers have not completed
+        ([("handlers_pending", 1)], {"name": "i_dam_handlers_pending"}),
     ]
 }
 
@@ -120,9 +130,16 @@ class PaymentCheck:
     notes: tuple[str, ...]
 
 
+_prepared: weakref.WeakSet = weakref.WeakSet()
+
+
 def prepare(db: Database) -> None:
-    """Create the DAM indexes (idempotent, cheap); called before every write."""
+    """Create the DAM indexes (idempotent) once per database handle; called before writes and
+    before the outbox is read at start."""
+    if db in _prepared:
+        return
     ensure_indexes(db, INDEXES)
+    _prepared.add(db)
 
 
 # ---- reading ----
@@ -141,25 +158,30 @@ def situation(doc: dict, today: date) -> str:
     return doc["status"]
 
 
-def _public(doc: dict) -> dict:
-    """A stored DAM as plain Python values, with ``id`` and the computed ``situation``."""
+def plain(doc: dict) -> dict:
+    """A stored DAM (or the projected part of it) as plain Python values, with ``id`` and the
+    computed ``situation``."""
     doc = decode(doc)
     doc["id"] = str(doc.pop("_id"))
     for key in ("issued_on", "requested_due", "due_on"):
-        doc[key] = parse_date(doc.get(key))
+        if key in doc:
+            doc[key] = parse_date(doc.get(key))
     payment = doc.get("payment")
     if payment:
-        payment["paid_on"] = parse_date(payment["paid_on"])
+        payment["paid_on"] = parse_date(payment.get("paid_on"))
         payment["credited_on"] = parse_date(payment.get("credited_on"))
-    doc["situation"] = situation(doc, clock.today())
+    if "status" in doc and "due_on" in doc:
+        doc["situation"] = situation(doc, clock.today())
     return doc
 
 
 def _load(db: Database, municipality: str, dam_id: str) -> dict:
-    doc = db[COLLECTION].find_one({"_id": _object_id(dam_id), "municipality": municipality})
-    if doc is None:
+    """A DAM of ``municipality`` read by ``_id`` alone (the cheapest lookup on every store); one of
+    another municipality is not found."""
+    doc = db[COLLECTION].find_one({"_id": _object_id(dam_id)})
+    if doc is None or doc.get("municipality") != municipality:
         raise NotFound("DAM não encontrado.")
-    return _public(doc)
+    return plain(doc)
 
 
 def get(db: Database, actor: Actor, municipality: str, dam_id: str) -> dict:
@@ -199,23 +221,41 @@ def _mongo_query(municipality: str, query: DamQuery, today: date) -> dict:
 
 
 SORT = [("year", -1), ("sequence", -1)]
+# What the list shows (table, labels, batch choice): read nothing else from the store.
+LIST_FIELDS = {name: 1 for name in ("number", "taxpayer_name", "taxpayer_document", "revenue_kind", "amount",
+                                    "issued_on", "due_on", "status", "payment")}
+EXPORT_FIELDS = {**LIST_FIELDS, "description": 1, "line": 1}
 
 
 def list_page(db: Database, actor: Actor, municipality: str, query: DamQuery) -> Page:
-    """One page of DAMs matching the filters, newest number first, paged in the store."""
+    """One page of DAMs matching the filters, newest number first, paged and counted in the store,
+    with only the fields the list shows (``get`` reads a whole DAM)."""
     authorize(actor, "read", municipality)
     mongo = _mongo_query(municipality, query, clock.today())
     total = db[COLLECTION].count_documents(mongo)
     page = max(1, min(query.page, max(1, -(-total // query.per_page))))
-    cursor = db[COLLECTION].find(mongo).sort(SORT).skip((page - 1) * query.per_page).limit(query.per_page)
-    return Page([_public(d) for d in cursor], total, page, query.per_page)
+    cursor = (db[COLLECTION].find(mongo, LIST_FIELDS).sort(SORT)
+              .skip((page - 1) * query.per_page).limit(query.per_page))
+    return Page([plain(d) for d in cursor], total, page, query.per_page)
 
 
-def list_all(db: Database, actor: Actor, municipality: str, query: DamQuery) -> list[dict]:
-    """Every DAM matching the filters (export, batch print), in the list's order."""
+def list_all(db: Database, actor: Actor, municipality: str, query: DamQuery,
+             fields_shown: dict[str, int] | None = None) -> list[dict]:
+    """Every DAM matching the filters (export, batch print), in the list's order, with the list's
+    fields (or ``fields_shown``)."""
     authorize(actor, "read", municipality)
-    cursor = db[COLLECTION].find(_mongo_query(municipality, query, clock.today())).sort(SORT)
-    return [_public(d) for d in cursor]
+    cursor = db[COLLECTION].find(_mongo_query(municipality, query, clock.today()), fields_shown or LIST_FIELDS)
+    return [plain(d) for d in cursor.sort(SORT)]
+
+
+def ids_to_print(db: Database, actor: Actor, municipality: str, query: DamQuery) -> list[str]:
+    """The ids of the DAMs of the filter that can be printed (not cancelled), in the list's order."""
+    authorize(actor, "read", municipality)
+    mongo = {**_mongo_query(municipality, query, clock.today())}
+    if mongo.get("status") == CANCELLED:
+        return []
+    mongo.setdefault("status", {"$ne": CANCELLED})
+    return [str(d["_id"]) for d in db[COLLECTION].find(mongo, {"_id": 1}).sort(SORT)]
 
 
 def flag_text(payment: dict | None) -> str:
@@ -229,14 +269,15 @@ def export_csv(db: Database, actor: Actor, municipality: str, query: DamQuery) -
     writer = csv.writer(buffer, delimiter=";")
     writer.writerow(["Número", "Contribuinte", "CPF/CNPJ", "Receita", "Descrição", "Valor", "Emissão",
                      "Vencimento", "Situação", "Pago em", "Valor pago", "Alertas do pagamento", "Linha digitável"])
-    for dam in list_all(db, actor, municipality, query):
+    safe = exports.spreadsheet_safe
+    for dam in list_all(db, actor, municipality, query, EXPORT_FIELDS):
         payment = dam.get("payment") or {}
         writer.writerow([
-            dam["number"], dam["taxpayer_name"], fields.show("cpf_cnpj", dam["taxpayer_document"]),
-            REVENUE_KINDS.get(dam["revenue_kind"], dam["revenue_kind"]), dam["description"],
+            safe(dam["number"]), safe(dam["taxpayer_name"]), fields.show("cpf_cnpj", dam["taxpayer_document"]),
+            safe(REVENUE_KINDS.get(dam["revenue_kind"], dam["revenue_kind"])), safe(dam["description"]),
             fmt.number(dam["amount"], 2), fmt.day(dam["issued_on"]), fmt.day(dam["due_on"]),
             SITUATIONS[dam["situation"]], fmt.day(payment["paid_on"]) if payment else "",
-            fmt.number(payment["amount"], 2) if payment else "", flag_text(payment), dam["line"],
+            fmt.number(payment["amount"], 2) if payment else "", safe(flag_text(payment)), dam["line"],
         ])
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
@@ -343,44 +384,45 @@ def issue(
     settings.barcode(clean["amount"], due_on, issued_on.year, 1)  # parameters that cannot print fail here
     settings.pix_payload(clean["amount"], issued_on.year, 1)
     prepare(db)
-    number = next_number(db, municipality, "dam", issued_on.year)
-    barcode = settings.barcode(clean["amount"], due_on, number.year, number.sequence)
-    pix = settings.pix_payload(clean["amount"], number.year, number.sequence)
-    moved = finding.message if due_on != clean["due"] else None
-    now = clock.now_utc()
-    doc = {
-        "municipality": municipality,
-        "number": number.text,
-        "year": number.year,
-        "sequence": number.sequence,
-        "taxpayer_name": clean["taxpayer_name"],
-        "taxpayer_document": clean["taxpayer_document"],
-        "taxpayer_address": clean["taxpayer_address"],
-        "revenue_kind": clean["revenue_kind"],
-        "description": clean["description"],
-        "legal_basis": clean["legal_basis"],
-        "amount": clean["amount"],
-        "issued_on": issued_on,
-        "requested_due": clean["due"],
-        "due_on": due_on,
-        "due_note": finding.text(),
-        "barcode": barcode.digits,
-        "line": barcode.line,
-        "pix_payload": pix,
-        "instructions": _instructions(instructions, moved, (clean["pays"] or {}).get("label", ""), pix is not None),
-        "pays": clean["pays"],
-        "status": ISSUED,
-        "history": [{"at": now, "status": ISSUED, "by": actor.username,
-                     "note": f"Emitido com vencimento em {fmt.day(due_on)}" + (f" ({moved})" if moved else "")}],
-        "payment": None,
-        "cancel_reason": None,
-        "created_at": now,
-        "created_by": actor.username,
-    }
-    inserted = insert_one(db[COLLECTION], encode(doc))
-    audit.record(db, actor, municipality, "create", COLLECTION, inserted, {},
-                 {k: v for k, v in doc.items() if k not in ("history", "created_at")},
-                 note=f"DAM {number.text} emitido")
+    with store.transaction(db):  # number, document and audit entry: one unit of work
+        number = next_number(db, municipality, "dam", issued_on.year)
+        barcode = settings.barcode(clean["amount"], due_on, number.year, number.sequence)
+        pix = settings.pix_payload(clean["amount"], number.year, number.sequence)
+        moved = finding.message if due_on != clean["due"] else None
+        now = clock.now_utc()
+        doc = {
+            "municipality": municipality,
+            "number": number.text,
+            "year": number.year,
+            "sequence": number.sequence,
+            "taxpayer_name": clean["taxpayer_name"],
+            "taxpayer_document": clean["taxpayer_document"],
+            "taxpayer_address": clean["taxpayer_address"],
+            "revenue_kind": clean["revenue_kind"],
+            "description": clean["description"],
+            "legal_basis": clean["legal_basis"],
+            "amount": clean["amount"],
+            "issued_on": issued_on,
+            "requested_due": clean["due"],
+            "due_on": due_on,
+            "due_note": finding.text(),
+            "barcode": barcode.digits,
+            "line": barcode.line,
+            "pix_payload": pix,
+            "instructions": _instructions(instructions, moved, (clean["pays"] or {}).get("label", ""), pix is not None),
+            "pays": clean["pays"],
+            "status": ISSUED,
+            "history": [{"at": now, "status": ISSUED, "by": actor.username,
+                         "note": f"Emitido com vencimento em {fmt.day(due_on)}" + (f" ({moved})" if moved else "")}],
+            "payment": None,
+            "cancel_reason": None,
+            "created_at": now,
+            "created_by": actor.username,
+        }
+        inserted = insert_one(db[COLLECTION], encode(doc))
+        audit.record(db, actor, municipality, "create", COLLECTION, inserted, {},
+                     {k: v for k, v in doc.items() if k not in ("history", "created_at")},
+                     note=f"DAM {number.text} emitido")
     return _load(db, municipality, str(inserted))
 
 
@@ -401,22 +443,23 @@ def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: s
     if dam["status"] == CANCELLED:
         raise DamNotCancellable(f"O DAM {dam['number']} já está cancelado.")
     entry = {"at": clock.now_utc(), "status": CANCELLED, "by": actor.username, "note": reason}
-    if not _transition(db, dam, ISSUED, {"status": CANCELLED, "cancel_reason": reason}, entry):
-        raise DamNotCancellable(
-            f"O DAM {dam['number']} mudou de situação enquanto era cancelado; confira e tente de novo."
-        )
-    audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"],
-                 {"status": dam["status"], "cancel_reason": None}, {"status": CANCELLED, "cancel_reason": reason},
-                 note=f"DAM {dam['number']} cancelado: {reason}")
+    with store.transaction(db):
+        if not _transition(db, dam, {"status": ISSUED}, {"status": CANCELLED, "cancel_reason": reason}, entry):
+            raise DamNotCancellable(
+                f"O DAM {dam['number']} mudou de situação enquanto era cancelado; confira e tente de novo."
+            )
+        audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"],
+                     {"status": dam["status"], "cancel_reason": None}, {"status": CANCELLED, "cancel_reason": reason},
+                     note=f"DAM {dam['number']} cancelado: {reason}")
     return _load(db, municipality, dam_id)
 
 
-def _transition(db: Database, dam: dict, expected: str, changes: dict, entry: dict) -> bool:
-    """Change a DAM only if its stored status is still ``expected`` (two clerks at once: one wins)."""
-    history = [*dam.get("history", []), entry]
+def _transition(db: Database, dam: dict, expected: dict, changes: dict, entry: dict) -> bool:
+    """Change a DAM only if it still matches ``expected`` (two clerks at once: one wins); the
+    history entry is appended atomically."""
     result = db[COLLECTION].update_one(
-        {"_id": _object_id(dam["id"]), "status": expected},
-        {"$set": encode({**changes, "history": history, "updated_at": entry["at"]})},
+        {"_id": _object_id(dam["id"]), **expected},
+        {"$set": encode({**changes, "updated_at": entry["at"]}), "$push": {"history": encode(entry)}},
     )
     return result.modified_count == 1
 
@@ -440,10 +483,14 @@ def check_payment(db: Database, dam: dict, paid_on: date, amount: Decimal) -> Pa
     return PaymentCheck(tuple(flags), tuple(notes))
 
 
-def apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> bool:
+def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> bool:
     """Store ``payment`` on the DAM and tell the record it pays. An issued DAM becomes paid;
     a cancelled one keeps its status and the payment is flagged for refund or reuse.
-    Returns False when the DAM changed meanwhile (nothing written)."""
+    Returns False when the DAM changed meanwhile (nothing written).
+
+    Private: the callers (:func:`record_payment`, :func:`services.bank_import.import_return_file`)
+    authorize the actor to write in the DAM's municipality.
+    """
     municipality = dam["municipality"]
     origin = payment["origin"]
     where = ("baixa manual" if origin["kind"] == "manual"
@@ -453,18 +500,23 @@ def apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> bool:
         note += ". Alertas: " + "; ".join(payment["notes"])
     if dam["status"] == CANCELLED:
         entry = {"at": payment["recorded_at"], "status": CANCELLED, "by": actor.username, "note": note}
-        if not _transition(db, dam, CANCELLED, {"payment": payment}, entry):
-            return False
-        audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"], {"payment": None},
-                     {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {note}")
+        with store.transaction(db):
+            if not _transition(db, dam, {"status": CANCELLED, "payment": None}, {"payment": payment}, entry):
+                return False
+            audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"], {"payment": None},
+                         {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {note}")
         return True
     entry = {"at": payment["recorded_at"], "status": PAID, "by": actor.username, "note": note}
-    if not _transition(db, dam, ISSUED, {"status": PAID, "payment": payment}, entry):
-        return False
-    audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"],
-                 {"status": dam["status"], "payment": None}, {"status": PAID, "payment": payment},
-                 note=f"DAM {dam['number']}: {note}")
-    events.dam_paid(db, _load(db, municipality, dam["id"]))
+    # the outbox mark goes in the same conditional update that marks the DAM paid
+    changes = {"status": PAID, "payment": payment, **({"handlers_pending": True} if dam.get("pays") else {})}
+    with store.transaction(db):
+        if not _transition(db, dam, {"status": ISSUED}, changes, entry):
+            return False
+        audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"],
+                     {"status": dam["status"], "payment": None}, {"status": PAID, "payment": payment},
+                     note=f"DAM {dam['number']}: {note}")
+    if dam.get("pays"):
+        events.dam_paid(db, dam["id"])
     return True
 
 
@@ -489,6 +541,9 @@ def record_payment(
         errors["bank"] = "Banco ou agente arrecadador: campo obrigatório."
     if errors:
         raise ValidationFailed(errors)
+    if dam["status"] == PAID and dam.get("handlers_pending"):  # a retry: the payment stands, its handlers run again
+        events.dam_paid(db, dam["id"])
+        return _load(db, municipality, dam_id)
     if dam["status"] == PAID:
         raise DamNotPayable(f"O DAM {dam['number']} já está pago (em {fmt.day(dam['payment']['paid_on'])}).")
     if dam["status"] == CANCELLED:
@@ -502,9 +557,29 @@ def record_payment(
         "flags": list(check.flags), "notes": list(check.notes),
         "recorded_at": clock.now_utc(), "recorded_by": actor.username,
     }
-    if not apply_payment(db, actor, dam, payment):
+    if not _apply_payment(db, actor, dam, payment):
         raise DamNotPayable(f"O DAM {dam['number']} mudou de situação enquanto a baixa era registrada; confira.")
     return _load(db, municipality, dam_id)
+
+
+def retry_linked_update(db: Database, actor: Actor, municipality: str, dam_id: str) -> dict:
+    """Run again the update of the record a paid DAM pays, when it was left pending (a handler
+    failed or the process stopped); returns the DAM (``handlers_pending`` gone when it worked)."""
+    authorize(actor, "write", municipality)
+    dam = _load(db, municipality, dam_id)
+    if dam["status"] == PAID and dam.get("handlers_pending"):
+        events.dam_paid(db, dam["id"])
+        dam = _load(db, municipality, dam_id)
+    return dam
+
+
+PENDING_MESSAGE = ("Pagamento do DAM {number} registrado; a atualização do registro vinculado ({label}) ficou "
+                   "pendente e será refeita automaticamente. Você também pode tentar de novo agora.")
+
+
+def pending_message(dam: dict) -> str:
+    """What the screen says of a paid DAM whose linked record was not updated yet."""
+    return PENDING_MESSAGE.format(number=dam["number"], label=(dam.get("pays") or {}).get("label") or "registro pago")
 
 
 # ---- printing ----
@@ -530,17 +605,45 @@ def printable(dam: dict, municipality: municipalities.Municipality) -> DamPrint:
     )
 
 
-def pdf(
+PRINT_CHUNK = 200  # DAMs read per $in query when printing
+
+
+def _load_many(db: Database, municipality: str, dam_ids: Sequence[str]) -> list[dict]:
+    """The DAMs of ``dam_ids`` in that order, read with one ``$in`` query per chunk."""
+    keys = [_object_id(dam_id) for dam_id in dam_ids]
+    found: dict[str, dict] = {}
+    for start in range(0, len(keys), PRINT_CHUNK):
+        # by _id alone (the cheapest lookup on every store); the municipality is checked on each DAM
+        chunk = keys[start:start + PRINT_CHUNK]
+        docs = [db[COLLECTION].find_one({"_id": chunk[0]})] if len(chunk) == 1 else \
+            db[COLLECTION].find({"_id": {"$in": chunk}})
+        found.update((str(doc["_id"]), doc) for doc in docs if doc and doc.get("municipality") == municipality)
+    missing = [dam_id for dam_id in dam_ids if str(dam_id) not in found]
+    if missing:
+        raise NotFound("DAM não encontrado.")
+    return [plain(found[str(dam_id)]) for dam_id in dam_ids]
+
+
+def pdf_batch(
     db: Database, actor: Actor, municipality: str, dam_ids: Sequence[str],
     progress: Callable[[int, int], None] | None = None,
 ) -> bytes:
-    """One PDF with a page per DAM, in the order given; cancelled DAMs are refused."""
+    """One PDF with a page per DAM, in the order given; cancelled DAMs are refused. The DAMs are
+    read with one ``$in`` query per chunk; ``progress(done, total)`` is told after each page."""
     authorize(actor, "read", municipality)
     if not dam_ids:
         raise ValidationFailed({"dam_ids": "Escolha ao menos um DAM para imprimir."})
-    dams = [_load(db, municipality, dam_id) for dam_id in dam_ids]
+    dams = _load_many(db, municipality, dam_ids)
     cancelled = [d["number"] for d in dams if d["status"] == CANCELLED]
     if cancelled:
         raise DamNotPrintable("DAM cancelado não é impresso: " + ", ".join(cancelled) + ".")
     place = municipalities.get(db, municipality)
     return render_dams([printable(d, place) for d in dams], progress)
+
+
+def pdf(
+    db: Database, actor: Actor, municipality: str, dam_ids: Sequence[str],
+    progress: Callable[[int, int], None] | None = None,
+) -> bytes:
+    """One PDF with a page per DAM, in the order given (see :func:`pdf_batch`)."""
+    return pdf_batch(db, actor, municipality, dam_ids, progress)

@@ -78,3 +78,42 @@ def test_the_audit_log_offers_no_update_or_delete():
 
     names = [n for n in dir(audit_module) if not n.startswith("_")]
     assert not [n for n in names if n.startswith(("update", "delete", "remove", "edit"))]
+
+
+def test_the_action_filter_lists_every_recorded_action_without_scanning_the_log(db, monkeypatch):
+    from services import audit
+
+    audit.record(db, TI, "chapada", "export_test", "taxpayers", None, {}, {})
+    collection_class = type(db["audit"])
+
+    def no_scan(self, *args, **kwargs):
+        raise AssertionError(f"distinct over {self.name}")
+
+    monkeypatch.setattr(collection_class, "distinct", no_scan)
+    listed = audit.actions(db, TI)
+    assert "export_test" in listed and "seed" in listed
+    assert listed == sorted(listed)
+
+
+def test_an_older_log_fills_the_action_filter_once_at_start(db):
+    from services import audit, bootstrap
+    from services.store import insert_one
+
+    insert_one(db["audit"], {"action": "legacy_action", "municipality": "chapada", "collection": "x"})
+    db["meta"].delete_many({"_id": "audit_actions_backfilled"})
+    bootstrap.prepare(db)
+    assert "legacy_action" in audit.actions(db, TI)
+
+
+def test_search_filters_sorts_newest_first_and_pages_in_the_store(db):
+    from services import audit
+
+    for number in range(5):
+        audit.record(db, SECRETARIA_CG, "chapada", "pagetest", "dams", f"d{number}", {}, {"n": number})
+    rows, total = audit.search(db, TI, "chapada", action="pagetest", limit=2, skip=1)
+    assert total == 5
+    assert [r["doc_id"] for r in rows] == ["d3", "d2"]
+    rows, total = audit.search(db, TI, "chapada", username="sec.cg", collection="dams", limit=10)
+    assert total == 5 and [r["doc_id"] for r in rows][0] == "d4"
+    names = {options["name"] for _, options in audit.INDEXES["audit"]}
+    assert {"i_mun_at", "i_mun_action_at", "i_mun_user_at", "i_mun_collection_at"} <= names

@@ -68,3 +68,18 @@ def test_batch_prints_one_page_per_dam_in_order_with_progress(db, today, tmp_pat
 def test_printing_nothing_is_refused(db, today):
     with pytest.raises(ValidationFailed, match="ao menos um DAM"):
         dams.pdf(db, SECRETARIA_MP, "matupa", [])
+
+
+def test_a_dam_of_another_municipality_is_neither_read_nor_printed(db, today):
+    from services.errors import NotFound
+    from tests.conftest import SECRETARIA_CG
+
+    other = dams.issue(
+        db, SECRETARIA_CG, "chapada", taxpayer_name="Ana Souza", taxpayer_document="529.982.247-25",
+        taxpayer_address="Rua A, 1", revenue_kind="multa", description="Multa", legal_basis="Decreto 06/2026, art. 30",
+        amount=Decimal("50.00"), due=date(2026, 3, 20),
+    )
+    with pytest.raises(NotFound):
+        dams.get(db, SECRETARIA_MP, "matupa", other["id"])
+    with pytest.raises(NotFound):
+        dams.pdf_batch(db, SECRETARIA_MP, "matupa", [other["id"]])

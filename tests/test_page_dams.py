@@ -89,3 +89,47 @@ def test_a_manual_payment_with_a_different_amount_shows_its_flag(db):
     assert any("Pagamento do DAM 0001/2026 registrado. Com alertas:" in s.value for s in at.success)
     assert any("Valor pago R$ 75,00 difere do valor do DAM R$ 80,00 (R$ 5,00 a menor)" in w.value for w in at.warning)
     assert list(at.dataframe[0].value["Situação"]) == ["Pago ⚠ Valor divergente"]
+
+
+def test_a_payment_whose_linked_update_failed_says_so_and_the_retry_completes_it(db, monkeypatch):
+    from services import events
+
+    done: list[str] = []
+    failures = [RuntimeError("registro vinculado indisponível")]
+
+    def handler(db, dam):
+        if failures:
+            raise failures.pop()
+        done.append(dam["number"])
+
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [handler])
+    dam = dams.issue(
+        db, SECRETARIA_MP, "matupa", taxpayer_name="Rafael Costa Martins", taxpayer_document="529.982.247-25",
+        taxpayer_address="Rua das Palmeiras, 10", revenue_kind="taxa_autorizacao", description="Taxa de autorização",
+        legal_basis="Lei Municipal 1.552/2025 (Matupá), art. 9º", amount=Decimal("80.00"),
+        due=clock.today() + timedelta(days=20), pays={"collection": "test_records", "id": "r1", "label": "Autorização 0007/2026"},
+    )
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    at.text_input(key="dams_pay_bank").input("PIX")
+    button(at, "Registrar pagamento").click().run()
+    assert not at.exception and not at.error
+    shown = " ".join(w.value for w in at.warning)
+    assert "Pagamento do DAM 0001/2026 registrado; a atualização do registro vinculado (Autorização 0007/2026) " \
+           "ficou pendente e será refeita automaticamente" in shown
+    assert "Nada foi alterado" not in shown
+    assert list(at.dataframe[0].value["Situação"]) == ["Pago"]
+    at.button(key="dams_retry_linked").click().run()
+    assert not at.exception and not at.error
+    assert any("Registro vinculado ao DAM 0001/2026 atualizado." in s.value for s in at.success)
+    assert done == ["0001/2026"]
+
+
+def test_batch_printing_over_the_current_filter_offers_one_pdf(db):
+    for _ in range(3):
+        stored_dam(db)
+    at = screen()
+    at.button(key="dams_batch").click().run()
+    assert not at.exception and not at.error
+    assert [b.label for b in at.get("download_button") if "lote" in b.label or "PDF com" in b.label] == \
+        ["Baixar PDF com 3 DAM(s)"]

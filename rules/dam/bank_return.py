@@ -17,7 +17,7 @@ the value inside the barcode: matching and flagging are the import service's job
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -104,14 +104,6 @@ class ReturnFile:
     trailer: ReturnTrailer
 
 
-def _lines(content: bytes | str) -> list[str]:
-    text = content.decode("latin-1") if isinstance(content, bytes) else content
-    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
-    while lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
 def _number(line: str, start: int, end: int, number: int, what: str) -> int:
     field = line[start - 1 : end]
     if not field.isascii() or not field.isdigit():
@@ -175,25 +167,48 @@ def _trailer(line: str, number: int) -> ReturnTrailer:
 
 
 def parse_return_file(content: bytes | str) -> ReturnFile:
-    """Read a return file, checking layout, order of records, count and total of the trailer."""
-    lines = _lines(content)
-    if not lines:
-        raise EmptyReturnFile("arquivo vazio", 1)
-    for number, line in enumerate(lines, start=1):
+    """Read a whole return file (see :func:`parse_return_lines`)."""
+    text = content.decode("latin-1") if isinstance(content, bytes) else content
+    return parse_return_lines(text.split("\n"))
+
+
+def parse_return_lines(lines: Iterable[bytes | str]) -> ReturnFile:
+    """Read a return file line by line (a file object streams it), checking layout, order of
+    records, count and total of the trailer. Lines end in LF or CRLF; blank lines at the end are
+    ignored. Only the records' values are kept, never the file's text."""
+    header: ReturnHeader | None = None
+    trailer: ReturnTrailer | None = None
+    details: list[ReturnDetail] = []
+    blank_since = 0
+    number = 0
+    for number, raw in enumerate(lines, start=1):
+        line = raw.decode("latin-1") if isinstance(raw, bytes) else raw
+        line = line.rstrip("\n")
+        line = line[:-1] if line.endswith("\r") else line
+        if line == "":
+            blank_since = blank_since or number
+            continue
+        if blank_since:
+            raise MalformedRecord(f"registro com 0 posições; o layout tem {RECORD_LENGTH}", blank_since, "")
         if len(line) != RECORD_LENGTH:
             raise MalformedRecord(f"registro com {len(line)} posições; o layout tem {RECORD_LENGTH}", number, line)
-    if lines[0][0] != "A":
-        raise RecordOutOfPlace("o arquivo deve começar pelo registro A (header)", 1, lines[0][0])
-    header = _header(lines[0], 1)
-    details = []
-    for number, line in enumerate(lines[1:-1], start=2):
-        if line[0] != "G":
+        if header is None:
+            if line[0] != "A":
+                raise RecordOutOfPlace("o arquivo deve começar pelo registro A (header)", 1, line[0])
+            header = _header(line, number)
+        elif trailer is not None:  # the Z seen before was not the last record
+            raise RecordOutOfPlace("registro 'Z' fora de lugar; esperado G (detalhe)", number - 1, "Z")
+        elif line[0] == "Z":
+            trailer = _trailer(line, number)
+        elif line[0] == "G":
+            details.append(_detail(line, number))
+        else:
             raise RecordOutOfPlace(f"registro '{line[0]}' fora de lugar; esperado G (detalhe)", number, line[0])
-        details.append(_detail(line, number))
-    last = len(lines)
-    if lines[-1][0] != "Z":
-        raise RecordOutOfPlace("o arquivo deve terminar pelo registro Z (trailer)", last, lines[-1][0])
-    trailer = _trailer(lines[-1], last)
+    last = (blank_since - 1) if blank_since else number
+    if header is None:
+        raise EmptyReturnFile("arquivo vazio", 1)
+    if trailer is None:
+        raise RecordOutOfPlace("o arquivo deve terminar pelo registro Z (trailer)", last, "G" if details else "A")
     if trailer.record_count != last:
         raise CountMismatch(
             f"trailer informa {trailer.record_count} registros; o arquivo tem {last}", last, trailer.record_count

@@ -5,9 +5,10 @@ about 103 × 13 mm, with blank quiet zones of more than 5 mm on both sides, as t
 arrecadação layout asks. Where the municipality has PIX, a QR code (segno) and its
 "copia e cola" text are printed on the taxpayer part.
 
-Fonts: DejaVu Sans and DejaVu Sans Mono (Debian package ``fonts-dejavu-core``) for the
-Portuguese accents; when they are not installed, the PDF core fonts Helvetica and Courier
-are used (they cover Latin-1, enough for Portuguese).
+Fonts: DejaVu Sans (Debian package ``fonts-dejavu-core``) for the Portuguese accents, subset
+once per process (:mod:`services.pdf.fonts`); when it is not installed, the PDF core font
+Helvetica (Latin-1, enough for Portuguese). The linha digitável and the PIX code are ASCII by
+their layouts and use the core Courier, which costs nothing to embed. The QR code is drawn as vector squares (sharp at any print resolution).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from fpdf import FPDF
 from rules.dam.barcode import parse_barcode
 from rules.dam.words import amount_in_words
 from rules.fmt import brl, cnpj, cpf, day
+from services.pdf import fonts as shared_fonts
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 NARROW_BAR_MM = 0.254
@@ -56,19 +58,14 @@ class DamPrint:
 
 
 class _Fonts:
-    """The sans and mono families in use: DejaVu when installed, else the PDF core fonts."""
+    """The sans family in use (DejaVu when installed, else Helvetica) and the mono one (Courier)."""
 
     def __init__(self, pdf: FPDF) -> None:
-        files = {
-            ("DejaVu", ""): "DejaVuSans.ttf",
-            ("DejaVu", "B"): "DejaVuSans-Bold.ttf",
-            ("DejaVuMono", ""): "DejaVuSansMono.ttf",
-            ("DejaVuMono", "B"): "DejaVuSansMono-Bold.ttf",
-        }
-        if all((FONT_DIR / name).exists() for name in files.values()):
-            for (family, style), name in files.items():
-                pdf.add_font(family, style, str(FONT_DIR / name))
-            self.sans, self.mono, self.unicode = "DejaVu", "DejaVuMono", True
+        files = shared_fonts.font_files({("DejaVu", ""): "DejaVuSans.ttf", ("DejaVu", "B"): "DejaVuSans-Bold.ttf"},
+                                        FONT_DIR)
+        if files is not None:
+            shared_fonts.add_fonts(pdf, files)
+            self.sans, self.mono, self.unicode = "DejaVu", "Courier", True
         else:
             self.sans, self.mono, self.unicode = "Helvetica", "Courier", False
 
@@ -76,6 +73,24 @@ class _Fonts:
 def _document(digits: str) -> str:
     only = "".join(ch for ch in digits if ch.isdigit())
     return cnpj(only) if len(only) == 14 else cpf(only)
+
+
+def qr_code(pdf: FPDF, payload: str, x: float, y: float, side: float) -> None:
+    """The QR code of ``payload`` (medium error correction, no border: the page gives it) as filled
+    squares, one rectangle per run of dark modules in a row. The mask is fixed (any of the eight
+    is valid QR; choosing the best one only costs time)."""
+    qr = segno.make(payload, error="m", micro=False, mask=0)
+    rows = list(qr.matrix)
+    module = side / len(rows)
+    pdf.set_fill_color(0, 0, 0)
+    for row_number, row in enumerate(rows):
+        start = None
+        for column, dark in enumerate([*row, 0]):
+            if dark and start is None:
+                start = column
+            elif not dark and start is not None:
+                pdf.rect(x + start * module, y + row_number * module, (column - start) * module, module, style="F")
+                start = None
 
 
 class _DamPage:
@@ -95,7 +110,9 @@ class _DamPage:
             self.font(size, bold)
 
     def text(self, value: str) -> str:
-        return value if self.fonts.unicode else value.encode("latin-1", "replace").decode("latin-1")
+        if self.fonts.unicode:
+            return shared_fonts.printable(value)
+        return value.encode("latin-1", "replace").decode("latin-1")
 
     def field(self, x: float, y: float, w: float, h: float, label: str, value: str,
               size: float = 9, bold: bool = False, align: str = "L", max_lines: int = 1) -> None:
@@ -110,7 +127,11 @@ class _DamPage:
         self.font(size, bold)
         line_h = size * 0.45
         inner = w - 2.4
-        lines = pdf.multi_cell(inner, line_h, self.text(value), dry_run=True, output="LINES")
+        text = self.text(value)
+        if "\n" not in text and pdf.get_string_width(text) <= inner - 0.5:  # fits one line: no line breaking
+            lines = [text]
+        else:
+            lines = pdf.multi_cell(inner, line_h, text, dry_run=True, output="LINES")
         if len(lines) > max_lines:
             lines = lines[:max_lines]
             ellipsis = "…" if self.fonts.unicode else "..."
@@ -207,11 +228,7 @@ class _DamPage:
         self.font(7, bold=True)
         pdf.set_xy(x, y + 1)
         pdf.cell(w, 3, "PAGUE COM PIX", align="C")
-        qr = segno.make(self.dam.pix_payload, error="m", micro=False)
-        png = io.BytesIO()
-        qr.save(png, kind="png", scale=8, border=0)
-        side = 30
-        pdf.image(png, x=x + (w - side) / 2, y=y + 5, w=side, h=side)
+        qr_code(pdf, self.dam.pix_payload, x + (w - 30) / 2, y + 5, 30)
         self.font(4.6, mono=True)
         pdf.set_xy(x + 1.5, y + 36.5)
         pdf.multi_cell(w - 3, 1.9, self.dam.pix_payload, align="L", wrapmode="CHAR")

@@ -2,8 +2,8 @@
 
 A 100 × 140 mm card to fix inside the vehicle: municipality, authorization number, plate,
 validity, the ouvidoria phone and a QR code (segno) with the signed public-check link, whose text
-is printed under it for whoever cannot scan. Fonts: DejaVu Sans when installed (accents), else
-Helvetica (Latin-1).
+is printed under it for whoever cannot scan. Fonts: DejaVu Sans when installed (accents), subset
+once per process (:mod:`services.pdf.fonts`), else Helvetica (Latin-1).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import segno
 from fpdf import FPDF
 
 from rules.fmt import day
+from services.pdf import fonts as shared_fonts
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 BLUE = (31, 95, 139)
@@ -39,10 +40,10 @@ class Fonts:
     """DejaVu Sans when installed, else the core Helvetica; ``text`` keeps what the font can print."""
 
     def __init__(self, pdf: FPDF) -> None:
-        files = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}
-        if all((FONT_DIR / f).exists() for f in files.values()):
-            for style, name in files.items():
-                pdf.add_font("DejaVu", style, str(FONT_DIR / name))
+        files = shared_fonts.font_files({("DejaVu", ""): "DejaVuSans.ttf", ("DejaVu", "B"): "DejaVuSans-Bold.ttf"},
+                                        FONT_DIR)
+        if files is not None:
+            shared_fonts.add_fonts(pdf, files)
             self.family, self.unicode = "DejaVu", True
         else:
             self.family, self.unicode = "Helvetica", False
@@ -52,7 +53,9 @@ class Fonts:
         self.pdf.set_font(self.family, "B" if bold else "", size)
 
     def text(self, value: str) -> str:
-        return value if self.unicode else value.encode("latin-1", "replace").decode("latin-1")
+        if self.unicode:
+            return shared_fonts.printable(value)
+        return value.encode("latin-1", "replace").decode("latin-1")
 
 
 def qr_png(url: str) -> io.BytesIO:

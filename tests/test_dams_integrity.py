@@ -1,0 +1,181 @@
+"""DAM integrity (issue 10): the paid-event outbox survives a failing handler and a crash, only
+who may write marks a DAM paid, and the CSV export never carries a formula."""
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date
+from decimal import Decimal
+
+import pytest
+
+from services import bootstrap, dams, events
+from services.errors import PermissionDenied
+from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
+from tests.dams_support import MONDAY
+
+PAYS = {"collection": "test_records", "id": "r1", "label": "Autorização 0007/2026"}
+
+
+def issue(db, actor=SECRETARIA_MP, **changes):
+    values = dict(
+        taxpayer_name="Maria da Silva Souza", taxpayer_document="529.982.247-25",
+        taxpayer_address="Rua dos Ipês, 120, Centro", revenue_kind="taxa_autorizacao",
+        description="Taxa de autorização do transporte por aplicativo",
+        legal_basis="Lei Municipal 1.552/2025 (Matupá), art. 9º", amount=Decimal("150.00"), due=date(2026, 3, 20),
+    )
+    values.update(changes)
+    return dams.issue(db, actor, "matupa", **values)
+
+
+def pay(db, dam, actor=SECRETARIA_MP):
+    return dams.record_payment(db, actor, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+
+
+class FlakyHandler:
+    """A handler of 'test_records' that fails the first ``failures`` times, then records the DAM."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.done: list[str] = []
+
+    def __call__(self, db, dam: dict) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise RuntimeError("registro vinculado indisponível")
+        self.done.append(dam["number"])
+
+
+@pytest.fixture
+def handler(monkeypatch):
+    flaky = FlakyHandler(failures=1)
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [flaky])
+    return flaky
+
+
+def stored(db, dam):
+    return dams.get(db, SECRETARIA_MP, "matupa", dam["id"])
+
+
+def pay_entries(db, dam):
+    return db["audit"].count_documents({"collection": "dams", "doc_id": dam["id"], "action": "pay"})
+
+
+def test_a_failing_handler_leaves_the_dam_paid_with_its_update_pending_and_start_resumes_it(db, today, handler):
+    dam = issue(db, pays=PAYS)
+    paid = pay(db, dam)
+    assert paid["status"] == dams.PAID and paid["handlers_pending"] is True
+    assert handler.done == [] and pay_entries(db, dam) == 1
+    assert "ficou pendente e será refeita automaticamente" in dams.pending_message(paid)
+    assert events.resume_pending(db) == 1
+    after = stored(db, dam)
+    assert handler.done == [dam["number"]]
+    assert "handlers_pending" not in after and after["handlers_done_at"] is not None
+    assert events.resume_pending(db) == 0 and handler.done == [dam["number"]]
+
+
+def test_a_retry_of_the_payment_runs_the_pending_update_instead_of_answering_already_paid(db, today, handler):
+    dam = issue(db, pays=PAYS)
+    pay(db, dam)
+    again = pay(db, dam)
+    assert handler.done == [dam["number"]] and "handlers_pending" not in again
+    assert pay_entries(db, dam) == 1 and again["payment"]["bank"] == "Caixa"
+    with pytest.raises(dams.DamNotPayable, match="já está pago"):
+        pay(db, dam)
+
+
+def test_a_crash_between_paid_and_its_handlers_is_resumed_at_start(db, today, monkeypatch, handler):
+    handler.failures = 0
+    dam = issue(db, pays=PAYS)
+
+    def crash(db, dam_id):
+        raise SystemExit("processo interrompido")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(events, "dam_paid", crash)
+        with pytest.raises(SystemExit):
+            pay(db, dam)
+    assert stored(db, dam)["status"] == dams.PAID and stored(db, dam)["handlers_pending"] is True
+    bootstrap.prepare(db)
+    assert handler.done == [dam["number"]] and "handlers_pending" not in stored(db, dam)
+
+
+def test_the_page_retry_runs_the_pending_update_for_who_may_write_only(db, today, handler):
+    dam = issue(db, pays=PAYS)
+    pay(db, dam)
+    with pytest.raises(PermissionDenied):
+        dams.retry_linked_update(db, GABINETE, "matupa", dam["id"])
+    with pytest.raises(PermissionDenied):
+        dams.retry_linked_update(db, SECRETARIA_CG, "matupa", dam["id"])
+    assert handler.done == []
+    assert "handlers_pending" not in dams.retry_linked_update(db, SECRETARIA_MP, "matupa", dam["id"])
+    assert handler.done == [dam["number"]]
+
+
+def test_a_dam_paying_nothing_leaves_nothing_pending(db, today):
+    dam = issue(db)
+    assert "handlers_pending" not in pay(db, dam)
+
+
+def test_gabinete_cannot_mark_a_dam_paid_through_any_public_function(db, today):
+    dam = issue(db)
+    assert not hasattr(dams, "apply_payment")
+    with pytest.raises(PermissionDenied):
+        pay(db, dam, GABINETE)
+    with pytest.raises(PermissionDenied):
+        dams.retry_linked_update(db, GABINETE, "matupa", dam["id"])
+    assert stored(db, dam)["status"] == dams.ISSUED
+
+
+def test_the_paid_event_reads_the_dam_from_the_store_and_ignores_an_unpaid_one(db, today, handler):
+    handler.failures = 0
+    dam = issue(db, pays=PAYS)
+    assert events.dam_paid(db, dam["id"]) is False
+    assert handler.done == []
+
+
+@pytest.mark.parametrize("name, description", [
+    pytest.param("=HYPERLINK(\"http://x\")", "=1+1", id="equals"),
+    pytest.param("+55 Maria", "-1+1", id="plus and minus"),
+    pytest.param("@SUM(A1)", "@Taxa", id="at"),
+])
+def test_the_csv_export_never_exports_a_formula(db, today, name, description):
+    issue(db, taxpayer_name=name, description=description)
+    data = dams.export_csv(db, SECRETARIA_MP, "matupa", dams.DamQuery()).decode("utf-8-sig")
+    rows = list(csv.reader(io.StringIO(data), delimiter=";"))
+    assert rows[1][1] == "'" + name and rows[1][4] == "'" + description
+    assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+
+
+def test_number_document_and_audit_entry_of_each_dam_write_share_one_transaction(db, today, monkeypatch):
+    from contextlib import contextmanager
+
+    from services import audit, store
+
+    depth = [0]
+    outside: list[str] = []
+
+    @contextmanager
+    def transaction(db):
+        depth[0] += 1
+        try:
+            yield db
+        finally:
+            depth[0] -= 1
+
+    def watched(name, function):
+        def call(*args, **kwargs):
+            if depth[0] == 0:
+                outside.append(name)
+            return function(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(store, "transaction", transaction)
+    monkeypatch.setattr(audit, "record", watched("audit", audit.record))
+    monkeypatch.setattr(dams, "next_number", watched("number", dams.next_number))
+    monkeypatch.setattr(dams, "insert_one", watched("insert", dams.insert_one))
+    monkeypatch.setattr(dams, "_transition", watched("update", dams._transition))
+    paid, cancelled = issue(db), issue(db)
+    pay(db, paid)
+    dams.cancel(db, SECRETARIA_MP, "matupa", cancelled["id"], "Emitido em duplicidade")
+    assert outside == []
