@@ -102,6 +102,10 @@ class _SinkCollection:
     def find_one(self, *args: Any, **kwargs: Any) -> None:
         return None
 
+    def update_one(self, *args: Any, **kwargs: Any) -> None:
+        """Side writes of a service (the audit's action list) are rebuilt by bootstrap at start."""
+        return None
+
     def insert_many(self, docs: list[dict], *args: Any, **kwargs: Any) -> _Inserted:
         ids = []
         for doc in docs:
