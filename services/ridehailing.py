@@ -773,21 +773,34 @@ class AuthorizationRow:
     state: AuthorizationState
 
 
-def authorization_rows(db: Database, actor: Actor, municipality: str, on: date, search: str = "") -> list[AuthorizationRow]:
-    """Every authorization with its status on ``on`` (newest protocol first)."""
+ROW_FIELDS = {"protocol": 1, "protocol_date": 1, "number": 1, "driver_cpf": 1, "plate": 1, "events": 1}
+
+
+def driver_names(db: Database, municipality: str, cpfs: Any) -> dict[str, str]:
+    """Names of the drivers of ``cpfs``, in one query."""
+    rows = db["drivers"].find({"municipality": municipality, "cpf": {"$in": sorted(set(cpfs))}}, {"cpf": 1, "name": 1})
+    return {d["cpf"]: d["name"] for d in rows}
+
+
+def authorization_rows(db: Database, actor: Actor, municipality: str, on: date, search: str = "",
+                       scope: Scope | None = None) -> list[AuthorizationRow]:
+    """Every authorization with its status on ``on`` (newest protocol first): one query for the
+    authorizations, one for their drivers' names, one parameter load for every status."""
     authorize(actor, "read", municipality)
-    names = {d["cpf"]: d["name"] for d in db["drivers"].find({"municipality": municipality}, {"cpf": 1, "name": 1})}
-    term = search.strip().upper()
+    scope = scope or Scope(db, municipality)
+    docs = [decode(raw) for raw in db["authorizations"].find({"municipality": municipality}, ROW_FIELDS)
+            .sort([("protocol_date", -1), ("protocol", -1)])]
+    names = driver_names(db, municipality, (d["driver_cpf"] for d in docs))
+    term = search.strip().upper().replace("-", "")
     rows = []
-    for raw in db["authorizations"].find({"municipality": municipality}).sort("protocol_date", -1):
-        doc = decode(raw)
+    for doc in docs:
         name = names.get(doc["driver_cpf"], "")
         haystack = " ".join((doc["protocol"], doc.get("number") or "", doc["plate"], doc["driver_cpf"], name.upper()))
-        if term and term.replace("-", "") not in haystack.replace("-", ""):
+        if term and term not in haystack.replace("-", ""):
             continue
         rows.append(AuthorizationRow(str(doc["_id"]), doc["protocol"], parse_date(doc["protocol_date"]),
                                      doc.get("number") or "", doc["driver_cpf"], name, doc["plate"],
-                                     state_of(doc, municipality, on, db)))
+                                     scope.state(doc, on)))
     return rows
 
 
