@@ -8,7 +8,7 @@ from rules.ridehailing.lifecycle import Status
 from services import clock, dams, entities, ridehailing, ridehailing_documents
 from services.store import parse_date
 from ui import common
-from ui.ridehailing import EVENT_LABELS, findings_table, flash, status_badge, verdict
+from ui.ridehailing import EVENT_LABELS, authorization_rows, clear_reads, findings_table, flash, status_badge, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -22,6 +22,7 @@ flash("auth_flash")
 
 
 def done(message: str, auth_id: str | None = None) -> None:
+    clear_reads()
     st.session_state["auth_flash"] = ("success", message)
     if auth_id:
         st.session_state["auth_goto"] = auth_id
@@ -191,7 +192,7 @@ with tab_new:
     request_form()
 with tab_list:
     search = st.text_input("Buscar", key="auth_search", placeholder="Protocolo, nº, placa, CPF ou nome")
-    ok, rows = common.attempt(ridehailing.authorization_rows, db, actor, mun, today, search)
+    ok, rows = authorization_rows(actor, mun, search)
     if ok:
         st.dataframe(pd.DataFrame([{
             "Protocolo": r.protocol, "Data": day(r.protocol_date), "Nº": r.number or "—", "Condutor": r.driver_name,

@@ -53,8 +53,12 @@ INDEXES = {
         ([(OPEN_PLATE, 1)], {"unique": True, "sparse": True, "name": "u_authorizations_open_plate"}),
         ([(OPEN_DRIVER, 1)], {"unique": True, "sparse": True, "name": "u_authorizations_open_driver"}),
         ([("municipality", 1), ("plate", 1)], {"name": "i_authorizations_plate"}),
+        ([("municipality", 1), ("updated_at", 1)], {"name": "i_authorizations_updated"}),
     ],
+    "drivers": [([("municipality", 1), ("updated_at", 1)], {"name": "i_drivers_updated"})],
+    "data_changes": [([("municipality", 1), ("updated_at", 1)], {"name": "i_data_changes_updated"})],
 }
+VERSIONED = ("authorizations", "drivers", "data_changes")  # what the lists and the queue are made of
 
 
 class NotEligible(ServiceError):
@@ -787,17 +791,37 @@ def authorization_rows(db: Database, actor: Actor, municipality: str, on: date, 
     """Every authorization with its status on ``on`` (newest protocol first): one query for the
     authorizations, one for their drivers' names, one parameter load for every status."""
     authorize(actor, "read", municipality)
-    scope = scope or Scope(db, municipality)
+    return matching(_all_rows(db, municipality, on, scope or Scope(db, municipality)), search)
+
+
+def matching(rows: list[AuthorizationRow], search: str) -> list[AuthorizationRow]:
+    """The rows whose protocol, number, plate, CPF or driver's name contain ``search``."""
+    term = search.strip().upper().replace("-", "")
+    if not term:
+        return rows
+    return [r for r in rows if term in " ".join((r.protocol, r.number, r.plate, r.driver_cpf, r.driver_name.upper()))
+            .replace("-", "")]
+
+
+def data_version(db: Database, actor: Actor, municipality: str) -> str:
+    """A mark that changes whenever the authorizations, their drivers or the data changes change:
+    the key under which a page may cache what it built from them (one small query per collection)."""
+    authorize(actor, "read", municipality)
+    marks = []
+    for collection in VERSIONED:
+        newest = list(db[collection].find({"municipality": municipality}, {"updated_at": 1})
+                      .sort("updated_at", -1).limit(1))
+        marks.append(str(newest[0].get("updated_at")) if newest else "-")
+    return "|".join(marks)
+
+
+def _all_rows(db: Database, municipality: str, on: date, scope: Scope) -> list[AuthorizationRow]:
     docs = [decode(raw) for raw in db["authorizations"].find({"municipality": municipality}, ROW_FIELDS)
             .sort([("protocol_date", -1), ("protocol", -1)])]
     names = driver_names(db, municipality, (d["driver_cpf"] for d in docs))
-    term = search.strip().upper().replace("-", "")
     rows = []
     for doc in docs:
         name = names.get(doc["driver_cpf"], "")
-        haystack = " ".join((doc["protocol"], doc.get("number") or "", doc["plate"], doc["driver_cpf"], name.upper()))
-        if term and term not in haystack.replace("-", ""):
-            continue
         rows.append(AuthorizationRow(str(doc["_id"]), doc["protocol"], parse_date(doc["protocol_date"]),
                                      doc.get("number") or "", doc["driver_cpf"], name, doc["plate"],
                                      scope.state(doc, on)))

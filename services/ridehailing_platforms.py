@@ -50,8 +50,9 @@ def compliance(db: Database, actor: Actor, municipality: str, platform_id: str, 
     """APP insurance, periodic lists and monthly ISSQN on ``on``, each with its article."""
     authorize(actor, "read", municipality)
     platform = platform_concept(db, actor, municipality, platform_id)
-    return ridehailing.rules_of(municipality).platform_compliance(
-        platform, on, parameters.book(db, municipality), parameters.calendar(db, municipality, on))
+    book = parameters.book(db, municipality)
+    return ridehailing.rules_of(municipality).platform_compliance(platform, on, book,
+                                                                  parameters.calendar_from(book, on))
 
 
 def platform_reports(db: Database, actor: Actor, municipality: str, cnpj: str) -> list[dict]:
