@@ -10,6 +10,7 @@ An authorization document keeps its events (``requested`` … ``fee_paid``) as a
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -803,6 +804,44 @@ def matching(rows: list[AuthorizationRow], search: str) -> list[AuthorizationRow
             .replace("-", "")]
 
 
+@dataclass(frozen=True)
+class RowsPage:
+    """One page of the authorization list and how many authorizations match in all."""
+
+    rows: list[AuthorizationRow]
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+ROW_SORT = [("protocol_date", -1), ("protocol", -1)]
+
+
+def authorization_page(db: Database, actor: Actor, municipality: str, on: date, search: str = "", page: int = 1,
+                       per_page: int = 25) -> RowsPage:
+    """A page of the authorizations, newest protocol first, matching ``search`` in the protocol, the
+    number, the plate, the CPF or the driver's name. Search, count, sort and pagination run in the
+    store; only the rows shown are folded (four queries whatever the size of the register)."""
+    authorize(actor, "read", municipality)
+    query: dict[str, Any] = {"municipality": municipality}
+    term = search.replace("\x00", "").strip().replace("-", "")
+    if term:
+        pattern = {"$regex": re.escape(term), "$options": "i"}
+        named = db["drivers"].find({"municipality": municipality, "name": pattern}, {"cpf": 1})
+        query["$or"] = [{name: pattern} for name in ("protocol", "number", "plate", "driver_cpf")]
+        query["$or"].append({"driver_cpf": {"$in": sorted({d["cpf"] for d in named})}})
+    total = db["authorizations"].count_documents(query)
+    per_page = max(1, int(per_page))
+    page = min(max(1, int(page)), max(1, -(-total // per_page)))
+    raws = db["authorizations"].find(query, ROW_FIELDS).sort(ROW_SORT).skip((page - 1) * per_page).limit(per_page)
+    docs = [decode(raw) for raw in raws]
+    return RowsPage(_rows_of(db, municipality, docs, on, Scope(db, municipality)), total, page, per_page)
+
+
 def data_version(db: Database, actor: Actor, municipality: str) -> str:
     """A mark that changes whenever the authorizations, their drivers or the data changes change:
     the key under which a page may cache what it built from them (one small query per collection)."""
@@ -817,7 +856,11 @@ def data_version(db: Database, actor: Actor, municipality: str) -> str:
 
 def _all_rows(db: Database, municipality: str, on: date, scope: Scope) -> list[AuthorizationRow]:
     docs = [decode(raw) for raw in db["authorizations"].find({"municipality": municipality}, ROW_FIELDS)
-            .sort([("protocol_date", -1), ("protocol", -1)])]
+            .sort(ROW_SORT)]
+    return _rows_of(db, municipality, docs, on, scope)
+
+
+def _rows_of(db: Database, municipality: str, docs: list[dict], on: date, scope: Scope) -> list[AuthorizationRow]:
     names = driver_names(db, municipality, (d["driver_cpf"] for d in docs))
     rows = []
     for doc in docs:

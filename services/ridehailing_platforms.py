@@ -64,6 +64,7 @@ def platform_reports(db: Database, actor: Actor, municipality: str, cnpj: str) -
 def add_report(db: Database, actor: Actor, municipality: str, cnpj: str, kind: str, on: date,
                reference: str = "") -> str:
     """Record a list handed in on ``on`` or the ISSQN of the month of ``on`` (kept as its first day)."""
+    authorize(actor, "write", municipality)
     if kind == "issqn" and isinstance(on, date):
         on = on.replace(day=1)
     return entities.create(db, actor, "platform_reports", municipality,

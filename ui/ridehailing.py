@@ -83,6 +83,20 @@ def authorization_rows(actor, mun: str, search: str = "") -> tuple[bool, list[ri
     return ok, ridehailing.matching(rows, search) if ok else []
 
 
+@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
+def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int,
+          version: str) -> ridehailing.RowsPage:
+    return ridehailing.authorization_page(common.db(), actor, mun, on, search, page, per_page)
+
+
+def authorization_page(actor, mun: str, search: str, page: int, per_page: int) -> tuple[bool, ridehailing.RowsPage]:
+    """(ok, page) of the authorization list on today, cached under the store's data version."""
+    ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
+    if not ok:
+        return False, None
+    return common.attempt(_page, _store_key(), actor, mun, clock.today(), search, page, per_page, version)
+
+
 def pendencias(actor, mun: str) -> tuple[bool, list[ridehailing_queue.Pendencia]]:
     """(ok, queue) of today, cached under the store's data version."""
     ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
@@ -94,6 +108,7 @@ def pendencias(actor, mun: str) -> tuple[bool, list[ridehailing_queue.Pendencia]
 def clear_reads() -> None:
     """Forget the cached lists (called by the pages after each write they make)."""
     _rows.clear()
+    _page.clear()
     _queue.clear()
 
 
