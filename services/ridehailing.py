@@ -346,13 +346,12 @@ def _event(actor: Actor, municipality: str, doc: dict, unit: _Unit, kind: EventK
 
 
 def _step(db: Database, actor: Actor, municipality: str, auth_id: str, kind: EventKind, on: date,
-          allowed: tuple[Status, ...], until: date | None = None, note: str = "",
-          extra: Callable[[dict, _Unit], dict] | None = None) -> AuthorizationState:
+          allowed: tuple[Status, ...], until: date | None = None, note: str = "") -> AuthorizationState:
     """An event allowed only in ``allowed`` statuses on ``on`` (checked again on every retry)."""
     def decide(doc: dict, unit: _Unit) -> _Change:
         if allowed:
             _require(unit.scope.state(doc, on), *allowed)
-        return _event(actor, municipality, doc, unit, kind, on, until, note, extra(doc, unit) if extra else None)
+        return _event(actor, municipality, doc, unit, kind, on, until, note)
 
     return _write(db, actor, municipality, auth_id, decide)
 
@@ -613,22 +612,22 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
     rules = scope.rules
     from services import dams  # the DAM module (issue 6) owns numbering, barcode and payment
 
-    dam = dams.issue(
-        db, actor, municipality,
-        taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
-        taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
-        revenue_kind="taxa_autorizacao",
-        description=f"{what}{'renovação' if renewal else 'expedição'} da autorização de transporte por "
-                    f"aplicativo — protocolo {doc['protocol']}, placa {entities.fields.show('plate', doc['plate'])}",
-        legal_basis=rules.ref("fee"), amount=amount,
-        due=scope.calendar(on).add_days(on, FEE_DUE_DAYS),
-        pays={"collection": "authorizations", "id": doc["id"], "label": f"Autorização {doc['protocol']}"},
-    )
-    fee = {"dam_id": dam["id"], "number": str(dam.get("number", "")), "amount": amount,
-           "due": parse_date(dam["due_on"]), "purpose": purpose, "paid": False, "fee_total": total,
-           "received": received, "short": short}
-    _write(db, actor, municipality, doc["id"],
-           lambda fresh, unit: _Change("fee_dam", {"fee_dam": fee}, {"fee_dam": fresh.get("fee_dam")}))
+    with store.transaction(db):  # the DAM, its number and the fee record on the authorization
+        dam = dams.issue(
+            db, actor, municipality,
+            taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
+            taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
+            revenue_kind="taxa_autorizacao",
+            description=f"{what}{'renovação' if renewal else 'expedição'} da autorização de transporte por "
+                        f"aplicativo — protocolo {doc['protocol']}, placa {entities.fields.show('plate', doc['plate'])}",
+            legal_basis=rules.ref("fee"), amount=amount, due=scope.calendar(on).add_days(on, FEE_DUE_DAYS),
+            pays={"collection": "authorizations", "id": doc["id"], "label": f"Autorização {doc['protocol']}"},
+        )
+        fee = {"dam_id": dam["id"], "number": str(dam.get("number", "")), "amount": amount,
+               "due": parse_date(dam["due_on"]), "purpose": purpose, "paid": False, "fee_total": total,
+               "received": received, "short": short}
+        _write(db, actor, municipality, doc["id"],
+               lambda fresh, unit: _Change("fee_dam", {"fee_dam": fee}, {"fee_dam": fresh.get("fee_dam")}))
     return dam
 
 
@@ -875,7 +874,7 @@ def choices(db: Database, actor: Actor, municipality: str, collection: str) -> l
     """Drivers or vehicles for a picker: id, key (CPF or plate) and a label."""
     authorize(actor, "read", municipality)
     key, label = {"drivers": ("cpf", "name"), "vehicles": ("plate", "model")}[collection]
-    rows = db[collection].find({"municipality": municipality}).sort(label, 1)
+    rows = db[collection].find({"municipality": municipality}, {key: 1, label: 1, "driver_cpf": 1, "cpf": 1}).sort(label, 1)
     return [{"id": str(r["_id"]), "key": r[key], "label": r[label], "driver_cpf": r.get("driver_cpf", r.get("cpf"))}
             for r in rows]
 
