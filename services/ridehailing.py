@@ -177,12 +177,13 @@ def driver_eligibility(db: Database, actor: Actor, municipality: str, cpf: str, 
 
 
 def vehicle_eligibility(db: Database, actor: Actor, municipality: str, plate: str, on: date,
-                        scope: Scope | None = None) -> Decision:
-    """Every requirement of the law for the vehicle on ``on`` (one vehicle per driver included)."""
+                        scope: Scope | None = None, replacing: str = "") -> Decision:
+    """Every requirement of the law for the vehicle on ``on`` (one vehicle per driver included; the
+    plate it is ``replacing`` in a substitution is not another vehicle of the driver)."""
     authorize(actor, "read", municipality)
     scope = scope or Scope(db, municipality)
     doc = vehicle_record(db, municipality, plate)
-    others = authorized_plates(db, municipality, doc["driver_cpf"], on, scope)
+    others = [p for p in authorized_plates(db, municipality, doc["driver_cpf"], on, scope) if p != replacing]
     return scope.rules.vehicle_eligibility(vehicle_concept(doc), on, scope.book, others)
 
 
@@ -362,7 +363,8 @@ def prepare(db: Database) -> None:
     ensure_indexes(db, INDEXES)
     today = clock.today()
     scopes: dict[str, Scope] = {}
-    for raw in db["authorizations"].find({OPEN_PLATE: {"$exists": False}}):
+    ended = [status.value for status in (*ENDED, Status.EXPIRED)]  # the stored status of an ended one
+    for raw in db["authorizations"].find({OPEN_PLATE: {"$exists": False}, "status": {"$nin": ended}}):
         doc = decode(raw)
         municipality = doc["municipality"]
         scope = scopes.get(municipality) or scopes.setdefault(municipality, Scope(db, municipality))
@@ -375,7 +377,8 @@ def prepare(db: Database) -> None:
             continue
 
 
-def _release_ended(db: Database, municipality: str, keys: dict[str, str], on: date, scope: Scope) -> bool:
+def _release_ended(db: Database, actor: Actor, municipality: str, keys: dict[str, str], on: date,
+                   scope: Scope) -> bool:
     """Free the open keys held by authorizations that in fact ended by time (expired) or otherwise on
     ``on``; expiry is no event, so it is checked when a new request needs the plate or the driver.
     True when a key was freed (docs/LEITURAS.md, "Uma autorização aberta por placa e por condutor")."""
@@ -384,10 +387,18 @@ def _release_ended(db: Database, municipality: str, keys: dict[str, str], on: da
     for raw in holders:
         doc = decode(raw)
         if scope.state(doc, on).status in (*ENDED, Status.EXPIRED):
+            now = scope.state(doc, max(on, clock.today())).status
             result = db["authorizations"].update_one(
                 {"_id": raw["_id"], "version": raw.get("version", {"$exists": False})},
-                {"$unset": {OPEN_PLATE: "", OPEN_DRIVER: ""}, "$inc": {"version": 1}})
-            freed = freed or result.modified_count == 1
+                {"$unset": {OPEN_PLATE: "", OPEN_DRIVER: ""}, "$inc": {"version": 1},
+                 "$set": {"status": now.value, "updated_at": encode(clock.now_utc())}})
+            if result.modified_count == 1:
+                freed = True
+                audit.record(db, actor, municipality, "open_keys_released", "authorizations", str(raw["_id"]),
+                             {k: raw.get(k) for k in (OPEN_PLATE, OPEN_DRIVER, "status")},
+                             {OPEN_PLATE: None, OPEN_DRIVER: None, "status": now.value},
+                             f"Autorização {doc.get('number') or doc['protocol']} encerrada ({now.value}): "
+                             "placa e condutor liberados para novo requerimento")
     return freed
 
 
@@ -410,7 +421,7 @@ def request_authorization(db: Database, actor: Actor, municipality: str, driver_
     keys = open_keys(municipality, vehicle["plate"], driver["cpf"])
     scope = Scope(db, municipality)
     holder = _holder(db, keys)
-    if holder is not None and not _release_ended(db, municipality, keys, protocol_date, scope):
+    if holder is not None and not _release_ended(db, actor, municipality, keys, protocol_date, scope):
         what = "a placa" if holder.get(OPEN_PLATE) == keys[OPEN_PLATE] else "o condutor"
         raise Conflict(f"Já há autorização em andamento para {what} ({holder['protocol']}).",
                        field="plate" if what == "a placa" else "driver_cpf")
@@ -549,12 +560,15 @@ def substitute_vehicle(db: Database, actor: Actor, municipality: str, auth_id: s
     """Change the vehicle (accident, sale, hire): the new one must meet the law and pass a new vistoria."""
     authorize(actor, "write", municipality)
     vehicle = vehicle_record(db, municipality, entities.fields.parse("plate", plate))
+    taken = {OPEN_PLATE: open_keys(municipality, vehicle["plate"], "")[OPEN_PLATE]}
+    if _holder(db, taken) is not None:
+        _release_ended(db, actor, municipality, taken, on, Scope(db, municipality))
 
     def decide(doc: dict, unit: _Unit) -> _Change:
         _require(unit.scope.state(doc, on), Status.ACTIVE, Status.BLOCKED)
         if vehicle["driver_cpf"] != doc["driver_cpf"]:
             raise ValidationFailed({"plate": "O novo veículo não está vinculado ao condutor da autorização."})
-        verdict = vehicle_eligibility(db, actor, municipality, vehicle["plate"], on, unit.scope)
+        verdict = vehicle_eligibility(db, actor, municipality, vehicle["plate"], on, unit.scope, doc["plate"])
         if not verdict.ok:
             raise NotEligible(verdict.reasons())
         return _event(actor, municipality, doc, unit, EventKind.VEHICLE_SUBSTITUTED, on,

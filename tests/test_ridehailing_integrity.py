@@ -111,7 +111,25 @@ def test_an_expired_authorization_frees_its_plate_for_a_new_request(db, monkeypa
     assert ridehailing.status(db, ACTOR, "chapada", auth, expired).status is Status.EXPIRED
     new = ridehailing.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], expired)
     assert new != auth
-    assert ridehailing.OPEN_PLATE not in db["authorizations"].find_one({"_id": ObjectId(auth)})
+    old = db["authorizations"].find_one({"_id": ObjectId(auth)})
+    assert ridehailing.OPEN_PLATE not in old and old["status"] == Status.EXPIRED.value
+    assert db["audit"].count_documents({"doc_id": auth, "action": "open_keys_released"}) == 1
+
+
+def test_a_vehicle_cannot_be_substituted_by_a_plate_in_another_open_authorization(db):
+    auth = active(db)
+    cpf = ridehailing.get_authorization(db, ACTOR, "chapada", auth)["driver_cpf"]
+    second = vehicle_values(random.Random(9), cpf, TODAY)
+    entities.create(db, ACTOR, "vehicles", "chapada", second)
+    other_cpf, other_plate = register(db, "chapada", seed=3)
+    ridehailing.request_authorization(db, ACTOR, "chapada", other_cpf, other_plate, TODAY)
+    db["vehicles"].update_one({"plate": other_plate}, {"$set": {"driver_cpf": cpf}})  # sold to the first driver
+    with pytest.raises(Conflict, match="placa"):
+        ridehailing.substitute_vehicle(db, ACTOR, "chapada", auth, other_plate, TODAY, "Venda")
+    assert ridehailing.get_authorization(db, ACTOR, "chapada", auth)["plate"] != other_plate
+    ridehailing.substitute_vehicle(db, ACTOR, "chapada", auth, second["plate"], TODAY, "Acidente")
+    doc = db["authorizations"].find_one({"_id": ObjectId(auth)})
+    assert doc[ridehailing.OPEN_PLATE] == f"chapada/{second['plate']}"
 
 
 def test_start_up_gives_open_keys_to_older_open_authorizations_once(db):
