@@ -8,7 +8,6 @@ from ui import common
 from ui.ridehailing import pendencias
 
 actor = common.guard("write")
-db = common.db()
 mun = common.municipality()
 today = clock.today()
 show_plate = entities.SPECS["vehicles"].field("plate").show

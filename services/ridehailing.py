@@ -367,8 +367,9 @@ def prepare(db: Database) -> None:
     for raw in db["authorizations"].find({OPEN_PLATE: {"$exists": False}, "status": {"$nin": ended}}):
         doc = decode(raw)
         municipality = doc["municipality"]
-        scope = scopes.get(municipality) or scopes.setdefault(municipality, Scope(db, municipality))
-        if scope.state(doc, today).status in (*ENDED, Status.EXPIRED):
+        if municipality not in scopes:
+            scopes[municipality] = Scope(db, municipality)
+        if scopes[municipality].state(doc, today).status in (*ENDED, Status.EXPIRED):
             continue
         try:
             db["authorizations"].update_one({"_id": raw["_id"], OPEN_PLATE: {"$exists": False}},
@@ -388,11 +389,13 @@ def _release_ended(db: Database, actor: Actor, municipality: str, keys: dict[str
         doc = decode(raw)
         if scope.state(doc, on).status in (*ENDED, Status.EXPIRED):
             now = scope.state(doc, max(on, clock.today())).status
-            result = db["authorizations"].update_one(
-                {"_id": raw["_id"], "version": raw.get("version", {"$exists": False})},
-                {"$unset": {OPEN_PLATE: "", OPEN_DRIVER: ""}, "$inc": {"version": 1},
-                 "$set": {"status": now.value, "updated_at": encode(clock.now_utc())}})
-            if result.modified_count == 1:
+            with store.transaction(db):
+                result = db["authorizations"].update_one(
+                    {"_id": raw["_id"], "version": raw.get("version", {"$exists": False})},
+                    {"$unset": {OPEN_PLATE: "", OPEN_DRIVER: ""}, "$inc": {"version": 1},
+                     "$set": {"status": now.value, "updated_at": encode(clock.now_utc())}})
+                if result.modified_count != 1:
+                    continue
                 freed = True
                 audit.record(db, actor, municipality, "open_keys_released", "authorizations", str(raw["_id"]),
                              {k: raw.get(k) for k in (OPEN_PLATE, OPEN_DRIVER, "status")},

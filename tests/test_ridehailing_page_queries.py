@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from seed.demo import cnpj
 from seed.ridehailing import passing
 from services import clock, dams, entities, ridehailing
-from tests.ridehailing_data import ACTORS, inspected, requested, set_fee
+from tests.ridehailing_data import ACTORS, requested, set_fee
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTOR = ACTORS["chapada"]
