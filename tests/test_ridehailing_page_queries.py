@@ -125,3 +125,18 @@ def test_every_ride_hailing_page_makes_the_same_store_calls_with_three_times_the
     totals = {page: sum(calls.values()) for page, calls in before.items()}
     assert {page: sum(calls.values()) for page, calls in after.items()} == totals, {
         page: after[page] - before[page] for page in PAGES}
+
+
+def test_a_cached_list_shows_a_write_made_elsewhere_on_the_next_render(db):
+    auth = requested(db, "chapada")
+    at = AppTest.from_file(str(ROOT / "pages" / "pendencias.py"), default_timeout=120)
+    at.session_state["actor"] = ACTOR
+    at.session_state["municipality"] = "chapada"
+    at.run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    table = at.dataframe[0].value.to_string()
+    assert "Avaliar requerimento" in table and "Vistoria" not in table
+    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())  # another clerk, another session
+    at.run()
+    table = at.dataframe[0].value.to_string()
+    assert "Vistoria" in table and "Avaliar requerimento" not in table
