@@ -8,7 +8,10 @@ from rules.ridehailing.lifecycle import Status
 from services import clock, dams, entities, ridehailing, ridehailing_documents
 from services.store import parse_date
 from ui import common
-from ui.ridehailing import EVENT_LABELS, findings_table, flash, status_badge, verdict
+from ui.entity import PER_PAGE
+from ui.ridehailing import (
+    EVENT_LABELS, authorization_page, clear_reads, findings_table, flash, status_badge, verdict,
+)
 
 actor = common.guard("write")
 db = common.db()
@@ -22,6 +25,7 @@ flash("auth_flash")
 
 
 def done(message: str, auth_id: str | None = None) -> None:
+    clear_reads()
     st.session_state["auth_flash"] = ("success", message)
     if auth_id:
         st.session_state["auth_goto"] = auth_id
@@ -191,18 +195,29 @@ with tab_new:
     request_form()
 with tab_list:
     search = st.text_input("Buscar", key="auth_search", placeholder="Protocolo, nº, placa, CPF ou nome")
-    ok, rows = common.attempt(ridehailing.authorization_rows, db, actor, mun, today, search)
+    ok, listing = authorization_page(actor, mun, search, st.session_state.get("auth_page", 1),
+                                     st.session_state.get("auth_per_page", PER_PAGE[0]))
     if ok:
+        rows = listing.rows
         st.dataframe(pd.DataFrame([{
             "Protocolo": r.protocol, "Data": day(r.protocol_date), "Nº": r.number or "—", "Condutor": r.driver_name,
             "Placa": show_plate(r.plate), "Situação": r.state.label,
         } for r in rows], columns=["Protocolo", "Data", "Nº", "Condutor", "Placa", "Situação"]),
             hide_index=True, use_container_width=True, key="auth_table")
+        nav = st.columns([2, 2, 6])
+        nav[0].number_input("Página", min_value=1, max_value=listing.pages, key="auth_page")
+        nav[1].selectbox("Por página", PER_PAGE, key="auth_per_page")
+        nav[2].markdown(f"<br>{listing.total} autorização(ões) · {listing.pages} página(s)", unsafe_allow_html=True)
         labels = {r.id: f"{r.protocol} · {show_plate(r.plate)} · {r.driver_name} · {r.state.label}" for r in rows}
         if "auth_goto" in st.session_state:
             st.session_state["auth_open"] = st.session_state.pop("auth_goto")
-        if st.session_state.get("auth_open") not in labels:
-            st.session_state.pop("auth_open", None)
+        current = st.session_state.get("auth_open")
+        if current and current not in labels:  # opened from an action or another page of the list
+            found, doc = common.attempt(ridehailing.get_authorization, db, actor, mun, current)
+            if found:
+                labels = {current: f"{doc['protocol']} · {show_plate(doc['plate'])}", **labels}
+            else:
+                st.session_state.pop("auth_open", None)
         chosen = st.selectbox("Abrir autorização", list(labels), format_func=labels.get, index=None, key="auth_open",
                               placeholder="Escolha uma autorização…")
         if chosen:

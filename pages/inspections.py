@@ -9,7 +9,7 @@ from rules.ridehailing.lifecycle import Status
 from services import clock, entities, ridehailing, ridehailing_documents, ridehailing_queue
 from ui import common
 from ui.entity import entity_list
-from ui.ridehailing import findings_table, flash
+from ui.ridehailing import authorization_rows, clear_reads, findings_table, flash, pendencias
 
 actor = common.guard("write")
 db = common.db()
@@ -22,10 +22,7 @@ common.page_header("Vistorias", rules.act)
 flash("insp_flash")
 
 
-def record() -> None:
-    ok, rows = common.attempt(ridehailing.authorization_rows, db, actor, mun, today)
-    if not ok:
-        return
+def record(rows: list[ridehailing.AuthorizationRow]) -> None:
     due = [r for r in rows if r.state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE)]
     labels = {r.id: f"{show_plate(r.plate)} · {r.driver_name} · protocolo {r.protocol} · {r.state.label}" for r in due}
     chosen = st.selectbox("Veículo / autorização", list(labels), format_func=labels.get, index=None,
@@ -46,6 +43,7 @@ def record() -> None:
         ok, outcome = common.attempt(ridehailing.record_inspection, db, actor, mun, chosen, performed_on, answers,
                                      inspector, notes)
         if ok:
+            clear_reads()
             if outcome.decision.ok:
                 st.session_state["insp_flash"] = ("success", f"Vistoria aprovada. Situação: {outcome.state.label}.")
             else:
@@ -71,11 +69,8 @@ if last:
     findings_table(last, "insp_last_findings")
     report_button(st.session_state["insp_last_id"], "insp_last_report")
 
-def convocations() -> None:
+def convocations(rows: list[ridehailing.AuthorizationRow], queue: list[ridehailing_queue.Pendencia]) -> None:
     """Call an active authorization to an extraordinary vistoria and print the notice."""
-    ok, rows = common.attempt(ridehailing.authorization_rows, db, actor, mun, today)
-    if not ok:
-        return
     active = {r.id: f"{show_plate(r.plate)} · {r.driver_name} · nº {r.number}" for r in rows
               if r.state.status is Status.ACTIVE}
     with st.form("insp_call_form", clear_on_submit=True):
@@ -86,13 +81,11 @@ def convocations() -> None:
     if submitted and chosen:
         ok, deadline = common.attempt(ridehailing.call_inspection, db, actor, mun, chosen, today, note)
         if ok:
+            clear_reads()
             st.session_state["insp_flash"] = ("success", f"Convocação registrada: comparecer até {day(deadline)}. "
                                               "Baixe a notificação ao condutor, com cópia à plataforma.")
             st.session_state["insp_notice"] = chosen
             st.rerun()
-    ok, queue = common.attempt(ridehailing_queue.pendencias, db, actor, mun, today)
-    if not ok:
-        return
     open_calls = {p.authorization_id: f"{show_plate(p.plate)} · protocolo {p.protocol} · {p.message}"
                   for p in queue if p.kind == "Vistoria extraordinária"}
     if not open_calls:
@@ -108,13 +101,16 @@ def convocations() -> None:
                        icon=":material/campaign:")
 
 
+# Streamlit runs every tab: the rows and the queue are built once, before the tabs, and shared.
+rows_ok, authorization_list = authorization_rows(actor, mun)
+queue_ok, queue = pendencias(actor, mun)
 tab_record, tab_due, tab_call, tab_list = st.tabs(
     ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"])
 with tab_record:
-    record()
+    if rows_ok:
+        record(authorization_list)
 with tab_due:
-    ok, queue = common.attempt(ridehailing_queue.pendencias, db, actor, mun, today)
-    if ok:
+    if queue_ok:
         rows = [p for p in queue if p.kind.startswith("Vistoria") or p.kind == "Pendências da vistoria"]
         st.dataframe(pd.DataFrame([{"Prazo": day(p.due), "Atrasada": "Sim" if p.late else "", "Tipo": p.kind,
                                     "Placa": show_plate(p.plate), "Protocolo": p.protocol, "Situação": p.message}
@@ -122,7 +118,8 @@ with tab_due:
                                   columns=["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]),
                      hide_index=True, use_container_width=True, key="insp_due_table")
 with tab_call:
-    convocations()
+    if rows_ok and queue_ok:
+        convocations(authorization_list, queue)
 with tab_list:
     selected = entity_list(entities.spec_for(db, "inspections", mun), actor, mun)
     if selected:

@@ -5,16 +5,16 @@ import streamlit as st
 from rules.fmt import day
 from services import clock, entities, ridehailing, ridehailing_queue
 from ui import common
+from ui.ridehailing import pendencias
 
 actor = common.guard("write")
-db = common.db()
 mun = common.municipality()
 today = clock.today()
 show_plate = entities.SPECS["vehicles"].field("plate").show
 common.page_header("Pendências", ridehailing.rules_of(mun).act)
 st.caption(f"Prazos vencidos e os que vencem nos próximos {ridehailing_queue.HORIZON_DAYS} dias, em {day(today)}.")
 
-ok, queue = common.attempt(ridehailing_queue.pendencias, db, actor, mun, today)
+ok, queue = pendencias(actor, mun)
 if ok:
     kinds = sorted({p.kind for p in queue})
     cols = st.columns([3, 1])

@@ -114,10 +114,9 @@ def passing(municipality: str) -> dict[str, bool]:
     return {item.code: True for item in ridehailing.rules_of(municipality).inspection_items}
 
 
-def paid_earlier(db: Database, municipality: str, auth_id: str, paid_on: date) -> None:
-    """History loaded into the panel: the fee paid on ``paid_on`` reaches the same handler as a DAM."""
-    ridehailing.fee_paid(db, {"pays": {"collection": "authorizations", "id": auth_id},
-                              "municipality": municipality, "payment": {"paid_on": paid_on}})
+def paid_earlier(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date) -> None:
+    """History loaded into the panel: the fee paid on ``paid_on``, before the panel, issues it."""
+    ridehailing.record_earlier_payment(db, actor, municipality, auth_id, paid_on)
 
 
 def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, protocol: date, until: str,
@@ -143,7 +142,7 @@ def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, pro
                                   "Vistoriador de demonstração")
     if until == "inspected":
         return auth
-    paid_earlier(db, municipality, auth, protocol + timedelta(days=6))
+    paid_earlier(db, actor, municipality, auth, protocol + timedelta(days=6))
     return auth
 
 

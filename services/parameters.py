@@ -84,9 +84,14 @@ def add_version(
 
 def calendar(db: Database, municipality: str, on: date | None = None) -> LegalCalendar:
     """The legal calendar with the municipal holidays in force (recurring MM-DD or fixed dates)."""
+    return calendar_from(book(db, municipality), on)
+
+
+def calendar_from(versions: ParameterBook, on: date | None = None) -> LegalCalendar:
+    """The legal calendar of ``on`` from an already loaded parameter book (no store access)."""
     on = on or clock.today()
     try:
-        entries = value(db, municipality, HOLIDAYS, on)
+        entries = versions.get(HOLIDAYS, on)
     except ParameterMissing:
         entries = []
     days: list[tuple[date, str]] = []
@@ -99,7 +104,6 @@ def calendar(db: Database, municipality: str, on: date | None = None) -> LegalCa
         else:
             days.append((date.fromisoformat(when), name))
     return LegalCalendar(days)
-
 
 
 def parse_holiday_lines(text: str) -> list[dict]:

@@ -45,7 +45,8 @@ def _unb64(text: str) -> bytes:
 
 
 def _signature(payload: str) -> str:
-    return _b64(hmac.new(config.public_check_secret(), payload.encode(), hashlib.sha256).digest())
+    return _b64(hmac.new(config.public_check_secret(), payload.encode("utf-8", "surrogatepass"),
+                         hashlib.sha256).digest())
 
 
 def token_for(municipality: str, auth_id: str) -> str:
@@ -61,13 +62,15 @@ def check_url(municipality: str, auth_id: str) -> str:
 
 def read_token(token: str) -> tuple[str, str]:
     """(municipality, authorization id) of a genuine token; InvalidToken otherwise."""
-    payload, _, signature = (token or "").strip().partition(".")
-    if not payload or not hmac.compare_digest(signature, _signature(payload)):
+    payload, _, signature = (token if isinstance(token, str) else "").strip().partition(".")
+    try:  # compared as bytes: compare_digest refuses str with non-ASCII characters (issue 10, defect 14)
+        genuine = bool(payload) and hmac.compare_digest(signature.encode("utf-8", "surrogatepass"),
+                                                        _signature(payload).encode())
+        municipality, _, auth_id = _unb64(payload).decode().partition(":") if genuine else ("", "", "")
+    except (ValueError, UnicodeError):
+        genuine = False
+    if not genuine:
         raise InvalidToken()
-    try:
-        municipality, _, auth_id = _unb64(payload).decode().partition(":")
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidToken() from None
     return municipality, auth_id
 
 
@@ -98,8 +101,9 @@ def check(db: Database, token: str, on: date) -> PublicCheck:
     doc = decode(doc)
     doc["id"] = str(doc.pop("_id"))
     state = ridehailing.state_of(doc, municipality, on, db)
-    vehicle = db["vehicles"].find_one({"municipality": municipality, "plate": doc["plate"]}) or {}
-    driver = db["drivers"].find_one({"municipality": municipality, "cpf": doc["driver_cpf"]}) or {}
+    vehicle = db["vehicles"].find_one({"municipality": municipality, "plate": doc["plate"]},
+                                      {"make": 1, "model": 1}) or {}
+    driver = db["drivers"].find_one({"municipality": municipality, "cpf": doc["driver_cpf"]}, {"name": 1}) or {}
     word = WORDS.get(state.status, NOT_ISSUED) if doc.get("number") else NOT_ISSUED
     detail = {
         Status.SUSPENDED: f"Suspensa até {day(state.deadline)}" if state.deadline else "",

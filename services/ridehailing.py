@@ -10,12 +10,15 @@ An authorization document keeps its events (``requested`` … ``fee_paid``) as a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from bson import ObjectId
+from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.base import Decision
@@ -25,10 +28,12 @@ from rules.ridehailing.concepts import (
     Authorization, AuthorizationEvent, Document, Driver, EventKind, Holder, Severity, TrafficInfraction, Vehicle,
 )
 from rules.ridehailing.lifecycle import AuthorizationState, Status
-from services import audit, clock, entities, events, numbers, parameters, specs  # noqa: F401  (specs registers the entity specs)
+from rules.calendar import LegalCalendar
+from rules.params import ParameterBook
+from services import audit, clock, entities, events, numbers, parameters, specs, store  # noqa: F401  (specs registers the entity specs)
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ServiceError, ValidationFailed
-from services.store import decode, encode, parse_date
+from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, parse_date
 
 FEE_PARAMETER = "authorization_fee"  # R$ of the authorization and renewal fee (taxa do CTM)
 FEE_DUE_DAYS = 10  # days the fee DAM gives to pay; a convenience of the panel, not a legal term
@@ -38,6 +43,23 @@ CONVOCATION_KIND = "transporte_convocacao"
 ENDED = (Status.REFUSED, Status.REVOKED, Status.CASSADA)
 IN_FORCE = (Status.ACTIVE, Status.BLOCKED, Status.SUSPENDED)
 DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
+MAX_ATTEMPTS = 20  # conditional writes retried on a concurrent change before giving up with a Conflict
+
+# Only an open authorization (not refused, revoked, cassada or expired) carries these keys; their
+# sparse unique indexes let the store itself refuse a second open authorization for a plate or a
+# driver (issue 10, defect 5). Values carry the municipality: "<municipality>/<plate>".
+OPEN_PLATE, OPEN_DRIVER = "open_plate", "open_driver"
+INDEXES = {
+    "authorizations": [
+        ([(OPEN_PLATE, 1)], {"unique": True, "sparse": True, "name": "u_authorizations_open_plate"}),
+        ([(OPEN_DRIVER, 1)], {"unique": True, "sparse": True, "name": "u_authorizations_open_driver"}),
+        ([("municipality", 1), ("plate", 1)], {"name": "i_authorizations_plate"}),
+        ([("municipality", 1), ("updated_at", 1)], {"name": "i_authorizations_updated"}),
+    ],
+    "drivers": [([("municipality", 1), ("updated_at", 1)], {"name": "i_drivers_updated"})],
+    "data_changes": [([("municipality", 1), ("updated_at", 1)], {"name": "i_data_changes_updated"})],
+}
+VERSIONED = ("authorizations", "drivers", "data_changes")  # what the lists and the queue are made of
 
 
 class NotEligible(ServiceError):
@@ -125,29 +147,54 @@ def authorization_concept(doc: dict) -> Authorization:
 
 # ---- eligibility ----
 
-def driver_eligibility(db: Database, actor: Actor, municipality: str, cpf: str, on: date) -> Decision:
+class Scope:
+    """What folding authorizations needs, loaded once per service call: the rule set, the parameter
+    book and the legal calendar of each date asked. A list folds every row with the same scope, so
+    a page reads the parameters once however many authorizations it shows (issue 9)."""
+
+    def __init__(self, db: Database, municipality: str) -> None:
+        self.municipality = municipality
+        self.rules = rules_of(municipality)
+        self.book: ParameterBook = parameters.book(db, municipality)
+        self._calendars: dict[date, LegalCalendar] = {}
+
+    def calendar(self, on: date) -> LegalCalendar:
+        if on not in self._calendars:
+            self._calendars[on] = parameters.calendar_from(self.book, on)
+        return self._calendars[on]
+
+    def state(self, doc: dict, on: date) -> AuthorizationState:
+        """The status of a stored authorization document on ``on``, folded by the rule set."""
+        return self.rules.authorization_status(authorization_concept(doc), on, self.book, self.calendar(on))
+
+
+def driver_eligibility(db: Database, actor: Actor, municipality: str, cpf: str, on: date,
+                       scope: Scope | None = None) -> Decision:
     """Every requirement of the municipality's law for the driver on ``on``, with its article."""
     authorize(actor, "read", municipality)
-    book = parameters.book(db, municipality)
-    return rules_of(municipality).driver_eligibility(driver_concept(db, municipality, cpf), on, book,
-                                                    parameters.calendar(db, municipality, on))
+    scope = scope or Scope(db, municipality)
+    return scope.rules.driver_eligibility(driver_concept(db, municipality, cpf), on, scope.book, scope.calendar(on))
 
 
-def vehicle_eligibility(db: Database, actor: Actor, municipality: str, plate: str, on: date) -> Decision:
-    """Every requirement of the law for the vehicle on ``on`` (one vehicle per driver included)."""
+def vehicle_eligibility(db: Database, actor: Actor, municipality: str, plate: str, on: date,
+                        scope: Scope | None = None, replacing: str = "") -> Decision:
+    """Every requirement of the law for the vehicle on ``on`` (one vehicle per driver included; the
+    plate it is ``replacing`` in a substitution is not another vehicle of the driver)."""
     authorize(actor, "read", municipality)
+    scope = scope or Scope(db, municipality)
     doc = vehicle_record(db, municipality, plate)
-    others = authorized_plates(db, municipality, doc["driver_cpf"], on)
-    return rules_of(municipality).vehicle_eligibility(vehicle_concept(doc), on, parameters.book(db, municipality),
-                                                     others)
+    others = [p for p in authorized_plates(db, municipality, doc["driver_cpf"], on, scope) if p != replacing]
+    return scope.rules.vehicle_eligibility(vehicle_concept(doc), on, scope.book, others)
 
 
-def authorized_plates(db: Database, municipality: str, cpf: str, on: date) -> list[str]:
+def authorized_plates(db: Database, municipality: str, cpf: str, on: date, scope: Scope | None = None) -> list[str]:
     """Plates of the driver's authorizations in force on ``on`` (issued and not ended or expired)."""
+    scope = scope or Scope(db, municipality)
     plates = []
-    for doc in db["authorizations"].find({"municipality": municipality, "driver_cpf": cpf}):
+    for doc in db["authorizations"].find({"municipality": municipality, "driver_cpf": cpf},
+                                         {"plate": 1, "protocol": 1, "number": 1, "driver_cpf": 1, "events": 1}):
         doc = decode(doc)
-        if state_of(doc, municipality, on, db).status in IN_FORCE:
+        if scope.state(doc, on).status in IN_FORCE:
             plates.append(doc["plate"])
     return plates
 
@@ -179,10 +226,10 @@ def _auth_doc(db: Database, municipality: str, auth_id: str) -> dict:
     return doc
 
 
-def state_of(doc: dict, municipality: str, on: date, db: Database) -> AuthorizationState:
-    """The status of a stored authorization document on ``on``, folded by the rule set."""
-    return rules_of(municipality).authorization_status(
-        authorization_concept(doc), on, parameters.book(db, municipality), parameters.calendar(db, municipality, on))
+def state_of(doc: dict, municipality: str, on: date, db: Database, scope: Scope | None = None) -> AuthorizationState:
+    """The status of a stored authorization document on ``on``, folded by the rule set. Pass the
+    ``scope`` of the call when folding several documents (one parameter load for all)."""
+    return (scope or Scope(db, municipality)).state(doc, on)
 
 
 def get_authorization(db: Database, actor: Actor, municipality: str, auth_id: str) -> dict:
@@ -196,49 +243,221 @@ def status(db: Database, actor: Actor, municipality: str, auth_id: str, on: date
     return state_of(_auth_doc(db, municipality, auth_id), municipality, on, db)
 
 
-def _add_event(db: Database, actor: Actor, municipality: str, doc: dict, kind: EventKind, on: date,
-               until: date | None = None, note: str = "", extra: dict | None = None) -> AuthorizationState:
-    """Append a dated event, check the sequence with the rules, save with status and audit."""
+@dataclass
+class _Change:
+    """One conditional change of an authorization: fields to set or unset, the event to append,
+    its audit entry and what the service returns."""
+
+    action: str
+    set: dict
+    before: dict
+    result: Any = None
+    event: dict | None = None
+    unset: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass
+class _Unit:
+    """One service call's unit of work: its scope and the numbers it reserved (kept across retries,
+    so a retry after a concurrent change does not reserve a second number)."""
+
+    db: Database
+    municipality: str
+    scope: Scope
+    reserved: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    def number(self, kind: str, year: int) -> str:
+        if (kind, year) not in self.reserved:
+            self.reserved[(kind, year)] = numbers.next_number(self.db, self.municipality, kind, year).text
+        return self.reserved[(kind, year)]
+
+
+def open_keys(municipality: str, plate: str, driver_cpf: str) -> dict[str, str]:
+    """The keys an open authorization carries (unique in the store)."""
+    return {OPEN_PLATE: f"{municipality}/{plate}", OPEN_DRIVER: f"{municipality}/{driver_cpf}"}
+
+
+def _busy(exc: DuplicateKeyError, plate: str) -> Conflict:
+    if OPEN_DRIVER in str(exc):
+        return Conflict("Já há autorização em andamento para o condutor; conclua ou encerre a anterior.",
+                        field="driver_cpf")
+    return Conflict(f"Já há autorização em andamento para a placa {entities.fields.show('plate', plate)}.",
+                    field="plate")
+
+
+def _save(db: Database, municipality: str, doc: dict, change: _Change) -> bool:
+    """Write ``change`` only if the document is still at the version it was read at."""
+    version = doc.get("version")
+    condition = {"_id": ObjectId(doc["id"]), "municipality": municipality,
+                 "version": version if version is not None else {"$exists": False}}
+    update: dict[str, Any] = {"$set": encode({**change.set, "updated_at": clock.now_utc()}), "$inc": {"version": 1}}
+    if change.event is not None:
+        update["$push"] = {"events": encode(change.event)}
+    if change.unset:
+        update["$unset"] = {name: "" for name in change.unset}
+    try:
+        return db["authorizations"].update_one(condition, update).matched_count == 1
+    except DuplicateKeyError as exc:
+        raise _busy(exc, change.set.get("plate", doc["plate"])) from None
+
+
+def _write(db: Database, actor: Actor, municipality: str, auth_id: str,
+           decide: Callable[[dict, _Unit], _Change | None]) -> Any:
+    """Apply one step to an authorization without ever losing a concurrent one (issue 10, defect 2).
+
+    ``decide`` reads the fresh document and returns the change (or None: nothing to do), raising when
+    the rules refuse the step. The change is saved only if nobody changed the document since it was
+    read; otherwise the document is reloaded and ``decide`` asked again, so the second of two clerks
+    approving at once is refused by the rules. Write, audit entry and reserved numbers are one unit.
+    """
+    with store.transaction(db):
+        unit = _Unit(db, municipality, Scope(db, municipality))
+        for _ in range(MAX_ATTEMPTS):
+            doc = _auth_doc(db, municipality, auth_id)
+            change = decide(doc, unit)
+            if change is None:
+                return None
+            if _save(db, municipality, doc, change):
+                after = {**change.set, **{name: None for name in change.unset}}
+                if change.event is not None:
+                    after["events"] = [*doc.get("events", []), change.event]
+                audit.record(db, actor, municipality, change.action, "authorizations", doc["id"], change.before,
+                             after, change.note)
+                return change.result
+    raise Conflict("A autorização foi alterada por outra pessoa ao mesmo tempo; recarregue e tente de novo.")
+
+
+def _event(actor: Actor, municipality: str, doc: dict, unit: _Unit, kind: EventKind, on: date,
+           until: date | None = None, note: str = "", extra: dict | None = None) -> _Change:
+    """The change that appends a dated event, checked by the rules, with the status it leads to.
+
+    An authorization that ends (refused, revoked, cassada, expired) gives up its open keys."""
     entry = {"kind": kind.value, "on": on, "until": until, "note": note, "by": actor.username}
     after = {**doc, "events": [*doc.get("events", []), entry], **(extra or {})}
-    state = state_of(after, municipality, max(on, clock.today()), db)
-    changes = {"events": after["events"], "status": state.status.value, "valid_until": state.valid_until,
-               **(extra or {})}
-    db["authorizations"].update_one({"_id": ObjectId(doc["id"]), "municipality": municipality},
-                                    {"$set": encode({**changes, "updated_at": clock.now_utc()})})
-    before = {k: doc.get(k) for k in changes}
-    audit.record(db, actor, municipality, kind.value, "authorizations", doc["id"], before, changes, note)
-    return state
+    state = unit.scope.state(after, max(on, clock.today()))
+    changes = {"status": state.status.value, "valid_until": state.valid_until, **(extra or {})}
+    unset: tuple[str, ...] = ()
+    if state.status in (*ENDED, Status.EXPIRED):
+        unset = (OPEN_PLATE, OPEN_DRIVER)
+    elif "plate" in changes:
+        changes[OPEN_PLATE] = open_keys(municipality, changes["plate"], doc["driver_cpf"])[OPEN_PLATE]
+    before = {k: doc.get(k) for k in (*changes, "events")}
+    return _Change(kind.value, changes, before, state, entry, unset, note)
+
+
+def _step(db: Database, actor: Actor, municipality: str, auth_id: str, kind: EventKind, on: date,
+          allowed: tuple[Status, ...], until: date | None = None, note: str = "") -> AuthorizationState:
+    """An event allowed only in ``allowed`` statuses on ``on`` (checked again on every retry)."""
+    def decide(doc: dict, unit: _Unit) -> _Change:
+        if allowed:
+            _require(unit.scope.state(doc, on), *allowed)
+        return _event(actor, municipality, doc, unit, kind, on, until, note)
+
+    return _write(db, actor, municipality, auth_id, decide)
+
+
+def prepare(db: Database) -> None:
+    """Start-up (idempotent): the open-authorization indexes, and the open keys on authorizations
+    stored before them. Two legacy open authorizations of one plate keep the first its keys."""
+    ensure_indexes(db, INDEXES)
+    today = clock.today()
+    scopes: dict[str, Scope] = {}
+    ended = [status.value for status in (*ENDED, Status.EXPIRED)]  # the stored status of an ended one
+    for raw in db["authorizations"].find({OPEN_PLATE: {"$exists": False}, "status": {"$nin": ended}}):
+        doc = decode(raw)
+        municipality = doc["municipality"]
+        if municipality not in scopes:
+            scopes[municipality] = Scope(db, municipality)
+        if scopes[municipality].state(doc, today).status in (*ENDED, Status.EXPIRED):
+            continue
+        try:
+            db["authorizations"].update_one({"_id": raw["_id"], OPEN_PLATE: {"$exists": False}},
+                                            {"$set": open_keys(municipality, doc["plate"], doc["driver_cpf"])})
+        except DuplicateKeyError:
+            continue
+
+
+def _release_ended(db: Database, actor: Actor, municipality: str, keys: dict[str, str], on: date,
+                   scope: Scope) -> bool:
+    """Free the open keys held by authorizations that in fact ended by time (expired) or otherwise on
+    ``on``; expiry is no event, so it is checked when a new request needs the plate or the driver.
+    True when a key was freed (docs/LEITURAS.md, "Uma autorização aberta por placa e por condutor")."""
+    freed = False
+    holders = db["authorizations"].find({"$or": [{name: value} for name, value in keys.items()]})
+    for raw in holders:
+        doc = decode(raw)
+        if scope.state(doc, on).status in (*ENDED, Status.EXPIRED):
+            now = scope.state(doc, max(on, clock.today())).status
+            with store.transaction(db):
+                result = db["authorizations"].update_one(
+                    {"_id": raw["_id"], "version": raw.get("version", {"$exists": False})},
+                    {"$unset": {OPEN_PLATE: "", OPEN_DRIVER: ""}, "$inc": {"version": 1},
+                     "$set": {"status": now.value, "updated_at": encode(clock.now_utc())}})
+                if result.modified_count != 1:
+                    continue
+                freed = True
+                audit.record(db, actor, municipality, "open_keys_released", "authorizations", str(raw["_id"]),
+                             {k: raw.get(k) for k in (OPEN_PLATE, OPEN_DRIVER, "status")},
+                             {OPEN_PLATE: None, OPEN_DRIVER: None, "status": now.value},
+                             f"Autorização {doc.get('number') or doc['protocol']} encerrada ({now.value}): "
+                             "placa e condutor liberados para novo requerimento")
+    return freed
+
+
+def _holder(db: Database, keys: dict[str, str]) -> dict | None:
+    return db["authorizations"].find_one({"$or": [{name: value} for name, value in keys.items()]},
+                                         {"protocol": 1, OPEN_PLATE: 1, OPEN_DRIVER: 1})
 
 
 def request_authorization(db: Database, actor: Actor, municipality: str, driver_cpf: str, plate: str,
                           protocol_date: date) -> str:
-    """Protocol a request (number from the municipal counter) for a driver and the vehicle he uses."""
+    """Protocol a request (number from the municipal counter) for a driver and the vehicle he uses.
+
+    The store refuses a second open authorization for the plate or the driver (unique open keys)."""
     authorize(actor, "write", municipality)
+    ensure_indexes(db, INDEXES)
     driver = driver_record(db, municipality, entities.fields.digits(driver_cpf))
     vehicle = vehicle_record(db, municipality, entities.fields.parse("plate", plate))
     if vehicle["driver_cpf"] != driver["cpf"]:
         raise ValidationFailed({"plate": "O veículo não está vinculado a este condutor; corrija o cadastro do veículo."})
-    for other in db["authorizations"].find({"municipality": municipality, "plate": vehicle["plate"]}):
-        if state_of(decode(other), municipality, protocol_date, db).status not in (*ENDED, Status.EXPIRED):
-            raise Conflict(f"Já há autorização em andamento para a placa ({decode(other)['protocol']}).", field="plate")
-    protocol = numbers.next_number(db, municipality, PROTOCOL_KIND, protocol_date.year).text
-    auth_id = entities.create(db, actor, "authorizations", municipality, {
-        "protocol": protocol, "protocol_date": protocol_date, "driver_cpf": driver["cpf"],
-        "plate": vehicle["plate"], "status": Status.REQUESTED.value,
-    })
-    _add_event(db, actor, municipality, _auth_doc(db, municipality, auth_id), EventKind.REQUESTED, protocol_date,
-               note=f"Protocolo {protocol}")
+    keys = open_keys(municipality, vehicle["plate"], driver["cpf"])
+    scope = Scope(db, municipality)
+    holder = _holder(db, keys)
+    if holder is not None and not _release_ended(db, actor, municipality, keys, protocol_date, scope):
+        what = "a placa" if holder.get(OPEN_PLATE) == keys[OPEN_PLATE] else "o condutor"
+        raise Conflict(f"Já há autorização em andamento para {what} ({holder['protocol']}).",
+                       field="plate" if what == "a placa" else "driver_cpf")
+    with store.transaction(db):
+        protocol = numbers.next_number(db, municipality, PROTOCOL_KIND, protocol_date.year).text
+        note = f"Protocolo {protocol}"
+        event = {"kind": EventKind.REQUESTED.value, "on": protocol_date, "until": None, "note": note,
+                 "by": actor.username}
+        clean = entities.validate(entities.spec_for(db, "authorizations", municipality), {
+            "protocol": protocol, "protocol_date": protocol_date, "driver_cpf": driver["cpf"],
+            "plate": vehicle["plate"], "status": Status.REQUESTED.value,
+        })
+        now = clock.now_utc()
+        doc = {**clean, "municipality": municipality, "events": [event], "version": 1, **keys,
+               "created_at": now, "updated_at": now, "created_by": actor.username}
+        try:
+            auth_id = str(insert_one(db["authorizations"], encode(doc)))
+        except DuplicateKeyError as exc:
+            raise _busy(exc, vehicle["plate"]) from None
+        audit.record(db, actor, municipality, EventKind.REQUESTED.value, "authorizations", auth_id, {},
+                     {**clean, "events": [event]}, note)
     return auth_id
 
 
-def evaluate(db: Database, actor: Actor, municipality: str, auth_id: str) -> Evaluation:
+def evaluate(db: Database, actor: Actor, municipality: str, auth_id: str, doc: dict | None = None,
+             scope: Scope | None = None) -> Evaluation:
     """Driver and vehicle against the law on the protocol date."""
     authorize(actor, "read", municipality)
-    doc = _auth_doc(db, municipality, auth_id)
+    doc = doc or _auth_doc(db, municipality, auth_id)
+    scope = scope or Scope(db, municipality)
     on = parse_date(doc["protocol_date"])
-    return Evaluation(on, driver_eligibility(db, actor, municipality, doc["driver_cpf"], on),
-                      vehicle_eligibility(db, actor, municipality, doc["plate"], on))
+    return Evaluation(on, driver_eligibility(db, actor, municipality, doc["driver_cpf"], on, scope),
+                      vehicle_eligibility(db, actor, municipality, doc["plate"], on, scope))
 
 
 def _require(state: AuthorizationState, *allowed: Status) -> None:
@@ -249,25 +468,33 @@ def _require(state: AuthorizationState, *allowed: Status) -> None:
 def approve(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Approve a request whose driver and vehicle meet the law; the vehicle must be shown in 5 days."""
     authorize(actor, "write", municipality)
-    doc = _auth_doc(db, municipality, auth_id)
-    _require(state_of(doc, municipality, on, db), Status.REQUESTED)
-    verdict = evaluate(db, actor, municipality, auth_id)
-    if not verdict.ok:
-        raise NotEligible(verdict.reasons())
-    return _add_event(db, actor, municipality, doc, EventKind.APPROVED, on)
+
+    def decide(doc: dict, unit: _Unit) -> _Change:
+        _require(unit.scope.state(doc, on), Status.REQUESTED)
+        verdict = evaluate(db, actor, municipality, auth_id, doc, unit.scope)
+        if not verdict.ok:
+            raise NotEligible(verdict.reasons())
+        return _event(actor, municipality, doc, unit, EventKind.APPROVED, on)
+
+    return _write(db, actor, municipality, auth_id, decide)
 
 
 def refuse(db: Database, actor: Actor, municipality: str, auth_id: str, on: date, note: str = "") -> list[str]:
     """Refuse a request; the reasons are the findings that block plus what the secretariat writes."""
     authorize(actor, "write", municipality)
-    doc = _auth_doc(db, municipality, auth_id)
-    _require(state_of(doc, municipality, on, db), Status.REQUESTED)
-    reasons = evaluate(db, actor, municipality, auth_id).reasons() + ([note.strip()] if note.strip() else [])
-    if not reasons:
-        raise ValidationFailed({"note": "Motivo: o requerimento atende à lei; escreva o motivo do indeferimento."})
-    _add_event(db, actor, municipality, doc, EventKind.REFUSED, on, note="; ".join(reasons),
-               extra={"refusal_reasons": reasons})
-    return reasons
+
+    def decide(doc: dict, unit: _Unit) -> _Change:
+        _require(unit.scope.state(doc, on), Status.REQUESTED)
+        reasons = (evaluate(db, actor, municipality, auth_id, doc, unit.scope).reasons()
+                   + ([note.strip()] if note.strip() else []))
+        if not reasons:
+            raise ValidationFailed({"note": "Motivo: o requerimento atende à lei; escreva o motivo do indeferimento."})
+        change = _event(actor, municipality, doc, unit, EventKind.REFUSED, on, note="; ".join(reasons),
+                        extra={"refusal_reasons": reasons})
+        change.result = reasons
+        return change
+
+    return _write(db, actor, municipality, auth_id, decide)
 
 
 @dataclass(frozen=True)
@@ -293,22 +520,23 @@ def record_inspection(db: Database, actor: Actor, municipality: str, auth_id: st
                       answers: dict[str, bool], inspector: str = "", notes: str = "") -> InspectionOutcome:
     """Record a vistoria with the law's checklist: approved, or failed with 5 days to fix (blocked)."""
     authorize(actor, "write", municipality)
+    scope = Scope(db, municipality)
     doc = _auth_doc(db, municipality, auth_id)
-    state = state_of(doc, municipality, performed_on, db)
-    _require(state, Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE, Status.AWAITING_FEE)
-    rules = rules_of(municipality)
+    allowed = (Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE, Status.AWAITING_FEE)
+    _require(scope.state(doc, performed_on), *allowed)
+    rules = scope.rules
     decision = rules.evaluate_inspection(answers)
-    deadline = None if decision.ok else rules.fix_deadline(performed_on, parameters.calendar(db, municipality,
-                                                                                              performed_on))
+    deadline = None if decision.ok else rules.fix_deadline(performed_on, scope.calendar(performed_on))
     pendings = "; ".join(f.message for f in decision.failures)
-    inspection_id = entities.create(db, actor, "inspections", municipality, {
-        "authorization_id": auth_id, "plate": doc["plate"], "kind": inspection_kind(doc),
-        "performed_on": performed_on, "result": "approved" if decision.ok else "failed",
-        "fix_deadline": deadline, "inspector": inspector, "notes": "\n".join(x for x in (notes, pendings) if x),
-    })
-    db["inspections"].update_one({"_id": ObjectId(inspection_id)}, {"$set": {"answers": dict(answers)}})
     kind = EventKind.INSPECTION_PASSED if decision.ok else EventKind.INSPECTION_FAILED
-    new_state = _add_event(db, actor, municipality, doc, kind, performed_on, note=pendings)
+    with store.transaction(db):
+        inspection_id = entities.create(db, actor, "inspections", municipality, {
+            "authorization_id": auth_id, "plate": doc["plate"], "kind": inspection_kind(doc),
+            "performed_on": performed_on, "result": "approved" if decision.ok else "failed",
+            "fix_deadline": deadline, "inspector": inspector, "notes": "\n".join(x for x in (notes, pendings) if x),
+        })
+        db["inspections"].update_one({"_id": ObjectId(inspection_id)}, {"$set": {"answers": dict(answers)}})
+        new_state = _step(db, actor, municipality, auth_id, kind, performed_on, allowed, note=pendings)
     return InspectionOutcome(inspection_id, decision, deadline, new_state)
 
 
@@ -316,31 +544,40 @@ def call_inspection(db: Database, actor: Actor, municipality: str, auth_id: str,
     """Extraordinary convocation: the last day to attend. The convocation gets a number for the notice
     sent to the driver with a copy to the platform (``ridehailing_documents.convocation_notice_pdf``)."""
     authorize(actor, "write", municipality)
-    doc = _auth_doc(db, municipality, auth_id)
-    _require(state_of(doc, municipality, on, db), Status.ACTIVE)
-    deadline = rules_of(municipality).convocation_deadline(on, parameters.book(db, municipality),
-                                                          parameters.calendar(db, municipality, on))
-    number = numbers.next_number(db, municipality, CONVOCATION_KIND, on.year).text
-    _add_event(db, actor, municipality, doc, EventKind.INSPECTION_CALLED, on, note=note,
-               extra={"convocation": {"number": number, "called_on": on, "deadline": deadline,
-                                      "reason": note.strip()}})
-    return deadline
+
+    def decide(doc: dict, unit: _Unit) -> _Change:
+        _require(unit.scope.state(doc, on), Status.ACTIVE)
+        deadline = unit.scope.rules.convocation_deadline(on, unit.scope.book, unit.scope.calendar(on))
+        number = unit.number(CONVOCATION_KIND, on.year)
+        change = _event(actor, municipality, doc, unit, EventKind.INSPECTION_CALLED, on, note=note,
+                        extra={"convocation": {"number": number, "called_on": on, "deadline": deadline,
+                                               "reason": note.strip()}})
+        change.result = deadline
+        return change
+
+    return _write(db, actor, municipality, auth_id, decide)
 
 
 def substitute_vehicle(db: Database, actor: Actor, municipality: str, auth_id: str, plate: str, on: date,
                        reason: str) -> AuthorizationState:
     """Change the vehicle (accident, sale, hire): the new one must meet the law and pass a new vistoria."""
     authorize(actor, "write", municipality)
-    doc = _auth_doc(db, municipality, auth_id)
-    _require(state_of(doc, municipality, on, db), Status.ACTIVE, Status.BLOCKED)
     vehicle = vehicle_record(db, municipality, entities.fields.parse("plate", plate))
-    if vehicle["driver_cpf"] != doc["driver_cpf"]:
-        raise ValidationFailed({"plate": "O novo veículo não está vinculado ao condutor da autorização."})
-    verdict = vehicle_eligibility(db, actor, municipality, vehicle["plate"], on)
-    if not verdict.ok:
-        raise NotEligible(verdict.reasons())
-    return _add_event(db, actor, municipality, doc, EventKind.VEHICLE_SUBSTITUTED, on,
+    taken = {OPEN_PLATE: open_keys(municipality, vehicle["plate"], "")[OPEN_PLATE]}
+    if _holder(db, taken) is not None:
+        _release_ended(db, actor, municipality, taken, on, Scope(db, municipality))
+
+    def decide(doc: dict, unit: _Unit) -> _Change:
+        _require(unit.scope.state(doc, on), Status.ACTIVE, Status.BLOCKED)
+        if vehicle["driver_cpf"] != doc["driver_cpf"]:
+            raise ValidationFailed({"plate": "O novo veículo não está vinculado ao condutor da autorização."})
+        verdict = vehicle_eligibility(db, actor, municipality, vehicle["plate"], on, unit.scope, doc["plate"])
+        if not verdict.ok:
+            raise NotEligible(verdict.reasons())
+        return _event(actor, municipality, doc, unit, EventKind.VEHICLE_SUBSTITUTED, on,
                       note=f"{doc['plate']} → {vehicle['plate']}: {reason}", extra={"plate": vehicle["plate"]})
+
+    return _write(db, actor, municipality, auth_id, decide)
 
 
 # ---- fee DAM and issue on payment ----
@@ -372,7 +609,8 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
     payment the DAM is complementary: it charges only the difference still due."""
     authorize(actor, "write", municipality)
     doc = _auth_doc(db, municipality, auth_id)
-    state = state_of(doc, municipality, on, db)
+    scope = Scope(db, municipality)
+    state = scope.state(doc, on)
     renewal = state.status is Status.ACTIVE and pending_renewal(doc)
     if not renewal:
         _require(state, Status.AWAITING_FEE)
@@ -388,26 +626,25 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
         received, short = [], None
         what = "Taxa de "
     driver = driver_record(db, municipality, doc["driver_cpf"])
-    rules = rules_of(municipality)
+    rules = scope.rules
     from services import dams  # the DAM module (issue 6) owns numbering, barcode and payment
 
-    dam = dams.issue(
-        db, actor, municipality,
-        taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
-        taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
-        revenue_kind="taxa_autorizacao",
-        description=f"{what}{'renovação' if renewal else 'expedição'} da autorização de transporte por "
-                    f"aplicativo — protocolo {doc['protocol']}, placa {entities.fields.show('plate', doc['plate'])}",
-        legal_basis=rules.ref("fee"), amount=amount,
-        due=parameters.calendar(db, municipality, on).add_days(on, FEE_DUE_DAYS),
-        pays={"collection": "authorizations", "id": doc["id"], "label": f"Autorização {doc['protocol']}"},
-    )
-    fee = {"dam_id": dam["id"], "number": str(dam.get("number", "")), "amount": amount,
-           "due": parse_date(dam["due_on"]), "purpose": purpose, "paid": False, "fee_total": total,
-           "received": received, "short": short}
-    db["authorizations"].update_one({"_id": ObjectId(doc["id"])}, {"$set": encode({"fee_dam": fee})})
-    audit.record(db, actor, municipality, "fee_dam", "authorizations", doc["id"], {"fee_dam": doc.get("fee_dam")},
-                 {"fee_dam": fee})
+    with store.transaction(db):  # the DAM, its number and the fee record on the authorization
+        dam = dams.issue(
+            db, actor, municipality,
+            taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
+            taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
+            revenue_kind="taxa_autorizacao",
+            description=f"{what}{'renovação' if renewal else 'expedição'} da autorização de transporte por "
+                        f"aplicativo — protocolo {doc['protocol']}, placa {entities.fields.show('plate', doc['plate'])}",
+            legal_basis=rules.ref("fee"), amount=amount, due=scope.calendar(on).add_days(on, FEE_DUE_DAYS),
+            pays={"collection": "authorizations", "id": doc["id"], "label": f"Autorização {doc['protocol']}"},
+        )
+        fee = {"dam_id": dam["id"], "number": str(dam.get("number", "")), "amount": amount,
+               "due": parse_date(dam["due_on"]), "purpose": purpose, "paid": False, "fee_total": total,
+               "received": received, "short": short}
+        _write(db, actor, municipality, doc["id"],
+               lambda fresh, unit: _Change("fee_dam", {"fee_dam": fee}, {"fee_dam": fresh.get("fee_dam")}))
     return dam
 
 
@@ -422,11 +659,14 @@ def pending_renewal(doc: dict) -> bool:
 def request_renewal(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Record the renewal request (a late request is kept with the rules' warning)."""
     authorize(actor, "write", municipality)
-    doc = _auth_doc(db, municipality, auth_id)
-    _require(state_of(doc, municipality, on, db), Status.ACTIVE)
-    if pending_renewal(doc):
-        raise WrongStep("A renovação já foi requerida; emita ou aguarde o pagamento do DAM.")
-    return _add_event(db, actor, municipality, doc, EventKind.RENEWAL_REQUESTED, on)
+
+    def decide(doc: dict, unit: _Unit) -> _Change:
+        _require(unit.scope.state(doc, on), Status.ACTIVE)
+        if pending_renewal(doc):
+            raise WrongStep("A renovação já foi requerida; emita ou aguarde o pagamento do DAM.")
+        return _event(actor, municipality, doc, unit, EventKind.RENEWAL_REQUESTED, on)
+
+    return _write(db, actor, municipality, auth_id, decide)
 
 
 def _paid_on(dam: dict) -> date:
@@ -434,54 +674,92 @@ def _paid_on(dam: dict) -> date:
     return parse_date((dam.get("payment") or {}).get("paid_on")) or clock.today()
 
 
+def _stored_paid_dam(db: Database, dam: dict) -> dict | None:
+    """The DAM named by ``dam`` as the store has it, if it is really paid and pays an authorization.
+
+    The handler never trusts the fields of the dict it is given: a forged dict issues nothing."""
+    from services import dams  # the DAM module owns the collection and its statuses
+
+    try:
+        dam_id = ObjectId(str(dam.get("id") or dam.get("_id") or ""))
+    except (InvalidId, TypeError):
+        return None
+    stored = db[dams.COLLECTION].find_one({"_id": dam_id, "status": dams.PAID})
+    if stored is None or (stored.get("pays") or {}).get("collection") != "authorizations":
+        return None
+    stored = decode(stored)
+    stored["id"] = str(stored.pop("_id"))
+    return stored
+
+
 @events.on_dam_paid("authorizations")
 def fee_paid(db: Database, dam: dict) -> None:
-    """A paid fee DAM issues the authorization (number and validity) or renews it. Runs once per DAM.
+    """A paid fee DAM issues the authorization (number and validity) or renews it.
 
     The authorization follows the payment of the fee (CG art. 9 §1 and art. 16 §ú; MP art. 3 §ú and
     art. 9): a payment below the amount due leaves it awaiting the fee with the difference recorded;
     a late payment or one above the amount still issues it and keeps the DAM's alerts visible.
+
+    Idempotent and re-runnable (the DAM-paid outbox may call it again after a crash or on retry): the
+    DAM is read from the store and must be paid; a DAM already received changes nothing; the whole
+    handler is one unit of work whose write is conditional on the version it read.
     """
-    pays = dam["pays"]
-    municipality = dam.get("municipality") or db["authorizations"].find_one({"_id": ObjectId(pays["id"])})["municipality"]
-    doc = _auth_doc(db, municipality, pays["id"])
-    fee = doc.get("fee_dam") or {}
-    dam_id = str(dam.get("id") or dam.get("_id") or "")
-    if any(r["dam_id"] == dam_id for r in fee.get("received", [])) or (fee.get("paid") and fee.get("dam_id") == dam_id):
+    stored = _stored_paid_dam(db, dam)
+    if stored is None:
         return
-    payment = dam.get("payment") or {}
-    paid_on = _paid_on(dam)
-    number = str(dam.get("number") or fee.get("number", ""))
-    total = fee.get("fee_total", fee.get("amount"))
-    amount = payment.get("amount")
-    if amount is None or total is None:  # history loaded without amounts: taken as paid in full
-        amount = total = Decimal(str(total or 0))
-    received = [*fee.get("received", []), {"dam_id": dam_id, "number": number, "amount": Decimal(str(amount)),
-                                           "paid_on": paid_on, "alerts": list(payment.get("notes", []))}]
-    fee = {**fee, "received": received, "fee_total": Decimal(str(total))}
-    if fee_received(fee) < fee["fee_total"]:
-        _record_short_payment(db, municipality, doc, fee, number, paid_on)
-        return
-    renewal = fee.get("purpose") == "renewal"
-    extra = {"fee_dam": {**fee, "paid": True, "paid_on": paid_on, "short": None}}
-    if not renewal and not doc.get("number"):
-        extra["number"] = numbers.next_number(db, municipality, NUMBER_KIND, paid_on.year).text
-        extra["issued_on"] = paid_on
-    kind = EventKind.RENEWAL_FEE_PAID if renewal else EventKind.FEE_PAID
-    alerts = [a for r in received for a in r["alerts"]]
-    note = f"DAM {number} pago" + (" — alertas do DAM: " + "; ".join(alerts) if alerts else "")
-    _add_event(db, DAM_ACTOR, municipality, doc, kind, paid_on, note=note, extra=extra)
+    payment = stored.get("payment") or {}
+    receipt = {"dam_id": stored["id"], "number": str(stored.get("number") or ""), "amount": payment.get("amount"),
+               "paid_on": _paid_on(stored), "alerts": list(payment.get("notes", []))}
+    _settle_fee(db, DAM_ACTOR, stored["municipality"], stored["pays"]["id"], receipt)
 
 
-def _record_short_payment(db: Database, municipality: str, doc: dict, fee: dict, number: str, paid_on: date) -> None:
+def record_earlier_payment(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date,
+                           note: str = "") -> None:
+    """History loaded into the panel: the fee was paid on ``paid_on`` before the panel, with no DAM in
+    it; taken as paid in full and issued as a paid DAM would. Runs once (a second call is refused)."""
+    authorize(actor, "write", municipality)
+    receipt = {"dam_id": "", "number": note, "amount": None, "paid_on": paid_on, "alerts": []}
+    _settle_fee(db, actor, municipality, auth_id, receipt, history=True)
+
+
+def _settle_fee(db: Database, actor: Actor, municipality: str, auth_id: str, receipt: dict,
+                history: bool = False) -> None:
+    def decide(doc: dict, unit: _Unit) -> _Change | None:
+        fee = doc.get("fee_dam") or {}
+        dam_id = receipt["dam_id"]
+        if dam_id and any(r["dam_id"] == dam_id for r in fee.get("received", [])):
+            return None  # this DAM was already received: nothing to do
+        if not fee and not history:
+            return None  # a DAM paying the authorization that is not its fee DAM
+        total, amount = fee.get("fee_total", fee.get("amount")), receipt["amount"]
+        if amount is None or total is None:  # history loaded without amounts: taken as paid in full
+            amount = total = Decimal(str(total or 0))
+        received = [*fee.get("received", []), {**receipt, "number": receipt["number"] or fee.get("number", ""),
+                                               "amount": Decimal(str(amount))}]
+        fee = {**fee, "received": received, "fee_total": Decimal(str(total))}
+        number, paid_on = received[-1]["number"], receipt["paid_on"]
+        if fee_received(fee) < fee["fee_total"]:
+            return _short_payment(doc, fee, number, paid_on)
+        renewal = fee.get("purpose") == "renewal"
+        extra = {"fee_dam": {**fee, "paid": True, "paid_on": paid_on, "short": None}}
+        if not renewal and not doc.get("number"):
+            extra["number"] = unit.number(NUMBER_KIND, paid_on.year)
+            extra["issued_on"] = paid_on
+        kind = EventKind.RENEWAL_FEE_PAID if renewal else EventKind.FEE_PAID
+        alerts = [a for r in received for a in r["alerts"]]
+        note = f"DAM {number} pago" + (" — alertas do DAM: " + "; ".join(alerts) if alerts else "")
+        return _event(actor, municipality, doc, unit, kind, paid_on, note=note, extra=extra)
+
+    _write(db, actor, municipality, auth_id, decide)
+
+
+def _short_payment(doc: dict, fee: dict, number: str, paid_on: date) -> _Change:
     """Keep the authorization awaiting the fee and record what is still missing."""
     paid = fee_received(fee)
     fee["short"] = {"due": fee["fee_total"], "paid": paid, "difference": fee["fee_total"] - paid,
                     "dam_number": number, "paid_on": paid_on}
     fee["paid"] = False
-    db["authorizations"].update_one({"_id": ObjectId(doc["id"])}, {"$set": encode({"fee_dam": fee})})
-    audit.record(db, DAM_ACTOR, municipality, "fee_short", "authorizations", doc["id"],
-                 {"fee_dam": doc.get("fee_dam")}, {"fee_dam": fee}, shortfall_text(fee["short"]))
+    return _Change("fee_short", {"fee_dam": fee}, {"fee_dam": doc.get("fee_dam")}, note=shortfall_text(fee["short"]))
 
 
 def shortfall_text(short: dict) -> str:
@@ -499,7 +777,7 @@ def record_sanction(db: Database, actor: Actor, municipality: str, auth_id: str,
     authorize(actor, "write", municipality)
     if kind not in (EventKind.SUSPENDED, EventKind.REVOKED, EventKind.CASSADA):
         raise WrongStep("Penalidade desconhecida.")
-    return _add_event(db, actor, municipality, _auth_doc(db, municipality, auth_id), kind, on, until, note)
+    return _step(db, actor, municipality, auth_id, kind, on, (), until, note)
 
 
 # ---- lists ----
@@ -516,21 +794,96 @@ class AuthorizationRow:
     state: AuthorizationState
 
 
-def authorization_rows(db: Database, actor: Actor, municipality: str, on: date, search: str = "") -> list[AuthorizationRow]:
-    """Every authorization with its status on ``on`` (newest protocol first)."""
+ROW_FIELDS = {"protocol": 1, "protocol_date": 1, "number": 1, "driver_cpf": 1, "plate": 1, "events": 1}
+
+
+def driver_names(db: Database, municipality: str, cpfs: Any) -> dict[str, str]:
+    """Names of the drivers of ``cpfs``, in one query."""
+    rows = db["drivers"].find({"municipality": municipality, "cpf": {"$in": sorted(set(cpfs))}}, {"cpf": 1, "name": 1})
+    return {d["cpf"]: d["name"] for d in rows}
+
+
+def authorization_rows(db: Database, actor: Actor, municipality: str, on: date, search: str = "",
+                       scope: Scope | None = None) -> list[AuthorizationRow]:
+    """Every authorization with its status on ``on`` (newest protocol first): one query for the
+    authorizations, one for their drivers' names, one parameter load for every status."""
     authorize(actor, "read", municipality)
-    names = {d["cpf"]: d["name"] for d in db["drivers"].find({"municipality": municipality}, {"cpf": 1, "name": 1})}
-    term = search.strip().upper()
+    return matching(_all_rows(db, municipality, on, scope or Scope(db, municipality)), search)
+
+
+def matching(rows: list[AuthorizationRow], search: str) -> list[AuthorizationRow]:
+    """The rows whose protocol, number, plate, CPF or driver's name contain ``search``."""
+    term = search.strip().upper().replace("-", "")
+    if not term:
+        return rows
+    return [r for r in rows if term in " ".join((r.protocol, r.number, r.plate, r.driver_cpf, r.driver_name.upper()))
+            .replace("-", "")]
+
+
+@dataclass(frozen=True)
+class RowsPage:
+    """One page of the authorization list and how many authorizations match in all."""
+
+    rows: list[AuthorizationRow]
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+ROW_SORT = [("protocol_date", -1), ("protocol", -1)]
+
+
+def authorization_page(db: Database, actor: Actor, municipality: str, on: date, search: str = "", page: int = 1,
+                       per_page: int = 25) -> RowsPage:
+    """A page of the authorizations, newest protocol first, matching ``search`` in the protocol, the
+    number, the plate, the CPF or the driver's name. Search, count, sort and pagination run in the
+    store; only the rows shown are folded (four queries whatever the size of the register)."""
+    authorize(actor, "read", municipality)
+    query: dict[str, Any] = {"municipality": municipality}
+    term = search.replace("\x00", "").strip().replace("-", "")
+    if term:
+        pattern = {"$regex": re.escape(term), "$options": "i"}
+        named = db["drivers"].find({"municipality": municipality, "name": pattern}, {"cpf": 1})
+        query["$or"] = [{name: pattern} for name in ("protocol", "number", "plate", "driver_cpf")]
+        query["$or"].append({"driver_cpf": {"$in": sorted({d["cpf"] for d in named})}})
+    total = db["authorizations"].count_documents(query)
+    per_page = max(1, int(per_page))
+    page = min(max(1, int(page)), max(1, -(-total // per_page)))
+    raws = db["authorizations"].find(query, ROW_FIELDS).sort(ROW_SORT).skip((page - 1) * per_page).limit(per_page)
+    docs = [decode(raw) for raw in raws]
+    return RowsPage(_rows_of(db, municipality, docs, on, Scope(db, municipality)), total, page, per_page)
+
+
+def data_version(db: Database, actor: Actor, municipality: str) -> str:
+    """A mark that changes whenever the authorizations, their drivers or the data changes change:
+    the key under which a page may cache what it built from them (one small query per collection)."""
+    authorize(actor, "read", municipality)
+    marks = []
+    for collection in VERSIONED:
+        newest = list(db[collection].find({"municipality": municipality}, {"updated_at": 1})
+                      .sort("updated_at", -1).limit(1))
+        marks.append(str(newest[0].get("updated_at")) if newest else "-")
+    return "|".join(marks)
+
+
+def _all_rows(db: Database, municipality: str, on: date, scope: Scope) -> list[AuthorizationRow]:
+    docs = [decode(raw) for raw in db["authorizations"].find({"municipality": municipality}, ROW_FIELDS)
+            .sort(ROW_SORT)]
+    return _rows_of(db, municipality, docs, on, scope)
+
+
+def _rows_of(db: Database, municipality: str, docs: list[dict], on: date, scope: Scope) -> list[AuthorizationRow]:
+    names = driver_names(db, municipality, (d["driver_cpf"] for d in docs))
     rows = []
-    for raw in db["authorizations"].find({"municipality": municipality}).sort("protocol_date", -1):
-        doc = decode(raw)
+    for doc in docs:
         name = names.get(doc["driver_cpf"], "")
-        haystack = " ".join((doc["protocol"], doc.get("number") or "", doc["plate"], doc["driver_cpf"], name.upper()))
-        if term and term.replace("-", "") not in haystack.replace("-", ""):
-            continue
         rows.append(AuthorizationRow(str(doc["_id"]), doc["protocol"], parse_date(doc["protocol_date"]),
                                      doc.get("number") or "", doc["driver_cpf"], name, doc["plate"],
-                                     state_of(doc, municipality, on, db)))
+                                     scope.state(doc, on)))
     return rows
 
 
@@ -538,7 +891,7 @@ def choices(db: Database, actor: Actor, municipality: str, collection: str) -> l
     """Drivers or vehicles for a picker: id, key (CPF or plate) and a label."""
     authorize(actor, "read", municipality)
     key, label = {"drivers": ("cpf", "name"), "vehicles": ("plate", "model")}[collection]
-    rows = db[collection].find({"municipality": municipality}).sort(label, 1)
+    rows = db[collection].find({"municipality": municipality}, {key: 1, label: 1, "driver_cpf": 1, "cpf": 1}).sort(label, 1)
     return [{"id": str(r["_id"]), "key": r[key], "label": r[label], "driver_cpf": r.get("driver_cpf", r.get("cpf"))}
             for r in rows]
 

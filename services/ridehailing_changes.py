@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from bson import ObjectId
 from pymongo.database import Database
 
 from rules.base import Finding
+from rules.calendar import LegalCalendar
 from rules.fmt import day
-from services import audit, clock, entities, parameters, ridehailing
+from services import audit, clock, entities, parameters, ridehailing, store
 from services.auth import Actor, authorize
 from services.errors import NotFound, ValidationFailed
 from services.store import decode, encode, insert_one, parse_date
@@ -72,6 +74,12 @@ def record_change(db: Database, actor: Actor, municipality: str, collection: str
     authorize(actor, "write", municipality)
     _check_dates(changed_on, reported_on, clock.today())
     spec = entities.spec_for(db, collection, municipality)
+    with store.transaction(db):
+        return _record_change(db, actor, municipality, spec, collection, doc_id, values, changed_on, reported_on)
+
+
+def _record_change(db: Database, actor: Actor, municipality: str, spec: Any, collection: str, doc_id: str,
+                   values: dict, changed_on: date, reported_on: date | None) -> str | None:
     before = entities.get(db, actor, collection, municipality, doc_id)
     entities.update(db, actor, collection, municipality, doc_id, values)
     after = entities.get(db, actor, collection, municipality, doc_id)
@@ -85,17 +93,16 @@ def record_change(db: Database, actor: Actor, municipality: str, collection: str
         "subject": after[SUBJECT_KEY[collection]], "driver_cpf": after["cpf" if collection == "drivers" else "driver_cpf"],
         "changes": changes, "changed_on": changed_on, "reported_on": reported_on, "closed_on": None,
         "closing_note": "", "recorded_by": actor.username, "recorded_at": clock.now_utc(),
+        "updated_at": clock.now_utc(),
     }
     change_id = str(insert_one(db[COLLECTION], encode(record)))
     audit.record(db, actor, municipality, "data_change", COLLECTION, change_id, {}, record)
     return change_id
 
 
-def _change(db: Database, municipality: str, raw: dict, on: date) -> DataChange:
+def _change(rules: Any, calendar: LegalCalendar, raw: dict, on: date) -> DataChange:
     doc = decode(raw)
-    rules = ridehailing.rules_of(municipality)
     changed_on, reported_on = parse_date(doc["changed_on"]), parse_date(doc.get("reported_on"))
-    calendar = parameters.calendar(db, municipality, on)
     return DataChange(
         id=str(doc["_id"]), collection=doc["collection"], record_id=doc["record_id"], subject=doc["subject"],
         driver_cpf=doc["driver_cpf"], changes=tuple(doc["changes"]), changed_on=changed_on, reported_on=reported_on,
@@ -110,13 +117,17 @@ def history(db: Database, actor: Actor, municipality: str, collection: str, doc_
     """The changes of one driver or vehicle, newest fact first, each with its 7-day verdict."""
     authorize(actor, "read", municipality)
     rows = db[COLLECTION].find({"municipality": municipality, "collection": collection, "record_id": doc_id})
-    return sorted((_change(db, municipality, r, on) for r in rows), key=lambda c: c.changed_on, reverse=True)
+    rules, calendar = ridehailing.rules_of(municipality), parameters.calendar(db, municipality, on)
+    return sorted((_change(rules, calendar, r, on) for r in rows), key=lambda c: c.changed_on, reverse=True)
 
 
-def open_irregular(db: Database, actor: Actor, municipality: str, on: date) -> list[DataChange]:
+def open_irregular(db: Database, actor: Actor, municipality: str, on: date,
+                   calendar: LegalCalendar | None = None) -> list[DataChange]:
     """Changes not closed that were reported late or are not reported yet (in time or not)."""
     authorize(actor, "read", municipality)
-    found = (_change(db, municipality, r, on) for r in db[COLLECTION].find({"municipality": municipality}))
+    rules, calendar = ridehailing.rules_of(municipality), calendar or parameters.calendar(db, municipality, on)
+    rows = db[COLLECTION].find({"municipality": municipality, "closed_on": None})
+    found = (_change(rules, calendar, r, on) for r in rows)
     return [c for c in found if c.closed_on is None and (c.reported_on is None or not c.finding.ok)]
 
 
@@ -132,9 +143,11 @@ def report_change(db: Database, actor: Actor, municipality: str, change_id: str,
     authorize(actor, "write", municipality)
     doc = _stored(db, municipality, change_id)
     _check_dates(parse_date(doc["changed_on"]), reported_on, clock.today())
-    db[COLLECTION].update_one({"_id": ObjectId(change_id)}, {"$set": encode({"reported_on": reported_on})})
-    audit.record(db, actor, municipality, "data_change_reported", COLLECTION, change_id,
-                 {"reported_on": doc.get("reported_on")}, {"reported_on": reported_on})
+    with store.transaction(db):
+        db[COLLECTION].update_one({"_id": ObjectId(change_id)},
+                                  {"$set": encode({"reported_on": reported_on, "updated_at": clock.now_utc()})})
+        audit.record(db, actor, municipality, "data_change_reported", COLLECTION, change_id,
+                     {"reported_on": doc.get("reported_on")}, {"reported_on": reported_on})
 
 
 def close_change(db: Database, actor: Actor, municipality: str, change_id: str, note: str) -> None:
@@ -144,6 +157,8 @@ def close_change(db: Database, actor: Actor, municipality: str, change_id: str, 
         raise ValidationFailed({"closing_note": "Providência: descreva o que foi feito (p.ex. nº do auto)."})
     doc = _stored(db, municipality, change_id)
     closed = {"closed_on": clock.today(), "closing_note": note.strip()}
-    db[COLLECTION].update_one({"_id": ObjectId(change_id)}, {"$set": encode(closed)})
-    audit.record(db, actor, municipality, "data_change_closed", COLLECTION, change_id,
-                 {k: doc.get(k) for k in closed}, closed)
+    with store.transaction(db):
+        db[COLLECTION].update_one({"_id": ObjectId(change_id)},
+                                  {"$set": encode({**closed, "updated_at": clock.now_utc()})})
+        audit.record(db, actor, municipality, "data_change_closed", COLLECTION, change_id,
+                     {k: doc.get(k) for k in closed}, closed)

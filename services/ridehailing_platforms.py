@@ -50,8 +50,9 @@ def compliance(db: Database, actor: Actor, municipality: str, platform_id: str, 
     """APP insurance, periodic lists and monthly ISSQN on ``on``, each with its article."""
     authorize(actor, "read", municipality)
     platform = platform_concept(db, actor, municipality, platform_id)
-    return ridehailing.rules_of(municipality).platform_compliance(
-        platform, on, parameters.book(db, municipality), parameters.calendar(db, municipality, on))
+    book = parameters.book(db, municipality)
+    return ridehailing.rules_of(municipality).platform_compliance(platform, on, book,
+                                                                  parameters.calendar_from(book, on))
 
 
 def platform_reports(db: Database, actor: Actor, municipality: str, cnpj: str) -> list[dict]:
@@ -63,6 +64,7 @@ def platform_reports(db: Database, actor: Actor, municipality: str, cnpj: str) -
 def add_report(db: Database, actor: Actor, municipality: str, cnpj: str, kind: str, on: date,
                reference: str = "") -> str:
     """Record a list handed in on ``on`` or the ISSQN of the month of ``on`` (kept as its first day)."""
+    authorize(actor, "write", municipality)
     if kind == "issqn" and isinstance(on, date):
         on = on.replace(day=1)
     return entities.create(db, actor, "platform_reports", municipality,

@@ -16,7 +16,7 @@ from pymongo.database import Database
 from rules.fmt import brl
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
-from services import fields, parameters, ridehailing, ridehailing_changes
+from services import fields, ridehailing, ridehailing_changes
 from services.auth import Actor, authorize
 from services.store import decode, parse_date
 
@@ -55,11 +55,10 @@ def _fee_message(doc: dict, what: str) -> str:
     return f"DAM {fee['number']} {what} aguardando pagamento"
 
 
-def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[date, str, str, str]]:
+def _items(doc: dict, on: date, scope: ridehailing.Scope) -> list[tuple[date, str, str, str]]:
     """(due, kind, message, reference) of one authorization on ``on``."""
-    rules = ridehailing.rules_of(municipality)
-    book, calendar = parameters.book(db, municipality), parameters.calendar(db, municipality, on)
-    state = ridehailing.state_of(doc, municipality, on, db)
+    rules, book, calendar = scope.rules, scope.book, scope.calendar(on)
+    state = scope.state(doc, on)
     status = state.status
     if status is Status.REQUESTED:
         return [(parse_date(doc["protocol_date"]), EVALUATE, "Requerimento protocolado aguardando análise",
@@ -101,10 +100,11 @@ def _items(doc: dict, municipality: str, on: date, db: Database) -> list[tuple[d
     return [item for item in items if item[0] <= on + timedelta(days=HORIZON_DAYS)]
 
 
-def _data_changes(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
+def _data_changes(db: Database, actor: Actor, municipality: str, on: date,
+                  scope: ridehailing.Scope) -> list[Pendencia]:
     """Changes of data reported late or not reported (CG art. 18 XIX; MP art. 12 XX)."""
     items = []
-    for change in ridehailing_changes.open_irregular(db, actor, municipality, on):
+    for change in ridehailing_changes.open_irregular(db, actor, municipality, on, scope.calendar(on)):
         whose = (f"Veículo {fields.show('plate', change.subject)}" if change.collection == "vehicles"
                  else f"Condutor CPF {fields.show('cpf', change.subject)}")
         items.append(Pendencia(change.deadline, DATA_CHANGE, "", change.subject if change.collection == "vehicles"
@@ -116,11 +116,13 @@ def _data_changes(db: Database, actor: Actor, municipality: str, on: date) -> li
 def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
     """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first."""
     authorize(actor, "read", municipality)
-    queue = _data_changes(db, actor, municipality, on)
-    for raw in db["authorizations"].find({"municipality": municipality}):
+    scope = ridehailing.Scope(db, municipality)
+    queue = _data_changes(db, actor, municipality, on, scope)
+    fields = {**ridehailing.ROW_FIELDS, "fee_dam": 1}
+    for raw in db["authorizations"].find({"municipality": municipality}, fields):
         doc = decode(raw)
         doc["id"] = str(doc.pop("_id"))
-        for due, kind, message, reference in _items(doc, municipality, on, db):
+        for due, kind, message, reference in _items(doc, on, scope):
             queue.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
                                    due < on and kind != EVALUATE, doc["id"]))
     return sorted(queue, key=lambda p: (p.due, p.protocol))

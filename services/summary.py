@@ -68,9 +68,10 @@ def _authorizations(db: Database, municipality: str, today: date) -> dict[str, i
         return {}
     from services import ridehailing
 
+    scope = ridehailing.Scope(db, municipality)
     statuses: Counter[str] = Counter()
-    for doc in db["authorizations"].find({"municipality": municipality}):
-        statuses[LABELS[ridehailing.state_of(decode(doc), municipality, today, db).status]] += 1
+    for doc in db["authorizations"].find({"municipality": municipality}, ridehailing.ROW_FIELDS):
+        statuses[LABELS[scope.state(decode(doc), today).status]] += 1
     return dict(statuses.most_common())
 
 

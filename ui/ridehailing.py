@@ -8,12 +8,13 @@ import streamlit as st
 from rules.base import Decision, Finding, Level
 from rules.fmt import day
 from rules.ridehailing.lifecycle import AuthorizationState, Status
-from services import clock, entities, ridehailing, ridehailing_changes
+from services import clock, config, entities, ridehailing, ridehailing_changes, ridehailing_queue
 from services.entities import EntitySpec
 from ui import common
 from ui.entity import entity_form, entity_import, entity_list, field_widget
 
 ICONS = {True: "✅", False: "❌"}
+READ_TTL_SECONDS = 300  # cached lists live at most this long; writes change the data version sooner
 STATUS_COLOURS = {
     Status.ACTIVE: "green", Status.AWAITING_FEE: "orange", Status.AWAITING_INSPECTION: "orange",
     Status.REQUESTED: "blue", Status.BLOCKED: "red", Status.SUSPENDED: "red", Status.REFUSED: "gray",
@@ -55,6 +56,60 @@ EVENT_LABELS = {
     "vehicle_substituted": "Veículo substituído", "suspended": "Suspensão", "revoked": "Revogação",
     "cassada": "Cassação",
 }
+
+
+# ---- cached reads: each page builds its rows once per render and per data version ----
+
+def _store_key() -> str:
+    return f"{config.mongodb_uri() or ''}|{config.data_dir()}"
+
+
+@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
+def _rows(store: str, actor, mun: str, on, version: str) -> list[ridehailing.AuthorizationRow]:
+    return ridehailing.authorization_rows(common.db(), actor, mun, on)
+
+
+@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
+def _queue(store: str, actor, mun: str, on, version: str) -> list[ridehailing_queue.Pendencia]:
+    return ridehailing_queue.pendencias(common.db(), actor, mun, on)
+
+
+def authorization_rows(actor, mun: str, search: str = "") -> tuple[bool, list[ridehailing.AuthorizationRow]]:
+    """(ok, rows) of every authorization on today, cached under the store's data version."""
+    ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
+    if not ok:
+        return False, []
+    ok, rows = common.attempt(_rows, _store_key(), actor, mun, clock.today(), version)
+    return ok, ridehailing.matching(rows, search) if ok else []
+
+
+@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
+def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int,
+          version: str) -> ridehailing.RowsPage:
+    return ridehailing.authorization_page(common.db(), actor, mun, on, search, page, per_page)
+
+
+def authorization_page(actor, mun: str, search: str, page: int, per_page: int) -> tuple[bool, ridehailing.RowsPage]:
+    """(ok, page) of the authorization list on today, cached under the store's data version."""
+    ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
+    if not ok:
+        return False, None
+    return common.attempt(_page, _store_key(), actor, mun, clock.today(), search, page, per_page, version)
+
+
+def pendencias(actor, mun: str) -> tuple[bool, list[ridehailing_queue.Pendencia]]:
+    """(ok, queue) of today, cached under the store's data version."""
+    ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
+    if not ok:
+        return False, []
+    return common.attempt(_queue, _store_key(), actor, mun, clock.today(), version)
+
+
+def clear_reads() -> None:
+    """Forget the cached lists (called by the pages after each write they make)."""
+    _rows.clear()
+    _page.clear()
+    _queue.clear()
 
 
 def flash(key: str) -> None:
