@@ -6,7 +6,8 @@ from pymongo.database import Database
 from rules.dam.parameters import DEFAULT_PARAMETERS as DAM_PARAMETERS
 from rules.params import ParameterVersion
 from rules.registry import default_parameters
-from services import audit, clock, entities, events, specs  # noqa: F401  (specs registers the entity specs)
+# ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
+from services import audit, clock, entities, events, ridehailing, specs  # noqa: F401  (specs registers the entity specs)
 from services.auth import SYSTEM
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
 
@@ -22,6 +23,7 @@ def prepare(db: Database) -> None:
         versions = [*shared_parameters(municipality["code"]), *DAM_PARAMETERS, *default_parameters(municipality["code"])]
         for version in versions:
             ensure_parameter(db, municipality["code"], version)
+    ridehailing.prepare(db)  # open-authorization keys and their unique indexes
     events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 

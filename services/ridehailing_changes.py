@@ -66,22 +66,27 @@ def _check_dates(changed_on: date | None, reported_on: date | None, today: date)
 
 
 def record_change(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str, values: dict,
-                  changed_on: date | None, reported_on: date | None) -> str | None:
+                  changed_on: date | None, reported_on: date | None,
+                  expected_version: int | None = None) -> str | None:
     """Save the edited data and keep the change with its two dates; None when nothing changed.
 
     ``reported_on`` None means the driver did not report it (the secretariat found it out).
+    ``expected_version`` is the version the form loaded: a record saved by someone else meanwhile
+    is refused (``Conflict``) and nothing is written.
     """
     authorize(actor, "write", municipality)
     _check_dates(changed_on, reported_on, clock.today())
     spec = entities.spec_for(db, collection, municipality)
     with store.transaction(db):
-        return _record_change(db, actor, municipality, spec, collection, doc_id, values, changed_on, reported_on)
+        return _record_change(db, actor, municipality, spec, collection, doc_id, values, changed_on, reported_on,
+                              expected_version)
 
 
 def _record_change(db: Database, actor: Actor, municipality: str, spec: Any, collection: str, doc_id: str,
-                   values: dict, changed_on: date, reported_on: date | None) -> str | None:
+                   values: dict, changed_on: date, reported_on: date | None,
+                   expected_version: int | None) -> str | None:
     before = entities.get(db, actor, collection, municipality, doc_id)
-    entities.update(db, actor, collection, municipality, doc_id, values)
+    entities.update(db, actor, collection, municipality, doc_id, values, expected_version=expected_version)
     after = entities.get(db, actor, collection, municipality, doc_id)
     changes = [{"field": f.name, "label": f.label, "before": f.show(before.get(f.name)),
                 "after": f.show(after.get(f.name))}

@@ -148,3 +148,19 @@ def test_drivers_screen_records_an_unreported_change_and_pendencias_shows_it(db)
     row = rows[rows["Tipo"] == "Alteração de dados"].iloc[0]
     assert f"Alteração de {changed_on:%d/%m/%Y} ainda não comunicada" in row["O que fazer"]
     assert "atrasada" in row[""] and "art. 18, XIX" in row["Fundamento legal"]
+
+
+def test_a_data_change_over_a_newer_version_is_refused_and_keeps_the_first(db):
+    """Two clerks open the same driver; the second save, made on the version both loaded, is refused."""
+    from services.errors import Conflict
+
+    cpf, _ = register(db, "chapada", seed=3)
+    record = driver_id(db, "chapada", cpf)
+    loaded = ridehailing.driver_record(db, "chapada", cpf)["version"]
+    ridehailing_changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record,
+                                      {"address": "Rua Nova, 10"}, TODAY, TODAY, expected_version=loaded)
+    with pytest.raises(Conflict, match="foi alterado por"):
+        ridehailing_changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record,
+                                          {"address": "Rua Velha, 99"}, TODAY, TODAY, expected_version=loaded)
+    assert ridehailing.driver_record(db, "chapada", cpf)["address"] == "Rua Nova, 10"
+    assert len(ridehailing_changes.history(db, ACTORS["chapada"], "chapada", "drivers", record, TODAY)) == 1

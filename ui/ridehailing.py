@@ -123,6 +123,8 @@ def flash(key: str) -> None:
 def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) -> None:
     """Edit a driver or vehicle saying when the fact changed and when the driver reported it."""
     key = f"{spec.name}_change_{doc['id']}"
+    version_key = f"{key}_version"  # the version first loaded: a save over someone else's is refused
+    st.session_state.setdefault(version_key, doc.get("version", 0))
     with st.form(key):
         st.caption(f"O condutor deve comunicar a alteração de dados em até 7 dias ({reference}).")
         cols = st.columns(3)
@@ -139,8 +141,10 @@ def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) ->
         submitted = st.form_submit_button("Salvar alteração", type="primary")
     if submitted:
         ok, change_id = common.attempt(ridehailing_changes.record_change, common.db(), actor, mun, spec.name,
-                                       doc["id"], values, changed_on, None if unreported else reported_on)
+                                       doc["id"], values, changed_on, None if unreported else reported_on,
+                                       st.session_state[version_key])
         if ok:
+            st.session_state.pop(version_key, None)
             st.session_state[f"{spec.name}_change_flash"] = (
                 ("success", "Alteração salva com as datas do fato e da comunicação.") if change_id
                 else ("info", "Nenhum dado foi alterado."))
