@@ -1,6 +1,6 @@
 """Storage contract: every store operation the services use, on each store the product supports.
 
-Runs on the embedded store (tinymongo/SQLite), on mongomock (a second model of MongoDB's
+Runs on the embedded store (services.docstore over SQLite), on mongomock (a second model of MongoDB's
 semantics) and on a real server when MONGODB_URI is set.
 """
 from __future__ import annotations
@@ -59,10 +59,7 @@ def test_find_sort_skip_limit_count(store):
     assert names == ["Pessoa 15", "Pessoa 13", "Pessoa 11"]
 
 
-def test_count_with_limit(store, request):
-    if "embedded" in request.node.name:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "tinymongo 1.3.1 ignores limit in count_documents; services use store.exists instead")))
+def test_count_with_limit(store):
     col = people(store)
     assert col.count_documents({"municipality": "matupa"}, limit=1) == 1
 
