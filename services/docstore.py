@@ -13,7 +13,9 @@ other types are text with a tag that sorts correctly within the type: ``\\x01t``
 UTC instant (milliseconds, as MongoDB keeps them), ``\\x01o`` + ObjectId hex, ``\\x01q0``/``\\x01q1``
 for booleans (so ``True`` is never ``1``), ``\\x01k`` + subtype + hex for binary, ``\\x01a`` + an
 order-preserving decimal key + the exact Decimal128 text (so money compares as decimal, never through
-float). A real string that starts with ``\\x01`` is kept as ``\\x01s`` + the string.
+float). A real string that starts with ``\\x01`` or holds a NUL is kept as ``\\x01s`` + the string with
+those two characters escaped (SQLite's JSON functions stop at a NUL); such strings take part in
+equality, ``$in`` and ``$regex`` but not in ``$gt``/``$lt`` ranges.
 
 Semantics follow MongoDB for: ``{f: None}`` and ``$ne``/``$nin`` matching missing fields, equality and
 ``$in`` against array elements (paths that have ever held an array are remembered in ``__paths``),
@@ -94,10 +96,10 @@ def _as_decimal128(value: Any) -> Decimal128:
 
 def to_json(value: Any) -> Any:
     """A BSON value as a JSON-able value of the stored form."""
-    if value is None or isinstance(value, str) and not value.startswith(TAG):
+    if value is None or isinstance(value, str) and not value.startswith(TAG) and "\x00" not in value:
         return value
     if isinstance(value, str):
-        return TAG + _TAG_STR + value
+        return TAG + _TAG_STR + value.replace(TAG, TAG + "\x02").replace("\x00", TAG + TAG)
     if isinstance(value, bool):
         return TAG + _TAG_BOOL + ("1" if value else "0")
     if isinstance(value, int):
@@ -143,11 +145,15 @@ def _from_tagged(text: str) -> Any:
     if tag == _TAG_BOOL:
         return body == "1"
     if tag == _TAG_STR:
-        return body
+        return _unescape(body)
     if tag == _TAG_BINARY:
         subtype, data = int(body[:2], 16), bytes.fromhex(body[2:])
         return data if subtype == 0 else Binary(data, subtype)
     return text
+
+
+def _unescape(body: str) -> str:
+    return re.sub("\x01([\x01\x02])", lambda m: "\x00" if m.group(1) == TAG else TAG, body)
 
 
 def from_json(value: Any) -> Any:
@@ -523,7 +529,7 @@ def _sql_regex(value: Any, pattern: str, flags: str) -> int:
     if value.startswith(TAG):
         if not value.startswith(TAG + _TAG_STR):
             return 0
-        value = value[2:]
+        value = _unescape(value[2:])
     return 1 if _regex(pattern, flags).search(value) else 0
 
 
