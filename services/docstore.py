@@ -784,8 +784,7 @@ class Engine:
         self.path = path
         self.synchronous = synchronous
         self._local = threading.local()
-        self._connections: weakref.WeakSet = weakref.WeakSet()
-        self._all: list[sqlite3.Connection] = []
+        self._all: dict[int, tuple[weakref.ref, sqlite3.Connection]] = {}
         self._lock = threading.Lock()
         self._known_tables: set[str] = set()
         self._known_paths: dict[str, set[tuple[str, str]]] = {}
@@ -810,12 +809,16 @@ class Engine:
             self._local.conn = conn
             self._local.depth = 0
             with self._lock:
-                self._all.append(conn)
+                for ident, (thread, other) in list(self._all.items()):
+                    if thread() is None or not thread().is_alive():  # a finished thread's connection
+                        other.close()
+                        del self._all[ident]
+                self._all[id(conn)] = (weakref.ref(threading.current_thread()), conn)
         return conn
 
     def close(self) -> None:
         with self._lock:
-            for conn in self._all:
+            for _, conn in self._all.values():
                 try:
                     conn.close()
                 except sqlite3.Error:

@@ -164,3 +164,15 @@ def test_files_are_kept_by_hash_outside_documents(embedded):
     assert store.put_file(embedded, b"RETORNO CNAB\x00\xff") == digest
     assert store.get_file(embedded, digest) == b"RETORNO CNAB\x00\xff"
     assert store.list_files(embedded) == [digest]
+
+
+def test_connections_of_finished_threads_are_closed(embedded):
+    def read():
+        embedded["a"].count_documents({})
+
+    for _ in range(5):
+        thread = threading.Thread(target=read)
+        thread.start()
+        thread.join()
+    read()
+    assert len(embedded.engine._all) <= 2
