@@ -786,8 +786,6 @@ class Engine:
         self._local = threading.local()
         self._all: dict[int, tuple[weakref.ref, sqlite3.Connection]] = {}
         self._lock = threading.Lock()
-        self._known_tables: set[str] = set()
-        self._known_paths: dict[str, set[tuple[str, str]]] = {}
         self.closed = False
         conn = self.conn()
         with self.write():
@@ -850,7 +848,6 @@ class Engine:
                 conn.execute("COMMIT")
                 raise exc.error from None
             conn.execute("ROLLBACK")
-            self._forget()
             raise
         else:
             self._local.depth = 0
@@ -874,7 +871,6 @@ class Engine:
         except BaseException:
             self._local.depth = 0
             conn.execute("ROLLBACK")
-            self._forget()
             raise
         else:
             self._local.depth = 0
@@ -883,26 +879,15 @@ class Engine:
     def in_transaction(self) -> bool:
         return bool(getattr(self._local, "depth", 0))
 
-    def _forget(self) -> None:
-        with self._lock:
-            self._known_tables.clear()
-            self._known_paths.clear()
-
     def has_table(self, name: str) -> bool:
-        if name in self._known_tables:
-            return True
         row = self.conn().execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
-        if row and not self.in_transaction():
-            self._known_tables.add(name)
         return row is not None
 
     def ensure_table(self, conn: sqlite3.Connection, name: str) -> None:
-        if name in self._known_tables:
-            return
+        """Create the collection's table on its first write (a no-op statement afterwards)."""
         if name in _META or name.startswith("sqlite_"):
             raise OperationFailure(f"Invalid collection name: {name}")
         conn.execute(f"CREATE TABLE IF NOT EXISTS {_q(name)} (id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)")
-        self._known_tables.add(name)
 
     def kinds(self, coll: str) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
@@ -911,15 +896,13 @@ class Engine:
         return out
 
     def note_paths(self, conn: sqlite3.Connection, coll: str, docs: Iterable[dict]) -> None:
+        """Remember which paths hold arrays, numbers and decimals (in the same transaction as the write)."""
         found: set[tuple[str, str]] = set()
         for doc in docs:
             _paths_of(doc, "", found)
-        known = self._known_paths.setdefault(coll, set())
-        new = found - known
-        if new:
+        if found:
             conn.executemany("INSERT OR IGNORE INTO __paths (coll, path, kind) VALUES (?, ?, ?)",
-                             [(coll, p, k) for p, k in new])
-            known |= new
+                             [(coll, p, k) for p, k in found])
 
 
 class _Partial(Exception):
@@ -1329,8 +1312,6 @@ class Collection:
             conn.execute(f"DROP TABLE IF EXISTS {_q(self.name)}")
             conn.execute("DELETE FROM __indexes WHERE coll = ?", (self.name,))
             conn.execute("DELETE FROM __paths WHERE coll = ?", (self.name,))
-        self._engine._known_tables.discard(self.name)
-        self._engine._known_paths.pop(self.name, None)
 
     # -- indexes
     def _index_specs(self) -> dict[str, dict]:
