@@ -503,7 +503,7 @@ class Compiler:
             _regex(pattern, flags)
         except re.error as exc:
             raise OperationFailure(f"Regular expression is invalid: {exc}", code=51091) from None
-        return lambda v: f"painel_regex({v.sql}, {self._p(pattern)}, {self._p(flags)})"
+        return lambda v: f"({v.jtype} = 'text' AND painel_regex({v.sql}, {self._p(pattern)}, {self._p(flags)}))"
 
 
 def _number_param(value: Decimal128) -> int | float:

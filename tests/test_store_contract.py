@@ -481,3 +481,11 @@ def test_estimated_count_drop_and_index_information(store):
     assert "i_mun_n" in col.index_information() and "i_mun_n" in [i["name"] for i in col.list_indexes()]
     col.drop()
     assert col.count_documents({}) == 0 and "people" not in store.list_collection_names()
+
+
+def test_regex_matches_strings_and_string_elements_only(store):
+    col = store["rx"]
+    col.insert_many([{"k": 1, "a": []}, {"k": 2, "a": {"x": "y"}}, {"k": 3, "a": "z"}, {"k": 4, "a": ["q", 1]},
+                     {"k": 5, "a": 12}])
+    assert sorted(d["k"] for d in col.find({"a": {"$regex": "."}})) == [3, 4]
+    assert sorted(d["k"] for d in col.find({"a": {"$regex": "x"}})) == []
