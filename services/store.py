@@ -20,6 +20,7 @@ import contextvars
 import hashlib
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
@@ -189,16 +190,16 @@ def has_transactions(db: Any) -> bool:
     if not isinstance(db, _SessionDatabase):
         return False
     client = db.client
-    known = _REPLICA.get(id(client))
+    known = _REPLICA.get(client)
     if known is None:
         hello = client.admin.command("hello")
         known = bool(hello.get("setName")) or hello.get("msg") == "isdbgrid"
-        _REPLICA[id(client)] = known
+        _REPLICA[client] = known
     return known
 
 
 _SESSION: contextvars.ContextVar[Any] = contextvars.ContextVar("painel_store_session", default=None)
-_REPLICA: dict[int, bool] = {}
+_REPLICA: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # client → is a replica set / mongos
 _SESSION_METHODS = frozenset({
     "find", "find_one", "insert_one", "insert_many", "update_one", "update_many", "replace_one",
     "delete_one", "delete_many", "find_one_and_update", "find_one_and_replace", "find_one_and_delete",
