@@ -489,3 +489,14 @@ def test_regex_matches_strings_and_string_elements_only(store):
                      {"k": 5, "a": 12}])
     assert sorted(d["k"] for d in col.find({"a": {"$regex": "."}})) == [3, 4]
     assert sorted(d["k"] for d in col.find({"a": {"$regex": "x"}})) == []
+
+
+def test_dotted_updates_min_max_and_array_positions(store):
+    col = store["dot"]
+    col.insert_one({"_id": 1, "items": [{"qty": 1}, {"qty": 2}], "low": 5, "high": 5})
+    col.update_one({"_id": 1}, {"$set": {"a.b.c": "x"}, "$inc": {"items.1.qty": 3}, "$min": {"low": 3},
+                                "$max": {"high": 4}})
+    col.update_one({"_id": 1}, {"$min": {"low": 4}, "$max": {"high": 9}, "$unset": {"a.b.c": ""}})
+    assert col.find_one({"_id": 1}) == {"_id": 1, "items": [{"qty": 1}, {"qty": 5}], "low": 3, "high": 9,
+                                        "a": {"b": {}}}
+    assert col.count_documents({"items.1.qty": 5}) == 1
