@@ -176,10 +176,6 @@ def _id_to_sql(value: Any) -> Any:
     return to_json(value)
 
 
-def _id_from_sql(value: Any) -> Any:
-    return from_json(value)
-
-
 def _kind_class(value: Any) -> str:
     """The BSON comparison class of a (JSON-stored) value, used for type bracketing."""
     if value is None:
@@ -584,11 +580,6 @@ def _parent(doc: dict, path: str, create: bool) -> tuple[Any, str | int | None]:
     return current, last
 
 
-def _lookup(doc: dict, path: str) -> Any:
-    value = _get_path(doc, path)
-    return value
-
-
 def _put(doc: dict, path: str, value: Any) -> None:
     parent, key = _parent(doc, path, True)
     parent[key] = value
@@ -639,14 +630,14 @@ def apply_update(doc: dict, update: Mapping, inserting: bool) -> dict:
                 elif isinstance(parent, list) and isinstance(key, int) and key < len(parent):
                     parent[key] = None
             elif op == "$inc":
-                _put(doc, path, _add(_lookup(doc, path), arg, path))
+                _put(doc, path, _add(_get_path(doc, path), arg, path))
             elif op in ("$min", "$max"):
-                current = _lookup(doc, path)
+                current = _get_path(doc, path)
                 if current is _MISSING or (bson_sort_key(arg) < bson_sort_key(current)) == (op == "$min") \
                         and not _values_equal(arg, current):
                     _put(doc, path, arg)
             elif op in ("$push", "$addToSet"):
-                current = _lookup(doc, path)
+                current = _get_path(doc, path)
                 if current is _MISSING:
                     current = []
                     _put(doc, path, current)
@@ -664,7 +655,7 @@ def apply_update(doc: dict, update: Mapping, inserting: bool) -> dict:
                     if op == "$push" or not any(_values_equal(item, existing) for existing in current):
                         current.append(item)
             elif op == "$pull":
-                current = _lookup(doc, path)
+                current = _get_path(doc, path)
                 if isinstance(current, list):
                     current[:] = [item for item in current if not _py_match(item, arg)]
     return doc
@@ -1192,7 +1183,7 @@ class Collection:
         self._engine.note_paths(conn, self.name, [body])
 
     def _load(self, row: tuple) -> dict:
-        doc = {"_id": _id_from_sql(row[0])}
+        doc = {"_id": from_json(row[0])}
         doc.update(from_json(json.loads(row[1])))
         return doc
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from bson.decimal128 import Decimal128, create_decimal128_context
 from pymongo.database import Database
-from pymongo.errors import BulkWriteError, DuplicateKeyError  # noqa: F401  (re-exported for the services)
+from pymongo.errors import DuplicateKeyError  # noqa: F401  (re-exported for the services)
 
 from services import config, docstore
 
