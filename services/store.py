@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
+import logging
 import os
 import threading
 import weakref
@@ -79,6 +80,11 @@ def _make_client(uri: str | None, folder: str) -> Any:
         from pymongo import MongoClient
 
         return MongoClient(uri, tz_aware=True, serverSelectionTimeoutMS=5000)
+    legacy = Path(folder) / f"{config.mongodb_db()}.sqlite"
+    if legacy.exists() and not (Path(folder) / "painel.sqlite3").exists():
+        logging.getLogger(__name__).warning(
+            "A pasta %s tem dados no formato antigo (tinymongo, %s) que o painel não lê mais; copie-os com "
+            "`python -m seed --from-tinymongo %s` (veja o README).", folder, legacy.name, folder)
     return docstore.Client(folder, default_db=config.mongodb_db(), synchronous=SYNCHRONOUS)
 
 

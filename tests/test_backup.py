@@ -107,3 +107,15 @@ def test_seed_backup_and_restore_commands(tmp_path, monkeypatch, capsys):
     digests = [line.rsplit(" ", 1)[1] for line in out.splitlines() if line.startswith("Resumo")]
     assert len(digests) == 2 and digests[0] == digests[1]
     store.close_all()
+
+
+def test_an_old_tinymongo_folder_is_pointed_out_at_start(tmp_path, monkeypatch, caplog):
+    from tinymongo import TinyMongoClient
+
+    client = TinyMongoClient(str(tmp_path / "data"), backend="sqlite")
+    client["painel_municipal"]["users"].insert_one({"username": "old"})
+    client.close()
+    monkeypatch.delenv("MONGODB_DB", raising=False)
+    store.connect(uri="", data_dir=str(tmp_path / "data"))
+    assert "--from-tinymongo" in caplog.text
+    store.close_all()
