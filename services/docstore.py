@@ -30,7 +30,9 @@ compound ``_id`` documents, sessions, change streams. Known differences kept on 
 field holding arrays orders by the array's JSON text (MongoDB uses its smallest/largest element);
 values of different BSON types in one sorted field sort by tag, not by MongoDB's full type order
 (numbers and Decimal128 stored in the same field do not interleave in a sort, though they compare
-together in filters); datetimes keep milliseconds (as MongoDB does).
+together in filters); datetimes keep milliseconds (as MongoDB does); an index on a field holding
+arrays indexes the whole array (MongoDB indexes each element: a unique index over arrays differs),
+and a filter on such a path checks the elements with ``json_each`` rather than through the index.
 """
 from __future__ import annotations
 
