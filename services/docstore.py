@@ -691,6 +691,10 @@ def _project(doc: dict, projection: Any) -> dict:
     if isinstance(projection, (list, tuple)):
         projection = {k: 1 for k in projection}
     spec = dict(projection)
+    if not spec:
+        return doc
+    if list(spec) == ["_id"] and spec["_id"]:
+        return {"_id": doc["_id"]} if "_id" in doc else {}
     include_id = bool(spec.pop("_id", True))
     for value in spec.values():
         if isinstance(value, Mapping):

@@ -455,6 +455,8 @@ def test_projections_inclusion_exclusion_id_and_dotted(store):
     assert col.find_one({}, {"b.c": 1, "_id": 0}) == {"b": {"c": 2}}
     assert col.find_one({}, {"b.d": 0, "e": 0}) == {"_id": 1, "a": 1, "b": {"c": 2}}
     assert list(col.find({}, ["e"])) == [{"_id": 1, "e": 4}]
+    assert col.find_one({}, {"_id": 1}) == {"_id": 1}
+    assert col.find_one({}, {"_id": 0}) == {"a": 1, "b": {"c": 2, "d": 3}, "e": 4}
 
 
 def test_ids_may_be_object_ids_strings_or_ints(store):
