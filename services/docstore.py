@@ -203,8 +203,10 @@ def bson_sort_key(value: Any) -> tuple:
     if kind == "number":
         number = value.to_decimal() if isinstance(value, Decimal128) else Decimal(repr(value) if isinstance(value, float) else value)
         return (_CLASS_ORDER[kind], number)
-    if kind in ("object", "array"):
-        return (_CLASS_ORDER[kind], _dumps(stored))
+    if kind == "array":
+        return (_CLASS_ORDER[kind], tuple(bson_sort_key(v) for v in value))
+    if kind == "object":
+        return (_CLASS_ORDER[kind], tuple((bson_sort_key(v)[0], k, bson_sort_key(v)) for k, v in value.items()))
     return (_CLASS_ORDER[kind], stored if stored is not None else 0)
 
 
