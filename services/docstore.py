@@ -762,6 +762,26 @@ def _key_list(keys: Any, direction: Any = None) -> list[tuple[str, int]]:
     return out
 
 
+def _distinct_values(value: Any, parts: list[str]) -> Iterator[Any]:
+    """The values ``distinct`` counts under ``parts`` of a (JSON-stored) value, as MongoDB walks arrays."""
+    if not parts:
+        if isinstance(value, list):
+            yield from value
+        else:
+            yield value
+        return
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict):
+        if head in value:
+            yield from _distinct_values(value[head], rest)
+    elif isinstance(value, list):
+        if head.isdigit() and int(head) < len(value):
+            yield from _distinct_values(value[int(head)], rest)
+        for item in value:
+            if isinstance(item, dict):
+                yield from _distinct_values(item, parts)
+
+
 def _paths_of(value: Any, prefix: str, out: set[tuple[str, str]]) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
@@ -1070,21 +1090,20 @@ class Collection:
             return []
         where, params = self._where(filter)
         table = _q(self.name)
+        parts = key.split(".")
+        kinds = self._engine.kinds(self.name)
         if key == "_id":
             rows = self._engine.conn().execute(f"SELECT DISTINCT json_quote(id) FROM {table} WHERE {where}", params)
+        elif any("array" in kinds.get(".".join(parts[:k]), ()) for k in range(1, len(parts) + 1)):
+            # arrays on the path: each element counts (and documents inside arrays are walked)
+            head = _json_path(parts[:1])
+            found = self._engine.conn().execute(f"SELECT DISTINCT doc -> '{head}' FROM {table} "
+                                                f"WHERE json_type(doc, '{head}') IS NOT NULL AND ({where})", params)
+            rows = [(_dumps(v),) for (text,) in found for v in _distinct_values(json.loads(text), parts[1:])]
         else:
-            jpath = _json_path(key.split("."))
-            if "array" in self._engine.kinds(self.name).get(key, ()):
-                sql = (f"SELECT DISTINCT CASE WHEN e.type IN ('object', 'array') THEN json(e.value) "
-                       f"ELSE json_quote(e.value) END FROM {table} JOIN json_each({table}.doc, '{jpath}') AS e "
-                       f"WHERE json_type({table}.doc, '{jpath}') = 'array' AND ({where}) UNION "
-                       f"SELECT DISTINCT doc -> '{jpath}' FROM {table} WHERE json_type(doc, '{jpath}') "
-                       f"NOT IN ('array', 'null') AND ({where})")
-                params = [*params, *params]
-            else:
-                sql = (f"SELECT DISTINCT doc -> '{jpath}' FROM {table} WHERE json_type(doc, '{jpath}') "
-                       f"IS NOT NULL AND ({where})")
-            rows = self._engine.conn().execute(sql, params)
+            jpath = _json_path(parts)
+            rows = self._engine.conn().execute(f"SELECT DISTINCT doc -> '{jpath}' FROM {table} "
+                                               f"WHERE json_type(doc, '{jpath}') IS NOT NULL AND ({where})", params)
         out, seen = [], set()
         for (text,) in rows:
             if text is None:

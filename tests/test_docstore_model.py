@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import mongomock
+from bson import json_util
 import pytest
 from pymongo.errors import PyMongoError
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -136,3 +137,19 @@ def test_updates_leave_the_same_document_as_mongomock(engine, doc, update, upser
             assume(col is not model)
             raise
     assert results[1] == results[0]
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
+@example(docs=[{"b": [{"x": None}, {"x": 1}]}, {"b": [1, None]}], field="b.x", flt={}, skip=0, limit=1)
+@given(docs=documents, field=fields, flt=filters, skip=st.integers(0, 3), limit=st.integers(1, 3))
+def test_distinct_and_bounded_counts_match_mongomock(engine, docs, field, flt, skip, limit):
+    engine.drop_collection("d")
+    model = mongomock.MongoClient(tz_aware=True)["model"]["d"]
+    rows = [{"_id": i, **d} for i, d in enumerate(docs)]
+    engine["d"].insert_many([dict(r) for r in rows])
+    model.insert_many([dict(r) for r in rows])
+    def key(value):
+        return json_util.dumps({"v": value})
+
+    assert sorted(map(key, engine["d"].distinct(field, flt))) == sorted(map(key, model.distinct(field, flt)))
+    assert engine["d"].count_documents(flt, skip=skip, limit=limit) == model.count_documents(flt, skip=skip, limit=limit)
