@@ -1357,15 +1357,8 @@ class Collection:
         spec = {"key": [list(k) for k in key_list], "unique": unique, "sparse": sparse}
         if partial is not None:
             spec["partialFilterExpression"] = partial
-        existing = self._index_specs()
-        if name in existing:
-            old = {**existing[name], "key": [list(k) for k in existing[name]["key"]]}
-            if old != spec:
-                raise OperationFailure(f"An existing index has the same name as the requested index: {name}", code=86)
+        if self._index_exists(name, spec):  # the usual case at start: nothing to write
             return name
-        for other, old in existing.items():
-            if [list(k) for k in old["key"]] == spec["key"] and {**old, "key": spec["key"]} == spec:
-                raise OperationFailure(f"Index already exists with a different name: {other}", code=85)
         where = ""
         if partial is not None:
             where = " WHERE " + _partial_sql(partial)
@@ -1375,6 +1368,8 @@ class Collection:
         table = _q(self.name)
         columns = ", ".join(f"{field_expr(k)} {'DESC' if d == -1 else 'ASC'}" for k, d in key_list)
         with self._engine.write() as conn:
+            if self._index_exists(name, spec):  # made meanwhile by another process
+                return name
             self._engine.ensure_table(conn, self.name)
             if unique:
                 keyed = ", ".join(f"IFNULL({field_expr(k)}, X'00')" for k, _ in key_list)
@@ -1388,6 +1383,18 @@ class Collection:
                 conn.execute(f"CREATE INDEX {_q(self.name + '__' + name + '__q')} ON {table} ({columns}{tail})")
             conn.execute("INSERT INTO __indexes (coll, name, spec) VALUES (?, ?, ?)", (self.name, name, _dumps(spec)))
         return name
+
+    def _index_exists(self, name: str, spec: dict) -> bool:
+        existing = self._index_specs()
+        if name in existing:
+            old = {**existing[name], "key": [list(k) for k in existing[name]["key"]]}
+            if old != spec:
+                raise OperationFailure(f"An existing index has the same name as the requested index: {name}", code=86)
+            return True
+        for other, old in existing.items():
+            if {**old, "key": [list(k) for k in old["key"]]} == spec:
+                raise OperationFailure(f"Index already exists with a different name: {other}", code=85)
+        return False
 
     def create_indexes(self, indexes: list) -> list[str]:
         return [self.create_index(i.document["key"].items(), **{k: v for k, v in i.document.items() if k != "key"})

@@ -176,3 +176,20 @@ def test_connections_of_finished_threads_are_closed(embedded):
         thread.join()
     read()
     assert len(embedded.engine._all) <= 2
+
+
+
+def test_an_index_made_by_another_process_after_our_check_is_taken_as_made(embedded, monkeypatch):
+    from services import docstore
+
+    col = embedded["plates"]
+    col.create_index([("plate", 1)], unique=True, name="u_p")
+    real = docstore.Collection._index_specs
+    calls = []
+
+    def stale_first(self):  # the first look predates the other process's commit
+        calls.append(1)
+        return {} if len(calls) == 1 else real(self)
+
+    monkeypatch.setattr(docstore.Collection, "_index_specs", stale_first)
+    assert col.create_index([("plate", 1)], unique=True, name="u_p") == "u_p"
