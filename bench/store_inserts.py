@@ -1,7 +1,7 @@
-"""Benchmark: cost of one insert as a collection grows, on the embedded store.
+"""Benchmark: cost of one insert as a collection with a unique index grows, per engine.
 
-Shows why services insert through ``services.store.insert_one`` (a one-document insert_many):
-tinymongo 1.3.1's own ``insert_one`` reads the whole collection on every insert.
+tinymongo 1.3.1 (the previous embedded store) decoded the whole collection on every insert into a
+collection with a unique index; the embedded engine (services/docstore.py) stays flat.
 
     .venv/bin/python bench/store_inserts.py [SIZE ...]
 """
@@ -14,20 +14,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from services import store  # noqa: E402
+from services import docstore  # noqa: E402
 
-SAMPLE = 100
+SAMPLE = 50
 
 
-def per_insert_ms(insert, collection, sizes: list[int]) -> list[float]:
+def per_insert_ms(collection, sizes: list[int]) -> list[float]:
+    collection.create_index([("municipality", 1), ("n", 1)], unique=True, name="u_n")
     figures = []
     filled = 0
     for size in sizes:
-        collection.insert_many([{"n": i, "municipality": "bench"} for i in range(filled, size)])
+        if size > filled:
+            collection.insert_many([{"n": i, "municipality": "bench"} for i in range(filled, size)])
         filled = size
         start = time.perf_counter()
         for i in range(SAMPLE):
-            insert(collection, {"n": -i, "municipality": "bench"})
+            collection.insert_one({"n": -i - 1 - filled, "municipality": "bench"})
         filled += SAMPLE
         figures.append((time.perf_counter() - start) / SAMPLE * 1000)
     return figures
@@ -35,12 +37,13 @@ def per_insert_ms(insert, collection, sizes: list[int]) -> list[float]:
 
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [1_000, 5_000, 10_000]
-    db = store.connect(uri="", data_dir=tempfile.mkdtemp(prefix="bench-"))
-    raw = per_insert_ms(lambda col, doc: col.insert_one(doc), db["raw"], sizes)
-    wrapped = per_insert_ms(store.insert_one, db["wrapped"], sizes)
-    print(f"{'documents':>10} {'tinymongo insert_one':>22} {'store.insert_one':>18}")
-    for size, a, b in zip(sizes, raw, wrapped):
-        print(f"{size:>10,} {a:>19.1f} ms {b:>15.1f} ms")
+    from tinymongo import TinyMongoClient
+
+    engine = per_insert_ms(docstore.Client(tempfile.mkdtemp(prefix="bench-"))["bench"]["rows"], sizes)
+    legacy = per_insert_ms(TinyMongoClient(tempfile.mkdtemp(prefix="bench-"), backend="sqlite")["bench"]["rows"], sizes)
+    print(f"{'documents':>10} {'docstore insert_one':>20} {'tinymongo insert_one':>22}")
+    for size, a, b in zip(sizes, engine, legacy):
+        print(f"{size:>10,} {a:>17.2f} ms {b:>19.1f} ms")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,11 @@
 
 ``python -m seed --create-ti USER "Nome"`` creates the first ``ti`` user of a real deployment
 (the password is asked at the prompt, or read from PAINEL_TI_PASSWORD).
+
+``python -m seed --backup DIR`` writes the whole store to DIR (Extended JSON + files);
+``python -m seed --restore DIR`` loads such a folder into an empty store;
+``python -m seed --from-tinymongo OLD_DIR`` copies a tinymongo data folder (the format before the
+embedded engine) into the store at PAINEL_DATA_DIR. Each prints its progress and the digest.
 """
 from __future__ import annotations
 
@@ -19,8 +24,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m seed", description="Prepara o armazenamento do Painel Municipal.")
     parser.add_argument("--demo", action="store_true", help="carrega usuários e dados de demonstração")
     parser.add_argument("--create-ti", nargs=2, metavar=("USUARIO", "NOME"), help="cria o primeiro usuário de TI")
+    parser.add_argument("--backup", metavar="PASTA", help="grava uma cópia de segurança completa na pasta")
+    parser.add_argument("--restore", metavar="PASTA", help="restaura uma cópia de segurança num armazenamento vazio")
+    parser.add_argument("--from-tinymongo", metavar="PASTA_ANTIGA",
+                        help="copia uma pasta de dados do tinymongo (formato anterior) para PAINEL_DATA_DIR")
     args = parser.parse_args(argv)
     db = connect()
+    if args.backup or args.restore or args.from_tinymongo:
+        return _move_data(db, args)
     if args.demo:
         from seed.demo import seed_demo
 
@@ -46,6 +57,30 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"Usuário de TI '{args.create_ti[0]}' criado.")
     print("Armazenamento preparado.")
+    return 0
+
+
+def _move_data(db, args: argparse.Namespace) -> int:
+    from services import backup
+    from services.config import mongodb_db
+
+    def progress(line: str) -> None:
+        print(f"  {line}", flush=True)
+
+    try:
+        if args.backup:
+            print(f"Cópia de segurança em {args.backup}:")
+            print(f"Resumo (SHA-256) do armazenamento: {backup.backup(db, args.backup, progress)}")
+        elif args.restore:
+            print(f"Restaurando {args.restore}:")
+            print(f"Resumo (SHA-256) do armazenamento restaurado: {backup.restore(db, args.restore, progress)}")
+        else:
+            print(f"Copiando os dados do tinymongo em {args.from_tinymongo}:")
+            value = backup.from_tinymongo(db, args.from_tinymongo, mongodb_db(), progress)
+            print(f"Resumo (SHA-256) da origem e da cópia, iguais: {value}")
+    except ServiceError as exc:
+        print(f"Erro: {exc.message}", file=sys.stderr)
+        return 1
     return 0
 
 

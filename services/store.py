@@ -1,9 +1,14 @@
 """The one place that makes the database, and the codec between Python values and documents.
 
-``MONGODB_URI`` set: pymongo to that server (database ``MONGODB_DB``). Unset: tinymongo on its
-SQLite backend in ``PAINEL_DATA_DIR``, persistent across restarts. Only operations that both
-support are used by the services; the contract suite in ``tests/test_store_contract.py`` covers
-each of them.
+``MONGODB_URI`` set: pymongo to that server (database ``MONGODB_DB``). Unset: the embedded store
+(``services.docstore``, a pymongo subset over SQLite) in ``PAINEL_DATA_DIR/painel.sqlite3``,
+persistent across restarts. Only operations that every store supports are used by the services;
+the contract suite in ``tests/test_store_contract.py`` covers each of them.
+
+Units of work (:func:`transaction`): one SQLite transaction on the embedded store; a client session
+with a transaction on a MongoDB replica set (Atlas always is), the session passed to every operation
+inside the block by the proxies below, so services never pass ``session=``; on a standalone MongoDB
+server or on mongomock the block runs without a transaction.
 
 Codec: ``Decimal`` is stored as Decimal128 and read back as ``Decimal``; ``date`` is stored as an
 ISO string ``YYYY-MM-DD`` (a legal date, not an instant: it sorts and compares as text); instants
@@ -11,25 +16,31 @@ are stored as UTC datetimes and read back aware in UTC.
 """
 from __future__ import annotations
 
+import contextvars
 import hashlib
+import logging
+import os
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from decimal import Decimal, localcontext
+from pathlib import Path
 from typing import Any
 
 from bson.decimal128 import Decimal128, create_decimal128_context
 from pymongo.database import Database
-from pymongo.errors import BulkWriteError, DuplicateKeyError
+from pymongo.errors import DuplicateKeyError  # noqa: F401  (re-exported for the services)
 
-from services import config
+from services import config, docstore
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str], Any] = {}
 
-# Indexes per collection: (keys, options). Created idempotently at start. Ascending keys only:
-# the embedded store supports no other direction (MongoDB walks an index both ways).
+# Indexes per collection: (keys, options). Created idempotently at start. Keys may be ascending or
+# descending; a list query is fastest when an index starts with its equality filters and then
+# follows its sort (e.g. municipality 1, created_at -1, _id 1).
 INDEXES: dict[str, list[tuple[list[tuple[str, int]], dict]]] = {
     "users": [([("username", 1)], {"unique": True, "name": "u_username"})],
     "municipalities": [([("code", 1)], {"unique": True, "name": "u_code"})],
@@ -59,6 +70,8 @@ def connect(uri: str | None = None, data_dir: str | None = None, db_name: str | 
         if client is None:
             client = _make_client(uri, str(data_dir or config.data_dir()))
             _clients[key] = client
+    if uri:
+        return _SessionDatabase(client[db_name])
     return client[db_name]
 
 
@@ -67,12 +80,17 @@ def _make_client(uri: str | None, folder: str) -> Any:
         from pymongo import MongoClient
 
         return MongoClient(uri, tz_aware=True, serverSelectionTimeoutMS=5000)
-    from pathlib import Path
+    legacy = Path(folder) / f"{config.mongodb_db()}.sqlite"
+    if legacy.exists() and not (Path(folder) / "painel.sqlite3").exists():
+        logging.getLogger(__name__).warning(
+            "A pasta %s tem dados no formato antigo (tinymongo, %s) que o painel não lê mais; copie-os com "
+            "`python -m seed --from-tinymongo %s` (veja o README).", folder, legacy.name, folder)
+    return docstore.Client(folder, default_db=config.mongodb_db(), synchronous=SYNCHRONOUS)
 
-    from tinymongo import TinyMongoClient
 
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    return TinyMongoClient(folder, backend="sqlite")
+# SQLite's durability: FULL syncs the WAL on every commit (a power cut loses no committed write);
+# figures in docs/performance.md.
+SYNCHRONOUS = os.environ.get("PAINEL_SQLITE_SYNCHRONOUS", "FULL")
 
 
 def close_all() -> None:
@@ -90,30 +108,13 @@ def ensure_indexes(db: Database, extra: dict[str, list[tuple[list[tuple[str, int
 
 
 def insert_one(collection: Any, doc: dict) -> Any:
-    """Insert one document and return its ``_id``; a unique clash raises DuplicateKeyError.
-
-    Workaround, kept here only: tinymongo 1.3.1's ``insert_one`` on SQLite reads the whole
-    collection before each insert, so its cost grows with the collection (the audit log grows
-    forever: ``python bench/store_inserts.py`` prints the figures). Its ``insert_many`` does not;
-    a one-document ``insert_many`` is the same write on MongoDB.
-    """
-    try:
-        return collection.insert_many([doc]).inserted_ids[0]
-    except BulkWriteError as exc:
-        errors = exc.details.get("writeErrors", [])
-        if errors and errors[0].get("code") == 11000:
-            raise DuplicateKeyError(errors[0].get("errmsg", str(exc)), 11000) from None
-        raise
+    """Insert one document and return its ``_id``; a unique clash raises DuplicateKeyError."""
+    return collection.insert_one(doc).inserted_id
 
 
 def exists(collection: Any, query: dict) -> bool:
-    """Whether any document matches.
-
-    Workaround, kept here only: tinymongo 1.3.1 ignores ``limit`` in ``count_documents`` and
-    counts every match (contract test ``test_count_with_limit``), so existence is asked with
-    ``find_one`` on ``_id`` on every store.
-    """
-    return collection.find_one(query, {"_id": 1}) is not None
+    """Whether any document matches (one index probe: a count that stops at the first match)."""
+    return collection.count_documents(query, limit=1) > 0
 
 
 _D128 = create_decimal128_context()
@@ -165,31 +166,185 @@ def parse_date(value: Any) -> date | None:
 def transaction(db: Database) -> Iterator[Database]:
     """One unit of work: every write inside commits together or not at all.
 
-    Contract for the services (the engine behind it may change): wrap a write, its audit entry and
-    any number it reserves in ``with store.transaction(db):``; nesting joins the outer unit; an
-    exception inside rolls the unit back where the store has transactions. Placeholder until the
-    embedded engine and MongoDB sessions implement it: today it runs the block as it is.
+    Wrap a write, its audit entry and any number it reserves in ``with store.transaction(db):``;
+    nesting joins the outer unit (an inner exception caught inside the outer block does not undo
+    the inner writes). Embedded store: one SQLite ``BEGIN IMMEDIATE`` transaction of the calling
+    thread over every collection; reads inside see the writes; an exception rolls everything back,
+    counters included. MongoDB replica set: a session transaction. Standalone MongoDB server or
+    mongomock: no transaction, the block runs as it is (see ``has_transactions``).
     """
-    yield db
+    if isinstance(db, docstore.Database):
+        with db.engine.transaction():
+            yield db
+        return
+    if not isinstance(db, _SessionDatabase) or _SESSION.get() is not None or not has_transactions(db):
+        yield db
+        return
+    with db.client.start_session() as session:
+        with session.start_transaction():
+            token = _SESSION.set(session)
+            try:
+                yield db
+            finally:
+                _SESSION.reset(token)
+
+
+def has_transactions(db: Any) -> bool:
+    """Whether :func:`transaction` is a real transaction on this store."""
+    if isinstance(db, docstore.Database):
+        return True
+    if not isinstance(db, _SessionDatabase):
+        return False
+    client = db.client
+    known = _REPLICA.get(client)
+    if known is None:
+        hello = client.admin.command("hello")
+        known = bool(hello.get("setName")) or hello.get("msg") == "isdbgrid"
+        _REPLICA[client] = known
+    return known
+
+
+_SESSION: contextvars.ContextVar[Any] = contextvars.ContextVar("painel_store_session", default=None)
+_REPLICA: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # client → is a replica set / mongos
+_SESSION_METHODS = frozenset({
+    "find", "find_one", "insert_one", "insert_many", "update_one", "update_many", "replace_one",
+    "delete_one", "delete_many", "find_one_and_update", "find_one_and_replace", "find_one_and_delete",
+    "count_documents", "distinct", "bulk_write", "aggregate", "create_index", "drop", "index_information",
+})
+
+
+class _SessionCollection:
+    """A pymongo Collection that adds the open unit of work's session to every operation."""
+
+    def __init__(self, collection: Any):
+        self._collection = collection
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._collection, name)
+        if name not in _SESSION_METHODS:
+            return attr
+
+        def with_session(*args: Any, **kwargs: Any) -> Any:
+            session = _SESSION.get()
+            if session is not None and "session" not in kwargs:
+                kwargs["session"] = session
+            return attr(*args, **kwargs)
+
+        return with_session
+
+    def __getitem__(self, name: str) -> _SessionCollection:
+        return _SessionCollection(self._collection[name])
+
+    def __eq__(self, other: object) -> bool:
+        other = other._collection if isinstance(other, _SessionCollection) else other
+        return self._collection == other
+
+    def __hash__(self) -> int:
+        return hash(self._collection)
+
+
+class _SessionDatabase:
+    """A pymongo Database whose collections take the open unit of work's session."""
+
+    def __init__(self, database: Any):
+        self._database = database
+
+    def __getitem__(self, name: str) -> _SessionCollection:
+        return _SessionCollection(self._database[name])
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("client", "name", "command", "list_collection_names", "drop_collection", "with_options"):
+            attr = getattr(self._database, name)
+            if name in ("list_collection_names", "drop_collection", "command"):
+                def with_session(*args: Any, **kwargs: Any) -> Any:
+                    session = _SESSION.get()
+                    if session is not None and "session" not in kwargs:
+                        kwargs["session"] = session
+                    return attr(*args, **kwargs)
+                return with_session
+            return attr
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _SessionCollection(self._database[name])
+
+    def get_collection(self, name: str) -> _SessionCollection:
+        return _SessionCollection(self._database[name])
+
+    @property
+    def raw(self) -> Any:
+        return self._database
+
+    def __eq__(self, other: object) -> bool:
+        other = other._database if isinstance(other, _SessionDatabase) else other
+        return self._database == other
+
+    def __hash__(self) -> int:
+        return hash(self._database)
+
+
+def _files_folder(db: Any) -> Path:
+    if isinstance(db, docstore.Database):
+        return db.client.folder / "files"
+    return config.data_dir() / "files"
 
 
 def put_file(db: Database, data: bytes, name: str = "") -> str:
     """Keep a raw file outside any document; returns its SHA-256 (hex), the key to read it back.
 
-    Placeholder: a file named by its hash under ``PAINEL_DATA_DIR/files`` (GridFS on MongoDB once
-    the engine work lands). Writing the same content twice keeps one copy.
+    Embedded store and mongomock: a file named by its hash under ``files/`` of the data folder,
+    written through a temporary file, fsync and rename. MongoDB: GridFS (bucket ``fs``) with the
+    hash as the file's ``_id``. Writing the same content twice keeps one copy.
     """
     digest = hashlib.sha256(data).hexdigest()
-    folder = config.data_dir() / "files"
+    if isinstance(db, _SessionDatabase):
+        bucket = _bucket(db)
+        session = _SESSION.get()
+        if db.raw["fs.files"].find_one({"_id": digest}, {"_id": 1}, session=session) is None:
+            bucket.upload_from_stream_with_id(digest, name or digest, data, session=session)
+        return digest
+    folder = _files_folder(db)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / digest
     if not path.exists():
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(data)
+        tmp = folder / f".{digest}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(tmp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
         tmp.replace(path)
+        _fsync_dir(folder)
     return digest
 
 
 def get_file(db: Database, digest: str) -> bytes:
     """The raw file kept by :func:`put_file`."""
-    return (config.data_dir() / "files" / digest).read_bytes()
+    if isinstance(db, _SessionDatabase):
+        return _bucket(db).open_download_stream(digest, session=_SESSION.get()).read()
+    return (_files_folder(db) / digest).read_bytes()
+
+
+def list_files(db: Database) -> list[str]:
+    """The SHA-256 of every file kept by :func:`put_file` (for backups)."""
+    if isinstance(db, _SessionDatabase):
+        return sorted(str(d["_id"]) for d in db.raw["fs.files"].find({}, {"_id": 1}))
+    folder = _files_folder(db)
+    if not folder.exists():
+        return []
+    return sorted(p.name for p in folder.iterdir() if len(p.name) == 64 and not p.name.startswith("."))
+
+
+def _bucket(db: _SessionDatabase) -> Any:
+    from gridfs import GridFSBucket
+
+    return GridFSBucket(db.raw, bucket_name="fs")
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

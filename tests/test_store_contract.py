@@ -1,6 +1,6 @@
 """Storage contract: every store operation the services use, on each store the product supports.
 
-Runs on the embedded store (tinymongo/SQLite), on mongomock (a second model of MongoDB's
+Runs on the embedded store (services.docstore over SQLite), on mongomock (a second model of MongoDB's
 semantics) and on a real server when MONGODB_URI is set.
 """
 from __future__ import annotations
@@ -59,10 +59,7 @@ def test_find_sort_skip_limit_count(store):
     assert names == ["Pessoa 15", "Pessoa 13", "Pessoa 11"]
 
 
-def test_count_with_limit(store, request):
-    if "embedded" in request.node.name:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "tinymongo 1.3.1 ignores limit in count_documents; services use store.exists instead")))
+def test_count_with_limit(store):
     col = people(store)
     assert col.count_documents({"municipality": "matupa"}, limit=1) == 1
 
@@ -171,3 +168,337 @@ def test_distinct_values(store):
 def test_list_collection_names(store):
     store["alpha"].insert_one({"a": 1})
     assert "alpha" in store.list_collection_names()
+
+
+# ------------------------------------------------------------------ every operation the services use
+def mongomock_deviates(request, reason: str) -> None:
+    """Mark this parametrization xfail (strict) where mongomock itself differs from MongoDB."""
+    if "mongomock" in request.node.name:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"mongomock deviates from MongoDB: {reason}"))
+
+
+def test_sort_both_directions_and_multi_key(store):
+    col = store["s"]
+    col.insert_many([{"g": g, "n": n} for g in ("b", "a") for n in (2, 1, 3)])
+    assert [d["n"] for d in col.find({"g": "a"}).sort("n", 1)] == [1, 2, 3]
+    assert [d["n"] for d in col.find({"g": "a"}).sort("n", -1)] == [3, 2, 1]
+    both = [(d["g"], d["n"]) for d in col.find({}, {"_id": 0}).sort([("g", -1), ("n", 1)])]
+    assert both == [("b", 1), ("b", 2), ("b", 3), ("a", 1), ("a", 2), ("a", 3)]
+
+
+def test_missing_and_none_sort_first_ascending_and_last_descending(store):
+    col = store["s"]
+    col.insert_many([{"k": 1, "v": "b"}, {"k": 2}, {"k": 3, "v": "a"}, {"k": 4, "v": None}])
+    ascending = [d["k"] for d in col.find().sort([("v", 1), ("k", 1)])]
+    assert ascending[:2] == [2, 4] and ascending[2:] == [3, 1]
+    descending = [d["k"] for d in col.find().sort([("v", -1), ("k", 1)])]
+    assert descending[:2] == [1, 3] and sorted(descending[2:]) == [2, 4]
+
+
+def test_none_matches_missing_and_null_and_exists_tells_them_apart(store):
+    col = store["n"]
+    col.insert_many([{"k": 1, "v": None}, {"k": 2}, {"k": 3, "v": 0}, {"k": 4, "v": ""}])
+    assert sorted(d["k"] for d in col.find({"v": None})) == [1, 2]
+    assert sorted(d["k"] for d in col.find({"v": {"$exists": True}})) == [1, 3, 4]
+    assert sorted(d["k"] for d in col.find({"v": {"$exists": False}})) == [2]
+    assert sorted(d["k"] for d in col.find({"v": {"$ne": None}})) == [3, 4]
+    assert sorted(d["k"] for d in col.find({"v": {"$ne": 0}})) == [1, 2, 4]
+    assert sorted(d["k"] for d in col.find({"v": {"$nin": [0, ""]}})) == [1, 2]
+    assert sorted(d["k"] for d in col.find({"v": {"$in": [None, 0]}})) == [1, 2, 3]
+
+
+def test_equality_and_in_match_array_elements(store):
+    col = store["tags"]
+    col.insert_many([{"k": 1, "tags": ["a", "b"]}, {"k": 2, "tags": ["c"]}, {"k": 3, "tags": "a"},
+                     {"k": 4, "items": [{"code": "x", "qty": 1}, {"code": "y", "qty": 5}]}])
+    assert sorted(d["k"] for d in col.find({"tags": "a"})) == [1, 3]
+    assert sorted(d["k"] for d in col.find({"tags": {"$in": ["b", "c"]}})) == [1, 2]
+    assert sorted(d["k"] for d in col.find({"tags": {"$ne": "a"}})) == [2, 4]
+    assert [d["k"] for d in col.find({"tags": ["a", "b"]})] == [1]
+    assert [d["k"] for d in col.find({"items.code": "y"})] == [4]
+    assert [d["k"] for d in col.find({"items.qty": {"$gt": 3}})] == [4]
+    assert sorted(col.distinct("tags")) == ["a", "b", "c"]
+
+
+def test_bool_and_int_are_different_types(store, request):
+    mongomock_deviates(request, "compares True == 1 as Python does")
+    col = store["b"]
+    col.insert_many([{"k": 1, "v": True}, {"k": 2, "v": 1}, {"k": 3, "v": False}, {"k": 4, "v": 0}])
+    assert [d["k"] for d in col.find({"v": True})] == [1]
+    assert [d["k"] for d in col.find({"v": 1})] == [2]
+    assert [d["k"] for d in col.find({"v": False})] == [3]
+    assert sorted(d["k"] for d in col.find({"v": {"$gte": 0}})) == [2, 4]
+    assert col.find_one({"k": 1})["v"] is True
+
+
+def test_comparisons_only_match_the_same_type(store):
+    col = store["t"]
+    col.insert_many([{"k": 1, "v": 5}, {"k": 2, "v": "5"}, {"k": 3, "v": "abc"}, {"k": 4},
+                     {"k": 5, "v": datetime(2026, 1, 1, tzinfo=timezone.utc)}])
+    assert [d["k"] for d in col.find({"v": {"$gt": 1}})] == [1]
+    assert sorted(d["k"] for d in col.find({"v": {"$gt": ""}})) == [2, 3]
+    assert [d["k"] for d in col.find({"v": {"$lt": "b"}}).sort("k", 1)] == [2, 3]
+
+
+def test_decimal128_compares_as_decimal_not_as_float(store, request):
+    mongomock_deviates(request, "cannot compare Decimal128 values (TypeError in bson_compare)")
+    col = store["money"]
+    amounts = ["0.10", "0.20", "0.30", "10.00", "9.99", "100.5", "-1.50", "-0.05", "0"]
+    col.insert_many([encode({"amount": Decimal(a)}) for a in amounts])
+    over = sorted(decode(d)["amount"] for d in col.find({"amount": {"$gt": encode(Decimal("0.3"))}}))
+    assert over == [Decimal("9.99"), Decimal("10.00"), Decimal("100.5")]
+    assert col.count_documents({"amount": encode(Decimal("0.30"))}) == 1
+    assert col.count_documents({"amount": encode(Decimal("0.3"))}) == 1
+    assert col.count_documents({"amount": {"$lt": encode(Decimal("0"))}}) == 2
+    assert col.count_documents({"amount": {"$gte": encode(Decimal("0.1")), "$lte": encode(Decimal("0.3"))}}) == 3
+    ordered = [str(decode(d)["amount"]) for d in col.find().sort("amount", 1)]
+    assert ordered == ["-1.50", "-0.05", "0", "0.10", "0.20", "0.30", "9.99", "10.00", "100.5"]
+    assert [str(decode(d)["amount"]) for d in col.find().sort("amount", -1).limit(2)] == ["100.5", "10.00"]
+
+
+def test_datetime_ranges_and_order(store):
+    col = store["ev"]
+    start = datetime(2026, 3, 1, 3, 59, 59, 999000, tzinfo=timezone.utc)
+    col.insert_many([{"k": i, "at": datetime(2026, 3, 1, 4, tzinfo=timezone.utc).replace(minute=i)} for i in range(5)]
+                    + [{"k": 9, "at": start}])
+    assert col.count_documents({"at": {"$gt": start}}) == 5
+    assert col.count_documents({"at": {"$gte": datetime(2026, 3, 1, 4, 1, tzinfo=timezone.utc),
+                                       "$lt": datetime(2026, 3, 1, 4, 3, tzinfo=timezone.utc)}}) == 2
+    assert [d["k"] for d in col.find().sort("at", -1).limit(2)] == [4, 3]
+    back = col.find_one({"k": 9})["at"]
+    assert back == start and back.tzinfo is not None
+
+
+def test_regex_with_special_characters_and_nul_does_not_raise(store):
+    col = store["r"]
+    col.insert_many([{"k": 1, "name": "Ana (filha) [1] *a+b?"}, {"k": 2, "name": "ana\x00zero"},
+                     {"k": 3, "name": "João $100 ^x"}, {"k": 4, "name": 7}])
+    for text, expected in [("(filha) [1] *a+b?", [1]), ("\x00", [2]), ("$100 ^", [3]), ("ANA", [1, 2]),
+                           ("joão", [3]), ("\\", []), ("'; DROP TABLE r; --", [])]:
+        found = col.find({"name": {"$regex": re.escape(text), "$options": "i"}})
+        assert sorted(d["k"] for d in found) == expected, text
+    assert col.count_documents({}) == 4
+
+
+def test_count_with_skip_and_limit(store):
+    col = people(store)
+    assert col.count_documents({"municipality": "chapada"}, skip=8) == 2
+    assert col.count_documents({"municipality": "chapada"}, skip=3, limit=5) == 5
+    assert col.count_documents({"municipality": "chapada"}, skip=9, limit=5) == 1
+    assert col.count_documents({}) == 20
+
+
+def test_distinct_with_filter(store):
+    col = people(store)
+    assert sorted(col.distinct("n", {"municipality": "chapada", "n": {"$lt": 6}})) == [1, 3, 5]
+    assert col.distinct("nothing") == []
+
+
+def test_and_or_and_dotted_paths(store):
+    col = store["d"]
+    col.insert_many([{"k": 1, "addr": {"city": "Matupá", "zip": "1"}}, {"k": 2, "addr": {"city": "Chapada"}},
+                     {"k": 3, "addr": {"city": "Matupá", "zip": "3"}}])
+    assert [d["k"] for d in col.find({"addr.city": "Matupá", "addr.zip": {"$exists": False}})] == []
+    both = col.find({"$and": [{"addr.city": "Matupá"}, {"$or": [{"addr.zip": "3"}, {"k": 2}]}]})
+    assert [d["k"] for d in both] == [3]
+    assert [d["k"] for d in col.find({"addr.city": {"$eq": "Chapada"}})] == [2]
+
+
+def test_push_each_inc_add_to_set_pull_unset(store):
+    col = store["u"]
+    col.insert_one({"_id": "x", "n": 1, "tags": ["a"], "hist": []})
+    col.update_one({"_id": "x"}, {"$push": {"hist": {"at": 1}}, "$inc": {"n": 2}})
+    col.update_one({"_id": "x"}, {"$push": {"hist": {"$each": [{"at": 2}, {"at": 3}]}}})
+    col.update_one({"_id": "x"}, {"$addToSet": {"tags": {"$each": ["a", "b"]}}})
+    col.update_one({"_id": "x"}, {"$addToSet": {"tags": "b"}})
+    col.update_one({"_id": "x"}, {"$pull": {"hist": {"at": 2}}})
+    col.update_one({"_id": "x"}, {"$inc": {"new.count": 1}})
+    col.update_one({"_id": "x"}, {"$unset": {"n": ""}})
+    doc = decode(col.find_one({"_id": "x"}))
+    assert doc["hist"] == [{"at": 1}, {"at": 3}] and doc["tags"] == ["a", "b"]
+    assert doc["new"] == {"count": 1} and "n" not in doc
+    col.update_one({"_id": "x"}, {"$pull": {"tags": {"$in": ["a", "z"]}}})
+    assert col.find_one({"_id": "x"})["tags"] == ["b"]
+
+
+def test_inc_on_money_adds_decimals_exactly(store, request):
+    mongomock_deviates(request, "$inc cannot add Decimal128 values (TypeError)")
+    col = store["u"]
+    col.insert_one({"_id": "x"})
+    for _ in range(3):
+        col.update_one({"_id": "x"}, {"$inc": {"money": encode(Decimal("0.10"))}})
+    assert decode(col.find_one({"_id": "x"}))["money"] == Decimal("0.30")
+
+
+def test_matched_and_modified_counts(store):
+    col = people(store)
+    result = col.update_many({"municipality": "chapada"}, {"$set": {"flag": True}})
+    assert (result.matched_count, result.modified_count) == (10, 10)
+    again = col.update_many({"municipality": "chapada"}, {"$set": {"flag": True}})
+    assert (again.matched_count, again.modified_count) == (10, 0)
+    none = col.update_one({"municipality": "nowhere"}, {"$set": {"flag": True}})
+    assert (none.matched_count, none.modified_count, none.upserted_id) == (0, 0, None)
+
+
+def test_version_conditional_update_refuses_a_stale_version(store):
+    col = store["v"]
+    col.insert_one({"_id": 1, "version": 1, "status": "a"})
+    assert col.update_one({"_id": 1, "version": 1}, {"$set": {"status": "b"}, "$inc": {"version": 1}}).modified_count == 1
+    assert col.update_one({"_id": 1, "version": 1}, {"$set": {"status": "c"}, "$inc": {"version": 1}}).matched_count == 0
+    assert col.find_one({"_id": 1}) == {"_id": 1, "version": 2, "status": "b"}
+
+
+def test_upsert_with_set_on_insert(store):
+    col = store["up"]
+    first = col.update_one({"code": "x"}, {"$setOnInsert": {"created": 1}, "$set": {"seen": 1}}, upsert=True)
+    assert first.upserted_id is not None and first.matched_count == 0
+    second = col.update_one({"code": "x"}, {"$setOnInsert": {"created": 2}, "$set": {"seen": 2}}, upsert=True)
+    assert second.upserted_id is None and second.matched_count == 1
+    doc = col.find_one({"code": "x"}, {"_id": 0})
+    assert doc == {"code": "x", "created": 1, "seen": 2}
+    many = col.update_many({"code": "y"}, {"$set": {"seen": 3}}, upsert=True)
+    assert many.upserted_id is not None and col.count_documents({}) == 2
+
+
+def test_find_one_and_update_before_after_sort_and_projection(store):
+    col = store["q"]
+    col.insert_many([{"k": 1, "state": "queued"}, {"k": 2, "state": "queued"}, {"k": 3, "state": "done"}])
+    before = col.find_one_and_update({"state": "queued"}, {"$set": {"state": "taken"}}, sort=[("k", -1)])
+    assert before["k"] == 2 and before["state"] == "queued"
+    after = col.find_one_and_update({"state": "queued"}, {"$set": {"state": "taken"}},
+                                    return_document=ReturnDocument.AFTER)
+    assert after["k"] == 1 and after["state"] == "taken"
+    assert col.find_one_and_update({"state": "queued"}, {"$set": {"state": "x"}}) is None
+    assert col.find_one_and_update({"k": 3}, {"$set": {"seen": 1}}, projection={"_id": 0, "k": 1}) == {"k": 3}
+    created = col.find_one_and_update({"k": 9}, {"$set": {"state": "new"}}, upsert=True,
+                                      return_document=ReturnDocument.AFTER)
+    assert created["k"] == 9 and created["state"] == "new"
+    assert col.find_one_and_update({"k": 10}, {"$set": {"state": "new"}}, upsert=True) is None
+    assert col.count_documents({"state": "new"}) == 2
+
+
+def test_unique_index_missing_fields_collide(store, request):
+    col = store["uniq"]
+    col.create_index([("cpf", 1)], unique=True, name="u_cpf")
+    col.insert_one({"name": "a"})
+    with pytest.raises(DuplicateKeyError):
+        col.insert_one({"name": "b"})
+    with pytest.raises(DuplicateKeyError):
+        col.insert_one({"name": "c", "cpf": None})
+    assert col.count_documents({}) == 1
+
+
+def test_sparse_unique_index_lets_missing_fields_through(store):
+    col = store["sparse"]
+    col.create_index([("cnh", 1)], unique=True, sparse=True, name="u_cnh")
+    col.insert_many([{"name": "a"}, {"name": "b"}, {"name": "c", "cnh": "1"}])
+    with pytest.raises(DuplicateKeyError):
+        col.insert_one({"name": "d", "cnh": "1"})
+    assert col.count_documents({}) == 3
+
+
+def test_partial_unique_index_on_existing_field(store):
+    col = store["partial"]
+    col.create_index([("municipality", 1), ("plate", 1)], unique=True, name="u_plate_partial",
+                     partialFilterExpression={"plate": {"$exists": True}})
+    col.insert_many([{"municipality": "c"}, {"municipality": "c"}, {"municipality": "c", "plate": "A"}])
+    with pytest.raises(DuplicateKeyError):
+        col.insert_one({"municipality": "c", "plate": "A"})
+    col.insert_one({"municipality": "m", "plate": "A"})
+
+
+def test_update_violating_a_unique_index_leaves_the_document_unchanged(store):
+    col = store["p2"]
+    col.create_index([("plate", 1)], unique=True, name="u_plate2")
+    col.insert_many([{"_id": 1, "plate": "A"}, {"_id": 2, "plate": "B", "n": 1}])
+    with pytest.raises(DuplicateKeyError):
+        col.update_one({"_id": 2}, {"$set": {"plate": "A", "n": 2}})
+    assert col.find_one({"_id": 2}) == {"_id": 2, "plate": "B", "n": 1}
+    with pytest.raises(DuplicateKeyError):
+        col.replace_one({"_id": 2}, {"plate": "A"})
+    assert col.find_one({"_id": 2}) == {"_id": 2, "plate": "B", "n": 1}
+
+
+def test_insert_many_ordered_stops_at_the_first_clash(store):
+    from pymongo.errors import BulkWriteError
+
+    col = store["im"]
+    with pytest.raises(BulkWriteError) as clash:
+        col.insert_many([{"_id": 1}, {"_id": 2}, {"_id": 1}, {"_id": 3}])
+    assert clash.value.details["nInserted"] == 2
+    assert clash.value.details["writeErrors"][0]["code"] == 11000
+    assert sorted(d["_id"] for d in col.find()) == [1, 2]
+
+
+def test_replace_one_keeps_the_id(store):
+    col = store["rep"]
+    new_id = col.insert_one({"a": 1, "b": 2}).inserted_id
+    result = col.replace_one({"_id": new_id}, {"a": 5})
+    assert (result.matched_count, result.modified_count) == (1, 1)
+    assert col.find_one({"_id": new_id}) == {"_id": new_id, "a": 5}
+    assert col.replace_one({"a": 99}, {"a": 99, "c": 1}, upsert=True).upserted_id is not None
+
+
+def test_delete_one_and_many(store):
+    col = people(store)
+    assert col.delete_one({"municipality": "chapada"}).deleted_count == 1
+    assert col.delete_many({"municipality": "chapada"}).deleted_count == 9
+    assert col.delete_many({"municipality": "chapada"}).deleted_count == 0
+    assert col.count_documents({}) == 10
+
+
+def test_projections_inclusion_exclusion_id_and_dotted(store):
+    col = store["proj"]
+    col.insert_one({"_id": 1, "a": 1, "b": {"c": 2, "d": 3}, "e": 4})
+    assert col.find_one({}, {"a": 1}) == {"_id": 1, "a": 1}
+    assert col.find_one({}, {"a": 1, "_id": 0}) == {"a": 1}
+    assert col.find_one({}, {"b.c": 1, "_id": 0}) == {"b": {"c": 2}}
+    assert col.find_one({}, {"b.d": 0, "e": 0}) == {"_id": 1, "a": 1, "b": {"c": 2}}
+    assert list(col.find({}, ["e"])) == [{"_id": 1, "e": 4}]
+    assert col.find_one({}, {"_id": 1}) == {"_id": 1}
+    assert col.find_one({}, {"_id": 0}) == {"a": 1, "b": {"c": 2, "d": 3}, "e": 4}
+
+
+def test_ids_may_be_object_ids_strings_or_ints(store):
+    col = store["ids"]
+    oid = col.insert_one({"k": "oid"}).inserted_id
+    col.insert_many([{"_id": "7", "k": "str"}, {"_id": 7, "k": "int"}])
+    assert col.find_one({"_id": oid})["k"] == "oid"
+    assert col.find_one({"_id": "7"})["k"] == "str" and col.find_one({"_id": 7})["k"] == "int"
+    assert col.count_documents({"_id": {"$in": [oid, 7]}}) == 2
+
+
+def test_bytes_nested_lists_and_unicode_round_trip(store):
+    col = store["raw"]
+    doc = {"_id": "r", "blob": b"\x00\x01\xff", "nested": [[1, 2], {"x": [None, True, 1.5]}], "text": "ção\x01"}
+    col.insert_one(dict(doc))
+    assert col.find_one({"_id": "r"}) == doc
+    assert col.find_one({"text": "ção\x01"})["_id"] == "r"
+
+
+def test_estimated_count_drop_and_index_information(store):
+    col = people(store)
+    col.create_index([("municipality", 1), ("n", -1)], name="i_mun_n")
+    assert col.estimated_document_count() == 20
+    assert "i_mun_n" in col.index_information() and "i_mun_n" in [i["name"] for i in col.list_indexes()]
+    col.drop()
+    assert col.count_documents({}) == 0 and "people" not in store.list_collection_names()
+
+
+def test_regex_matches_strings_and_string_elements_only(store):
+    col = store["rx"]
+    col.insert_many([{"k": 1, "a": []}, {"k": 2, "a": {"x": "y"}}, {"k": 3, "a": "z"}, {"k": 4, "a": ["q", 1]},
+                     {"k": 5, "a": 12}])
+    assert sorted(d["k"] for d in col.find({"a": {"$regex": "."}})) == [3, 4]
+    assert sorted(d["k"] for d in col.find({"a": {"$regex": "x"}})) == []
+
+
+def test_dotted_updates_min_max_and_array_positions(store):
+    col = store["dot"]
+    col.insert_one({"_id": 1, "items": [{"qty": 1}, {"qty": 2}], "low": 5, "high": 5})
+    col.update_one({"_id": 1}, {"$set": {"a.b.c": "x"}, "$inc": {"items.1.qty": 3}, "$min": {"low": 3},
+                                "$max": {"high": 4}})
+    col.update_one({"_id": 1}, {"$min": {"low": 4}, "$max": {"high": 9}, "$unset": {"a.b.c": ""}})
+    assert col.find_one({"_id": 1}) == {"_id": 1, "items": [{"qty": 1}, {"qty": 5}], "low": 3, "high": 9,
+                                        "a": {"b": {}}}
+    assert col.count_documents({"items.1.qty": 5}) == 1
