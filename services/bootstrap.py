@@ -7,14 +7,33 @@ from rules.dam.parameters import DEFAULT_PARAMETERS as DAM_PARAMETERS
 from rules.params import ParameterVersion
 from rules.registry import default_parameters
 # ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
-from services import audit, clock, entities, events, ridehailing, specs  # noqa: F401  (specs registers the entity specs)
+from services import audit, clock, config, entities, events, ridehailing, specs, store  # noqa: F401  (specs registers the entity specs)
 from services.auth import SYSTEM
+from services.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
+
+
+class StoreWithoutTransactions(ServiceError):
+    """A MongoDB server that cannot commit a write, its audit entry and its number together."""
+
+
+def require_transactions(db: Database) -> None:
+    """Refuse a standalone MongoDB server: a crash there could leave a record without its audit entry
+    or a skipped number, which a tax authority cannot explain. The embedded store and every replica
+    set (Atlas always is one) commit each unit of work whole (docs/DESENVOLVIMENTO.md)."""
+    if store.is_standalone_server(db) and not config.allow_standalone_mongodb():
+        raise StoreWithoutTransactions(
+            "O MongoDB configurado (MONGODB_URI) é um servidor isolado, sem transações: uma queda no meio "
+            "de uma gravação poderia deixar um registro sem auditoria ou um número pulado. Use um replica "
+            "set (o Atlas sempre é; um servidor único vira replica set com `mongod --replSet rs0` e "
+            "`rs.initiate()`) ou defina PAINEL_ALLOW_STANDALONE_MONGODB=1 para um teste.")
 
 
 def prepare(db: Database) -> None:
     """Create indexes, municipalities and missing parameter versions. Safe to run at every start."""
     from seed.municipalities import MUNICIPALITIES, shared_parameters
+
+    require_transactions(db)
 
     ensure_indexes(db, entities.all_indexes())
     audit.prepare(db)  # search indexes; audit_actions filled once from an older log

@@ -72,3 +72,8 @@ def return_file_max_mb() -> float:
     except ValueError:
         return 5.0
     return value if value > 0 else 5.0
+
+
+def allow_standalone_mongodb() -> bool:
+    """PAINEL_ALLOW_STANDALONE_MONGODB=1: accept a MongoDB server without transactions (tests, a trial)."""
+    return os.environ.get("PAINEL_ALLOW_STANDALONE_MONGODB", "").strip() in ("1", "true", "sim")

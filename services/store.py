@@ -189,6 +189,11 @@ def transaction(db: Database) -> Iterator[Database]:
                 _SESSION.reset(token)
 
 
+def is_standalone_server(db: Any) -> bool:
+    """A real MongoDB server that has no transactions (not a replica set, not mongos)."""
+    return isinstance(db, _SessionDatabase) and not has_transactions(db)
+
+
 def has_transactions(db: Any) -> bool:
     """Whether :func:`transaction` is a real transaction on this store."""
     if isinstance(db, docstore.Database):

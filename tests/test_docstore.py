@@ -1,9 +1,11 @@
 """The embedded engine's own guarantees: units of work, concurrency, persistence, index use, refusals."""
 from __future__ import annotations
 
-import multiprocessing
+import subprocess
+import sys
 import threading
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from pymongo import ReturnDocument
@@ -80,25 +82,29 @@ def test_eight_threads_incrementing_in_units_lose_no_update(embedded):
     assert embedded["log"].count_documents({}) == 400
 
 
-def _increment_in_process(folder: str, times: int) -> None:
-    db = store.connect(uri="", data_dir=folder)
-    for _ in range(times):
-        with store.transaction(db):
-            bump(db)
-    store.close_all()
+INCREMENT = """
+import sys
+from services import store
+db = store.connect(uri="", data_dir=sys.argv[1])
+for _ in range(int(sys.argv[2])):
+    with store.transaction(db):
+        seq = db["counters"].find_one({"_id": "k"})["seq"]
+        db["counters"].update_one({"_id": "k"}, {"$set": {"seq": seq + 1}})
+store.close_all()
+"""
 
 
 def test_two_processes_incrementing_the_same_counter_lose_no_update(tmp_path):
+    """A read-then-write inside a unit is serialised across processes (each child a fresh interpreter:
+    multiprocessing's spawn would re-run whatever page an earlier AppTest left as ``__main__``)."""
     folder = str(tmp_path / "shared")
     store.connect(uri="", data_dir=folder)["counters"].insert_one({"_id": "k", "seq": 0})
     store.close_all()
-    context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_increment_in_process, args=(folder, 200)) for _ in range(2)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(120)
-    assert [w.exitcode for w in workers] == [0, 0]
+    root = Path(__file__).resolve().parent.parent
+    workers = [subprocess.Popen([sys.executable, "-c", INCREMENT, folder, "200"], cwd=root,
+                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errors = [w.communicate(timeout=120)[1] for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], errors
     assert store.connect(uri="", data_dir=folder)["counters"].find_one({"_id": "k"})["seq"] == 400
     store.close_all()
 

@@ -95,3 +95,19 @@ def test_a_standalone_server_runs_the_block_without_a_session():
     with store.transaction(db):
         db["dams"].insert_one({"n": 1})
     assert log == [("dams", "insert_one", None)]
+
+
+def test_the_panel_refuses_to_start_on_a_standalone_server(monkeypatch):
+    """Defect 8's choice: every store the panel writes to commits a write, its audit entry and its
+    number together; a standalone MongoDB cannot, so start-up says why and how to fix it."""
+    from services import bootstrap
+
+    monkeypatch.delenv("PAINEL_ALLOW_STANDALONE_MONGODB", raising=False)
+    db, log = proxy({"isWritablePrimary": True})
+    with pytest.raises(bootstrap.StoreWithoutTransactions, match="replica set"):
+        bootstrap.prepare(db)
+    assert log == []  # nothing written
+    replica, _ = proxy({"setName": "rs0"})
+    bootstrap.require_transactions(replica)
+    monkeypatch.setenv("PAINEL_ALLOW_STANDALONE_MONGODB", "1")
+    bootstrap.require_transactions(db)

@@ -25,8 +25,13 @@ def _database(uri: str | None, folder: str):
 
 
 def db():
-    """The one database handle of this process (cached per target)."""
-    return _database(config.mongodb_uri(), str(config.data_dir()))
+    """The one database handle of this process (cached per target); a store the panel cannot use
+    safely stops the page with the reason (never cached, so fixing the setting and reloading works)."""
+    try:
+        return _database(config.mongodb_uri(), str(config.data_dir()))
+    except bootstrap.StoreWithoutTransactions as exc:
+        st.error(exc.message)
+        st.stop()
 
 
 def defaults() -> None:
