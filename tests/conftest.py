@@ -67,7 +67,8 @@ def pytest_terminal_summary(terminalreporter):
     """Print the proof suites' figures (tests/figures.py) at the end of every run."""
     from tests import figures
 
-    if figures.LINES:
+    lines = [*figures.LINES, *filter(None, [figures.concurrency_line()])]
+    if lines:
         terminalreporter.section("Figuras")
-        for line in figures.LINES:
+        for line in lines:
             terminalreporter.write_line(line)

@@ -10,6 +10,7 @@ from services import auth, clock, entities, parameters
 from services.auth import AccountLocked, InvalidCredentials
 from services.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_CG, TI
+from tests import figures
 
 
 @pytest.fixture
@@ -202,6 +203,7 @@ def test_sixteen_parallel_wrong_passwords_get_at_most_five_checks_and_lock(db, u
     with pytest.raises(AccountLocked):
         auth.authenticate(db, user, "senha-forte-1")
     assert len(checks) <= auth.MAX_FAILED_LOGINS
+    figures.concurrency("logins errados", 16, sum(1 for o in outcomes if o is AccountLocked))
 
 
 def test_a_locked_account_gets_no_password_check(db, user, monkeypatch):

@@ -15,6 +15,7 @@ from services import bank_import, dams, store
 from services.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_MP
 from tests.dams_support import MONDAY
+from tests import figures
 
 
 def issue(db):
@@ -60,6 +61,7 @@ def test_eight_concurrent_imports_of_one_file_pay_once_with_one_right_report(db,
             assert "em processamento" in other.message
         else:
             assert len(other.paid) == 5 and not other.duplicated
+    figures.concurrency("arquivo retorno", 8, len(outcomes) - len(winners))  # the others did not process it
     again = bank_import.import_return_file(db, SECRETARIA_MP, "matupa", data)
     assert again.already_imported and len(again.paid) == 5
 

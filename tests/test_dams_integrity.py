@@ -13,6 +13,7 @@ from services import bootstrap, dams, events
 from services.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
 from tests.dams_support import MONDAY
+from tests import figures
 
 PAYS = {"collection": "test_records", "id": "r1", "label": "Autorização 0007/2026"}
 
@@ -179,3 +180,31 @@ def test_number_document_and_audit_entry_of_each_dam_write_share_one_transaction
     pay(db, paid)
     dams.cancel(db, SECRETARIA_MP, "matupa", cancelled["id"], "Emitido em duplicidade")
     assert outside == []
+
+
+def test_eight_clerks_paying_one_dam_at_once_record_one_payment_and_tell_the_record_once(db, today, monkeypatch):
+    import threading
+
+    handler = FlakyHandler(0)
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [handler])
+    today.set(MONDAY)
+    dam = issue(db, pays=PAYS)
+    start, outcomes = threading.Barrier(8), []
+
+    def run() -> None:
+        start.wait()
+        try:
+            outcomes.append(pay(db, dam)["status"])
+        except dams.DamNotPayable as refused:
+            outcomes.append(refused)
+
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    refused = [o for o in outcomes if isinstance(o, dams.DamNotPayable)]
+    assert len(outcomes) == 8 and outcomes.count(dams.PAID) == 1 and len(refused) == 7
+    assert db["audit"].count_documents({"action": "pay", "doc_id": dam["id"]}) == 1
+    assert handler.done == [dam["number"]]  # the linked record told once
+    figures.concurrency("pagamentos de um DAM", 8, len(refused))

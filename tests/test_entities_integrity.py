@@ -23,6 +23,7 @@ from tests.conftest import SECRETARIA_CG, SECRETARIA_MP
 ROOT = Path(__file__).resolve().parent.parent
 TAXPAYER = {"name": "Rosa Amaral", "document": "52998224725", "kind": "pf", "address": "Rua C, 3"}
 OTHER = {"name": "Lia Paz", "document": "11144477735", "kind": "pj", "address": "Rua D, 4"}
+from tests import figures
 
 
 @pytest.fixture
@@ -88,6 +89,7 @@ def test_eight_editors_of_the_same_version_exactly_one_wins(db):
     stored = entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)
     assert (stored["address"], stored["version"]) == (winners[0], 2)
     assert db["audit"].count_documents({"action": "update", "doc_id": doc_id}) == 1
+    figures.concurrency("edições de um registro", 8, outcomes.count("conflict"))
 
 
 def test_a_record_saved_before_versions_counts_as_version_0(db):

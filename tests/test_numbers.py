@@ -4,6 +4,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from services.numbers import next_number
+from tests import figures
 
 
 def test_eight_threads_of_200_numbers_have_no_duplicate_and_no_gap(db):
@@ -13,6 +14,7 @@ def test_eight_threads_of_200_numbers_have_no_duplicate_and_no_gap(db):
     with ThreadPoolExecutor(max_workers=8) as pool:
         taken = [n for batch in pool.map(take, range(8)) for n in batch]
     assert sorted(taken) == list(range(1, 1601))
+    figures.concurrency("números", 1600, 0)
 
 
 def test_counters_are_separate_per_municipality_kind_and_year(db):

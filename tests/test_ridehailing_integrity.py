@@ -22,6 +22,7 @@ from tests.ridehailing_data import ACTORS, inspected, register, requested, set_f
 TODAY = clock.today()
 ACTOR = ACTORS["chapada"]
 THREADS = 8
+from tests import figures
 
 
 def together(task, count: int = THREADS) -> list:
@@ -68,6 +69,7 @@ def test_eight_concurrent_convocations_keep_eight_events_audits_and_numbers(db):
     assert counter["seq"] == THREADS  # eight numbers reserved, none skipped
     doc = ridehailing.get_authorization(db, ACTOR, "chapada", auth)
     assert doc["version"] >= THREADS
+    figures.concurrency("eventos de uma autorização", THREADS, 0)
 
 
 def test_two_clerks_approving_at_once_give_one_approval(db):
@@ -76,6 +78,7 @@ def test_two_clerks_approving_at_once_give_one_approval(db):
     assert sum(1 for r in results if not isinstance(r, Exception)) == 1
     assert all(isinstance(r, ridehailing.WrongStep) for r in results if isinstance(r, Exception))
     assert kinds(db, auth).count(EventKind.APPROVED.value) == 1
+    figures.concurrency("aprovações de um pedido", THREADS, THREADS - 1)
 
 
 # ---- defect 5: one open authorization per plate and per driver ----
@@ -87,6 +90,7 @@ def test_eight_concurrent_requests_for_one_plate_make_one_record(db):
     assert len(conflicts) == THREADS - 1
     assert all("Já há autorização em andamento" in c.message for c in conflicts)
     assert db["authorizations"].count_documents({"municipality": "chapada", "plate": plate}) == 1
+    figures.concurrency("pedidos de uma placa", THREADS, len(conflicts))
 
 
 def test_a_driver_has_one_open_request_whatever_the_vehicle(db):
