@@ -4,7 +4,7 @@ Hypothesis throws operators, regex characters, NUL, 100k characters and emoji at
 filters, at every spec's form validation and at create/update. Nothing but ``ValidationFailed`` (or,
 for writes, another pt-BR ``ServiceError``) may escape, a listing never leaves the actor's
 municipality, and a refused write leaves the stored collection exactly as it was. The number of
-inputs tried is written to the terminal at the end of the session.
+inputs tried is printed with the other figures at the end of the run.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from services import entities, store
 from services.entities import ListQuery
 from services.errors import ServiceError, ValidationFailed
+from tests import figures
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP
 
 TAXPAYER = {"name": "Rosa Amaral", "document": "52998224725", "kind": "pf", "address": "Rua C, 3"}
@@ -40,14 +41,11 @@ values = st.one_of(literals, operators, st.lists(st.one_of(literals, operators),
 
 
 @pytest.fixture(scope="session")
-def inputs_tried(request):
+def inputs_tried():
     counts: Counter[str] = Counter()
     yield counts
-    plugins = request.config.pluginmanager
-    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
     detail = ", ".join(f"{name}: {n}" for name, n in sorted(counts.items()))
-    with capture.global_and_fixture_disabled():
-        reporter.write_line(f"\nbad input: {sum(counts.values())} inputs tried ({detail})")
+    figures.report(f"entradas ruins: {sum(counts.values())} entradas tentadas ({detail}), nenhuma exceção escapou")
 
 
 @pytest.fixture(scope="module")
