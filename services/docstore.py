@@ -874,12 +874,22 @@ class Engine:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """The caller's unit of work; nested calls join the outer one; an exception rolls all back."""
+        """The caller's unit of work; an exception rolls all of it back. A nested unit joins the outer
+        one under a savepoint: an exception leaving it undoes its own writes, and the outer unit, if it
+        catches the exception, goes on with what it wrote before."""
         conn = self.conn()
         if self._local.depth:
             self._local.depth += 1
+            savepoint = f"unit_{self._local.depth}"
+            conn.execute(f"SAVEPOINT {savepoint}")
             try:
                 yield
+            except BaseException:
+                conn.execute(f"ROLLBACK TO {savepoint}")
+                conn.execute(f"RELEASE {savepoint}")
+                raise
+            else:
+                conn.execute(f"RELEASE {savepoint}")
             finally:
                 self._local.depth -= 1
             return

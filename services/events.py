@@ -21,7 +21,7 @@ from typing import Any
 
 from bson import ObjectId
 
-from services import clock
+from services import clock, store
 from services.store import encode
 
 log = logging.getLogger(__name__)
@@ -53,21 +53,26 @@ def dam_paid(db: Any, dam_id: str) -> bool:
     from services import dams
 
     _register_handlers()
-    doc = db[dams.COLLECTION].find_one({"_id": ObjectId(dam_id)})
-    if doc is None or doc.get("status") != dams.PAID:
-        return False
-    dam = dams.plain(doc)
-    pays = dam.get("pays") or {}
     try:
-        for handler in _PAID_HANDLERS.get(pays.get("collection", ""), []):
-            handler(db, dam)
+        # One unit: the handlers' writes and the cleared mark commit together, and a second caller
+        # (another clerk's retry, a resume at start) waits, then finds the mark gone and runs nothing.
+        with store.transaction(db):
+            doc = db[dams.COLLECTION].find_one({"_id": ObjectId(dam_id)})
+            if doc is None or doc.get("status") != dams.PAID:
+                return False
+            if not doc.get("handlers_pending") and doc.get("handlers_done_at"):
+                return True
+            dam = dams.plain(doc)
+            pays = dam.get("pays") or {}
+            for handler in _PAID_HANDLERS.get(pays.get("collection", ""), []):
+                handler(db, dam)
+            db[dams.COLLECTION].update_one(
+                {"_id": doc["_id"]},
+                {"$unset": {"handlers_pending": ""}, "$set": {"handlers_done_at": encode(clock.now_utc())}},
+            )
     except Exception:  # noqa: BLE001 — the payment stands; the handler runs again from the outbox
-        log.exception("handler of paid DAM %s failed; left pending", dam.get("number"))
+        log.exception("handler of paid DAM %s failed; left pending", dam_id)
         return False
-    db[dams.COLLECTION].update_one(
-        {"_id": doc["_id"]},
-        {"$unset": {"handlers_pending": ""}, "$set": {"handlers_done_at": encode(clock.now_utc())}},
-    )
     return True
 
 

@@ -55,6 +55,19 @@ def test_nested_units_join_the_outer_one(embedded):
     assert embedded["a"].count_documents({}) == 1 and embedded["b"].count_documents({}) == 1
 
 
+def test_a_nested_unit_that_fails_undoes_only_its_own_writes(embedded):
+    """A handler run inside an outer unit (the DAM outbox) that fails leaves the outer writes standing."""
+    with store.transaction(embedded):
+        embedded["a"].insert_one({"n": 1})
+        with pytest.raises(RuntimeError):
+            with store.transaction(embedded):
+                embedded["b"].insert_one({"n": 2})
+                raise RuntimeError
+        assert embedded["b"].count_documents({}) == 0
+        embedded["a"].insert_one({"n": 3})
+    assert embedded["a"].count_documents({}) == 2 and embedded["b"].count_documents({}) == 0
+
+
 def test_a_unique_clash_inside_a_unit_rolls_the_unit_back(embedded):
     embedded["plates"].create_index([("plate", 1)], unique=True, name="u_plate")
     embedded["plates"].insert_one({"plate": "A"})
