@@ -159,10 +159,62 @@ class Writer:
         print(f"  {time.perf_counter() - self.started:7.1f} s  {total:>9,} documentos gravados  ({what})", flush=True)
 
 
+_OFFSETS: dict[date, timedelta] = {}
+_MONEY: dict[str, Any] = {}
+_BRL: dict[Decimal, str] = {}
+
+
+def _money(amount: Decimal) -> Any:
+    """``amount`` as stored (Decimal128), encoded once per amount."""
+    key = str(amount)
+    found = _MONEY.get(key)
+    if found is None:
+        found = _MONEY[key] = encode(amount)
+    return found
+
+
+def _brl(amount: Decimal) -> str:
+    """``fmt.brl``, formatted once per amount."""
+    found = _BRL.get(amount)
+    if found is None:
+        found = _BRL[amount] = fmt.brl(amount)
+    return found
+
+
+def _changes(before: dict, after: dict) -> dict:
+    """``audit.changed_fields`` in stored form: each value encoded once."""
+    changes = {}
+    for key in sorted(set(before) | set(after)):
+        if key in audit.HIDDEN_FIELDS:
+            continue
+        old, new = encode(before.get(key)), encode(after.get(key))
+        if old != new:
+            changes[key] = {"before": old, "after": new}
+    return changes
+
+
+def _created(fields: dict) -> dict:
+    """The changes of a creation (nothing before), from stored values: every field that is not None."""
+    return {k: {"before": None, "after": fields[k]} for k in sorted(fields)
+            if fields[k] is not None and k not in audit.HIDDEN_FIELDS}
+
+
+def _audit_template() -> dict:
+    """One entry written by ``audit.record``: its fields in the order the service writes them."""
+    sink = _Sink(random.Random(0))
+    audit.record(sink, SYSTEM, None, "create", "audit", None, {}, {}, "")
+    (_, entry), = sink.take()
+    return entry
+
+
 def _instant(day: date, rng: random.Random) -> datetime:
-    """A moment of office hours (Cuiabá) on ``day``, in UTC."""
-    moment = datetime.combine(day, clock_time(rng.randint(7, 17), rng.randint(0, 59), rng.randint(0, 59)), LOCAL)
-    return moment.astimezone(timezone.utc)
+    """A moment of office hours (Cuiabá) on ``day``, in UTC (Cuiabá's offset looked up once per day)."""
+    offset = _OFFSETS.get(day)
+    if offset is None:
+        offset = _OFFSETS[day] = datetime.combine(day, clock_time(12), LOCAL).utcoffset()
+    local = datetime(day.year, day.month, day.day, rng.randint(7, 17), rng.randint(0, 59), rng.randint(0, 59),
+                     tzinfo=timezone.utc)
+    return local - offset
 
 
 class Generator:
@@ -176,6 +228,8 @@ class Generator:
         self.statuses: Counter[str] = Counter()
         self.held: dict[str, list[dict]] = defaultdict(list)  # records audit updates may still change
         self.audit_entries: Counter[str | None] = Counter()
+        self.audit_template = _audit_template()
+        self.due_dates: dict[date, tuple[date, str, str | None]] = {}  # per municipality: its calendar
 
     # -- service calls captured by the sink, at a chosen moment --
     @contextmanager
@@ -210,11 +264,17 @@ class Generator:
 
     def audit(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, before: dict,
               after: dict, note: str, moment: datetime) -> None:
-        with self.at(moment):
-            audit.record(self.sink, actor, mun, action, collection, doc_id, before, after, note)
-        for name, doc in self.sink.take():
-            self.count_audit(mun)
-            self.out.add(name, doc)
+        """The entry ``audit.record`` writes for a change from ``before`` to ``after``."""
+        self.log(actor, mun, action, collection, doc_id, _changes(before, after), note, moment)
+
+    def log(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, changes: dict,
+            note: str, moment: datetime) -> None:
+        """An audit entry: the service's template entry with this entry's values (``changes`` encoded)."""
+        self.count_audit(mun)
+        self.out.add("audit", {**self.audit_template, "at": moment, "username": actor.username,
+                               "user_name": actor.name, "role": actor.role, "municipality": mun, "action": action,
+                               "collection": collection, "doc_id": str(doc_id) if doc_id is not None else None,
+                               "changes": changes, "note": note, "_id": self.sink.new_id()})
 
     def number(self, mun: str, kind: str, year: int) -> tuple[int, str]:
         key = f"{mun}/{kind}/{year}"
@@ -242,6 +302,7 @@ class Generator:
         self.book = parameters.book(self.db, mun)
         self.calendar = parameters.calendar(self.db, mun, TODAY)
         self.settings = dams._settings(self.db, mun, TODAY)
+        self.due_dates.clear()
         self.taxpayers(mun, staff, counts["taxpayers"])
         if mun in RIDE_HAILING:
             self.rules = ridehailing.rules_of(mun)
@@ -490,63 +551,78 @@ class Generator:
     # -- DAMs --
     def dam(self, mun: str, actor: Actor, issued_on: date, taxpayer: dict, kind: str, description: str, basis: str,
             amount: Decimal, due: date, pays: dict | None, paid_on: date | None = None, cancelled: bool = False) -> dict:
-        """A DAM as ``dams.issue`` writes it, then paid (``record_payment``) or cancelled (``cancel``)."""
-        calendar, rng = self.calendar, self.rng
-        due_on = due_date(due, calendar)
-        finding = due_date_finding(due, calendar)
+        """A DAM as ``dams.issue`` writes it (stored form), then paid (``record_payment``) or cancelled
+        (``cancel``). Returns its id, number and printed due date."""
+        rng = self.rng
+        due_on, due_note, moved = self.due_date(due)
         sequence, number = self.number(mun, "dam", issued_on.year)
         barcode = self.settings.barcode(amount, due_on, issued_on.year, sequence)
         pix = self.settings.pix_payload(amount, issued_on.year, sequence)
-        moved = finding.message if due_on != due else None
         now = _instant(issued_on, rng)
-        doc = {
-            "_id": self.sink.new_id(), "municipality": mun, "number": number, "year": issued_on.year,
+        issued = {
+            "municipality": mun, "number": number, "year": issued_on.year,
             "sequence": sequence, "taxpayer_name": taxpayer["name"], "taxpayer_document": taxpayer["document"],
             "taxpayer_address": taxpayer["address"], "revenue_kind": kind, "description": description,
-            "legal_basis": basis, "amount": amount, "issued_on": issued_on, "requested_due": due, "due_on": due_on,
-            "due_note": finding.text(), "barcode": barcode.digits, "line": barcode.line, "pix_payload": pix,
+            "legal_basis": basis, "amount": _money(amount), "issued_on": issued_on.isoformat(),
+            "requested_due": due.isoformat(), "due_on": due_on.isoformat(), "due_note": due_note,
+            "barcode": barcode.digits, "line": barcode.line, "pix_payload": pix,
             "instructions": dams._instructions("", moved, (pays or {}).get("label", ""), pix is not None),
             "pays": pays, "status": dams.ISSUED,
+        }
+        doc = {
+            "_id": self.sink.new_id(), **issued,
             "history": [{"at": now, "status": dams.ISSUED, "by": actor.username,
                          "note": f"Emitido com vencimento em {fmt.day(due_on)}" + (f" ({moved})" if moved else "")}],
             "payment": None, "cancel_reason": None, "created_at": now, "created_by": actor.username,
         }
-        self.audit(actor, mun, "create", dams.COLLECTION, doc["_id"], {},
-                   {k: v for k, v in doc.items() if k not in ("history", "created_at", "_id")},
-                   f"DAM {number} emitido", now)
+        self.log(actor, mun, "create", dams.COLLECTION, doc["_id"], _created({**issued, "created_by": actor.username}),
+                 f"DAM {number} emitido", now)
         if paid_on is not None:
-            self.pay(mun, actor, doc, paid_on)
+            self.pay(mun, actor, doc, amount, due_on, paid_on)
         elif cancelled:
             reason = "Emitido em duplicidade"
             moment = _instant(issued_on + timedelta(days=rng.randint(0, 5)), rng)
             doc["history"].append({"at": moment, "status": dams.CANCELLED, "by": actor.username, "note": reason})
             doc.update(status=dams.CANCELLED, cancel_reason=reason, updated_at=moment)
-            self.audit(actor, mun, "cancel", dams.COLLECTION, doc["_id"], {"status": dams.ISSUED, "cancel_reason": None},
-                       {"status": dams.CANCELLED, "cancel_reason": reason}, f"DAM {number} cancelado: {reason}", moment)
-        self.out.add(dams.COLLECTION, encode(doc))
-        return doc
+            self.log(actor, mun, "cancel", dams.COLLECTION, doc["_id"],
+                     {"cancel_reason": {"before": None, "after": reason},
+                      "status": {"before": dams.ISSUED, "after": dams.CANCELLED}},
+                     f"DAM {number} cancelado: {reason}", moment)
+        self.out.add(dams.COLLECTION, doc)
+        return {"_id": doc["_id"], "number": number, "due_on": due_on}
 
-    def pay(self, mun: str, actor: Actor, doc: dict, paid_on: date) -> None:
+    def due_date(self, due: date) -> tuple[date, str, str | None]:
+        """The printed due date, its note and the reason it moved (None when it did not), once per date."""
+        found = self.due_dates.get(due)
+        if found is None:
+            due_on = due_date(due, self.calendar)
+            finding = due_date_finding(due, self.calendar)
+            found = self.due_dates[due] = (due_on, finding.text(), finding.message if due_on != due else None)
+        return found
+
+    def pay(self, mun: str, actor: Actor, doc: dict, due_amount: Decimal, due_on: date, paid_on: date) -> None:
         rng = self.rng
-        amount = doc["amount"] if rng.random() > 0.03 else doc["amount"] - Decimal("10.00")
+        amount = due_amount if rng.random() > 0.03 else due_amount - Decimal("10.00")
         flags, notes = [], []
-        if amount != doc["amount"]:
+        if amount != due_amount:
             flags.append(dams.FLAG_AMOUNT)
-            notes.append(f"Valor pago {fmt.brl(amount)} difere do valor do DAM {fmt.brl(doc['amount'])} "
-                         f"({fmt.brl(doc['amount'] - amount)} a menor)")
-        if paid_on > doc["due_on"]:
+            notes.append(f"Valor pago {_brl(amount)} difere do valor do DAM {_brl(due_amount)} "
+                         f"({_brl(due_amount - amount)} a menor)")
+        if paid_on > due_on:
             flags.append(dams.FLAG_LATE)
-            notes.append(f"Pago em {fmt.day(paid_on)}, após o vencimento em {fmt.day(doc['due_on'])}")
+            notes.append(f"Pago em {fmt.day(paid_on)}, após o vencimento em {fmt.day(due_on)}")
         moment = _instant(paid_on, rng)
-        payment = {"paid_on": paid_on, "amount": amount, "bank": rng.choice(BANKS), "origin": {"kind": "manual"},
-                   "flags": flags, "notes": notes, "recorded_at": moment, "recorded_by": actor.username}
-        note = f"Pago em {fmt.day(paid_on)}, {fmt.brl(amount)} (baixa manual)"
+        payment = {"paid_on": paid_on.isoformat(), "amount": _money(amount), "bank": rng.choice(BANKS),
+                   "origin": {"kind": "manual"}, "flags": flags, "notes": notes, "recorded_at": moment,
+                   "recorded_by": actor.username}
+        note = f"Pago em {fmt.day(paid_on)}, {_brl(amount)} (baixa manual)"
         if notes:
             note += ". Alertas: " + "; ".join(notes)
         doc["history"].append({"at": moment, "status": dams.PAID, "by": actor.username, "note": note})
         doc.update(status=dams.PAID, payment=payment, updated_at=moment)
-        self.audit(actor, mun, "pay", dams.COLLECTION, doc["_id"], {"status": dams.ISSUED, "payment": None},
-                   {"status": dams.PAID, "payment": payment}, f"DAM {doc['number']}: {note}", moment)
+        self.log(actor, mun, "pay", dams.COLLECTION, doc["_id"],
+                 {"payment": {"before": None, "after": payment}, "status": {"before": dams.ISSUED, "after": dams.PAID}},
+                 f"DAM {doc['number']}: {note}", moment)
 
     def other_dams(self, mun: str, staff: list[Actor], target: int) -> None:
         """Fill the DAM count with the municipality's revenues: paid, issued, overdue and cancelled."""
@@ -586,7 +662,8 @@ class Generator:
             if doc.get(field) == new:
                 continue
             actor = rng.choice(staff)
-            self.audit(actor, mun, "update", name, doc["_id"], {field: doc.get(field)}, {field: new}, "", moment)
+            self.log(actor, mun, "update", name, doc["_id"], {field: {"before": doc.get(field), "after": new}}, "",
+                     moment)
             doc.update({field: new, "updated_at": moment, "updated_by": actor.username})
         for name, doc in records:
             self.out.add(name, doc)
