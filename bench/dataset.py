@@ -199,6 +199,14 @@ def _created(fields: dict) -> dict:
             if fields[k] is not None and k not in audit.HIDDEN_FIELDS}
 
 
+def _same_as_service(built: list[tuple[str, dict]], written: list[tuple[str, dict]]) -> None:
+    """Stop when a document built here differs from what the service wrote (a service changed)."""
+    for (name, doc), (real_name, real) in zip(built, written, strict=True):
+        if (name, list(doc.items())) != (real_name, list(real.items())):
+            raise RuntimeError(f"O gerador não reproduz mais o documento de {real_name} escrito pelo serviço; "
+                               "atualize bench/dataset.py.")
+
+
 def _audit_template() -> dict:
     """One entry written by ``audit.record``: its fields in the order the service writes them."""
     sink = _Sink(random.Random(0))
@@ -229,6 +237,10 @@ class Generator:
         self.held: dict[str, list[dict]] = defaultdict(list)  # records audit updates may still change
         self.audit_entries: Counter[str | None] = Counter()
         self.audit_template = _audit_template()
+        self.checked: set[tuple[str, str]] = set()  # (entity, municipality) whose first record the service wrote
+        self.specs: dict[tuple[str, str], entities.EntitySpec] = {}
+        self.parsed: dict[tuple[str, str], Any] = {}  # (field, text) -> clean value
+        self.stored_events: dict[Any, list[dict]] = {}  # authorization id -> its events in stored form
         self.due_dates: dict[date, tuple[date, str, str | None]] = {}  # per municipality: its calendar
 
     # -- service calls captured by the sink, at a chosen moment --
@@ -243,21 +255,53 @@ class Generator:
 
     def create(self, actor: Actor, entity: str, mun: str, values: dict, moment: datetime, keep: str = "queue") -> dict:
         """A record as ``entities.create`` writes it; its audit entry is queued. ``keep``: "queue" the
-        record too, "hold" it for later audit updates, or "return" it for the caller to finish and queue."""
-        with self.at(moment):
-            entities.create(self.sink, actor, entity, mun, values)
-        record = None
-        for collection, doc in self.sink.take():
-            if collection != entity:
-                self.count_audit(mun)
-                self.out.add(collection, doc)
-                continue
-            record = doc
-            if keep == "hold":
-                self.held[entity].append(doc)
-            elif keep == "queue":
-                self.out.add(collection, doc)
+        record too, "hold" it for later audit updates, or "return" it for the caller to finish and queue.
+
+        The values are cleaned by the entity's spec (each distinct text once) and the record and entry
+        built here; the first record of each entity in a municipality is also written by the real
+        service and must come out the same, field for field and in the same order."""
+        check = (entity, mun) not in self.checked
+        state = self.rng.getstate() if check else None
+        clean = self.clean(entity, mun, values)
+        record = encode({**clean, "municipality": mun, "version": 1, "created_at": moment, "updated_at": moment,
+                         "created_by": actor.username})
+        record["_id"] = self.sink.new_id()
+        entry = self.entry(actor, mun, "create", entity, record["_id"], _created({k: record[k] for k in clean}), "",
+                           moment)
+        if check:
+            self.checked.add((entity, mun))
+            self.rng.setstate(state)
+            with self.at(moment):
+                entities.create(self.sink, actor, entity, mun, values)
+            _same_as_service([(entity, record), ("audit", entry)], self.sink.take())
+        self.count_audit(mun)
+        if keep == "hold":
+            self.held[entity].append(record)
+        elif keep == "queue":
+            self.out.add(entity, record)
+        self.out.add("audit", entry)
         return record
+
+    def clean(self, entity: str, mun: str, values: dict) -> dict:
+        """``entities.validate`` with the municipality's spec; a text already seen in a field is not parsed again."""
+        spec = self.specs.get((entity, mun))
+        if spec is None:
+            spec = self.specs[(entity, mun)] = entities.spec_for(self.sink, entity, mun)
+        clean: dict[str, Any] = {}
+        unknown: dict[str, Any] = {}
+        for f in spec.fields:
+            raw = values.get(f.name)
+            if isinstance(raw, str) and (f.name, raw) in self.parsed:
+                clean[f.name] = self.parsed[(f.name, raw)]
+            else:
+                clean[f.name] = unknown[f.name] = raw
+        if unknown:
+            parsed = entities.validate(spec, unknown, partial=True)
+            for name, raw in unknown.items():
+                clean[name] = parsed[name]
+                if isinstance(raw, str):
+                    self.parsed[(name, raw)] = parsed[name]
+        return clean
 
     def count_audit(self, mun: str | None) -> None:
         self.audit_entries[mun] += 1
@@ -269,12 +313,17 @@ class Generator:
 
     def log(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, changes: dict,
             note: str, moment: datetime) -> None:
-        """An audit entry: the service's template entry with this entry's values (``changes`` encoded)."""
+        """Queue an audit entry (``changes`` in stored form)."""
         self.count_audit(mun)
-        self.out.add("audit", {**self.audit_template, "at": moment, "username": actor.username,
-                               "user_name": actor.name, "role": actor.role, "municipality": mun, "action": action,
-                               "collection": collection, "doc_id": str(doc_id) if doc_id is not None else None,
-                               "changes": changes, "note": note, "_id": self.sink.new_id()})
+        self.out.add("audit", self.entry(actor, mun, action, collection, doc_id, changes, note, moment))
+
+    def entry(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, changes: dict,
+              note: str, moment: datetime) -> dict:
+        """An audit entry: the service's template entry with this entry's values."""
+        return {**self.audit_template, "at": moment, "username": actor.username, "user_name": actor.name,
+                "role": actor.role, "municipality": mun, "action": action, "collection": collection,
+                "doc_id": str(doc_id) if doc_id is not None else None, "changes": changes, "note": note,
+                "_id": self.sink.new_id()}
 
     def number(self, mun: str, kind: str, year: int) -> tuple[int, str]:
         key = f"{mun}/{kind}/{year}"
@@ -478,7 +527,8 @@ class Generator:
 
     def event(self, mun: str, actor: Actor, doc: dict, kind: EventKind, on: date, until: date | None = None,
               note: str = "", extra: dict | None = None, who: Actor | None = None) -> None:
-        """What ``ridehailing._add_event`` writes: the event, status and validity, and the audit entry."""
+        """What ``ridehailing._add_event`` writes: the event, status and validity, and the audit entry
+        (whose event lists are kept in stored form, one event encoded once)."""
         who = who or actor
         entry = {"kind": kind.value, "on": on, "until": until, "note": note, "by": who.username}
         after = {**doc, "events": [*doc.get("events", []), entry], **(extra or {})}
@@ -487,8 +537,15 @@ class Generator:
                    **(extra or {})}
         before = {k: doc.get(k) for k in changes}
         moment = _instant(on, self.rng)
+        stored_before = self.stored_events.get(doc["_id"], [])
+        stored_after = self.stored_events[doc["_id"]] = [*stored_before, encode(entry)]
+        logged = {}
+        for key in sorted(changes):
+            old, new = (stored_before, stored_after) if key == "events" else (encode(before[key]), encode(changes[key]))
+            if old != new:
+                logged[key] = {"before": old, "after": new}
         doc.update({**changes, "updated_at": moment})
-        self.audit(who, mun, kind.value, "authorizations", doc["_id"], before, changes, note, moment)
+        self.log(who, mun, kind.value, "authorizations", doc["_id"], logged, note, moment)
 
     def state(self, doc: dict, mun: str, on: date):
         return self.rules.authorization_status(ridehailing.authorization_concept(doc), on, self.book, self.calendar)
