@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import random
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from contextlib import contextmanager
@@ -55,7 +56,7 @@ DAYS = (TODAY - FIRST_DAY).days  # about two years of history
 RIDE_FIRST_DAY = {"chapada": date(2026, 1, 8), "matupa": date(2025, 8, 29)}
 SEED = 20261201
 MARKER = "bench_dataset"
-BATCH = 5000
+BATCH = 20000
 RIDE_HAILING = ("chapada", "matupa")
 # Share of the scale-1 counts per municipality (Chapada is the biggest and the one pages are timed in).
 SHARE = {"chapada": 1.0, "matupa": 0.5, "nova_lacerda": 0.5}
@@ -132,10 +133,10 @@ class _Sink:
 # ---- the generator ----
 
 class Writer:
-    """Buffers documents per collection and writes them with insert_many in batches."""
+    """Buffers documents per collection and writes them with insert_many in batches (``dry``: only counts)."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, db: Database, dry: bool = False) -> None:
+        self.db, self.dry = db, dry
         self.buffers: dict[str, list[dict]] = defaultdict(list)
         self.counts: Counter[str] = Counter()
         self.started = time.perf_counter()
@@ -150,13 +151,15 @@ class Writer:
         for name in [collection] if collection else list(self.buffers):
             docs = self.buffers[name]
             if docs:
-                self.db[name].insert_many(docs)
+                if not self.dry:
+                    self.db[name].insert_many(docs)
                 self.counts[name] += len(docs)
                 self.buffers[name] = []
 
     def progress(self, what: str) -> None:
         total = sum(self.counts.values())
-        print(f"  {time.perf_counter() - self.started:7.1f} s  {total:>9,} documentos gravados  ({what})", flush=True)
+        done = "montados" if self.dry else "gravados"
+        print(f"  {time.perf_counter() - self.started:7.1f} s  {total:>9,} documentos {done}  ({what})", flush=True)
 
 
 _OFFSETS: dict[date, timedelta] = {}
@@ -226,11 +229,11 @@ def _instant(day: date, rng: random.Random) -> datetime:
 
 
 class Generator:
-    def __init__(self, db: Database, scale: int, fraction: float = 1.0) -> None:
+    def __init__(self, db: Database, scale: int, fraction: float = 1.0, dry: bool = False) -> None:
         self.db, self.scale, self.fraction = db, scale, fraction
         self.rng = random.Random(SEED * 1000 + scale)
         self.sink = _Sink(self.rng)
-        self.out = Writer(db)
+        self.out = Writer(db, dry)
         self.now = datetime.combine(TODAY, clock_time(12), LOCAL).astimezone(timezone.utc)
         self.counters: dict[str, int] = {}
         self.statuses: Counter[str] = Counter()
@@ -780,14 +783,33 @@ def generate(db: Database, scale: int, fraction: float = 1.0) -> dict:
     return doc
 
 
+def build_only(scale: int, fraction: float = 1.0) -> dict:
+    """Build the dataset of ``scale`` without writing it (a throwaway store holds the parameters):
+    the generator's own time, whatever the engine. Returns the counts and seconds."""
+    with tempfile.TemporaryDirectory() as folder:
+        db = connect(uri="", data_dir=folder)
+        prepare(db)
+        print(f"Montando (sem gravar) o conjunto de dados da escala {scale}…", flush=True)
+        started, cpu = time.perf_counter(), time.process_time()
+        counts = Generator(db, scale, fraction, dry=True).run()
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print("Documentos por coleção: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
+    print(f"Montados {sum(counts.values()):,} documentos em {seconds:.1f} s ({cpu:.1f} s de CPU).")
+    return {"counts": dict(counts), "seconds": seconds, "cpu": cpu}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Gera o conjunto de dados determinístico do benchmark.")
     parser.add_argument("--scale", type=int, default=1, help="multiplica as quantidades (1 = dois anos de um município pequeno)")
     parser.add_argument("--out", help="pasta do armazenamento embutido (padrão: PAINEL_DATA_DIR)")
     parser.add_argument("--fraction", type=float, default=1.0, help="fração das quantidades (para testes)")
+    parser.add_argument("--dry", action="store_true", help="só monta e conta os documentos, sem gravar (mede o gerador)")
     args = parser.parse_args(argv)
     if args.scale < 1:
         parser.error("--scale deve ser 1 ou mais")
+    if args.dry:
+        build_only(args.scale, args.fraction)
+        return 0
     generate(connect(data_dir=args.out), args.scale, args.fraction)
     return 0
 
