@@ -92,6 +92,7 @@ class _NoRows:
 class _Inserted:
     def __init__(self, ids: list) -> None:
         self.inserted_ids = ids
+        self.inserted_id = ids[0] if ids else None
 
 
 class _SinkCollection:
@@ -104,6 +105,10 @@ class _SinkCollection:
     def find_one(self, *args: Any, **kwargs: Any) -> None:
         return None
 
+    def update_one(self, *args: Any, **kwargs: Any) -> None:
+        """Side writes of a service (the audit's action list) are rebuilt by bootstrap at start."""
+        return None
+
     def insert_many(self, docs: list[dict], *args: Any, **kwargs: Any) -> _Inserted:
         ids = []
         for doc in docs:
@@ -111,6 +116,9 @@ class _SinkCollection:
             self.sink.kept.append((self.name, doc))
             ids.append(doc["_id"])
         return _Inserted(ids)
+
+    def insert_one(self, doc: dict, *args: Any, **kwargs: Any) -> _Inserted:
+        return self.insert_many([doc])
 
 
 class _Sink:
