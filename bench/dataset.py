@@ -8,14 +8,18 @@ is one small municipality's two years in Chapada dos Guimarães (the biggest): a
 half of that and Nova Lacerda (machinery: no ride-hailing records yet) half the DAMs and taxpayers.
 Scale N multiplies every count.
 
-Shapes come from the services: registry records and audit entries are built by the real
-``entities.create`` and ``audit.record`` against a stand-in database that keeps what they insert;
-authorizations and DAMs copy the dicts of ``services.ridehailing`` and ``services.dams`` with the
-status, due dates, barcodes and PIX computed by the rules (``tests/test_bench.py`` checks every
-shape against documents the services write). Everything is written with ``insert_many`` in
-batches through ``services.store.connect`` (embedded store in ``--out``/``PAINEL_DATA_DIR``, or
-MongoDB when ``MONGODB_URI`` is set). A store that already holds this generator's dataset at the
-same scale is reused (marker ``meta/bench_dataset``).
+Shapes come from the services: the first registry record of each entity in a municipality is
+written by the real ``entities.create`` against a stand-in database that keeps what it inserts, and
+every other record is built here in stored form and must match it field for field (the generator
+stops otherwise); audit entries clone one written by ``audit.record``. Authorizations and DAMs copy
+the dicts of ``services.ridehailing`` and ``services.dams`` with the status, due dates, barcodes and
+PIX computed by the rules (``tests/test_bench.py`` checks every shape against documents the
+services write). Rules whose result depends only on a value (a due date, a text's cleaning) run
+once per value. Everything is written with ``insert_many`` in batches through
+``services.store.connect`` (embedded store in ``--out``/``PAINEL_DATA_DIR``, or MongoDB when
+``MONGODB_URI`` is set). A store that already holds this generator's dataset at the same scale is
+reused (marker ``meta/bench_dataset``). ``--dry`` builds and counts without writing: the
+generator's own time, whatever the engine.
 """
 from __future__ import annotations
 
