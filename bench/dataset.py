@@ -8,21 +8,27 @@ is one small municipality's two years in Chapada dos Guimarães (the biggest): a
 half of that and Nova Lacerda (machinery: no ride-hailing records yet) half the DAMs and taxpayers.
 Scale N multiplies every count.
 
-Shapes come from the services: registry records and audit entries are built by the real
-``entities.create`` and ``audit.record`` against a stand-in database that keeps what they insert;
-authorizations and DAMs copy the dicts of ``services.ridehailing`` and ``services.dams`` with the
-status, due dates, barcodes and PIX computed by the rules (``tests/test_bench.py`` checks every
-shape against documents the services write). Everything is written with ``insert_many`` in
-batches through ``services.store.connect`` (embedded store in ``--out``/``PAINEL_DATA_DIR``, or
-MongoDB when ``MONGODB_URI`` is set). A store that already holds this generator's dataset at the
-same scale is reused (marker ``meta/bench_dataset``).
+Shapes come from the services: the first registry record of each entity in a municipality is
+written by the real ``entities.create`` against a stand-in database that keeps what it inserts, and
+every other record is built here in stored form and must match it field for field (the generator
+stops otherwise); audit entries clone one written by ``audit.record``. Authorizations and DAMs copy
+the dicts of ``services.ridehailing`` and ``services.dams`` with the status, due dates, barcodes and
+PIX computed by the rules (``tests/test_bench.py`` checks every shape against documents the
+services write). Rules whose result depends only on a value (a due date, a text's cleaning) run
+once per value. Everything is written with ``insert_many`` in batches through
+``services.store.connect`` (embedded store in ``--out``/``PAINEL_DATA_DIR``, or MongoDB when
+``MONGODB_URI`` is set). A store that already holds this generator's dataset at the same scale is
+reused (marker ``meta/bench_dataset``). ``--dry`` builds and counts without writing: the
+generator's own time, whatever the engine.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import random
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from contextlib import contextmanager
@@ -55,7 +61,7 @@ DAYS = (TODAY - FIRST_DAY).days  # about two years of history
 RIDE_FIRST_DAY = {"chapada": date(2026, 1, 8), "matupa": date(2025, 8, 29)}
 SEED = 20261201
 MARKER = "bench_dataset"
-BATCH = 5000
+BATCH = 20000
 RIDE_HAILING = ("chapada", "matupa")
 # Share of the scale-1 counts per municipality (Chapada is the biggest and the one pages are timed in).
 SHARE = {"chapada": 1.0, "matupa": 0.5, "nova_lacerda": 0.5}
@@ -90,6 +96,7 @@ class _NoRows:
 class _Inserted:
     def __init__(self, ids: list) -> None:
         self.inserted_ids = ids
+        self.inserted_id = ids[0] if ids else None
 
 
 class _SinkCollection:
@@ -114,6 +121,9 @@ class _SinkCollection:
             ids.append(doc["_id"])
         return _Inserted(ids)
 
+    def insert_one(self, doc: dict, *args: Any, **kwargs: Any) -> _Inserted:
+        return self.insert_many([doc])
+
 
 class _Sink:
     """Reads see an empty store (no custom fields); inserts are kept in order, with seeded ids."""
@@ -136,10 +146,10 @@ class _Sink:
 # ---- the generator ----
 
 class Writer:
-    """Buffers documents per collection and writes them with insert_many in batches."""
+    """Buffers documents per collection and writes them with insert_many in batches (``dry``: only counts)."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, db: Database, dry: bool = False) -> None:
+        self.db, self.dry = db, dry
         self.buffers: dict[str, list[dict]] = defaultdict(list)
         self.counts: Counter[str] = Counter()
         self.started = time.perf_counter()
@@ -154,32 +164,100 @@ class Writer:
         for name in [collection] if collection else list(self.buffers):
             docs = self.buffers[name]
             if docs:
-                self.db[name].insert_many(docs)
+                if not self.dry:
+                    self.db[name].insert_many(docs)
                 self.counts[name] += len(docs)
                 self.buffers[name] = []
 
     def progress(self, what: str) -> None:
         total = sum(self.counts.values())
-        print(f"  {time.perf_counter() - self.started:7.1f} s  {total:>9,} documentos gravados  ({what})", flush=True)
+        done = "montados" if self.dry else "gravados"
+        print(f"  {time.perf_counter() - self.started:7.1f} s  {total:>9,} documentos {done}  ({what})", flush=True)
+
+
+_OFFSETS: dict[date, timedelta] = {}
+_MONEY: dict[str, Any] = {}
+_BRL: dict[Decimal, str] = {}
+
+
+def _money(amount: Decimal) -> Any:
+    """``amount`` as stored (Decimal128), encoded once per amount."""
+    key = str(amount)
+    found = _MONEY.get(key)
+    if found is None:
+        found = _MONEY[key] = encode(amount)
+    return found
+
+
+def _brl(amount: Decimal) -> str:
+    """``fmt.brl``, formatted once per amount."""
+    found = _BRL.get(amount)
+    if found is None:
+        found = _BRL[amount] = fmt.brl(amount)
+    return found
+
+
+def _changes(before: dict, after: dict) -> dict:
+    """``audit.changed_fields`` in stored form: each value encoded once."""
+    changes = {}
+    for key in sorted(set(before) | set(after)):
+        if key in audit.HIDDEN_FIELDS:
+            continue
+        old, new = encode(before.get(key)), encode(after.get(key))
+        if old != new:
+            changes[key] = {"before": old, "after": new}
+    return changes
+
+
+def _created(fields: dict) -> dict:
+    """The changes of a creation (nothing before), from stored values: every field that is not None."""
+    return {k: {"before": None, "after": fields[k]} for k in sorted(fields)
+            if fields[k] is not None and k not in audit.HIDDEN_FIELDS}
+
+
+def _same_as_service(built: list[tuple[str, dict]], written: list[tuple[str, dict]]) -> None:
+    """Stop when a document built here differs from what the service wrote (a service changed)."""
+    for (name, doc), (real_name, real) in zip(built, written, strict=True):
+        if (name, list(doc.items())) != (real_name, list(real.items())):
+            raise RuntimeError(f"O gerador não reproduz mais o documento de {real_name} escrito pelo serviço; "
+                               "atualize bench/dataset.py.")
+
+
+def _audit_template() -> dict:
+    """One entry written by ``audit.record``: its fields in the order the service writes them."""
+    sink = _Sink(random.Random(0))
+    audit.record(sink, SYSTEM, None, "create", "audit", None, {}, {}, "")
+    (_, entry), = sink.take()
+    return entry
 
 
 def _instant(day: date, rng: random.Random) -> datetime:
-    """A moment of office hours (Cuiabá) on ``day``, in UTC."""
-    moment = datetime.combine(day, clock_time(rng.randint(7, 17), rng.randint(0, 59), rng.randint(0, 59)), LOCAL)
-    return moment.astimezone(timezone.utc)
+    """A moment of office hours (Cuiabá) on ``day``, in UTC (Cuiabá's offset looked up once per day)."""
+    offset = _OFFSETS.get(day)
+    if offset is None:
+        offset = _OFFSETS[day] = datetime.combine(day, clock_time(12), LOCAL).utcoffset()
+    local = datetime(day.year, day.month, day.day, rng.randint(7, 17), rng.randint(0, 59), rng.randint(0, 59),
+                     tzinfo=timezone.utc)
+    return local - offset
 
 
 class Generator:
-    def __init__(self, db: Database, scale: int, fraction: float = 1.0) -> None:
+    def __init__(self, db: Database, scale: int, fraction: float = 1.0, dry: bool = False) -> None:
         self.db, self.scale, self.fraction = db, scale, fraction
         self.rng = random.Random(SEED * 1000 + scale)
         self.sink = _Sink(self.rng)
-        self.out = Writer(db)
+        self.out = Writer(db, dry)
         self.now = datetime.combine(TODAY, clock_time(12), LOCAL).astimezone(timezone.utc)
         self.counters: dict[str, int] = {}
         self.statuses: Counter[str] = Counter()
         self.held: dict[str, list[dict]] = defaultdict(list)  # records audit updates may still change
         self.audit_entries: Counter[str | None] = Counter()
+        self.audit_template = _audit_template()
+        self.checked: set[tuple[str, str]] = set()  # (entity, municipality) whose first record the service wrote
+        self.specs: dict[tuple[str, str], entities.EntitySpec] = {}
+        self.parsed: dict[tuple[str, str], Any] = {}  # (field, text) -> clean value
+        self.stored_events: dict[Any, list[dict]] = {}  # authorization id -> its events in stored form
+        self.due_dates: dict[date, tuple[date, str, str | None]] = {}  # per municipality: its calendar
 
     # -- service calls captured by the sink, at a chosen moment --
     @contextmanager
@@ -193,32 +271,75 @@ class Generator:
 
     def create(self, actor: Actor, entity: str, mun: str, values: dict, moment: datetime, keep: str = "queue") -> dict:
         """A record as ``entities.create`` writes it; its audit entry is queued. ``keep``: "queue" the
-        record too, "hold" it for later audit updates, or "return" it for the caller to finish and queue."""
-        with self.at(moment):
-            entities.create(self.sink, actor, entity, mun, values)
-        record = None
-        for collection, doc in self.sink.take():
-            if collection != entity:
-                self.count_audit(mun)
-                self.out.add(collection, doc)
-                continue
-            record = doc
-            if keep == "hold":
-                self.held[entity].append(doc)
-            elif keep == "queue":
-                self.out.add(collection, doc)
+        record too, "hold" it for later audit updates, or "return" it for the caller to finish and queue.
+
+        The values are cleaned by the entity's spec (each distinct text once) and the record and entry
+        built here; the first record of each entity in a municipality is also written by the real
+        service and must come out the same, field for field and in the same order."""
+        check = (entity, mun) not in self.checked
+        state = self.rng.getstate() if check else None
+        clean = self.clean(entity, mun, values)
+        record = encode({**clean, "municipality": mun, "version": 1, "created_at": moment, "updated_at": moment,
+                         "created_by": actor.username})
+        record["_id"] = self.sink.new_id()
+        entry = self.entry(actor, mun, "create", entity, record["_id"], _created({k: record[k] for k in clean}), "",
+                           moment)
+        if check:
+            self.checked.add((entity, mun))
+            self.rng.setstate(state)
+            with self.at(moment):
+                entities.create(self.sink, actor, entity, mun, values)
+            _same_as_service([(entity, record), ("audit", entry)], self.sink.take())
+        self.count_audit(mun)
+        if keep == "hold":
+            self.held[entity].append(record)
+        elif keep == "queue":
+            self.out.add(entity, record)
+        self.out.add("audit", entry)
         return record
+
+    def clean(self, entity: str, mun: str, values: dict) -> dict:
+        """``entities.validate`` with the municipality's spec; a text already seen in a field is not parsed again."""
+        spec = self.specs.get((entity, mun))
+        if spec is None:
+            spec = self.specs[(entity, mun)] = entities.spec_for(self.sink, entity, mun)
+        clean: dict[str, Any] = {}
+        unknown: dict[str, Any] = {}
+        for f in spec.fields:
+            raw = values.get(f.name)
+            if isinstance(raw, str) and (f.name, raw) in self.parsed:
+                clean[f.name] = self.parsed[(f.name, raw)]
+            else:
+                clean[f.name] = unknown[f.name] = raw
+        if unknown:
+            parsed = entities.validate(spec, unknown, partial=True)
+            for name, raw in unknown.items():
+                clean[name] = parsed[name]
+                if isinstance(raw, str):
+                    self.parsed[(name, raw)] = parsed[name]
+        return clean
 
     def count_audit(self, mun: str | None) -> None:
         self.audit_entries[mun] += 1
 
     def audit(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, before: dict,
               after: dict, note: str, moment: datetime) -> None:
-        with self.at(moment):
-            audit.record(self.sink, actor, mun, action, collection, doc_id, before, after, note)
-        for name, doc in self.sink.take():
-            self.count_audit(mun)
-            self.out.add(name, doc)
+        """The entry ``audit.record`` writes for a change from ``before`` to ``after``."""
+        self.log(actor, mun, action, collection, doc_id, _changes(before, after), note, moment)
+
+    def log(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, changes: dict,
+            note: str, moment: datetime) -> None:
+        """Queue an audit entry (``changes`` in stored form)."""
+        self.count_audit(mun)
+        self.out.add("audit", self.entry(actor, mun, action, collection, doc_id, changes, note, moment))
+
+    def entry(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, changes: dict,
+              note: str, moment: datetime) -> dict:
+        """An audit entry: the service's template entry with this entry's values."""
+        return {**self.audit_template, "at": moment, "username": actor.username, "user_name": actor.name,
+                "role": actor.role, "municipality": mun, "action": action, "collection": collection,
+                "doc_id": str(doc_id) if doc_id is not None else None, "changes": changes, "note": note,
+                "_id": self.sink.new_id()}
 
     def number(self, mun: str, kind: str, year: int) -> tuple[int, str]:
         key = f"{mun}/{kind}/{year}"
@@ -230,8 +351,16 @@ class Generator:
 
     # -- whole run --
     def run(self) -> Counter[str]:
-        for mun in ("chapada", "matupa", "nova_lacerda"):
-            self.municipality(mun)
+        # Millions of small dicts and no reference cycles: the cyclic collector would only rescan them
+        # (40 % of the time at scale 10). Reference counting still frees every written batch.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for mun in ("chapada", "matupa", "nova_lacerda"):
+                self.municipality(mun)
+        finally:
+            if collecting:
+                gc.enable()
         self.out.flush()
         for key, seq in sorted(self.counters.items()):
             self.db["counters"].update_one({"_id": key}, {"$set": {"seq": seq}}, upsert=True)
@@ -246,6 +375,7 @@ class Generator:
         self.book = parameters.book(self.db, mun)
         self.calendar = parameters.calendar(self.db, mun, TODAY)
         self.settings = dams._settings(self.db, mun, TODAY)
+        self.due_dates.clear()
         self.taxpayers(mun, staff, counts["taxpayers"])
         if mun in RIDE_HAILING:
             self.rules = ridehailing.rules_of(mun)
@@ -421,7 +551,8 @@ class Generator:
 
     def event(self, mun: str, actor: Actor, doc: dict, kind: EventKind, on: date, until: date | None = None,
               note: str = "", extra: dict | None = None, who: Actor | None = None) -> None:
-        """What ``ridehailing._add_event`` writes: the event, status and validity, and the audit entry."""
+        """What ``ridehailing._add_event`` writes: the event, status and validity, and the audit entry
+        (whose event lists are kept in stored form, one event encoded once)."""
         who = who or actor
         entry = {"kind": kind.value, "on": on, "until": until, "note": note, "by": who.username}
         after = {**doc, "events": [*doc.get("events", []), entry], **(extra or {})}
@@ -430,8 +561,15 @@ class Generator:
                    **(extra or {})}
         before = {k: doc.get(k) for k in changes}
         moment = _instant(on, self.rng)
+        stored_before = self.stored_events.get(doc["_id"], [])
+        stored_after = self.stored_events[doc["_id"]] = [*stored_before, encode(entry)]
+        logged = {}
+        for key in sorted(changes):
+            old, new = (stored_before, stored_after) if key == "events" else (encode(before[key]), encode(changes[key]))
+            if old != new:
+                logged[key] = {"before": old, "after": new}
         doc.update({**changes, "updated_at": moment})
-        self.audit(who, mun, kind.value, "authorizations", doc["_id"], before, changes, note, moment)
+        self.log(who, mun, kind.value, "authorizations", doc["_id"], logged, note, moment)
 
     def state(self, doc: dict, mun: str, on: date):
         return self.rules.authorization_status(ridehailing.authorization_concept(doc), on, self.book, self.calendar)
@@ -494,63 +632,78 @@ class Generator:
     # -- DAMs --
     def dam(self, mun: str, actor: Actor, issued_on: date, taxpayer: dict, kind: str, description: str, basis: str,
             amount: Decimal, due: date, pays: dict | None, paid_on: date | None = None, cancelled: bool = False) -> dict:
-        """A DAM as ``dams.issue`` writes it, then paid (``record_payment``) or cancelled (``cancel``)."""
-        calendar, rng = self.calendar, self.rng
-        due_on = due_date(due, calendar)
-        finding = due_date_finding(due, calendar)
+        """A DAM as ``dams.issue`` writes it (stored form), then paid (``record_payment``) or cancelled
+        (``cancel``). Returns its id, number and printed due date."""
+        rng = self.rng
+        due_on, due_note, moved = self.due_date(due)
         sequence, number = self.number(mun, "dam", issued_on.year)
         barcode = self.settings.barcode(amount, due_on, issued_on.year, sequence)
         pix = self.settings.pix_payload(amount, issued_on.year, sequence)
-        moved = finding.message if due_on != due else None
         now = _instant(issued_on, rng)
-        doc = {
-            "_id": self.sink.new_id(), "municipality": mun, "number": number, "year": issued_on.year,
+        issued = {
+            "municipality": mun, "number": number, "year": issued_on.year,
             "sequence": sequence, "taxpayer_name": taxpayer["name"], "taxpayer_document": taxpayer["document"],
             "taxpayer_address": taxpayer["address"], "revenue_kind": kind, "description": description,
-            "legal_basis": basis, "amount": amount, "issued_on": issued_on, "requested_due": due, "due_on": due_on,
-            "due_note": finding.text(), "barcode": barcode.digits, "line": barcode.line, "pix_payload": pix,
+            "legal_basis": basis, "amount": _money(amount), "issued_on": issued_on.isoformat(),
+            "requested_due": due.isoformat(), "due_on": due_on.isoformat(), "due_note": due_note,
+            "barcode": barcode.digits, "line": barcode.line, "pix_payload": pix,
             "instructions": dams._instructions("", moved, (pays or {}).get("label", ""), pix is not None),
             "pays": pays, "status": dams.ISSUED,
+        }
+        doc = {
+            "_id": self.sink.new_id(), **issued,
             "history": [{"at": now, "status": dams.ISSUED, "by": actor.username,
                          "note": f"Emitido com vencimento em {fmt.day(due_on)}" + (f" ({moved})" if moved else "")}],
             "payment": None, "cancel_reason": None, "created_at": now, "created_by": actor.username,
         }
-        self.audit(actor, mun, "create", dams.COLLECTION, doc["_id"], {},
-                   {k: v for k, v in doc.items() if k not in ("history", "created_at", "_id")},
-                   f"DAM {number} emitido", now)
+        self.log(actor, mun, "create", dams.COLLECTION, doc["_id"], _created({**issued, "created_by": actor.username}),
+                 f"DAM {number} emitido", now)
         if paid_on is not None:
-            self.pay(mun, actor, doc, paid_on)
+            self.pay(mun, actor, doc, amount, due_on, paid_on)
         elif cancelled:
             reason = "Emitido em duplicidade"
             moment = _instant(issued_on + timedelta(days=rng.randint(0, 5)), rng)
             doc["history"].append({"at": moment, "status": dams.CANCELLED, "by": actor.username, "note": reason})
             doc.update(status=dams.CANCELLED, cancel_reason=reason, updated_at=moment)
-            self.audit(actor, mun, "cancel", dams.COLLECTION, doc["_id"], {"status": dams.ISSUED, "cancel_reason": None},
-                       {"status": dams.CANCELLED, "cancel_reason": reason}, f"DAM {number} cancelado: {reason}", moment)
-        self.out.add(dams.COLLECTION, encode(doc))
-        return doc
+            self.log(actor, mun, "cancel", dams.COLLECTION, doc["_id"],
+                     {"cancel_reason": {"before": None, "after": reason},
+                      "status": {"before": dams.ISSUED, "after": dams.CANCELLED}},
+                     f"DAM {number} cancelado: {reason}", moment)
+        self.out.add(dams.COLLECTION, doc)
+        return {"_id": doc["_id"], "number": number, "due_on": due_on}
 
-    def pay(self, mun: str, actor: Actor, doc: dict, paid_on: date) -> None:
+    def due_date(self, due: date) -> tuple[date, str, str | None]:
+        """The printed due date, its note and the reason it moved (None when it did not), once per date."""
+        found = self.due_dates.get(due)
+        if found is None:
+            due_on = due_date(due, self.calendar)
+            finding = due_date_finding(due, self.calendar)
+            found = self.due_dates[due] = (due_on, finding.text(), finding.message if due_on != due else None)
+        return found
+
+    def pay(self, mun: str, actor: Actor, doc: dict, due_amount: Decimal, due_on: date, paid_on: date) -> None:
         rng = self.rng
-        amount = doc["amount"] if rng.random() > 0.03 else doc["amount"] - Decimal("10.00")
+        amount = due_amount if rng.random() > 0.03 else due_amount - Decimal("10.00")
         flags, notes = [], []
-        if amount != doc["amount"]:
+        if amount != due_amount:
             flags.append(dams.FLAG_AMOUNT)
-            notes.append(f"Valor pago {fmt.brl(amount)} difere do valor do DAM {fmt.brl(doc['amount'])} "
-                         f"({fmt.brl(doc['amount'] - amount)} a menor)")
-        if paid_on > doc["due_on"]:
+            notes.append(f"Valor pago {_brl(amount)} difere do valor do DAM {_brl(due_amount)} "
+                         f"({_brl(due_amount - amount)} a menor)")
+        if paid_on > due_on:
             flags.append(dams.FLAG_LATE)
-            notes.append(f"Pago em {fmt.day(paid_on)}, após o vencimento em {fmt.day(doc['due_on'])}")
+            notes.append(f"Pago em {fmt.day(paid_on)}, após o vencimento em {fmt.day(due_on)}")
         moment = _instant(paid_on, rng)
-        payment = {"paid_on": paid_on, "amount": amount, "bank": rng.choice(BANKS), "origin": {"kind": "manual"},
-                   "flags": flags, "notes": notes, "recorded_at": moment, "recorded_by": actor.username}
-        note = f"Pago em {fmt.day(paid_on)}, {fmt.brl(amount)} (baixa manual)"
+        payment = {"paid_on": paid_on.isoformat(), "amount": _money(amount), "bank": rng.choice(BANKS),
+                   "origin": {"kind": "manual"}, "flags": flags, "notes": notes, "recorded_at": moment,
+                   "recorded_by": actor.username}
+        note = f"Pago em {fmt.day(paid_on)}, {_brl(amount)} (baixa manual)"
         if notes:
             note += ". Alertas: " + "; ".join(notes)
         doc["history"].append({"at": moment, "status": dams.PAID, "by": actor.username, "note": note})
         doc.update(status=dams.PAID, payment=payment, updated_at=moment)
-        self.audit(actor, mun, "pay", dams.COLLECTION, doc["_id"], {"status": dams.ISSUED, "payment": None},
-                   {"status": dams.PAID, "payment": payment}, f"DAM {doc['number']}: {note}", moment)
+        self.log(actor, mun, "pay", dams.COLLECTION, doc["_id"],
+                 {"payment": {"before": None, "after": payment}, "status": {"before": dams.ISSUED, "after": dams.PAID}},
+                 f"DAM {doc['number']}: {note}", moment)
 
     def other_dams(self, mun: str, staff: list[Actor], target: int) -> None:
         """Fill the DAM count with the municipality's revenues: paid, issued, overdue and cancelled."""
@@ -590,7 +743,8 @@ class Generator:
             if doc.get(field) == new:
                 continue
             actor = rng.choice(staff)
-            self.audit(actor, mun, "update", name, doc["_id"], {field: doc.get(field)}, {field: new}, "", moment)
+            self.log(actor, mun, "update", name, doc["_id"], {field: {"before": doc.get(field), "after": new}}, "",
+                     moment)
             doc.update({field: new, "updated_at": moment, "updated_by": actor.username})
         for name, doc in records:
             self.out.add(name, doc)
@@ -650,14 +804,33 @@ def generate(db: Database, scale: int, fraction: float = 1.0) -> dict:
     return doc
 
 
+def build_only(scale: int, fraction: float = 1.0) -> dict:
+    """Build the dataset of ``scale`` without writing it (a throwaway store holds the parameters):
+    the generator's own time, whatever the engine. Returns the counts and seconds."""
+    with tempfile.TemporaryDirectory() as folder:
+        db = connect(uri="", data_dir=folder)
+        prepare(db)
+        print(f"Montando (sem gravar) o conjunto de dados da escala {scale}…", flush=True)
+        started, cpu = time.perf_counter(), time.process_time()
+        counts = Generator(db, scale, fraction, dry=True).run()
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print("Documentos por coleção: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
+    print(f"Montados {sum(counts.values()):,} documentos em {seconds:.1f} s ({cpu:.1f} s de CPU).")
+    return {"counts": dict(counts), "seconds": seconds, "cpu": cpu}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Gera o conjunto de dados determinístico do benchmark.")
     parser.add_argument("--scale", type=int, default=1, help="multiplica as quantidades (1 = dois anos de um município pequeno)")
     parser.add_argument("--out", help="pasta do armazenamento embutido (padrão: PAINEL_DATA_DIR)")
     parser.add_argument("--fraction", type=float, default=1.0, help="fração das quantidades (para testes)")
+    parser.add_argument("--dry", action="store_true", help="só monta e conta os documentos, sem gravar (mede o gerador)")
     args = parser.parse_args(argv)
     if args.scale < 1:
         parser.error("--scale deve ser 1 ou mais")
+    if args.dry:
+        build_only(args.scale, args.fraction)
+        return 0
     generate(connect(data_dir=args.out), args.scale, args.fraction)
     return 0
 

@@ -9,7 +9,7 @@ import pytest
 
 from bench import dataset, run
 from seed import ridehailing as ride_seed
-from services import clock, dams, ridehailing, store
+from services import clock, dams, entities, ridehailing, store
 from services.auth import Actor
 
 TINY = 0.02  # 2 % of scale 1: a handful of records per collection
@@ -106,3 +106,18 @@ def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch,
     db = store.connect(uri="", data_dir=str(tmp_path / "scale-1"))
     assert db["dams"].count_documents({"created_by": run.WRITER.username}) == 0  # the writes were put back
     assert db["audit"].count_documents({"username": run.WRITER.username}) == 0
+
+
+def test_a_dry_run_builds_the_documents_of_a_written_dataset(tmp_path, today_is_the_datasets):
+    written = tiny_store(tmp_path / "a")
+    built = dataset.build_only(1, TINY)
+    assert built["counts"] == dataset.marker(written)["counts"]
+
+
+def test_the_generator_stops_when_a_service_writes_records_it_does_not_reproduce(tmp_path, monkeypatch,
+                                                                                today_is_the_datasets):
+    """Records are cloned from the first one ``entities.create`` writes: a service that changes its
+    documents must not leave the benchmark on the old shapes."""
+    monkeypatch.setattr(entities, "encode", lambda value: {**store.encode(value), "archived": False})
+    with pytest.raises(RuntimeError, match="não reproduz"):
+        tiny_store(tmp_path / "a")
