@@ -575,7 +575,10 @@ class Generator:
         return self.rules.authorization_status(ridehailing.authorization_concept(doc), on, self.book, self.calendar)
 
     def done(self, doc: dict) -> None:
-        self.statuses[self.state(doc, doc["municipality"], TODAY).status.value] += 1
+        status = self.state(doc, doc["municipality"], TODAY).status
+        self.statuses[status.value] += 1
+        if status not in ridehailing.ENDED:  # only open records carry the keys (an expired one until reused)
+            doc.update(ridehailing.open_keys(doc["municipality"], doc["plate"], doc["driver_cpf"]))
         self.out.add("authorizations", encode(doc))
 
     def inspection(self, mun: str, actor: Actor, doc: dict, on: date, passed: bool) -> None:
@@ -701,6 +704,8 @@ class Generator:
             note += ". Alertas: " + "; ".join(notes)
         doc["history"].append({"at": moment, "status": dams.PAID, "by": actor.username, "note": note})
         doc.update(status=dams.PAID, payment=payment, updated_at=moment)
+        if doc.get("pays"):  # the outbox ran the linked record's handler
+            doc["handlers_done_at"] = moment
         self.log(actor, mun, "pay", dams.COLLECTION, doc["_id"],
                  {"payment": {"before": None, "after": payment}, "status": {"before": dams.ISSUED, "after": dams.PAID}},
                  f"DAM {doc['number']}: {note}", moment)
