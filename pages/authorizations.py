@@ -8,7 +8,7 @@ from rules.ridehailing.lifecycle import Status
 from services import clock, dams, entities, ridehailing, ridehailing_documents
 from services.store import parse_date
 from ui import common
-from ui.entity import PER_PAGE
+from ui.entity import PER_PAGE, record_picker
 from ui.ridehailing import (
     EVENT_LABELS, authorization_page, clear_reads, findings_table, flash, status_badge, verdict,
 )
@@ -33,17 +33,14 @@ def done(message: str, auth_id: str | None = None) -> None:
 
 
 def request_form() -> None:
-    ok, drivers = common.attempt(ridehailing.choices, db, actor, mun, "drivers")
-    ok2, vehicles = common.attempt(ridehailing.choices, db, actor, mun, "vehicles")
-    if not (ok and ok2):
-        return
-    if not drivers:
-        st.info("Cadastre o condutor e o veículo antes do requerimento.")
-        return
-    names = {d["key"]: f"{d['label']} · CPF {show_cpf(d['key'])}" for d in drivers}
-    cpf = st.selectbox("Condutor", list(names), format_func=names.get, index=None, key="auth_new_driver",
-                       placeholder="Escolha o condutor…")
-    own = {v["key"]: f"{show_plate(v['key'])} · {v['label']}" for v in vehicles if v["driver_cpf"] == cpf}
+    st.caption("Condutor e veículo vêm do cadastro: cadastre-os antes do requerimento.")
+    driver = record_picker("drivers", actor, mun, "Condutor", lambda d: f"{d['name']} · CPF {show_cpf(d['cpf'])}",
+                           "auth_new_driver")
+    cpf = driver["cpf"] if driver else None
+    vehicles = []
+    if cpf:
+        ok, vehicles = common.attempt(entities.lookup, db, actor, "vehicles", mun, "", {"driver_cpf": cpf})
+    own = {v["plate"]: f"{show_plate(v['plate'])} · {v['model']}" for v in vehicles or []}
     plate = st.selectbox("Veículo do condutor", list(own), format_func=own.get, index=None, key="auth_new_plate",
                          placeholder="Escolha o veículo…" if own or not cpf else "Nenhum veículo vinculado a este CPF")
     protocol_date = st.date_input("Data do protocolo", today, format="DD/MM/YYYY", key="auth_new_date")

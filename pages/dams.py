@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import bank_import, clock, dams, entities, fields
-from services.entities import ListQuery
+from services import bank_import, clock, dams, fields
 from ui import common
+from ui.entity import record_picker
 
 PER_PAGE = (25, 50, 100)
 MAX_BATCH = 500
@@ -230,6 +230,7 @@ def list_tab() -> None:
 
 
 def fill_taxpayer(people: dict[str, dict]) -> None:
+    """Copy the chosen taxpayer's name, document and address into the form (they can still be edited)."""
     person = people.get(st.session_state.get("dams_issue_taxpayer"))
     if person:
         address = ", ".join(part for part in (person.get("address"), person.get("district")) if part)
@@ -238,11 +239,9 @@ def fill_taxpayer(people: dict[str, dict]) -> None:
 
 
 def issue_tab() -> None:
-    ok, rows = common.attempt(entities.list_all, db, actor, "taxpayers", mun, ListQuery(sort="name"))
-    people = {r["id"]: r for r in rows} if ok else {}
-    st.selectbox("Contribuinte cadastrado (ou digite os dados abaixo)", list(people), index=None,
-                 format_func=lambda i: f"{people[i]['name']} · {fields.show('cpf_cnpj', people[i]['document'])}",
-                 key="dams_issue_taxpayer", on_change=fill_taxpayer, args=(people,), placeholder="Buscar contribuinte…")
+    record_picker("taxpayers", actor, mun, "Contribuinte cadastrado (ou digite os dados abaixo)",
+                  lambda p: f"{p['name']} · {fields.show('cpf_cnpj', p['document'])}", "dams_issue_taxpayer",
+                  on_change=fill_taxpayer)
     with st.form("dams_issue_form"):
         cols = st.columns(2)
         name = cols[0].text_input("Nome / Razão social *", key="dams_issue_name")

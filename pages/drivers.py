@@ -6,6 +6,7 @@ from rules.fmt import day
 from services import clock, entities, ridehailing
 from services.entities import ListQuery
 from ui import common
+from ui.entity import record_picker
 from ui.ridehailing import change_form, histories, registry_page, verdict
 
 actor = common.guard("write")
@@ -107,13 +108,10 @@ def driver_detail(doc: dict) -> None:
 
 
 def picker() -> str | None:
-    """Open a record by name or key when no row of the table is selected."""
-    ok, rows = common.attempt(ridehailing.choices, db, actor, mun, "drivers")
-    if not ok:
-        return None
-    labels = {c["id"]: f"{c['label']} · CPF {spec.field('cpf').show(c['key'])}" for c in rows}
-    return st.selectbox("Abrir condutor", list(labels), format_func=labels.get, index=None, key="drivers_open",
-                        placeholder="Escolha na tabela acima ou busque aqui…")
+    """Open a record by name or CPF when no row of the table is selected."""
+    doc = record_picker("drivers", actor, mun, "Abrir condutor",
+                        lambda d: f"{d['name']} · CPF {spec.field('cpf').show(d['cpf'])}", "drivers_open")
+    return doc["id"] if doc else None
 
 
 registry_page(spec, actor, mun, "Novo condutor", picker, driver_detail)

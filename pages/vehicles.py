@@ -3,6 +3,7 @@ import streamlit as st
 
 from services import clock, entities, ridehailing
 from ui import common
+from ui.entity import record_picker
 from ui.ridehailing import change_form, histories, registry_page, verdict
 
 actor = common.guard("write")
@@ -33,13 +34,10 @@ def vehicle_detail(doc: dict) -> None:
 
 
 def picker() -> str | None:
-    """Open a record by name or key when no row of the table is selected."""
-    ok, rows = common.attempt(ridehailing.choices, db, actor, mun, "vehicles")
-    if not ok:
-        return None
-    labels = {c["id"]: f"{spec.field('plate').show(c['key'])} · {c['label']}" for c in rows}
-    return st.selectbox("Abrir veículo", list(labels), format_func=labels.get, index=None, key="vehicles_open",
-                        placeholder="Escolha na tabela acima ou busque aqui…")
+    """Open a record by plate or model when no row of the table is selected."""
+    doc = record_picker("vehicles", actor, mun, "Abrir veículo",
+                        lambda d: f"{spec.field('plate').show(d['plate'])} · {d['model']}", "vehicles_open")
+    return doc["id"] if doc else None
 
 
 registry_page(spec, actor, mun, "Novo veículo", picker, vehicle_detail)

@@ -431,6 +431,20 @@ def list_page(db: Database, actor: Actor, entity: str, municipality: str, query:
     return Page([_typed(spec, decode(d)) for d in cursor], total, page, per_page)
 
 
+LOOKUP_LIMIT = 20
+
+
+def lookup(db: Database, actor: Actor, entity: str, municipality: str, term: str = "",
+           filters: dict[str, Any] | None = None, limit: int = LOOKUP_LIMIT) -> list[dict]:
+    """At most ``limit`` records matching ``term`` in the searchable fields, newest first: what a
+    searchable picker offers (one bounded query, whatever the size of the register)."""
+    authorize(actor, "read", municipality)
+    spec = spec_for(db, entity, municipality)
+    mongo = _mongo_query(spec, municipality, ListQuery(search=term, filters=filters or {}))
+    cursor = db[entity].find(mongo).sort([("created_at", -1), ("_id", 1)]).limit(max(1, min(limit, PER_PAGE_MAX)))
+    return [_typed(spec, decode(d)) for d in cursor]
+
+
 def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> list[dict]:
     """Every record matching the query (for export), in the list's order."""
     authorize(actor, "read", municipality)

@@ -887,16 +887,6 @@ def _rows_of(db: Database, municipality: str, docs: list[dict], on: date, scope:
     return rows
 
 
-def choices(db: Database, actor: Actor, municipality: str, collection: str) -> list[dict]:
-    """Drivers or vehicles for a picker: id, key (CPF or plate) and a label."""
-    authorize(actor, "read", municipality)
-    key, label = {"drivers": ("cpf", "name"), "vehicles": ("plate", "model")}[collection]
-    rows = db[collection].find({"municipality": municipality}, {key: 1, label: 1, "driver_cpf": 1, "cpf": 1}).sort(label, 1)
-    return [{"id": str(r["_id"]), "key": r[key], "label": r[label], "driver_cpf": r.get("driver_cpf", r.get("cpf"))}
-            for r in rows]
-
-
-
 def record_history(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str) -> list[dict]:
     """Changes of a driver's or vehicle's data with their dates (the 7-day reporting rule needs them)."""
     authorize(actor, "read", municipality)

@@ -123,7 +123,7 @@ def typed(page, label: str, value: str) -> None:
 def open_saved(page, picker: str, text: str, attempts: int = 20) -> None:
     """Open the record just saved by its picker, retrying while the save's rerun lands."""
     for _ in range(attempts):
-        page.get_by_label(picker).first.click()
+        page.get_by_label(picker, exact=True).first.click()
         page.keyboard.type(text)
         option = page.get_by_role("option").filter(has_text=text)
         if option.count():

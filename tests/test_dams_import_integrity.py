@@ -14,8 +14,8 @@ from rules.dam.bank_return import ReturnPayment, build_return_file, parse_return
 from services import bank_import, dams, store
 from services.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_MP
-from tests.dams_support import MONDAY
 from tests import figures
+from tests.dams_support import MONDAY
 
 
 def issue(db):

@@ -12,8 +12,8 @@ import pytest
 from services import bootstrap, dams, events
 from services.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
-from tests.dams_support import MONDAY
 from tests import figures
+from tests.dams_support import MONDAY
 
 PAYS = {"collection": "test_records", "id": "r1", "label": "Autorização 0007/2026"}
 

@@ -18,12 +18,12 @@ from services import clock, entities
 from services.entities import ListQuery
 from services.errors import Conflict, ValidationFailed
 from services.store import insert_one
+from tests import figures
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP
 
 ROOT = Path(__file__).resolve().parent.parent
 TAXPAYER = {"name": "Rosa Amaral", "document": "52998224725", "kind": "pf", "address": "Rua C, 3"}
 OTHER = {"name": "Lia Paz", "document": "11144477735", "kind": "pj", "address": "Rua D, 4"}
-from tests import figures
 
 
 @pytest.fixture
@@ -270,3 +270,21 @@ def test_the_edit_form_refuses_a_stale_save_and_keeps_what_was_typed(db, at_13_0
     assert not at.error
     stored = entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)
     assert (stored["address"], stored["version"]) == ("Rua do Segundo, 2", 3)
+
+
+def test_a_picker_offers_at_most_twenty_records_and_finds_an_old_one_by_its_key(db):
+    """The searchable picker asks the store for a bounded page, whatever the register's size."""
+    import random
+
+    from seed.demo import cpf
+
+    rng = random.Random(5)
+    documents = [cpf(rng) for _ in range(30)]
+    for n, document in enumerate(documents):
+        entities.create(db, SECRETARIA_CG, "taxpayers", "chapada",
+                        {**TAXPAYER, "name": f"Contribuinte {n:02d}", "document": document})
+    offered = entities.lookup(db, SECRETARIA_CG, "taxpayers", "chapada")
+    assert len(offered) == entities.LOOKUP_LIMIT and offered[0]["name"] == "Contribuinte 29"  # newest first
+    [oldest] = entities.lookup(db, SECRETARIA_CG, "taxpayers", "chapada", documents[0])
+    assert oldest["name"] == "Contribuinte 00"
+    assert entities.lookup(db, SECRETARIA_MP, "taxpayers", "matupa", documents[0]) == []

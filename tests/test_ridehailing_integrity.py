@@ -17,12 +17,12 @@ from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import vehicle_values
 from services import audit, clock, dams, entities, events, public_check, ridehailing
 from services.errors import Conflict, NotFound
+from tests import figures
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
 
 TODAY = clock.today()
 ACTOR = ACTORS["chapada"]
 THREADS = 8
-from tests import figures
 
 
 def together(task, count: int = THREADS) -> list:

@@ -36,6 +36,24 @@ def entity_page(entity: str, title: str | None = None) -> None:
         entity_import(spec, actor, mun)
 
 
+def record_picker(entity: str, actor, mun: str, label: str, describe, key: str,
+                  filters: dict | None = None, on_change=None) -> dict | None:
+    """Pick a registered record by typing part of its name or key: the store answers the 20 newest
+    matches (never the whole register). Returns the chosen record or None."""
+    term = st.text_input(f"{label}: buscar", key=f"{key}_term", placeholder="Digite parte do nome, CPF/CNPJ ou placa")
+    ok, rows = common.attempt(entities.lookup, common.db(), actor, entity, mun, term, filters)
+    found = {r["id"]: r for r in rows} if ok else {}
+    chosen = st.session_state.get(key)
+    if chosen and chosen not in found:  # keep the current choice while another term is typed
+        ok, doc = common.attempt(entities.get, common.db(), actor, entity, mun, chosen)
+        if ok:
+            found = {chosen: doc, **found}
+    picked = st.selectbox(label, list(found), index=None, key=key, format_func=lambda i: describe(found[i]),
+                          placeholder="Escolha entre os encontrados…" if found else "Nenhum registro encontrado",
+                          on_change=on_change, args=(found,) if on_change else ())
+    return found.get(picked)
+
+
 def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
     """The list with server-side search/filter/sort/pagination; returns the selected record id."""
     key = f"{spec.name}_list"
