@@ -8,7 +8,17 @@ from ui import common
 
 actor = common.guard("summary")
 common.page_header("Resumo", "Somente leitura")
-ok, figures = common.attempt(summary.overview, common.db(), actor, common.municipality())
+
+
+@st.cache_data(ttl=600, show_spinner="Calculando os números…", max_entries=64)
+def overview(_actor, username: str, municipality: str, today, version: str) -> summary.Overview:
+    """The figures under one data version (the latest audited write): recomputed after any write."""
+    return summary.overview(common.db(), _actor, municipality)
+
+
+ok, version = common.attempt(summary.data_version, common.db(), actor, common.municipality())
+if ok:
+    ok, figures = common.attempt(overview, actor, actor.username, common.municipality(), common.today(), version)
 if ok:
     columns = st.columns(max(1, len(figures.counts)))
     for column, (label, count) in zip(columns, figures.counts.items()):

@@ -138,8 +138,8 @@ def to_json(value: Any) -> Any:
 
 def _from_tagged(text: str) -> Any:
     tag, body = text[1:2], text[2:]
-    if tag == _TAG_DATE:
-        return datetime.strptime(body, "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc)
+    if tag == _TAG_DATE:  # fixed width "YYYY-MM-DDTHH:MM:SS.mmm": fromisoformat reads it ~10× faster than strptime
+        return datetime.fromisoformat(body).replace(tzinfo=timezone.utc)
     if tag == _TAG_OID:
         return ObjectId(body)
     if tag == _TAG_DECIMAL:
@@ -1129,11 +1129,16 @@ class Collection:
         return out
 
     def _select(self, flt: Mapping | None, sort: list[tuple[str, int]] | None, skip: int, limit: int,
-                conn: sqlite3.Connection | None = None) -> list[tuple[Any, str, int]]:
+                conn: sqlite3.Connection | None = None, fields: list[str] | None = None) -> list[tuple]:
+        """Rows (id, doc, rowid) of the matching documents; with ``fields``, (id, rowid, JSON of each field)."""
         if not self._engine.has_table(self.name):
             return []
         where, params = self._where(flt)
-        sql = f"SELECT id, doc, rowid FROM {_q(self.name)} WHERE {where}"
+        if fields is None:
+            columns = "id, doc, rowid"
+        else:
+            columns = ", ".join(["id", "rowid", *(f"doc -> '{_json_path(f.split('.'))}'" for f in fields)])
+        sql = f"SELECT {columns} FROM {_q(self.name)} WHERE {where}"
         if sort:
             sql += " ORDER BY " + ", ".join(f"{field_expr(k)} {'DESC' if d == -1 else 'ASC'}" for k, d in sort)
         if limit or skip:
@@ -1459,6 +1464,43 @@ def _partial_sql(expression: Mapping) -> str:
     return " AND ".join(terms) or "1"
 
 
+def _sql_fields(collection: Collection, projection: Any) -> list[str] | None:
+    """The paths of an inclusion projection that SQLite can extract on its own (so only they are decoded),
+    or None to load whole documents: exclusions, and paths that cross a field that ever held an array
+    (MongoDB projects through arrays element by element)."""
+    if projection is None:
+        return None
+    spec = {k: 1 for k in projection} if isinstance(projection, (list, tuple)) else dict(projection)
+    with_id = spec.pop("_id", None)
+    if not spec and with_id and not isinstance(with_id, Mapping):
+        return []  # {"_id": 1}: the key alone
+    if not spec or any(isinstance(v, Mapping) or not v for v in spec.values()):
+        return None
+    arrays = {path for path, kinds in collection._engine.kinds(collection.name).items() if "array" in kinds}
+    for path in spec:
+        parts = path.split(".")
+        if any(".".join(parts[:i]) in arrays for i in range(1, len(parts))):
+            return None
+        if any('"' in part or "'" in part or not part or part.isdigit() for part in parts):
+            return None
+    return list(spec)
+
+
+def _projected(row: tuple, fields: list[str], projection: Any) -> dict:
+    """A document of only ``fields`` from a row of (id, rowid, value JSON of each field)."""
+    spec = {k: 1 for k in projection} if isinstance(projection, (list, tuple)) else dict(projection)
+    doc: dict = {"_id": from_json(row[0])} if spec.get("_id", True) else {}
+    for path, raw in zip(fields, row[2:]):
+        if raw is None:  # missing field: MongoDB leaves it out
+            continue
+        *parents, leaf = path.split(".")
+        target = doc
+        for part in parents:
+            target = target.setdefault(part, {})
+        target[leaf] = from_json(json.loads(raw))
+    return doc
+
+
 class Cursor:
     """A lazy query: ``sort``/``skip``/``limit`` before iterating, like pymongo's cursor."""
 
@@ -1501,11 +1543,15 @@ class Cursor:
 
     def __next__(self) -> dict:
         if self._rows is None:
-            self._rows = self.collection._select(self._filter, self._sort, self._skip, self._limit)
+            self._fields = _sql_fields(self.collection, self._projection)
+            self._rows = self.collection._select(self._filter, self._sort, self._skip, self._limit,
+                                                 fields=self._fields)
         if self._pos >= len(self._rows):
             raise StopIteration
         row = self._rows[self._pos]
         self._pos += 1
+        if self._fields is not None:
+            return _projected(row, self._fields, self._projection)
         return _project(self.collection._load(row), self._projection)
 
     next = __next__

@@ -33,34 +33,40 @@ def overview(db: Database, actor: Actor, municipality: str, days: int = 30) -> O
         entities.SPECS[name].label_plural: db[name].count_documents({"municipality": municipality})
         for name in MAIN_REGISTERS if name in entities.SPECS
     }
+    by_situation, paid_this_year = _dams(db, municipality, today)
     return Overview(
         counts=counts,
-        dams_by_situation=_dams(db, municipality, today),
-        paid_this_year=_paid_in_year(db, municipality, today.year),
+        dams_by_situation=by_situation,
+        paid_this_year=paid_this_year,
         authorizations_by_status=_authorizations(db, municipality, today),
         activity=_activity(db, municipality, today, days),
     )
 
 
-def _dams(db: Database, municipality: str, today: date) -> dict[str, tuple[int, Decimal]]:
+def data_version(db: Database, actor: Actor, municipality: str) -> str:
+    """The instant of the municipality's latest audited write: every write of the panel leaves one, so
+    figures computed under the same version are still right (one indexed query)."""
+    authorize(actor, "summary", municipality)
+    latest = db["audit"].find_one({"municipality": municipality}, {"at": 1}, sort=[("at", -1)])
+    return decode(latest["at"]).isoformat() if latest else ""
+
+
+def _dams(db: Database, municipality: str, today: date) -> tuple[dict[str, tuple[int, Decimal]], Decimal]:
+    """DAMs by situation (count, face value) and the amount paid this year: one pass, the fields it needs."""
     totals: dict[str, tuple[int, Decimal]] = {}
-    for doc in db[dams.COLLECTION].find({"municipality": municipality}, {"status": 1, "due_on": 1, "amount": 1}):
+    paid = Decimal("0")
+    fields = {"status": 1, "due_on": 1, "amount": 1, "payment.paid_on": 1, "payment.amount": 1}
+    for doc in db[dams.COLLECTION].find({"municipality": municipality}, fields):
         doc = decode(doc)
         doc["due_on"] = parse_date(doc["due_on"])
         label = dams.SITUATIONS[dams.situation(doc, today)]
         count, amount = totals.get(label, (0, Decimal("0")))
         totals[label] = (count + 1, amount + doc["amount"])
-    return totals
-
-
-def _paid_in_year(db: Database, municipality: str, year: int) -> Decimal:
-    total = Decimal("0")
-    for doc in db[dams.COLLECTION].find({"municipality": municipality, "status": dams.PAID}, {"payment": 1}):
-        payment = decode(doc).get("payment") or {}
-        paid_on = parse_date(payment.get("paid_on"))
-        if paid_on and paid_on.year == year:
-            total += payment.get("amount") or Decimal("0")
-    return total
+        payment = doc.get("payment") or {}
+        paid_on = parse_date(payment.get("paid_on")) if doc["status"] == dams.PAID else None
+        if paid_on and paid_on.year == today.year:
+            paid += payment.get("amount") or Decimal("0")
+    return totals, paid
 
 
 def _authorizations(db: Database, municipality: str, today: date) -> dict[str, int]:

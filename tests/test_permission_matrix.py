@@ -94,6 +94,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing_platforms.platform_concept": "read",
     "services.ridehailing_platforms.platform_reports": "read",
     "services.ridehailing_queue.pendencias": "read",
+    "services.summary.data_version": "summary",
     "services.summary.overview": "summary",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,

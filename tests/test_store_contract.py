@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import mongomock
 import pytest
+from bson import Decimal128, ObjectId
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
@@ -457,6 +458,25 @@ def test_projections_inclusion_exclusion_id_and_dotted(store):
     assert list(col.find({}, ["e"])) == [{"_id": 1, "e": 4}]
     assert col.find_one({}, {"_id": 1}) == {"_id": 1}
     assert col.find_one({}, {"_id": 0}) == {"a": 1, "b": {"c": 2, "d": 3}, "e": 4}
+
+
+def test_inclusion_projections_keep_types_and_leave_missing_fields_out(store):
+    """The embedded engine extracts included fields in SQL: the same answer as decoding the whole document."""
+    col = store["proj_types"]
+    oid = ObjectId()
+    moment = datetime(2026, 3, 1, 1, 30, 15, 123000, tzinfo=timezone.utc)
+    col.insert_one({"_id": 1, "amount": Decimal128("150.10"), "at": moment, "ref": oid, "flag": True,
+                    "payment": {"paid_on": "2026-03-02", "amount": Decimal128("10.00")}, "note": None,
+                    "name": "Ana", "items": [{"x": 1}, {"x": 2}]})
+    col.insert_one({"_id": 2, "name": "Bia"})
+    assert col.find_one({"_id": 1}, {"amount": 1, "at": 1, "ref": 1, "flag": 1, "note": 1}) == {
+        "_id": 1, "amount": Decimal128("150.10"), "at": moment, "ref": oid, "flag": True, "note": None}
+    assert col.find_one({"_id": 1}, {"payment.amount": 1, "name.first": 1, "_id": 0}) == {
+        "payment": {"amount": Decimal128("10.00")}}
+    assert list(col.find({}, {"payment.paid_on": 1, "name": 1}).sort("_id", 1)) == [
+        {"_id": 1, "payment": {"paid_on": "2026-03-02"}, "name": "Ana"}, {"_id": 2, "name": "Bia"}]
+    assert col.find_one({"_id": 1}, {"items.x": 1, "_id": 0}) == {"items": [{"x": 1}, {"x": 2}]}
+    assert list(col.find({}, {"_id": 1}).sort("_id", -1)) == [{"_id": 2}, {"_id": 1}]
 
 
 def test_ids_may_be_object_ids_strings_or_ints(store):

@@ -8,7 +8,7 @@ import pytest
 
 from services import dams, entities, summary
 from services.errors import PermissionDenied
-from tests.conftest import GABINETE, SECRETARIA_MP
+from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
 from tests.test_dams import issue
 
 
@@ -37,3 +37,15 @@ def test_activity_is_per_local_day_in_date_order(db, today):
 def test_summary_refuses_a_municipality_outside_the_user(db):
     with pytest.raises(PermissionDenied):
         summary.overview(db, SECRETARIA_MP, "chapada")
+
+
+def test_the_data_version_moves_with_every_write_of_the_municipality_only(db, today):
+    """The summary page keeps its figures under this version: a write anywhere in the municipality
+    (it leaves an audit entry) makes the next view recompute them; another municipality's does not."""
+    before = summary.data_version(db, GABINETE, "matupa")
+    issue(db, amount=Decimal("80.50"))
+    after = summary.data_version(db, GABINETE, "matupa")
+    assert after != before
+    entities.create(db, SECRETARIA_CG, "taxpayers", "chapada",
+                    {"name": "B", "document": "52998224725", "kind": "pf", "address": "Rua 2"})
+    assert summary.data_version(db, GABINETE, "matupa") == after
