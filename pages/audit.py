@@ -42,7 +42,7 @@ if ok:
         "Documento": r.get("doc_id") or "",
         "Alterações": "; ".join(f"{k}: {shown(v['before'])} → {shown(v['after'])}" for k, v in r.get("changes", {}).items()),
     } for r in rows])
-    st.dataframe(frame, hide_index=True, use_container_width=True)
+    st.dataframe(frame, hide_index=True, width="stretch")
     cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)
     st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"), "auditoria.csv",
                        "text/csv", key="audit_export")

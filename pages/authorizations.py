@@ -56,7 +56,7 @@ def events_table(doc: dict) -> None:
         "Data": day(parse_date(e["on"])), "Evento": EVENT_LABELS.get(e["kind"], e["kind"]),
         "Até": day(parse_date(e["until"])) if e.get("until") else "", "Observação": e.get("note", ""),
         "Usuário": e.get("by", ""),
-    } for e in doc.get("events", [])]), hide_index=True, use_container_width=True, key="auth_events_table")
+    } for e in doc.get("events", [])]), hide_index=True, width="stretch", key="auth_events_table")
 
 
 def evaluation(doc: dict) -> None:
@@ -200,7 +200,7 @@ with tab_list:
             "Protocolo": r.protocol, "Data": day(r.protocol_date), "Nº": r.number or "—", "Condutor": r.driver_name,
             "Placa": show_plate(r.plate), "Situação": r.state.label,
         } for r in rows], columns=["Protocolo", "Data", "Nº", "Condutor", "Placa", "Situação"]),
-            hide_index=True, use_container_width=True, key="auth_table")
+            hide_index=True, width="stretch", key="auth_table")
         nav = st.columns([2, 2, 6])
         nav[0].number_input("Página", min_value=1, max_value=listing.pages, key="auth_page")
         nav[1].selectbox("Por página", PER_PAGE, key="auth_per_page")

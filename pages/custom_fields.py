@@ -16,7 +16,7 @@ if existing:
     st.dataframe(pd.DataFrame([{"Campo": f.label, "Nome interno": f.name, "Tipo": fields.KINDS[f.kind],
                                 "Obrigatório": "Sim" if f.required else "Não",
                                 "Opções": ", ".join(v for v, _ in f.choices)} for f in existing]),
-                 hide_index=True, use_container_width=True)
+                 hide_index=True, width="stretch")
 else:
     st.info("Nenhum campo personalizado neste cadastro para este município.")
 with st.form("cf_new"):

@@ -68,7 +68,7 @@ def table(rows: list[dict]) -> None:
         "Situação": " ⚠ ".join(filter(None, (dams.SITUATIONS[d["situation"]], dams.flag_text(d.get("payment"))))),
     } for d in rows], columns=["Nº", "Contribuinte", "CPF/CNPJ", "Receita", "Valor", "Emissão", "Vencimento",
                                "Situação"])
-    st.dataframe(frame, hide_index=True, use_container_width=True, key="dams_table", column_config={
+    st.dataframe(frame, hide_index=True, width="stretch", key="dams_table", column_config={
         "Contribuinte": st.column_config.TextColumn(width="medium"),
         "Situação": st.column_config.TextColumn(width="medium"),
         **{name: st.column_config.TextColumn(width="small") for name in ("Nº", "Valor", "Emissão", "Vencimento")},
@@ -142,7 +142,7 @@ def detail(dam: dict) -> None:
         st.dataframe(pd.DataFrame([{
             "Quando": clock.to_local(h["at"]).strftime("%d/%m/%Y %H:%M"), "Situação": dams.SITUATIONS.get(h["status"], h["status"]),
             "Usuário": h["by"], "Observação": h.get("note", ""),
-        } for h in dam.get("history", [])]), hide_index=True, use_container_width=True)
+        } for h in dam.get("history", [])]), hide_index=True, width="stretch")
     if dam["status"] == dams.ISSUED:
         payment_form(dam)
         cancel_form(dam)
@@ -314,7 +314,7 @@ def report(result: bank_import.ImportResult) -> None:
                 "Valor recebido": fmt.brl(line.amount_received),
                 "Valor do DAM": fmt.brl(line.dam_amount) if line.dam_amount is not None else "",
                 "Observação": line.message, "Código de barras": line.barcode,
-            } for line in lines]), hide_index=True, use_container_width=True,
+            } for line in lines]), hide_index=True, width="stretch",
                 column_config={"Observação": st.column_config.TextColumn(width="large")})
 
 
@@ -338,7 +338,7 @@ def import_tab() -> None:
             "Banco": f"{f['bank_code']} {f['bank_name']}", "NSA": f["file_sequence"],
             "Registros": f["records"], "Total": fmt.brl(f["total_amount"]),
             **{title: f.get("counts", {}).get(k, 0) for k, title in COUNT_TITLES.items()},
-        } for f in files]), hide_index=True, use_container_width=True)
+        } for f in files]), hide_index=True, width="stretch")
 
 
 flash()

@@ -41,7 +41,7 @@ def documents(cpf: str) -> None:
     handed = [{"Documento": labels.get(r["code"], r["code"]), "Emissão": day(r["issued_on"]),
                "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—"} for r in rows]
     st.dataframe(pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), hide_index=True,
-                 use_container_width=True, key="drivers_docs_table")
+                 width="stretch", key="drivers_docs_table")
     required = {req.code: req.label for req in rules.documents}
 
     def widgets() -> dict:
@@ -64,7 +64,7 @@ def records(cpf: str) -> None:
         st.dataframe(pd.DataFrame([{"Data": day(r["committed_on"]), "Gravidade": severity.show(r["severity"]),
                                     "Descrição": r.get("description") or ""} for r in rows],
                                   columns=["Data", "Gravidade", "Descrição"]),
-                     hide_index=True, use_container_width=True, key="drivers_infractions_table")
+                     hide_index=True, width="stretch", key="drivers_infractions_table")
 
         def infraction() -> dict:
             on = st.date_input("Data da infração", clock.today(), format="DD/MM/YYYY", key="drivers_inf_on")
@@ -79,7 +79,7 @@ def records(cpf: str) -> None:
         rows = children("training_courses", cpf)
         st.dataframe(pd.DataFrame([{"Data": day(r["held_on"]), "Curso": r["title"]} for r in rows],
                                   columns=["Data", "Curso"]),
-                     hide_index=True, use_container_width=True, key="drivers_courses_table")
+                     hide_index=True, width="stretch", key="drivers_courses_table")
 
         def course() -> dict:
             on = st.date_input("Data", clock.today(), format="DD/MM/YYYY", key="drivers_course_on")

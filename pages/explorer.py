@@ -20,7 +20,7 @@ if collection:
         rows, total = result
         st.caption(f"{total} documento(s)")
         frame = pd.DataFrame([{k: str(v) for k, v in r.items()} for r in rows])
-        st.dataframe(frame, hide_index=True, use_container_width=True)
+        st.dataframe(frame, hide_index=True, width="stretch")
         cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)
         st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"),
                            f"{collection}.csv", "text/csv", key="explorer_export")

@@ -9,7 +9,7 @@ from rules.ridehailing.lifecycle import Status
 from services import clock, entities, ridehailing, ridehailing_documents, ridehailing_queue
 from ui import common
 from ui.entity import entity_list
-from ui.ridehailing import authorization_rows, clear_reads, findings_table, flash, pendencias
+from ui.ridehailing import authorization_picker, clear_reads, findings_table, flash, pendencias
 
 actor = common.guard("write")
 db = common.db()
@@ -22,11 +22,10 @@ common.page_header("Vistorias", rules.act)
 flash("insp_flash")
 
 
-def record(rows: list[ridehailing.AuthorizationRow]) -> None:
-    due = [r for r in rows if r.state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE)]
-    labels = {r.id: f"{show_plate(r.plate)} · {r.driver_name} · protocolo {r.protocol} · {r.state.label}" for r in due}
-    chosen = st.selectbox("Veículo / autorização", list(labels), format_func=labels.get, index=None,
-                          key="insp_auth", placeholder="Escolha o veículo a vistoriar…")
+def record() -> None:
+    chosen = authorization_picker(
+        actor, mun, "Veículo / autorização", "insp_auth", (Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE),
+        lambda r: f"{show_plate(r.plate)} · {r.driver_name} · protocolo {r.protocol} · {r.state.label}")
     if not chosen:
         return
     doc = ridehailing.get_authorization(db, actor, mun, chosen)
@@ -69,13 +68,11 @@ if last:
     findings_table(last, "insp_last_findings")
     report_button(st.session_state["insp_last_id"], "insp_last_report")
 
-def convocations(rows: list[ridehailing.AuthorizationRow], queue: list[ridehailing_queue.Pendencia]) -> None:
+def convocations(queue: list[ridehailing_queue.Pendencia]) -> None:
     """Call an active authorization to an extraordinary vistoria and print the notice."""
-    active = {r.id: f"{show_plate(r.plate)} · {r.driver_name} · nº {r.number}" for r in rows
-              if r.state.status is Status.ACTIVE}
+    chosen = authorization_picker(actor, mun, "Autorização ativa", "insp_call_auth", (Status.ACTIVE,),
+                                  lambda r: f"{show_plate(r.plate)} · {r.driver_name} · nº {r.number}")
     with st.form("insp_call_form", clear_on_submit=True):
-        chosen = st.selectbox("Autorização ativa", list(active), format_func=active.get, index=None,
-                              key="insp_call_auth", placeholder="Escolha o veículo a convocar…")
         note = st.text_input("Motivo da convocação", key="insp_call_note")
         submitted = st.form_submit_button("Convocar para vistoria extraordinária", type="primary")
     if submitted and chosen:
@@ -85,6 +82,7 @@ def convocations(rows: list[ridehailing.AuthorizationRow], queue: list[ridehaili
             st.session_state["insp_flash"] = ("success", f"Convocação registrada: comparecer até {day(deadline)}. "
                                               "Baixe a notificação ao condutor, com cópia à plataforma.")
             st.session_state["insp_notice"] = chosen
+            st.session_state.pop("insp_call_auth", None)
             st.rerun()
     open_calls = {p.authorization_id: f"{show_plate(p.plate)} · protocolo {p.protocol} · {p.message}"
                   for p in queue if p.kind == "Vistoria extraordinária"}
@@ -101,14 +99,12 @@ def convocations(rows: list[ridehailing.AuthorizationRow], queue: list[ridehaili
                        icon=":material/campaign:")
 
 
-# Streamlit runs every tab: the rows and the queue are built once, before the tabs, and shared.
-rows_ok, authorization_list = authorization_rows(actor, mun)
+# Streamlit runs every tab: the queue is built once, before the tabs, and shared.
 queue_ok, queue = pendencias(actor, mun)
 tab_record, tab_due, tab_call, tab_list = st.tabs(
     ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"])
 with tab_record:
-    if rows_ok:
-        record(authorization_list)
+    record()
 with tab_due:
     if queue_ok:
         rows = [p for p in queue if p.kind.startswith("Vistoria") or p.kind == "Pendências da vistoria"]
@@ -116,10 +112,10 @@ with tab_due:
                                     "Placa": show_plate(p.plate), "Protocolo": p.protocol, "Situação": p.message}
                                    for p in rows],
                                   columns=["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]),
-                     hide_index=True, use_container_width=True, key="insp_due_table")
+                     hide_index=True, width="stretch", key="insp_due_table")
 with tab_call:
-    if rows_ok and queue_ok:
-        convocations(authorization_list, queue)
+    if queue_ok:
+        convocations(queue)
 with tab_list:
     selected = entity_list(entities.spec_for(db, "inspections", mun), actor, mun)
     if selected:

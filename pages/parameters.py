@@ -50,7 +50,7 @@ table = pd.DataFrame([{
     "Valor": shown(r["value"]), "Ato": r["act"], "Observação": r.get("note", ""),
     "Em vigor hoje": "Sim" if current.get(r["name"]) and current[r["name"]].effective == parameters.parse_date(r["effective"]) else "",
 } for r in rows if chosen in ("(todos)", r["name"])])
-st.dataframe(table, hide_index=True, use_container_width=True)
+st.dataframe(table, hide_index=True, width="stretch")
 st.download_button("Exportar CSV", table.to_csv(index=False, sep=";").encode("utf-8-sig"),
                    f"parametros_{mun}.csv", "text/csv", key="params_export")
 

@@ -30,5 +30,5 @@ if ok:
         "Prazo": day(p.due), "": "🔴 atrasada" if p.late else "", "Tipo": p.kind, "Protocolo": p.protocol,
         "Placa": show_plate(p.plate), "O que fazer": p.message, "Fundamento legal": p.reference,
     } for p in rows], columns=["Prazo", "", "Tipo", "Protocolo", "Placa", "O que fazer", "Fundamento legal"]),
-        hide_index=True, use_container_width=True, key="pend_table", height=min(36 + 35 * len(rows), 900),
+        hide_index=True, width="stretch", key="pend_table", height=min(36 + 35 * len(rows), 900),
         column_config={"O que fazer": st.column_config.TextColumn(width="large")})

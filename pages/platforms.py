@@ -26,7 +26,7 @@ def reports(doc: dict) -> None:
             "Data": f"{r['on']:%m/%Y}" if r["kind"] == "issqn" else day(r["on"]),
             "Protocolo ou DAM": r.get("reference") or "",
         } for r in reversed(rows)], columns=["Obrigação", "Data", "Protocolo ou DAM"]),
-            hide_index=True, use_container_width=True, key="plat_reports_table")
+            hide_index=True, width="stretch", key="plat_reports_table")
     with st.form("plat_report_form", clear_on_submit=True):
         cols = st.columns(3)
         kind = cols[0].selectbox("Obrigação", list(KINDS), format_func=KINDS.get, key="plat_report_kind")

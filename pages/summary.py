@@ -30,7 +30,7 @@ if ok:
         if figures.dams_by_situation:
             st.dataframe(pd.DataFrame([{"Situação": label, "Quantidade": count, "Valor emitido": fmt.brl(amount)}
                                        for label, (count, amount) in figures.dams_by_situation.items()]),
-                         hide_index=True, use_container_width=True)
+                         hide_index=True, width="stretch")
         else:
             st.info("Nenhum DAM emitido.")
     with right:
@@ -38,7 +38,7 @@ if ok:
             st.subheader("Autorizações por situação")
             st.dataframe(pd.DataFrame([{"Situação": label, "Quantidade": count}
                                        for label, count in figures.authorizations_by_status.items()]),
-                         hide_index=True, use_container_width=True)
+                         hide_index=True, width="stretch")
     st.subheader("Gravações registradas nos últimos 30 dias")
     if any(count for _, count in figures.activity):
         frame = pd.DataFrame({"Dia": pd.to_datetime([day for day, _ in figures.activity]),

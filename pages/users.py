@@ -21,7 +21,7 @@ if ok:
         "Ativo": "Sim" if u.get("active", True) else "Não",
         "Bloqueado até": clock.to_local(u["locked_until"]).strftime("%d/%m/%Y %H:%M") if u.get("locked_until") else "",
     } for u in shown])
-    st.dataframe(frame, hide_index=True, use_container_width=True)
+    st.dataframe(frame, hide_index=True, width="stretch")
     cells = frame.map(lambda value: spreadsheet_safe(value) if isinstance(value, str) else value)
     st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"),
                        "usuarios.csv", "text/csv", key="users_export")

@@ -79,7 +79,7 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
         return None
     frame = pd.DataFrame([{f.label: f.show(row.get(f.name)) for f in spec.list_fields} for row in page.rows],
                          columns=[f.label for f in spec.list_fields])
-    event = st.dataframe(frame, hide_index=True, use_container_width=True, on_select="rerun",
+    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun",
                          selection_mode="single-row", key=f"{key}_table")
     nav = st.columns([2, 2, 2, 4])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key=f"{key}_page")
@@ -196,7 +196,7 @@ def entity_import(spec: EntitySpec, actor, mun: str) -> None:
     if report.errors:
         st.error(f"{len(report.errors)} problema(s) em {report.rows} linha(s). Nada foi gravado; corrija o arquivo.")
         st.dataframe(pd.DataFrame([{"Linha": e.line, "Campo": e.field, "Problema": e.message} for e in report.errors]),
-                     hide_index=True, use_container_width=True)
+                     hide_index=True, width="stretch")
         return
     st.success(f"Verificação concluída: {report.rows} linha(s) válida(s).")
     if st.button(f"Importar {report.rows} registro(s)", type="primary", key=f"{key}_commit"):

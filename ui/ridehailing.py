@@ -32,7 +32,7 @@ def findings_table(findings: tuple[Finding, ...] | list[Finding], key: str) -> N
     """Every finding with its icon, message and the act and article behind it."""
     frame = pd.DataFrame([{"": finding_icon(f), "Requisito": f.message, "Fundamento legal": f.reference}
                           for f in findings], columns=["", "Requisito", "Fundamento legal"])
-    st.dataframe(frame, hide_index=True, use_container_width=True, key=key)
+    st.dataframe(frame, hide_index=True, width="stretch", key=key)
 
 
 def verdict(decision: Decision, subject: str, key: str) -> None:
@@ -105,6 +105,25 @@ def pendencias(actor, mun: str) -> tuple[bool, list[ridehailing_queue.Pendencia]
     return common.attempt(_queue, _store_key(), actor, mun, clock.today(), version)
 
 
+PICKER_ROWS = 20
+
+
+def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[Status, ...],
+                         describe) -> str | None:
+    """Pick an authorization by typing its plate, CPF, driver's name or protocol: the store answers the
+    newest matches (one page, whatever the size of the register); only those in ``statuses`` are offered."""
+    term = st.text_input(f"{label}: buscar", key=f"{key}_term", placeholder="Placa, CPF, nome do condutor ou protocolo")
+    ok, found = authorization_page(actor, mun, term, 1, PICKER_ROWS)
+    labels = {r.id: describe(r) for r in (found.rows if ok else []) if r.state.status in statuses}
+    known = st.session_state.setdefault(f"{key}_labels", {})
+    known.update(labels)
+    chosen = st.session_state.get(key)
+    if chosen in known and chosen not in labels:  # keep the current choice while another term is typed
+        labels = {chosen: known[chosen], **labels}
+    return st.selectbox(label, list(labels), format_func=labels.get, index=None, key=key,
+                        placeholder="Escolha entre os encontrados…" if labels else "Nenhuma autorização encontrada")
+
+
 def clear_reads() -> None:
     """Forget the cached lists (called by the pages after each write they make)."""
     _rows.clear()
@@ -165,7 +184,7 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
         "Providência": f"{day(c.closed_on)}: {c.closing_note}" if c.closed_on else "",
     } for c in changes], columns=["", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados", "Situação",
                                   "Fundamento legal", "Providência"]),
-        hide_index=True, use_container_width=True, key=f"{collection}_changes_table")
+        hide_index=True, width="stretch", key=f"{collection}_changes_table")
     unreported = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes if c.reported_on is None}
     if unreported:
         with st.form(f"{collection}_report_form"):
@@ -196,7 +215,7 @@ def histories(actor, mun: str, collection: str, doc_id: str) -> None:
         ok, changes = common.attempt(ridehailing.record_history, common.db(), actor, mun, collection, doc_id)
         if ok:
             st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
-                         hide_index=True, use_container_width=True, key=f"{collection}_history_table")
+                         hide_index=True, width="stretch", key=f"{collection}_history_table")
 
 
 def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, detail) -> None:
