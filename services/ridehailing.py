@@ -820,18 +820,8 @@ def matching(rows: list[AuthorizationRow], search: str) -> list[AuthorizationRow
             .replace("-", "")]
 
 
-@dataclass(frozen=True)
-class RowsPage:
-    """One page of the authorization list and how many authorizations match in all."""
-
-    rows: list[AuthorizationRow]
-    total: int
-    page: int
-    per_page: int
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
+# One page of the authorization list (rows are AuthorizationRow) and how many match in all.
+RowsPage = entities.Page
 
 
 ROW_SORT = [("protocol_date", -1), ("protocol", -1)]

@@ -14,19 +14,9 @@ from services.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
 from tests import figures
 from tests.dams_support import MONDAY
+from tests.test_dams import issue
 
 PAYS = {"collection": "test_records", "id": "r1", "label": "Autorização 0007/2026"}
-
-
-def issue(db, actor=SECRETARIA_MP, **changes):
-    values = dict(
-        taxpayer_name="Maria da Silva Souza", taxpayer_document="529.982.247-25",
-        taxpayer_address="Rua dos Ipês, 120, Centro", revenue_kind="taxa_autorizacao",
-        description="Taxa de autorização do transporte por aplicativo",
-        legal_basis="Lei Municipal 1.552/2025 (Matupá), art. 9º", amount=Decimal("150.00"), due=date(2026, 3, 20),
-    )
-    values.update(changes)
-    return dams.issue(db, actor, "matupa", **values)
 
 
 def pay(db, dam, actor=SECRETARIA_MP):
