@@ -249,6 +249,7 @@ class Generator:
         self.out = Writer(db, dry)
         self.now = datetime.combine(TODAY, clock_time(12), LOCAL).astimezone(timezone.utc)
         self.counters: dict[str, int] = {}
+        self.taken: set[tuple[str, str]] = set()  # (municipality, CPF or plate) already generated
         self.statuses: Counter[str] = Counter()
         self.held: dict[str, list[dict]] = defaultdict(list)  # records audit updates may still change
         self.audit_entries: Counter[str | None] = Counter()
@@ -451,6 +452,9 @@ class Generator:
             created = _instant(max(protocol - timedelta(days=rng.randint(1, 10)), RIDE_FIRST_DAY[mun]), rng)
             driver = self.driver(mun, actor, protocol, outcome, cnpjs, created)
             car = ride_seed.vehicle_values(rng, driver["cpf"], protocol)
+            while (mun, car["plate"]) in self.taken:  # plates are unique per municipality too
+                car = ride_seed.vehicle_values(rng, driver["cpf"], protocol)
+            self.taken.add((mun, car["plate"]))
             if outcome == "refused":
                 car = {**car, "model_year": protocol.year - 11}
             vehicle = self.create(actor, "vehicles", mun, car, created, keep="hold")
@@ -462,6 +466,9 @@ class Generator:
     def driver(self, mun: str, actor: Actor, protocol: date, outcome: str, cnpjs: list[str], created: datetime) -> dict:
         rng = self.rng
         values = ride_seed.driver_values(rng, mun, protocol, platform_cnpj=rng.choice(cnpjs))
+        while (mun, values["cpf"]) in self.taken:  # CPFs are unique per municipality (collide past ~40k drivers)
+            values = ride_seed.driver_values(rng, mun, protocol, platform_cnpj=rng.choice(cnpjs))
+        self.taken.add((mun, values["cpf"]))
         values["cnh_valid_until"] = TODAY + timedelta(days=rng.randint(-30, 1500))
         driver = self.create(actor, "drivers", mun, values, created, keep="hold")
         issued = protocol - timedelta(days=rng.randint(5, 20))
