@@ -40,7 +40,8 @@ def record_picker(entity: str, actor, mun: str, label: str, describe, key: str,
                   filters: dict | None = None, on_change=None) -> dict | None:
     """Pick a registered record by typing part of its name or key: the store answers the 20 newest
     matches (never the whole register). Returns the chosen record or None."""
-    term = st.text_input(f"{label}: buscar", key=f"{key}_term", placeholder="Digite parte do nome, CPF/CNPJ ou placa")
+    # "Buscar", not the picker's own label: a screen reader (and a browser test) finds each by its name
+    term = st.text_input("Buscar", key=f"{key}_term", placeholder=f"{label}: digite parte do nome, CPF/CNPJ ou placa")
     ok, rows = common.attempt(entities.lookup, common.db(), actor, entity, mun, term, filters)
     found = {r["id"]: r for r in rows} if ok else {}
     chosen = st.session_state.get(key)

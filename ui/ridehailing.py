@@ -112,7 +112,7 @@ def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[
                          describe) -> str | None:
     """Pick an authorization by typing its plate, CPF, driver's name or protocol: the store answers the
     newest matches (one page, whatever the size of the register); only those in ``statuses`` are offered."""
-    term = st.text_input(f"{label}: buscar", key=f"{key}_term", placeholder="Placa, CPF, nome do condutor ou protocolo")
+    term = st.text_input("Buscar", key=f"{key}_term", placeholder=f"{label}: placa, CPF, nome do condutor ou protocolo")
     ok, found = authorization_page(actor, mun, term, 1, PICKER_ROWS)
     labels = {r.id: describe(r) for r in (found.rows if ok else []) if r.state.status in statuses}
     known = st.session_state.setdefault(f"{key}_labels", {})
