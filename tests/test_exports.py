@@ -14,7 +14,7 @@ import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
-from services import audit, dams, entities, exports
+from services import audit, clock, dams, entities, exports
 from services.entities import Field, ListQuery
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP, TI
 from tests.dams_support import MONDAY
@@ -156,7 +156,7 @@ def test_the_audit_log_exports_its_filter_with_local_times(db):
     when = column(ws, "Quando")
     assert len(when) == 3 and all(is_date(c) and c.number_format == "dd/mm/yyyy hh:mm:ss" for c in when)
     entries, _ = audit.search(db, TI, "chapada", collection="taxpayers")
-    local = audit.clock.to_local(entries[0]["at"]).replace(tzinfo=None)
+    local = clock.to_local(entries[0]["at"]).replace(tzinfo=None)
     assert abs((when[0].value - local).total_seconds()) < 1  # newest first, in Cuiabá time
     csv_lines = audit.export_csv(db, TI, "chapada", collection="taxpayers").decode("utf-8-sig").splitlines()
     assert csv_lines[0] == ";".join(audit.EXPORT_COLUMNS) and len(csv_lines) == 4
@@ -188,7 +188,7 @@ def test_a_register_page_offers_csv_and_xlsx_with_pt_br_names(db, downloads):
     assert not at.exception
     assert {b.label for b in at.get("download_button")} >= {"Exportar CSV (filtro atual)", "Exportar XLSX (filtro atual)"}
     by_label = {d["label"]: d for d in downloads}
-    today = exports.clock.today().isoformat()
+    today = clock.today().isoformat()
     xlsx, csv = by_label["Exportar XLSX (filtro atual)"], by_label["Exportar CSV (filtro atual)"]
     assert xlsx["file_name"] == f"contribuintes_chapada_{today}.xlsx" and xlsx["mime"] == exports.XLSX_MIME
     assert csv["file_name"] == f"contribuintes_chapada_{today}.csv"
@@ -208,7 +208,7 @@ def test_every_list_page_offers_xlsx_beside_csv(db, downloads, page, actor, muni
     at.run()
     assert not at.exception
     names = {d["file_name"] for d in downloads}
-    today = exports.clock.today().isoformat()
+    today = clock.today().isoformat()
     assert {f"{name}_{today}.csv", f"{name}_{today}.xlsx"} <= names
     xlsx = next(d for d in downloads if d["file_name"].endswith(".xlsx"))
     assert header(sheet(xlsx["data"]()))
