@@ -4,21 +4,11 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from services import audit, clock, exports
+from services import audit, clock
 from ui import common
+from ui.entity import export_buttons
 
 actor = common.guard("admin")
-
-
-def shown(value) -> str:
-    """A changed value as a person reads it: empty as '—', ISO dates as dd/mm/aaaa."""
-    if value in (None, "", [], {}):
-        return "—"
-    text = str(value)
-    if len(text) == 10 and text[4] == "-" and text[7] == "-" and text.replace("-", "").isdigit():
-        return f"{text[8:]}/{text[5:7]}/{text[:4]}"
-    return text
-
 common.page_header("Auditoria", "Registro permanente de todas as gravações")
 db = common.db()
 cols = st.columns(5)
@@ -36,13 +26,11 @@ ok, result = common.attempt(audit.search, db, actor, common.municipality() if on
 if ok:
     rows, total = result
     st.caption(f"{total} registro(s)")
-    frame = pd.DataFrame([{
-        "Quando": clock.to_local(r["at"]).strftime("%d/%m/%Y %H:%M:%S"), "Usuário": r["username"],
-        "Município": r.get("municipality") or "", "Ação": r["action"], "Coleção": r["collection"],
-        "Documento": r.get("doc_id") or "",
-        "Alterações": "; ".join(f"{k}: {shown(v['before'])} → {shown(v['after'])}" for k, v in r.get("changes", {}).items()),
-    } for r in rows])
+    frame = pd.DataFrame([{**row, "Quando": clock.to_local(row["Quando"]).strftime("%d/%m/%Y %H:%M:%S")}
+                          for row in audit.rows_shown(rows)], columns=audit.EXPORT_COLUMNS)
     st.dataframe(frame, hide_index=True, width="stretch")
-    cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)
-    st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"), "auditoria.csv",
-                       "text/csv", key="audit_export")
+    wanted = (db, actor, common.municipality() if only_here else None, username.strip().lower() or None,
+              collection.strip() or None, action or None, start, end)
+    left, right, _ = st.columns([2, 2, 6])
+    export_buttons(left, right, "Auditoria", common.municipality() if only_here else "todos", "audit",
+                   lambda: audit.export_csv(*wanted), lambda: audit.export_xlsx(*wanted))

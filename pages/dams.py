@@ -8,7 +8,7 @@ import streamlit as st
 from rules import fmt
 from services import bank_import, clock, dams, fields
 from ui import common
-from ui.entity import record_picker
+from ui.entity import export_buttons, record_picker
 
 PER_PAGE = (25, 50, 100)
 MAX_BATCH = 500
@@ -210,13 +210,12 @@ def list_tab() -> None:
     if not ok:
         return
     table(page.rows)
-    nav = st.columns([2, 2, 2, 4])
+    nav = st.columns([2, 2, 2, 2, 2])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="dams_page")
     nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page")
     nav[2].markdown(f"<br>{page.total} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
-    nav[3].download_button("Exportar CSV (filtro atual)", lambda: dams.export_csv(db, actor, mun, filters),
-                           f"dams_{mun}_{clock.today():%Y%m%d}.csv", "text/csv", key="dams_export",
-                           icon=":material/download:")
+    export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: dams.export_csv(db, actor, mun, filters),
+                   lambda: dams.export_xlsx(db, actor, mun, filters))
     st.divider()
     by_id = {d["id"]: d for d in page.rows}
     chosen = st.selectbox("Abrir DAM", list(by_id), index=None, format_func=lambda i: label(by_id[i]),

@@ -2,9 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from services import auth, clock, municipalities
-from services.exports import spreadsheet_safe
+from services import auth, clock, exports, municipalities
 from ui import common
+from ui.entity import export_buttons
 
 actor = common.guard("admin")
 common.page_header("Usuários")
@@ -15,16 +15,19 @@ ok, users = common.attempt(auth.list_users, db, actor)
 if ok:
     search = st.text_input("Buscar usuário", key="users_search")
     shown = [u for u in users if search.lower() in (u["username"] + u["name"]).lower()]
-    frame = pd.DataFrame([{
-        "Usuário": u["username"], "Nome": u["name"], "Perfil": u["role"],
+    rows = [{
+        "Usuário": u["username"], "Nome": u["name"], "Perfil": auth.ROLES.get(u["role"], u["role"]),
         "Municípios": ", ".join(names.get(c, c) for c in u.get("municipalities", [])),
-        "Ativo": "Sim" if u.get("active", True) else "Não",
-        "Bloqueado até": clock.to_local(u["locked_until"]).strftime("%d/%m/%Y %H:%M") if u.get("locked_until") else "",
-    } for u in shown])
-    st.dataframe(frame, hide_index=True, width="stretch")
-    cells = frame.map(lambda value: spreadsheet_safe(value) if isinstance(value, str) else value)
-    st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"),
-                       "usuarios.csv", "text/csv", key="users_export")
+        "Ativo": u.get("active", True), "Bloqueado até": u.get("locked_until"),
+    } for u in shown]
+    columns = ["Usuário", "Nome", "Perfil", "Municípios", "Ativo", "Bloqueado até"]
+    st.dataframe(pd.DataFrame([{
+        **row, "Ativo": "Sim" if row["Ativo"] else "Não",
+        "Bloqueado até": clock.to_local(row["Bloqueado até"]).strftime("%d/%m/%Y %H:%M") if row["Bloqueado até"] else "",
+    } for row in rows], columns=columns), hide_index=True, width="stretch")
+    left, right, _ = st.columns([2, 2, 6])
+    export_buttons(left, right, "Usuários", None, "users", lambda: exports.to_csv(rows, columns),
+                   lambda: exports.to_xlsx(rows, columns, sheet="Usuários"))
 
 left, right = st.columns(2)
 with left, st.form("users_new"):

@@ -17,7 +17,8 @@ from typing import Any
 
 from pymongo.database import Database
 
-from services import clock, store
+from services import clock, exports, store
+from services.errors import ValidationFailed
 from services.store import decode, encode, ensure_indexes, insert_one
 
 HIDDEN_FIELDS = {"password_hash", "_id"}
@@ -140,3 +141,51 @@ def actions(db: Database, actor: Any) -> list[str]:
 
     authorize(actor, "admin")
     return sorted(doc["_id"] for doc in db[ACTIONS].find({}, {"_id": 1}))
+
+
+EXPORT_LIMIT = 100_000
+EXPORT_COLUMNS = ("Quando", "Usuário", "Município", "Ação", "Coleção", "Documento", "Alterações")
+
+
+def shown_value(value: Any) -> str:
+    """A changed value as a person reads it: empty as '—', ISO dates as dd/mm/aaaa."""
+    if value in (None, "", [], {}):
+        return "—"
+    text = str(value)
+    if len(text) == 10 and text[4] == "-" and text[7] == "-" and text.replace("-", "").isdigit():
+        return f"{text[8:]}/{text[5:7]}/{text[:4]}"
+    return text
+
+
+def rows_shown(entries: list[dict]) -> list[dict[str, Any]]:
+    """Entries as the audit page lists and exports them (pt-BR headers; the instant as a datetime)."""
+    return [dict(zip(EXPORT_COLUMNS, (
+        e["at"], e["username"], e.get("municipality") or "", e["action"], e["collection"], e.get("doc_id") or "",
+        "; ".join(f"{k}: {shown_value(v['before'])} → {shown_value(v['after'])}"
+                  for k, v in e.get("changes", {}).items()),
+    ))) for e in entries]
+
+
+def _export_rows(db: Database, actor: Any, municipality: str | None, username: str | None,
+                 collection: str | None, action: str | None, start: date | None, end: date | None) -> list[dict]:
+    entries, total = search(db, actor, municipality, username, collection, action, start, end, EXPORT_LIMIT)
+    if total > EXPORT_LIMIT:
+        raise ValidationFailed({"export": f"O filtro tem {total} registros; exporte no máximo {EXPORT_LIMIT} "
+                                          "(escolha um período menor)."})
+    return rows_shown(entries)
+
+
+def export_csv(db: Database, actor: Any, municipality: str | None = None, username: str | None = None,
+               collection: str | None = None, action: str | None = None, start: date | None = None,
+               end: date | None = None) -> bytes:
+    """Every entry of the filter (not only the page shown), newest first, as a pt-BR CSV (``ti`` only)."""
+    rows = _export_rows(db, actor, municipality, username, collection, action, start, end)
+    return exports.to_csv(rows, EXPORT_COLUMNS)
+
+
+def export_xlsx(db: Database, actor: Any, municipality: str | None = None, username: str | None = None,
+                collection: str | None = None, action: str | None = None, start: date | None = None,
+                end: date | None = None) -> bytes:
+    """The rows of :func:`export_csv` as an XLSX sheet, the instant as a date and time (``ti`` only)."""
+    rows = _export_rows(db, actor, municipality, username, collection, action, start, end)
+    return exports.to_xlsx(rows, EXPORT_COLUMNS, sheet="Auditoria")

@@ -19,8 +19,6 @@ entry in one ``store.transaction``. The bank return file is imported by :mod:`se
 """
 from __future__ import annotations
 
-import csv
-import io
 import re
 import weakref
 from collections.abc import Callable, Sequence
@@ -263,23 +261,32 @@ def flag_text(payment: dict | None) -> str:
     return "; ".join(FLAGS.get(flag, flag) for flag in (payment or {}).get("flags", []))
 
 
-def export_csv(db: Database, actor: Actor, municipality: str, query: DamQuery) -> bytes:
-    """Exactly the DAMs the filter shows, pt-BR formats, ';' separated, UTF-8 with BOM."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=";")
-    writer.writerow(["Número", "Contribuinte", "CPF/CNPJ", "Receita", "Descrição", "Valor", "Emissão",
-                     "Vencimento", "Situação", "Pago em", "Valor pago", "Alertas do pagamento", "Linha digitável"])
-    safe = exports.spreadsheet_safe
+EXPORT_COLUMNS = ("Número", "Contribuinte", "CPF/CNPJ", "Receita", "Descrição", "Valor", "Emissão", "Vencimento",
+                  "Situação", "Pago em", "Valor pago", "Alertas do pagamento", "Linha digitável")
+
+
+def _export_rows(db: Database, actor: Actor, municipality: str, query: DamQuery) -> list[dict[str, Any]]:
+    """Exactly the DAMs the filter shows, one typed row each (pt-BR headers; dates, money as Decimal)."""
+    rows = []
     for dam in list_all(db, actor, municipality, query, EXPORT_FIELDS):
         payment = dam.get("payment") or {}
-        writer.writerow([
-            safe(dam["number"]), safe(dam["taxpayer_name"]), fields.show("cpf_cnpj", dam["taxpayer_document"]),
-            safe(REVENUE_KINDS.get(dam["revenue_kind"], dam["revenue_kind"])), safe(dam["description"]),
-            fmt.number(dam["amount"], 2), fmt.day(dam["issued_on"]), fmt.day(dam["due_on"]),
-            SITUATIONS[dam["situation"]], fmt.day(payment["paid_on"]) if payment else "",
-            fmt.number(payment["amount"], 2) if payment else "", safe(flag_text(payment)), dam["line"],
-        ])
-    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+        rows.append(dict(zip(EXPORT_COLUMNS, (
+            dam["number"], dam["taxpayer_name"], fields.show("cpf_cnpj", dam["taxpayer_document"]),
+            REVENUE_KINDS.get(dam["revenue_kind"], dam["revenue_kind"]), dam["description"],
+            dam["amount"], dam["issued_on"], dam["due_on"], SITUATIONS[dam["situation"]],
+            payment.get("paid_on"), payment.get("amount"), flag_text(payment), dam["line"],
+        ))))
+    return rows
+
+
+def export_csv(db: Database, actor: Actor, municipality: str, query: DamQuery) -> bytes:
+    """Exactly the DAMs the filter shows, pt-BR formats, ';' separated, UTF-8 with BOM."""
+    return exports.to_csv(_export_rows(db, actor, municipality, query), EXPORT_COLUMNS)
+
+
+def export_xlsx(db: Database, actor: Actor, municipality: str, query: DamQuery) -> bytes:
+    """The rows of :func:`export_csv` as an XLSX sheet (dates as dates, amounts in R$)."""
+    return exports.to_xlsx(_export_rows(db, actor, municipality, query), EXPORT_COLUMNS, sheet="DAMs")
 
 
 # ---- issuing ----

@@ -14,13 +14,14 @@ import re
 import unicodedata
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
-from services import audit, clock, fields
+from services import audit, clock, exports, fields
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ValidationFailed
 from services.exports import spreadsheet_safe
@@ -469,6 +470,29 @@ def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query
     for row in rows:
         writer.writerow([_csv_cell(f, row.get(f.name)) for f in spec.fields])
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+def export_xlsx(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
+    """The same records and columns as :func:`export_csv`, as an XLSX sheet: dates as dates, money
+    as numbers in reais, the rest as the list shows it (text, never a formula)."""
+    spec = spec_for(db, entity, municipality)
+    rows = list_all(db, actor, entity, municipality, query)
+    headers = [f.label for f in spec.fields]
+    typed = [{f.label: _xlsx_cell(f, row.get(f.name)) for f in spec.fields} for row in rows]
+    return exports.to_xlsx(typed, headers, sheet=spec.label_plural)
+
+
+def _xlsx_cell(f: Field, value: Any) -> Any:
+    """A value typed for a spreadsheet: a date, money (Decimal), a whole number or the shown text."""
+    if value is None or value == "":
+        return None
+    if f.kind == "money":
+        return Decimal(str(value))
+    if f.kind == "date":
+        return fields.parse_date_input(value)
+    if f.kind == "int":
+        return int(value)
+    return f.show(value)
 
 
 # Kinds whose cell the panel formats itself (numbers, dates, documents): never user-typed text.

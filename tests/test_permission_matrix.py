@@ -32,6 +32,8 @@ ACTORS = {role: Actor(f"{role}.cg", f"Perfil {role}", role, (OWN,)) for role in 
 # municipality (the target user's municipalities play the municipality's part).
 REQUIRED: dict[str, str] = {
     "services.audit.actions": "admin",
+    "services.audit.export_csv": "admin",
+    "services.audit.export_xlsx": "admin",
     "services.audit.search": "admin",
     "services.auth.create_user": "admin",
     "services.auth.list_users": "admin",
@@ -41,6 +43,7 @@ REQUIRED: dict[str, str] = {
     "services.bank_import.raw_file": "read",
     "services.dams.cancel": "write",
     "services.dams.export_csv": "read",
+    "services.dams.export_xlsx": "read",
     "services.dams.get": "read",
     "services.dams.issue": "write",
     "services.dams.list_all": "read",
@@ -54,6 +57,7 @@ REQUIRED: dict[str, str] = {
     "services.entities.browse": "admin",
     "services.entities.create": "write",
     "services.entities.export_csv": "read",
+    "services.entities.export_xlsx": "read",
     "services.entities.get": "read",
     "services.entities.import_csv": "write",
     "services.entities.list_all": "read",

@@ -1,13 +1,14 @@
-"""Generic screens driven by an entity spec: list (search, filters, sort, pages, CSV), form, import."""
+"""Generic screens driven by an entity spec: list (search, filters, sort, pages, CSV and XLSX), form, import."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from services import entities
+from services import clock, entities, exports
 from services.entities import EntitySpec, Field, ListQuery
 from services.errors import ServiceError, ValidationFailed
 from ui import common
@@ -82,18 +83,29 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
                          columns=[f.label for f in spec.list_fields])
     event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun",
                          selection_mode="single-row", key=f"{key}_table")
-    nav = st.columns([2, 2, 2, 4])
+    nav = st.columns([2, 2, 2, 2, 2])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key=f"{key}_page")
     nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page")
     nav[2].markdown(f"<br>{page.total} registro(s) · {page.pages} página(s)", unsafe_allow_html=True)
-    nav[3].download_button(
-        "Exportar CSV (filtro atual)", data=lambda: entities.export_csv(common.db(), actor, spec.name, mun, query),
-        file_name=f"{spec.name}_{mun}_{date.today():%Y%m%d}.csv", mime="text/csv", key=f"{key}_export",
-        icon=":material/download:",
-    )
+    export_buttons(nav[3], nav[4], spec.label_plural, mun, key,
+                   lambda: entities.export_csv(common.db(), actor, spec.name, mun, query),
+                   lambda: entities.export_xlsx(common.db(), actor, spec.name, mun, query))
     st.caption("Selecione uma linha para ver e editar o registro.")
     rows = event.selection.rows if event and event.selection else []
     return page.rows[rows[0]]["id"] if rows else None
+
+
+def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,
+                   csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes]) -> None:
+    """The two exports of a list side by side (the filter shown), each made only when clicked and
+    named like ``condutores_chapada_2026-12-01.xlsx``. ``key`` is the list's key prefix."""
+    today = clock.today()
+    csv_place.download_button("Exportar CSV (filtro atual)", data=csv_data, mime=exports.CSV_MIME,
+                              file_name=exports.file_name(kind, mun, today, "csv"), key=f"{key}_export",
+                              icon=":material/download:")
+    xlsx_place.download_button("Exportar XLSX (filtro atual)", data=xlsx_data, mime=exports.XLSX_MIME,
+                               file_name=exports.file_name(kind, mun, today, "xlsx"), key=f"{key}_export_xlsx",
+                               icon=":material/table_view:")
 
 
 def field_widget(f: Field, key: str, current: Any, error: str | None) -> Any:
