@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         print("Aviso: este armazenamento é de demonstração.", file=sys.stderr)
     bootstrap.mark_store(db, "real")
     if args.create_ti:
-        from seed.municipalities import MUNICIPALITIES
+        from services.setup_data import MUNICIPALITIES
         from services.auth import create_first_ti
 
         password = os.environ.get("PAINEL_TI_PASSWORD") or getpass.getpass("Senha do usuário de TI: ")
