@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Erro: {exc.message}", file=sys.stderr)
             return 1
         print(f"Usuário de TI '{args.create_ti[0]}' criado.")
-    print("Armazenamento preparado.")
+    print("Armazenamento preparado. A página Implantação (TI) lista os valores que cada município ainda deve "
+          "cadastrar (código FEBRABAN, feriados, telefone da Ouvidoria, taxas, UPFM...).")
     return 0
 
 
