@@ -30,6 +30,7 @@ from fpdf import FPDF  # noqa: E402
 from rules.dam import parameters as dam_parameters  # noqa: E402
 from rules.dam.barcode import dam_barcode  # noqa: E402
 from rules.params import ParameterVersion  # noqa: E402
+from seed.municipalities import seed_demo_parameters  # noqa: E402
 from services import bootstrap, clock, dams, store  # noqa: E402
 from services.auth import Actor  # noqa: E402
 from services.pdf.certificate import CertificatePrint, render_certificate  # noqa: E402
@@ -83,6 +84,7 @@ def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     db = store.connect()
     bootstrap.prepare(db)
+    seed_demo_parameters(db)  # the FEBRABAN code the DAMs need
     for name, value in ((dam_parameters.PIX_ENABLED, True), (dam_parameters.PIX_KEY, "pix@matupa.invalid"),
                         (dam_parameters.PIX_MERCHANT_NAME, "Prefeitura de Matupa"),
                         (dam_parameters.PIX_MERCHANT_CITY, "Matupa")):

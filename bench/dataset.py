@@ -44,11 +44,10 @@ from pymongo.database import Database  # noqa: E402
 
 from rules import fmt  # noqa: E402
 from rules.dam.dates import due_date, due_date_finding  # noqa: E402
-from rules.registry import demo_parameters  # noqa: E402
 from rules.ridehailing.concepts import EventKind  # noqa: E402
 from seed import demo as demo_seed  # noqa: E402
 from seed import ridehailing as ride_seed  # noqa: E402
-from seed.municipalities import DEMO_ACT  # noqa: E402
+from seed.municipalities import DEMO_ACT, seed_demo_parameters  # noqa: E402
 from services import audit, bootstrap, clock, dams, entities, parameters, ridehailing  # noqa: E402
 from services.auth import Actor, SYSTEM, create_user  # noqa: E402
 from services.errors import Conflict  # noqa: E402
@@ -771,9 +770,7 @@ def prepare(db: Database) -> None:
     """Indexes, municipalities and parameters (bootstrap), the demo parameters and users."""
     bootstrap.prepare(db)
     bootstrap.mark_store(db, "demo")
-    for code in ("chapada", "matupa", "nova_lacerda"):
-        for version in demo_parameters(code):
-            bootstrap.ensure_parameter(db, code, version)
+    seed_demo_parameters(db)
     ride_seed.seed_fee(db)
     from rules.dam import parameters as dam_parameters
     from rules.params import ParameterVersion

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         print("Aviso: este armazenamento é de demonstração.", file=sys.stderr)
     bootstrap.mark_store(db, "real")
     if args.create_ti:
-        from seed.municipalities import MUNICIPALITIES
+        from services.setup_data import MUNICIPALITIES
         from services.auth import create_first_ti
 
         password = os.environ.get("PAINEL_TI_PASSWORD") or getpass.getpass("Senha do usuário de TI: ")
@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Erro: {exc.message}", file=sys.stderr)
             return 1
         print(f"Usuário de TI '{args.create_ti[0]}' criado.")
-    print("Armazenamento preparado.")
+    print("Armazenamento preparado. A página Implantação (TI) lista os valores que cada município ainda deve "
+          "cadastrar (código FEBRABAN, feriados, telefone da Ouvidoria, taxas, UPFM...).")
     return 0
 
 

@@ -9,7 +9,7 @@ import random
 
 from pymongo.database import Database
 
-from rules.registry import demo_parameters
+from seed.municipalities import seed_demo_parameters
 from services import bootstrap, entities
 from services.auth import SYSTEM, create_user
 from services.errors import Conflict
@@ -70,9 +70,7 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     bootstrap.mark_store(db, "demo")
     if bootstrap.store_kind(db) != "demo":
         raise SystemExit("Este armazenamento é de produção: dados de demonstração não são carregados nele.")
-    for code in ALL:
-        for version in demo_parameters(code):
-            bootstrap.ensure_parameter(db, code, version)
+    seed_demo_parameters(db)
     for username, name, role, municipalities in DEMO_USERS:
         try:
             create_user(db, SYSTEM, username, name, role, municipalities, DEMO_PASSWORD)

@@ -1,49 +1,25 @@
-"""The three municipalities (tenants) and the parameters every module shares.
+"""Fictitious municipal values for the demo store only (``python -m seed --demo``).
 
-Addresses and phones are illustrative demo values; municipal IT confirms them on deployment
-(parameters and municipality data are editable without code).
+A real store gets none of these: the municipality sets them on the Parâmetros page and the
+Implantação page lists them until it does (services/deployment.py). Every act here says
+"demonstração", which is how that page tells a demo value from a real one.
 """
 from __future__ import annotations
 
 from datetime import date
 
-from rules.params import ParameterVersion
+from pymongo.database import Database
 
-MUNICIPALITIES = [
-    {
-        "code": "chapada",
-        "name": "Chapada dos Guimarães",
-        "secretariat": "Secretaria Municipal de Finanças",
-        "address": "Rua Quinco Caldas, 100, Centro, Chapada dos Guimarães - MT, 78195-000",
-        "phone": "(65) 3301-1100",
-        "modules": ["transporte"],
-        "acts": {"transporte": "Decreto Municipal 06/2026 (regulamenta a Lei Municipal 2.103/2025)"},
-    },
-    {
-        "code": "matupa",
-        "name": "Matupá",
-        "secretariat": "Secretaria Municipal de Administração",
-        "address": "Avenida Hermínio Ometto, 101, Centro, Matupá - MT, 78525-000",
-        "phone": "(66) 3595-1200",
-        "modules": ["transporte"],
-        "acts": {"transporte": "Lei Municipal 1.552/2025"},
-    },
-    {
-        "code": "nova_lacerda",
-        "name": "Nova Lacerda",
-        "secretariat": "Secretaria Municipal de Obras e Infraestrutura",
-        "address": "Avenida Mato Grosso, 200, Centro, Nova Lacerda - MT, 78243-000",
-        "phone": "(65) 3247-1100",
-        "modules": ["maquinas"],
-        "acts": {"maquinas": "Decreto Municipal 017/2026 (regulamenta a Lei Municipal 1.063/2026)"},
-    },
-]
+from rules.params import ParameterVersion
+from rules.registry import demo_parameters
+from services import bootstrap
+from services.setup_data import MUNICIPALITIES
 
 DEMO_ACT = "Dados de demonstração — confirmar o ato municipal"
 
 
-def shared_parameters(code: str) -> list[ParameterVersion]:
-    """Parameters every module uses: ouvidoria phone, municipal holidays, FEBRABAN code."""
+def demo_shared_parameters(code: str) -> list[ParameterVersion]:
+    """Invented ouvidoria phone, municipal holidays and FEBRABAN code of the demo municipality."""
     start = date(2025, 1, 1)
     phones = {"chapada": "(65) 3301-1156", "matupa": "(66) 3595-1266", "nova_lacerda": "(65) 3247-1156"}
     febraban = {"chapada": "0281", "matupa": "0592", "nova_lacerda": "0733"}
@@ -59,3 +35,11 @@ def shared_parameters(code: str) -> list[ParameterVersion]:
         ParameterVersion("dam_febraban_code", start, febraban[code], DEMO_ACT,
                          "Código de 4 dígitos atribuído pela FEBRABAN ao órgão arrecadador"),
     ]
+
+
+def seed_demo_parameters(db: Database) -> None:
+    """The demo values above and those the rule sets offer for a demo (e.g. an unknown UPFM); idempotent."""
+    for municipality in MUNICIPALITIES:
+        code = municipality["code"]
+        for version in [*demo_shared_parameters(code), *demo_parameters(code)]:
+            bootstrap.ensure_parameter(db, code, version)

@@ -1,15 +1,14 @@
-"""Start-up: indexes, municipalities and default parameters, all idempotent."""
+"""Start-up: indexes, municipalities and default parameters, all idempotent (no demo value: seed/ adds those)."""
 from __future__ import annotations
 
 from pymongo.database import Database
 
-from rules.dam.parameters import DEFAULT_PARAMETERS as DAM_PARAMETERS
 from rules.params import ParameterVersion
-from rules.registry import default_parameters
 # ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
 from services import audit, clock, config, entities, events, ridehailing, specs, store  # noqa: F401  (specs registers the entity specs)
 from services.auth import SYSTEM
 from services.errors import ServiceError
+from services.setup_data import MUNICIPALITIES, initial_parameters
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
 
 
@@ -31,16 +30,13 @@ def require_transactions(db: Database) -> None:
 
 def prepare(db: Database) -> None:
     """Create indexes, municipalities and missing parameter versions. Safe to run at every start."""
-    from seed.municipalities import MUNICIPALITIES, shared_parameters
-
     require_transactions(db)
 
     ensure_indexes(db, entities.all_indexes())
     audit.prepare(db)  # search indexes; audit_actions filled once from an older log
     for municipality in MUNICIPALITIES:
         db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
-        versions = [*shared_parameters(municipality["code"]), *DAM_PARAMETERS, *default_parameters(municipality["code"])]
-        for version in versions:
+        for version in initial_parameters(municipality["code"]):
             ensure_parameter(db, municipality["code"], version)
     ridehailing.prepare(db)  # open-authorization keys and their unique indexes
     events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again

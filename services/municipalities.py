@@ -1,4 +1,4 @@
-"""Municipalities (tenants): their data comes from ``seed/`` and every business document carries one."""
+"""Municipalities (tenants): their data comes from ``services/setup_data.py`` and every business document carries one."""
 from __future__ import annotations
 
 from dataclasses import dataclass

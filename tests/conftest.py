@@ -24,12 +24,34 @@ GABINETE = Actor("gab", "Gabinete", "gabinete", ("chapada", "matupa", "nova_lace
 TI = Actor("ti.test", "TI", "ti", ("chapada", "matupa", "nova_lacerda"))
 
 
+def set_municipal_values(db) -> None:
+    """What TI sets at deployment (Implantação page) and bootstrap never does: the ouvidoria phone,
+    the municipal holidays (the demo's Corpus Christi and anniversaries the tests count on) and the
+    FEBRABAN code, with the demo store's values. Not the demo's UPFM, fees or PIX."""
+    from seed.municipalities import demo_shared_parameters
+
+    for code in ("chapada", "matupa", "nova_lacerda"):
+        for version in demo_shared_parameters(code):
+            bootstrap.ensure_parameter(db, code, version)
+
+
 @pytest.fixture(scope="session")
 def prepared_store(tmp_path_factory):
-    """A store prepared once (indexes, municipalities, parameters); each test gets a copy."""
+    """A store prepared once (indexes, municipalities, parameters) with the municipal values a
+    deployment sets (``set_municipal_values``); each test gets a copy."""
     folder = tmp_path_factory.mktemp("template") / "data"
     template = connect(uri="", data_dir=str(folder))
     bootstrap.prepare(template)
+    set_municipal_values(template)
+    store.close_all()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def bootstrap_only_store(tmp_path_factory):
+    """A store prepared by bootstrap alone, as a real deployment starts (no municipal value yet)."""
+    folder = tmp_path_factory.mktemp("bootstrap_only") / "data"
+    bootstrap.prepare(connect(uri="", data_dir=str(folder)))
     store.close_all()
     return folder
 

@@ -27,10 +27,12 @@ from datetime import date
 from decimal import Decimal
 from services import bootstrap, dams, entities, store
 from services.auth import Actor
+from tests.conftest import set_municipal_values
 
 actor = Actor("sec.mp", "Servidor de Matupá", "secretaria", ("matupa",))
 db = store.connect(uri="", data_dir=sys.argv[1])
 bootstrap.prepare(db)
+set_municipal_values(db)  # the FEBRABAN code the DAMs need
 n = int(sys.argv[2])
 print("ready", flush=True)
 for i in range(100000):

@@ -53,6 +53,7 @@ REQUIRED: dict[str, str] = {
     "services.dams.pdf_batch": "read",
     "services.dams.retry_linked_update": "write",
     "services.dams.record_payment": "write",
+    "services.deployment.missing_values": "admin",
     "services.entities.add_custom_field": "admin",
     "services.entities.browse": "admin",
     "services.entities.create": "write",

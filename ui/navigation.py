@@ -34,6 +34,7 @@ PAGES = (
     PageDef("pages/pendencias.py", "Pendências", ":material/pending_actions:", "Transporte por aplicativo", "write",
             "transporte"),
     PageDef("pages/users.py", "Usuários", ":material/group:", "Administração (TI)", "admin"),
+    PageDef("pages/deployment.py", "Implantação", ":material/checklist:", "Administração (TI)", "admin"),
     PageDef("pages/parameters.py", "Parâmetros", ":material/tune:", "Administração (TI)", "admin"),
     PageDef("pages/custom_fields.py", "Campos personalizados", ":material/edit_note:", "Administração (TI)", "admin"),
     PageDef("pages/audit.py", "Auditoria", ":material/history:", "Administração (TI)", "admin"),

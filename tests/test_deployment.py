@@ -1,0 +1,137 @@
+"""Deployment without fictions (issue 11, item 16): a store prepared by bootstrap alone carries no
+demo value; the demo store does; the Implantação page lists what each municipality still has to set."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from seed.demo import seed_demo
+from services import deployment, parameters
+from services.errors import PermissionDenied
+from services.store import connect
+from tests.conftest import SECRETARIA_CG, TI
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+CODES = ("chapada", "matupa", "nova_lacerda")
+ANNIVERSARY = date(2026, 12, 15)  # the demo's invented anniversary of Chapada
+
+
+@pytest.fixture
+def fresh_dir(tmp_path, monkeypatch, bootstrap_only_store):
+    """A copy of a store prepared by bootstrap alone, as the panel's store."""
+    folder = tmp_path / "fresh"
+    shutil.copytree(bootstrap_only_store, folder)
+    monkeypatch.setenv("PAINEL_DATA_DIR", str(folder))
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    return folder
+
+
+@pytest.fixture
+def fresh(fresh_dir):
+    return connect(uri="", data_dir=str(fresh_dir))
+
+
+@pytest.fixture
+def demo(fresh):
+    seed_demo(fresh)
+    return fresh
+
+
+def demo_versions(db) -> list[tuple[str, str]]:
+    return [(d["municipality"], d["name"]) for d in db["parameters"].find({}, {"municipality": 1, "name": 1, "act": 1})
+            if deployment.DEMO_MARK in d["act"].casefold()]
+
+
+def test_a_store_prepared_by_bootstrap_alone_has_no_demo_value(fresh):
+    assert demo_versions(fresh) == []
+    assert fresh["parameters"].count_documents({"name": parameters.HOLIDAYS}) == 0
+    assert parameters.calendar(fresh, "chapada", ANNIVERSARY).holiday_name(ANNIVERSARY) is None
+
+
+def test_the_demo_store_has_the_demo_values(demo):
+    found = set(demo_versions(demo))
+    for code in CODES:
+        assert {(code, parameters.HOLIDAYS), (code, "dam_febraban_code"), (code, "ouvidoria_phone")} <= found
+    assert ("chapada", "upfm_value") in found and ("matupa", "pix_key") in found
+    name = parameters.calendar(demo, "chapada", ANNIVERSARY).holiday_name(ANNIVERSARY)
+    assert name == "Aniversário do Município (demonstração)"
+
+
+PREPARE_AND_LOOK = """
+import sys
+from services import bootstrap, store
+bootstrap.prepare(store.connect(uri="", data_dir=sys.argv[1]))
+print(sorted(name for name in sys.modules if name == "seed" or name.startswith("seed.")))
+"""
+
+
+def test_bootstrap_does_not_import_the_demo_package(tmp_path):
+    """Importing bootstrap and preparing a store, as the panel does at start, never loads seed/."""
+    out = subprocess.run([sys.executable, "-c", PREPARE_AND_LOOK, str(tmp_path / "data")],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_fresh_store_lists_every_value_left_to_the_municipality(fresh):
+    listed = {item.parameter or item.what: item for item in deployment.missing_values(fresh, TI, "chapada")}
+    assert set(listed) == {"dam_febraban_code", "municipal_holidays", "ouvidoria_phone", "pix_key", "authorization_fee",
+                           "upfm_value", "CNPJ da Prefeitura", "Brasão do município (sem envio de imagem ainda)"}
+    assert {item.status for item in listed.values()} == {deployment.NOT_SET}
+    assert listed["upfm_value"].where == "Parâmetros → Valor da UPFM (R$) (upfm_value)"
+
+
+def test_a_machinery_municipality_is_not_asked_for_ride_hailing_values(fresh):
+    names = {item.parameter for item in deployment.missing_values(fresh, TI, "nova_lacerda")}
+    assert "authorization_fee" not in names and "upfm_value" not in names and "dam_febraban_code" in names
+
+
+def test_demo_values_are_listed_as_demo_and_a_real_value_is_no_longer_listed(demo):
+    listed = {item.parameter: item for item in deployment.missing_values(demo, TI, "matupa") if item.parameter}
+    assert listed["dam_febraban_code"].status == deployment.DEMO_VALUE
+    assert listed["pix_key"].status == deployment.DEMO_VALUE
+    parameters.add_version(demo, TI, "matupa", "dam_febraban_code", date(2026, 1, 1), "0592",
+                           "Convênio FEBRABAN nº 123/2026")
+    names = {item.parameter for item in deployment.missing_values(demo, TI, "matupa")}
+    assert "dam_febraban_code" not in names
+
+
+def test_only_ti_of_the_municipality_sees_its_missing_values(fresh):
+    with pytest.raises(PermissionDenied):
+        deployment.missing_values(fresh, SECRETARIA_CG, "chapada")
+
+
+def page_as_ti() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["actor"] = TI
+    at.session_state["municipality"] = "chapada"
+    at.run()
+    at.switch_page("pages/deployment.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def not_set_counts(at: AppTest) -> list[int]:
+    return [int((frame.value["Situação"] == deployment.NOT_SET).sum()) for frame in at.dataframe]
+
+
+def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store(fresh):
+    at = page_as_ti()
+    assert [h.value for h in at.subheader] == ["Chapada dos Guimarães", "Matupá", "Nova Lacerda"]
+    assert not_set_counts(at) == [8, 7, 6]
+    chapada = at.dataframe[0].value
+    assert "Parâmetros → Código FEBRABAN do município (4 dígitos) (dam_febraban_code)" in list(chapada["Onde cadastrar"])
+
+
+def test_the_page_lists_fewer_missing_values_on_the_demo_store(demo):
+    at = page_as_ti()
+    missing = not_set_counts(at)
+    assert all(now < before for now, before in zip(missing, [8, 7, 6])) and len(missing) == 3
+    chapada = at.dataframe[0].value
+    assert deployment.DEMO_VALUE in set(chapada["Situação"])
