@@ -442,7 +442,7 @@ def lookup(db: Database, actor: Actor, entity: str, municipality: str, term: str
     authorize(actor, "read", municipality)
     spec = spec_for(db, entity, municipality)
     mongo = _mongo_query(spec, municipality, ListQuery(search=term, filters=filters or {}))
-    cursor = db[entity].find(mongo).sort([("created_at", -1), ("_id", 1)]).limit(max(1, min(limit, PER_PAGE_MAX)))
+    cursor = db[entity].find(mongo).sort([("created_at", -1), ("_id", -1)]).limit(max(1, min(limit, PER_PAGE_MAX)))
     return [_typed(spec, decode(d)) for d in cursor]
 
 
