@@ -451,6 +451,7 @@ class Generator:
             created = _instant(max(protocol - timedelta(days=rng.randint(1, 10)), RIDE_FIRST_DAY[mun]), rng)
             driver = self.driver(mun, actor, protocol, outcome, cnpjs, created)
             car = ride_seed.vehicle_values(rng, driver["cpf"], protocol)
+            car["first_registration"] = min(car["first_registration"], clock.local_date(created))  # typed that day
             if outcome == "refused":
                 car = {**car, "model_year": protocol.year - 11}
             vehicle = self.create(actor, "vehicles", mun, car, created, keep="hold")
@@ -461,10 +462,11 @@ class Generator:
 
     def driver(self, mun: str, actor: Actor, protocol: date, outcome: str, cnpjs: list[str], created: datetime) -> dict:
         rng = self.rng
+        entered = clock.local_date(created)  # the driver's records are typed that day: none is dated after it
         values = ride_seed.driver_values(rng, mun, protocol, platform_cnpj=rng.choice(cnpjs))
         values["cnh_valid_until"] = TODAY + timedelta(days=rng.randint(-30, 1500))
         driver = self.create(actor, "drivers", mun, values, created, keep="hold")
-        issued = protocol - timedelta(days=rng.randint(5, 20))
+        issued = min(protocol - timedelta(days=rng.randint(5, 20)), entered)
         for code in ride_seed.DOCUMENTS[mun]:
             self.create(actor, "driver_documents", mun, {"driver_cpf": driver["cpf"], "code": code, "issued_on": issued},
                         created)
@@ -475,7 +477,7 @@ class Generator:
                 "description": "Estacionar em local proibido (CTB art. 181)"}, created)
         if rng.random() < 0.5:
             self.create(actor, "training_courses", mun, {
-                "driver_cpf": driver["cpf"], "held_on": protocol - timedelta(days=rng.randint(1, 60)),
+                "driver_cpf": driver["cpf"], "held_on": min(protocol - timedelta(days=rng.randint(1, 60)), entered),
                 "title": "Curso de relações humanas e direção defensiva"}, created)
         return driver
 
