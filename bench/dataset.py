@@ -454,6 +454,7 @@ class Generator:
             while (mun, car["plate"]) in self.taken:  # plates are unique per municipality too
                 car = ride_seed.vehicle_values(rng, driver["cpf"], protocol)
             self.taken.add((mun, car["plate"]))
+            car["first_registration"] = min(car["first_registration"], clock.local_date(created))  # typed that day
             if outcome == "refused":
                 car = {**car, "model_year": protocol.year - 11}
             vehicle = self.create(actor, "vehicles", mun, car, created, keep="hold")
@@ -464,13 +465,14 @@ class Generator:
 
     def driver(self, mun: str, actor: Actor, protocol: date, outcome: str, cnpjs: list[str], created: datetime) -> dict:
         rng = self.rng
+        entered = clock.local_date(created)  # the driver's records are typed that day: none is dated after it
         values = ride_seed.driver_values(rng, mun, protocol, platform_cnpj=rng.choice(cnpjs))
         while (mun, values["cpf"]) in self.taken:  # CPFs are unique per municipality (collide past ~40k drivers)
             values = ride_seed.driver_values(rng, mun, protocol, platform_cnpj=rng.choice(cnpjs))
         self.taken.add((mun, values["cpf"]))
         values["cnh_valid_until"] = TODAY + timedelta(days=rng.randint(-30, 1500))
         driver = self.create(actor, "drivers", mun, values, created, keep="hold")
-        issued = protocol - timedelta(days=rng.randint(5, 20))
+        issued = min(protocol - timedelta(days=rng.randint(5, 20)), entered)
         for code in ride_seed.DOCUMENTS[mun]:
             self.create(actor, "driver_documents", mun, {"driver_cpf": driver["cpf"], "code": code, "issued_on": issued},
                         created)
@@ -481,7 +483,7 @@ class Generator:
                 "description": "Estacionar em local proibido (CTB art. 181)"}, created)
         if rng.random() < 0.5:
             self.create(actor, "training_courses", mun, {
-                "driver_cpf": driver["cpf"], "held_on": protocol - timedelta(days=rng.randint(1, 60)),
+                "driver_cpf": driver["cpf"], "held_on": min(protocol - timedelta(days=rng.randint(1, 60)), entered),
                 "title": "Curso de relações humanas e direção defensiva"}, created)
         return driver
 

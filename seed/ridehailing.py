@@ -82,7 +82,8 @@ def vehicle_values(rng: random.Random, driver_cpf: str, on: date, **changes) -> 
         "plate": plate(rng), "renavam": renavam(rng), "make": make, "model": model, "model_year": year,
         "color": rng.choice(COLORS), "doors": 4, "seats": seats, "air_conditioning": True,
         "plated_in_municipality": True, "driver_cpf": driver_cpf, "holder": "owner",
-        "first_registration": date(year - 1, 12, 1) if rng.random() < 0.3 else date(year, rng.randint(1, 12), 5),
+        "first_registration": min(on, date(year - 1, 12, 1) if rng.random() < 0.3  # licensed by the request
+                                  else date(year, rng.randint(1, 12), 5)),
         "dpvat_paid": True, "licensing_valid": True, "ipva_paid": True, "garage_proof": True,
         "garage_address": "Garagem da residência", **changes,
     }

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -42,9 +43,20 @@ class Field:
     searchable: bool = False
     unique: bool = False  # unique per municipality; only for required fields (a missing value is null)
     help: str = ""
+    not_future: bool = False  # a date of something already done (issued, filed, decided, inspected)
+    max_years_ahead: int | None = None  # a year at most this many years after today's (the model year)
 
     def parse(self, raw: Any) -> Any:
         return fields.parse(self.kind, raw, self.choices)
+
+    def clean(self, raw: Any) -> Any:
+        """The parsed value, refused when it is later than today (Cuiabá) allows."""
+        value = self.parse(raw)
+        if self.not_future:
+            fields.not_after_today(value, clock.today())
+        if self.max_years_ahead is not None:
+            fields.year_at_most(value, clock.today().year + self.max_years_ahead)
+        return value
 
     def show(self, value: Any) -> str:
         return fields.show(self.kind, value, self.choices)
@@ -219,12 +231,21 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
                 clean[f.name] = None
             continue
         try:
-            clean[f.name] = f.parse(raw)
+            clean[f.name] = f.clean(raw)
         except ValueError as exc:
             errors[f.name] = f"{f.label}: {exc}."
     if errors:
         raise ValidationFailed(errors)
     return clean
+
+
+def refuse_future(name: str, label: str, day: date) -> None:
+    """A date a service takes directly (protocol, decision, vistoria) is never after today (Cuiabá):
+    refused with the message under the field ``name``."""
+    try:
+        fields.not_after_today(fields.parse_date_input(day), clock.today())
+    except ValueError as exc:
+        raise ValidationFailed({name: f"{label}: {exc}."}) from None
 
 
 def _unique_conflict(spec: EntitySpec, exc: DuplicateKeyError) -> Conflict:

@@ -87,6 +87,20 @@ def parse_date_input(raw: Any) -> date:
     raise ValueError("data inválida; use dd/mm/aaaa")
 
 
+def not_after_today(day: date, today: date) -> date:
+    """A date of something already done (a licence issued, a protocol filed) is never after today."""
+    if day > today:
+        raise ValueError(f"não pode ser posterior a hoje ({fmt.day(today)})")
+    return day
+
+
+def year_at_most(year: int, latest: int) -> int:
+    """A year that cannot pass ``latest`` (a model year is at most next year's)."""
+    if year > latest:
+        raise ValueError(f"não pode passar de {latest}")
+    return year
+
+
 def parse(kind: str, raw: Any, choices: tuple[tuple[str, str], ...] = ()) -> Any:
     """A clean value of ``kind`` from ``raw``; raises ValueError with a pt-BR reason."""
     if isinstance(raw, str):

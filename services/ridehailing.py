@@ -416,6 +416,7 @@ def request_authorization(db: Database, actor: Actor, municipality: str, driver_
 
     The store refuses a second open authorization for the plate or the driver (unique open keys)."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("protocol_date", "Data do protocolo", protocol_date)
     ensure_indexes(db, INDEXES)
     driver = driver_record(db, municipality, entities.fields.digits(driver_cpf))
     vehicle = vehicle_record(db, municipality, entities.fields.parse("plate", plate))
@@ -468,6 +469,7 @@ def _require(state: AuthorizationState, *allowed: Status) -> None:
 def approve(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Approve a request whose driver and vehicle meet the law; the vehicle must be shown in 5 days."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("on", "Data da decisão", on)
 
     def decide(doc: dict, unit: _Unit) -> _Change:
         _require(unit.scope.state(doc, on), Status.REQUESTED)
@@ -482,6 +484,7 @@ def approve(db: Database, actor: Actor, municipality: str, auth_id: str, on: dat
 def refuse(db: Database, actor: Actor, municipality: str, auth_id: str, on: date, note: str = "") -> list[str]:
     """Refuse a request; the reasons are the findings that block plus what the secretariat writes."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("on", "Data da decisão", on)
 
     def decide(doc: dict, unit: _Unit) -> _Change:
         _require(unit.scope.state(doc, on), Status.REQUESTED)
@@ -520,6 +523,7 @@ def record_inspection(db: Database, actor: Actor, municipality: str, auth_id: st
                       answers: dict[str, bool], inspector: str = "", notes: str = "") -> InspectionOutcome:
     """Record a vistoria with the law's checklist: approved, or failed with 5 days to fix (blocked)."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("performed_on", "Data da vistoria", performed_on)
     scope = Scope(db, municipality)
     doc = _auth_doc(db, municipality, auth_id)
     allowed = (Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE, Status.AWAITING_FEE)
@@ -544,6 +548,7 @@ def call_inspection(db: Database, actor: Actor, municipality: str, auth_id: str,
     """Extraordinary convocation: the last day to attend. The convocation gets a number for the notice
     sent to the driver with a copy to the platform (``ridehailing_documents.convocation_notice_pdf``)."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("on", "Data da convocação", on)
 
     def decide(doc: dict, unit: _Unit) -> _Change:
         _require(unit.scope.state(doc, on), Status.ACTIVE)
@@ -562,6 +567,7 @@ def substitute_vehicle(db: Database, actor: Actor, municipality: str, auth_id: s
                        reason: str) -> AuthorizationState:
     """Change the vehicle (accident, sale, hire): the new one must meet the law and pass a new vistoria."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("on", "Data da substituição", on)
     vehicle = vehicle_record(db, municipality, entities.fields.parse("plate", plate))
     taken = {OPEN_PLATE: open_keys(municipality, vehicle["plate"], "")[OPEN_PLATE]}
     if _holder(db, taken) is not None:
@@ -659,6 +665,7 @@ def pending_renewal(doc: dict) -> bool:
 def request_renewal(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Record the renewal request (a late request is kept with the rules' warning)."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("on", "Data do requerimento", on)
 
     def decide(doc: dict, unit: _Unit) -> _Change:
         _require(unit.scope.state(doc, on), Status.ACTIVE)
@@ -718,6 +725,7 @@ def record_earlier_payment(db: Database, actor: Actor, municipality: str, auth_i
     """History loaded into the panel: the fee was paid on ``paid_on`` before the panel, with no DAM in
     it; taken as paid in full and issued as a paid DAM would. Runs once (a second call is refused)."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("paid_on", "Data do pagamento", paid_on)
     receipt = {"dam_id": "", "number": note, "amount": None, "paid_on": paid_on, "alerts": []}
     _settle_fee(db, actor, municipality, auth_id, receipt, history=True)
 
@@ -775,6 +783,7 @@ def record_sanction(db: Database, actor: Actor, municipality: str, auth_id: str,
                     until: date | None = None, note: str = "") -> AuthorizationState:
     """Suspension (with its last day), revocation or cassação decided in an infraction process."""
     authorize(actor, "write", municipality)
+    entities.refuse_future("on", "Data da decisão", on)
     if kind not in (EventKind.SUSPENDED, EventKind.REVOKED, EventKind.CASSADA):
         raise WrongStep("Penalidade desconhecida.")
     return _step(db, actor, municipality, auth_id, kind, on, (), until, note)

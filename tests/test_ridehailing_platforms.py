@@ -62,7 +62,8 @@ def test_app_insurance_coverage(db, municipality, coverage, ok, article):
     pytest.param(date(2027, 3, 1), True, id="MP art. 5 XI: policy on its last day"),
     pytest.param(date(2027, 3, 2), False, id="MP art. 5 XI: policy expired the day after"),
 ])
-def test_app_insurance_validity(db, on, ok):
+def test_app_insurance_validity(db, today, on, ok):
+    today.set(on)  # the lists and ISSQN below were handed in by the day the verdict is asked
     platform_id = platform(db, "matupa", lists=(on - timedelta(days=3),),
                            issqn=tuple(date(2026, m, 1) for m in range(3, 13)) + (date(2027, 1, 1), date(2027, 2, 1)))
     assert findings(db, "matupa", platform_id, on)["insurance"][0] is ok
