@@ -7,7 +7,7 @@ from rules.fmt import brl, day
 from rules.ridehailing.lifecycle import Status
 from services import clock, dams, entities, ridehailing, ridehailing_documents
 from services.store import parse_date
-from ui import common
+from ui import common, links
 from ui.entity import PER_PAGE, record_picker
 from ui.ridehailing import (
     EVENT_LABELS, authorization_page, clear_reads, findings_table, flash, status_badge, verdict,
@@ -120,12 +120,13 @@ def fee_alerts(doc: dict) -> None:
 def active(doc: dict) -> None:
     fee_alerts(doc)
     left, right = st.columns(2)
+    base_url = links.public_base_url()  # read on this run: the deferred callables run outside it
     left.download_button("Baixar selo do veículo (PDF)",
-                         lambda: ridehailing_documents.sticker_pdf(db, actor, mun, doc["id"]),
+                         lambda: ridehailing_documents.sticker_pdf(db, actor, mun, doc["id"], base_url),
                          f"selo_{doc['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_sticker",
                          icon=":material/qr_code_2:")
     right.download_button("Baixar certificado de autorização (PDF)",
-                          lambda: ridehailing_documents.certificate_pdf(db, actor, mun, doc["id"]),
+                          lambda: ridehailing_documents.certificate_pdf(db, actor, mun, doc["id"], base_url),
                           f"autorizacao_{doc['number'].replace('/', '_')}.pdf", "application/pdf",
                           key="auth_certificate", icon=":material/workspace_premium:")
     with st.expander("Renovação"):

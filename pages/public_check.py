@@ -19,9 +19,10 @@ if result.valid:
     st.success(f"Autorização {result.number} **válida** até {result.valid_until_text}.", icon=":material/verified:")
 else:
     st.error(f"Autorização **{result.status_word}**. {result.detail}".strip(), icon=":material/gpp_bad:")
+phone = f": **{result.ouvidoria_phone}**" if result.ouvidoria_phone else ""
+st.info(f"Em caso de irregularidade, ligue para a Ouvidoria do Município{phone}.", icon=":material/call:")
 cols = st.columns(3)
 cols[0].metric("Placa", result.plate)
 cols[1].metric("Veículo", result.vehicle_model)
 cols[2].metric("Condutor", result.driver_first_name)
-st.caption("Confira se a placa e o veículo são os mesmos do carro que atendeu você. "
-           "Em caso de irregularidade, ligue para a Ouvidoria do Município.")
+st.caption("Confira se a placa e o veículo são os mesmos do carro que atendeu você.")

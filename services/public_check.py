@@ -4,7 +4,8 @@ The QR carries a token ``<payload>.<signature>``: the payload names the municipa
 authorization, the signature is HMAC-SHA256 with the install's secret
 (``services.config.public_check_secret``), so a number cannot be guessed or forged. The answer
 shows only what a passenger needs (LGPD): the status word, the plate, the vehicle model, the
-authorization number and validity, and the driver's first name.
+authorization number and validity, and the driver's first name; and the municipality's ouvidoria
+phone, to report an irregularity.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from pymongo.database import Database
 
 from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
-from services import config, municipalities, ridehailing
+from rules.params import ParameterMissing
+from services import config, municipalities, parameters, ridehailing
 from services.errors import NotFound, ServiceError
 from services.store import decode
 
@@ -27,6 +29,7 @@ WORDS = {
     Status.REVOKED: "revogada", Status.BLOCKED: "bloqueada (vistoria pendente)",
 }
 NOT_ISSUED = "não expedida"
+OUVIDORIA = "ouvidoria_phone"
 
 
 class InvalidToken(ServiceError):
@@ -55,9 +58,10 @@ def token_for(municipality: str, auth_id: str) -> str:
     return f"{payload}.{_signature(payload)}"
 
 
-def check_url(municipality: str, auth_id: str) -> str:
-    """The link printed in the QR code: the public base URL with ``?t=TOKEN``."""
-    return f"{config.public_base_url().rstrip('/')}/?t={token_for(municipality, auth_id)}"
+def check_url(municipality: str, auth_id: str, base_url: str | None = None) -> str:
+    """The link printed in the QR code: ``base_url`` (the page passes ``ui.links.public_base_url()``,
+    where the panel really is; default ``config.public_base_url()``) with ``/?t=TOKEN``."""
+    return f"{(base_url or config.public_base_url()).rstrip('/')}/?t={token_for(municipality, auth_id)}"
 
 
 def read_token(token: str) -> tuple[str, str]:
@@ -85,6 +89,7 @@ class PublicCheck:
     vehicle_model: str
     driver_first_name: str
     detail: str
+    ouvidoria_phone: str = ""
 
     @property
     def valid_until_text(self) -> str:
@@ -111,11 +116,15 @@ def check(db: Database, token: str, on: date) -> PublicCheck:
         Status.CASSADA: f"Cassada em {day(state.deadline)}" if state.deadline else "",
         Status.REVOKED: f"Revogada em {day(state.deadline)}" if state.deadline else "",
     }.get(state.status, "")
+    try:
+        ouvidoria = str(parameters.value(db, municipality, OUVIDORIA, on) or "")
+    except ParameterMissing:  # the verdict still shows; the page then names no number
+        ouvidoria = ""
     return PublicCheck(
         municipality_name=municipalities.get(db, municipality).name,
         status_word=word, valid=state.can_operate and bool(doc.get("number")),
         number=doc.get("number") or "", valid_until=state.valid_until,
         plate=ridehailing.entities.fields.show("plate", doc["plate"]),
         vehicle_model=" ".join(x for x in (vehicle.get("make"), vehicle.get("model")) if x),
-        driver_first_name=(driver.get("name") or "").split(" ")[0], detail=detail,
+        driver_first_name=(driver.get("name") or "").split(" ")[0], detail=detail, ouvidoria_phone=ouvidoria,
     )

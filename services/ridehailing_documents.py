@@ -34,8 +34,10 @@ def _vehicle_text(vehicle: dict) -> str:
     return " ".join(p for p in parts if p)
 
 
-def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
-    """The sticker with number, plate, validity, ouvidoria phone and the public-check QR code."""
+def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
+                base_url: str | None = None) -> bytes:
+    """The sticker with number, plate, validity, ouvidoria phone and the public-check QR code, whose
+    link starts with ``base_url`` (see ``public_check.check_url``)."""
     doc, state = _issued(db, actor, municipality, auth_id)
     town = municipalities.get(db, municipality)
     vehicle = ridehailing.vehicle_record(db, municipality, doc["plate"])
@@ -44,11 +46,12 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> 
         number=doc["number"], plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         valid_until=state.valid_until or parse_date(doc.get("valid_until")),
         ouvidoria_phone=str(parameters.value(db, municipality, OUVIDORIA, clock.today())),
-        check_url=public_check.check_url(municipality, auth_id),
+        check_url=public_check.check_url(municipality, auth_id, base_url),
     ))
 
 
-def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
+def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
+                    base_url: str | None = None) -> bytes:
     """The authorization certificate: driver, vehicle, number, issue date and validity."""
     doc, state = _issued(db, actor, municipality, auth_id)
     town = municipalities.get(db, municipality)
@@ -66,7 +69,7 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str)
         cnh=f"{driver['cnh_number']} · categoria {driver['cnh_category']}",
         plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         renavam=vehicle["renavam"], holder=spec.field("holder").show(vehicle["holder"]),
-        check_url=public_check.check_url(municipality, auth_id),
+        check_url=public_check.check_url(municipality, auth_id, base_url),
     ))
 
 

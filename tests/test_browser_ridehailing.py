@@ -72,7 +72,8 @@ def panel(tmp_path_factory):
     require_chromium()
     data = tmp_path_factory.mktemp("ridehailing-browser")
     port = free_port()
-    env = panel_env(data, PAINEL_PUBLIC_URL=f"http://127.0.0.1:{port}")
+    env = panel_env(data)
+    env.pop("PAINEL_PUBLIC_URL", None)  # the sticker's QR must lead where the browser reached the panel
     subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
     people = _new_driver()
     _load(data, people["cpf"])
@@ -98,7 +99,7 @@ def go(page, title: str) -> None:
 
 def choose(page, label: str, option: str, exact: bool = False) -> None:
     """Pick ``option`` in the Streamlit selectbox labelled ``label``, typing it to filter long lists."""
-    box = page.get_by_label(label).first
+    box = page.get_by_label(label, exact=True).first  # not the record picker's "<label>: buscar" field
     box.click()
     page.keyboard.type(option)
     options = page.get_by_role("option")

@@ -172,3 +172,22 @@ def test_no_notice_without_a_convocation(db):
     auth = issue_in(db, "chapada")
     with pytest.raises(ridehailing_documents.NotFound):
         ridehailing_documents.convocation_notice_pdf(db, ACTORS["chapada"], "chapada", auth)
+
+
+def test_the_qr_says_painel_public_url_when_it_is_set(db, issued, tmp_path, monkeypatch):
+    from ui import links
+
+    monkeypatch.setenv("PAINEL_PUBLIC_URL", "https://painel.chapada.mt.gov.br/")
+    token = public_check.token_for("chapada", issued)
+    for build in (ridehailing_documents.sticker_pdf, ridehailing_documents.certificate_pdf):
+        for base_url in (None, links.public_base_url()):  # a script; the authorizations page
+            pdf = build(db, ACTORS["chapada"], "chapada", issued, base_url=base_url)
+            assert qr(pdf, tmp_path) == f"https://painel.chapada.mt.gov.br/?t={token}"
+
+
+def test_unset_the_qr_says_the_address_the_page_passes(db, issued, tmp_path, monkeypatch):
+    monkeypatch.delenv("PAINEL_PUBLIC_URL", raising=False)
+    token = public_check.token_for("chapada", issued)
+    for build in (ridehailing_documents.sticker_pdf, ridehailing_documents.certificate_pdf):
+        pdf = build(db, ACTORS["chapada"], "chapada", issued, base_url="http://192.168.0.10:8765")
+        assert qr(pdf, tmp_path) == f"http://192.168.0.10:8765/?t={token}"
