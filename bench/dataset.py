@@ -248,7 +248,7 @@ class Generator:
         self.out = Writer(db, dry)
         self.now = datetime.combine(TODAY, clock_time(12), LOCAL).astimezone(timezone.utc)
         self.counters: dict[str, int] = {}
-        self.taken: set[tuple[str, str]] = set()  # (municipality, CPF or plate) already generated
+        self.taken: set[tuple[str, ...]] = set()  # (municipality, CPF or plate) already generated, per register
         self.statuses: Counter[str] = Counter()
         self.held: dict[str, list[dict]] = defaultdict(list)  # records audit updates may still change
         self.audit_entries: Counter[str | None] = Counter()
@@ -407,6 +407,9 @@ class Generator:
                 "address": f"{rng.choice(demo_seed.STREETS)}, {rng.randint(10, 1999)}",
                 "district": rng.choice(demo_seed.DISTRICTS[mun]), "phone": demo_seed.phone(rng, mun),
             }
+            if ("taxpayer", mun, values["document"]) in self.taken:  # a CPF/CNPJ drawn twice (past ~40k)
+                continue
+            self.taken.add(("taxpayer", mun, values["document"]))
             self.create(rng.choice(staff), "taxpayers", mun, values, _instant(self.day_back(0, DAYS), rng), keep="hold")
         self.out.progress(f"{mun}: contribuintes")
 
