@@ -150,6 +150,8 @@ def _write_cell(sheet: Any, line: int, col: int, value: Any, formats: dict) -> s
         sheet.write_datetime(line, col, datetime.combine(value, datetime.min.time()), formats["date"])
         shown = "00/00/0000"
     elif isinstance(value, Decimal):
+        # An XLSX number cell is an IEEE double (the format has no decimal type); centavo amounts up to
+        # R$ 10^13 round-trip exactly, and the R$ format shows two places. The panel's own sums stay Decimal.
         sheet.write_number(line, col, float(value), formats["money"])
         shown = "R$ " + fmt.number(value, 2)
     elif isinstance(value, int):

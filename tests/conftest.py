@@ -56,13 +56,17 @@ def bootstrap_only_store(tmp_path_factory):
     return folder
 
 
-@pytest.fixture
-def data_dir(tmp_path, monkeypatch, prepared_store):
-    folder = tmp_path / "data"
-    shutil.copytree(prepared_store, folder)
+def use_copy(template, folder, monkeypatch):
+    """A copy of a prepared store's folder, made the panel's embedded store for this test."""
+    shutil.copytree(template, folder)
     monkeypatch.setenv("PAINEL_DATA_DIR", str(folder))
     monkeypatch.delenv("MONGODB_URI", raising=False)
     return folder
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch, prepared_store):
+    return use_copy(prepared_store, tmp_path / "data", monkeypatch)
 
 
 @pytest.fixture

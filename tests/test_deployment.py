@@ -2,7 +2,6 @@
 demo value; the demo store does; the Implantação page lists what each municipality still has to set."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from datetime import date
@@ -15,7 +14,7 @@ from seed.demo import seed_demo
 from services import deployment, parameters
 from services.errors import PermissionDenied
 from services.store import connect
-from tests.conftest import SECRETARIA_CG, TI
+from tests.conftest import SECRETARIA_CG, TI, use_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -26,11 +25,7 @@ ANNIVERSARY = date(2026, 12, 15)  # the demo's invented anniversary of Chapada
 @pytest.fixture
 def fresh_dir(tmp_path, monkeypatch, bootstrap_only_store):
     """A copy of a store prepared by bootstrap alone, as the panel's store."""
-    folder = tmp_path / "fresh"
-    shutil.copytree(bootstrap_only_store, folder)
-    monkeypatch.setenv("PAINEL_DATA_DIR", str(folder))
-    monkeypatch.delenv("MONGODB_URI", raising=False)
-    return folder
+    return use_copy(bootstrap_only_store, tmp_path / "fresh", monkeypatch)
 
 
 @pytest.fixture
