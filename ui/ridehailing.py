@@ -65,22 +65,8 @@ def _store_key() -> str:
 
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
-def _rows(store: str, actor, mun: str, on, version: str) -> list[ridehailing.AuthorizationRow]:
-    return ridehailing.authorization_rows(common.db(), actor, mun, on)
-
-
-@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
 def _queue(store: str, actor, mun: str, on, version: str) -> list[ridehailing_queue.Pendencia]:
     return ridehailing_queue.pendencias(common.db(), actor, mun, on)
-
-
-def authorization_rows(actor, mun: str, search: str = "") -> tuple[bool, list[ridehailing.AuthorizationRow]]:
-    """(ok, rows) of every authorization on today, cached under the store's data version."""
-    ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
-    if not ok:
-        return False, []
-    ok, rows = common.attempt(_rows, _store_key(), actor, mun, clock.today(), version)
-    return ok, ridehailing.matching(rows, search) if ok else []
 
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
@@ -126,7 +112,6 @@ def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[
 
 def clear_reads() -> None:
     """Forget the cached lists (called by the pages after each write they make)."""
-    _rows.clear()
     _page.clear()
     _queue.clear()
 
