@@ -218,6 +218,17 @@ _SESSION_METHODS = frozenset({
 })
 
 
+def _with_session(method: Any) -> Any:
+    """``method`` called with the open unit of work's session (unless the caller passed one)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        session = _SESSION.get()
+        if session is not None and "session" not in kwargs:
+            kwargs["session"] = session
+        return method(*args, **kwargs)
+
+    return call
+
+
 class _SessionCollection:
     """A pymongo Collection that adds the open unit of work's session to every operation."""
 
@@ -226,16 +237,7 @@ class _SessionCollection:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._collection, name)
-        if name not in _SESSION_METHODS:
-            return attr
-
-        def with_session(*args: Any, **kwargs: Any) -> Any:
-            session = _SESSION.get()
-            if session is not None and "session" not in kwargs:
-                kwargs["session"] = session
-            return attr(*args, **kwargs)
-
-        return with_session
+        return _with_session(attr) if name in _SESSION_METHODS else attr
 
     def __getitem__(self, name: str) -> _SessionCollection:
         return _SessionCollection(self._collection[name])
@@ -260,14 +262,7 @@ class _SessionDatabase:
     def __getattr__(self, name: str) -> Any:
         if name in ("client", "name", "command", "list_collection_names", "drop_collection", "with_options"):
             attr = getattr(self._database, name)
-            if name in ("list_collection_names", "drop_collection", "command"):
-                def with_session(*args: Any, **kwargs: Any) -> Any:
-                    session = _SESSION.get()
-                    if session is not None and "session" not in kwargs:
-                        kwargs["session"] = session
-                    return attr(*args, **kwargs)
-                return with_session
-            return attr
+            return _with_session(attr) if name in ("list_collection_names", "drop_collection", "command") else attr
         if name.startswith("_"):
             raise AttributeError(name)
         return _SessionCollection(self._database[name])
