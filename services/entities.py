@@ -29,6 +29,7 @@ from services.exports import spreadsheet_safe
 from services.store import DuplicateKeyError, decode, encode, exists, insert_one, transaction
 
 CUSTOM_PREFIX = "cf_"
+NOT_REMOVED = {"removed": {"$exists": False}}  # records removed by mistake are kept, never listed
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Field:
     help: str = ""
     not_future: bool = False  # a date of something already done (issued, filed, decided, inspected)
     max_years_ahead: int | None = None  # a year at most this many years after today's (the model year)
+    refers_to: tuple[str, str] | None = None  # (collection, key field): the value must name a registered record
 
     def parse(self, raw: Any) -> Any:
         return fields.parse(self.kind, raw, self.choices)
@@ -71,6 +73,7 @@ class EntitySpec:
     module: str | None = None
     default_sort: str = "created_at"
     title_field: str = ""
+    removable: bool = False  # a record entered by mistake can be removed (kept as removed, with who and why)
 
     def field(self, name: str) -> Field:
         for f in self.fields:
@@ -154,7 +157,8 @@ def all_indexes() -> dict[str, list]:
 # ---- custom fields (municipal IT, no code) ----
 
 def custom_fields(db: Database, entity: str, municipality: str) -> list[Field]:
-    rows = db["custom_fields"].find({"entity": entity, "municipality": municipality}).sort("created_at", 1)
+    rows = db["custom_fields"].find({"entity": entity, "municipality": municipality, "active": {"$ne": False}}
+                                    ).sort("created_at", 1)
     return [
         Field(
             name=r["name"],
@@ -214,6 +218,52 @@ def add_custom_field(
     return doc["name"]
 
 
+def custom_field_rows(db: Database, actor: Actor, entity: str, municipality: str) -> list[dict]:
+    """Every custom field of an entity for one municipality, active or not, as TI manages them."""
+    authorize(actor, "admin", municipality)
+    rows = db["custom_fields"].find({"entity": entity, "municipality": municipality}).sort("created_at", 1)
+    return [{**decode(r), "id": str(r["_id"]), "active": r.get("active", True), "version": r.get("version", 0)}
+            for r in rows]
+
+
+def edit_custom_field(db: Database, actor: Actor, municipality: str, field_id: str, label: str, required: bool,
+                      active: bool, choices: list[str] | None = None, expected_version: int | None = None) -> None:
+    """Change a custom field's label, obligation, options or whether it is in use (``ti`` only).
+
+    Its internal name and kind stay: the values already typed keep their meaning. A deactivated field
+    leaves forms, lists and exports; the values stay in the records and come back if it is reactivated.
+    """
+    authorize(actor, "admin", municipality)
+    query = {"_id": _object_id(field_id), "municipality": municipality}
+    before = db["custom_fields"].find_one(query)
+    if before is None:
+        raise NotFound("Campo personalizado não encontrado.")
+    errors = {}
+    if not label.strip():
+        errors["label"] = "Rótulo do campo: campo obrigatório."
+    clean_choices = [c.strip() for c in choices or [] if c.strip()]
+    if before["kind"] == "choice" and not clean_choices:
+        errors["choices"] = "Opções: informe as opções da lista, separadas por vírgula."
+    if errors:
+        raise ValidationFailed(errors)
+    after = {"label": label.strip(), "required": bool(required), "active": bool(active),
+             "choices": clean_choices if before["kind"] == "choice" else before.get("choices", [])}
+    changed = {k: v for k, v in after.items() if before.get(k, True if k == "active" else None) != v}
+    if not changed:
+        return
+    version = before.get("version", 0) if expected_version is None else expected_version
+    current = {"version": version} if version else {"version": {"$exists": False}}
+    with transaction(db):
+        result = db["custom_fields"].update_one(
+            {**query, **current},
+            {"$set": encode({**changed, "updated_at": clock.now_utc(), "updated_by": actor.username}),
+             "$inc": {"version": 1}})
+        if result.matched_count == 0:
+            raise _stale(db, decode(db["custom_fields"].find_one(query)))
+        audit.record(db, actor, municipality, "update", "custom_fields", field_id,
+                     {k: before.get(k) for k in changed}, changed)
+
+
 # ---- validation and writes ----
 
 def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) -> dict[str, Any]:
@@ -237,6 +287,44 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
     if errors:
         raise ValidationFailed(errors)
     return clean
+
+
+def check_references(db: Database, spec: EntitySpec, municipality: str, rows: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
+    """The errors by row index and field of the reference values that name no registered record.
+
+    A vehicle's driver, a driver's platform, a document's driver: each reference field is checked
+    against its collection in ONE query for all the rows (``distinct`` over the values given), so an
+    import of a thousand rows costs the same few queries as a single form.
+    """
+    errors: dict[int, dict[str, str]] = {}
+    for f in spec.fields:
+        if f.refers_to is None:
+            continue
+        collection, key = f.refers_to
+        wanted = {row[f.name] for row in rows if row.get(f.name) is not None}
+        if not wanted:
+            continue
+        found = set(db[collection].distinct(key, {"municipality": municipality, key: {"$in": sorted(wanted)},
+                                                  **NOT_REMOVED}))
+        target = spec_label(collection)
+        for index, row in enumerate(rows):
+            value = row.get(f.name)
+            if value is not None and value not in found:
+                errors.setdefault(index, {})[f.name] = (
+                    f"{f.label}: {f.show(value)} não está no cadastro de {target} deste município; "
+                    f"cadastre antes ou escolha um registro da lista.")
+    return errors
+
+
+def spec_label(collection: str) -> str:
+    """The plural label of a collection in lower case, for messages ("condutores")."""
+    return SPECS[collection].label_plural.lower() if collection in SPECS else collection
+
+
+def _refuse_unknown_references(db: Database, spec: EntitySpec, municipality: str, clean: dict[str, Any]) -> None:
+    errors = check_references(db, spec, municipality, [clean])
+    if errors:
+        raise ValidationFailed(errors[0])
 
 
 def refuse_future(name: str, label: str, day: date) -> None:
@@ -270,6 +358,7 @@ def create(db: Database, actor: Actor, entity: str, municipality: str, values: d
     authorize(actor, "write", municipality)
     spec = spec_for(db, entity, municipality)
     clean = validate(spec, values)
+    _refuse_unknown_references(db, spec, municipality, clean)
     now = clock.now_utc()
     doc = {**clean, "municipality": municipality, "version": 1, "created_at": now, "updated_at": now,
            "created_by": actor.username}
@@ -303,6 +392,7 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     changed = {k: v for k, v in clean.items() if encode(before.get(k)) != encode(v)}
     if not changed:
         return
+    _refuse_unknown_references(db, spec, municipality, changed)
     current = {"version": expected} if expected else {"version": {"$exists": False}}
     with transaction(db):
         try:
@@ -316,6 +406,42 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
         if result.matched_count == 0:
             raise _stale(db, get(db, actor, entity, municipality, doc_id))
         audit.record(db, actor, municipality, "update", entity, doc_id, {k: before.get(k) for k in changed}, changed)
+
+
+REASON_MAX = 500
+
+
+def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, reason: str,
+           expected_version: int | None = None) -> None:
+    """Remove a record entered by mistake (a document, infraction or course of a driver).
+
+    The record stays in the store marked ``removed`` with who, when and why, leaves every list and
+    every verdict, and the audit log keeps the removal. The write is conditional on the version the
+    clerk saw, so a record changed meanwhile is not removed unseen.
+    """
+    authorize(actor, "write", municipality)
+    spec = spec_for(db, entity, municipality)
+    if not spec.removable:
+        raise Conflict(f"{spec.label} não pode ser removido(a); corrija o cadastro pela edição.")
+    why = fields._plain_text("text", str(reason or ""))[:REASON_MAX]
+    if not why:
+        raise ValidationFailed({"reason": "Motivo da remoção: campo obrigatório."})
+    before = get(db, actor, entity, municipality, doc_id)
+    if before.get("removed"):
+        raise Conflict(f"{spec.label} já foi removido(a).")
+    expected = before["version"] if expected_version is None else expected_version
+    current = {"version": expected} if expected else {"version": {"$exists": False}}
+    removed = {"by": actor.username, "at": clock.now_utc(), "reason": why}
+    with transaction(db):
+        result = db[entity].update_one(
+            {"_id": _object_id(doc_id), "municipality": municipality, **current, **NOT_REMOVED},
+            {"$set": encode({"removed": removed, "updated_at": removed["at"], "updated_by": actor.username}),
+             "$inc": {"version": 1}},
+        )
+        if result.matched_count == 0:
+            raise _stale(db, get(db, actor, entity, municipality, doc_id))
+        audit.record(db, actor, municipality, "remove", entity, doc_id, {"removed": None}, {"removed": removed},
+                     f"Removido(a) por engano: {why}")
 
 
 def _stale(db: Database, current: dict) -> Conflict:
@@ -421,6 +547,8 @@ def _mongo_query(spec: EntitySpec, municipality: str, query: ListQuery) -> dict:
         if ors:
             mongo["$or"] = ors
     mongo["municipality"] = municipality
+    if spec.removable:
+        mongo.update(NOT_REMOVED)
     return mongo
 
 
@@ -465,6 +593,17 @@ def lookup(db: Database, actor: Actor, entity: str, municipality: str, term: str
     mongo = _mongo_query(spec, municipality, ListQuery(search=term, filters=filters or {}))
     cursor = db[entity].find(mongo).sort([("created_at", -1), ("_id", -1)]).limit(max(1, min(limit, PER_PAGE_MAX)))
     return [_typed(spec, decode(d)) for d in cursor]
+
+
+def referenced(db: Database, actor: Actor, entity: str, municipality: str, key: str, value: Any) -> dict | None:
+    """The record of ``entity`` whose ``key`` field holds ``value`` (a driver by CPF), or None: what a
+    reference field currently names, so a picker can show it."""
+    authorize(actor, "read", municipality)
+    spec = spec_for(db, entity, municipality)
+    if value in (None, "") or key not in {f.name for f in spec.fields}:
+        return None
+    doc = db[entity].find_one({"municipality": municipality, key: encode(value), **NOT_REMOVED})
+    return _typed(spec, decode(doc)) if doc else None
 
 
 def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> list[dict]:
@@ -574,6 +713,7 @@ def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data:
         if f.required and f not in columns:
             errors.append(RowError(1, f.label, "coluna obrigatória ausente"))
     cleaned: list[dict] = []
+    lines_of: list[int] = []
     data_rows = 0
     seen: dict[str, dict[Any, int]] = {f.name: {} for f in spec.fields if f.unique}
     for line, cells in enumerate(reader, start=2):
@@ -597,6 +737,10 @@ def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data:
                 errors.append(RowError(line, label, "já cadastrado"))
             values_seen.setdefault(value, line)
         cleaned.append(clean)
+        lines_of.append(line)
+    for index, bad in check_references(db, spec, municipality, cleaned).items():
+        errors.extend(RowError(lines_of[index], spec.field(name).label, msg) for name, msg in bad.items())
+    errors.sort(key=lambda e: e.line)
     report = ImportReport(rows=data_rows, errors=tuple(errors))
     if not commit or errors:
         return report

@@ -40,7 +40,7 @@ FEE_DUE_DAYS = 10  # days the fee DAM gives to pay; a convenience of the panel, 
 PROTOCOL_KIND = "transporte_protocolo"
 NUMBER_KIND = "transporte_autorizacao"
 CONVOCATION_KIND = "transporte_convocacao"
-ENDED = (Status.REFUSED, Status.REVOKED, Status.CASSADA)
+ENDED = (Status.REFUSED, Status.REVOKED, Status.CASSADA, Status.CANCELLED)
 IN_FORCE = (Status.ACTIVE, Status.BLOCKED, Status.SUSPENDED)
 DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
 MAX_ATTEMPTS = 20  # conditional writes retried on a concurrent change before giving up with a Conflict
@@ -98,7 +98,7 @@ def vehicle_record(db: Database, municipality: str, plate: str) -> dict:
 
 def _children(db: Database, collection: str, municipality: str, cpf: str) -> list[dict]:
     spec = entities.SPECS[collection]
-    rows = db[collection].find({"municipality": municipality, "driver_cpf": cpf})
+    rows = db[collection].find({"municipality": municipality, "driver_cpf": cpf, **entities.NOT_REMOVED})
     return [entities._typed(spec, decode(r)) for r in rows]
 
 
@@ -464,6 +464,20 @@ def evaluate(db: Database, actor: Actor, municipality: str, auth_id: str, doc: d
 def _require(state: AuthorizationState, *allowed: Status) -> None:
     if state.status not in allowed:
         raise WrongStep(f"Ação não cabe a uma autorização na situação '{state.label}'.")
+
+
+def cancel_request(db: Database, actor: Actor, municipality: str, auth_id: str, reason: str) -> AuthorizationState:
+    """Cancel a protocol entered by mistake (wrong driver or vehicle, typed twice), before any decision.
+
+    Not an indeferimento: the request leaves the queue and gives the plate and the driver back, the
+    reason and who cancelled stay in its events and in the audit log.
+    """
+    authorize(actor, "write", municipality)
+    why = entities.fields._plain_text("text", str(reason or ""))
+    if not why:
+        raise ValidationFailed({"reason": "Motivo do cancelamento: campo obrigatório."})
+    return _step(db, actor, municipality, auth_id, EventKind.CANCELLED, clock.today(), (Status.REQUESTED,),
+                 note=why)
 
 
 def approve(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:

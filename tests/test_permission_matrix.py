@@ -101,6 +101,11 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing_queue.pendencias": "read",
     "services.summary.data_version": "summary",
     "services.summary.overview": "summary",
+    "services.entities.remove": "write",
+    "services.entities.custom_field_rows": "admin",
+    "services.entities.edit_custom_field": "admin",
+    "services.entities.referenced": "read",
+    "services.ridehailing.cancel_request": "write",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit

@@ -17,7 +17,7 @@ ICONS = {True: "✅", False: "❌"}
 READ_TTL_SECONDS = 300  # cached lists live at most this long; writes change the data version sooner
 STATUS_COLOURS = {
     Status.ACTIVE: "green", Status.AWAITING_FEE: "orange", Status.AWAITING_INSPECTION: "orange",
-    Status.REQUESTED: "blue", Status.BLOCKED: "red", Status.SUSPENDED: "red", Status.REFUSED: "gray",
+    Status.REQUESTED: "blue", Status.BLOCKED: "red", Status.SUSPENDED: "red", Status.REFUSED: "gray", Status.CANCELLED: "gray",
     Status.REVOKED: "gray", Status.CASSADA: "red", Status.EXPIRED: "gray",
 }
 
@@ -54,7 +54,7 @@ EVENT_LABELS = {
     "inspection_called": "Convocação para vistoria", "fee_paid": "Taxa paga — autorização expedida",
     "renewal_requested": "Renovação requerida", "renewal_fee_paid": "Taxa de renovação paga",
     "vehicle_substituted": "Veículo substituído", "suspended": "Suspensão", "revoked": "Revogação",
-    "cassada": "Cassação",
+    "cassada": "Cassação", "cancelled": "Protocolo cancelado (lançado por engano)",
 }
 
 

@@ -138,6 +138,7 @@ class EventKind(str, Enum):
     SUSPENDED = "suspended"
     REVOKED = "revoked"
     CASSADA = "cassada"
+    CANCELLED = "cancelled"  # a protocol entered by mistake, cancelled before any decision
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ class Status(str, Enum):
     REVOKED = "revoked"
     CASSADA = "cassada"
     EXPIRED = "expired"
+    CANCELLED = "cancelled"
 
 
 LABELS = {
@@ -44,6 +45,7 @@ LABELS = {
     Status.REVOKED: "Revogada",
     Status.CASSADA: "Cassada",
     Status.EXPIRED: "Vencida",
+    Status.CANCELLED: "Cancelada (protocolo lançado por engano)",
 }
 
 
@@ -112,6 +114,12 @@ def _apply(life: _Life, event: AuthorizationEvent, rules: LifecycleRules,
         raise _refuse(event, "a autorização já foi encerrada")
     if kind is EventKind.REQUESTED:
         raise _refuse(event, "o pedido já foi protocolado")
+    if kind is EventKind.CANCELLED:
+        # an administrative correction, not a decision: only a request not yet decided is cancelled
+        if life.approved_on is not None:
+            raise _refuse(event, "só um requerimento ainda não decidido pode ser cancelado")
+        life.ended = (Status.CANCELLED, event.on)
+        return
     if kind in (EventKind.APPROVED, EventKind.REFUSED):
         if life.approved_on is not None:
             raise _refuse(event, "o pedido já foi decidido")

@@ -52,7 +52,8 @@ PLATFORM_REPORTS = register(
         module=MODULE,
         default_sort="on",
         fields=(
-            Field("platform_cnpj", "CNPJ da plataforma", "cnpj", required=True, filterable=True, searchable=True),
+            Field("platform_cnpj", "CNPJ da plataforma", "cnpj", required=True, filterable=True, searchable=True,
+                  refers_to=("platforms", "cnpj")),
             Field("kind", "Obrigação", "choice", required=True, filterable=True, choices=PLATFORM_REPORT_KINDS),
             Field("on", "Data da entrega ou mês de competência", "date", required=True, not_future=True,
                   help="Relação: dia em que foi entregue. ISSQN: qualquer dia do mês de competência pago."),
@@ -86,7 +87,7 @@ DRIVERS = register(
             Field("cnh_ear", "CNH com observação EAR", "bool", in_list=False),
             Field("inss_number", "Inscrição no INSS (NIT/PIS)", in_list=False),
             Field("inss_enrolled", "Contribuinte individual do INSS", "bool", in_list=False),
-            Field("platform_cnpj", "CNPJ da plataforma", "cnpj", in_list=False),
+            Field("platform_cnpj", "CNPJ da plataforma", "cnpj", in_list=False, refers_to=("platforms", "cnpj")),
             Field("exclusive_platform_declaration", "Declarou serviço exclusivo por plataforma", "bool",
                   in_list=False),
             Field("fit_for_duty", "Apto para a função (atestado)", "bool", in_list=False),
@@ -106,12 +107,14 @@ DOCUMENT_CODES = (
 DRIVER_DOCUMENTS = register(
     EntitySpec(
         name="driver_documents",
+        removable=True,
         label="Documento do condutor",
         label_plural="Documentos dos condutores",
         module=MODULE,
         default_sort="issued_on",
         fields=(
-            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True),
+            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True,
+                  refers_to=("drivers", "cpf")),
             Field("code", "Documento", "choice", required=True, choices=DOCUMENT_CODES),
             Field("issued_on", "Emissão", "date", required=True, not_future=True),
             Field("valid_until", "Validade impressa", "date",
@@ -125,12 +128,14 @@ SEVERITIES = tuple((s.name.lower(), s.value.capitalize()) for s in Severity)
 TRAFFIC_INFRACTIONS = register(
     EntitySpec(
         name="traffic_infractions",
+        removable=True,
         label="Infração de trânsito",
         label_plural="Infrações de trânsito (CNH)",
         module=MODULE,
         default_sort="committed_on",
         fields=(
-            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True),
+            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True,
+                  refers_to=("drivers", "cpf")),
             Field("committed_on", "Data da infração", "date", required=True, not_future=True),
             Field("severity", "Gravidade", "choice", required=True, choices=SEVERITIES),
             Field("description", "Descrição"),
@@ -141,12 +146,14 @@ TRAFFIC_INFRACTIONS = register(
 TRAINING_COURSES = register(
     EntitySpec(
         name="training_courses",
+        removable=True,
         label="Curso ou palestra",
         label_plural="Cursos e palestras",
         module=MODULE,
         default_sort="held_on",
         fields=(
-            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True),
+            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True,
+                  refers_to=("drivers", "cpf")),
             Field("held_on", "Data", "date", required=True, not_future=True),
             Field("title", "Curso ou palestra", required=True),
         ),
@@ -174,7 +181,8 @@ VEHICLES = register(
             Field("seats", "Lugares (com o condutor)", "int", required=True, in_list=False),
             Field("air_conditioning", "Ar-condicionado", "bool", in_list=False),
             Field("plated_in_municipality", "Emplacado no Município", "bool", in_list=False),
-            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True),
+            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True,
+                  refers_to=("drivers", "cpf")),
             Field("holder", "Vínculo do condutor com o veículo", "choice", required=True, choices=HOLDERS),
             Field("holder_name", "Em nome de (CRLV)", in_list=False),
             Field("relative_degree", "Grau de parentesco (0 = cônjuge)", "int", in_list=False),
@@ -193,6 +201,7 @@ AUTHORIZATION_STATUS = (
     ("requested", "Requerida"), ("refused", "Indeferida"), ("awaiting_inspection", "Aguardando vistoria"),
     ("awaiting_fee", "Aguardando pagamento da taxa"), ("active", "Ativa"), ("blocked", "Bloqueada"),
     ("suspended", "Suspensa"), ("revoked", "Revogada"), ("cassada", "Cassada"), ("expired", "Vencida"),
+    ("cancelled", "Cancelada"),
 )
 
 AUTHORIZATIONS = register(
@@ -206,7 +215,8 @@ AUTHORIZATIONS = register(
         fields=(
             Field("protocol", "Protocolo", required=True, unique=True, searchable=True),
             Field("protocol_date", "Data do protocolo", "date", required=True, not_future=True),
-            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True),
+            Field("driver_cpf", "CPF do condutor", "cpf", required=True, filterable=True, searchable=True,
+                  refers_to=("drivers", "cpf")),
             Field("plate", "Placa", "plate", required=True, searchable=True),
             Field("number", "Nº da autorização", searchable=True),
             Field("status", "Situação", "choice", filterable=True, choices=AUTHORIZATION_STATUS),

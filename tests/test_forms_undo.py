@@ -1,0 +1,174 @@
+"""Forms that prevent mistakes and let them be undone (issue 11, items 5 and 8), against a real store:
+references must name registered records, a wrong document/infraction/course is removed (kept as
+removed, with who and why, and audited), a wrong protocol is cancelled, custom fields are edited
+and deactivated."""
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+
+from rules.ridehailing.lifecycle import Status
+from seed.demo import cpf as random_cpf
+from seed.ridehailing import vehicle_values
+from services import audit, clock, entities, ridehailing
+from services.entities import ListQuery
+from services.errors import Conflict, ValidationFailed
+from tests.conftest import TI
+from tests.ridehailing_data import ACTORS, register, requested
+
+ACTOR = ACTORS["chapada"]
+UNKNOWN_CPF = random_cpf(random.Random(99))
+
+
+def test_a_vehicle_cannot_name_an_unregistered_driver(db):
+    values = vehicle_values(random.Random(3), UNKNOWN_CPF, clock.today())
+    with pytest.raises(ValidationFailed) as refused:
+        entities.create(db, ACTOR, "vehicles", "chapada", values)
+    assert set(refused.value.errors) == {"driver_cpf"}
+    assert "não está no cadastro de condutores" in refused.value.errors["driver_cpf"]
+    assert db["vehicles"].count_documents({}) == 0
+
+
+def test_a_vehicle_of_a_registered_driver_is_saved(db):
+    cpf, _ = register(db, "chapada")
+    entities.create(db, ACTOR, "vehicles", "chapada", vehicle_values(random.Random(4), cpf, clock.today()))
+    assert db["vehicles"].count_documents({"driver_cpf": cpf}) == 2
+
+
+def test_a_driver_of_another_municipality_is_not_a_reference(db):
+    cpf, _ = register(db, "matupa")
+    with pytest.raises(ValidationFailed) as refused:
+        entities.create(db, ACTOR, "vehicles", "chapada", vehicle_values(random.Random(5), cpf, clock.today()))
+    assert set(refused.value.errors) == {"driver_cpf"}
+
+
+def test_an_edit_to_an_unregistered_driver_is_refused(db):
+    _, plate = register(db, "chapada")
+    vehicle = ridehailing.vehicle_record(db, "chapada", plate)
+    with pytest.raises(ValidationFailed) as refused:
+        entities.update(db, ACTOR, "vehicles", "chapada", vehicle["id"], {"driver_cpf": UNKNOWN_CPF})
+    assert set(refused.value.errors) == {"driver_cpf"}
+
+
+def test_a_driver_cannot_name_an_unregistered_platform(db):
+    cpf, _ = register(db, "chapada")
+    driver = ridehailing.driver_record(db, "chapada", cpf)
+    with pytest.raises(ValidationFailed) as refused:
+        entities.update(db, ACTOR, "drivers", "chapada", driver["id"], {"platform_cnpj": "11222333000181"})
+    assert set(refused.value.errors) == {"platform_cnpj"}
+
+
+def test_an_import_reports_each_row_with_an_unknown_driver(db):
+    cpf, _ = register(db, "chapada")
+    text = ("CPF do condutor;Documento;Emissão\n"
+            f"{cpf};CNH;01/02/2026\n"
+            f"{UNKNOWN_CPF};CNH;01/02/2026\n")
+    report = entities.import_csv(db, ACTOR, "driver_documents", "chapada", text.encode(), commit=True)
+    assert [(e.line, e.field) for e in report.errors] == [(3, "CPF do condutor")]
+    assert report.inserted == 0
+
+
+def documents_of(db, cpf: str) -> list[dict]:
+    return entities.list_all(db, ACTOR, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))
+
+
+def test_a_removed_document_leaves_the_list_and_the_verdict_and_stays_in_the_store(db):
+    cpf, _ = register(db, "chapada")
+    medical = next(d for d in documents_of(db, cpf) if d["code"] == "medical")
+    assert ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
+    entities.remove(db, ACTOR, "driver_documents", "chapada", medical["id"], "Lançado no condutor errado",
+                    expected_version=medical["version"])
+    assert medical["id"] not in {d["id"] for d in documents_of(db, cpf)}
+    decision = ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today())
+    assert not decision.ok and any("Atestado médico" in f.message for f in decision.failures)
+    kept = entities.get(db, ACTOR, "driver_documents", "chapada", medical["id"])
+    assert (kept["removed"]["by"], kept["removed"]["reason"]) == (ACTOR.username, "Lançado no condutor errado")
+    assert kept["version"] == medical["version"] + 1
+    entries = audit.search(db, TI, "chapada", action="remove")[0]
+    assert [(e["doc_id"], e["changes"]["removed"]["after"]["reason"], e["note"]) for e in entries] == [
+        (medical["id"], "Lançado no condutor errado", "Removido(a) por engano: Lançado no condutor errado")]
+
+
+def test_a_removal_needs_a_reason_and_happens_once(db):
+    cpf, _ = register(db, "chapada")
+    doc = documents_of(db, cpf)[0]
+    with pytest.raises(ValidationFailed) as refused:
+        entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "  ")
+    assert set(refused.value.errors) == {"reason"}
+    entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "Em duplicidade")
+    with pytest.raises(Conflict):
+        entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "De novo")
+
+
+def test_a_removal_over_a_changed_record_is_refused(db):
+    cpf, _ = register(db, "chapada")
+    doc = documents_of(db, cpf)[0]
+    entities.update(db, ACTOR, "driver_documents", "chapada", doc["id"], {"issued_on": doc["issued_on"] - timedelta(days=1)})
+    with pytest.raises(Conflict):
+        entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "Errado", expected_version=doc["version"])
+    assert "removed" not in entities.get(db, ACTOR, "driver_documents", "chapada", doc["id"])
+
+
+@pytest.mark.parametrize("entity", ["drivers", "vehicles", "platforms", "taxpayers"])
+def test_main_registers_are_corrected_not_removed(db, entity):
+    with pytest.raises(Conflict):
+        entities.remove(db, ACTOR, entity, "chapada", "0" * 24, "Engano")
+
+
+def test_a_removed_infraction_no_longer_refuses_the_driver(db):
+    cpf, _ = register(db, "chapada")
+    entities.create(db, ACTOR, "traffic_infractions", "chapada", {
+        "driver_cpf": cpf, "committed_on": clock.today() - timedelta(days=30), "severity": "gravissima"})
+    assert not ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
+    infraction = entities.list_all(db, ACTOR, "traffic_infractions", "chapada", ListQuery(filters={"driver_cpf": cpf}))[0]
+    entities.remove(db, ACTOR, "traffic_infractions", "chapada", infraction["id"], "Infração de outro condutor")
+    assert ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
+
+
+def test_a_wrong_protocol_is_cancelled_and_frees_the_plate(db):
+    auth = requested(db, "chapada")
+    doc = ridehailing.get_authorization(db, ACTOR, "chapada", auth)
+    state = ridehailing.cancel_request(db, ACTOR, "chapada", auth, "Protocolado em duplicidade")
+    assert state.status is Status.CANCELLED
+    again = ridehailing.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], clock.today())
+    assert again != auth
+    events = ridehailing.get_authorization(db, ACTOR, "chapada", auth)["events"]
+    assert (events[-1]["kind"], events[-1]["note"], events[-1]["by"]) == (
+        "cancelled", "Protocolado em duplicidade", ACTOR.username)
+    assert [e["doc_id"] for e in audit.search(db, TI, "chapada", action="cancelled")[0]] == [auth]
+
+
+def test_a_cancellation_needs_a_reason_and_an_undecided_request(db):
+    auth = requested(db, "chapada")
+    with pytest.raises(ValidationFailed) as refused:
+        ridehailing.cancel_request(db, ACTOR, "chapada", auth, "")
+    assert set(refused.value.errors) == {"reason"}
+    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())
+    with pytest.raises(ridehailing.WrongStep):
+        ridehailing.cancel_request(db, ACTOR, "chapada", auth, "Engano")
+
+
+def test_a_custom_field_is_edited_and_deactivated(db):
+    entities.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
+    row = entities.custom_field_rows(db, TI, "drivers", "chapada")[0]
+    entities.edit_custom_field(db, TI, "chapada", row["id"], "Apelido no ponto", True, True,
+                               expected_version=row["version"])
+    field = entities.spec_for(db, "drivers", "chapada").field("cf_apelido")
+    assert (field.label, field.required) == ("Apelido no ponto", True)
+    row = entities.custom_field_rows(db, TI, "drivers", "chapada")[0]
+    entities.edit_custom_field(db, TI, "chapada", row["id"], row["label"], False, False,
+                               expected_version=row["version"])
+    assert "cf_apelido" not in {f.name for f in entities.spec_for(db, "drivers", "chapada").fields}
+    assert entities.custom_field_rows(db, TI, "drivers", "chapada")[0]["active"] is False
+    assert len(audit.search(db, TI, "chapada", collection="custom_fields")[0]) == 3
+
+
+def test_a_stale_custom_field_edit_is_refused(db):
+    entities.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
+    row = entities.custom_field_rows(db, TI, "drivers", "chapada")[0]
+    entities.edit_custom_field(db, TI, "chapada", row["id"], "Outro", False, True, expected_version=row["version"])
+    with pytest.raises(Conflict):
+        entities.edit_custom_field(db, TI, "chapada", row["id"], "Mais um", False, True,
+                                   expected_version=row["version"])
