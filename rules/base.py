@@ -29,6 +29,7 @@ class Finding:
     message: str
     reference: str
     level: Level = Level.ERROR
+    unproven: bool = False  # not shown to hold for want of its proof ("falta comprovar"), not shown to fail
 
     @property
     def blocking(self) -> bool:

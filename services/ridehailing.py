@@ -21,7 +21,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
-from rules.base import Decision
+from rules.base import Decision, Finding
 from rules.fmt import brl
 from rules.registry import RIDE_HAILING, ruleset
 from rules.ridehailing.concepts import (
@@ -230,6 +230,17 @@ def state_of(doc: dict, municipality: str, on: date, db: Database, scope: Scope 
     """The status of a stored authorization document on ``on``, folded by the rule set. Pass the
     ``scope`` of the call when folding several documents (one parameter load for all)."""
     return (scope or Scope(db, municipality)).state(doc, on)
+
+
+def open_authorization(db: Database, actor: Actor, municipality: str, driver_cpf: str) -> dict | None:
+    """The driver's authorization in progress or in force (the one holding his open key), or None."""
+    authorize(actor, "read", municipality)
+    doc = db["authorizations"].find_one({OPEN_DRIVER: open_keys(municipality, "", driver_cpf)[OPEN_DRIVER]})
+    if doc is None:
+        return None
+    doc = decode(doc)
+    doc["id"] = str(doc.pop("_id"))
+    return doc
 
 
 def get_authorization(db: Database, actor: Actor, municipality: str, auth_id: str) -> dict:
@@ -533,13 +544,29 @@ def inspection_kind(doc: dict) -> str:
             None: "initial"}[last]
 
 
+def inspection_computed(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> dict[str, Finding]:
+    """The checklist items the register answers (the vehicle's age from its model year), by code."""
+    authorize(actor, "read", municipality)
+    doc = _auth_doc(db, municipality, auth_id)
+    return rules_of(municipality).inspection_computed(vehicle_concept(vehicle_record(db, municipality, doc["plate"])),
+                                                      on)
+
+
 def record_inspection(db: Database, actor: Actor, municipality: str, auth_id: str, performed_on: date,
                       answers: dict[str, bool], inspector: str = "", notes: str = "") -> InspectionOutcome:
-    """Record a vistoria with the law's checklist: approved, or failed with 5 days to fix (blocked)."""
+    """Record a vistoria with the law's checklist: approved, or failed with 5 days to fix (blocked).
+
+    The inspector's name is required (the laudo carries it); items the register answers (the age
+    from the model year) are computed here, whatever was ticked."""
     authorize(actor, "write", municipality)
     entities.refuse_future("performed_on", "Data da vistoria", performed_on)
+    inspector = entities.fields._plain_text("text", str(inspector or ""))
+    if not inspector:
+        raise ValidationFailed({"inspector": "Vistoriador: informe o nome de quem fez a vistoria."})
     scope = Scope(db, municipality)
     doc = _auth_doc(db, municipality, auth_id)
+    computed = inspection_computed(db, actor, municipality, auth_id, performed_on)
+    answers = {**answers, **{code: finding.ok for code, finding in computed.items()}}
     allowed = (Status.AWAITING_INSPECTION, Status.BLOCKED, Status.ACTIVE, Status.AWAITING_FEE)
     _require(scope.state(doc, performed_on), *allowed)
     rules = scope.rules

@@ -41,6 +41,7 @@ def platform_concept(db: Database, actor: Actor, municipality: str, platform_id:
     reports = platform_reports(db, actor, municipality, doc["cnpj"])
     return Platform(
         name=doc["name"], cnpj=doc["cnpj"], credentialed_on=doc["credentialed_on"], insurance=policy,
+        credentialing=doc.get("status") or "pendente",
         lists_submitted=tuple(r["on"] for r in reports if r["kind"] == "lista"),
         issqn_paid_competences=tuple(r["on"].replace(day=1) for r in reports if r["kind"] == "issqn"),
     )

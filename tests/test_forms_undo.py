@@ -5,7 +5,7 @@ and deactivated."""
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 
@@ -172,3 +172,63 @@ def test_a_stale_custom_field_edit_is_refused(db):
     with pytest.raises(Conflict):
         entities.edit_custom_field(db, TI, "chapada", row["id"], "Mais um", False, True,
                                    expected_version=row["version"])
+
+
+# ---- contradictions the panel knows about are not "ok" (item 7) and "falta comprovar" (item 9) ----
+
+def test_a_vistoria_needs_the_inspectors_name(db):
+    from seed.ridehailing import passing
+
+    auth = requested(db, "chapada")
+    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())
+    with pytest.raises(ValidationFailed) as refused:
+        ridehailing.record_inspection(db, ACTOR, "chapada", auth, clock.today(), passing("chapada"), "  ")
+    assert set(refused.value.errors) == {"inspector"}
+    assert db["inspections"].count_documents({}) == 0
+
+
+def test_the_vistoria_age_item_comes_from_the_model_year_not_the_checkbox(db):
+    from seed.ridehailing import passing
+
+    auth = requested(db, "chapada", vehicle={"model_year": clock.today().year - 10})
+    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())
+    ticked = {**passing("chapada"), "III": False}  # the inspector unticked an item the register answers
+    outcome = ridehailing.record_inspection(db, ACTOR, "chapada", auth, clock.today(), ticked, "Vistoriador")
+    assert outcome.decision.ok
+
+
+@pytest.mark.parametrize("on, passes", [
+    pytest.param(lambda y: date(y, 12, 31), True, id="31/12: 10 years from the model year (art. 14, III)"),
+    pytest.param(lambda y: date(y + 1, 1, 1), False, id="01/01 next year: 11 years"),
+])
+def test_the_age_item_turns_with_the_year(db, on, passes):
+    year = clock.today().year
+    auth = requested(db, "chapada", vehicle={"model_year": year - 10})
+    item = ridehailing.inspection_computed(db, ACTOR, "chapada", auth, on(year))["III"]
+    assert item.ok is passes
+
+
+@pytest.mark.parametrize("status, ok", [("ativo", True), ("pendente", False), ("suspenso", False)])
+def test_a_platform_not_credentialed_does_not_meet_the_law(db, status, ok):
+    from decimal import Decimal
+
+    from services import ridehailing_platforms
+
+    today = clock.today()
+    platform = entities.create(db, ACTOR, "platforms", "chapada", {
+        "name": "Plataforma Teste", "cnpj": "11222333000181", "status": status, "insurer": "Seguradora",
+        "policy_number": "1", "insurance_coverage": Decimal("100000"), "insurance_valid_from": today - timedelta(days=30),
+        "insurance_valid_until": date(today.year + 1, 12, 31), "credentialed_on": today - timedelta(days=5)})
+    decision = ridehailing_platforms.compliance(db, ACTOR, "chapada", platform, today)
+    first = decision.findings[0]
+    assert (first.ok, decision.ok) == (ok, ok)
+    assert "art. 6º" in first.reference
+
+
+def test_a_missing_medical_certificate_is_unproven_not_a_disqualifying_illness(db):
+    cpf, _ = register(db, "chapada", driver={"fit_for_duty": False}, missing=("medical",))
+    decision = ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today())
+    unproven = [f.message for f in decision.failures if f.unproven]
+    assert "Documento não apresentado: Atestado médico de aptidão" in unproven
+    assert "Aptidão para a função não comprovada (atestado médico)" in unproven
+    assert not any("Moléstia" in f.message for f in decision.findings)

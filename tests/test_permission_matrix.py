@@ -106,6 +106,8 @@ REQUIRED: dict[str, str] = {
     "services.entities.edit_custom_field": "admin",
     "services.entities.referenced": "read",
     "services.ridehailing.cancel_request": "write",
+    "services.ridehailing.inspection_computed": "read",
+    "services.ridehailing.open_authorization": "read",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit

@@ -69,7 +69,7 @@ def population(db, seed: int, count: int) -> None:
         failed = requested(db, "chapada", seed=base + 3)
         ridehailing.approve(db, ACTOR, "chapada", failed, today - timedelta(days=3))
         ridehailing.record_inspection(db, ACTOR, "chapada", failed, today - timedelta(days=1),
-                                      {**passing("chapada"), "I": False})
+                                      {**passing("chapada"), "I": False}, "Vistoriador")
         awaiting = inspected_with_seed(db, base + 4)
         ridehailing.issue_fee_dam(db, ACTOR, "chapada", awaiting, today)
         active = inspected_with_seed(db, base + 5)

@@ -113,7 +113,8 @@ def test_failed_inspection_blocks_for_five_days(db):
     auth = requested(db, "chapada")
     ridehailing.approve(db, actor, "chapada", auth, TODAY - timedelta(days=4))
     failed_on = TODAY - timedelta(days=1)
-    outcome = ridehailing.record_inspection(db, actor, "chapada", auth, failed_on, {**passing("chapada"), "II": False})
+    outcome = ridehailing.record_inspection(db, actor, "chapada", auth, failed_on, {**passing("chapada"), "II": False},
+                                            "Vistoriador")
     rules = ridehailing.rules_of("chapada")
     assert not outcome.decision.ok
     assert outcome.fix_deadline == rules.fix_deadline(failed_on, ridehailing.parameters.calendar(db, "chapada"))

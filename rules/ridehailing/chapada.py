@@ -55,7 +55,7 @@ class ChapadaRules(RideHailingRules):
         "convocation": art("art. 17, §1º e art. 29, I"), "data_change": art("art. 18, XIX"),
         "notification": art("art. 25, §1º"), "defence": art("art. 25, §2º"),
         "due_process": art("art. 25 e art. 27, caput"), "insurance": art("art. 5º, X"),
-        "lists": art("art. 5º, VIII"), "issqn": art("art. 19"), "data_request": art("art. 11, §2º"),
+        "lists": art("art. 5º, VIII"), "issqn": art("art. 19"), "registration": art("art. 6º"), "data_request": art("art. 11, §2º"),
     }
     documents = cat.DOCUMENTS
     inspection_items = cat.INSPECTION
@@ -69,11 +69,12 @@ class ChapadaRules(RideHailingRules):
             check.cnh_category(driver, art("art. 10, I")),
             check.cnh_valid(driver, on, art("art. 10, I")),
             check.fact(driver.exclusive_platform_declaration, "Presta o serviço só por plataforma",
-                       "Sem declaração de serviço exclusivo por plataforma", art("art. 10, II")),
+                       "Sem declaração de serviço exclusivo por plataforma", art("art. 10, II"), proof=True),
             check.fact(driver.inss_enrolled, "Inscrito no INSS como contribuinte individual",
                        "Sem inscrição no INSS como contribuinte individual", art("art. 10, III")),
-            check.fact(driver.fit_for_duty, "Apto para a função", "Moléstia que inabilita para a função",
-                       art("art. 10, IV")),
+            # the register records the medical certificate's conclusion; without it the aptitude is unproven
+            check.fact(driver.fit_for_duty, "Apto para a função",
+                       "Aptidão para a função não comprovada (atestado médico)", art("art. 10, IV"), proof=True),
             check.fact(driver.resides_in_municipality, "Reside no Município", "Não reside no Município",
                        art("art. 10, VI")),
             check.no_gravissima(driver, on, GRAVISSIMA_MONTHS, art("art. 10, VII")),
@@ -99,6 +100,10 @@ class ChapadaRules(RideHailingRules):
                        art("art. 14, V")),
             check.one_vehicle(vehicle.plate, other_plates, art("art. 12, §1º")),
         ]
+
+    def inspection_computed(self, vehicle: Vehicle, on: date) -> dict[str, Finding]:
+        """Item III of the vistoria (art. 14, III): the age counted from the model year, not ticked."""
+        return {"III": check.vehicle_age(vehicle, on, MAX_VEHICLE_AGE, art("art. 14, III"))}
 
     def _holder(self, vehicle: Vehicle) -> Finding:
         if vehicle.holder is Holder.SPOUSE_OR_RELATIVE and not 0 <= vehicle.relative_degree <= MAX_RELATIVE_DEGREE:

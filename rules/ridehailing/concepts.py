@@ -200,6 +200,7 @@ class Platform:
     lists_submitted: tuple[date, ...] = ()
     issqn_paid_competences: tuple[date, ...] = ()
     data_requests: tuple[DataRequest, ...] = ()
+    credentialing: str = "ativo"  # "ativo" (credenciada), "pendente" or "suspenso"
 
 
 @dataclass(frozen=True)

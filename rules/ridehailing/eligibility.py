@@ -49,8 +49,11 @@ def cnh_seniority(driver: Driver, on: date, years: int, ref: str) -> Finding:
     )
 
 
-def fact(holds: bool, ok_text: str, fail_text: str, ref: str, level: Level = Level.ERROR) -> Finding:
-    return Finding(holds, ok_text if holds else fail_text, ref, level)
+def fact(holds: bool, ok_text: str, fail_text: str, ref: str, level: Level = Level.ERROR,
+         proof: bool = False) -> Finding:
+    """A condition of the register; ``proof`` when what is missing is its proof (a declaration or a
+    certificate not handed in), so the failure reads "falta comprovar" and not "não atende"."""
+    return Finding(holds, ok_text if holds else fail_text, ref, level, unproven=proof and not holds)
 
 
 def no_gravissima(driver: Driver, protocol: date, months: int, ref: str) -> Finding:
@@ -79,7 +82,7 @@ def documents(
     for req in checklist:
         doc = driver.document(req.code)
         if doc is None:
-            findings.append(Finding(False, f"Documento não apresentado: {req.label}", req.reference))
+            findings.append(Finding(False, f"Documento não apresentado: {req.label}", req.reference, unproven=True))
             continue
         valid_until = doc.valid_until
         if valid_until is None and req.validity_parameter:

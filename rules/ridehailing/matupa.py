@@ -76,7 +76,7 @@ class MatupaRules(RideHailingRules):
         "annual_inspection": art("art. 15"), "convocation": art("art. 15, §1º e art. 26, I"),
         "data_change": art("art. 12, XX"), "notification": art("art. 21, §1º"),
         "defence": art("art. 21, §2º e art. 25, §4º"), "due_process": art("art. 23, §2º e art. 25, §4º"),
-        "insurance": art("art. 5º, XI"), "lists": art("art. 5º, IX e art. 10"), "issqn": art("art. 10"),
+        "insurance": art("art. 5º, XI"), "lists": art("art. 5º, IX e art. 10"), "issqn": art("art. 10"), "registration": art("art. 6º"),
         "data_request": art("art. 4º, §2º"),
     }
     documents = cat.DOCUMENTS
@@ -94,11 +94,11 @@ class MatupaRules(RideHailingRules):
             check.cnh_valid(driver, on, art("art. 12, II")),
             check.fact(driver.cnh_ear, "CNH com a observação EAR", "CNH sem a observação EAR", art("art. 12, II")),
             check.fact(driver.exclusive_platform_declaration, "Compromisso de serviço exclusivo por plataforma",
-                       "Sem compromisso formal de serviço exclusivo por plataforma", art("art. 11, II")),
+                       "Sem compromisso formal de serviço exclusivo por plataforma", art("art. 11, II"), proof=True),
             check.fact(driver.inss_enrolled, "Inscrito no INSS como contribuinte individual",
                        "Sem inscrição no INSS como contribuinte individual", art("art. 11, III")),
-            check.fact(driver.fit_for_duty, "Apto física e mentalmente", "Sem aptidão física e mental",
-                       art("art. 11, V")),
+            check.fact(driver.fit_for_duty, "Apto física e mentalmente",
+                       "Aptidão física e mental não comprovada (atestado médico)", art("art. 11, V"), proof=True),
             check.fact(driver.resides_in_municipality, "Reside no Município", "Não reside no Município",
                        art("art. 11, VI")),
             check.no_gravissima(driver, on, GRAVISSIMA_MONTHS, art("art. 11, VII")),
@@ -127,7 +127,7 @@ class MatupaRules(RideHailingRules):
                        art("art. 14, §1º, IV")),
             check.fact(vehicle.ipva_paid, "IPVA regular", "IPVA irregular", art("art. 14, §1º, IV")),
             check.fact(vehicle.garage_proof, "Local de guarda comprovado", "Sem comprovação de local de guarda "
-                       "(vedada a via pública)", art("art. 8º, III")),
+                       "(vedada a via pública)", art("art. 8º, III"), proof=True),
             check.one_vehicle(vehicle.plate, other_plates, art("art. 8º, caput")),
         ]
 

@@ -27,6 +27,17 @@ class ListPeriod:
         return calendar.add_days(last, self.days)
 
 
+CREDENTIALING = {"ativo": "Credenciada", "pendente": "Credenciamento pendente", "suspenso": "Credenciamento suspenso"}
+
+
+def credentialing_finding(status: str, ref: str) -> Finding:
+    """Trips may only be requested through a platform registered and credentialed by the Município."""
+    text = CREDENTIALING.get(status, f"Credenciamento em situação desconhecida ({status})")
+    if status == "ativo":
+        return Finding(True, "Plataforma credenciada no Município", ref)
+    return Finding(False, f"{text}: a plataforma não pode operar no Município até ser credenciada", ref)
+
+
 def insurance_finding(policy: InsurancePolicy | None, on: date, minimum: Decimal | None,
                       ref: str) -> Finding:
     if policy is None:

@@ -80,6 +80,10 @@ class RideHailingRules:
                          other_plates: tuple[str, ...]) -> list[Finding]:
         raise NotImplementedError
 
+    def inspection_computed(self, vehicle: Vehicle, on: date) -> dict[str, Finding]:
+        """Checklist items the register answers by itself (by code), not the inspector: none by default."""
+        return {}
+
     def evaluate_inspection(self, answers: Mapping[str, bool]) -> Decision:
         """The vistoria result: every checklist item must be answered and pass."""
         findings = []
@@ -215,6 +219,7 @@ class RideHailingRules:
         if not 1 <= due_day <= 28:
             raise InvalidParameter("Dia de vencimento do ISSQN fora de 1 a 28", value=due_day)
         return Decision((
+            platforms.credentialing_finding(platform.credentialing, self.ref("registration")),
             platforms.insurance_finding(platform.insurance, on, self.app_minimum(on, params),
                                         self.ref("insurance")),
             platforms.list_finding(platform, on, self.list_period, calendar, self.ref("lists")),
