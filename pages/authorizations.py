@@ -8,9 +8,10 @@ from rules.ridehailing.lifecycle import Status
 from services import clock, dams, entities, ridehailing, ridehailing_documents
 from services.store import parse_date
 from ui import common, links
-from ui.entity import PER_PAGE, record_picker
+from ui.entity import PER_PAGE, confirm_button, field_error, form_errors, list_view, record_picker, submit
 from ui.ridehailing import (
-    EVENT_LABELS, authorization_page, clear_reads, findings_table, flash, status_badge, verdict,
+    EVENT_LABELS, authorization_page, authorization_step, clear_reads, findings_table, flash, go, status_badge,
+    verdict,
 )
 
 actor = common.guard("write")
@@ -43,12 +44,16 @@ def request_form() -> None:
     own = {v["plate"]: f"{show_plate(v['plate'])} · {v['model']}" for v in vehicles or []}
     plate = st.selectbox("Veículo do condutor", list(own), format_func=own.get, index=None, key="auth_new_plate",
                          placeholder="Escolha o veículo…" if own or not cpf else "Nenhum veículo vinculado a este CPF")
+    field_error("auth_new", "plate")
     protocol_date = st.date_input("Data do protocolo", today, format="DD/MM/YYYY", key="auth_new_date")
+    field_error("auth_new", "protocol_date")
+    form_errors("auth_new", ["plate", "protocol_date"])
     if st.button("Protocolar requerimento", type="primary", key="auth_new_submit", disabled=not (cpf and plate)):
-        ok, auth_id = common.attempt(ridehailing.request_authorization, db, actor, mun, cpf, plate, protocol_date)
-        if ok:
-            doc = ridehailing.get_authorization(db, actor, mun, auth_id)
-            done(f"Requerimento protocolado sob o nº {doc['protocol']}.", auth_id)
+        ok, auth_id = submit("auth_new", ridehailing.request_authorization, db, actor, mun, cpf, plate, protocol_date)
+        doc = ridehailing.get_authorization(db, actor, mun, auth_id)
+        for name in ("auth_new_driver", "auth_new_driver_term", "auth_new_plate", "auth_new_date"):
+            st.session_state.pop(name, None)
+        done(f"Requerimento protocolado sob o nº {doc['protocol']}.", auth_id)
 
 
 def events_table(doc: dict) -> None:
@@ -79,6 +84,22 @@ def evaluation(doc: dict) -> None:
             ok, reasons = common.attempt(ridehailing.refuse, db, actor, mun, doc["id"], on, note)
             if ok:
                 done("Indeferido: " + "; ".join(reasons), doc["id"])
+    cancel(doc)
+
+
+def cancel(doc: dict) -> None:
+    """A protocol entered by mistake (wrong driver or vehicle, typed twice) is cancelled with a reason."""
+    with st.expander("Cancelar o protocolo (lançado por engano)", icon=":material/undo:"):
+        st.caption("Não é indeferimento: o protocolo fica no histórico como cancelado, com o motivo, e a placa e o "
+                   "condutor ficam livres para um novo requerimento.")
+        form_errors("auth_cancel", ["reason"])
+        reason = st.text_input("Motivo do cancelamento *", key="auth_cancel_reason")
+        field_error("auth_cancel", "reason")
+        if confirm_button("Cancelar o protocolo", "auth_cancel",
+                          f"Cancelar o protocolo {doc['protocol']}? Esta ação fica no registro de auditoria."):
+            submit("auth_cancel", ridehailing.cancel_request, db, actor, mun, doc["id"], reason)
+            st.session_state.pop("auth_cancel_reason", None)
+            done(f"Protocolo {doc['protocol']} cancelado. O motivo ficou no histórico e na auditoria.", doc["id"])
 
 
 def fee(doc: dict, renewal: bool) -> None:
@@ -170,7 +191,7 @@ def detail(auth_id: str) -> None:
     cols = st.columns(3)
     cols[0].metric("Nº da autorização", doc.get("number") or "—")
     cols[1].metric("Válida até", day(state.valid_until) if state.valid_until else "—")
-    ended = state.status in (Status.REFUSED, Status.REVOKED, Status.CASSADA, Status.EXPIRED)
+    ended = state.status in (Status.REFUSED, Status.REVOKED, Status.CASSADA, Status.EXPIRED, Status.CANCELLED)
     cols[2].metric("Desde" if ended else "Prazo", day(state.deadline) if state.deadline else "—")
     if state.findings:
         findings_table(state.findings, "auth_state_findings")
@@ -179,45 +200,66 @@ def detail(auth_id: str) -> None:
         evaluation(doc)
     elif state.status is Status.REFUSED:
         st.error("Indeferido: " + "; ".join(doc.get("refusal_reasons", [])))
+    elif state.status is Status.CANCELLED:
+        st.info("Protocolo cancelado por ter sido lançado por engano: " + (doc["events"][-1].get("note") or ""))
     elif state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
-        st.info("Registre a vistoria na página Vistorias.")
-        st.page_link("pages/inspections.py", label="Ir para Vistorias", icon=":material/fact_check:")
+        st.info("Próximo passo: registrar a vistoria na página Vistorias.")
+        step = authorization_step(actor, mun, auth_id)
+        if step:
+            go(step, "auth_next")
     elif state.status is Status.AWAITING_FEE:
         fee(doc, renewal=False)
     elif state.status is Status.ACTIVE:
         active(doc)
 
 
-tab_list, tab_new = st.tabs(["Autorizações", "Novo requerimento"])
+def authorization_list() -> str | None:
+    """The list: search, status, sort, pages, CSV + XLSX of the filter; a click on a row opens it."""
+    cols = st.columns([3, 2, 2, 1.4])
+    search = cols[0].text_input("Buscar", key="auth_search", placeholder="Protocolo, nº, placa, CPF ou nome")
+    statuses = dict(entities.SPECS["authorizations"].field("status").choices)
+    status = cols[1].selectbox("Situação", [None, *statuses], key="auth_status",
+                               format_func=lambda v: "Todas" if v is None else statuses[v])
+    sort = cols[2].selectbox("Ordenar por", list(ridehailing.ROW_SORTS), key="auth_sort",
+                             format_func=ridehailing.ROW_SORTS.get)
+    descending = cols[3].toggle("Decrescente", value=True, key="auth_desc")
+    ok, listing = authorization_page(actor, mun, search, st.session_state.get("auth_page", 1),
+                                     st.session_state.get("auth_per_page", PER_PAGE[0]), status, sort, descending)
+    if not ok:
+        return None
+    rows = listing.rows
+    frame = pd.DataFrame([{**ridehailing.row_cells(r), "Data do protocolo": day(r.protocol_date),
+                           "Validade": day(r.state.valid_until) if r.state.valid_until else "—",
+                           "Nº": r.number or "—"} for r in rows], columns=ridehailing.ROW_COLUMNS)
+    index = list_view("auth", frame, listing.total, listing.pages, "Autorizações", mun,
+                      lambda: ridehailing.export_authorizations(db, actor, mun, today, search, status, sort,
+                                                                descending, "csv"),
+                      lambda: ridehailing.export_authorizations(db, actor, mun, today, search, status, sort,
+                                                                descending, "xlsx"),
+                      "autorização(ões)")
+    if index is not None:
+        return rows[index].id
+    labels = {r.id: f"{r.protocol} · {show_plate(r.plate)} · {r.driver_name} · {r.state.label}" for r in rows}
+    if "auth_goto" in st.session_state:
+        st.session_state["auth_open"] = st.session_state.pop("auth_goto")
+    current = st.session_state.get("auth_open")
+    if current and current not in labels:  # opened from an action or another page of the list
+        found, doc = common.attempt(ridehailing.get_authorization, db, actor, mun, current)
+        if found:
+            labels = {current: f"{doc['protocol']} · {show_plate(doc['plate'])}", **labels}
+        else:
+            st.session_state.pop("auth_open", None)
+    return st.selectbox("Abrir autorização", list(labels), format_func=labels.get, index=None, key="auth_open",
+                        placeholder="Escolha uma autorização…")
+
+
+if "auth_goto" in st.session_state:  # an action or another page opens a record: the list tab shows it
+    st.session_state["auth_tabs"] = "Autorizações"
+tab_list, tab_new = st.tabs(["Autorizações", "Novo requerimento"], key="auth_tabs", on_change="rerun")
 with tab_new:
     request_form()
 with tab_list:
-    search = st.text_input("Buscar", key="auth_search", placeholder="Protocolo, nº, placa, CPF ou nome")
-    ok, listing = authorization_page(actor, mun, search, st.session_state.get("auth_page", 1),
-                                     st.session_state.get("auth_per_page", PER_PAGE[0]))
-    if ok:
-        rows = listing.rows
-        st.dataframe(pd.DataFrame([{
-            "Protocolo": r.protocol, "Data": day(r.protocol_date), "Nº": r.number or "—", "Condutor": r.driver_name,
-            "Placa": show_plate(r.plate), "Situação": r.state.label,
-        } for r in rows], columns=["Protocolo", "Data", "Nº", "Condutor", "Placa", "Situação"]),
-            hide_index=True, width="stretch", key="auth_table")
-        nav = st.columns([2, 2, 6])
-        nav[0].number_input("Página", min_value=1, max_value=listing.pages, key="auth_page")
-        nav[1].selectbox("Por página", PER_PAGE, key="auth_per_page")
-        nav[2].markdown(f"<br>{listing.total} autorização(ões) · {listing.pages} página(s)", unsafe_allow_html=True)
-        labels = {r.id: f"{r.protocol} · {show_plate(r.plate)} · {r.driver_name} · {r.state.label}" for r in rows}
-        if "auth_goto" in st.session_state:
-            st.session_state["auth_open"] = st.session_state.pop("auth_goto")
-        current = st.session_state.get("auth_open")
-        if current and current not in labels:  # opened from an action or another page of the list
-            found, doc = common.attempt(ridehailing.get_authorization, db, actor, mun, current)
-            if found:
-                labels = {current: f"{doc['protocol']} · {show_plate(doc['plate'])}", **labels}
-            else:
-                st.session_state.pop("auth_open", None)
-        chosen = st.selectbox("Abrir autorização", list(labels), format_func=labels.get, index=None, key="auth_open",
-                              placeholder="Escolha uma autorização…")
-        if chosen:
-            st.divider()
-            detail(chosen)
+    chosen = authorization_list()
+    if chosen:
+        st.divider()
+        detail(chosen)

@@ -6,8 +6,8 @@ from rules.fmt import day
 from services import clock, entities, ridehailing
 from services.entities import ListQuery
 from ui import common
-from ui.entity import record_picker
-from ui.ridehailing import change_form, histories, registry_page, verdict
+from ui.entity import announce, confirm_button, field_error, forget, form_errors, record_picker, submit
+from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -22,37 +22,74 @@ def children(entity: str, cpf: str) -> list[dict]:
     return rows if ok else []
 
 
-def add_child(entity: str, cpf: str, form_key: str, widgets) -> None:
-    """A small form that adds a dated record of the driver (document, infraction, course)."""
-    with st.form(form_key, clear_on_submit=True):
+def add_child(entity: str, cpf: str, form_key: str, widgets, names: list[str], what: str) -> None:
+    """A small form that adds a dated record of the driver (document, infraction, course): each error
+    under its field, what was typed kept until it is saved."""
+    form_errors(form_key, names)
+    with st.form(form_key):
         values = widgets()
-        submitted = st.form_submit_button("Adicionar")
+        submitted = st.form_submit_button("Adicionar", icon=":material/add:")
     if submitted:
-        ok, _ = common.attempt(entities.create, db, actor, entity, mun, {"driver_cpf": cpf, **values})
-        if ok:
-            st.toast("Registro adicionado.", icon=":material/check_circle:")
-            st.rerun()
+        submit(form_key, entities.create, db, actor, entity, mun, {"driver_cpf": cpf, **values})
+        forget(*(f"{form_key}_{name}" for name in names))
+        announce(f"{what} adicionado(a).")
+        st.rerun()
+
+
+def removable_table(entity: str, rows: list[dict], frame: pd.DataFrame, key: str, what: str, describe) -> None:
+    """The records as a table; a selected row can be removed when it was entered by mistake, with a
+    reason and a confirmation (it stays in the store as removed, and in the audit log)."""
+    generation = st.session_state.setdefault(f"{key}_generation", 0)  # a new table after each removal
+    event = st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table_{generation}",
+                         on_select="rerun", selection_mode="single-row")
+    picked = event.selection.rows if event and event.selection else []
+    if not picked or picked[0] >= len(rows):
+        if rows:
+            st.caption(f"Selecione uma linha para remover {what} lançado(a) por engano.")
+        return
+    row = rows[picked[0]]
+    st.text_input(f"Motivo da remoção de {describe(row)} *", key=f"{key}_reason",
+                  placeholder="Ex.: lançado no condutor errado")
+    field_error(key, "reason")
+    form_errors(key, ["reason"])
+    if confirm_button(f"Remover {what}", f"{key}_remove",
+                      f"Remover {describe(row)}? O registro sai da lista e da verificação, e fica guardado como "
+                      "removido, com o seu nome, a data e o motivo, no registro de auditoria."):
+        submit(key, entities.remove, db, actor, entity, mun, row["id"], st.session_state.get(f"{key}_reason", ""),
+               expected_version=row["version"])
+        forget(f"{key}_reason")
+        st.session_state[f"{key}_generation"] = generation + 1
+        announce(f"{describe(row)} removido(a). O motivo ficou no registro de auditoria.")
+        st.rerun()
 
 
 def documents(cpf: str) -> None:
     st.markdown(f"**Documentos exigidos** — {rules.act}")
     rows = children("driver_documents", cpf)
     labels = dict(entities.SPECS["driver_documents"].field("code").choices)
-    handed = [{"Documento": labels.get(r["code"], r["code"]), "Emissão": day(r["issued_on"]),
-               "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—"} for r in rows]
-    st.dataframe(pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), hide_index=True,
-                 width="stretch", key="drivers_docs_table")
     required = {req.code: req.label for req in rules.documents}
+    handed = [{"Documento": required.get(r["code"]) or labels.get(r["code"], r["code"]), "Emissão": day(r["issued_on"]),
+               "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—"} for r in rows]
+    removable_table("driver_documents", rows, pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]),
+                    "drivers_docs", "o documento",
+                    lambda r: f"{labels.get(r['code'], r['code'])} emitido(a) em {day(r['issued_on'])}")
+    form = "drivers_doc_form"
 
     def widgets() -> dict:
         cols = st.columns(3)
-        code = cols[0].selectbox("Documento", list(required), format_func=required.get, key="drivers_doc_code")
-        issued = cols[1].date_input("Emissão", clock.today(), format="DD/MM/YYYY", key="drivers_doc_issued")
-        until = cols[2].date_input("Validade impressa (se houver)", value=None, format="DD/MM/YYYY",
-                                   key="drivers_doc_until")
+        with cols[0]:
+            code = st.selectbox("Documento", list(required), format_func=required.get, key=f"{form}_code")
+            field_error(form, "code")
+        with cols[1]:
+            issued = st.date_input("Emissão", clock.today(), format="DD/MM/YYYY", key=f"{form}_issued_on")
+            field_error(form, "issued_on")
+        with cols[2]:
+            until = st.date_input("Validade impressa (se houver)", value=None, format="DD/MM/YYYY",
+                                  key=f"{form}_valid_until")
+            field_error(form, "valid_until")
         return {"code": code, "issued_on": issued, "valid_until": until}
 
-    add_child("driver_documents", cpf, "drivers_doc_form", widgets)
+    add_child("driver_documents", cpf, form, widgets, ["code", "issued_on", "valid_until"], "Documento")
 
 
 def records(cpf: str) -> None:
@@ -61,36 +98,46 @@ def records(cpf: str) -> None:
         st.markdown("**Infrações de trânsito (CNH)**")
         rows = children("traffic_infractions", cpf)
         severity = entities.SPECS["traffic_infractions"].field("severity")
-        st.dataframe(pd.DataFrame([{"Data": day(r["committed_on"]), "Gravidade": severity.show(r["severity"]),
-                                    "Descrição": r.get("description") or ""} for r in rows],
-                                  columns=["Data", "Gravidade", "Descrição"]),
-                     hide_index=True, width="stretch", key="drivers_infractions_table")
+        removable_table("traffic_infractions", rows, pd.DataFrame(
+            [{"Data": day(r["committed_on"]), "Gravidade": severity.show(r["severity"]),
+              "Descrição": r.get("description") or ""} for r in rows], columns=["Data", "Gravidade", "Descrição"]),
+            "drivers_infractions", "a infração",
+            lambda r: f"Infração {severity.show(r['severity']).lower()} de {day(r['committed_on'])}")
+        form = "drivers_inf_form"
 
         def infraction() -> dict:
-            on = st.date_input("Data da infração", clock.today(), format="DD/MM/YYYY", key="drivers_inf_on")
+            on = st.date_input("Data da infração", clock.today(), format="DD/MM/YYYY", key=f"{form}_committed_on")
+            field_error(form, "committed_on")
             level = st.selectbox("Gravidade", [v for v, _ in severity.choices], format_func=severity.show,
-                                 key="drivers_inf_severity")
-            text = st.text_input("Descrição", key="drivers_inf_text")
+                                 key=f"{form}_severity")
+            field_error(form, "severity")
+            text = st.text_input("Descrição", key=f"{form}_description")
+            field_error(form, "description")
             return {"committed_on": on, "severity": level, "description": text}
 
-        add_child("traffic_infractions", cpf, "drivers_inf_form", infraction)
+        add_child("traffic_infractions", cpf, form, infraction, ["committed_on", "severity", "description"],
+                  "Infração")
     with right:
         st.markdown("**Cursos e palestras de qualificação**")
         rows = children("training_courses", cpf)
-        st.dataframe(pd.DataFrame([{"Data": day(r["held_on"]), "Curso": r["title"]} for r in rows],
-                                  columns=["Data", "Curso"]),
-                     hide_index=True, width="stretch", key="drivers_courses_table")
+        removable_table("training_courses", rows, pd.DataFrame(
+            [{"Data": day(r["held_on"]), "Curso": r["title"]} for r in rows], columns=["Data", "Curso"]),
+            "drivers_courses", "o curso", lambda r: f"Curso \"{r['title']}\" de {day(r['held_on'])}")
+        form = "drivers_course_form"
 
         def course() -> dict:
-            on = st.date_input("Data", clock.today(), format="DD/MM/YYYY", key="drivers_course_on")
-            title = st.text_input("Curso ou palestra", key="drivers_course_title")
+            on = st.date_input("Data", clock.today(), format="DD/MM/YYYY", key=f"{form}_held_on")
+            field_error(form, "held_on")
+            title = st.text_input("Curso ou palestra", key=f"{form}_title")
+            field_error(form, "title")
             return {"held_on": on, "title": title}
 
-        add_child("training_courses", cpf, "drivers_course_form", course)
+        add_child("training_courses", cpf, form, course, ["held_on", "title"], "Curso")
 
 
 def driver_detail(doc: dict) -> None:
     st.subheader(f"{doc['name']} · CPF {spec.field('cpf').show(doc['cpf'])}")
+    next_step_bar("drivers", actor, mun, doc, "drivers_next")
     on = st.date_input("Verificar na data do protocolo", clock.today(), format="DD/MM/YYYY", key="drivers_on")
     ok, decision = common.attempt(ridehailing.driver_eligibility, db, actor, mun, doc["cpf"], on)
     if ok:
@@ -114,4 +161,4 @@ def picker() -> str | None:
     return doc["id"] if doc else None
 
 
-registry_page(spec, actor, mun, "Novo condutor", picker, driver_detail)
+registry_page(spec, actor, mun, "Novo condutor", picker, driver_detail, "drivers_open")

@@ -8,8 +8,8 @@ from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
 from services import clock, entities, ridehailing, ridehailing_documents, ridehailing_queue
 from ui import common
-from ui.entity import entity_list
-from ui.ridehailing import authorization_picker, clear_reads, findings_table, flash, pendencias
+from ui.entity import entity_list, field_error, forget, form_errors, submit
+from ui.ridehailing import authorization_picker, clear_reads, finding_word, findings_table, flash, pendencias
 
 actor = common.guard("write")
 db = common.db()
@@ -30,18 +30,33 @@ def record() -> None:
         return
     doc = ridehailing.get_authorization(db, actor, mun, chosen)
     st.caption(f"Vistoria {KINDS[ridehailing.inspection_kind(doc)].lower()} · checklist de {rules.act}")
+    ok, computed = common.attempt(ridehailing.inspection_computed, db, actor, mun, chosen, today)
+    computed = computed if ok else {}
+    form_errors("insp_form", ["performed_on", "inspector"])
     with st.form("insp_form"):
-        answers = {item.code: st.checkbox(f"{item.code} — {item.text}", key=f"insp_item_{item.code}",
-                                          help=item.reference) for item in rules.inspection_items}
+        answers = {}
+        for item in rules.inspection_items:
+            if item.code in computed:  # answered by the register, not ticked
+                finding = computed[item.code]
+                st.markdown(f"{finding_word(finding)} — {item.code} — {item.text}: {finding.message} "
+                            "(calculado do ano modelo do cadastro)", help=item.reference)
+            else:
+                answers[item.code] = st.checkbox(f"{item.code} — {item.text}", key=f"insp_item_{item.code}",
+                                                 help=item.reference)
         cols = st.columns(2)
-        performed_on = cols[0].date_input("Data da vistoria", today, format="DD/MM/YYYY", key="insp_on")
-        inspector = cols[1].text_input("Vistoriador", key="insp_inspector")
+        with cols[0]:
+            performed_on = st.date_input("Data da vistoria *", today, format="DD/MM/YYYY", key="insp_on")
+            field_error("insp_form", "performed_on")
+        with cols[1]:
+            inspector = st.text_input("Vistoriador (nome de quem fez a vistoria) *", key="insp_inspector")
+            field_error("insp_form", "inspector")
         notes = st.text_area("Observações", key="insp_notes")
         submitted = st.form_submit_button("Registrar vistoria", type="primary")
     if submitted:
-        ok, outcome = common.attempt(ridehailing.record_inspection, db, actor, mun, chosen, performed_on, answers,
-                                     inspector, notes)
+        ok, outcome = submit("insp_form", ridehailing.record_inspection, db, actor, mun, chosen, performed_on,
+                             answers, inspector, notes)
         if ok:
+            forget("insp_inspector", "insp_notes", "insp_on", *(f"insp_item_{i.code}" for i in rules.inspection_items))
             clear_reads()
             if outcome.decision.ok:
                 st.session_state["insp_flash"] = ("success", f"Vistoria aprovada. Situação: {outcome.state.label}.")

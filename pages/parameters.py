@@ -9,10 +9,13 @@ from rules import fmt
 from rules.params import ParameterMissing
 from services import clock, fields, parameters
 from services.parameter_labels import label
+from services.errors import ValidationFailed
 from ui import common
+from ui.entity import announce, announced, field_error, forget, form_errors, submit
 
 actor = common.guard("admin")
 common.page_header("Parâmetros", "Valores com data de vigência e o ato que os fixou")
+announced()
 db = common.db()
 mun = common.municipality()
 rows = parameters.history(db, mun)
@@ -56,30 +59,52 @@ st.download_button("Exportar CSV", table.to_csv(index=False, sep=";").encode("ut
 
 st.subheader("Nova versão")
 st.caption("Tabelas (como a de preços públicos) são atualizadas na tela do próprio módulo.")
+PARSERS = {"Texto": str, "Número inteiro": lambda v: fields.parse("int", v),
+           "Valor (R$) ou número decimal": fields.parse_decimal, "Sim/Não": lambda v: fields.parse("bool", v)}
+
+
+def new_version(name, kind, raw, effective, act, note):
+    """The typed value checked by its kind (error under "Valor"), then the version saved."""
+    try:
+        value = PARSERS[kind](raw) if raw else None
+    except ValueError as exc:
+        raise ValidationFailed({"value": f"Valor: {exc}."}) from None
+    parameters.add_version(db, actor, mun, name or "", effective, value, act, note)
+
+
+form_errors("params_new", ["name", "value", "effective", "act", "note"])
 with st.form("params_new"):
     name = st.selectbox("Parâmetro", names, key="params_new_name", accept_new_options=True,
                         format_func=lambda n: f"{label(n)} ({n})")
-    kind = st.radio("Tipo do valor", ["Valor (R$) ou número decimal", "Número inteiro", "Texto", "Sim/Não"],
-                    key="params_new_kind", horizontal=True)
+    field_error("params_new", "name")
+    kind = st.radio("Tipo do valor", list(PARSERS), key="params_new_kind", horizontal=True)
     raw = st.text_input("Valor", key="params_new_value", help="Ex.: 1.621,00 ou 0,05 ou 10")
+    field_error("params_new", "value")
     effective = st.date_input("Em vigor a partir de", value=today, format="DD/MM/YYYY", key="params_new_effective",
                               min_value=date(2000, 1, 1))
+    field_error("params_new", "effective")
     act = st.text_input("Ato que fixou o valor", key="params_new_act", placeholder="Ex.: Decreto Municipal 20/2027")
+    field_error("params_new", "act")
     note = st.text_input("Observação", key="params_new_note")
+    field_error("params_new", "note")
     if st.form_submit_button("Adicionar versão", type="primary"):
-        try:
-            value = {"Texto": str, "Número inteiro": lambda v: fields.parse("int", v),
-                     "Valor (R$) ou número decimal": fields.parse_decimal,
-                     "Sim/Não": lambda v: fields.parse("bool", v)}[kind](raw) if raw else None
-        except ValueError as exc:
-            st.error(f"Valor: {exc}.")
-        else:
-            done, _ = common.attempt(parameters.add_version, db, actor, mun, name or "", effective, value, act, note)
-            if done:
-                st.success("Nova versão registrada. As versões anteriores continuam no histórico.")
-                st.rerun()
+        submit("params_new", new_version, name, kind, raw, effective, act, note)
+        forget("params_new_value", "params_new_act", "params_new_note")
+        announce("Nova versão registrada. As versões anteriores continuam no histórico.")
+        st.rerun()
+
+
+def holiday_version(text, effective, act):
+    """Every bad line under the list (by line), then the version saved."""
+    try:
+        entries = parameters.parse_holiday_lines(text)
+    except ValidationFailed as exc:
+        raise ValidationFailed({"text": " ".join(exc.errors.values())}) from None
+    parameters.add_version(db, actor, mun, parameters.HOLIDAYS, effective, entries, act)
+
 
 st.subheader("Feriados municipais (nova versão da lista)")
+form_errors("params_holidays", ["text", "effective", "act", "value"])
 st.caption("Uma linha por feriado: 'dd/mm Nome' para todo ano ou 'dd/mm/aaaa Nome' para uma data só.")
 with st.form("params_holidays"):
     try:
@@ -93,12 +118,13 @@ with st.form("params_holidays"):
         return f"{shown_day} {entry['name']}"
 
     text = st.text_area("Feriados", "\n".join(as_line(e) for e in existing), key="params_holidays_text", height=160)
+    field_error("params_holidays", "text")
     h_effective = st.date_input("Em vigor a partir de", value=today, format="DD/MM/YYYY", key="params_holidays_effective")
+    field_error("params_holidays", "effective")
     h_act = st.text_input("Ato que fixou os feriados", key="params_holidays_act")
+    field_error("params_holidays", "act")
     if st.form_submit_button("Registrar lista de feriados"):
-        done, entries = common.attempt(parameters.parse_holiday_lines, text)
-        if done:
-            done, _ = common.attempt(parameters.add_version, db, actor, mun, parameters.HOLIDAYS, h_effective, entries, h_act)
-            if done:
-                st.success("Lista de feriados registrada.")
-                st.rerun()
+        submit("params_holidays", holiday_version, text, h_effective, h_act)
+        forget("params_holidays_act")
+        announce("Lista de feriados registrada.")
+        st.rerun()

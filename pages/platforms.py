@@ -6,7 +6,7 @@ import streamlit as st
 from rules.fmt import day
 from services import clock, entities, ridehailing, ridehailing_platforms
 from ui import common
-from ui.entity import entity_form, entity_import, entity_list
+from ui.entity import announce, announced, entity_form, entity_import, entity_list, field_error, form_errors, forget, record_picker, submit
 from ui.ridehailing import verdict
 
 actor = common.guard("write")
@@ -16,6 +16,7 @@ rules = ridehailing.rules_of(mun)
 spec = entities.spec_for(db, "platforms", mun)
 KINDS = dict(entities.SPECS["platform_reports"].field("kind").choices)
 common.page_header("Plataformas", rules.act)
+announced()
 
 
 def reports(doc: dict) -> None:
@@ -27,18 +28,25 @@ def reports(doc: dict) -> None:
             "Protocolo ou DAM": r.get("reference") or "",
         } for r in reversed(rows)], columns=["Obrigação", "Data", "Protocolo ou DAM"]),
             hide_index=True, width="stretch", key="plat_reports_table")
-    with st.form("plat_report_form", clear_on_submit=True):
+    form_errors("plat_report", ["kind", "on", "reference"])
+    with st.form("plat_report_form"):
         cols = st.columns(3)
-        kind = cols[0].selectbox("Obrigação", list(KINDS), format_func=KINDS.get, key="plat_report_kind")
-        on = cols[1].date_input("Data da entrega ou mês de competência", clock.today(), format="DD/MM/YYYY",
-                                key="plat_report_on")
-        reference = cols[2].text_input("Protocolo ou DAM", key="plat_report_ref")
+        with cols[0]:
+            kind = st.selectbox("Obrigação", list(KINDS), format_func=KINDS.get, key="plat_report_kind")
+            field_error("plat_report", "kind")
+        with cols[1]:
+            on = st.date_input("Data da entrega ou mês de competência", clock.today(), format="DD/MM/YYYY",
+                               key="plat_report_on")
+            field_error("plat_report", "on")
+        with cols[2]:
+            reference = st.text_input("Protocolo ou DAM", key="plat_report_ref")
+            field_error("plat_report", "reference")
         submitted = st.form_submit_button("Registrar")
     if submitted:
-        ok, _ = common.attempt(ridehailing_platforms.add_report, db, actor, mun, doc["cnpj"], kind, on, reference)
-        if ok:
-            st.toast("Registro adicionado.", icon=":material/check_circle:")
-            st.rerun()
+        submit("plat_report", ridehailing_platforms.add_report, db, actor, mun, doc["cnpj"], kind, on, reference)
+        forget("plat_report_kind", "plat_report_on", "plat_report_ref")
+        announce("Registro adicionado.")
+        st.rerun()
 
 
 def platform_detail(doc: dict) -> None:
@@ -59,15 +67,13 @@ def platform_detail(doc: dict) -> None:
 
 def picker() -> str | None:
     """Open a platform by name when no row of the table is selected."""
-    ok, rows = common.attempt(entities.list_all, db, actor, "platforms", mun, entities.ListQuery())
-    if not ok:
-        return None
-    labels = {r["id"]: f"{r['name']} · CNPJ {spec.field('cnpj').show(r['cnpj'])}" for r in rows}
-    return st.selectbox("Abrir plataforma", list(labels), format_func=labels.get, index=None, key="plat_open",
-                        placeholder="Escolha na tabela acima ou busque aqui…")
+    doc = record_picker("platforms", actor, mun, "Abrir plataforma",
+                        lambda d: f"{d['name']} · CNPJ {spec.field('cnpj').show(d['cnpj'])}", "plat_open")
+    return doc["id"] if doc else None
 
 
-tab_list, tab_new, tab_import = st.tabs(["Lista", "Nova plataforma", "Importar CSV"])
+tab_list, tab_new, tab_import = st.tabs(["Lista", "Nova plataforma", "Importar CSV"], key="plat_tabs",
+                                       on_change="rerun")
 with tab_list:
     selected = entity_list(spec, actor, mun) or picker()
     if selected:

@@ -4,7 +4,7 @@ import streamlit as st
 from services import clock, entities, ridehailing
 from ui import common
 from ui.entity import record_picker
-from ui.ridehailing import change_form, histories, registry_page, verdict
+from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -20,6 +20,7 @@ def vehicle_detail(doc: dict) -> None:
     if ok:
         st.caption(f"Serve ao condutor {driver['name']} (CPF {spec.field('driver_cpf').show(driver['cpf'])}) como "
                    f"{spec.field('holder').show(doc['holder']).lower()}.")
+    next_step_bar("vehicles", actor, mun, doc, "vehicles_next")
     on = st.date_input("Verificar na data", clock.today(), format="DD/MM/YYYY", key="vehicles_on")
     ok, decision = common.attempt(ridehailing.vehicle_eligibility, db, actor, mun, doc["plate"], on)
     if ok:
@@ -40,4 +41,4 @@ def picker() -> str | None:
     return doc["id"] if doc else None
 
 
-registry_page(spec, actor, mun, "Novo veículo", picker, vehicle_detail)
+registry_page(spec, actor, mun, "Novo veículo", picker, vehicle_detail, "vehicles_open")

@@ -30,7 +30,7 @@ from rules.ridehailing.concepts import (
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from rules.calendar import LegalCalendar
 from rules.params import ParameterBook
-from services import audit, clock, entities, events, numbers, parameters, specs, store  # noqa: F401  (specs registers the entity specs)
+from services import audit, clock, entities, events, exports, numbers, parameters, specs, store  # noqa: F401  (specs registers the entity specs)
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, parse_date
@@ -875,27 +875,88 @@ RowsPage = entities.Page
 
 
 ROW_SORT = [("protocol_date", -1), ("protocol", -1)]
+ROW_SORTS = {"protocol_date": "Data do protocolo", "protocol": "Protocolo", "number": "Nº da autorização",
+             "plate": "Placa", "valid_until": "Validade"}
+IN_FORCE_STORED = [s.value for s in IN_FORCE]
 
 
-def authorization_page(db: Database, actor: Actor, municipality: str, on: date, search: str = "", page: int = 1,
-                       per_page: int = 25) -> RowsPage:
-    """A page of the authorizations, newest protocol first, matching ``search`` in the protocol, the
-    number, the plate, the CPF or the driver's name. Search, count, sort and pagination run in the
-    store; only the rows shown are folded (four queries whatever the size of the register)."""
-    authorize(actor, "read", municipality)
-    query: dict[str, Any] = {"municipality": municipality}
+def _status_query(status: str | None, on: date) -> dict:
+    """The store filter of a status on ``on``: the stored status, with expiry (no event) by the validity."""
+    if not status:
+        return {}
+    today = on.isoformat()
+    if status == Status.EXPIRED.value:
+        return {"$or": [{"status": status},
+                        {"status": {"$in": IN_FORCE_STORED}, "valid_until": {"$lt": today}}]}
+    if status in IN_FORCE_STORED:
+        return {"status": status, "$or": [{"valid_until": None}, {"valid_until": {"$gte": today}}]}
+    return {"status": status}
+
+
+def _list_query(db: Database, municipality: str, on: date, search: str, status: str | None) -> dict:
+    if status and status not in {s.value for s in Status}:
+        raise ValidationFailed({"status": "Situação inválida: escolha uma da lista."})
+    clauses: list[dict] = [{"municipality": municipality}]
     term = search.replace("\x00", "").strip().replace("-", "")
     if term:
         pattern = {"$regex": re.escape(term), "$options": "i"}
         named = db["drivers"].find({"municipality": municipality, "name": pattern}, {"cpf": 1})
-        query["$or"] = [{name: pattern} for name in ("protocol", "number", "plate", "driver_cpf")]
-        query["$or"].append({"driver_cpf": {"$in": sorted({d["cpf"] for d in named})}})
+        ors = [{name: pattern} for name in ("protocol", "number", "plate", "driver_cpf")]
+        ors.append({"driver_cpf": {"$in": sorted({d["cpf"] for d in named})}})
+        clauses.append({"$or": ors})
+    if status:
+        clauses.append(_status_query(status, on))
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _row_sort(sort: str | None, descending: bool) -> list[tuple[str, int]]:
+    if sort in (None, "", "protocol_date") and descending:
+        return ROW_SORT
+    if sort not in ROW_SORTS:
+        raise ValidationFailed({"sort": "Ordenação inválida: escolha uma coluna da lista."})
+    return [(sort, -1 if descending else 1), ("_id", 1)]
+
+
+def authorization_page(db: Database, actor: Actor, municipality: str, on: date, search: str = "", page: int = 1,
+                       per_page: int = 25, status: str | None = None, sort: str | None = None,
+                       descending: bool = True) -> RowsPage:
+    """A page of the authorizations matching ``search`` in the protocol, the number, the plate, the
+    CPF or the driver's name, and ``status`` on ``on``; newest protocol first unless ``sort`` says
+    otherwise. Search, count, sort and pagination run in the store; only the rows shown are folded
+    (four queries whatever the size of the register)."""
+    authorize(actor, "read", municipality)
+    query = _list_query(db, municipality, on, search, status)
     total = db["authorizations"].count_documents(query)
     per_page = max(1, int(per_page))
     page = min(max(1, int(page)), max(1, -(-total // per_page)))
-    raws = db["authorizations"].find(query, ROW_FIELDS).sort(ROW_SORT).skip((page - 1) * per_page).limit(per_page)
+    raws = db["authorizations"].find(query, ROW_FIELDS).sort(_row_sort(sort, descending)) \
+        .skip((page - 1) * per_page).limit(per_page)
     docs = [decode(raw) for raw in raws]
     return RowsPage(_rows_of(db, municipality, docs, on, Scope(db, municipality)), total, page, per_page)
+
+
+ROW_COLUMNS = ["Protocolo", "Data do protocolo", "Nº", "Condutor", "CPF", "Placa", "Situação", "Validade"]
+
+
+def row_cells(row: AuthorizationRow) -> dict[str, Any]:
+    """An authorization row as the list and its exports show it (pt-BR headers, typed cells)."""
+    return {"Protocolo": row.protocol, "Data do protocolo": row.protocol_date, "Nº": row.number or "",
+            "Condutor": row.driver_name, "CPF": entities.fields.show("cpf", row.driver_cpf),
+            "Placa": entities.fields.show("plate", row.plate), "Situação": row.state.label,
+            "Validade": row.state.valid_until}
+
+
+def export_authorizations(db: Database, actor: Actor, municipality: str, on: date, search: str = "",
+                          status: str | None = None, sort: str | None = None, descending: bool = True,
+                          kind: str = "xlsx") -> bytes:
+    """Exactly the authorizations the list's filter shows, every page, as XLSX or CSV."""
+    authorize(actor, "read", municipality)
+    query = _list_query(db, municipality, on, search, status)
+    docs = [decode(raw) for raw in db["authorizations"].find(query, ROW_FIELDS).sort(_row_sort(sort, descending))]
+    rows = [row_cells(r) for r in _rows_of(db, municipality, docs, on, Scope(db, municipality))]
+    if kind == "csv":
+        return exports.to_csv(rows, ROW_COLUMNS)
+    return exports.to_xlsx(rows, ROW_COLUMNS, sheet="Autorizações")
 
 
 def data_version(db: Database, actor: Actor, municipality: str) -> str:

@@ -36,18 +36,23 @@ def test_vehicle_page_shows_the_refusal_of_an_11_year_old_car_with_its_article(d
     vehicle_id = ridehailing.vehicle_record(db, "chapada", plate)["id"]
     at.selectbox(key="vehicles_open").set_value(vehicle_id).run()
     assert not at.exception
-    assert "Veículo com 11 anos; o máximo é 10" in texts(at, "error")
-    assert "art. 14, III" in texts(at, "error")
+    assert "Veículo — Não atende: 1 requisito não atendido" in texts(at, "error")
+    table = next(d.value for d in at.dataframe if "Requisito" in d.value.columns)
+    row = table[table["Requisito"] == "Veículo com 11 anos; o máximo é 10"].iloc[0]
+    assert row["Situação"] == "✗ Não atende" and "art. 14, III" in row["Fundamento legal"]
 
 
 def test_driver_page_shows_the_verdict_and_adds_a_document(db):
     cpf, _ = register(db, "matupa", missing=("garage",))
     at = page("drivers.py", "matupa")
     at.selectbox(key="drivers_open").set_value(ridehailing.driver_record(db, "matupa", cpf)["id"]).run()
-    assert "Documento não apresentado: Comprovação de local para guarda do veículo" in texts(at, "error")
-    assert "art. 8º, III" in texts(at, "error")
-    at.selectbox(key="drivers_doc_code").set_value("garage")
-    at.button[0].click()  # the first form's submit: the documents form
+    assert "Condutor — Falta comprovar: 1 documento faltando ou vencido" in texts(at, "warning")
+    docs = next(d.value.to_string() for d in at.dataframe if "Requisito" in d.value.columns
+                and d.value["Requisito"].str.startswith("Documento").any())
+    assert "? Falta comprovar" in docs and "Documento não apresentado: Comprovação de local para guarda" in docs
+    assert "art. 8º, III" in docs
+    at.selectbox(key="drivers_doc_form_code").set_value("garage")
+    next(b for b in at.button if b.label == "Adicionar").click()  # the documents form comes first
     at.run()
     assert not at.exception
     assert "Condutor: atende a todos os requisitos" in texts(at, "success")
@@ -114,6 +119,7 @@ def test_failed_inspection_shows_pendencias_and_the_deadline(db):
     at.selectbox(key="insp_auth").set_value(auth).run()
     for box in at.checkbox[:-1]:
         box.check()
+    at.text_input(key="insp_inspector").input("Vistoriador")
     at.button[0].click().run()
     assert "Vistoria reprovada — Pendência: Emplacado no Município de Matupá" in texts(at, "error")
     assert "Prazo para sanar: até" in texts(at, "error")
@@ -126,7 +132,7 @@ def test_pendencias_lists_the_late_presentation(db):
     at = page("pendencias.py")
     assert not at.exception
     table = at.dataframe[0].value
-    assert list(table["Tipo"]) == ["Vistoria"] and "atrasada" in table.iloc[0, 1]
+    assert list(table["Tipo"]) == ["Vistoria"] and table.iloc[0]["Atrasada"] == "Sim"
     assert "art. 13" in table.iloc[0]["Fundamento legal"]
 
 

@@ -108,6 +108,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.cancel_request": "write",
     "services.ridehailing.inspection_computed": "read",
     "services.ridehailing.open_authorization": "read",
+    "services.ridehailing.export_authorizations": "read",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit

@@ -40,9 +40,9 @@ def platform(db, municipality: str, coverage: str = "100000.00", valid_until: da
 
 def findings(db, municipality: str, platform_id: str, on: date = ON) -> dict[str, tuple[bool, str, str]]:
     decision = ridehailing_platforms.compliance(db, ACTORS[municipality], municipality, platform_id, on)
-    insurance, lists, issqn = decision.findings
+    credentialing, insurance, lists, issqn = decision.findings
     return {name: (f.ok, f.message, f.reference) for name, f in
-            (("insurance", insurance), ("lists", lists), ("issqn", issqn))}
+            (("credentialing", credentialing), ("insurance", insurance), ("lists", lists), ("issqn", issqn))}
 
 
 @pytest.mark.parametrize("municipality, coverage, ok, article", [
@@ -119,7 +119,7 @@ def test_platforms_screen_shows_the_matupa_refusal_of_r_30_000_with_its_article(
     at.selectbox(key="plat_open").set_value(platform_id).run()
     assert not at.exception
     error = " | ".join(e.value for e in at.error)
-    assert "Plataforma: não atende à lei" in error
-    assert "Cobertura APP de R$ 30.000,00; o mínimo é R$ 50.000,00 (Lei" in error and "art. 5º, XI" in error
+    assert "Plataforma — Não atende:" in error
     table = next(d.value for d in at.dataframe if "Requisito" in d.value.columns)
-    assert "art. 5º, XI" in table.iloc[0]["Fundamento legal"] and table.iloc[0][""] == "❌"
+    row = table[table["Requisito"] == "Cobertura APP de R$ 30.000,00; o mínimo é R$ 50.000,00"].iloc[0]
+    assert "art. 5º, XI" in row["Fundamento legal"] and row["Situação"] == "✗ Não atende"

@@ -10,6 +10,7 @@ import streamlit as st
 
 from services import clock, entities, exports
 from services.entities import EntitySpec, Field, ListQuery
+from rules.base import RuleError
 from services.errors import ServiceError, ValidationFailed
 from ui import common
 
@@ -22,6 +23,7 @@ def entity_page(entity: str, title: str | None = None) -> None:
     mun = common.municipality()
     spec = entities.spec_for(common.db(), entity, mun)
     common.page_header(title or spec.label_plural)
+    announced()
     tab_list, tab_new, tab_import = st.tabs(["Lista", f"Novo(a) {spec.label.lower()}", "Importar CSV"])
     with tab_list:
         selected = entity_list(spec, actor, mun)
@@ -81,18 +83,39 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
         return None
     frame = pd.DataFrame([{f.label: f.show(row.get(f.name)) for f in spec.list_fields} for row in page.rows],
                          columns=[f.label for f in spec.list_fields])
-    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun",
-                         selection_mode="single-row", key=f"{key}_table")
+    index = list_view(key, frame, page.total, page.pages, spec.label_plural, mun,
+                      lambda: entities.export_csv(common.db(), actor, spec.name, mun, query),
+                      lambda: entities.export_xlsx(common.db(), actor, spec.name, mun, query))
+    return page.rows[index]["id"] if index is not None else None
+
+
+def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind: str, mun: str | None,
+              csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes], noun: str = "registro(s)",
+              column_config: dict | None = None) -> int | None:
+    """The table of a list with its pages, count and CSV + XLSX exports of the filter shown — the one
+    list of the panel (registers, authorizations, pendências). A click on a row selects it: the
+    index of the selected row is returned (None when none). ``pages`` None: no page controls."""
+    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                         key=f"{key}_table", column_config=column_config)
     nav = st.columns([2, 2, 2, 2, 2])
-    nav[0].number_input("Página", min_value=1, max_value=page.pages, key=f"{key}_page")
-    nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page")
-    nav[2].markdown(f"<br>{page.total} registro(s) · {page.pages} página(s)", unsafe_allow_html=True)
-    export_buttons(nav[3], nav[4], spec.label_plural, mun, key,
-                   lambda: entities.export_csv(common.db(), actor, spec.name, mun, query),
-                   lambda: entities.export_xlsx(common.db(), actor, spec.name, mun, query))
-    st.caption("Selecione uma linha para ver e editar o registro.")
+    if pages is not None:
+        nav[0].number_input("Página", min_value=1, max_value=max(1, pages), key=f"{key}_page")
+        nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page")
+    shown = f"{total} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
+    nav[2].markdown(f"<br>{shown}", unsafe_allow_html=True)
+    export_buttons(nav[3], nav[4], kind, mun, key, csv_data, xlsx_data)
+    st.caption("Clique em uma linha para abrir o registro.")
     rows = event.selection.rows if event and event.selection else []
-    return page.rows[rows[0]]["id"] if rows else None
+    return rows[0] if rows and rows[0] < len(frame) else None
+
+
+def page_of(key: str, total: int) -> tuple[int, int]:
+    """(page, per page) the list ``key`` asks for, the page kept within the pages there are."""
+    per_page = st.session_state.get(f"{key}_per_page", PER_PAGE[0])
+    pages = max(1, -(-total // per_page))
+    if st.session_state.get(f"{key}_page", 1) > pages:
+        st.session_state[f"{key}_page"] = pages
+    return st.session_state.get(f"{key}_page", 1), per_page
 
 
 def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,
@@ -106,6 +129,128 @@ def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,
     xlsx_place.download_button("Exportar XLSX (filtro atual)", data=xlsx_data, mime=exports.XLSX_MIME,
                                file_name=exports.file_name(kind, mun, today, "xlsx"), key=f"{key}_export_xlsx",
                                icon=":material/table_view:")
+
+
+# ---- forms: each error under its field, nothing typed lost ----
+
+def errors_of(form_key: str) -> dict[str, str]:
+    """The errors by field the last save of ``form_key`` left (empty when it saved or never ran)."""
+    return st.session_state.get(f"{form_key}_errors", {})
+
+
+def field_error(form_key: str, name: str) -> None:
+    """The error of field ``name`` of the form, in red, right under the field (nothing when none)."""
+    message = errors_of(form_key).get(name)
+    if message:
+        st.caption(f":red[{message}]")
+
+
+def form_errors(form_key: str, names=()) -> None:
+    """Above a form: the errors that belong to no field shown in it (a conflict, a stale version)."""
+    loose = [m for n, m in errors_of(form_key).items() if n not in set(names)]
+    if loose:
+        st.error("\n\n".join(loose), icon=":material/error:")
+
+
+def submit(form_key: str, action: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+    """Run a form's service call. On failure the errors are kept by field for :func:`field_error` and
+    :func:`form_errors` (shown on the rerun this triggers, with every typed value kept); on success
+    they are cleared. Returns (ok, result); never a traceback."""
+    try:
+        result = action(*args, **kwargs)
+    except ValidationFailed as exc:
+        errors = dict(exc.errors)
+    except ServiceError as exc:
+        errors = {exc.field or "_form": exc.message}
+    except RuleError as exc:
+        errors = {"_form": str(exc)}
+    except Exception:  # noqa: BLE001 — never a traceback on screen
+        common.log.exception("form %s", form_key)
+        errors = {"_form": "Ocorreu um erro inesperado. Nada foi gravado; tente novamente ou avise a TI."}
+    else:
+        st.session_state.pop(f"{form_key}_errors", None)
+        return True, result
+    st.session_state[f"{form_key}_errors"] = errors
+    st.rerun()
+    return False, errors  # pragma: no cover — st.rerun() does not return
+
+
+def forget(*keys: str) -> None:
+    """Drop widget values (a form saved: the next run starts blank)."""
+    for name in keys:
+        st.session_state.pop(name, None)
+
+
+def announce(text: str) -> None:
+    """A confirmation that survives the rerun after a successful action (shown by :func:`announced`)."""
+    st.session_state["entity_announce"] = text
+
+
+def announced() -> None:
+    """Show (once) the confirmation an action left before its rerun."""
+    text = st.session_state.pop("entity_announce", None)
+    if text:
+        st.success(text, icon=":material/check_circle:")
+        st.toast(text, icon=":material/check_circle:")
+
+
+def confirm_button(label: str, key: str, question: str, disabled: bool = False) -> bool:
+    """A destructive action in two steps: the first click asks ``question``; "Confirmar" returns True."""
+    armed = f"{key}_armed"
+    if not st.session_state.get(armed):
+        if st.button(label, key=key, icon=":material/delete:", disabled=disabled):
+            st.session_state[armed] = True
+            st.rerun()
+        return False
+    st.warning(question, icon=":material/warning:")
+    left, right = st.columns(2)
+    if right.button("Cancelar", key=f"{key}_no"):
+        st.session_state.pop(armed, None)
+        st.rerun()
+    if left.button("Confirmar", key=f"{key}_yes", type="primary", icon=":material/check:"):
+        st.session_state.pop(armed, None)
+        return True
+    return False
+
+
+def describe(entity: str, doc: dict) -> str:
+    """A record as a picker shows it: its title and its key (``João da Silva · CPF 123.456.789-09``)."""
+    target = entities.spec(entity)
+    keys = {"drivers": "cpf", "platforms": "cnpj", "vehicles": "plate", "taxpayers": "document"}
+    title = doc.get(target.title_field) or ""
+    key = keys.get(entity)
+    if not key:
+        return str(title)
+    shown = target.field(key).show(doc.get(key))
+    return f"{title} · {target.field(key).label} {shown}" if title and key != target.title_field else shown
+
+
+def reference_picker(f: Field, key: str, current: Any, actor, mun: str, error: str | None = None) -> Any:
+    """A reference field (a vehicle's driver, a driver's platform) picked from the register, never
+    typed: a search box and the 20 newest matches. Returns the referenced key (CPF, CNPJ) or None.
+    It must be drawn outside an ``st.form``: the search answers as the clerk types."""
+    collection, key_field = f.refers_to
+    term = st.text_input("Buscar", key=f"{key}_term",
+                         placeholder=f"{f.label}: digite parte do nome ou do número do cadastro")
+    ok, rows = common.attempt(entities.lookup, common.db(), actor, collection, mun, term)
+    found = {r[key_field]: r for r in rows} if ok else {}
+    if key not in st.session_state and current:
+        st.session_state[key] = current
+    chosen = st.session_state.get(key)
+    if chosen and chosen not in found:  # keep the current choice while another term is typed
+        ok, doc = common.attempt(entities.referenced, common.db(), actor, collection, mun, key_field, chosen)
+        if ok and doc:
+            found = {chosen: doc, **found}
+        elif ok:
+            st.session_state.pop(key, None)
+    target = entities.spec(collection).label_plural.lower()
+    picked = st.selectbox(f.label + (" *" if f.required else ""), list(found), index=None, key=key,
+                          format_func=lambda v: describe(collection, found[v]) if v in found else f.show(v),
+                          placeholder=f"Escolha no cadastro de {target}…" if found
+                          else f"Nenhum registro em {target} com esta busca", help=f.help or None)
+    if error:
+        st.caption(f":red[{error}]")
+    return picked
 
 
 def field_widget(f: Field, key: str, current: Any, error: str | None) -> Any:
@@ -131,67 +276,72 @@ def field_widget(f: Field, key: str, current: Any, error: str | None) -> Any:
     return value
 
 
-def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None) -> None:
+def references(spec: EntitySpec, form_key: str, doc: dict | None, actor, mun: str) -> dict[str, Any]:
+    """The pickers of the spec's reference fields (outside the form), with their errors."""
+    errors = errors_of(form_key)
+    return {f.name: reference_picker(f, f"{form_key}_{f.name}", (doc or {}).get(f.name), actor, mun,
+                                     errors.get(f.name))
+            for f in spec.fields if f.refers_to}
+
+
+def form_fields(spec: EntitySpec, form_key: str, doc: dict | None) -> dict[str, Any]:
+    """The widgets of every field that is not a reference, two columns, each with its error."""
+    errors = errors_of(form_key)
+    values = {}
+    plain = [f for f in spec.fields if not f.refers_to]
+    columns = st.columns(2)
+    for index, f in enumerate(plain):
+        with columns[index % 2]:
+            values[f.name] = field_widget(f, f"{form_key}_{f.name}", (doc or {}).get(f.name), errors.get(f.name))
+    return values
+
+
+def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, after_save=None) -> None:
     """Create (doc None) or edit form; errors show next to each field and nothing typed is lost.
 
-    An edit form keeps the version it first loaded: if someone else saves the record meanwhile, the
-    save is refused with who and when, what was typed stays, and a button loads the current version.
+    Reference fields are picked from their register above the form. An edit form keeps the version
+    it first loaded: if someone else saves the record meanwhile, the save is refused with who and
+    when, what was typed stays, and a button loads the current version. After a new record is
+    saved the form is blank again and ``after_save(new_id)`` (when given) offers what comes next.
     """
     form_key = f"{spec.name}_form_{doc['id'] if doc else 'new'}"
     version_key = f"{form_key}_version"
     if doc:
         st.session_state.setdefault(version_key, doc.get("version", 0))
-    errors: dict[str, str] = st.session_state.get(f"{form_key}_errors", {})
-    if errors.get("_form"):
-        st.error(errors["_form"])
+    form_errors(form_key, [f.name for f in spec.fields])
     if doc and st.session_state[version_key] != doc.get("version", 0):
         if st.button("Carregar a versão atual (descarta o que foi digitado)", key=f"{form_key}_reload",
                      icon=":material/refresh:"):
             _forget(spec, form_key)
             st.rerun()
+    saved = st.session_state.get(f"{form_key}_saved")
+    if saved and not doc and after_save:
+        after_save(saved)
+    picked = references(spec, form_key, doc, actor, mun)
     with st.form(form_key, clear_on_submit=False):
-        values = {}
-        columns = st.columns(2)
-        for index, f in enumerate(spec.fields):
-            with columns[index % 2]:
-                values[f.name] = field_widget(f, f"{form_key}_{f.name}", (doc or {}).get(f.name), errors.get(f.name))
+        values = {**picked, **form_fields(spec, form_key, doc)}
         submitted = st.form_submit_button("Salvar", type="primary")
     if not submitted:
         return
-    errors = _save(spec, actor, mun, doc, values, st.session_state.get(version_key))
-    if errors:
-        st.session_state[f"{form_key}_errors"] = errors
-        st.rerun()
-    st.session_state.pop(f"{form_key}_errors", None)
-    st.session_state.pop(version_key, None)
-    if not doc:
+    if doc:
+        submit(form_key, entities.update, common.db(), actor, spec.name, mun, doc["id"], values,
+               expected_version=st.session_state.get(version_key))
+        st.session_state.pop(version_key, None)
+        announce(f"{spec.label} salvo(a).")
+    else:
+        ok, new_id = submit(form_key, entities.create, common.db(), actor, spec.name, mun, values)
         _forget(spec, form_key)
-    st.toast(f"{spec.label} salvo(a).", icon=":material/check_circle:")
+        if after_save:
+            st.session_state[f"{form_key}_saved"] = new_id
+        else:
+            announce(f"{spec.label} salvo(a). O formulário está limpo para um novo cadastro.")
     st.rerun()
 
 
 def _forget(spec: EntitySpec, form_key: str) -> None:
     """Drop what a form holds (typed values, errors, loaded version): the next run starts afresh."""
-    for name in [f"{form_key}_{f.name}" for f in spec.fields] + [f"{form_key}_errors", f"{form_key}_version"]:
-        st.session_state.pop(name, None)
-
-
-def _save(spec: EntitySpec, actor, mun: str, doc: dict | None, values: dict, version: int | None) -> dict[str, str]:
-    """Save through the service; the errors by field (``_form`` for the whole form)."""
-    db = common.db()
-    try:
-        if doc:
-            entities.update(db, actor, spec.name, mun, doc["id"], values, expected_version=version)
-        else:
-            entities.create(db, actor, spec.name, mun, values)
-    except ValidationFailed as exc:
-        return exc.errors
-    except ServiceError as exc:
-        return {exc.field or "_form": exc.message}
-    except Exception:  # noqa: BLE001 — never a traceback on screen
-        common.log.exception("saving %s", spec.name)
-        return {"_form": "Ocorreu um erro inesperado. Nada foi gravado; tente novamente ou avise a TI."}
-    return {}
+    names = [f"{form_key}_{f.name}" for f in spec.fields] + [f"{form_key}_{f.name}_term" for f in spec.fields]
+    forget(*names, f"{form_key}_errors", f"{form_key}_version", f"{form_key}_saved")
 
 
 def entity_import(spec: EntitySpec, actor, mun: str) -> None:

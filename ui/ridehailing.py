@@ -2,6 +2,8 @@
 edit form of drivers and vehicles that records when the fact changed (7-day rule)."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pandas as pd
 import streamlit as st
 
@@ -11,9 +13,10 @@ from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services import clock, config, entities, ridehailing, ridehailing_changes, ridehailing_queue
 from services.entities import EntitySpec
 from ui import common
-from ui.entity import entity_form, entity_import, entity_list, field_widget
+from ui.entity import (
+    announced, describe, entity_form, entity_import, entity_list, field_error, form_errors, form_fields, references, submit,
+)
 
-ICONS = {True: "✅", False: "❌"}
 READ_TTL_SECONDS = 300  # cached lists live at most this long; writes change the data version sooner
 STATUS_COLOURS = {
     Status.ACTIVE: "green", Status.AWAITING_FEE: "orange", Status.AWAITING_INSPECTION: "orange",
@@ -22,26 +25,79 @@ STATUS_COLOURS = {
 }
 
 
-def finding_icon(finding: Finding) -> str:
+# A mark and a word for each finding: plain text glyphs, never a colour emoji (no emoji font needed).
+MEETS, UNPROVEN, FAILS, WARNS, INFORMS = "✓ Atende", "? Falta comprovar", "✗ Não atende", "! Atenção", "i Informação"
+
+
+def finding_word(finding: Finding) -> str:
+    """Atende / Falta comprovar (its proof is missing) / Não atende (shown to fail) / Atenção / Informação."""
     if finding.ok:
-        return "✅" if finding.level is not Level.INFO else "ℹ️"
-    return "⚠️" if finding.level is Level.WARNING else "❌"
+        return INFORMS if finding.level is Level.INFO else MEETS
+    if finding.level is Level.WARNING:
+        return WARNS
+    if finding.level is Level.INFO:
+        return INFORMS
+    return UNPROVEN if finding.unproven else FAILS
+
+
+def finding_icon(finding: Finding) -> str:
+    """The mark alone (first glyph of :func:`finding_word`)."""
+    return finding_word(finding).split(" ", 1)[0]
 
 
 def findings_table(findings: tuple[Finding, ...] | list[Finding], key: str) -> None:
-    """Every finding with its icon, message and the act and article behind it."""
-    frame = pd.DataFrame([{"": finding_icon(f), "Requisito": f.message, "Fundamento legal": f.reference}
-                          for f in findings], columns=["", "Requisito", "Fundamento legal"])
+    """Every finding with its mark and word first, the message and the act and article behind it."""
+    frame = pd.DataFrame([{"Situação": finding_word(f), "Requisito": f.message, "Fundamento legal": f.reference}
+                          for f in findings], columns=["Situação", "Requisito", "Fundamento legal"])
     st.dataframe(frame, hide_index=True, width="stretch", key=key)
 
 
-def verdict(decision: Decision, subject: str, key: str) -> None:
-    """The verdict line (eligible or not, with the blocking reasons) and the full table."""
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def is_document(finding: Finding, labels: tuple[str, ...]) -> bool:
+    """Whether the finding is about a document of the checklist (presented, missing or expired)."""
+    return finding.message.startswith("Documento não apresentado") or any(
+        finding.message.startswith(label) for label in labels)
+
+
+def verdict_line(decision: Decision, subject: str, labels: tuple[str, ...] = ()) -> str:
+    """One line: "Condutor — Não atende: 3 documentos faltando, 2 requisitos"."""
     if decision.ok:
-        st.success(f"{subject}: atende a todos os requisitos da lei.", icon=":material/verified:")
+        return f"{subject}: atende a todos os requisitos da lei."
+    failures = decision.failures
+    documents = sum(1 for f in failures if is_document(f, labels))
+    unproven = sum(1 for f in failures if f.unproven and not is_document(f, labels))
+    failed = len(failures) - documents - unproven
+    parts = [p for p in (
+        _plural(documents, "documento faltando ou vencido", "documentos faltando ou vencidos") if documents else "",
+        _plural(unproven, "requisito a comprovar", "requisitos a comprovar") if unproven else "",
+        _plural(failed, "requisito não atendido", "requisitos não atendidos") if failed else "") if p]
+    head = "Falta comprovar" if not failed and all(f.unproven for f in failures) else "Não atende"
+    return f"{subject} — {head}: " + ", ".join(parts)
+
+
+def verdict(decision: Decision, subject: str, key: str) -> None:
+    """The verdict in one line and the checklist grouped by requirement and by document, each item
+    with its mark and word first (Atende / Falta comprovar / Não atende) and its article."""
+    labels = tuple(req.label for req in ridehailing.rules_of(common.municipality()).documents) \
+        if common.municipality() in ("chapada", "matupa") else ()
+    line = verdict_line(decision, subject, labels)
+    if decision.ok:
+        st.success(line, icon=":material/verified:")
+    elif line.startswith(f"{subject} — Falta comprovar"):
+        st.warning(line, icon=":material/pending:")
     else:
-        st.error(f"{subject}: não atende à lei — " + "; ".join(decision.reasons()), icon=":material/block:")
-    findings_table(decision.findings, key)
+        st.error(line, icon=":material/block:")
+    requirements = [f for f in decision.findings if not is_document(f, labels)]
+    documents = [f for f in decision.findings if is_document(f, labels)]
+    if documents:
+        st.markdown("**Requisitos**")
+    findings_table(requirements, key)
+    if documents:
+        st.markdown("**Documentos**")
+        findings_table(documents, f"{key}_docs")
 
 
 def status_badge(state: AuthorizationState) -> str:
@@ -70,17 +126,19 @@ def _queue(store: str, actor, mun: str, on, version: str) -> list[ridehailing_qu
 
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
-def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int,
-          version: str) -> ridehailing.RowsPage:
-    return ridehailing.authorization_page(common.db(), actor, mun, on, search, page, per_page)
+def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int, version: str,
+          status: str | None = None, sort: str | None = None, descending: bool = True) -> ridehailing.RowsPage:
+    return ridehailing.authorization_page(common.db(), actor, mun, on, search, page, per_page, status, sort, descending)
 
 
-def authorization_page(actor, mun: str, search: str, page: int, per_page: int) -> tuple[bool, ridehailing.RowsPage]:
+def authorization_page(actor, mun: str, search: str, page: int, per_page: int, status: str | None = None,
+                       sort: str | None = None, descending: bool = True) -> tuple[bool, ridehailing.RowsPage]:
     """(ok, page) of the authorization list on today, cached under the store's data version."""
     ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
     if not ok:
         return False, None
-    return common.attempt(_page, _store_key(), actor, mun, clock.today(), search, page, per_page, version)
+    return common.attempt(_page, _store_key(), actor, mun, clock.today(), search, page, per_page, version,
+                          status, sort, descending)
 
 
 def pendencias(actor, mun: str) -> tuple[bool, list[ridehailing_queue.Pendencia]]:
@@ -104,6 +162,11 @@ def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[
     known = st.session_state.setdefault(f"{key}_labels", {})
     known.update(labels)
     chosen = st.session_state.get(key)
+    if chosen and chosen not in known:  # opened from another page: the record is read once
+        ok, doc = common.attempt(ridehailing.get_authorization, common.db(), actor, mun, chosen)
+        if ok:
+            known[chosen] = (f"{entities.SPECS['vehicles'].field('plate').show(doc['plate'])} · "
+                             f"protocolo {doc['protocol']}")
     if chosen in known and chosen not in labels:  # keep the current choice while another term is typed
         labels = {chosen: known[chosen], **labels}
     return st.selectbox(label, list(labels), format_func=labels.get, index=None, key=key,
@@ -125,34 +188,36 @@ def flash(key: str) -> None:
 
 
 def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) -> None:
-    """Edit a driver or vehicle saying when the fact changed and when the driver reported it."""
+    """Edit a driver or vehicle saying when the fact changed and when the driver reported it; each
+    error shows under its field and what was typed stays."""
     key = f"{spec.name}_change_{doc['id']}"
     version_key = f"{key}_version"  # the version first loaded: a save over someone else's is refused
     st.session_state.setdefault(version_key, doc.get("version", 0))
+    form_errors(key, ["changed_on", "reported_on", *(f.name for f in spec.fields)])
+    picked = references(spec, key, doc, actor, mun)
     with st.form(key):
         st.caption(f"O condutor deve comunicar a alteração de dados em até 7 dias ({reference}).")
         cols = st.columns(3)
-        changed_on = cols[0].date_input("Data da alteração (quando o fato mudou) *", value=None, format="DD/MM/YYYY",
-                                        key=f"{key}_changed_on")
-        reported_on = cols[1].date_input("Comunicada pelo condutor em", clock.today(), format="DD/MM/YYYY",
-                                         key=f"{key}_reported_on")
+        with cols[0]:
+            changed_on = st.date_input("Data da alteração (quando o fato mudou) *", value=None, format="DD/MM/YYYY",
+                                       key=f"{key}_changed_on")
+            field_error(key, "changed_on")
+        with cols[1]:
+            reported_on = st.date_input("Comunicada pelo condutor em", clock.today(), format="DD/MM/YYYY",
+                                        key=f"{key}_reported_on")
+            field_error(key, "reported_on")
         unreported = cols[2].checkbox("Não comunicada (constatada pela Secretaria)", key=f"{key}_unreported")
-        values = {}
-        columns = st.columns(2)
-        for index, f in enumerate(spec.fields):
-            with columns[index % 2]:
-                values[f.name] = field_widget(f, f"{key}_{f.name}", doc.get(f.name), None)
+        values = {**picked, **form_fields(spec, key, doc)}
         submitted = st.form_submit_button("Salvar alteração", type="primary")
     if submitted:
-        ok, change_id = common.attempt(ridehailing_changes.record_change, common.db(), actor, mun, spec.name,
-                                       doc["id"], values, changed_on, None if unreported else reported_on,
-                                       st.session_state[version_key])
-        if ok:
-            st.session_state.pop(version_key, None)
-            st.session_state[f"{spec.name}_change_flash"] = (
-                ("success", "Alteração salva com as datas do fato e da comunicação.") if change_id
-                else ("info", "Nenhum dado foi alterado."))
-            st.rerun()
+        ok, change_id = submit(key, ridehailing_changes.record_change, common.db(), actor, mun, spec.name,
+                               doc["id"], values, changed_on, None if unreported else reported_on,
+                               st.session_state[version_key])
+        st.session_state.pop(version_key, None)
+        st.session_state[f"{spec.name}_change_flash"] = (
+            ("success", "Alteração salva com as datas do fato e da comunicação.") if change_id
+            else ("info", "Nenhum dado foi alterado."))
+        st.rerun()
 
 
 def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
@@ -163,11 +228,11 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
     if not ok:
         return
     st.dataframe(pd.DataFrame([{
-        "": finding_icon(c.finding), "Data da alteração": day(c.changed_on),
+        "Prazo de 7 dias": finding_word(c.finding), "Data da alteração": day(c.changed_on),
         "Comunicada em": day(c.reported_on) if c.reported_on else "não comunicada", "Prazo": day(c.deadline),
         "Dados alterados": c.fields_text, "Situação": c.finding.message, "Fundamento legal": c.finding.reference,
         "Providência": f"{day(c.closed_on)}: {c.closing_note}" if c.closed_on else "",
-    } for c in changes], columns=["", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados", "Situação",
+    } for c in changes], columns=["Prazo de 7 dias", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados", "Situação",
                                   "Fundamento legal", "Providência"]),
         hide_index=True, width="stretch", key=f"{collection}_changes_table")
     unreported = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes if c.reported_on is None}
@@ -203,9 +268,109 @@ def histories(actor, mun: str, collection: str, doc_id: str) -> None:
                          hide_index=True, width="stretch", key=f"{collection}_history_table")
 
 
-def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, detail) -> None:
-    """List (with a picker when no row is selected) and the detail of the chosen record; new; import."""
-    tab_list, tab_new, tab_import = st.tabs(["Lista", new_label, "Importar CSV"])
+@dataclass(frozen=True)
+class Step:
+    """The next step of a record: a button that opens the page where it is done, already filled in."""
+
+    label: str
+    page: str
+    state: dict = field(default_factory=dict)
+    icon: str = ":material/arrow_forward:"
+
+
+def go(step: Step, key: str) -> None:
+    """The button of a next step: it fills in the target page's widgets and opens it."""
+    if st.button(step.label, key=key, type="primary", icon=step.icon):
+        for name, value in step.state.items():
+            st.session_state[name] = value
+        st.switch_page(step.page)
+
+
+def authorization_step(actor, mun: str, auth_id: str) -> Step | None:
+    """What comes next for an authorization in its status today."""
+    ok, state = common.attempt(ridehailing.status, common.db(), actor, mun, auth_id, clock.today())
+    if not ok:
+        return None
+    if state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
+        return Step("Registrar vistoria", "pages/inspections.py", {"insp_auth": auth_id}, ":material/fact_check:")
+    if state.status is Status.AWAITING_FEE:
+        return Step("Emitir DAM da taxa", "pages/authorizations.py", {"auth_goto": auth_id}, ":material/receipt_long:")
+    if state.status is Status.REQUESTED:
+        return Step("Avaliar o requerimento", "pages/authorizations.py", {"auth_goto": auth_id}, ":material/gavel:")
+    return Step("Abrir a autorização", "pages/authorizations.py", {"auth_goto": auth_id}, ":material/verified:")
+
+
+def request_step(driver_id: str, plate: str | None = None) -> Step:
+    state = {"auth_tabs": "Novo requerimento", "auth_new_driver": driver_id}
+    if plate:
+        state["auth_new_plate"] = plate
+    return Step("Protocolar o requerimento", "pages/authorizations.py", state, ":material/post_add:")
+
+
+def next_step(entity: str, actor, mun: str, doc: dict) -> Step | None:
+    """The next step of a driver (register his vehicle, then the request) or of a vehicle (the request),
+    or of the authorization in progress (vistoria, fee DAM)."""
+    db = common.db()
+    cpf = doc["cpf"] if entity == "drivers" else doc.get("driver_cpf")
+    if not cpf:
+        return None
+    if entity == "drivers":
+        ok, vehicles = common.attempt(entities.lookup, db, actor, "vehicles", mun, "", {"driver_cpf": cpf}, 1)
+        if ok and not vehicles:
+            return Step("Cadastrar o veículo", "pages/vehicles.py",
+                        {"vehicles_tabs": "Novo veículo", "vehicles_form_new_driver_cpf": cpf},
+                        ":material/directions_car:")
+    ok, current = common.attempt(ridehailing.open_authorization, db, actor, mun, cpf)
+    if not ok:
+        return None
+    if current is not None:
+        return authorization_step(actor, mun, current["id"])
+    if entity == "drivers":
+        return request_step(doc["id"])
+    ok, driver = common.attempt(entities.referenced, db, actor, "drivers", mun, "cpf", cpf)
+    return request_step(driver["id"], doc["plate"]) if ok and driver else None
+
+
+def next_step_bar(entity: str, actor, mun: str, doc: dict, key: str) -> None:
+    """"Próximo passo" with its button, under a record's title."""
+    step = next_step(entity, actor, mun, doc)
+    if step:
+        cols = st.columns([1, 3])
+        cols[0].markdown("**Próximo passo:**")
+        with cols[1]:
+            go(step, key)
+
+
+def _open_saved(tabs_key: str, open_key: str, record_id: str, saved_key: str) -> None:
+    st.session_state[tabs_key] = "Lista"
+    st.session_state[open_key] = record_id
+    st.session_state.pop(saved_key, None)
+
+
+def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, detail, open_key: str) -> None:
+    """List (with a picker when no row is selected) and the detail of the chosen record; new; import.
+
+    After a new record is saved the form is blank and offers "Abrir o registro" and the next step."""
+    tabs_key = f"{spec.name}_tabs"
+    announced()
+    tab_list, tab_new, tab_import = st.tabs(["Lista", new_label, "Importar CSV"], key=tabs_key, on_change="rerun")
+    saved_key = f"{spec.name}_form_new_saved"
+
+    def saved(record_id: str) -> None:
+        ok, doc = common.attempt(entities.get, common.db(), actor, spec.name, mun, record_id)
+        if not ok:
+            return
+        with st.container(border=True):
+            st.success(f"{spec.label} {describe(spec.name, doc)} salvo(a). O formulário abaixo está limpo para "
+                       "um novo cadastro.", icon=":material/check_circle:")
+            cols = st.columns(2)
+            cols[0].button("Abrir o registro", key=f"{spec.name}_saved_open", icon=":material/open_in_new:",
+                           on_click=_open_saved, args=(tabs_key, open_key, record_id, saved_key))
+            step = next_step(spec.name, actor, mun, doc)
+            if step:
+                with cols[1]:
+                    go(step, f"{spec.name}_saved_next")
+
     with tab_list:
         selected = entity_list(spec, actor, mun) or picker()
         if selected:
@@ -214,6 +379,6 @@ def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, det
             if ok:
                 detail(doc)
     with tab_new:
-        entity_form(spec, actor, mun)
+        entity_form(spec, actor, mun, after_save=saved)
     with tab_import:
         entity_import(spec, actor, mun)
