@@ -138,7 +138,7 @@ def test_drivers_screen_records_an_unreported_change_and_pendencias_shows_it(db)
     assert "Alteração salva com as datas do fato e da comunicação." in " ".join(s.value for s in at.success)
     table = next(d.value for d in at.dataframe if "Data da alteração" in d.value.columns)
     assert list(table["Comunicada em"]) == ["não comunicada"]
-    assert "Rua das Palmeiras, 77" in table.iloc[0]["Dados alterados"] and table.iloc[0][""] == "❌"
+    assert "Rua das Palmeiras, 77" in table.iloc[0]["Dados alterados"] and table.iloc[0]["Prazo de 7 dias"] == "✗ Não atende"
 
     pend = AppTest.from_file(str(ROOT / "pages" / "pendencias.py"), default_timeout=60)
     pend.session_state["actor"] = ACTORS["chapada"]
@@ -147,7 +147,7 @@ def test_drivers_screen_records_an_unreported_change_and_pendencias_shows_it(db)
     rows = pend.dataframe[0].value
     row = rows[rows["Tipo"] == "Alteração de dados"].iloc[0]
     assert f"Alteração de {changed_on:%d/%m/%Y} ainda não comunicada" in row["O que fazer"]
-    assert "atrasada" in row[""] and "art. 18, XIX" in row["Fundamento legal"]
+    assert row["Atrasada"] == "Sim" and "art. 18, XIX" in row["Fundamento legal"]
 
 
 def test_a_data_change_over_a_newer_version_is_refused_and_keeps_the_first(db):
