@@ -59,8 +59,8 @@ st.download_button("Exportar CSV", table.to_csv(index=False, sep=";").encode("ut
 
 st.subheader("Nova versão")
 st.caption("Tabelas (como a de preços públicos) são atualizadas na tela do próprio módulo.")
-PARSERS = {"Texto": str, "Número inteiro": lambda v: fields.parse("int", v),
-           "Valor (R$) ou número decimal": fields.parse_decimal, "Sim/Não": lambda v: fields.parse("bool", v)}
+PARSERS = {"Valor (R$) ou número decimal": fields.parse_decimal, "Número inteiro": lambda v: fields.parse("int", v),
+           "Texto": str, "Sim/Não": lambda v: fields.parse("bool", v)}
 
 
 def new_version(name, kind, raw, effective, act, note):
