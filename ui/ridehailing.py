@@ -49,7 +49,8 @@ def findings_table(findings: tuple[Finding, ...] | list[Finding], key: str) -> N
     """Every finding with its mark and word first, the message and the act and article behind it."""
     frame = pd.DataFrame([{"Situação": finding_word(f), "Requisito": f.message, "Fundamento legal": f.reference}
                           for f in findings], columns=["Situação", "Requisito", "Fundamento legal"])
-    st.dataframe(frame, hide_index=True, width="stretch", key=key)
+    st.dataframe(frame, hide_index=True, width="stretch", key=key,
+                 column_config={"Situação": st.column_config.TextColumn(width="medium")})
 
 
 def _plural(count: int, one: str, many: str) -> str:

@@ -1,0 +1,165 @@
+"""In headless Chromium, as the Chapada secretariat (issue 11, items 5, 6 and 8): a vehicle cannot be
+saved for an unregistered CPF; a future CNH date is refused under its field and the rest of the form is
+kept; a removed document disappears from the checklist and appears in the audit log with its reason.
+
+The store is the base demo without the ride-hailing demo records, plus one registered driver with the
+documents of the law loaded through the services.
+"""
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+from tests.test_browser_ridehailing import BASE_DEMO, choose, go, shot, typed, wait_text
+
+pytestmark = pytest.mark.browser
+DRIVER = "Helena Documentada Teste"
+REASON = "Atestado lançado no condutor errado"
+
+LOAD = (
+    "import random\n"
+    "from datetime import timedelta\n"
+    "from services.store import connect\n"
+    "from services import clock\n"
+    "from services.auth import Actor\n"
+    "from seed import ridehailing as demo\n"
+    "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('chapada',)); day = clock.today()\n"
+    f"demo.register(db, actor, 'chapada', random.Random(901), day, driver={{'name': {DRIVER!r}}})\n"
+)
+
+
+@pytest.fixture(scope="module")
+def panel(tmp_path_factory):
+    require_chromium()
+    data = tmp_path_factory.mktemp("forms-browser")
+    env = panel_env(data)
+    subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", LOAD], cwd=ROOT, env=env, check=True, capture_output=True)
+    with served(env, free_port()) as url:
+        yield url, data
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+def store_query(data: Path, code: str) -> str:
+    """Run ``code`` against the panel's store (after ``db = connect()``) and return what it prints."""
+    env = {**os.environ, "PAINEL_DATA_DIR": str(data)}
+    env.pop("MONGODB_URI", None)
+    done = subprocess.run([sys.executable, "-c", "from services.store import connect\ndb = connect()\n" + code],
+                          cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def unregistered_cpf() -> str:
+    from seed import demo
+
+    return demo.cpf(random.Random(424242))
+
+
+def visible_captions(page) -> str:
+    return " | ".join(page.get_by_test_id("stCaptionContainer").locator("visible=true").all_inner_texts())
+
+
+def test_a_vehicle_cannot_be_saved_for_an_unregistered_cpf(panel, browser):
+    url, data = panel
+    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
+    login(page, url, "secretaria.chapada")
+    go(page, "Veículos")
+    page.get_by_role("tab", name="Novo veículo").click()
+    search = page.get_by_placeholder("CPF do condutor: digite parte do nome").locator("visible=true").first
+    search.fill(unregistered_cpf())
+    search.press("Enter")
+    page.wait_for_timeout(1500)
+    shot(page, "forms_00_search")
+    page.get_by_label("CPF do condutor *", exact=True).first.click()
+    from services import fields
+
+    offered = " ".join(page.get_by_role("option").all_inner_texts())
+    assert fields.show("cpf", unregistered_cpf()) not in offered  # an unknown CPF is not offered
+    page.keyboard.press("Escape")
+    typed(page, "Placa *", "QWE1A23")
+    typed(page, "Marca *", "Fiat")
+    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    wait_text(page, "CPF do condutor: campo obrigatório.")
+    shot(page, "forms_01_vehicle_unregistered_cpf")
+    assert page.locator('input[aria-label="Placa *"]:visible').first.input_value() == "QWE1A23"
+    assert store_query(data, "print(db['vehicles'].count_documents({'plate': 'QWE1A23'}))") == "0"
+
+
+def test_a_future_cnh_date_is_refused_under_its_field_and_the_rest_is_kept(panel, browser):
+    from services import clock
+
+    url, data = panel
+    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
+    login(page, url, "secretaria.chapada")
+    go(page, "Condutores")
+    page.get_by_role("tab", name="Novo condutor").click()
+    tomorrow = clock.today() + timedelta(days=1)
+    typed(page, "Nome completo *", "Rafael Futuro Teste")
+    typed(page, "CPF *", unregistered_cpf())
+    typed(page, "Endereço *", "Rua das Acácias, 45")
+    typed(page, "Nº da CNH *", "04512345678")
+    choose(page, "Categoria da CNH *", "B", exact=True)
+    typed(page, "Primeira habilitação *", f"{tomorrow:%d/%m/%Y}")
+    typed(page, "Validade da CNH *", f"{tomorrow.replace(year=tomorrow.year + 3):%d/%m/%Y}")
+    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    message = f"Primeira habilitação: não pode ser posterior a hoje ({clock.today():%d/%m/%Y})."
+    wait_text(page, message)
+    shot(page, "forms_02_future_cnh")
+    assert message in visible_captions(page)
+    assert page.locator('input[aria-label="Nome completo *"]:visible').first.input_value() == "Rafael Futuro Teste"
+    assert page.locator('input[aria-label="Endereço *"]:visible').first.input_value() == "Rua das Acácias, 45"
+    assert page.get_by_test_id("stAlertContentError").locator("visible=true").count() == 0  # no red block
+    assert store_query(data, "print(db['drivers'].count_documents({'name': 'Rafael Futuro Teste'}))") == "0"
+
+
+def select_first_row(page, table) -> None:
+    """Tick the row marker of the first data row of a Streamlit table (a canvas grid)."""
+    table.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 14, box["y"] + 35 + 17)
+    page.wait_for_timeout(800)
+
+
+def test_a_removed_document_leaves_the_checklist_and_is_in_the_audit_log(panel, browser):
+    url, data = panel
+    context = browser.new_context(viewport={"width": 1400, "height": 1400})
+    page = context.new_page()
+    login(page, url, "secretaria.chapada")
+    go(page, "Condutores")
+    choose(page, "Abrir condutor", DRIVER)
+    wait_text(page, "Condutor: atende a todos os requisitos da lei.")
+    select_first_row(page, page.locator(".st-key-drivers_docs_table_0").first)
+    reason = page.locator('input[aria-label^="Motivo da remoção"]:visible').first
+    reason.wait_for(timeout=30000)
+    removed = reason.get_attribute("aria-label")
+    reason.fill(REASON)
+    reason.press("Tab")
+    page.get_by_role("button", name="Remover o documento").click()
+    wait_text(page, "O registro sai da lista e da verificação")
+    shot(page, "forms_03_confirm_removal")
+    page.get_by_role("button", name="Confirmar").click()
+    wait_text(page, "O motivo ficou no registro de auditoria.")
+    wait_text(page, "Condutor — Falta comprovar: 1 documento faltando ou vencido")
+    shot(page, "forms_04_removed")
+    assert removed.startswith("Motivo da remoção de ")
+    note = store_query(data, "entry = db['audit'].find_one({'action': 'remove'})\nprint(entry['note'])")
+    assert note == f"Removido(a) por engano: {REASON}"
+    login(page, url, "ti")
+    go(page, "Auditoria")
+    # the log is a grid drawn on a canvas; its cells are also in the page for screen readers
+    page.locator('td[role="gridcell"]').filter(has_text=REASON).first.wait_for(state="attached", timeout=30000)
+    shot(page, "forms_05_audit")
+    context.close()
