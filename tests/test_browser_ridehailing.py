@@ -1,10 +1,11 @@
 """In headless Chromium, as the Chapada secretariat: the driver and his vehicle typed into the registry
-forms → request → approve → vistoria → fee DAM → payment → active → sticker → public check "válida";
+forms (the vehicle's driver picked from the register, each saved record opened by "Abrir o registro") → request → approve → vistoria → fee DAM → payment → active → sticker → public check "válida";
 and an 11-year-old car refused with its article.
 
 The store is the base demo (users, municipalities, parameters, DAMs, platforms) without the
 ride-hailing demo records, which take a minute to load and are not needed here. The driver's
-documents and the second driver with the old car are loaded through the services: the documents
+documents (once the driver is registered: a document names a registered driver) and the second driver
+with the old car are loaded through the services: the documents
 form is one submit per certificate (8 in Chapada) and would add ~20 s; AppTest covers it.
 """
 from __future__ import annotations
@@ -40,23 +41,34 @@ def _new_driver() -> dict:
     }
 
 
-def _load(data: Path, driver_cpf: str) -> None:
-    """Through the services: the typed driver's documents, and a driver with an 11-year-old car."""
+LOAD_PREAMBLE = (
+    "import random, sys\n"
+    "from datetime import timedelta\n"
+    "from services.store import connect\n"
+    "from services import clock\n"
+    "from services.auth import Actor\n"
+    "from seed import ridehailing as demo\n"
+    "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('chapada',)); day = clock.today()\n"
+)
+
+
+def _run(data: Path, code: str, *args: str) -> None:
     env = {**os.environ, "PAINEL_DATA_DIR": str(data)}
-    code = (
-        "import random, sys\n"
-        "from datetime import timedelta\n"
-        "from services.store import connect\n"
-        "from services import clock\n"
-        "from services.auth import Actor\n"
-        "from seed import ridehailing as demo\n"
-        "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('chapada',)); day = clock.today()\n"
-        "demo.add_documents(db, actor, 'chapada', sys.argv[1], day - timedelta(days=10))\n"
-        "demo.register(db, actor, 'chapada', random.Random(778), day, driver={'name': 'Otávio Carro Antigo'},"
-        " vehicle={'model_year': day.year - 11})\n"
-    )
-    subprocess.run([sys.executable, "-c", code, driver_cpf], cwd=ROOT, env=env, check=True, capture_output=True,
-                   text=True)
+    env.pop("MONGODB_URI", None)
+    subprocess.run([sys.executable, "-c", LOAD_PREAMBLE + code, *args], cwd=ROOT, env=env, check=True,
+                   capture_output=True, text=True)
+
+
+def _load(data: Path) -> None:
+    """Through the services: a driver with an 11-year-old car."""
+    _run(data, "demo.register(db, actor, 'chapada', random.Random(778), day, driver={'name': 'Otávio Carro Antigo'},"
+               " vehicle={'model_year': day.year - 11})\n")
+
+
+def load_documents(data: Path, driver_cpf: str) -> None:
+    """Through the services, once the clerk registered the driver: his documents (a document names a
+    registered driver)."""
+    _run(data, "demo.add_documents(db, actor, 'chapada', sys.argv[1], day - timedelta(days=10))\n", driver_cpf)
 
 
 BASE_DEMO = (
@@ -76,9 +88,9 @@ def panel(tmp_path_factory):
     env.pop("PAINEL_PUBLIC_URL", None)  # the sticker's QR must lead where the browser reached the panel
     subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
     people = _new_driver()
-    _load(data, people["cpf"])
+    _load(data)
     with served(env, port) as url:
-        yield url, people
+        yield url, people, data
 
 
 @pytest.fixture(scope="module")
@@ -121,26 +133,6 @@ def typed(page, label: str, value: str) -> None:
     field.press("Tab")
 
 
-def open_saved(page, picker: str, text: str, attempts: int = 20) -> None:
-    """Open the record just saved by its picker, retrying while the save's rerun lands."""
-    for _ in range(attempts):
-        page.get_by_label(picker, exact=True).first.click()
-        page.keyboard.type(text)
-        option = page.get_by_role("option").filter(has_text=text)
-        if option.count():
-            option.first.click()
-            return
-        page.keyboard.press("Escape")
-        page.wait_for_timeout(500)
-    pytest.fail(f"{text} não apareceu em '{picker}' depois de salvar")
-
-
-def show_plate(plate: str) -> str:
-    from services import fields
-
-    return fields.show("plate", plate)
-
-
 def tick(page, *labels: str) -> None:
     for label in labels:
         page.get_by_role("checkbox", name=label, exact=True).locator("visible=true").first.check(force=True)
@@ -161,7 +153,7 @@ def request(page, driver_name: str) -> None:
     page.get_by_role("tab", name="Autorizações").click()
 
 
-def register_driver(page, person: dict) -> None:
+def register_driver(page, person: dict, data: Path) -> None:
     go(page, "Condutores")
     page.get_by_role("tab", name="Novo condutor").click()
     typed(page, "Nome completo *", person["name"])
@@ -176,8 +168,9 @@ def register_driver(page, person: dict) -> None:
     tick(page, "Reside no Município *", "CNH com observação EAR", "Contribuinte individual do INSS",
          "Declarou serviço exclusivo por plataforma", "Apto para a função (atestado)")
     page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
-    page.get_by_role("tab", name="Lista").click()
-    open_saved(page, "Abrir condutor", person["name"])
+    page.get_by_role("button", name="Abrir o registro").wait_for(timeout=30000)
+    load_documents(data, person["cpf"])
+    page.get_by_role("button", name="Abrir o registro").click()  # the saved record, one click away
     wait_text(page, "Condutor: atende a todos os requisitos da lei.")
 
 
@@ -203,11 +196,11 @@ def register_vehicle(page, person: dict) -> None:
 
 
 def test_request_to_public_check(panel, browser):
-    url, person = panel
+    url, person, data = panel
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = context.new_page()
     login(page, url, "secretaria.chapada")
-    register_driver(page, person)
+    register_driver(page, person, data)
     shot(page, "00_driver_typed")
     register_vehicle(page, person)
     request(page, "Beatriz Navegadora Teste")
@@ -266,7 +259,7 @@ def test_request_to_public_check(panel, browser):
 
 
 def test_an_11_year_old_car_is_refused_with_its_article(panel, browser):
-    url, _ = panel
+    url, _, _ = panel
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     login(page, url, "secretaria.chapada")
     request(page, "Otávio Carro Antigo")
