@@ -9,7 +9,9 @@ from rules.ridehailing.lifecycle import Status
 from services import clock, entities, ridehailing, ridehailing_documents, ridehailing_queue
 from ui import common
 from ui.entity import entity_list, field_error, forget, form_errors, submit
-from ui.ridehailing import authorization_picker, clear_reads, finding_word, findings_table, flash, pendencias
+from ui.ridehailing import (
+    authorization_picker, authorization_step, clear_reads, finding_word, findings_table, flash, go, pendencias,
+)
 
 actor = common.guard("write")
 db = common.db()
@@ -67,6 +69,7 @@ def record() -> None:
                                                     "sem realizar serviços.")
             st.session_state["insp_last"] = outcome.decision.findings
             st.session_state["insp_last_id"] = outcome.inspection_id
+            st.session_state["insp_last_auth"] = chosen
             st.session_state.pop("insp_auth", None)
             st.rerun()
 
@@ -82,6 +85,10 @@ last = st.session_state.get("insp_last")
 if last:
     findings_table(last, "insp_last_findings")
     report_button(st.session_state["insp_last_id"], "insp_last_report")
+    step = authorization_step(actor, mun, st.session_state["insp_last_auth"]) \
+        if st.session_state.get("insp_last_auth") else None
+    if step and step.label != "Registrar vistoria":
+        go(step, "insp_next")
 
 def convocations(queue: list[ridehailing_queue.Pendencia]) -> None:
     """Call an active authorization to an extraordinary vistoria and print the notice."""
