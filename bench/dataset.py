@@ -108,6 +108,12 @@ class _SinkCollection:
     def find_one(self, *args: Any, **kwargs: Any) -> None:
         return None
 
+    def distinct(self, key: str, query: dict, *args: Any, **kwargs: Any) -> list:
+        """A reference check (``entities.check_references``) finds every value asked: the dataset
+        writes each driver and platform before the records that name them."""
+        wanted = query.get(key, {})
+        return list(wanted.get("$in", [])) if isinstance(wanted, dict) else [wanted]
+
     def update_one(self, *args: Any, **kwargs: Any) -> None:
         """Side writes of a service (the audit's action list) are rebuilt by bootstrap at start."""
         return None
