@@ -74,7 +74,8 @@ def test_token_of_another_install_is_refused(db, issued, monkeypatch):
 # ---- laudo de vistoria (CG art. 14 I–IX and art. 17 §2; MP art. 14 §1 and art. 15 §2) ----
 
 @pytest.mark.parametrize("municipality, failed_item, item_article, fix_article", [
-    pytest.param("chapada", "III", "art. 14, III", "art. 17, §2º", id="CG art. 14 III failed: 5 days of art. 17 §2"),
+    # item III (age) is computed from the model year, not ticked: item IV is the one the inspector fails here
+    pytest.param("chapada", "IV", "art. 14, IV", "art. 17, §2º", id="CG art. 14 IV failed: 5 days of art. 17 §2"),
     pytest.param("matupa", "VIII", "art. 14, §1º, VIII", "art. 15, §2º", id="MP art. 14 §1 VIII failed: art. 15 §2"),
     pytest.param("chapada", None, "art. 14, IX", "", id="CG art. 14: every item passed, approved"),
     pytest.param("matupa", None, "art. 14, §1º, VIII", "", id="MP art. 14 §1: every item passed, approved"),
