@@ -6,7 +6,7 @@ import streamlit as st
 from rules.fmt import day
 from services import clock, entities, ridehailing, ridehailing_platforms
 from ui import common
-from ui.entity import announce, announced, entity_form, entity_import, entity_list, field_error, form_errors, forget, record_picker, submit
+from ui.entity import announce, announced, entity_form, entity_import, entity_list, field_error, form_errors, forget, record_picker, saved_panel, submit
 from ui.ridehailing import verdict
 
 actor = common.guard("write")
@@ -82,6 +82,7 @@ with tab_list:
         if ok:
             platform_detail(doc)
 with tab_new:
-    entity_form(spec, actor, mun)
+    entity_form(spec, actor, mun,
+                after_save=lambda record_id: saved_panel(spec, actor, mun, record_id, "plat_tabs", "plat_open"))
 with tab_import:
     entity_import(spec, actor, mun)

@@ -266,6 +266,7 @@ def test_an_11_year_old_car_is_refused_with_its_article(panel, browser):
     wait_text(page, "Veículo — Não atende: 1 requisito não atendido")
     assert page.get_by_role("button", name="Aprovar").is_disabled()
     page.get_by_role("button", name="Indeferir").click()
+    page.get_by_role("button", name="Confirmar").click()
     wait_text(page, "Indeferido: Veículo com 11 anos; o máximo é 10 (Decreto 06/2026 (Chapada dos Guimarães), "
                     "art. 14, III")
     shot(page, "08_refused")

@@ -226,3 +226,30 @@ def test_the_verdict_is_one_line_with_words_not_colour_emoji(db):
     words = {w for t in tables for w in t["Situação"]}
     assert words <= {"✓ Atende", "? Falta comprovar", "✗ Não atende", "! Atenção", "i Informação"}
     assert not any(ch in "".join(t.to_string() for t in tables) for ch in "✅❌⚠️ℹ️🔴")
+
+
+def test_a_saved_taxpayer_is_one_click_from_its_record(db):
+    at = page("taxpayers.py")
+    form = "taxpayers_form_new"
+    at.text_input(key=f"{form}_name").input("Associação Teste")
+    at.text_input(key=f"{form}_document").input(random_cpf(random.Random(8)))
+    at.selectbox(key=f"{form}_kind").set_value("pf")
+    at.text_input(key=f"{form}_address").input("Rua B, 2")
+    button(at, "Salvar").click().run()
+    assert not at.exception
+    assert at.text_input(key=f"{form}_name").value == ""
+    button(at, "Abrir o registro").click().run()
+    assert "Editar contribuinte" in [s.value for s in at.subheader]
+    edit = next(t for t in at.text_input if t.key and t.key.endswith("_name") and t.key != f"{form}_name")
+    assert edit.value == "Associação Teste"
+
+
+def test_a_refusal_is_confirmed_before_it_is_recorded(db):
+    auth = requested(db, "chapada", vehicle={"model_year": TODAY.year - 11})
+    at = page("authorizations.py")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    at.button(key="auth_refuse").click().run()
+    assert "Indeferir o requerimento" in texts(at, "warning")
+    assert ridehailing.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
+    at.button(key="auth_refuse_no").click().run()
+    assert ridehailing.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED

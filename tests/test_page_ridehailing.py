@@ -100,6 +100,7 @@ def test_refusal_on_the_authorization_screen_cites_the_article(db):
     at.selectbox(key="auth_open").set_value(auth).run()
     assert at.button(key="auth_approve").disabled
     at.button(key="auth_refuse").click().run()
+    at.button(key="auth_refuse_yes").click().run()  # a refusal ends the request: it is confirmed first
     assert "Indeferido: Veículo com 11 anos; o máximo é 10 (Decreto 06/2026 (Chapada dos Guimarães), art. 14, III" \
         in texts(at, "success")
 

@@ -24,9 +24,12 @@ def entity_page(entity: str, title: str | None = None) -> None:
     spec = entities.spec_for(common.db(), entity, mun)
     common.page_header(title or spec.label_plural)
     announced()
-    tab_list, tab_new, tab_import = st.tabs(["Lista", f"Novo(a) {spec.label.lower()}", "Importar CSV"])
+    tabs_key, open_key = f"{entity}_tabs", f"{entity}_open"
+    tab_list, tab_new, tab_import = st.tabs(["Lista", f"Novo(a) {spec.label.lower()}", "Importar CSV"],
+                                            key=tabs_key, on_change="rerun")
     with tab_list:
-        selected = entity_list(spec, actor, mun)
+        selected = entity_list(spec, actor, mun) or (record_picker(
+            entity, actor, mun, f"Abrir {spec.label.lower()}", lambda d: describe(entity, d), open_key) or {}).get("id")
         if selected:
             st.divider()
             st.subheader(f"Editar {spec.label.lower()}")
@@ -34,9 +37,33 @@ def entity_page(entity: str, title: str | None = None) -> None:
             if ok:
                 entity_form(spec, actor, mun, doc)
     with tab_new:
-        entity_form(spec, actor, mun)
+        entity_form(spec, actor, mun,
+                    after_save=lambda record_id: saved_panel(spec, actor, mun, record_id, tabs_key, open_key))
     with tab_import:
         entity_import(spec, actor, mun)
+
+
+def _open_saved(tabs_key: str, open_key: str, record_id: str, saved_key: str) -> None:
+    st.session_state[tabs_key] = "Lista"
+    st.session_state[open_key] = record_id
+    st.session_state.pop(saved_key, None)
+
+
+def saved_panel(spec: EntitySpec, actor, mun: str, record_id: str, tabs_key: str, open_key: str,
+                next_step: Callable[[dict], None] | None = None) -> None:
+    """Above a blank new-record form: what was saved, "Abrir o registro" and the next step (when given)."""
+    ok, doc = common.attempt(entities.get, common.db(), actor, spec.name, mun, record_id)
+    if not ok:
+        return
+    with st.container(border=True):
+        st.success(f"{spec.label} {describe(spec.name, doc)} salvo(a). O formulário abaixo está limpo para um "
+                   "novo cadastro.", icon=":material/check_circle:")
+        cols = st.columns(2)
+        cols[0].button("Abrir o registro", key=f"{spec.name}_saved_open", icon=":material/open_in_new:",
+                       on_click=_open_saved, args=(tabs_key, open_key, record_id, f"{spec.name}_form_new_saved"))
+        if next_step:
+            with cols[1]:
+                next_step(doc)
 
 
 def record_picker(entity: str, actor, mun: str, label: str, describe, key: str,
@@ -194,11 +221,12 @@ def announced() -> None:
         st.toast(text, icon=":material/check_circle:")
 
 
-def confirm_button(label: str, key: str, question: str, disabled: bool = False) -> bool:
+def confirm_button(label: str, key: str, question: str, disabled: bool = False,
+                   icon: str = ":material/delete:") -> bool:
     """A destructive action in two steps: the first click asks ``question``; "Confirmar" returns True."""
     armed = f"{key}_armed"
     if not st.session_state.get(armed):
-        if st.button(label, key=key, icon=":material/delete:", disabled=disabled):
+        if st.button(label, key=key, icon=icon, disabled=disabled):
             st.session_state[armed] = True
             st.rerun()
         return False

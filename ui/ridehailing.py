@@ -14,7 +14,7 @@ from services import clock, config, entities, ridehailing, ridehailing_changes, 
 from services.entities import EntitySpec
 from ui import common
 from ui.entity import (
-    announced, describe, entity_form, entity_import, entity_list, field_error, form_errors, form_fields, references, submit,
+    announced, saved_panel, entity_form, entity_import, entity_list, field_error, form_errors, form_fields, references, submit,
 )
 
 READ_TTL_SECONDS = 300  # cached lists live at most this long; writes change the data version sooner
@@ -342,12 +342,6 @@ def next_step_bar(entity: str, actor, mun: str, doc: dict, key: str) -> None:
             go(step, key)
 
 
-def _open_saved(tabs_key: str, open_key: str, record_id: str, saved_key: str) -> None:
-    st.session_state[tabs_key] = "Lista"
-    st.session_state[open_key] = record_id
-    st.session_state.pop(saved_key, None)
-
-
 def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, detail, open_key: str) -> None:
     """List (with a picker when no row is selected) and the detail of the chosen record; new; import.
 
@@ -355,22 +349,11 @@ def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, det
     tabs_key = f"{spec.name}_tabs"
     announced()
     tab_list, tab_new, tab_import = st.tabs(["Lista", new_label, "Importar CSV"], key=tabs_key, on_change="rerun")
-    saved_key = f"{spec.name}_form_new_saved"
 
-    def saved(record_id: str) -> None:
-        ok, doc = common.attempt(entities.get, common.db(), actor, spec.name, mun, record_id)
-        if not ok:
-            return
-        with st.container(border=True):
-            st.success(f"{spec.label} {describe(spec.name, doc)} salvo(a). O formulário abaixo está limpo para "
-                       "um novo cadastro.", icon=":material/check_circle:")
-            cols = st.columns(2)
-            cols[0].button("Abrir o registro", key=f"{spec.name}_saved_open", icon=":material/open_in_new:",
-                           on_click=_open_saved, args=(tabs_key, open_key, record_id, saved_key))
-            step = next_step(spec.name, actor, mun, doc)
-            if step:
-                with cols[1]:
-                    go(step, f"{spec.name}_saved_next")
+    def then(doc: dict) -> None:
+        step = next_step(spec.name, actor, mun, doc)
+        if step:
+            go(step, f"{spec.name}_saved_next")
 
     with tab_list:
         selected = entity_list(spec, actor, mun) or picker()
@@ -380,6 +363,7 @@ def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, det
             if ok:
                 detail(doc)
     with tab_new:
-        entity_form(spec, actor, mun, after_save=saved)
+        entity_form(spec, actor, mun,
+                    after_save=lambda record_id: saved_panel(spec, actor, mun, record_id, tabs_key, open_key, then))
     with tab_import:
         entity_import(spec, actor, mun)
