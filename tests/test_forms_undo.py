@@ -232,3 +232,40 @@ def test_a_missing_medical_certificate_is_unproven_not_a_disqualifying_illness(d
     assert "Documento não apresentado: Atestado médico de aptidão" in unproven
     assert "Aptidão para a função não comprovada (atestado médico)" in unproven
     assert not any("Moléstia" in f.message for f in decision.findings)
+
+
+# ---- the authorization list: status filter on the date, sort, exports (item 3) ----
+
+def test_the_status_filter_counts_an_authorization_expired_by_time(db):
+    from seed.ridehailing import _flow
+
+    from tests.ridehailing_data import set_fee
+
+    set_fee(db, "chapada")
+    active = _flow(db, ACTOR, "chapada", random.Random(31), clock.today() - timedelta(days=10), "active")
+    waiting = requested(db, "chapada", seed=32)
+    after_year = date(clock.today().year + 1, 1, 2)  # Chapada: valid to 31/12 of the payment year (art. 9, §1)
+    ids = lambda status, on: [r.id for r in ridehailing.authorization_page(db, ACTOR, "chapada", on,
+                                                                            status=status).rows]
+    assert ids("active", clock.today()) == [active]
+    assert ids("active", after_year) == [] and ids("expired", after_year) == [active]
+    assert ids("requested", clock.today()) == [waiting]
+    with pytest.raises(ValidationFailed):
+        ridehailing.authorization_page(db, ACTOR, "chapada", clock.today(), status="$ne")
+
+
+def test_the_authorization_export_is_what_the_filter_shows(db):
+    import io
+
+    from openpyxl import load_workbook
+
+    requested(db, "chapada")
+    approved = requested(db, "chapada", seed=2)
+    ridehailing.approve(db, ACTOR, "chapada", approved, clock.today())
+    data = ridehailing.export_authorizations(db, ACTOR, "chapada", clock.today(), status="awaiting_inspection")
+    sheet = load_workbook(io.BytesIO(data)).active
+    rows = list(sheet.iter_rows(values_only=True))
+    assert list(rows[0]) == ridehailing.ROW_COLUMNS
+    assert [r[6] for r in rows[1:]] == ["Aguardando vistoria"]
+    text = ridehailing.export_authorizations(db, ACTOR, "chapada", clock.today(), kind="csv").decode("utf-8-sig")
+    assert text.splitlines()[0].split(";") == ridehailing.ROW_COLUMNS and len(text.splitlines()) == 3
