@@ -253,3 +253,4 @@ def test_a_refusal_is_confirmed_before_it_is_recorded(db):
     assert ridehailing.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
     at.button(key="auth_refuse_no").click().run()
     assert ridehailing.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
+

@@ -126,6 +126,8 @@ def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind
                          key=f"{key}_table", column_config=column_config)
     nav = st.columns([2, 2, 2, 2, 2])
     if pages is not None:
+        if st.session_state.get(f"{key}_page", 1) > max(1, pages):  # a narrower filter has fewer pages
+            st.session_state[f"{key}_page"] = max(1, pages)
         nav[0].number_input("Página", min_value=1, max_value=max(1, pages), key=f"{key}_page")
         nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page")
     shown = f"{total} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
@@ -181,8 +183,8 @@ def form_errors(form_key: str, names=()) -> None:
 
 def submit(form_key: str, action: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
     """Run a form's service call. On failure the errors are kept by field for :func:`field_error` and
-    :func:`form_errors` (shown on the rerun this triggers, with every typed value kept); on success
-    they are cleared. Returns (ok, result); never a traceback."""
+    :func:`form_errors` and the page reruns to show them, every typed value kept (so the call does not
+    return); on success they are cleared and (True, result) is returned. Never a traceback."""
     try:
         result = action(*args, **kwargs)
     except ValidationFailed as exc:
@@ -198,8 +200,7 @@ def submit(form_key: str, action: Callable[..., Any], *args: Any, **kwargs: Any)
         st.session_state.pop(f"{form_key}_errors", None)
         return True, result
     st.session_state[f"{form_key}_errors"] = errors
-    st.rerun()
-    return False, errors  # pragma: no cover — st.rerun() does not return
+    st.rerun()  # shows the errors under their fields; never returns
 
 
 def forget(*keys: str) -> None:
@@ -357,7 +358,7 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, afte
         st.session_state.pop(version_key, None)
         announce(f"{spec.label} salvo(a).")
     else:
-        ok, new_id = submit(form_key, entities.create, common.db(), actor, spec.name, mun, values)
+        _, new_id = submit(form_key, entities.create, common.db(), actor, spec.name, mun, values)
         _forget(spec, form_key)
         if after_save:
             st.session_state[f"{form_key}_saved"] = new_id
