@@ -1,0 +1,32 @@
+"""Demo corrections of the ride-hailing registry: what a clerk undoes when something was entered by
+mistake — a protocol typed twice, cancelled with its reason, and a certificate entered for the wrong
+driver, removed with its reason (both kept in the store and in the audit log)."""
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+from pymongo.database import Database
+
+from seed import ridehailing as demo
+from services import clock, entities, ridehailing
+from services.auth import Actor
+from services.entities import ListQuery
+
+
+def seed_corrections(db: Database) -> None:
+    """Once (skipped when a correction is already there), in Chapada dos Guimarães."""
+    if db["audit"].count_documents({"action": {"$in": ["cancelled", "remove"]}}) > 0:
+        return
+    actor = Actor("carga.chapada", "Carga de demonstração", "secretaria", ("chapada",))
+    today = clock.today()
+    cpf, plate = demo.register(db, actor, "chapada", random.Random(61), today - timedelta(days=1),
+                               driver={"name": "Márcio Protocolo Duplicado (demonstração)"})
+    twice = ridehailing.request_authorization(db, actor, "chapada", cpf, plate, today - timedelta(days=1))
+    ridehailing.cancel_request(db, actor, "chapada", twice, "Protocolado em duplicidade (demonstração)")
+    ridehailing.request_authorization(db, actor, "chapada", cpf, plate, today)
+    wrong = entities.list_all(db, actor, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))[0]
+    entities.remove(db, actor, "driver_documents", "chapada", wrong["id"],
+                    "Certidão de outro condutor lançada por engano (demonstração)")
+    demo.add_documents(db, actor, "chapada", cpf, today - timedelta(days=2),
+                       missing=tuple(c for c in demo.DOCUMENTS["chapada"] if c != wrong["code"]))
