@@ -6,9 +6,9 @@ import streamlit as st
 
 from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
-from services import clock, entities, ridehailing, ridehailing_documents, ridehailing_queue
+from services import clock, entities, exports, ridehailing, ridehailing_documents, ridehailing_queue
 from ui import common
-from ui.entity import entity_list, field_error, forget, form_errors, submit
+from ui.entity import entity_list, field_error, forget, form_errors, list_view, submit
 from ui.ridehailing import (
     authorization_picker, authorization_step, clear_reads, finding_word, findings_table, flash, go, pendencias,
 )
@@ -124,17 +124,23 @@ def convocations(queue: list[ridehailing_queue.Pendencia]) -> None:
 # Streamlit runs every tab: the queue is built once, before the tabs, and shared.
 queue_ok, queue = pendencias(actor, mun)
 tab_record, tab_due, tab_call, tab_list = st.tabs(
-    ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"])
+    ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"],
+    key="insp_tabs", on_change="rerun")
 with tab_record:
     record()
 with tab_due:
     if queue_ok:
         rows = [p for p in queue if p.kind.startswith("Vistoria") or p.kind == "Pendências da vistoria"]
-        st.dataframe(pd.DataFrame([{"Prazo": day(p.due), "Atrasada": "Sim" if p.late else "", "Tipo": p.kind,
-                                    "Placa": show_plate(p.plate), "Protocolo": p.protocol, "Situação": p.message}
-                                   for p in rows],
-                                  columns=["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]),
-                     hide_index=True, width="stretch", key="insp_due_table")
+        due_columns = ["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]
+        due = [{"Prazo": p.due, "Atrasada": "Sim" if p.late else "Não", "Tipo": p.kind, "Placa": show_plate(p.plate),
+                "Protocolo": p.protocol, "Situação": p.message} for p in rows]
+        index = list_view("insp_due", pd.DataFrame([{**r, "Prazo": day(r["Prazo"])} for r in due], columns=due_columns),
+                          len(due), None, "Vistorias a vencer", mun, lambda: exports.to_csv(due, due_columns),
+                          lambda: exports.to_xlsx(due, due_columns, sheet="Vistorias a vencer"), "vistoria(s)")
+        if index is not None:
+            st.button("Registrar a vistoria desta autorização", key="insp_due_open", type="primary",
+                      icon=":material/fact_check:", on_click=st.session_state.update,
+                      args=({"insp_auth": rows[index].authorization_id, "insp_tabs": "Registrar vistoria"},))
 with tab_call:
     if queue_ok:
         convocations(queue)

@@ -7,11 +7,11 @@ import streamlit as st
 
 from rules import fmt
 from rules.params import ParameterMissing
-from services import clock, fields, parameters
+from services import clock, exports, fields, parameters
 from services.parameter_labels import label
 from services.errors import ValidationFailed
 from ui import common
-from ui.entity import announce, announced, field_error, forget, form_errors, submit
+from ui.entity import announce, announced, export_buttons, field_error, forget, form_errors, submit
 
 actor = common.guard("admin")
 common.page_header("Parâmetros", "Valores com data de vigência e o ato que os fixou")
@@ -54,8 +54,11 @@ table = pd.DataFrame([{
     "Em vigor hoje": "Sim" if current.get(r["name"]) and current[r["name"]].effective == parameters.parse_date(r["effective"]) else "",
 } for r in rows if chosen in ("(todos)", r["name"])])
 st.dataframe(table, hide_index=True, width="stretch")
-st.download_button("Exportar CSV", table.to_csv(index=False, sep=";").encode("utf-8-sig"),
-                   f"parametros_{mun}.csv", "text/csv", key="params_export")
+records = table.to_dict("records")
+export_places = st.columns([2, 2, 6])
+export_buttons(export_places[0], export_places[1], "Parâmetros", mun, "params",
+               lambda: exports.to_csv(records, list(table.columns)),
+               lambda: exports.to_xlsx(records, list(table.columns), sheet="Parâmetros"))
 
 st.subheader("Nova versão")
 st.caption("Tabelas (como a de preços públicos) são atualizadas na tela do próprio módulo.")

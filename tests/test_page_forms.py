@@ -254,3 +254,21 @@ def test_a_refusal_is_confirmed_before_it_is_recorded(db):
     at.button(key="auth_refuse_no").click().run()
     assert ridehailing.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
 
+
+
+def test_a_vistoria_due_opens_in_the_record_tab(db):
+    auth = requested(db, "chapada")
+    ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    at = page("inspections.py")
+    assert "Exportar XLSX (filtro atual)" in [b.proto.label for b in at.get("download_button")]
+    at.session_state["insp_due_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    at.button(key="insp_due_open").click().run()
+    assert not at.exception
+    assert at.session_state["insp_auth"] == auth and at.session_state["insp_tabs"] == "Registrar vistoria"
+
+
+def test_the_parameters_list_exports_xlsx(db):
+    at = page("parameters.py", TI)
+    assert [b.proto.label for b in at.get("download_button")][:2] == ["Exportar CSV (filtro atual)",
+                                                                      "Exportar XLSX (filtro atual)"]
