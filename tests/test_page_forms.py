@@ -272,3 +272,21 @@ def test_the_parameters_list_exports_xlsx(db):
     at = page("parameters.py", TI)
     assert [b.proto.label for b in at.get("download_button")][:2] == ["Exportar CSV (filtro atual)",
                                                                       "Exportar XLSX (filtro atual)"]
+
+
+def test_the_next_step_opens_the_vehicle_form_with_the_driver_picked(db):
+    from seed.ridehailing import driver_values
+
+    values = driver_values(random.Random(12), "chapada", TODAY)
+    driver_id = entities.create(db, ACTORS["chapada"], "drivers", "chapada", values)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["actor"] = ACTORS["chapada"]
+    at.session_state["municipality"] = "chapada"
+    at.run()
+    at.switch_page("pages/drivers.py").run()
+    at.selectbox(key="drivers_open").set_value(driver_id).run()
+    button(at, "Cadastrar o veículo").click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Veículos"]
+    assert at.session_state["vehicles_tabs"] == "Novo veículo"
+    assert at.selectbox(key="vehicles_form_new_driver_cpf").value == values["cpf"]
