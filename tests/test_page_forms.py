@@ -290,3 +290,18 @@ def test_the_next_step_opens_the_vehicle_form_with_the_driver_picked(db):
     assert [t.value for t in at.title] == ["Veículos"]
     assert at.session_state["vehicles_tabs"] == "Novo veículo"
     assert at.selectbox(key="vehicles_form_new_driver_cpf").value == values["cpf"]
+
+
+def test_an_older_unregistered_reference_is_shown_and_kept_on_edit(db):
+    cpf, _ = register(db, "chapada")
+    db["drivers"].update_one({"cpf": cpf}, {"$set": {"platform_cnpj": "11222333000181"}})  # saved before the rule
+    driver = ridehailing.driver_record(db, "chapada", cpf)
+    at = open_driver(db, cpf)
+    key = f"drivers_change_{driver['id']}"
+    assert at.selectbox(key=f"{key}_platform_cnpj").value == "11222333000181"
+    at.date_input(key=f"{key}_changed_on").set_value(TODAY)
+    at.text_input(key=f"{key}_address").input("Rua Nova, 5")
+    button(at, "Salvar alteração").click().run()
+    assert not at.exception
+    after = ridehailing.driver_record(db, "chapada", cpf)
+    assert (after["address"], after["platform_cnpj"]) == ("Rua Nova, 5", "11222333000181")

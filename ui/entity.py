@@ -268,13 +268,12 @@ def reference_picker(f: Field, key: str, current: Any, actor, mun: str, error: s
     chosen = st.session_state.get(key)
     if chosen and chosen not in found:  # keep the current choice while another term is typed
         ok, doc = common.attempt(entities.referenced, common.db(), actor, collection, mun, key_field, chosen)
-        if ok and doc:
+        if ok:  # a value saved before it had to be registered stays shown, never silently dropped
             found = {chosen: doc, **found}
-        elif ok:
-            st.session_state.pop(key, None)
     target = entities.spec(collection).label_plural.lower()
     picked = st.selectbox(f.label + (" *" if f.required else ""), list(found), index=None, key=key,
-                          format_func=lambda v: describe(collection, found[v]) if v in found else f.show(v),
+                          format_func=lambda v: describe(collection, found[v]) if found.get(v)
+                          else f"{f.show(v)} (não está no cadastro)",
                           placeholder=f"Escolha no cadastro de {target}…" if found
                           else f"Nenhum registro em {target} com esta busca", help=f.help or None)
     if error:
