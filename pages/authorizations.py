@@ -81,7 +81,8 @@ def evaluation(doc: dict) -> None:
     with right:
         note = st.text_area("Motivo do indeferimento (além dos requisitos não atendidos)", key="auth_refuse_note")
         if confirm_button("Indeferir", "auth_refuse", f"Indeferir o requerimento {doc['protocol']}? O indeferimento "
-                          "encerra o pedido, com os requisitos não atendidos e o motivo acima.", icon=":material/block:"):
+                          "encerra o pedido, com os requisitos não atendidos e o motivo acima.",
+                          icon=":material/block:"):
             ok, reasons = common.attempt(ridehailing.refuse, db, actor, mun, doc["id"], on, note)
             if ok:
                 done("Indeferido: " + "; ".join(reasons), doc["id"])

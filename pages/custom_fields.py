@@ -78,5 +78,6 @@ with st.form("cf_new"):
         submit("cf_new", entities.add_custom_field, db, actor, entity, mun, label, kind, required,
                choices.split(",") if choices else [])
         forget("cf_label", "cf_choices", "cf_required")
-        announce(f"Campo '{label}' adicionado. Ele já aparece no formulário, na lista, na exportação e na importação.")
+        announce(f"Campo '{label}' adicionado. Ele já aparece no formulário, na lista, na exportação e na "
+                 "importação.")
         st.rerun()

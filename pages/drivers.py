@@ -68,10 +68,11 @@ def documents(cpf: str) -> None:
     rows = children("driver_documents", cpf)
     labels = dict(entities.SPECS["driver_documents"].field("code").choices)
     required = {req.code: req.label for req in rules.documents}
-    handed = [{"Documento": required.get(r["code"]) or labels.get(r["code"], r["code"]), "Emissão": day(r["issued_on"]),
+    handed = [{"Documento": required.get(r["code"]) or labels.get(r["code"], r["code"]),
+               "Emissão": day(r["issued_on"]),
                "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—"} for r in rows]
-    removable_table("driver_documents", rows, pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]),
-                    "drivers_docs", "o documento",
+    removable_table("driver_documents", rows,
+                    pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), "drivers_docs", "o documento",
                     lambda r: f"{labels.get(r['code'], r['code'])} emitido(a) em {day(r['issued_on'])}")
     form = "drivers_doc_form"
 

@@ -6,7 +6,10 @@ import streamlit as st
 from rules.fmt import day
 from services import clock, entities, ridehailing, ridehailing_platforms
 from ui import common
-from ui.entity import announce, announced, entity_form, entity_import, entity_list, field_error, form_errors, forget, record_picker, saved_panel, submit
+from ui.entity import (
+    announce, announced, entity_form, entity_import, entity_list, field_error, forget, form_errors, record_picker,
+    saved_panel, submit,
+)
 from ui.ridehailing import verdict
 
 actor = common.guard("write")

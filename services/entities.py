@@ -289,7 +289,8 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
     return clean
 
 
-def check_references(db: Database, spec: EntitySpec, municipality: str, rows: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
+def check_references(db: Database, spec: EntitySpec, municipality: str,
+                     rows: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
     """The errors by row index and field of the reference values that name no registered record.
 
     A vehicle's driver, a driver's platform, a document's driver: each reference field is checked

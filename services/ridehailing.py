@@ -30,7 +30,9 @@ from rules.ridehailing.concepts import (
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from rules.calendar import LegalCalendar
 from rules.params import ParameterBook
-from services import audit, clock, entities, events, exports, numbers, parameters, specs, store  # noqa: F401  (specs registers the entity specs)
+from services import (  # noqa: F401  (specs registers the entity specs)
+    audit, clock, entities, events, exports, numbers, parameters, specs, store,
+)
 from services.auth import Actor, authorize
 from services.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, parse_date

@@ -1,5 +1,6 @@
 """In headless Chromium, as the Chapada secretariat: the driver and his vehicle typed into the registry
-forms (the vehicle's driver picked from the register, each saved record opened by "Abrir o registro") → request → approve → vistoria → fee DAM → payment → active → sticker → public check "válida";
+forms (the vehicle's driver picked from the register, each saved record opened by "Abrir o registro")
+→ request → approve → vistoria → fee DAM → payment → active → sticker → public check "válida";
 and an 11-year-old car refused with its article.
 
 The store is the base demo (users, municipalities, parameters, DAMs, platforms) without the

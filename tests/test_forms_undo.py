@@ -105,7 +105,8 @@ def test_a_removal_needs_a_reason_and_happens_once(db):
 def test_a_removal_over_a_changed_record_is_refused(db):
     cpf, _ = register(db, "chapada")
     doc = documents_of(db, cpf)[0]
-    entities.update(db, ACTOR, "driver_documents", "chapada", doc["id"], {"issued_on": doc["issued_on"] - timedelta(days=1)})
+    entities.update(db, ACTOR, "driver_documents", "chapada", doc["id"],
+                    {"issued_on": doc["issued_on"] - timedelta(days=1)})
     with pytest.raises(Conflict):
         entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "Errado", expected_version=doc["version"])
     assert "removed" not in entities.get(db, ACTOR, "driver_documents", "chapada", doc["id"])
@@ -122,7 +123,8 @@ def test_a_removed_infraction_no_longer_refuses_the_driver(db):
     entities.create(db, ACTOR, "traffic_infractions", "chapada", {
         "driver_cpf": cpf, "committed_on": clock.today() - timedelta(days=30), "severity": "gravissima"})
     assert not ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
-    infraction = entities.list_all(db, ACTOR, "traffic_infractions", "chapada", ListQuery(filters={"driver_cpf": cpf}))[0]
+    infraction = entities.list_all(db, ACTOR, "traffic_infractions", "chapada",
+                                   ListQuery(filters={"driver_cpf": cpf}))[0]
     entities.remove(db, ACTOR, "traffic_infractions", "chapada", infraction["id"], "Infração de outro condutor")
     assert ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
 
@@ -217,7 +219,8 @@ def test_a_platform_not_credentialed_does_not_meet_the_law(db, status, ok):
     today = clock.today()
     platform = entities.create(db, ACTOR, "platforms", "chapada", {
         "name": "Plataforma Teste", "cnpj": "11222333000181", "status": status, "insurer": "Seguradora",
-        "policy_number": "1", "insurance_coverage": Decimal("100000"), "insurance_valid_from": today - timedelta(days=30),
+        "policy_number": "1", "insurance_coverage": Decimal("100000"),
+        "insurance_valid_from": today - timedelta(days=30),
         "insurance_valid_until": date(today.year + 1, 12, 31), "credentialed_on": today - timedelta(days=5)})
     decision = ridehailing_platforms.compliance(db, ACTOR, "chapada", platform, today)
     first = decision.findings[0]

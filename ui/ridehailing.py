@@ -14,19 +14,21 @@ from services import clock, config, entities, ridehailing, ridehailing_changes, 
 from services.entities import EntitySpec
 from ui import common
 from ui.entity import (
-    announced, saved_panel, entity_form, entity_import, entity_list, field_error, form_errors, form_fields, references, submit,
+    announced, entity_form, entity_import, entity_list, field_error, form_errors, form_fields, references,
+    saved_panel, submit,
 )
 
 READ_TTL_SECONDS = 300  # cached lists live at most this long; writes change the data version sooner
 STATUS_COLOURS = {
     Status.ACTIVE: "green", Status.AWAITING_FEE: "orange", Status.AWAITING_INSPECTION: "orange",
-    Status.REQUESTED: "blue", Status.BLOCKED: "red", Status.SUSPENDED: "red", Status.REFUSED: "gray", Status.CANCELLED: "gray",
-    Status.REVOKED: "gray", Status.CASSADA: "red", Status.EXPIRED: "gray",
+    Status.REQUESTED: "blue", Status.BLOCKED: "red", Status.SUSPENDED: "red", Status.REFUSED: "gray",
+    Status.CANCELLED: "gray", Status.REVOKED: "gray", Status.CASSADA: "red", Status.EXPIRED: "gray",
 }
 
 
 # A mark and a word for each finding: plain text glyphs, never a colour emoji (no emoji font needed).
-MEETS, UNPROVEN, FAILS, WARNS, INFORMS = "✓ Atende", "? Falta comprovar", "✗ Não atende", "! Atenção", "i Informação"
+MEETS, UNPROVEN, FAILS = "✓ Atende", "? Falta comprovar", "✗ Não atende"
+WARNS, INFORMS = "! Atenção", "i Informação"
 
 
 def finding_word(finding: Finding) -> str:
@@ -233,8 +235,8 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
         "Comunicada em": day(c.reported_on) if c.reported_on else "não comunicada", "Prazo": day(c.deadline),
         "Dados alterados": c.fields_text, "Situação": c.finding.message, "Fundamento legal": c.finding.reference,
         "Providência": f"{day(c.closed_on)}: {c.closing_note}" if c.closed_on else "",
-    } for c in changes], columns=["Prazo de 7 dias", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados", "Situação",
-                                  "Fundamento legal", "Providência"]),
+    } for c in changes], columns=["Prazo de 7 dias", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados",
+                                  "Situação", "Fundamento legal", "Providência"]),
         hide_index=True, width="stretch", key=f"{collection}_changes_table")
     unreported = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes if c.reported_on is None}
     if unreported:

@@ -55,7 +55,8 @@ class ChapadaRules(RideHailingRules):
         "convocation": art("art. 17, §1º e art. 29, I"), "data_change": art("art. 18, XIX"),
         "notification": art("art. 25, §1º"), "defence": art("art. 25, §2º"),
         "due_process": art("art. 25 e art. 27, caput"), "insurance": art("art. 5º, X"),
-        "lists": art("art. 5º, VIII"), "issqn": art("art. 19"), "registration": art("art. 6º"), "data_request": art("art. 11, §2º"),
+        "lists": art("art. 5º, VIII"), "issqn": art("art. 19"), "data_request": art("art. 11, §2º"),
+        "registration": art("art. 6º"),
     }
     documents = cat.DOCUMENTS
     inspection_items = cat.INSPECTION

@@ -76,7 +76,8 @@ class MatupaRules(RideHailingRules):
         "annual_inspection": art("art. 15"), "convocation": art("art. 15, §1º e art. 26, I"),
         "data_change": art("art. 12, XX"), "notification": art("art. 21, §1º"),
         "defence": art("art. 21, §2º e art. 25, §4º"), "due_process": art("art. 23, §2º e art. 25, §4º"),
-        "insurance": art("art. 5º, XI"), "lists": art("art. 5º, IX e art. 10"), "issqn": art("art. 10"), "registration": art("art. 6º"),
+        "insurance": art("art. 5º, XI"), "lists": art("art. 5º, IX e art. 10"), "issqn": art("art. 10"),
+        "registration": art("art. 6º"),
         "data_request": art("art. 4º, §2º"),
     }
     documents = cat.DOCUMENTS
