@@ -15,7 +15,10 @@ from services.entities import ListQuery
 
 
 def seed_corrections(db: Database) -> None:
-    """Once (skipped when a correction is already there), in Chapada dos Guimarães."""
+    """Once, in Chapada dos Guimarães, beside the ride-hailing demo (skipped without it, or when a
+    correction is already there)."""
+    if db["authorizations"].count_documents({"municipality": "chapada"}) == 0:
+        return
     if db["audit"].count_documents({"action": {"$in": ["cancelled", "remove"]}}) > 0:
         return
     actor = Actor("carga.chapada", "Carga de demonstração", "secretaria", ("chapada",))

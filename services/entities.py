@@ -213,7 +213,8 @@ def add_custom_field(
     try:
         inserted = insert_one(db["custom_fields"], encode(doc))
     except DuplicateKeyError:
-        raise Conflict(f"Já existe o campo '{label}' neste cadastro.", field="label") from None
+        raise Conflict(f"Já existe o campo '{label}' neste cadastro (se estiver desativado, reative-o).",
+                       field="label") from None
     audit.record(db, actor, municipality, "create", "custom_fields", inserted, {}, doc)
     return doc["name"]
 
