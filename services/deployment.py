@@ -56,6 +56,7 @@ RECORDS = (  # data of the municipality itself, set on the Implantação page
     ("coat_of_arms", "Brasão do município (imagem PNG ou JPEG)"),
     ("signer", "Quem assina os certificados (nome e cargo)"),
 )
+DEMO_RECORDS = "demo_records"  # which of RECORDS the demo seed wrote (TI's own value removes its key)
 ARMS_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg"}
 ARMS_MAX_BYTES = 1024 * 1024
 ARMS_MAX_SIDE = 4000
@@ -80,9 +81,11 @@ def missing_values(db: Database, actor: Actor, municipality: str) -> list[Missin
     names = [*COMMON, *(n for module in town.modules for n in BY_MODULE.get(module, ())),
              *(v.name for v in demo_parameters(municipality))]
     found = [item for name in dict.fromkeys(names) if (item := _parameter(book, name))]
-    doc = db["municipalities"].find_one({"code": municipality}, {key: 1 for key, _ in RECORDS}) or {}
-    found += [MissingValue(what, NOT_SET, f"{DEPLOYMENT_PAGE} → Dados da Prefeitura") for key, what in RECORDS
-              if not doc.get(key)]
+    doc = db["municipalities"].find_one({"code": municipality}, {**{key: 1 for key, _ in RECORDS}, DEMO_RECORDS: 1})
+    doc = doc or {}
+    where = f"{DEPLOYMENT_PAGE} → Dados da Prefeitura"
+    found += [MissingValue(what, NOT_SET if not doc.get(key) else DEMO_VALUE, where) for key, what in RECORDS
+              if not doc.get(key) or key in doc.get(DEMO_RECORDS, [])]
     found += _pix_name_warning(book)
     return found
 
@@ -157,7 +160,8 @@ def set_identity(db: Database, actor: Actor, municipality: str, cnpj: str, signe
     before = identity(db, actor, municipality)
     signer = {"name": name, "role": role} if name else None
     with store.transaction(db):
-        db["municipalities"].update_one({"code": municipality}, {"$set": {"cnpj": number, "signer": signer}})
+        db["municipalities"].update_one({"code": municipality}, {"$set": {"cnpj": number, "signer": signer},
+                                                                 "$pull": {DEMO_RECORDS: {"$in": ["cnpj", "signer"]}}})
         audit.record(db, actor, municipality, "update", "municipalities", municipality,
                      {"cnpj": before.cnpj, "signer": {"name": before.signer_name, "role": before.signer_role}},
                      {"cnpj": number, "signer": signer}, note="Dados da Prefeitura nos documentos")
@@ -174,7 +178,8 @@ def set_coat_of_arms(db: Database, actor: Actor, municipality: str, data: bytes,
     arms = {"sha256": sha, "name": name, "content_type": ARMS_TYPES[kind], "uploaded_at": clock.now_utc(),
             "by": actor.username}
     with store.transaction(db):
-        db["municipalities"].update_one({"code": municipality}, {"$set": {"coat_of_arms": store.encode(arms)}})
+        db["municipalities"].update_one({"code": municipality}, {"$set": {"coat_of_arms": store.encode(arms)},
+                                                                 "$pull": {DEMO_RECORDS: "coat_of_arms"}})
         audit.record(db, actor, municipality, "update", "municipalities", municipality,
                      {"coat_of_arms": before}, {"coat_of_arms": sha}, note=f"Brasão do município enviado ({name})")
     return identity(db, actor, municipality)

@@ -86,9 +86,13 @@ def render_sticker(data: StickerPrint) -> bytes:
     fonts.use(6)
     pdf.set_xy(left, 2.5)
     pdf.cell(inner, 3, fonts.text("ESTADO DE MATO GROSSO"), align="C")
-    fonts.use(8)
+    prefeitura, size = fonts.text(f"PREFEITURA MUNICIPAL DE {data.municipality_name.upper()}"), 8.0
+    fonts.use(size)
+    while size > 5 and pdf.get_string_width(prefeitura) > inner - 1:
+        size -= 0.25
+        fonts.use(size)
     pdf.set_xy(left, 5.5)
-    pdf.cell(inner, 4, fonts.text(f"PREFEITURA MUNICIPAL DE {data.municipality_name.upper()}"), align="C")
+    pdf.cell(inner, 4, prefeitura, align="C")
     fonts.use(11, bold=True)
     pdf.set_xy(left, 10)
     pdf.cell(inner, 6, fonts.text("TRANSPORTE POR APLICATIVO"), align="C")
