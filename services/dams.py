@@ -35,7 +35,8 @@ from rules import fmt
 from rules.base import cents
 from rules.dam.barcode import MAX_AMOUNT
 from rules.dam.dates import due_date, due_date_finding, payment_on_time
-from rules.dam.parameters import DamSettings, dam_settings
+from rules.dam.late import late_rates
+from rules.dam.parameters import DamSettings, dam_settings, revenue_code
 from rules.params import ParameterMissing
 from services import audit, clock, events, exports, fields, municipalities, parameters, store
 from services.auth import Actor, authorize
@@ -43,6 +44,7 @@ from services.entities import Page
 from services.errors import NotFound, ServiceError, ValidationFailed
 from services.numbers import next_number
 from services.pdf.dam import DamPrint, render_dams
+from services.pdf.letterhead import Letterhead
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
 
 COLLECTION = "dams"
@@ -83,7 +85,7 @@ FLAGS = {
 }
 
 STANDARD_INSTRUCTION = (
-    "Pague até o vencimento em qualquer banco, correspondente bancário ou aplicativo, "
+    "Pague até o vencimento nos bancos conveniados, seus correspondentes ou aplicativos, "
     "pela linha digitável ou pelo código de barras."
 )
 PIX_INSTRUCTION = "Pelo PIX, leia o QR code ou use o código copia e cola ao lado."
@@ -326,6 +328,10 @@ def _clean_issue(values: dict[str, Any], issued_on: date) -> dict[str, Any]:
     elif pays is not None:
         clean["pays"] = {"collection": pays["collection"], "id": str(pays["id"]), "label": pays.get("label", "")}
     clean.setdefault("pays", None)
+    discount = values.get("discount", Decimal("0"))
+    if not isinstance(discount, Decimal) or not discount.is_finite() or discount != cents(discount) or discount < 0:
+        errors["discount"] = "Desconto: informe reais e centavos, zero ou mais."
+    clean["discount"] = discount
     if errors:
         raise ValidationFailed(errors)
     return clean
@@ -340,6 +346,15 @@ def _settings(db: Database, municipality: str, on: date) -> DamSettings:
             f"O município não tem o parâmetro '{name}' em vigor em {fmt.day(on)}; "
             "peça à TI municipal para cadastrá-lo em Parâmetros antes de emitir DAMs."
         ) from None
+
+
+def _after_due_text(book, due_on: date) -> str:
+    """What the DAM says of a payment after ``due_on``: the municipality's multa and juros, or (rates
+    not set yet) only that a 2ª via is needed (services/pdf/dam.AFTER_DUE_NEUTRAL)."""
+    try:
+        return late_rates(book, due_on).text()
+    except ParameterMissing:
+        return ""
 
 
 def _instructions(typed: str, moved_note: str | None, pays_label: str, pix: bool) -> list[str]:
@@ -369,32 +384,53 @@ def issue(
     due: date,
     pays: dict | None = None,
     instructions: str = "",
+    reference: str = "",
+    discount: Decimal = Decimal("0"),
 ) -> dict:
     """Issue a DAM dated today (Cuiabá) and return it.
 
-    The due date moves to the next business day of the legal calendar; barcode, linha
-    digitável and PIX come from the parameters in force today. Every input is checked, and the
-    parameters and barcode are tried, before the number is taken, so numbers have no gaps.
+    ``amount`` is the principal; the DAM charges it less ``discount`` (its stored ``amount`` is the
+    total). ``reference`` is the exercise or period it refers to (default: the year of issue). The
+    due date moves to the next business day of the legal calendar; barcode, linha digitável, PIX,
+    the revenue code and what happens after the due date come from the parameters in force today.
+    Every input is checked, and the parameters and barcode are tried, before the number is taken,
+    so numbers have no gaps.
     """
     authorize(actor, "write", municipality)
     issued_on = clock.today()
     clean = _clean_issue(dict(
         taxpayer_name=taxpayer_name, taxpayer_document=taxpayer_document, taxpayer_address=taxpayer_address,
         revenue_kind=revenue_kind, description=description, legal_basis=legal_basis, amount=amount, due=due,
-        pays=pays,
+        pays=pays, discount=discount,
     ), issued_on)
+    return _issue(db, actor, municipality, clean, issued_on, instructions,
+                  reference=(reference or "").strip() or str(issued_on.year))
+
+
+def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on: date, instructions: str,
+           reference: str, charges: dict | None = None, replaces: dict | None = None) -> dict:
+    """Number, barcode and store a checked DAM (``clean``); ``charges`` adds multa and juros to the
+    principal, ``replaces`` links a 2ª via to the DAM it replaces. Runs inside the caller's unit of
+    work when there is one."""
+    charges = charges or {"fine": Decimal("0"), "interest": Decimal("0")}
+    principal = clean["amount"]
+    total = principal - clean["discount"] + charges["fine"] + charges["interest"]
     calendar = parameters.calendar(db, municipality, issued_on)
     # CTN art. 210, parágrafo único; Lei 9.784/1999, art. 66, §1: due date on a business day
     due_on = due_date(clean["due"], calendar)
     finding = due_date_finding(clean["due"], calendar)
     settings = _settings(db, municipality, issued_on)
-    settings.barcode(clean["amount"], due_on, issued_on.year, 1)  # parameters that cannot print fail here
-    settings.pix_payload(clean["amount"], issued_on.year, 1)
+    book = parameters.book(db, municipality)
+    after_due = _after_due_text(book, due_on)
+    if total <= 0:
+        raise ValidationFailed({"discount": "Desconto: não pode igualar ou superar o valor principal."})
+    settings.barcode(total, due_on, issued_on.year, 1)  # parameters that cannot print fail here
+    settings.pix_payload(total, issued_on.year, 1)
     prepare(db)
     with store.transaction(db):  # number, document and audit entry: one unit of work
         number = next_number(db, municipality, "dam", issued_on.year)
-        barcode = settings.barcode(clean["amount"], due_on, number.year, number.sequence)
-        pix = settings.pix_payload(clean["amount"], number.year, number.sequence)
+        barcode = settings.barcode(total, due_on, number.year, number.sequence)
+        pix = settings.pix_payload(total, number.year, number.sequence)
         moved = finding.message if due_on != clean["due"] else None
         now = clock.now_utc()
         doc = {
@@ -408,7 +444,14 @@ def issue(
             "revenue_kind": clean["revenue_kind"],
             "description": clean["description"],
             "legal_basis": clean["legal_basis"],
-            "amount": clean["amount"],
+            "amount": total,
+            "principal": principal,
+            "discount": clean["discount"],
+            "fine": charges["fine"],
+            "interest": charges["interest"],
+            "reference": reference,
+            "revenue_code": revenue_code(book, issued_on, clean["revenue_kind"]),
+            "after_due": after_due,
             "issued_on": issued_on,
             "requested_due": clean["due"],
             "due_on": due_on,
@@ -418,6 +461,7 @@ def issue(
             "pix_payload": pix,
             "instructions": _instructions(instructions, moved, (clean["pays"] or {}).get("label", ""), pix is not None),
             "pays": clean["pays"],
+            **({"replaces": replaces, "chain_root": replaces["chain_root"]} if replaces else {}),
             "status": ISSUED,
             "history": [{"at": now, "status": ISSUED, "by": actor.username,
                          "note": f"Emitido com vencimento em {fmt.day(due_on)}" + (f" ({moved})" if moved else "")}],
@@ -591,8 +635,9 @@ def pending_message(dam: dict) -> str:
 
 # ---- printing ----
 
-def printable(dam: dict, municipality: municipalities.Municipality) -> DamPrint:
-    """What the PDF shows of a stored DAM."""
+def printable(dam: dict, municipality: municipalities.Municipality, head: Letterhead | None = None) -> DamPrint:
+    """What the PDF shows of a stored DAM (``head``: the municipality's letterhead)."""
+    replaces = dam.get("replaces") or {}
     return DamPrint(
         municipality_name=f"Prefeitura Municipal de {municipality.name}",
         secretariat=municipality.secretariat,
@@ -609,6 +654,16 @@ def printable(dam: dict, municipality: municipalities.Municipality) -> DamPrint:
         barcode=dam["barcode"],
         instructions=tuple(dam.get("instructions", [])),
         pix_payload=dam.get("pix_payload"),
+        head=head,
+        revenue_code=dam.get("revenue_code", ""),
+        revenue_name=REVENUE_KINDS.get(dam["revenue_kind"], ""),
+        reference=dam.get("reference", ""),
+        principal=dam.get("principal"),
+        discount=dam.get("discount") or Decimal("0"),
+        fine=dam.get("fine") or Decimal("0"),
+        interest=dam.get("interest") or Decimal("0"),
+        after_due=dam.get("after_due", ""),
+        via=f"{replaces['via']}ª via do DAM {replaces['number']}" if replaces else "",
     )
 
 
@@ -645,7 +700,8 @@ def pdf_batch(
     if cancelled:
         raise DamNotPrintable("DAM cancelado não é impresso: " + ", ".join(cancelled) + ".")
     place = municipalities.get(db, municipality)
-    return render_dams([printable(d, place) for d in dams], progress)
+    head = municipalities.letterhead(db, municipality, with_phone=True)
+    return render_dams([printable(d, place, head) for d in dams], progress)
 
 
 def pdf(

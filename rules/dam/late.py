@@ -49,8 +49,8 @@ class LateRates:
             fine = f"multa de {_percent(self.fine_max)}"
         else:
             fine = f"multa de {_percent(self.fine_daily)} ao dia, até {_percent(self.fine_max)}"
-        return (f"Após o vencimento: {fine} e juros de {_percent(self.interest_monthly)} ao mês ou fração, "
-                f"sobre o valor principal ({self.fine_act}).")
+        return (f"{fine.capitalize()} e juros de {_percent(self.interest_monthly)} ao mês ou fração sobre o valor "
+                f"principal ({self.fine_act}). Vencido, pague a 2ª via com o valor atualizado.")
 
 
 @dataclass(frozen=True)
