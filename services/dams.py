@@ -35,7 +35,7 @@ from rules import fmt
 from rules.base import cents
 from rules.dam.barcode import MAX_AMOUNT
 from rules.dam.dates import due_date, due_date_finding, payment_on_time
-from rules.dam.late import late_rates
+from rules.dam.late import LateCharges, late_charges, late_rates
 from rules.dam.parameters import DamSettings, dam_settings, revenue_code
 from rules.params import ParameterMissing
 from services import audit, clock, events, exports, fields, municipalities, parameters, store
@@ -477,6 +477,101 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
     return _load(db, municipality, str(inserted))
 
 
+# ---- 2ª via ----
+
+class DamNotReissuable(ServiceError):
+    """Only an overdue, unpaid DAM is reissued as a 2ª via."""
+
+
+def _late_charges_of(db: Database, dam: dict, on: date) -> LateCharges:
+    """Multa and juros the DAM owes if paid on ``on``, from its chain's original due date (a 2ª via of a
+    2ª via still counts from the first one) and the rates of the Código Tributário in force on ``on``."""
+    original = dam.get("replaces") or {}
+    principal = dam.get("principal", dam["amount"]) - (dam.get("discount") or Decimal("0")) if not original \
+        else original["principal"]
+    calendar = parameters.calendar(db, dam["municipality"], on)
+    # CTN art. 210, parágrafo único: the period ends on the first business day
+    limit = due_date(parse_date(original.get("due_on")) if original else dam["due_on"], calendar)
+    try:
+        rates = late_rates(parameters.book(db, dam["municipality"]), on)
+    except ParameterMissing:
+        raise DamParametersMissing(
+            "A multa e os juros de mora do Código Tributário Municipal não estão cadastrados para este município; "
+            "peça à TI para cadastrá-los (Implantação → Parâmetros) antes de emitir a 2ª via.") from None
+    return late_charges(principal, limit, on, rates)
+
+
+@dataclass(frozen=True)
+class ReissueQuote:
+    """What the 2ª via of a DAM would charge with a new due date."""
+
+    due_on: date
+    principal: Decimal
+    fine: Decimal
+    interest: Decimal
+    total: Decimal
+    reasons: tuple[str, ...]
+
+
+def quote_reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: date) -> ReissueQuote:
+    """The updated amount of the 2ª via for the new due date ``due`` (moved to a business day), with
+    the reasons of the multa and juros; nothing is written."""
+    authorize(actor, "read", municipality)
+    dam = _load(db, municipality, dam_id)
+    due_on = due_date(due, parameters.calendar(db, municipality, clock.today()))
+    charges = _late_charges_of(db, dam, due_on)
+    return ReissueQuote(due_on, charges.principal, charges.fine, charges.interest, charges.total,
+                        tuple(f"{f.message} ({f.reference})" for f in charges.findings))
+
+
+def reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: date) -> dict:
+    """Issue the 2ª via of an overdue DAM: the principal with multa and juros de mora up to the new due
+    date, linked to the original, which is cancelled in the same unit of work. The record the DAM pays
+    is now paid by the 2ª via; if the taxpayer still pays the original, the bank return pays the
+    original and cancels the 2ª via (one payment per chain)."""
+    authorize(actor, "write", municipality)
+    dam = _load(db, municipality, dam_id)
+    today = clock.today()
+    if dam["status"] != ISSUED:
+        raise DamNotReissuable(f"O DAM {dam['number']} está {SITUATIONS[dam['situation']].lower()}: "
+                               "só um DAM vencido e não pago tem 2ª via.")
+    calendar = parameters.calendar(db, municipality, today)
+    if not today > due_date(dam["due_on"], calendar):
+        raise DamNotReissuable(f"O DAM {dam['number']} ainda não venceu (vencimento {fmt.day(dam['due_on'])}): "
+                               "pague-o como está.")
+    if not isinstance(due, date):
+        raise ValidationFailed({"due": "Novo vencimento: informe a data."})
+    if due < today:
+        raise ValidationFailed({"due": f"Novo vencimento: não pode ser anterior a hoje ({fmt.day(today)})."})
+    new_due = due_date(due, calendar)
+    charges = _late_charges_of(db, dam, new_due)
+    original = dam.get("replaces") or {}
+    root = dam.get("chain_root") or dam["id"]
+    via = int(original.get("via", 1)) + 1
+    replaces = {"id": dam["id"], "number": dam["number"], "via": via, "chain_root": root,
+                "due_on": original.get("due_on") or dam["due_on"], "principal": charges.principal}
+    clean = {key: dam[key] for key in ("taxpayer_name", "taxpayer_document", "taxpayer_address", "revenue_kind",
+                                       "description", "legal_basis", "pays")}
+    clean.update(amount=charges.principal, discount=Decimal("0"), due=due)
+    typed = "\n".join(line for line in dam.get("instructions", []) if line not in (STANDARD_INSTRUCTION, PIX_INSTRUCTION)
+                      and not re.match(r"(Referente a:|\d+ª via|Vencimento em)", line))
+    note = (f"{via}ª via do DAM {dam['number']} (vencido em {fmt.day(parse_date(replaces['due_on']))}): "
+            + "; ".join(f.message for f in charges.findings) + ".")
+    with store.transaction(db):  # the 2ª via, the original's cancellation and both audit entries
+        new = _issue(db, actor, municipality, clean, today, "\n".join(filter(None, (note, typed))),
+                     reference=dam.get("reference") or str(dam["year"]),
+                     charges={"fine": charges.fine, "interest": charges.interest}, replaces=replaces)
+        reason = f"Substituído pela {via}ª via, DAM {new['number']}"
+        entry = {"at": clock.now_utc(), "status": CANCELLED, "by": actor.username, "note": reason}
+        changes = {"status": CANCELLED, "cancel_reason": reason, "chain_root": root,
+                   "replaced_by": {"id": new["id"], "number": new["number"]}}
+        if not _transition(db, dam, {"status": ISSUED}, changes, entry):
+            raise DamNotReissuable(f"O DAM {dam['number']} mudou de situação enquanto a 2ª via era emitida; confira.")
+        audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"], {"status": ISSUED},
+                     {"status": CANCELLED, "cancel_reason": reason}, note=f"DAM {dam['number']} cancelado: {reason}")
+    return _load(db, municipality, new["id"])
+
+
 # ---- cancelling ----
 
 def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: str) -> dict:
@@ -534,41 +629,101 @@ def check_payment(db: Database, dam: dict, paid_on: date, amount: Decimal) -> Pa
     return PaymentCheck(tuple(flags), tuple(notes))
 
 
-def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> bool:
-    """Store ``payment`` on the DAM and tell the record it pays. An issued DAM becomes paid;
-    a cancelled one keeps its status and the payment is flagged for refund or reuse.
-    Returns False when the DAM changed meanwhile (nothing written).
+class _Changed(Exception):
+    """The DAM changed between reading and paying it: the unit of work is undone."""
+
+
+FLAG_REPLACED = "dam_substituido"
+FLAGS[FLAG_REPLACED] = "Pago o DAM substituído pela 2ª via"
+
+
+def _claim_chain(db: Database, dam: dict) -> bool:
+    """A DAM of a 2ª via chain (the original and its reissues) is paid once: the first payment of any
+    of them claims the chain on its original's document (conditional update); the others cannot."""
+    root = dam.get("chain_root")
+    if not root:
+        return True
+    claimed = db[COLLECTION].update_one({"_id": _object_id(root), "chain_paid_by": {"$exists": False}},
+                                        {"$set": {"chain_paid_by": dam["id"]}})
+    return claimed.modified_count == 1
+
+
+def _cancel_rest_of_chain(db: Database, actor: Actor, dam: dict, entry_at) -> None:
+    """The original was paid after its 2ª via was issued: the 2ª via (any issued DAM of the chain) is
+    cancelled, so the record it pays is told once and nobody pays twice."""
+    reason = f"O DAM {dam['number']}, substituído por esta via, foi pago"
+    entry = {"at": entry_at, "status": CANCELLED, "by": actor.username, "note": reason}
+    for doc in db[COLLECTION].find({"chain_root": dam["chain_root"], "status": ISSUED}, {"_id": 1, "number": 1}):
+        other = {"id": str(doc["_id"]), "number": doc["number"]}
+        if _transition(db, other, {"status": ISSUED}, {"status": CANCELLED, "cancel_reason": reason}, entry):
+            audit.record(db, actor, dam["municipality"], "cancel", COLLECTION, other["id"], {"status": ISSUED},
+                         {"status": CANCELLED, "cancel_reason": reason}, note=f"DAM {other['number']} cancelado: {reason}")
+
+
+def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> tuple[str, dict] | None:
+    """Store ``payment`` on the DAM and tell the record it pays; returns the status the DAM ends with
+    and the payment as stored, with its flags (None when the DAM changed meanwhile and nothing was
+    written).
+
+    An issued DAM becomes paid. An original replaced by a 2ª via and paid late (the taxpayer paid the
+    old slip) becomes paid too, flagged, and its 2ª via is cancelled; only one DAM of a chain is ever
+    paid (:func:`_claim_chain`). Any other cancelled DAM keeps its status and the payment is flagged
+    for refund or reuse; it tells no one.
 
     Private: the callers (:func:`record_payment`, :func:`services.bank_import.import_return_file`)
     authorize the actor to write in the DAM's municipality.
     """
-    municipality = dam["municipality"]
     origin = payment["origin"]
     where = ("baixa manual" if origin["kind"] == "manual"
              else f"arquivo retorno NSA {origin['file_sequence']}, linha {origin['line_number']}")
+    try:
+        with store.transaction(db):
+            replaced = dam["status"] == CANCELLED and bool(dam.get("replaced_by")) and _claim_chain(db, dam)
+            if dam["status"] == CANCELLED and not replaced:
+                return CANCELLED, _pay_cancelled(db, actor, dam, payment, where)
+            if replaced:
+                payment = {**payment, "flags": [*payment["flags"], FLAG_REPLACED],
+                           "notes": [*payment["notes"], f"DAM {dam['number']} substituído pela 2ª via "
+                                     f"{dam['replaced_by']['number']}, que foi cancelada"]}
+            elif dam["status"] != ISSUED or not _claim_chain(db, dam):
+                raise _Changed
+            entry = {"at": payment["recorded_at"], "status": PAID, "by": actor.username,
+                     "note": _payment_note(payment, where)}
+            # the outbox mark goes in the same conditional update that marks the DAM paid
+            changes = {"status": PAID, "payment": payment, **({"handlers_pending": True} if dam.get("pays") else {})}
+            if not _transition(db, dam, {"status": dam["status"], "payment": None}, changes, entry):
+                raise _Changed
+            audit.record(db, actor, dam["municipality"], "pay", COLLECTION, dam["id"],
+                         {"status": dam["status"], "payment": None}, {"status": PAID, "payment": payment},
+                         note=f"DAM {dam['number']}: {entry['note']}")
+            if replaced:
+                _cancel_rest_of_chain(db, actor, dam, payment["recorded_at"])
+    except _Changed:
+        return None
+    if dam.get("pays"):
+        events.dam_paid(db, dam["id"])
+    return PAID, payment
+
+
+def _pay_cancelled(db: Database, actor: Actor, dam: dict, payment: dict, where: str) -> dict:
+    """A payment of a cancelled DAM is kept on it, flagged for refund or reuse; the DAM stays cancelled."""
+    payment = {**payment, "flags": [*payment["flags"], FLAG_CANCELLED],
+               "notes": [*payment["notes"],
+                         f"DAM {dam['number']} estava cancelado: {dam.get('cancel_reason') or ''}".rstrip(": ")]}
+    entry = {"at": payment["recorded_at"], "status": CANCELLED, "by": actor.username,
+             "note": _payment_note(payment, where)}
+    if not _transition(db, dam, {"status": CANCELLED, "payment": None}, {"payment": payment}, entry):
+        raise _Changed
+    audit.record(db, actor, dam["municipality"], "pay", COLLECTION, dam["id"], {"payment": None},
+                 {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {entry['note']}")
+    return payment
+
+
+def _payment_note(payment: dict, where: str) -> str:
     note = f"Pago em {fmt.day(payment['paid_on'])}, {fmt.brl(payment['amount'])} ({where})"
     if payment["notes"]:
         note += ". Alertas: " + "; ".join(payment["notes"])
-    if dam["status"] == CANCELLED:
-        entry = {"at": payment["recorded_at"], "status": CANCELLED, "by": actor.username, "note": note}
-        with store.transaction(db):
-            if not _transition(db, dam, {"status": CANCELLED, "payment": None}, {"payment": payment}, entry):
-                return False
-            audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"], {"payment": None},
-                         {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {note}")
-        return True
-    entry = {"at": payment["recorded_at"], "status": PAID, "by": actor.username, "note": note}
-    # the outbox mark goes in the same conditional update that marks the DAM paid
-    changes = {"status": PAID, "payment": payment, **({"handlers_pending": True} if dam.get("pays") else {})}
-    with store.transaction(db):
-        if not _transition(db, dam, {"status": ISSUED}, changes, entry):
-            return False
-        audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"],
-                     {"status": dam["status"], "payment": None}, {"status": PAID, "payment": payment},
-                     note=f"DAM {dam['number']}: {note}")
-    if dam.get("pays"):
-        events.dam_paid(db, dam["id"])
-    return True
+    return note
 
 
 def record_payment(

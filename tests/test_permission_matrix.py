@@ -53,6 +53,8 @@ REQUIRED: dict[str, str] = {
     "services.dams.pdf_batch": "read",
     "services.dams.retry_linked_update": "write",
     "services.dams.record_payment": "write",
+    "services.dams.reissue": "write",
+    "services.dams.quote_reissue": "read",
     "services.deployment.missing_values": "admin",
     "services.deployment.identity": "admin",
     "services.deployment.coat_of_arms": "admin",
