@@ -4,7 +4,7 @@ the same unit of work; the bank return pays either, never both, and the record t
 once (docs/LEITURAS.md, seção 9)."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -174,3 +174,21 @@ def test_a_3a_via_counts_from_the_first_due_date(db, second, today):
                                                                      Decimal("3.00"))
     assert third["replaces"]["via"] == 3 and third["chain_root"] == via["chain_root"]
     assert get(db, via)["status"] == dams.CANCELLED
+
+
+def test_the_2a_via_of_an_authorization_fee_issues_the_authorization_once(db, today, rates):
+    from services import ridehailing
+    from tests.ridehailing_data import inspected, set_fee
+
+    set_fee(db, "matupa")
+    auth = inspected(db, "matupa")
+    fee = ridehailing.issue_fee_dam(db, SECRETARIA_MP, "matupa", auth, today.value)
+    today.set(fee["due_on"] + timedelta(days=10))
+    via = dams.reissue(db, SECRETARIA_MP, "matupa", fee["id"], today.value + timedelta(days=3))
+    assert via["pays"] == fee["pays"] and via["amount"] > fee["amount"]
+    import_file(db, (via, today.value, str(via["amount"])))
+    doc = ridehailing.get_authorization(db, SECRETARIA_MP, "matupa", auth)
+    assert doc.get("number") and [r["number"] for r in doc["fee_dam"]["received"]] == [via["number"]]
+    import_file(db, (fee, today.value, str(fee["amount"])), sequence=2)  # the old slip paid too: refund
+    again = ridehailing.get_authorization(db, SECRETARIA_MP, "matupa", auth)
+    assert again["number"] == doc["number"] and len(again["fee_dam"]["received"]) == 1
