@@ -106,3 +106,23 @@ def test_the_page_shows_a_bad_cnpj_under_its_field_and_keeps_what_was_typed(db):
     assert any("Informe o nome e o cargo" in c for c in captions)
     assert at.text_input(key="deployment_chapada_signer_name").value == "Marina Castro Leite"
     assert municipalities.get(db, "chapada").cnpj == ""
+
+
+def test_ti_is_warned_when_the_pix_payee_name_will_be_cut_to_25_characters(db):
+    from datetime import date
+
+    from rules.params import ParameterVersion
+    from services import bootstrap
+
+    def warnings():
+        return [i for i in deployment.missing_values(db, TI, "chapada") if i.status == deployment.WARNING]
+
+    for name, value in (("pix_enabled", True), ("pix_key", "pix@chapada.invalid"),
+                        ("pix_merchant_name", "Prefeitura de Chapada"), ("pix_merchant_city", "Chapada")):
+        bootstrap.ensure_parameter(db, "chapada", ParameterVersion(name, date(2025, 1, 1), value, "Decreto 1/2026"))
+    assert warnings() == []
+    bootstrap.ensure_parameter(db, "chapada", ParameterVersion(
+        "pix_merchant_name", date(2026, 1, 1), "Prefeitura Municipal de Chapada dos Guimarães", "Decreto 2/2026"))
+    (warning,) = warnings()
+    assert "o pagador verá “Prefeitura Municipal de C”" in warning.what
+    assert warning.where == "Parâmetros → " + deployment.label("pix_merchant_name") + " (pix_merchant_name)"
