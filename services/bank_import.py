@@ -9,7 +9,9 @@ Each G record is matched by its 44-digit barcode to a DAM of the municipality:
 - ``duplicado``: the barcode already appeared earlier in the same file, or the DAM was already
   paid (by another file or by hand); nothing is written for it;
 - ``dam_cancelado``: the DAM had been cancelled; the payment is stored on it, flagged, for the
-  treasury to refund or reuse, and the DAM stays cancelled.
+  treasury to refund or reuse, and the DAM stays cancelled. Except an original replaced by its 2ª
+  via whose chain is still unpaid: it is ``pago`` (flagged) and the 2ª via is cancelled
+  (:func:`services.dams._apply_payment`); a DAM changed by an earlier line is read again once.
 
 A file is known by the SHA-256 of its records (line ends normalised): importing the same file
 again changes nothing and returns the first import's report. A different file with the same

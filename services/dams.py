@@ -16,6 +16,13 @@ it and clear the mark. A crash or a failing handler in between leaves the mark, 
 run again at start (:func:`services.events.resume_pending`) or when a user retries the payment
 (handlers are idempotent). Issue, cancel and payment each write the DAM, its number and its audit
 entry in one ``store.transaction``. The bank return file is imported by :mod:`services.bank_import`.
+
+An overdue DAM is reissued as a 2ª via (:func:`reissue`): principal plus multa and juros de mora of
+the municipality's Código Tributário (``rules/dam/late.py``) up to a new due date, linked to the
+original (``replaces`` / ``replaced_by`` / ``chain_root``), which is cancelled in the same unit of
+work. A chain receives one payment: paying the original after its 2ª via pays the original and
+cancels the 2ª via; any later payment of the chain is kept on a cancelled DAM for refund
+(docs/LEITURAS.md, seção 9).
 """
 from __future__ import annotations
 
