@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from pypdf import PdfReader
 from streamlit.testing.v1 import AppTest
 
 from seed.documents import demo_cnpj, demo_coat_of_arms, seed_documents
