@@ -1,12 +1,14 @@
 """DAMs (secretaria): list and filter, issue by hand, print one or many, record a payment,
 import the bank's return file, cancel with reason and confirmation."""
 from datetime import timedelta
+from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
 
 from rules import fmt
 from services import bank_import, clock, dams, fields
+from services.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons, record_picker
 
@@ -29,6 +31,38 @@ def flash() -> None:
         getattr(st, kind)(lines[0])
         for line in lines[1:]:
             st.warning(line)
+
+
+def field_error(errors: dict[str, str], name: str) -> None:
+    """The error of one field, right under it (red)."""
+    if errors.get(name):
+        st.caption(f":red[{errors[name]}]")
+
+
+def submit(errors_key: str, action, *args, **kwargs):
+    """Run a service for a form: its errors are kept by field for the next run (the form keeps what
+    was typed); returns the result, or None after a refusal (the page reruns to show it)."""
+    try:
+        result = action(*args, **kwargs)
+    except ValidationFailed as exc:
+        st.session_state[errors_key] = exc.errors
+    except ServiceError as exc:
+        st.session_state[errors_key] = {exc.field or "_form": exc.message}
+    except Exception:  # noqa: BLE001 — never a traceback on screen
+        common.log.exception("DAM form %s", errors_key)
+        st.session_state[errors_key] = {"_form": "Ocorreu um erro inesperado. Nada foi alterado; tente novamente "
+                                                 "ou avise a TI."}
+    else:
+        st.session_state.pop(errors_key, None)
+        return result
+    st.rerun()
+    return None
+
+
+def form_error(errors: dict[str, str]) -> None:
+    """An error of the whole form (not of one field), above it."""
+    if errors.get("_form"):
+        st.error(errors["_form"])
 
 
 def money_input(raw: str):
@@ -122,6 +156,14 @@ def detail(dam: dict) -> None:
         f"**Fundamentação legal:** {dam['legal_basis']}"
         + (f"  \n**Referente a:** {dam['pays']['label']}" if dam.get("pays") and dam["pays"].get("label") else "")
     )
+    if dam.get("fine") or dam.get("interest") or dam.get("discount"):
+        st.markdown(f"**Valor principal:** {fmt.brl(dam.get('principal', dam['amount']))} · "
+                    f"**Desconto:** {fmt.brl(dam.get('discount') or 0)} · **Multa:** {fmt.brl(dam.get('fine') or 0)} · "
+                    f"**Juros:** {fmt.brl(dam.get('interest') or 0)}")
+    if dam.get("replaces"):
+        st.info(f"{dam['replaces']['via']}ª via do DAM {dam['replaces']['number']}.")
+    if dam.get("replaced_by"):
+        st.info(f"Substituído pela 2ª via: DAM {dam['replaced_by']['number']}.")
     st.caption(dam["due_note"])
     st.text("Linha digitável")
     st.code(" ".join(f"{dam['line'][i:i + 11]}-{dam['line'][i + 11]}" for i in range(0, 48, 12)), language=None)
@@ -132,8 +174,10 @@ def detail(dam: dict) -> None:
             st.warning(note)
     if dam.get("handlers_pending"):
         pending_update(dam)
-    if dam["status"] == dams.CANCELLED:
+    if dam["status"] == dams.CANCELLED and not dam.get("replaced_by"):
         st.error(f"Cancelado. Motivo: {dam.get('cancel_reason') or '—'}")
+    elif dam["status"] == dams.CANCELLED:
+        st.caption(f"Cancelado: {dam.get('cancel_reason')}.")
     else:
         st.download_button(f"Baixar PDF do DAM {dam['number']}", lambda: dams.pdf_batch(db, actor, mun, [dam["id"]]),
                            f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
@@ -143,6 +187,8 @@ def detail(dam: dict) -> None:
             "Quando": clock.to_local(h["at"]).strftime("%d/%m/%Y %H:%M"), "Situação": dams.SITUATIONS.get(h["status"], h["status"]),
             "Usuário": h["by"], "Observação": h.get("note", ""),
         } for h in dam.get("history", [])]), hide_index=True, width="stretch")
+    if dam["situation"] == dams.OVERDUE:
+        reissue_form(dam)
     if dam["status"] == dams.ISSUED:
         payment_form(dam)
         cancel_form(dam)
@@ -163,23 +209,66 @@ def pending_update(dam: dict) -> None:
 
 
 def payment_form(dam: dict) -> None:
-    with st.expander("Registrar pagamento (baixa manual)"):
+    errors = st.session_state.get("dams_pay_errors", {})
+    with st.expander("Registrar pagamento (baixa manual)", expanded=bool(errors)):
         st.caption("Valor diferente ou pagamento após o vencimento são aceitos e ficam sinalizados para a Fazenda conferir.")
+        form_error(errors)
         with st.form("dams_pay_form"):
             cols = st.columns(3)
-            paid_on = cols[0].date_input("Data do pagamento", clock.today(), format="DD/MM/YYYY", key="dams_pay_date")
-            raw = cols[1].text_input("Valor pago (R$)", fmt.number(dam["amount"], 2), key="dams_pay_amount")
-            bank = cols[2].text_input("Banco ou agente (PIX, caixa…)", key="dams_pay_bank")
+            with cols[0]:
+                paid_on = st.date_input("Data do pagamento", clock.today(), format="DD/MM/YYYY", key="dams_pay_date")
+                field_error(errors, "paid_on")
+            with cols[1]:
+                raw = st.text_input("Valor pago (R$)", fmt.number(dam["amount"], 2), key="dams_pay_amount")
+                field_error(errors, "amount")
+            with cols[2]:
+                bank = st.text_input("Banco ou agente (PIX, caixa…)", key="dams_pay_bank")
+                field_error(errors, "bank")
             submitted = st.form_submit_button("Registrar pagamento", type="primary")
         if submitted:
-            ok, paid = common.attempt(dams.record_payment, db, actor, mun, dam["id"], paid_on, money_input(raw), bank)
-            if ok:
+            paid = submit("dams_pay_errors", dams.record_payment, db, actor, mun, dam["id"], paid_on,
+                          money_input(raw), bank)
+            if paid:
                 notes = paid["payment"]["notes"]
                 if paid.get("handlers_pending"):  # the payment stands; only the linked update is pending
                     st.session_state["dams_flash"] = ("warning", [dams.pending_message(paid), *notes])
                 else:
                     st.session_state["dams_flash"] = ("success", [f"Pagamento do DAM {paid['number']} registrado."
                                                                  + (" Com alertas:" if notes else ""), *notes])
+                for key in ("dams_pay_date", "dams_pay_amount", "dams_pay_bank"):
+                    st.session_state.pop(key, None)
+                st.rerun()
+
+
+def reissue_form(dam: dict) -> None:
+    """The 2ª via of an overdue DAM: the new due date, the updated amount, then the confirmation."""
+    errors = st.session_state.get("dams_reissue_errors", {})
+    with st.expander("Emitir 2ª via com valor atualizado", expanded=True):
+        st.caption("A 2ª via cobra o valor principal com a multa e os juros de mora do Código Tributário Municipal "
+                   "até o novo vencimento. Este DAM é cancelado e substituído por ela.")
+        form_error(errors)
+        due = st.date_input("Novo vencimento", clock.today() + timedelta(days=5), min_value=clock.today(),
+                            format="DD/MM/YYYY", key="dams_reissue_due")
+        field_error(errors, "due")
+        try:
+            quote = dams.quote_reissue(db, actor, mun, dam["id"], due)
+        except (ServiceError, ValidationFailed) as exc:
+            st.warning(exc.message)
+            return
+        cols = st.columns(4)
+        cols[0].metric("Valor principal", fmt.brl(quote.principal))
+        cols[1].metric("Multa de mora", fmt.brl(quote.fine))
+        cols[2].metric("Juros de mora", fmt.brl(quote.interest))
+        cols[3].metric(f"Total até {fmt.day(quote.due_on)}", fmt.brl(quote.total))
+        for reason in quote.reasons:
+            st.caption(reason)
+        if st.button("Emitir 2ª via e cancelar este DAM", type="primary", key="dams_reissue",
+                     icon=":material/autorenew:"):
+            new = submit("dams_reissue_errors", dams.reissue, db, actor, mun, dam["id"], due)
+            if new:
+                st.session_state["dams_flash"] = ("success", [
+                    f"2ª via emitida: DAM {new['number']}, {fmt.brl(new['amount'])}, vencimento "
+                    f"{fmt.day(new['due_on'])}. O DAM {dam['number']} foi cancelado."])
                 st.rerun()
 
 
@@ -241,31 +330,54 @@ def issue_tab() -> None:
     record_picker("taxpayers", actor, mun, "Contribuinte cadastrado (ou digite os dados abaixo)",
                   lambda p: f"{p['name']} · {fields.show('cpf_cnpj', p['document'])}", "dams_issue_taxpayer",
                   on_change=fill_taxpayer)
+    errors = st.session_state.get("dams_issue_errors", {})
+    form_error(errors)
     with st.form("dams_issue_form"):
         cols = st.columns(2)
-        name = cols[0].text_input("Nome / Razão social *", key="dams_issue_name")
-        document = cols[1].text_input("CPF/CNPJ *", key="dams_issue_document")
+        with cols[0]:
+            name = st.text_input("Nome / Razão social *", key="dams_issue_name")
+            field_error(errors, "taxpayer_name")
+        with cols[1]:
+            document = st.text_input("CPF/CNPJ *", key="dams_issue_document")
+            field_error(errors, "taxpayer_document")
         address = st.text_input("Endereço *", key="dams_issue_address")
-        cols = st.columns(2)
-        kind = cols[0].selectbox("Tipo de receita *", list(dams.REVENUE_KINDS), index=None, key="dams_issue_kind",
-                                 format_func=dams.REVENUE_KINDS.get, placeholder="Escolha…")
-        legal_basis = cols[1].text_input("Fundamentação legal *", key="dams_issue_legal_basis",
-                                         placeholder="Ex.: Lei Municipal 1.552/2025, art. 30")
+        field_error(errors, "taxpayer_address")
+        cols = st.columns(3)
+        with cols[0]:
+            kind = st.selectbox("Tipo de receita *", list(dams.REVENUE_KINDS), index=None, key="dams_issue_kind",
+                                format_func=dams.REVENUE_KINDS.get, placeholder="Escolha…")
+            field_error(errors, "revenue_kind")
+        with cols[1]:
+            legal_basis = st.text_input("Fundamentação legal *", key="dams_issue_legal_basis",
+                                        placeholder="Ex.: Lei Municipal 1.552/2025, art. 30")
+            field_error(errors, "legal_basis")
+        with cols[2]:
+            reference = st.text_input("Exercício / referência", key="dams_issue_reference",
+                                      placeholder=f"{clock.today().year} (ano da emissão)")
         description = st.text_area("Discriminação da receita *", key="dams_issue_description", height=80)
-        cols = st.columns(2)
-        raw = cols[0].text_input("Valor (R$) *", key="dams_issue_amount", placeholder="1.234,56")
-        due = cols[1].date_input("Vencimento *", clock.today() + timedelta(days=30), min_value=clock.today(),
-                                 format="DD/MM/YYYY", key="dams_issue_due",
-                                 help="Se cair em fim de semana ou feriado, passa para o dia útil seguinte.")
+        field_error(errors, "description")
+        cols = st.columns(3)
+        with cols[0]:
+            raw = st.text_input("Valor principal (R$) *", key="dams_issue_amount", placeholder="1.234,56")
+            field_error(errors, "amount")
+        with cols[1]:
+            raw_discount = st.text_input("Desconto (R$)", key="dams_issue_discount", placeholder="0,00")
+            field_error(errors, "discount")
+        with cols[2]:
+            due = st.date_input("Vencimento *", clock.today() + timedelta(days=30), min_value=clock.today(),
+                                format="DD/MM/YYYY", key="dams_issue_due",
+                                help="Se cair em fim de semana ou feriado, passa para o dia útil seguinte.")
+            field_error(errors, "due")
         instructions = st.text_area("Instruções ao contribuinte (uma por linha)", key="dams_issue_instructions", height=80)
         submitted = st.form_submit_button("Emitir DAM", type="primary")
     if submitted:
-        ok, dam = common.attempt(
-            dams.issue, db, actor, mun, taxpayer_name=name, taxpayer_document=document, taxpayer_address=address,
-            revenue_kind=kind, description=description, legal_basis=legal_basis, amount=money_input(raw), due=due,
-            instructions=instructions,
+        discount = money_input(raw_discount) if raw_discount.strip() else Decimal("0")
+        dam = submit(
+            "dams_issue_errors", dams.issue, db, actor, mun, taxpayer_name=name, taxpayer_document=document,
+            taxpayer_address=address, revenue_kind=kind, description=description, legal_basis=legal_basis,
+            amount=money_input(raw), due=due, instructions=instructions, reference=reference, discount=discount,
         )
-        if ok:
+        if dam:
             lines = [f"DAM {dam['number']} emitido: {dam['taxpayer_name']}, {fmt.brl(dam['amount'])}, "
                      f"vencimento {fmt.day(dam['due_on'])}."]
             if dam["due_on"] != dam["requested_due"]:
@@ -273,7 +385,7 @@ def issue_tab() -> None:
             st.session_state["dams_flash"] = ("success", lines)
             st.session_state["dams_last_issued"] = dam["id"]
             for key in ("taxpayer", "name", "document", "address", "kind", "legal_basis", "description", "amount",
-                        "instructions"):
+                        "instructions", "reference", "discount"):
                 st.session_state.pop(f"dams_issue_{key}", None)
             st.rerun()
     last = st.session_state.get("dams_last_issued")

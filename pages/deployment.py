@@ -1,30 +1,108 @@
 """Implantação (TI): per municipality of the user, the values the law leaves to it that are still
-missing or still a demo value, and where each is set."""
+missing or still a demo value, and where each is set; the Prefeitura's own data printed on every
+document (CNPJ, coat of arms, who signs the certificates) is set here."""
 import pandas as pd
 import streamlit as st
 
-from services import deployment, municipalities
+from services import deployment, fields, municipalities
+from services.errors import ServiceError, ValidationFailed
 from ui import common
 
 actor = common.guard("admin")
 common.page_header("Implantação", "Valores que a lei deixa ao município e que ainda faltam")
 db = common.db()
 st.caption("Enquanto um valor faltar, as telas que dependem dele não o inventam: o DAM não é emitido sem o "
-           "código FEBRABAN, a multa em UPFM não é calculada sem a UPFM. A chave PIX só é necessária se o "
-           "município receber por PIX.")
+           "código FEBRABAN, a multa em UPFM não é calculada sem a UPFM, a 2ª via do DAM não é emitida sem a "
+           "multa e os juros de mora do Código Tributário, e os documentos saem com cabeçalho neutro (sem "
+           "brasão nem CNPJ). A chave PIX só é necessária se o município receber por PIX.")
 st.page_link("pages/parameters.py", label="Abrir Parâmetros", icon=":material/tune:")
+
+
+def errors_of(key: str) -> dict[str, str]:
+    return st.session_state.get(key, {})
+
+
+def show_error(errors: dict[str, str], name: str) -> None:
+    if errors.get(name):
+        st.caption(f":red[{errors[name]}]")
+
+
+def call(errors_key: str, action, *args) -> bool:
+    """Run a service; its errors are kept by field for the next run, a success is told."""
+    try:
+        action(*args)
+    except ValidationFailed as exc:
+        st.session_state[errors_key] = exc.errors
+        return False
+    except ServiceError as exc:
+        st.session_state[errors_key] = {exc.field or "_form": exc.message}
+        return False
+    st.session_state.pop(errors_key, None)
+    return True
+
+
+def identity_form(town: municipalities.Municipality) -> None:
+    """CNPJ, signer and coat of arms of one municipality, each error under its field."""
+    key = f"deployment_{town.code}"
+    ok, current = common.attempt(deployment.identity, db, actor, town.code)
+    if not ok:
+        return
+    with st.expander("Dados da Prefeitura nos documentos (CNPJ, brasão, quem assina)",
+                     expanded=not (current.cnpj and current.coat_of_arms and current.signer_name)):
+        if st.session_state.pop(f"{key}_done", None):
+            st.success(st.session_state.pop(f"{key}_done_text", "Dados da Prefeitura gravados."))
+        errors = errors_of(f"{key}_errors")
+        if errors.get("_form"):
+            st.error(errors["_form"])
+        with st.form(f"{key}_identity"):
+            cnpj = st.text_input("CNPJ da Prefeitura *", value=fields.show("cnpj", current.cnpj) if current.cnpj else "",
+                                 key=f"{key}_cnpj")
+            show_error(errors, "cnpj")
+            cols = st.columns(2)
+            with cols[0]:
+                name = st.text_input("Quem assina os certificados (nome)", value=current.signer_name,
+                                     key=f"{key}_signer_name")
+                show_error(errors, "signer_name")
+            with cols[1]:
+                role = st.text_input("Cargo de quem assina", value=current.signer_role, key=f"{key}_signer_role",
+                                     placeholder="Ex.: Secretário Municipal de Finanças")
+                show_error(errors, "signer_role")
+            if st.form_submit_button("Gravar dados da Prefeitura", type="primary"):
+                if call(f"{key}_errors", deployment.set_identity, db, actor, town.code, cnpj, name, role):
+                    st.session_state[f"{key}_done"] = True
+                st.rerun()
+        arms_errors = errors_of(f"{key}_arms_errors")
+        cols = st.columns([1, 3])
+        ok, image = common.attempt(deployment.coat_of_arms, db, actor, town.code)
+        if ok and image:
+            cols[0].image(image, caption="Brasão atual", width=120)
+        elif ok:
+            cols[0].caption("Sem brasão: os documentos saem com cabeçalho neutro.")
+        with cols[1]:
+            upload = st.file_uploader("Brasão do município (PNG ou JPEG, até 1 MB)", type=["png", "jpg", "jpeg"],
+                                      key=f"{key}_arms")
+            show_error(arms_errors, "coat_of_arms")
+            if upload is not None:
+                st.image(upload.getvalue(), caption="Prévia do arquivo escolhido", width=120)
+                if st.button("Enviar brasão", key=f"{key}_arms_send", icon=":material/upload:"):
+                    if call(f"{key}_arms_errors", deployment.set_coat_of_arms, db, actor, town.code,
+                            upload.getvalue(), upload.name):
+                        st.session_state[f"{key}_done"] = True
+                        st.session_state[f"{key}_done_text"] = "Brasão gravado: já aparece nos documentos."
+                    st.rerun()
+
 
 for town in municipalities.of_actor(db, actor):
     st.subheader(town.name)
     ok, items = common.attempt(deployment.missing_values, db, actor, town.code)
-    if not ok:
-        continue
-    if not items:
+    if ok and not items:
         st.success("Todos os valores do município estão cadastrados.")
-        continue
-    pending = sum(item.status == deployment.NOT_SET for item in items)
-    st.markdown(f"**{pending}** não cadastrado(s), **{len(items) - pending}** com valor de demonstração.",
-                help="Um valor de demonstração cita um ato com a palavra 'demonstração'.")
-    st.dataframe(pd.DataFrame([{
-        "Valor": item.what, "Situação": item.status, "Onde cadastrar": item.where, "Ato citado": item.act,
-    } for item in items]), hide_index=True, width="stretch", key=f"deployment_{town.code}")
+    elif ok:
+        pending = sum(item.status == deployment.NOT_SET for item in items)
+        demo = sum(item.status == deployment.DEMO_VALUE for item in items)
+        st.markdown(f"**{pending}** não cadastrado(s), **{demo}** com valor de demonstração.",
+                    help="Um valor de demonstração cita um ato com a palavra 'demonstração'.")
+        st.dataframe(pd.DataFrame([{
+            "Valor": item.what, "Situação": item.status, "Onde cadastrar": item.where, "Ato citado": item.act,
+        } for item in items]), hide_index=True, width="stretch", key=f"deployment_{town.code}")
+    identity_form(town)

@@ -71,6 +71,9 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     if bootstrap.store_kind(db) != "demo":
         raise SystemExit("Este armazenamento é de produção: dados de demonstração não são carregados nele.")
     seed_demo_parameters(db)
+    from seed.documents import seed_documents
+
+    seed_documents(db)
     for username, name, role, municipalities in DEMO_USERS:
         try:
             create_user(db, SYSTEM, username, name, role, municipalities, DEMO_PASSWORD)

@@ -9,7 +9,9 @@ Each G record is matched by its 44-digit barcode to a DAM of the municipality:
 - ``duplicado``: the barcode already appeared earlier in the same file, or the DAM was already
   paid (by another file or by hand); nothing is written for it;
 - ``dam_cancelado``: the DAM had been cancelled; the payment is stored on it, flagged, for the
-  treasury to refund or reuse, and the DAM stays cancelled.
+  treasury to refund or reuse, and the DAM stays cancelled. Except an original replaced by its 2ª
+  via whose chain is still unpaid: it is ``pago`` (flagged) and the 2ª via is cancelled
+  (:func:`services.dams._apply_payment`); a DAM changed by an earlier line is read again once.
 
 A file is known by the SHA-256 of its records (line ends normalised): importing the same file
 again changes nothing and returns the first import's report. A different file with the same
@@ -181,8 +183,9 @@ def _line(detail: ReturnDetail, outcome: str, message: str, dam: dict | None = N
 
 
 def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id: str,
-            header: ReturnHeader) -> ImportLine:
-    """Pay one matched DAM from one G record, or say why not."""
+            header: ReturnHeader, retry: bool = True) -> ImportLine:
+    """Pay one matched DAM from one G record, or say why not. A DAM that changed since the file's DAMs
+    were read (e.g. a 2ª via cancelled because an earlier line paid its original) is read again once."""
     payment = dam.get("payment")
     if payment:
         if payment["origin"].get("file_id") == file_id:  # resuming an interrupted import of this file
@@ -190,30 +193,33 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
                          dam, tuple(payment["flags"]))
         return _line(detail, DUPLICATED, _already_paid_reason(dam), dam)
     check = dams.check_payment(db, dam, detail.paid_on, detail.amount_received)
-    flags, notes = list(check.flags), list(check.notes)
-    if dam["status"] == dams.CANCELLED:
-        flags.append(dams.FLAG_CANCELLED)
-        notes.append(f"DAM {dam['number']} estava cancelado: {dam.get('cancel_reason') or ''}".rstrip(": "))
     new_payment = {
         "paid_on": detail.paid_on, "amount": detail.amount_received,
         "bank": f"{header.bank_code} {header.bank_name}".strip(),
         "origin": {"kind": "retorno", "file_id": file_id, "file_sequence": header.file_sequence,
                    "line_number": detail.line_number, "record_sequence": detail.record_sequence,
                    "agency": detail.agency, "authentication": detail.authentication},
-        "credited_on": detail.credited_on, "flags": flags, "notes": notes,
+        "credited_on": detail.credited_on, "flags": list(check.flags), "notes": list(check.notes),
         "recorded_at": clock.now_utc(), "recorded_by": actor.username,
     }
-    if not dams._apply_payment(db, actor, dam, new_payment):
+    # an original replaced by its 2ª via is paid (and the 2ª via cancelled) unless the chain already was
+    applied = dams._apply_payment(db, actor, dam, new_payment)
+    if applied is None and retry:
+        fresh = db[dams.COLLECTION].find_one({"_id": ObjectId(dam["id"])}, MATCH_FIELDS)
+        return _settle(db, actor, dams.plain(fresh), detail, file_id, header, retry=False)
+    if applied is None:
         return _line(detail, DUPLICATED, f"DAM {dam['number']} mudou de situação durante a importação", dam)
-    outcome = CANCELLED if dam["status"] == dams.CANCELLED else PAID
+    status, stored = applied
+    notes, flags = stored["notes"], tuple(stored["flags"])
+    outcome = CANCELLED if status == dams.CANCELLED else PAID
     message = "; ".join(notes) if notes else f"DAM {dam['number']} pago"
-    return _line(detail, outcome, message, dam, tuple(flags))
+    return _line(detail, outcome, message, dam, flags)
 
 
 CHUNK = 500  # barcodes per $in query
 # what matching and paying need of a DAM (not its history nor its printing data)
 MATCH_FIELDS = {name: 1 for name in ("municipality", "number", "barcode", "amount", "status", "due_on", "issued_on",
-                                     "payment", "pays", "cancel_reason")}
+                                     "payment", "pays", "cancel_reason", "replaced_by", "chain_root")}
 
 
 def _dams_by_barcode(db: Database, municipality: str, barcodes: list[str]) -> dict[str, dict]:

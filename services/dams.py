@@ -16,6 +16,13 @@ it and clear the mark. A crash or a failing handler in between leaves the mark, 
 run again at start (:func:`services.events.resume_pending`) or when a user retries the payment
 (handlers are idempotent). Issue, cancel and payment each write the DAM, its number and its audit
 entry in one ``store.transaction``. The bank return file is imported by :mod:`services.bank_import`.
+
+An overdue DAM is reissued as a 2ª via (:func:`reissue`): principal plus multa and juros de mora of
+the municipality's Código Tributário (``rules/dam/late.py``) up to a new due date, linked to the
+original (``replaces`` / ``replaced_by`` / ``chain_root``), which is cancelled in the same unit of
+work. A chain receives one payment: paying the original after its 2ª via pays the original and
+cancels the 2ª via; any later payment of the chain is kept on a cancelled DAM for refund
+(docs/LEITURAS.md, seção 9).
 """
 from __future__ import annotations
 
@@ -35,7 +42,8 @@ from rules import fmt
 from rules.base import cents
 from rules.dam.barcode import MAX_AMOUNT
 from rules.dam.dates import due_date, due_date_finding, payment_on_time
-from rules.dam.parameters import DamSettings, dam_settings
+from rules.dam.late import LateCharges, late_charges, late_rates
+from rules.dam.parameters import DamSettings, dam_settings, revenue_code
 from rules.params import ParameterMissing
 from services import audit, clock, events, exports, fields, municipalities, parameters, store
 from services.auth import Actor, authorize
@@ -43,6 +51,7 @@ from services.entities import Page
 from services.errors import NotFound, ServiceError, ValidationFailed
 from services.numbers import next_number
 from services.pdf.dam import DamPrint, render_dams
+from services.pdf.letterhead import Letterhead
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
 
 COLLECTION = "dams"
@@ -83,7 +92,7 @@ FLAGS = {
 }
 
 STANDARD_INSTRUCTION = (
-    "Pague até o vencimento em qualquer banco, correspondente bancário ou aplicativo, "
+    "Pague até o vencimento nos bancos conveniados, seus correspondentes ou aplicativos, "
     "pela linha digitável ou pelo código de barras."
 )
 PIX_INSTRUCTION = "Pelo PIX, leia o QR code ou use o código copia e cola ao lado."
@@ -326,6 +335,10 @@ def _clean_issue(values: dict[str, Any], issued_on: date) -> dict[str, Any]:
     elif pays is not None:
         clean["pays"] = {"collection": pays["collection"], "id": str(pays["id"]), "label": pays.get("label", "")}
     clean.setdefault("pays", None)
+    discount = values.get("discount", Decimal("0"))
+    if not isinstance(discount, Decimal) or not discount.is_finite() or discount != cents(discount) or discount < 0:
+        errors["discount"] = "Desconto: informe reais e centavos, zero ou mais."
+    clean["discount"] = discount
     if errors:
         raise ValidationFailed(errors)
     return clean
@@ -340,6 +353,15 @@ def _settings(db: Database, municipality: str, on: date) -> DamSettings:
             f"O município não tem o parâmetro '{name}' em vigor em {fmt.day(on)}; "
             "peça à TI municipal para cadastrá-lo em Parâmetros antes de emitir DAMs."
         ) from None
+
+
+def _after_due_text(book, due_on: date) -> str:
+    """What the DAM says of a payment after ``due_on``: the municipality's multa and juros, or (rates
+    not set yet) only that a 2ª via is needed (services/pdf/dam.AFTER_DUE_NEUTRAL)."""
+    try:
+        return late_rates(book, due_on).text()
+    except ParameterMissing:
+        return ""
 
 
 def _instructions(typed: str, moved_note: str | None, pays_label: str, pix: bool) -> list[str]:
@@ -369,32 +391,53 @@ def issue(
     due: date,
     pays: dict | None = None,
     instructions: str = "",
+    reference: str = "",
+    discount: Decimal = Decimal("0"),
 ) -> dict:
     """Issue a DAM dated today (Cuiabá) and return it.
 
-    The due date moves to the next business day of the legal calendar; barcode, linha
-    digitável and PIX come from the parameters in force today. Every input is checked, and the
-    parameters and barcode are tried, before the number is taken, so numbers have no gaps.
+    ``amount`` is the principal; the DAM charges it less ``discount`` (its stored ``amount`` is the
+    total). ``reference`` is the exercise or period it refers to (default: the year of issue). The
+    due date moves to the next business day of the legal calendar; barcode, linha digitável, PIX,
+    the revenue code and what happens after the due date come from the parameters in force today.
+    Every input is checked, and the parameters and barcode are tried, before the number is taken,
+    so numbers have no gaps.
     """
     authorize(actor, "write", municipality)
     issued_on = clock.today()
     clean = _clean_issue(dict(
         taxpayer_name=taxpayer_name, taxpayer_document=taxpayer_document, taxpayer_address=taxpayer_address,
         revenue_kind=revenue_kind, description=description, legal_basis=legal_basis, amount=amount, due=due,
-        pays=pays,
+        pays=pays, discount=discount,
     ), issued_on)
+    return _issue(db, actor, municipality, clean, issued_on, instructions,
+                  reference=(reference or "").strip() or str(issued_on.year))
+
+
+def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on: date, instructions: str,
+           reference: str, charges: dict | None = None, replaces: dict | None = None) -> dict:
+    """Number, barcode and store a checked DAM (``clean``); ``charges`` adds multa and juros to the
+    principal, ``replaces`` links a 2ª via to the DAM it replaces. Runs inside the caller's unit of
+    work when there is one."""
+    charges = charges or {"fine": Decimal("0"), "interest": Decimal("0")}
+    principal = clean["amount"]
+    total = principal - clean["discount"] + charges["fine"] + charges["interest"]
     calendar = parameters.calendar(db, municipality, issued_on)
     # CTN art. 210, parágrafo único; Lei 9.784/1999, art. 66, §1: due date on a business day
     due_on = due_date(clean["due"], calendar)
     finding = due_date_finding(clean["due"], calendar)
     settings = _settings(db, municipality, issued_on)
-    settings.barcode(clean["amount"], due_on, issued_on.year, 1)  # parameters that cannot print fail here
-    settings.pix_payload(clean["amount"], issued_on.year, 1)
+    book = parameters.book(db, municipality)
+    after_due = _after_due_text(book, due_on)
+    if total <= 0:
+        raise ValidationFailed({"discount": "Desconto: não pode igualar ou superar o valor principal."})
+    settings.barcode(total, due_on, issued_on.year, 1)  # parameters that cannot print fail here
+    settings.pix_payload(total, issued_on.year, 1)
     prepare(db)
     with store.transaction(db):  # number, document and audit entry: one unit of work
         number = next_number(db, municipality, "dam", issued_on.year)
-        barcode = settings.barcode(clean["amount"], due_on, number.year, number.sequence)
-        pix = settings.pix_payload(clean["amount"], number.year, number.sequence)
+        barcode = settings.barcode(total, due_on, number.year, number.sequence)
+        pix = settings.pix_payload(total, number.year, number.sequence)
         moved = finding.message if due_on != clean["due"] else None
         now = clock.now_utc()
         doc = {
@@ -408,7 +451,14 @@ def issue(
             "revenue_kind": clean["revenue_kind"],
             "description": clean["description"],
             "legal_basis": clean["legal_basis"],
-            "amount": clean["amount"],
+            "amount": total,
+            "principal": principal,
+            "discount": clean["discount"],
+            "fine": charges["fine"],
+            "interest": charges["interest"],
+            "reference": reference,
+            "revenue_code": revenue_code(book, issued_on, clean["revenue_kind"]),
+            "after_due": after_due,
             "issued_on": issued_on,
             "requested_due": clean["due"],
             "due_on": due_on,
@@ -418,6 +468,7 @@ def issue(
             "pix_payload": pix,
             "instructions": _instructions(instructions, moved, (clean["pays"] or {}).get("label", ""), pix is not None),
             "pays": clean["pays"],
+            **({"replaces": replaces, "chain_root": replaces["chain_root"]} if replaces else {}),
             "status": ISSUED,
             "history": [{"at": now, "status": ISSUED, "by": actor.username,
                          "note": f"Emitido com vencimento em {fmt.day(due_on)}" + (f" ({moved})" if moved else "")}],
@@ -431,6 +482,101 @@ def issue(
                      {k: v for k, v in doc.items() if k not in ("history", "created_at")},
                      note=f"DAM {number.text} emitido")
     return _load(db, municipality, str(inserted))
+
+
+# ---- 2ª via ----
+
+class DamNotReissuable(ServiceError):
+    """Only an overdue, unpaid DAM is reissued as a 2ª via."""
+
+
+def _late_charges_of(db: Database, dam: dict, on: date) -> LateCharges:
+    """Multa and juros the DAM owes if paid on ``on``, from its chain's original due date (a 2ª via of a
+    2ª via still counts from the first one) and the rates of the Código Tributário in force on ``on``."""
+    original = dam.get("replaces") or {}
+    principal = dam.get("principal", dam["amount"]) - (dam.get("discount") or Decimal("0")) if not original \
+        else original["principal"]
+    calendar = parameters.calendar(db, dam["municipality"], on)
+    # CTN art. 210, parágrafo único: the period ends on the first business day
+    limit = due_date(parse_date(original.get("due_on")) if original else dam["due_on"], calendar)
+    try:
+        rates = late_rates(parameters.book(db, dam["municipality"]), on)
+    except ParameterMissing:
+        raise DamParametersMissing(
+            "A multa e os juros de mora do Código Tributário Municipal não estão cadastrados para este município; "
+            "peça à TI para cadastrá-los (Implantação → Parâmetros) antes de emitir a 2ª via.") from None
+    return late_charges(principal, limit, on, rates)
+
+
+@dataclass(frozen=True)
+class ReissueQuote:
+    """What the 2ª via of a DAM would charge with a new due date."""
+
+    due_on: date
+    principal: Decimal
+    fine: Decimal
+    interest: Decimal
+    total: Decimal
+    reasons: tuple[str, ...]
+
+
+def quote_reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: date) -> ReissueQuote:
+    """The updated amount of the 2ª via for the new due date ``due`` (moved to a business day), with
+    the reasons of the multa and juros; nothing is written."""
+    authorize(actor, "read", municipality)
+    dam = _load(db, municipality, dam_id)
+    due_on = due_date(due, parameters.calendar(db, municipality, clock.today()))
+    charges = _late_charges_of(db, dam, due_on)
+    return ReissueQuote(due_on, charges.principal, charges.fine, charges.interest, charges.total,
+                        tuple(f"{f.message} ({f.reference})" for f in charges.findings))
+
+
+def reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: date) -> dict:
+    """Issue the 2ª via of an overdue DAM: the principal with multa and juros de mora up to the new due
+    date, linked to the original, which is cancelled in the same unit of work. The record the DAM pays
+    is now paid by the 2ª via; if the taxpayer still pays the original, the bank return pays the
+    original and cancels the 2ª via (one payment per chain)."""
+    authorize(actor, "write", municipality)
+    dam = _load(db, municipality, dam_id)
+    today = clock.today()
+    if dam["status"] != ISSUED:
+        raise DamNotReissuable(f"O DAM {dam['number']} está {SITUATIONS[dam['situation']].lower()}: "
+                               "só um DAM vencido e não pago tem 2ª via.")
+    calendar = parameters.calendar(db, municipality, today)
+    if not today > due_date(dam["due_on"], calendar):
+        raise DamNotReissuable(f"O DAM {dam['number']} ainda não venceu (vencimento {fmt.day(dam['due_on'])}): "
+                               "pague-o como está.")
+    if not isinstance(due, date):
+        raise ValidationFailed({"due": "Novo vencimento: informe a data."})
+    if due < today:
+        raise ValidationFailed({"due": f"Novo vencimento: não pode ser anterior a hoje ({fmt.day(today)})."})
+    new_due = due_date(due, calendar)
+    charges = _late_charges_of(db, dam, new_due)
+    original = dam.get("replaces") or {}
+    root = dam.get("chain_root") or dam["id"]
+    via = int(original.get("via", 1)) + 1
+    replaces = {"id": dam["id"], "number": dam["number"], "via": via, "chain_root": root,
+                "due_on": original.get("due_on") or dam["due_on"], "principal": charges.principal}
+    clean = {key: dam[key] for key in ("taxpayer_name", "taxpayer_document", "taxpayer_address", "revenue_kind",
+                                       "description", "legal_basis", "pays")}
+    clean.update(amount=charges.principal, discount=Decimal("0"), due=due)
+    typed = "\n".join(line for line in dam.get("instructions", []) if line not in (STANDARD_INSTRUCTION, PIX_INSTRUCTION)
+                      and not re.match(r"(Referente a:|\d+ª via|Vencimento em)", line))
+    note = (f"{via}ª via do DAM {dam['number']} (vencido em {fmt.day(parse_date(replaces['due_on']))}): "
+            + "; ".join(f.message for f in charges.findings) + ".")
+    with store.transaction(db):  # the 2ª via, the original's cancellation and both audit entries
+        new = _issue(db, actor, municipality, clean, today, "\n".join(filter(None, (note, typed))),
+                     reference=dam.get("reference") or str(dam["year"]),
+                     charges={"fine": charges.fine, "interest": charges.interest}, replaces=replaces)
+        reason = f"Substituído pela {via}ª via, DAM {new['number']}"
+        entry = {"at": clock.now_utc(), "status": CANCELLED, "by": actor.username, "note": reason}
+        changes = {"status": CANCELLED, "cancel_reason": reason, "chain_root": root,
+                   "replaced_by": {"id": new["id"], "number": new["number"]}}
+        if not _transition(db, dam, {"status": ISSUED}, changes, entry):
+            raise DamNotReissuable(f"O DAM {dam['number']} mudou de situação enquanto a 2ª via era emitida; confira.")
+        audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"], {"status": ISSUED},
+                     {"status": CANCELLED, "cancel_reason": reason}, note=f"DAM {dam['number']} cancelado: {reason}")
+    return _load(db, municipality, new["id"])
 
 
 # ---- cancelling ----
@@ -490,41 +636,101 @@ def check_payment(db: Database, dam: dict, paid_on: date, amount: Decimal) -> Pa
     return PaymentCheck(tuple(flags), tuple(notes))
 
 
-def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> bool:
-    """Store ``payment`` on the DAM and tell the record it pays. An issued DAM becomes paid;
-    a cancelled one keeps its status and the payment is flagged for refund or reuse.
-    Returns False when the DAM changed meanwhile (nothing written).
+class _Changed(Exception):
+    """The DAM changed between reading and paying it: the unit of work is undone."""
+
+
+FLAG_REPLACED = "dam_substituido"
+FLAGS[FLAG_REPLACED] = "Pago o DAM substituído pela 2ª via"
+
+
+def _claim_chain(db: Database, dam: dict) -> bool:
+    """A DAM of a 2ª via chain (the original and its reissues) is paid once: the first payment of any
+    of them claims the chain on its original's document (conditional update); the others cannot."""
+    root = dam.get("chain_root")
+    if not root:
+        return True
+    claimed = db[COLLECTION].update_one({"_id": _object_id(root), "chain_paid_by": {"$exists": False}},
+                                        {"$set": {"chain_paid_by": dam["id"]}})
+    return claimed.modified_count == 1
+
+
+def _cancel_rest_of_chain(db: Database, actor: Actor, dam: dict, entry_at) -> None:
+    """The original was paid after its 2ª via was issued: the 2ª via (any issued DAM of the chain) is
+    cancelled, so the record it pays is told once and nobody pays twice."""
+    reason = f"O DAM {dam['number']}, substituído por esta via, foi pago"
+    entry = {"at": entry_at, "status": CANCELLED, "by": actor.username, "note": reason}
+    for doc in db[COLLECTION].find({"chain_root": dam["chain_root"], "status": ISSUED}, {"_id": 1, "number": 1}):
+        other = {"id": str(doc["_id"]), "number": doc["number"]}
+        if _transition(db, other, {"status": ISSUED}, {"status": CANCELLED, "cancel_reason": reason}, entry):
+            audit.record(db, actor, dam["municipality"], "cancel", COLLECTION, other["id"], {"status": ISSUED},
+                         {"status": CANCELLED, "cancel_reason": reason}, note=f"DAM {other['number']} cancelado: {reason}")
+
+
+def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> tuple[str, dict] | None:
+    """Store ``payment`` on the DAM and tell the record it pays; returns the status the DAM ends with
+    and the payment as stored, with its flags (None when the DAM changed meanwhile and nothing was
+    written).
+
+    An issued DAM becomes paid. An original replaced by a 2ª via and paid late (the taxpayer paid the
+    old slip) becomes paid too, flagged, and its 2ª via is cancelled; only one DAM of a chain is ever
+    paid (:func:`_claim_chain`). Any other cancelled DAM keeps its status and the payment is flagged
+    for refund or reuse; it tells no one.
 
     Private: the callers (:func:`record_payment`, :func:`services.bank_import.import_return_file`)
     authorize the actor to write in the DAM's municipality.
     """
-    municipality = dam["municipality"]
     origin = payment["origin"]
     where = ("baixa manual" if origin["kind"] == "manual"
              else f"arquivo retorno NSA {origin['file_sequence']}, linha {origin['line_number']}")
+    try:
+        with store.transaction(db):
+            replaced = dam["status"] == CANCELLED and bool(dam.get("replaced_by")) and _claim_chain(db, dam)
+            if dam["status"] == CANCELLED and not replaced:
+                return CANCELLED, _pay_cancelled(db, actor, dam, payment, where)
+            if replaced:
+                payment = {**payment, "flags": [*payment["flags"], FLAG_REPLACED],
+                           "notes": [*payment["notes"], f"DAM {dam['number']} substituído pela 2ª via "
+                                     f"{dam['replaced_by']['number']}, que foi cancelada"]}
+            elif dam["status"] != ISSUED or not _claim_chain(db, dam):
+                raise _Changed
+            entry = {"at": payment["recorded_at"], "status": PAID, "by": actor.username,
+                     "note": _payment_note(payment, where)}
+            # the outbox mark goes in the same conditional update that marks the DAM paid
+            changes = {"status": PAID, "payment": payment, **({"handlers_pending": True} if dam.get("pays") else {})}
+            if not _transition(db, dam, {"status": dam["status"], "payment": None}, changes, entry):
+                raise _Changed
+            audit.record(db, actor, dam["municipality"], "pay", COLLECTION, dam["id"],
+                         {"status": dam["status"], "payment": None}, {"status": PAID, "payment": payment},
+                         note=f"DAM {dam['number']}: {entry['note']}")
+            if replaced:
+                _cancel_rest_of_chain(db, actor, dam, payment["recorded_at"])
+    except _Changed:
+        return None
+    if dam.get("pays"):
+        events.dam_paid(db, dam["id"])
+    return PAID, payment
+
+
+def _pay_cancelled(db: Database, actor: Actor, dam: dict, payment: dict, where: str) -> dict:
+    """A payment of a cancelled DAM is kept on it, flagged for refund or reuse; the DAM stays cancelled."""
+    payment = {**payment, "flags": [*payment["flags"], FLAG_CANCELLED],
+               "notes": [*payment["notes"],
+                         f"DAM {dam['number']} estava cancelado: {dam.get('cancel_reason') or ''}".rstrip(": ")]}
+    entry = {"at": payment["recorded_at"], "status": CANCELLED, "by": actor.username,
+             "note": _payment_note(payment, where)}
+    if not _transition(db, dam, {"status": CANCELLED, "payment": None}, {"payment": payment}, entry):
+        raise _Changed
+    audit.record(db, actor, dam["municipality"], "pay", COLLECTION, dam["id"], {"payment": None},
+                 {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {entry['note']}")
+    return payment
+
+
+def _payment_note(payment: dict, where: str) -> str:
     note = f"Pago em {fmt.day(payment['paid_on'])}, {fmt.brl(payment['amount'])} ({where})"
     if payment["notes"]:
         note += ". Alertas: " + "; ".join(payment["notes"])
-    if dam["status"] == CANCELLED:
-        entry = {"at": payment["recorded_at"], "status": CANCELLED, "by": actor.username, "note": note}
-        with store.transaction(db):
-            if not _transition(db, dam, {"status": CANCELLED, "payment": None}, {"payment": payment}, entry):
-                return False
-            audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"], {"payment": None},
-                         {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {note}")
-        return True
-    entry = {"at": payment["recorded_at"], "status": PAID, "by": actor.username, "note": note}
-    # the outbox mark goes in the same conditional update that marks the DAM paid
-    changes = {"status": PAID, "payment": payment, **({"handlers_pending": True} if dam.get("pays") else {})}
-    with store.transaction(db):
-        if not _transition(db, dam, {"status": ISSUED}, changes, entry):
-            return False
-        audit.record(db, actor, municipality, "pay", COLLECTION, dam["id"],
-                     {"status": dam["status"], "payment": None}, {"status": PAID, "payment": payment},
-                     note=f"DAM {dam['number']}: {note}")
-    if dam.get("pays"):
-        events.dam_paid(db, dam["id"])
-    return True
+    return note
 
 
 def record_payment(
@@ -591,8 +797,9 @@ def pending_message(dam: dict) -> str:
 
 # ---- printing ----
 
-def printable(dam: dict, municipality: municipalities.Municipality) -> DamPrint:
-    """What the PDF shows of a stored DAM."""
+def printable(dam: dict, municipality: municipalities.Municipality, head: Letterhead | None = None) -> DamPrint:
+    """What the PDF shows of a stored DAM (``head``: the municipality's letterhead)."""
+    replaces = dam.get("replaces") or {}
     return DamPrint(
         municipality_name=f"Prefeitura Municipal de {municipality.name}",
         secretariat=municipality.secretariat,
@@ -609,6 +816,16 @@ def printable(dam: dict, municipality: municipalities.Municipality) -> DamPrint:
         barcode=dam["barcode"],
         instructions=tuple(dam.get("instructions", [])),
         pix_payload=dam.get("pix_payload"),
+        head=head,
+        revenue_code=dam.get("revenue_code", ""),
+        revenue_name=REVENUE_KINDS.get(dam["revenue_kind"], ""),
+        reference=dam.get("reference", ""),
+        principal=dam.get("principal"),
+        discount=dam.get("discount") or Decimal("0"),
+        fine=dam.get("fine") or Decimal("0"),
+        interest=dam.get("interest") or Decimal("0"),
+        after_due=dam.get("after_due", ""),
+        via=f"{replaces['via']}ª via do DAM {replaces['number']}" if replaces else "",
     )
 
 
@@ -645,7 +862,8 @@ def pdf_batch(
     if cancelled:
         raise DamNotPrintable("DAM cancelado não é impresso: " + ", ".join(cancelled) + ".")
     place = municipalities.get(db, municipality)
-    return render_dams([printable(d, place) for d in dams], progress)
+    head = municipalities.letterhead(db, municipality, with_phone=True)
+    return render_dams([printable(d, place, head) for d in dams], progress)
 
 
 def pdf(

@@ -1,11 +1,18 @@
-"""Municipalities (tenants): their data comes from ``services/setup_data.py`` and every business document carries one."""
+"""Municipalities (tenants): their data comes from ``services/setup_data.py`` and every business document carries one.
+
+What TI sets per municipality on the Implantação page (``services/deployment.py``) lives on the same
+document: ``cnpj``, ``coat_of_arms`` (the sha256 of the image kept by ``store.put_file``) and
+``signer`` (name and role of who signs its certificates). :func:`letterhead` gathers them for a PDF.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from pymongo.database import Database
 
+from services import store
 from services.auth import Actor
+from services.pdf.letterhead import Letterhead
 
 
 @dataclass(frozen=True)
@@ -17,9 +24,15 @@ class Municipality:
     phone: str
     modules: tuple[str, ...]
     acts: dict
+    cnpj: str = ""
+    coat_of_arms: str = ""  # sha256 of the image in the store's files ("" when not uploaded)
+    signer_name: str = ""
+    signer_role: str = ""
 
 
 def _from_doc(doc: dict) -> Municipality:
+    arms = doc.get("coat_of_arms") or {}
+    signer = doc.get("signer") or {}
     return Municipality(
         code=doc["code"],
         name=doc["name"],
@@ -28,6 +41,10 @@ def _from_doc(doc: dict) -> Municipality:
         phone=doc.get("phone", ""),
         modules=tuple(doc.get("modules", [])),
         acts=doc.get("acts", {}),
+        cnpj=doc.get("cnpj") or "",
+        coat_of_arms=arms.get("sha256", "") if isinstance(arms, dict) else "",
+        signer_name=signer.get("name", ""),
+        signer_role=signer.get("role", ""),
     )
 
 
@@ -45,3 +62,15 @@ def get(db: Database, code: str) -> Municipality:
     if doc is None:
         raise LookupError(f"Município '{code}' não cadastrado")
     return _from_doc(doc)
+
+
+def letterhead(db: Database, code: str, with_phone: bool = False) -> Letterhead:
+    """The letterhead of the municipality's documents: what TI set (coat of arms, CNPJ, signer) and
+    the Prefeitura's secretariat and address; a value not set is left empty (a neutral letterhead)."""
+    town = get(db, code)
+    address = " · ".join(p for p in (town.address, town.phone if with_phone else "") if p)
+    return Letterhead(
+        municipality_name=town.name, secretariat=town.secretariat, address=address, cnpj=town.cnpj,
+        coat_of_arms=store.get_file(db, town.coat_of_arms) if town.coat_of_arms else None,
+        signer_name=town.signer_name, signer_role=town.signer_role,
+    )

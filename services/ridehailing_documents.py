@@ -47,6 +47,7 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
         valid_until=state.valid_until or parse_date(doc.get("valid_until")),
         ouvidoria_phone=str(parameters.value(db, municipality, OUVIDORIA, clock.today())),
         check_url=public_check.check_url(municipality, auth_id, base_url),
+        coat_of_arms=municipalities.letterhead(db, municipality).coat_of_arms,
     ))
 
 
@@ -70,6 +71,7 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
         plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         renavam=vehicle["renavam"], holder=spec.field("holder").show(vehicle["holder"]),
         check_url=public_check.check_url(municipality, auth_id, base_url),
+        head=municipalities.letterhead(db, municipality),
     ))
 
 
@@ -103,7 +105,7 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
         approved=inspection["result"] == "approved",
         pendings=tuple(f"{f.message.removeprefix('Pendência: ')} ({f.reference})" for f in decision.failures),
         fix_deadline=inspection.get("fix_deadline"), fix_reference=rules.ref("failed_inspection"),
-        notes=" ".join(notes),
+        notes=" ".join(notes), head=municipalities.letterhead(db, municipality),
     ))
 
 
@@ -137,4 +139,5 @@ def convocation_notice_pdf(db: Database, actor: Actor, municipality: str, auth_i
         driver_address=", ".join(x for x in (driver.get("address"), driver.get("district"), town.name) if x),
         authorization=_authorization_text(doc), plate=entities.fields.show("plate", doc["plate"]),
         vehicle=_vehicle_text(vehicle), copies=_copies(db, municipality, driver),
+        head=municipalities.letterhead(db, municipality),
     ))

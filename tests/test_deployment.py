@@ -77,7 +77,10 @@ def test_bootstrap_does_not_import_the_demo_package(tmp_path):
 def test_a_fresh_store_lists_every_value_left_to_the_municipality(fresh):
     listed = {item.parameter or item.what: item for item in deployment.missing_values(fresh, TI, "chapada")}
     assert set(listed) == {"dam_febraban_code", "municipal_holidays", "ouvidoria_phone", "pix_key", "authorization_fee",
-                           "upfm_value", "CNPJ da Prefeitura", "Brasão do município (sem envio de imagem ainda)"}
+                           "upfm_value", "dam_late_fine_daily_percent", "dam_late_fine_max_percent",
+                           "dam_late_interest_monthly_percent", "dam_revenue_code_taxa_autorizacao",
+                           "dam_revenue_code_taxa_vistoria", "dam_revenue_code_multa", "CNPJ da Prefeitura",
+                           "Brasão do município (imagem PNG ou JPEG)", "Quem assina os certificados (nome e cargo)"}
     assert {item.status for item in listed.values()} == {deployment.NOT_SET}
     assert listed["upfm_value"].where == "Parâmetros → Valor da UPFM (R$) (upfm_value)"
 
@@ -119,7 +122,7 @@ def not_set_counts(at: AppTest) -> list[int]:
 def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store(fresh):
     at = page_as_ti()
     assert [h.value for h in at.subheader] == ["Chapada dos Guimarães", "Matupá", "Nova Lacerda"]
-    assert not_set_counts(at) == [8, 7, 6]
+    assert not_set_counts(at) == [15, 14, 12]
     chapada = at.dataframe[0].value
     assert "Parâmetros → Código FEBRABAN do município (4 dígitos) (dam_febraban_code)" in list(chapada["Onde cadastrar"])
 
@@ -127,6 +130,6 @@ def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store
 def test_the_page_lists_fewer_missing_values_on_the_demo_store(demo):
     at = page_as_ti()
     missing = not_set_counts(at)
-    assert all(now < before for now, before in zip(missing, [8, 7, 6])) and len(missing) == 3
+    assert all(now < before for now, before in zip(missing, [15, 14, 12])) and len(missing) == 3
     chapada = at.dataframe[0].value
     assert deployment.DEMO_VALUE in set(chapada["Situação"])

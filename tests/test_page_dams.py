@@ -52,14 +52,66 @@ def test_issue_a_dam_by_hand_and_see_it_listed(db):
     assert list(table["Situação"]) == ["Emitido (a vencer)"]
 
 
-def test_issue_with_a_bad_amount_shows_the_portuguese_error(db):
+def red(at: AppTest) -> list[str]:
+    """The field errors shown under their fields (red captions)."""
+    return [c.value for c in at.caption if c.value.startswith(":red[")]
+
+
+def test_issue_errors_show_each_under_its_field_and_keep_what_was_typed(db):
     at = screen()
+    at.text_input(key="dams_issue_name").input("Luciana Ferreira Alves")
+    at.text_input(key="dams_issue_document").input("529.982.247-00")
+    at.text_area(key="dams_issue_description").input("Taxa de autorização")
     at.text_input(key="dams_issue_amount").input("abc")
     button(at, "Emitir DAM").click().run()
     assert not at.exception
-    (error,) = at.error
-    assert "Valor: informe reais e centavos" in error.value and "Contribuinte: campo obrigatório" in error.value
+    assert not at.error, "no red block joining the errors"
+    shown = red(at)
+    assert any("CPF/CNPJ:" in c for c in shown) and any("Valor: informe reais e centavos" in c for c in shown)
+    assert any("Endereço: campo obrigatório" in c for c in shown)
+    assert not any(".;" in c or "Corrija os campos" in c for c in shown)
+    assert not any("Contribuinte: campo obrigatório" in c for c in shown)
+    assert at.text_input(key="dams_issue_name").value == "Luciana Ferreira Alves"
+    assert at.text_area(key="dams_issue_description").value == "Taxa de autorização"
+    assert at.text_input(key="dams_issue_amount").value == "abc"
     assert db["dams"].count_documents({}) == 0
+
+
+def test_payment_errors_show_under_their_fields(db):
+    dam = stored_dam(db)
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    at.text_input(key="dams_pay_amount").input("zero")
+    button(at, "Registrar pagamento").click().run()
+    assert not at.exception and not at.error
+    shown = red(at)
+    assert any("Valor pago: informe um valor maior que zero" in c for c in shown)
+    assert any("Banco ou agente arrecadador: campo obrigatório" in c for c in shown)
+    assert at.text_input(key="dams_pay_amount").value == "zero"
+    assert dams.get(db, SECRETARIA_MP, "matupa", dam["id"])["status"] == "emitido"
+
+
+def test_an_overdue_dam_offers_its_2a_via_with_the_updated_amount(db, monkeypatch):
+    from datetime import date
+
+    from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
+    from rules.params import ParameterVersion
+    from services import bootstrap
+
+    for name, value in ((FINE_DAILY, Decimal("2")), (FINE_MAX, Decimal("2")), (INTEREST_MONTHLY, Decimal("1"))):
+        bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, "CTM de teste"))
+    dam = stored_dam(db)
+    later = dam["due_on"] + timedelta(days=10)
+    monkeypatch.setattr(clock, "today", lambda: later)
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Multa de mora"] == "R$ 1,60" and metrics["Juros de mora"] == "R$ 0,80"
+    at.button(key="dams_reissue").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("2ª via emitida: DAM 0002/2026, R$ 82,40" in s.value for s in at.success)
+    assert dams.get(db, SECRETARIA_MP, "matupa", dam["id"])["status"] == "cancelado"
 
 
 def test_cancel_without_reason_is_refused_in_portuguese(db):

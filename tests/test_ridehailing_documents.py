@@ -98,7 +98,7 @@ def test_inspection_report_shows_the_checklist_result_and_deadline(db, tmp_path,
     doc = ridehailing.get_authorization(db, actor, municipality, auth)
     driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
     town = municipalities.get(db, municipality)
-    for expected in (f"PREFEITURA DE {town.name.upper()}", "LAUDO DE VISTORIA VEICULAR", doc["protocol"],
+    for expected in (f"PREFEITURA MUNICIPAL DE {town.name.upper()}", "LAUDO DE VISTORIA VEICULAR", doc["protocol"],
                      driver["name"], entities.fields.show("plate", doc["plate"]), TODAY.strftime("%d/%m/%Y"),
                      "Carla Vistoriadora", "Inicial", item_article, "Observações: Vidro traseiro com película"):
         assert expected in shown

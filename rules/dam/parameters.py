@@ -10,6 +10,9 @@ Names (dated, per municipality, in the ParameterBook):
   agreed with the collecting bank; default 6.
 - ``pix_enabled`` (default False), ``pix_key``, ``pix_merchant_name``, ``pix_merchant_city``:
   the static PIX printed on the DAM, when the municipality has a PIX key for its revenue.
+- ``dam_revenue_code_<kind>`` (``dam_revenue_code_taxa_autorizacao``...): the municipality's code of
+  that revenue kind in its chart of revenues, as text (``1121.01.01``); no default. A DAM of a kind
+  without a code prints the kind's description only, and the Implantação page lists the parameter.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from decimal import Decimal
 
 from rules.dam.barcode import SPEC, ArrecadacaoBarcode, dam_barcode
 from rules.dam.pix import MANUAL, dam_txid, pix_payload
-from rules.params import ParameterBook, ParameterVersion
+from rules.params import ParameterBook, ParameterMissing, ParameterVersion
 
 FEBRABAN_CODE = "dam_febraban_code"
 VALUE_IDENTIFIER = "dam_value_identifier"
@@ -27,6 +30,7 @@ PIX_ENABLED = "pix_enabled"
 PIX_KEY = "pix_key"
 PIX_MERCHANT_NAME = "pix_merchant_name"
 PIX_MERCHANT_CITY = "pix_merchant_city"
+REVENUE_CODE_PREFIX = "dam_revenue_code_"
 
 DEFAULT_PARAMETERS: tuple[ParameterVersion, ...] = (
     ParameterVersion(
@@ -73,3 +77,16 @@ def dam_settings(book: ParameterBook, on: date) -> DamSettings:
         value_identifier=int(book.get(VALUE_IDENTIFIER, on)),
         pix=pix,
     )
+
+
+def revenue_code_parameter(kind: str) -> str:
+    """The parameter holding the code of the revenue ``kind``."""
+    return REVENUE_CODE_PREFIX + kind
+
+
+def revenue_code(book: ParameterBook, on: date, kind: str) -> str:
+    """The municipality's code of the revenue ``kind`` in force on ``on`` ("" when it has none)."""
+    try:
+        return str(book.get(revenue_code_parameter(kind), on) or "").strip()
+    except ParameterMissing:
+        return ""

@@ -64,6 +64,13 @@ def ascii_text(text: str) -> str:
     return stripped
 
 
+def merchant_name_cut(merchant_name: str) -> str | None:
+    """The payee name as the payer will see it when it is longer than field 59 allows (cut to 25
+    characters), or None when it fits."""
+    name = ascii_text(merchant_name.strip())
+    return name[:MAX_NAME] if len(name) > MAX_NAME else None
+
+
 def crc16_ccitt_false(data: bytes) -> int:
     """CRC16-CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, no reflection, no final XOR."""
     crc = 0xFFFF

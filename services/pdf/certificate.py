@@ -1,7 +1,9 @@
 """The ride-hailing authorization certificate (alvará): A4, who, which vehicle, number and validity.
 
 Carries the legal basis of the municipality's act, the fee payment that issued it and the same
-QR code with the signed public-check link as the sticker.
+QR code with the signed public-check link as the sticker. The letterhead (coat of arms, CNPJ) and
+the signer's name and role come from ``head`` (``services.municipalities.letterhead``); without a
+signer set, the line under the signature names the secretariat only.
 """
 from __future__ import annotations
 
@@ -11,9 +13,8 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
-from services.pdf.letterhead import LEFT, WIDTH, box, letterhead
+from services.pdf.letterhead import LEFT, WIDTH, Letterhead, box, letterhead, signature
 from services.pdf.sticker import BLUE, GREY, Fonts, qr_png
-
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class CertificatePrint:
     renavam: str
     holder: str
     check_url: str
+    head: Letterhead | None = None
 
 
 def _field(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, label: str, value: str) -> None:
@@ -46,25 +48,26 @@ def render_certificate(data: CertificatePrint) -> bytes:
     pdf.set_auto_page_break(False)
     pdf.add_page()
     fonts = Fonts(pdf)
-    letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address, top=15)
+    y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address, top=12,
+                   head=data.head)
     fonts.use(14, bold=True)
-    pdf.set_xy(LEFT, 41)
+    pdf.set_xy(LEFT, y + 2)
     pdf.cell(WIDTH, 7, fonts.text("AUTORIZAÇÃO PARA TRANSPORTE REMUNERADO PRIVADO"), align="C")
-    pdf.set_xy(LEFT, 48)
+    pdf.set_xy(LEFT, y + 9)
     pdf.cell(WIDTH, 7, fonts.text("INDIVIDUAL DE PASSAGEIROS POR APLICATIVO"), align="C")
     fonts.use(12, bold=True)
     pdf.set_text_color(*BLUE)
-    pdf.set_xy(LEFT, 57)
+    pdf.set_xy(LEFT, y + 18)
     pdf.cell(WIDTH, 7, fonts.text(f"Nº {data.number}"), align="C")
     pdf.set_text_color(0, 0, 0)
     fonts.use(10)
-    pdf.set_xy(LEFT, 70)
+    pdf.set_xy(LEFT, y + 30)
     pdf.multi_cell(WIDTH, 5.5, fonts.text(
-        f"A Prefeitura de {data.municipality_name}, com fundamento em {data.act}, AUTORIZA o condutor "
+        f"A Prefeitura Municipal de {data.municipality_name}, com fundamento em {data.act}, AUTORIZA o condutor "
         f"abaixo identificado a prestar o serviço de transporte remunerado privado individual de passageiros "
         f"por meio de plataforma tecnológica, com o veículo descrito, no período de validade indicado, "
         f"observadas as obrigações do ato regulamentar."), align="J")
-    y = 104
+    y = 108
     _field(pdf, fonts, LEFT, y, 120, "Condutor", data.driver_name)
     _field(pdf, fonts, LEFT + 120, y, 60, "CPF", data.driver_cpf)
     y += 13
@@ -93,12 +96,13 @@ def render_certificate(data: CertificatePrint) -> bytes:
     pdf.image(qr_png(data.check_url), x=LEFT + WIDTH - 40, y=y, w=40, h=40)
     pdf.set_text_color(0, 0, 0)
     fonts.use(10)
-    pdf.set_xy(LEFT, 240)
+    pdf.set_xy(LEFT, 244)
     pdf.cell(WIDTH, 5, fonts.text(f"{data.municipality_name}, {day(data.issued_on)}."), align="C")
-    pdf.line(LEFT + 50, 262, LEFT + 130, 262)
-    fonts.use(9)
-    pdf.set_xy(LEFT, 263)
-    pdf.cell(WIDTH, 5, fonts.text(data.secretariat), align="C")
+    head = data.head or Letterhead(data.municipality_name, data.secretariat)
+    if head.signer_name:
+        signature(pdf, fonts, LEFT + 45, 262, 90, head.signer_name, head.signer_role or data.secretariat)
+    else:
+        signature(pdf, fonts, LEFT + 45, 262, 90, data.secretariat)
     pdf.set_text_color(*GREY)
     fonts.use(7)
     pdf.set_xy(LEFT, 280)

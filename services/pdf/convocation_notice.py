@@ -12,7 +12,7 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
-from services.pdf.letterhead import LEFT, WIDTH, box, footer, letterhead, signature, title
+from services.pdf.letterhead import LEFT, WIDTH, Letterhead, box, footer, letterhead, signature, title
 from services.pdf.sticker import Fonts
 
 
@@ -34,6 +34,7 @@ class ConvocationNoticePrint:
     plate: str
     vehicle: str
     copies: tuple[str, ...]
+    head: Letterhead | None = None
 
 
 def _paragraph(pdf: FPDF, fonts: Fonts, text: str, size: float = 10, bold: bool = False) -> None:
@@ -49,7 +50,8 @@ def render_convocation_notice(data: ConvocationNoticePrint) -> bytes:
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)
-    y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address)
+    y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address,
+                   head=data.head)
     y = title(pdf, fonts, y + 2, f"NOTIFICAÇÃO Nº {data.number}", "CONVOCAÇÃO PARA VISTORIA EXTRAORDINÁRIA")
     y += 3
     box(pdf, fonts, LEFT, y, 130, "Notificado (condutor)", data.driver_name)
@@ -62,7 +64,7 @@ def render_convocation_notice(data: ConvocationNoticePrint) -> bytes:
     box(pdf, fonts, LEFT + 100, y, 80, "Veículo", data.vehicle)
     pdf.set_xy(LEFT, y + 19)
     _paragraph(pdf, fonts, (
-        f"Com fundamento em {data.legal_basis}, a Prefeitura de {data.municipality_name} CONVOCA o condutor "
+        f"Com fundamento em {data.legal_basis}, a Prefeitura Municipal de {data.municipality_name} CONVOCA o condutor "
         f"acima identificado a apresentar o veículo de placa {data.plate} para VISTORIA EXTRAORDINÁRIA."))
     _paragraph(pdf, fonts, f"Motivo da convocação: {data.reason or 'a critério da Secretaria'}.")
     _paragraph(pdf, fonts, (
@@ -85,7 +87,9 @@ def render_convocation_notice(data: ConvocationNoticePrint) -> bytes:
     pdf.set_x(LEFT)
     pdf.cell(WIDTH, 5, fonts.text(f"{data.municipality_name}, {day(data.called_on)}."), align="R")
     y = max(pdf.get_y() + 26, 235)
-    signature(pdf, fonts, LEFT + 52, y, 76, data.secretariat)
+    head = data.head or Letterhead(data.municipality_name, data.secretariat)
+    signature(pdf, fonts, LEFT + 52, y, 76, head.signer_name or data.secretariat,
+              (head.signer_role or data.secretariat) if head.signer_name else "")
     signature(pdf, fonts, LEFT + 5, y + 24, 76, "Ciente do condutor — data: ____/____/______")
     signature(pdf, fonts, LEFT + 100, y + 24, 75, "Recebido pela plataforma — data: ____/____/______")
     footer(pdf, fonts, f"Notificação {data.number} · emitida pelo Painel Municipal")

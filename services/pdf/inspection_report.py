@@ -14,7 +14,7 @@ from fpdf import FPDF
 from fpdf.fonts import FontFace
 
 from rules.fmt import day
-from services.pdf.letterhead import LEFT, WIDTH, box, footer, letterhead, signature, title
+from services.pdf.letterhead import LEFT, WIDTH, Letterhead, box, footer, letterhead, signature, title
 from services.pdf.sticker import GREY, Fonts
 
 GREEN = (27, 122, 62)
@@ -52,6 +52,7 @@ class InspectionReportPrint:
     fix_deadline: date | None
     fix_reference: str
     notes: str
+    head: Letterhead | None = None
 
 
 def _checklist(pdf: FPDF, fonts: Fonts, items: tuple[ChecklistLine, ...]) -> None:
@@ -75,7 +76,8 @@ def render_inspection_report(data: InspectionReportPrint) -> bytes:
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)
-    y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address)
+    y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address,
+                   head=data.head)
     y = title(pdf, fonts, y + 1, "LAUDO DE VISTORIA VEICULAR",
               "TRANSPORTE REMUNERADO PRIVADO INDIVIDUAL POR APLICATIVO")
     fonts.use(8)

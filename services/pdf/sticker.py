@@ -34,6 +34,7 @@ class StickerPrint:
     valid_until: date
     ouvidoria_phone: str
     check_url: str
+    coat_of_arms: bytes | None = None  # PNG/JPEG uploaded by TI; the band is plain without it
 
 
 class Fonts:
@@ -75,16 +76,29 @@ def render_sticker(data: StickerPrint) -> bytes:
     width = 88
     pdf.set_fill_color(*BLUE)
     pdf.rect(0, 0, 100, 24, style="F")
+    if data.coat_of_arms:
+        pdf.set_fill_color(255, 255, 255)
+        pdf.rect(3, 3, 18, 18, style="F")
+        pdf.image(io.BytesIO(data.coat_of_arms), x=4, y=4, w=16, h=16, keep_aspect_ratio=True)
+        pdf.set_fill_color(*BLUE)
+    left, inner = (22, 76) if data.coat_of_arms else (6, width)
     pdf.set_text_color(255, 255, 255)
-    fonts.use(8)
-    pdf.set_xy(6, 4)
-    pdf.cell(width, 4, fonts.text(f"PREFEITURA DE {data.municipality_name.upper()}"), align="C")
+    fonts.use(6)
+    pdf.set_xy(left, 2.5)
+    pdf.cell(inner, 3, fonts.text("ESTADO DE MATO GROSSO"), align="C")
+    prefeitura, size = fonts.text(f"PREFEITURA MUNICIPAL DE {data.municipality_name.upper()}"), 8.0
+    fonts.use(size)
+    while size > 5 and pdf.get_string_width(prefeitura) > inner - 1:
+        size -= 0.25
+        fonts.use(size)
+    pdf.set_xy(left, 5.5)
+    pdf.cell(inner, 4, prefeitura, align="C")
     fonts.use(11, bold=True)
-    pdf.set_xy(6, 9)
-    pdf.cell(width, 6, fonts.text("TRANSPORTE POR APLICATIVO"), align="C")
+    pdf.set_xy(left, 10)
+    pdf.cell(inner, 6, fonts.text("TRANSPORTE POR APLICATIVO"), align="C")
     fonts.use(7)
-    pdf.set_xy(6, 16)
-    pdf.cell(width, 4, fonts.text("Veículo autorizado · " + data.act), align="C")
+    pdf.set_xy(left, 16.5)
+    pdf.multi_cell(inner, 3, fonts.text("Veículo autorizado · " + data.act), align="C")
     pdf.set_text_color(0, 0, 0)
     fonts.use(8)
     pdf.set_xy(6, 28)
