@@ -116,8 +116,22 @@ def _load(db: Database, municipality: str, auto_id: str) -> dict:
 def get(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
     """The auto as stored, with its stage label and the process status today."""
     authorize(actor, "read", municipality)
-    doc = _load(db, municipality, auto_id)
+    doc = _dated(_load(db, municipality, auto_id))
     return {**doc, "stage_label": STAGES.get(doc["stage"], doc["stage"])}
+
+
+DATE_KEYS = {"on", "start", "until"}
+
+
+def _dated(value: Any, key: str = "") -> Any:
+    """The auto with its legal dates as ``date`` (the store keeps them as ISO text)."""
+    if isinstance(value, dict):
+        return {k: _dated(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dated(v) for v in value]
+    if isinstance(value, str) and (key in DATE_KEYS or key.endswith("_on") or key == "limit"):
+        return parse_date(value)
+    return value
 
 
 def stage_of(doc: dict) -> str:
@@ -787,11 +801,12 @@ def _query(municipality: str, search: str, stage: str) -> dict:
     query: dict[str, Any] = {"municipality": municipality}
     if stage:
         query["stage"] = stage
-    term = (search or "").replace("\x00", "").strip().replace("-", "").replace(".", "")
+    term = (search or "").replace("\x00", "").strip()
     if term:
-        pattern = {"$regex": re.escape(term), "$options": "i"}
-        query["$or"] = [{name: pattern} for name in ("number", "offender_name", "driver_cpf", "plate",
-                                                      "infraction_code")]
+        plain = {"$regex": re.escape(term), "$options": "i"}
+        bare = {"$regex": re.escape(term.replace("-", "").replace(".", "")), "$options": "i"}
+        query["$or"] = [{"number": plain}, {"offender_name": plain}, {"infraction_code": plain},
+                        {"driver_cpf": bare}, {"plate": bare}]
     return query
 
 
