@@ -395,10 +395,18 @@ def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, 
     per municipality and year of the auto and stores the rules' assessment (CG art. 22 and 25; MP art.
     18 and 21); ``evidence`` is ``[(description, file name, bytes or None), …]``. Returns the id."""
     authorize(actor, "write", municipality)
-    if not auto_id:
-        auto_id = draft_auto(db, actor, municipality, target_kind=target_kind, driver_cpf=driver_cpf, plate=plate,
-                             platform_id=platform_id, infraction_code=infraction_code, facts=facts,
-                             origin=origin or "Lavratura direta", committed_on=committed_on)
+    with store.transaction(db):  # a new auto refused at lavratura leaves no draft behind
+        if not auto_id:
+            auto_id = draft_auto(db, actor, municipality, target_kind=target_kind, driver_cpf=driver_cpf, plate=plate,
+                                 platform_id=platform_id, infraction_code=infraction_code, facts=facts,
+                                 origin=origin or "Lavratura direta", committed_on=committed_on)
+        _lavrar(db, actor, municipality, auto_id, committed_on, time, place, agent_registration, agent_name, auto_on,
+                evidence)
+    return auto_id
+
+
+def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committed_on: date | None, time: str,
+            place: str, agent_registration: str, agent_name: str, auto_on: date | None, evidence: Any) -> None:
     doc = _load(db, municipality, auto_id)
     if doc["status"] != "rascunho":
         raise Conflict(f"O auto nº {doc['number']} já foi lavrado.")
@@ -434,7 +442,6 @@ def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, 
                    "evidence": kept, **assessment}
         _save(db, actor, municipality, doc, changes, "lavrar",
               f"Auto nº {number.text} lavrado: {assessment['severity']}, {brl(assessment['fine_amount'])}")
-    return auto_id
 
 
 def _is_time(text: str) -> bool:
