@@ -50,6 +50,7 @@ def submit(slots: dict, action, *args, **kwargs):
 def done(message: str, open_id: str | None = None) -> None:
     clear_reads()
     st.session_state["autos_flash"] = ("success", message)
+    st.session_state["autos_tab_next"] = "Processo do auto"
     if open_id:  # opened by the process tab on the rerun, before its picker exists
         st.session_state["autos_open_next"] = open_id
     st.rerun()
@@ -106,15 +107,15 @@ def new_auto() -> None:
                       key="autos_new_target")
     cpf = plate = platform_id = ""
     if target in ("driver", "vehicle"):
-        chosen = record_picker("drivers", actor, mun, "Condutor", lambda d: f"{d['name']} · CPF {show_cpf(d['cpf'])}",
+        chosen = record_picker("drivers", actor, mun, "Condutor do cadastro", lambda d: f"{d['name']} · CPF {show_cpf(d['cpf'])}",
                                "autos_new_driver")
         cpf = chosen["cpf"] if chosen else ""
     driver_slot = st.empty()
-    vehicle = record_picker("vehicles", actor, mun, "Veículo", lambda v: f"{show_plate(v['plate'])} · {v.get('model', '')}",
+    vehicle = record_picker("vehicles", actor, mun, "Veículo do cadastro", lambda v: f"{show_plate(v['plate'])} · {v.get('model', '')}",
                             "autos_new_vehicle")
     plate = vehicle["plate"] if vehicle else ""
     plate_slot = st.empty()
-    platform = record_picker("platforms", actor, mun, "Plataforma", lambda p: p["name"], "autos_new_platform")
+    platform = record_picker("platforms", actor, mun, "Plataforma do cadastro", lambda p: p["name"], "autos_new_platform")
     platform_id = platform["id"] if platform else ""
     platform_slot = st.empty()
     with st.form("autos_new_form"):
@@ -123,7 +124,12 @@ def new_auto() -> None:
                                              key="autos_new_on")
         time, time_slot = field(cols[1].text_input, "Hora (HH:MM)", key="autos_new_time")
         registration, registration_slot = field(cols[2].text_input, "Matrícula do agente", key="autos_new_agent")
-        place, place_slot = field(st.text_input, "Local", key="autos_new_place")
+        cols = st.columns([3, 1])
+        with cols[0]:
+            place, place_slot = field(st.text_input, "Local", key="autos_new_place")
+        with cols[1]:
+            auto_on, auto_on_slot = field(st.date_input, "Lavrado em", today, format="DD/MM/YYYY",
+                                          key="autos_new_auto_on", help="Data do auto em papel, se lavrado antes")
         agent_name = st.text_input("Nome do agente", key="autos_new_agent_name")
         facts, facts_slot = field(st.text_area, "Fatos constatados", key="autos_new_facts")
         evidence_text = st.text_input("Provas (descrição)", key="autos_new_evidence",
@@ -133,7 +139,7 @@ def new_auto() -> None:
         submitted = st.form_submit_button("Lavrar auto", type="primary")
     slots = {"infraction_code": code_slot, "driver_cpf": driver_slot, "plate": plate_slot, "platform_id": platform_slot,
              "committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
-             "place": place_slot, "facts": facts_slot, "target_kind": driver_slot}
+             "place": place_slot, "facts": facts_slot, "target_kind": driver_slot, "auto_on": auto_on_slot}
     who = dict(target_kind=target, driver_cpf=cpf, plate=plate, platform_id=platform_id)
     if (preview or submitted) and not code:
         code_slot.error("Infração: escolha no catálogo.")
@@ -149,7 +155,7 @@ def new_auto() -> None:
             evidence = [(evidence_text, "", None)]
         ok, auto_id = submit(slots, enforcement.lavrar, db, actor, mun, **who, infraction_code=code, facts=facts,
                              committed_on=committed_on, time=time, place=place, agent_registration=registration,
-                             agent_name=agent_name, auto_on=today, evidence=evidence)
+                             agent_name=agent_name, auto_on=auto_on, evidence=evidence)
         if ok:
             doc = enforcement.get(db, actor, mun, auto_id)
             done(f"Auto nº {doc['number']} lavrado: infração {doc['severity']}, multa {brl(doc['fine_amount'])}.",
@@ -174,7 +180,9 @@ def process() -> None:
     ok, rows = common.attempt(enforcement.list_autos, db, actor, mun)
     if not ok:
         return
-    options = {r.id: f"{r.number or '(rascunho)'} · {r.offender_name} · {r.infraction_code} · {r.stage}" for r in rows}
+    # the label never changes with the stage: the browser keeps the choice by its label
+    options = {r.id: f"{r.number or '(rascunho ' + r.id[-6:] + ')'} · {r.offender_name} · {r.infraction_code}"
+               for r in rows}
     if "autos_open_next" in st.session_state:
         st.session_state["autos_open"] = st.session_state.pop("autos_open_next")
     if st.session_state.get("autos_open") not in options:
@@ -274,7 +282,13 @@ def deadlines(state: dict) -> None:
 def notification(doc: dict) -> None:
     methods = {m.code: m for m in rules.notification_methods}
     notice = doc.get("notification") or {}
-    with st.expander("Notificação" + (f" — {notice.get('method_label')}" if notice else ""), expanded=not notice.get("juntada_on")):
+    if notice.get("juntada_on"):
+        st.markdown(f"**Notificação** por {notice['method_label']}: enviada em {day(notice['sent_on'])}, recebida em "
+                    f"{day(notice['received_on'])}, juntada em {day(notice['juntada_on'])}.")
+    place = st.expander("Notificação à plataforma ou correção") if notice.get("juntada_on") else st.container()
+    with place:
+        if not notice.get("juntada_on"):
+            st.markdown("#### Notificação")
         with st.form("autos_notice_form"):
             recipient = st.radio("Destinatário", ["infrator", "plataforma"], horizontal=True, key="autos_notice_to")
             method, method_slot = field(st.selectbox, "Forma (prevista no ato)", list(methods), key="autos_notice_method",
@@ -341,13 +355,12 @@ def defence_and_decision(doc: dict) -> None:
             st.write(f"Por {defence['by']}: {defence['summary']}" + (" — **fora do prazo**" if defence.get("late") else ""))
         elif not decision:
             filing_form("autos_defence", "Registrar defesa", enforcement.file_defence, doc)
-    with st.expander("Decisão" + (f" — {enforcement.OUTCOMES[decision['outcome']]}" if decision else ""),
-                     expanded=bool(doc.get("notification")) and not decision):
-        if decision:
-            st.write(f"{enforcement.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
-                     f"{decision['authority']}: {decision['reasons']}")
-        else:
-            ruling_form("autos_decision", "Registrar decisão", enforcement.decide, doc)
+    st.markdown("#### Decisão")
+    if decision:
+        st.write(f"{enforcement.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
+                 f"{decision['authority']}: {decision['reasons']}")
+    else:
+        ruling_form("autos_decision", "Registrar decisão", enforcement.decide, doc)
     if decision:
         with st.expander("Recurso" + (" — em análise" if appeal and not appeal.get("decision") else "")):
             if not appeal:
@@ -365,7 +378,8 @@ def penalties(doc: dict, state: dict | None) -> None:
     ruled = (doc.get("appeal") or {}).get("decision") or doc.get("decision") or {}
     if not ruled:
         return
-    with st.expander("Penalidades", expanded=bool(state and state["may_apply"])):
+    st.markdown("#### Penalidades")
+    with st.container():
         fine = doc.get("fine_dam") or {}
         if fine:
             st.write(f"DAM {fine['number']} da multa ({brl(fine['amount'])}), vence em {day(fine['due_on'])}: "
@@ -427,7 +441,10 @@ def history_tab() -> None:
                      hide_index=True, width="stretch", key="autos_history_table")
 
 
-tab_list, tab_new, tab_process, tab_history = st.tabs(["Autos", "Novo auto", "Processo do auto", "Histórico"])
+if "autos_tab_next" in st.session_state:  # after a write, reopen the auto's process
+    st.session_state["autos_tab"] = st.session_state.pop("autos_tab_next")
+tab_list, tab_new, tab_process, tab_history = st.tabs(["Autos", "Novo auto", "Processo do auto", "Histórico"],
+                                                      key="autos_tab", on_change="rerun")
 with tab_list:
     autos_list()
 with tab_new:

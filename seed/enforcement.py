@@ -62,6 +62,8 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     actor = _actor(municipality)
     active = _drivers(db, actor, municipality)
     others = _others(db, actor, municipality, set(active))
+    if len(active) < 2 or len(others) + len(active) < 12:  # a store without the ride-hailing demo records
+        return
     cg = municipality == "chapada"
     codes = (["CG-29-I", "CG-18-II", "CG-29-VI", "CG-18-VIII", "CG-18-XIV", "CG-29-II", "CG-18-III", "CG-18-XX"]
              if cg else ["MP-26-I", "MP-12-I", "MP-26-VII", "MP-12-VI", "MP-12-XV", "MP-26-II", "MP-12-XI", "MP-12-III"])
