@@ -13,6 +13,7 @@ from services import clock, dams, enforcement, entities, parameters
 from services.auth import Actor
 
 FACTS = "Constatado pelo agente em fiscalização de rotina (demonstração)"
+FIRST_DAYS = {"chapada": date(2026, 1, 8), "matupa": date(2025, 8, 29)}  # the acts in force (and the UPFM)
 PLACES = ("Praça Dom Wunibaldo", "Avenida Rio de Janeiro, em frente à rodoviária", "Rua Cipriano Curvo, 450")
 
 
@@ -28,6 +29,10 @@ def _lavrar(db: Database, actor: Actor, municipality: str, code: str, on: date, 
 
 
 def _notify(db: Database, actor: Actor, municipality: str, auto_id: str, on: date, juntada: bool = True) -> date | None:
+    """Notified 2 days after the auto, received on the 5th, juntada on the 6th; returns the last day of
+    the defence (None when those days are still to come)."""
+    if on + timedelta(days=6) > clock.today():
+        return None
     method = "post"
     enforcement.notify(db, actor, municipality, auto_id, method=method, sent_on=on + timedelta(days=2),
                        received_on=on + timedelta(days=5), juntada_on=on + timedelta(days=6) if juntada else None)
@@ -37,8 +42,13 @@ def _notify(db: Database, actor: Actor, municipality: str, auto_id: str, on: dat
     return parameters.calendar(db, municipality, juntada_on).add_days(juntada_on, 30)
 
 
-def _decide(db: Database, actor: Actor, municipality: str, auto_id: str, on: date, outcome: str = "mantido") -> date:
-    decided_on = _notify(db, actor, municipality, auto_id, on) + timedelta(days=1)
+def _decide(db: Database, actor: Actor, municipality: str, auto_id: str, on: date,
+            outcome: str = "mantido") -> date | None:
+    """Notified and decided the day after the defence period; None when that day is still to come."""
+    last = _notify(db, actor, municipality, auto_id, on)
+    if last is None or last + timedelta(days=1) > clock.today():
+        return None
+    decided_on = last + timedelta(days=1)
     enforcement.decide(db, actor, municipality, auto_id, outcome=outcome, decided_on=decided_on,
                        reasons="Fatos comprovados pelo relatório e pelas fotos do agente (demonstração)"
                        if outcome != "anulado" else "Identificação do veículo divergente no auto (demonstração)",
@@ -67,7 +77,7 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     cg = municipality == "chapada"
     codes = (["CG-29-I", "CG-18-II", "CG-29-VI", "CG-18-VIII", "CG-18-XIV", "CG-29-II", "CG-18-III", "CG-18-XX"]
              if cg else ["MP-26-I", "MP-12-I", "MP-26-VII", "MP-12-VI", "MP-12-XV", "MP-26-II", "MP-12-XI", "MP-12-III"])
-    back = lambda days: today - timedelta(days=days)  # noqa: E731
+    back = lambda days: max(today - timedelta(days=days), FIRST_DAYS[municipality])  # noqa: E731
 
     # recurrence on the driver with the oldest authorization
     repeat = active[0]
@@ -76,7 +86,8 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     _decide(db, actor, municipality, first, back(200))
     second = _lavrar(db, actor, municipality, second_code, back(120), repeat, 2)
     decided_on = _decide(db, actor, municipality, second, back(120))
-    if cg:  # CG art. 29 §1: 30 days from the decision's next day, already over
+    recurrent = enforcement.get(db, actor, municipality, second)["recurrent"]
+    if cg and decided_on and recurrent:  # CG art. 29 §1: 30 days from the decision's next day, already over
         enforcement.apply_sanction(db, actor, municipality, second, penalty="suspensão da autorização",
                                    start=decided_on + timedelta(days=1), note="Suspensão cumprida (demonstração)")
 
@@ -93,19 +104,19 @@ def _seed(db: Database, municipality: str, today: date) -> None:
             _notify(db, actor, municipality, auto_id, on, juntada=False)
         elif stage == "prazo":
             _notify(db, actor, municipality, auto_id, on)
-        elif stage == "defesa":
-            _notify(db, actor, municipality, auto_id, on)
-            enforcement.file_defence(db, actor, municipality, auto_id, filed_on=on + timedelta(days=12),
+        elif stage == "defesa" and _notify(db, actor, municipality, auto_id, on):
+            enforcement.file_defence(db, actor, municipality, auto_id, filed_on=min(on + timedelta(days=12), today),
                                      by="O próprio condutor", summary="Alega que aguardava passageiro chamado pelo "
                                                                       "aplicativo (demonstração)")
         elif stage == "anulado":
             _decide(db, actor, municipality, auto_id, on, "anulado")
         elif stage == "recurso":
             ruled = _decide(db, actor, municipality, auto_id, on)
+            if ruled is None:
+                continue
             enforcement.file_appeal(db, actor, municipality, auto_id, filed_on=ruled + timedelta(days=3),
                                     by="Advogado do condutor", summary="Pede a redução da multa (demonstração)")
-        else:
-            _decide(db, actor, municipality, auto_id, on)
+        elif _decide(db, actor, municipality, auto_id, on):
             dam = enforcement.issue_fine_dam(db, actor, municipality, auto_id)
             if stage == "pago":
                 dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
@@ -125,8 +136,9 @@ def _seed(db: Database, municipality: str, today: date) -> None:
         cassado = active[1]
         aggression = _lavrar(db, actor, municipality, "MP-26-VI", back(70), cassado, 13)
         ruled = _decide(db, actor, municipality, aggression, back(70))
-        enforcement.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
-                                   start=ruled + timedelta(days=1), note="Cassação (demonstração)")
+        if ruled:
+            enforcement.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
+                                       start=ruled + timedelta(days=1), note="Cassação (demonstração)")
         enforcement.record_measure(db, actor, municipality, aggression, measure="apreensão de documentos ou equipamentos",
                                    on=back(70), by="Agente Fiscal AF-0043 (demonstração)")
 
