@@ -107,12 +107,12 @@ def new_auto() -> None:
                       key="autos_new_target")
     cpf = plate = platform_id = ""
     if target in ("driver", "vehicle"):
-        chosen = record_picker("drivers", actor, mun, "Condutor do cadastro", lambda d: f"{d['name']} · CPF {show_cpf(d['cpf'])}",
-                               "autos_new_driver")
+        chosen = record_picker("drivers", actor, mun, "Condutor do cadastro",
+                               lambda d: f"{d['name']} · CPF {show_cpf(d['cpf'])}", "autos_new_driver")
         cpf = chosen["cpf"] if chosen else ""
     driver_slot = st.empty()
-    vehicle = record_picker("vehicles", actor, mun, "Veículo do cadastro", lambda v: f"{show_plate(v['plate'])} · {v.get('model', '')}",
-                            "autos_new_vehicle")
+    vehicle = record_picker("vehicles", actor, mun, "Veículo do cadastro",
+                            lambda v: f"{show_plate(v['plate'])} · {v.get('model', '')}", "autos_new_vehicle")
     plate = vehicle["plate"] if vehicle else ""
     plate_slot = st.empty()
     platform = record_picker("platforms", actor, mun, "Plataforma do cadastro", lambda p: p["name"], "autos_new_platform")

@@ -126,7 +126,8 @@ def _seed(db: Database, municipality: str, today: date) -> None:
         enforcement.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=next(pool),
                                infraction_code="CG-30", facts="Condutor na relação da plataforma sem autorização "
                                                               "válida (demonstração)",
-                               origin=f"Conciliação da relação de {platforms[0]['name']}" if platforms else "Conciliação")
+                               origin=(f"Conciliação da relação de {platforms[0]['name']}" if platforms
+                                       else "Conciliação"))
     else:
         late = _lavrar(db, actor, municipality, "MP-12-VII", back(150), next(pool), 12)
         try:  # MP art. 21 §1: delivered after 90 days, so the auto is void

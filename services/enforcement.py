@@ -39,6 +39,7 @@ NUMBER_KIND = "auto"
 REVENUE_KIND = "multa"  # services.dams.REVENUE_KINDS: "Multa (auto de infração)"
 FINE_DUE_PARAMETER = "fine_due_days"
 FINE_DUE_DAYS = 30  # days to pay the fine DAM when no parameter sets them (the acts are silent)
+DECIDE = "Decidir auto"  # dated by the end of the defence: the acts set no term to decide, never "late"
 DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
 INDEXES = {
     COLLECTION: [
@@ -878,7 +879,7 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any
         for due, kind, message, reference in _due_items(doc, on, rules, book, calendar):
             if due <= on + timedelta(days=HORIZON_DAYS):
                 items.append(Pendencia(due, kind, f"Auto {doc['number']}", doc.get("plate") or "",
-                                       doc.get("driver_cpf") or "", message, reference, due < on, ""))
+                                       doc.get("driver_cpf") or "", message, reference, due < on and kind != DECIDE, ""))
     return sorted(items, key=lambda p: (p.due, p.protocol))
 
 
@@ -902,9 +903,9 @@ def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> lis
         if stage == "prazo_defesa" and deadline and on <= deadline:
             return [(deadline, "Prazo de defesa", f"Auto nº {number}: prazo de defesa até {day(deadline)}",
                      rules.ref("defence"))]
-        due = deadline or on
-        return [(due, "Decidir auto", f"Auto nº {number}: prazo de defesa encerrado em {day(due)}; decidir",
-                 rules.ref("due_process"))]
+        due = deadline + timedelta(days=1) if deadline else on
+        return [(due, DECIDE, f"Auto nº {number}: prazo de defesa encerrado em {day(deadline or on)}; decidir "
+                 f"a partir de {day(due)}", rules.ref("due_process"))]
     items = []
     fine = doc.get("fine_dam") or {}
     if fine and not fine.get("paid"):

@@ -18,6 +18,10 @@ def _d(value: date | None) -> str:
     return day(value) if value else "—"
 
 
+def _finding_line(ok: bool, message: str, reference: str) -> str:
+    return f"{'•' if ok else '• NÃO ATENDIDO:'} {message} ({reference})"
+
+
 def _person(doc: dict) -> tuple[str, str]:
     document = doc.get("offender_document") or ""
     shown = fields.show("cnpj", document) if len(document) == 14 else fields.show("cpf", document) if document else ""
@@ -50,11 +54,12 @@ def _auto_sections(doc: dict) -> list[Section]:
              if recurrence else "Não"),
         ), (f"Fatos: {doc.get('facts', '')}",)),
         Section("Fundamentação do cálculo", paragraphs=tuple(
-            f"{'•' if f['ok'] else '• NÃO ATENDIDO:'} {f['message']} ({f['reference']})" for f in doc.get("findings", []))),
+            _finding_line(f["ok"], f["message"], f["reference"]) for f in doc.get("findings", []))),
     ]
     if doc.get("evidence"):
         sections.append(Section("Provas", paragraphs=tuple(
-            f"• {e['description']}" + (f" — arquivo {e['name']} (SHA-256 {e['sha256'][:16]}…)" if e.get("sha256") else "")
+            f"• {e['description']}"
+            + (f" — arquivo {e['name']} (SHA-256 {e['sha256'][:16]}…)" if e.get("sha256") else "")
             for e in doc["evidence"])))
     return sections
 
@@ -99,7 +104,8 @@ def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str
         f"Fica o destinatário NOTIFICADO da lavratura do Auto de Infração nº {doc['number']}, em {_d(doc['auto_on'])}, "
         f"pela infração acima descrita ({doc.get('infraction_reference', '')}), sujeita às penalidades indicadas.",
         f"O prazo de {days} dias para apresentar defesa conta-se da juntada desta notificação ao processo "
-        f"administrativo ({rules.ref('defence')}).{limit} A defesa deve ser protocolada na {municipalities.get(db, municipality).secretariat}.",
+        f"administrativo ({rules.ref('defence')}).{limit} A defesa deve ser protocolada na "
+        f"{municipalities.get(db, municipality).secretariat}.",
         "Nenhuma penalidade será aplicada antes da decisão no processo, assegurados o contraditório e a ampla "
         f"defesa ({rules.ref('due_process')}).",
     )
@@ -185,7 +191,7 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
                                         f"{_d(fine.get('issued_on'))}, vence em {_d(fine.get('due_on'))}"))
         applied.append(("Pagamento", f"pago em {_d(fine.get('paid_on'))}" if fine.get("paid") else "em aberto"))
     sections.append(Section("Penalidades, medidas, DAM e pagamento", tuple(applied) or (("Situação", "Nenhuma aplicada"),),
-                            tuple(f"{'•' if f.ok else '• NÃO ATENDIDO:'} {f.message} ({f.reference})" for f in state["findings"])))
+                            tuple(_finding_line(f.ok, f.message, f.reference) for f in state["findings"])))
     sections.append(Section("Histórico do processo", piece=False, paragraphs=tuple(
         f"{clock.to_local(e['at']):%d/%m/%Y %H:%M} — {e['by']}: {e['note']}"
         for e in doc.get("events", []) if hasattr(e.get("at"), "year"))))

@@ -297,3 +297,23 @@ def test_export_lists_what_the_filter_shows(db, today):
     text = enforcement.export_csv(db, CG, "chapada", search="CG-29-VI").decode("utf-8-sig")
     assert "CG-29-VI" in text and "CG-29-I;" not in text
     assert enforcement.export_xlsx(db, CG, "chapada")[:2] == b"PK"
+
+
+def test_pending_lists_defences_running_decisions_due_and_suspensions_ending(db, today):
+    auth, cpf, _ = active_authorization(db, today, "chapada")
+    other, _ = driver(db, "chapada", seed=5)
+    first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
+    decided(db, today, "chapada", first, date(2026, 3, 2))
+    second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
+    decided(db, today, "chapada", second, date(2026, 5, 4))
+    applied = enforcement.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=today.value)
+    running = lavrado(db, today, "chapada", "CG-29-I", today.value - timedelta(days=10), other)
+    last = notified(db, today, "chapada", running, today.value - timedelta(days=10))
+    queue = {p.kind: p for p in ridehailing_queue.pendencias(db, CG, "chapada", today.value)
+             if p.protocol.startswith("Auto")}
+    assert queue["Prazo de defesa"].due == last and "art. 25, §2º" in queue["Prazo de defesa"].reference
+    assert queue["Suspensão (auto)"].due == applied["until"]
+    later = {p.kind: p for p in ridehailing_queue.pendencias(db, CG, "chapada", last + timedelta(days=1))
+             if p.protocol.startswith("Auto")}
+    assert later["Decidir auto"].late is False and later["Decidir auto"].due == last + timedelta(days=1)
+    assert defence_deadline(db, "chapada", today.value) >= today.value

@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
-from datetime import date, timedelta
+from datetime import date
 
 import pytest
 from pypdf import PdfReader
