@@ -491,6 +491,8 @@ def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, metho
         raise ValidationFailed(errors)
     notice = {"method": method, "method_label": methods[method].label, "method_reference": methods[method].reference,
               "sent_on": sent_on, "received_on": received_on, "juntada_on": juntada_on}
+    if recipient != "plataforma" and doc.get("decision"):
+        raise ServiceError("O auto já foi decidido: a notificação do infrator não pode mais ser alterada.")
     if recipient == "plataforma":
         with store.transaction(db):
             _save(db, actor, municipality, doc, {"platform_notification": notice}, "notify_platform",
@@ -542,6 +544,8 @@ def file_defence(db: Database, actor: Actor, municipality: str, auto_id: str, *,
     if doc.get("decision"):
         raise ServiceError("O auto já foi decidido; apresente recurso.")
     defence = _filing(db, "defence", filed_on, by, summary, attachments)
+    if filed_on < parse_date(doc["auto_on"]):
+        raise ValidationFailed({"filed_on": "Apresentada em: não pode ser anterior ao auto."})
     deadline = parse_date((doc.get("notification") or {}).get("defence_deadline"))
     defence["late"] = bool(deadline and filed_on > deadline)
     with store.transaction(db):
@@ -575,6 +579,8 @@ def decide(db: Database, actor: Actor, municipality: str, auto_id: str, *, outco
     if doc.get("decision"):
         raise Conflict("O auto já tem decisão; registre o recurso.")
     ruling = _ruling(outcome, reasons, authority, decided_on)
+    if decided_on < parse_date(doc["auto_on"]):
+        raise ValidationFailed({"decided_on": "Decidido em: não pode ser anterior ao auto."})
     if outcome != "anulado":
         state = _penalty_state(db, municipality, {**doc, "decision": ruling}, decided_on)
         if not state["may_apply"]:

@@ -171,6 +171,8 @@ def test_annulled_auto_applies_no_penalty(db, today):
     auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)
     decided(db, today, "chapada", auto_id, date(2026, 3, 4), outcome="anulado")
     assert auto(db, "chapada", auto_id)["stage"] == "anulado"
+    with pytest.raises(ServiceError, match="já foi decidido"):
+        enforcement.notify(db, CG, "chapada", auto_id, method="post", sent_on=date(2026, 3, 5))
     with pytest.raises(enforcement.PenaltyNotYet, match="anulado"):
         enforcement.issue_fine_dam(db, CG, "chapada", auto_id)
 
