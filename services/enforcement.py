@@ -38,7 +38,6 @@ COLLECTION = "autos"
 NUMBER_KIND = "auto"
 REVENUE_KIND = "multa"  # services.dams.REVENUE_KINDS: "Multa (auto de infração)"
 FINE_DUE_PARAMETER = "fine_due_days"
-FINE_DUE_DAYS = 30  # days to pay the fine DAM when no parameter sets them (the acts are silent)
 DECIDE = "Decidir auto"  # dated by the end of the defence: the acts set no term to decide, never "late"
 DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
 INDEXES = {
@@ -664,11 +663,13 @@ def _may_apply(db: Database, municipality: str, doc: dict, on: date) -> None:
 
 
 def fine_due_date(db: Database, municipality: str, on: date) -> date:
-    """Due date of the fine DAM: ``fine_due_days`` (a parameter; 30 when none) after its issue."""
+    """Due date of the fine DAM: ``fine_due_days`` (a dated parameter; the acts only say "no prazo")
+    after its issue; the DAM service moves it to a business day."""
     try:
         days = int(parameters.value(db, municipality, FINE_DUE_PARAMETER, on))
     except ParameterMissing:
-        days = FINE_DUE_DAYS
+        raise ServiceError("Parâmetro 'fine_due_days' (dias para pagar a multa) sem valor em vigor: "
+                           "peça à TI para defini-lo.") from None
     return on + timedelta(days=days)
 
 
