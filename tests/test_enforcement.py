@@ -319,3 +319,36 @@ def test_pending_lists_defences_running_decisions_due_and_suspensions_ending(db,
              if p.protocol.startswith("Auto")}
     assert later["Decidir auto"].late is False and later["Decidir auto"].due == last + timedelta(days=1)
     assert defence_deadline(db, "chapada", today.value) >= today.value
+
+
+def test_a_draft_is_lavrado_once(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    today.set(date(2026, 3, 10))
+    draft = enforcement.draft_auto(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
+                                   facts="Não compareceu à vistoria", origin="Conciliação")
+    values = dict(committed_on=date(2026, 3, 9), time="08:15", place="Sede", agent_registration="AF-0042")
+    enforcement.lavrar(db, CG, "chapada", draft, **values)
+    with pytest.raises(Conflict, match="já foi lavrado"):
+        enforcement.lavrar(db, CG, "chapada", draft, **values)
+    assert db["counters"].find_one({"_id": "chapada/auto/2026"})["seq"] == 1
+
+
+def test_an_auto_against_a_vehicle_counts_recurrence_by_plate_and_bills_its_driver(db, today):
+    cpf, plate = driver(db, "matupa", seed=3)
+    first = lavrado(db, today, "matupa", "MP-12-XV", date(2026, 3, 4), plate=plate, target_kind="vehicle")
+    decided(db, today, "matupa", first, date(2026, 3, 4))
+    second = lavrado(db, today, "matupa", "MP-12-XVII", date(2026, 5, 4), plate=plate, target_kind="vehicle")
+    shown = auto(db, "matupa", second)
+    assert (shown["severity"], shown["recurrence_of"]["number"]) == ("média", "0001/2026")
+    assert shown["offender_document"] == cpf
+
+
+def test_the_platform_is_notified_apart_and_its_notice_opens_no_defence(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)
+    today.set(date(2026, 3, 20))
+    enforcement.notify(db, CG, "chapada", auto_id, method="electronic", sent_on=date(2026, 3, 5),
+                       received_on=date(2026, 3, 6), juntada_on=date(2026, 3, 7), recipient="plataforma")
+    shown = auto(db, "chapada", auto_id)
+    assert shown["platform_notification"]["received_on"] == date(2026, 3, 6)
+    assert shown["stage"] == "aguardando_notificacao" and not shown.get("notification")
