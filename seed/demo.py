@@ -93,6 +93,10 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     from seed.forms import seed_corrections
 
     seed_corrections(db)
+
+    from seed.enforcement import seed_enforcement
+
+    seed_enforcement(db)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 
