@@ -28,7 +28,7 @@ PARAMETERS_PAGE = "Parâmetros"
 NO_SCREEN = "Ainda sem tela no painel: cadastro do município pela TI"
 
 COMMON = (FEBRABAN_CODE, parameters.HOLIDAYS, "ouvidoria_phone", PIX_KEY)
-BY_MODULE = {RIDE_HAILING: (FEE_PARAMETER,)}
+BY_MODULE = {RIDE_HAILING: (FEE_PARAMETER, "issqn_rate")}  # issqn_rate: CTM, CG art. 19; MP art. 10
 WHAT = {  # pt-BR names where parameter_labels has none
     FEE_PARAMETER: "Taxa de autorização do transporte por aplicativo (R$)",
 }
