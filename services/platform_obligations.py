@@ -180,7 +180,7 @@ def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str
     report = FileReport(len(rows), tuple(errors))
     if errors or not commit:
         return report
-    ref = _infraction_reference(municipality)
+    ref = reconciliation_reference(municipality)
     register = _register(db, municipality, rows, received_on)
     verdicts = [(row, rule.reconcile_row(row["cpf"], row["placa"], register, ref)) for row in rows]
     hits = [(row, finding) for row, finding in verdicts if not finding.ok]
@@ -210,7 +210,8 @@ def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str
     return FileReport(len(rows), (), list_id, len(hits))
 
 
-def _infraction_reference(municipality: str) -> str:
+def reconciliation_reference(municipality: str) -> str:
+    """The article of the infraction a reconciliation hit points at (CG art. 30; MP art. 12 XXV)."""
     rules = ridehailing.rules_of(municipality)
     code = RECONCILIATION_INFRACTION.get(municipality)
     return next((i.reference for i in rules.catalogue if i.code == code), rules.act)
@@ -260,7 +261,7 @@ def drafts(db: Database, actor: Actor, municipality: str, list_id: str = "") -> 
     """Reconciliation hits (drafts for the clerk), newest list first; of one list when given."""
     authorize(actor, "read", municipality)
     query = {"municipality": municipality, **({"list_id": list_id} if list_id else {})}
-    return [_plain(d) for d in db[DRAFTS].find(query).sort([("on", -1), ("line", 1)])]
+    return [{**d, "on": parse_date(d["on"])} for d in map(_plain, db[DRAFTS].find(query).sort([("on", -1), ("line", 1)]))]
 
 
 def received_lists(db: Database, actor: Actor, municipality: str) -> list[dict]:
