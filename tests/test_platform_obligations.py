@@ -228,3 +228,20 @@ def test_issqn_without_a_rate_in_force_says_so(db):
     with pytest.raises(po.ServiceError) as refused:
         po.assess_issqn(db, actor, mun, pid, day)
     assert po.RATE_PARAMETER in refused.value.message
+
+
+# ---- demo ----
+
+def test_the_demo_store_shows_every_obligation_state(db):
+    from seed.demo import seed_demo
+
+    seed_demo(db)
+    for mun in ("chapada", "matupa"):
+        actor = ACTORS[mun]
+        assert sorted(s.late for s in po.list_statuses(db, actor, mun, TODAY)) == [False, True]
+        assert len(po.drafts(db, actor, mun)) == 2
+        assert {r.situation for r in po.data_requests(db, actor, mun)} == {
+            "Respondido no prazo", "Atrasado", "Aguardando resposta"}
+        assert {m.situation for m in po.issqn_months(db, actor, mun, TODAY)} == {"pago", "vencido"}
+    seed_demo(db)  # idempotent
+    assert db[po.LISTS].count_documents({}) == 2
