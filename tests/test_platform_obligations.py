@@ -80,6 +80,29 @@ def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
     assert (name, data) == ("relacao.csv", csv_file(rows))
 
 
+def test_each_hit_is_handed_once_to_the_autos_service_when_there_is_one(db, monkeypatch):
+    import sys
+    import types
+
+    import services
+
+    calls = []
+    fake = types.ModuleType("services.enforcement")
+    fake.draft_auto = lambda db, actor, municipality, **kw: calls.append(kw) or f"auto-{len(calls)}"
+    monkeypatch.setitem(sys.modules, "services.enforcement", fake)
+    monkeypatch.setattr(services, "enforcement", fake, raising=False)
+    mun, actor = "chapada", ACTORS["chapada"]
+    rows = [{"CPF": cpf(random.Random(n)), "Placa": plate, "Nome": "Sem cadastro"}
+            for n, plate in ((7, "AAA1B11"), (8, "BBB2C22"))]
+    po.receive_list(db, actor, mun, platform(db, mun), TODAY, csv_file(rows), "r.csv", commit=True)
+    assert [(c["target_kind"], c["plate"], c["infraction_code"]) for c in calls] == [
+        ("driver", "AAA1B11", "CG-30"), ("driver", "BBB2C22", "CG-30")]
+    assert "linha 2" in calls[0]["facts"] and calls[0]["origin"]["collection"] == po.DRAFTS
+    assert [(d["status"], d["auto_id"]) for d in po.drafts(db, actor, mun)] == [
+        (po.AUTO_DRAFTED, "auto-1"), (po.AUTO_DRAFTED, "auto-2")]
+    assert po.draft_autos(db, actor, mun) == 0 and len(calls) == 2
+
+
 def test_an_xlsx_list_in_matupa_cites_art_12_xxv_and_an_expired_authorization_is_a_hit(db):
     mun, actor = "matupa", ACTORS["matupa"]
     set_fee(db, mun)
