@@ -1,6 +1,7 @@
 """Obrigações das plataformas: lists received and reconciled (drafts of autos), trip data requests and
 their 24 hours, trip data import with a dry run, ISSQN per vehicle and month with its DAM."""
-from datetime import datetime, time
+from datetime import date, datetime, time
+from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
@@ -17,6 +18,7 @@ db = common.db()
 mun = common.municipality()
 rules = ridehailing.rules_of(mun)
 today = clock.today()
+now_local = clock.to_local(clock.now_utc()).time().replace(second=0, microsecond=0)
 common.page_header("Obrigações das plataformas", rules.act)
 
 
@@ -45,7 +47,14 @@ def table(rows: list[dict], key: str, kind: str, empty: str) -> None:
     if not rows:
         st.caption(empty)
         return
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}_table")
+    config = {}
+    for column, value in rows[0].items():
+        if isinstance(value, date):
+            config[column] = st.column_config.DateColumn(format="DD/MM/YYYY")
+        elif isinstance(value, Decimal):
+            config[column] = st.column_config.NumberColumn(format="R$ %.2f")
+    frame = pd.DataFrame(rows).astype({c: float for c, v in rows[0].items() if isinstance(v, Decimal)})
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config=config)
     cols = st.columns(2)
     export_buttons(cols[0], cols[1], kind, mun, key, lambda: exports.to_csv(rows), lambda: exports.to_xlsx(rows))
 
@@ -70,11 +79,6 @@ tab_lists, tab_requests, tab_trips, tab_issqn = st.tabs(["Relações e concilia�
 with tab_lists:
     st.caption(f"Relação de condutores e veículos: {rules.ref('lists')}. Conciliação contra o cadastro: quem aparece "
                f"sem autorização ativa vira rascunho de auto ({po.reconciliation_reference(mun)}).")
-    ok, statuses = common.attempt(po.list_statuses, db, actor, mun, today)
-    if ok:
-        table([{"Plataforma": s.platform_name, "Última relação": s.last_received, "Próxima até": s.due,
-                "Situação": "🔴 atrasada" if s.late else "em dia", "Fundamento": s.reference} for s in statuses],
-              "pob_status", "relacoes_prazos", "Nenhuma plataforma credenciada com data de credenciamento.")
     with st.form("pob_list_form"):
         cols = st.columns(2)
         platform_id = cols[0].selectbox("Plataforma", list(names), format_func=names.get, key="pob_list_platform")
@@ -97,6 +101,12 @@ with tab_lists:
                 st.success(f"Relação recebida: {report.rows} linhas, {report.hits} sem autorização válida.")
             elif report.ok:
                 st.success(f"Arquivo sem problemas: {report.rows} linhas. Clique em Receber e conciliar para gravar.")
+    st.subheader("Prazos das relações")
+    ok, statuses = common.attempt(po.list_statuses, db, actor, mun, today)
+    if ok:
+        table([{"Plataforma": s.platform_name, "Última relação": s.last_received, "Próxima até": s.due,
+                "Situação": "🔴 atrasada" if s.late else "em dia", "Fundamento": s.reference} for s in statuses],
+              "pob_status", "relacoes_prazos", "Nenhuma plataforma credenciada com data de credenciamento.")
     ok, received = common.attempt(po.received_lists, db, actor, mun)
     if ok:
         st.subheader("Relações recebidas")
@@ -141,7 +151,7 @@ with tab_requests:
                 chosen = st.selectbox("Pedido respondido", list(open_ones), format_func=open_ones.get, key="pob_ans_id")
                 cols = st.columns(2)
                 ans_day = cols[0].date_input("Respondido em (data)", today, format="DD/MM/YYYY", key="pob_ans_day")
-                ans_time = cols[1].time_input("Hora (Cuiabá)", step=60, key="pob_ans_time")
+                ans_time = cols[1].time_input("Hora (Cuiabá)", now_local, step=60, key="pob_ans_time")
                 field_error("pob_ans", "answered_at")
                 answered = st.form_submit_button("Registrar resposta")
             if answered and call("pob_ans", po.answer_data_request, db, actor, mun, chosen,

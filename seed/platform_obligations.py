@@ -90,8 +90,9 @@ def seed_platform_obligations(db: Database) -> None:
                      "Nome": "Condutor sem cadastro"})
         if not not_valid:
             rows.append({"CPF": cpf(rng), "Placa": "SEM1C23", "Nome": "Outro condutor sem cadastro"})
-        po.receive_list(db, actor, code, first["id"], today - timedelta(days=5), _csv(rows),
-                        f"relacao_{code}_{today:%Y%m}.csv", commit=True)
+        received_on = today - timedelta(days=5)
+        po.receive_list(db, actor, code, first["id"], received_on, _csv(rows),
+                        f"relacao_{code}_{received_on:%Y%m%d}.csv", commit=True)
         now = clock.now_utc()
         answered = po.request_data(db, actor, code, first["id"], "Apuração de denúncia de embarque na via pública",
                                    now - timedelta(days=6))
