@@ -140,12 +140,16 @@ def _list_rows(rows: list[dict[str, str]]) -> tuple[list[dict], list[RowError]]:
     for line, row in enumerate(rows, start=2):
         if not any(row.values()):
             continue
-        item = {"line": line, "name": fields.parse("text", row.get("nome", ""))}
-        for name, kind in (("cpf", "cpf"), ("placa", "plate")):
+        cpf = row.get("cpf", "")
+        if cpf.isdigit() and len(cpf) < 11:  # a spreadsheet keeps a CPF typed as a number without its leading zeros
+            cpf = cpf.zfill(11)
+        item = {"line": line}
+        for name, kind, raw in (("cpf", "cpf", cpf), ("placa", "plate", row.get("placa", "")),
+                                ("name", "text", row.get("nome", ""))):
             try:
-                item[name] = fields.parse(kind, row.get(name, ""))
+                item[name] = fields.parse(kind, raw)
             except ValueError as exc:
-                errors.append(RowError(line, LIST_COLUMNS[name], str(exc)))
+                errors.append(RowError(line, LIST_COLUMNS.get(name, "Nome"), str(exc)))
         if "cpf" in item and "placa" in item:
             pair = (item["cpf"], item["placa"])
             if pair in seen:

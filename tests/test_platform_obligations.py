@@ -116,6 +116,19 @@ def test_an_xlsx_list_in_matupa_cites_art_12_xxv_and_an_expired_authorization_is
     assert "art. 12" in hit["reference"] and hit["infraction_code"] == "MP-12-XXV"
 
 
+def test_a_cpf_typed_as_a_number_in_a_spreadsheet_keeps_its_leading_zero(db):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.append(["CPF", "Placa", "Nome"])
+    book.active.append([1234567890, "QBC1D23", "Zero à esquerda"])  # CPF 012.345.678-90
+    buffer = io.BytesIO()
+    book.save(buffer)
+    mun = "chapada"
+    report = po.receive_list(db, ACTORS[mun], mun, platform(db, mun), TODAY, buffer.getvalue(), "l.xlsx", commit=True)
+    assert report.ok and [d["cpf"] for d in po.drafts(db, ACTORS[mun], mun)] == ["01234567890"]
+
+
 def test_a_bad_list_row_is_reported_with_its_line_and_nothing_is_kept(db):
     mun, actor = "chapada", ACTORS["chapada"]
     rows = [{"CPF": "123", "Placa": "QBC1D23", "Nome": "X"}]
