@@ -93,10 +93,12 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     from seed.forms import seed_corrections
 
     seed_corrections(db)
-
     from seed.enforcement import seed_enforcement
 
     seed_enforcement(db)
+    from seed.platform_obligations import seed_platform_obligations
+
+    seed_platform_obligations(db)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 

@@ -5,7 +5,7 @@ from pymongo.database import Database
 
 from rules.params import ParameterVersion
 # ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
-from services import audit, clock, config, entities, enforcement, events, ridehailing, specs, store  # noqa: F401  (specs registers the entity specs)
+from services import audit, clock, config, entities, enforcement, events, platform_obligations, ridehailing, specs, store  # noqa: F401  (specs registers the entity specs)
 from services.auth import SYSTEM
 from services.errors import ServiceError
 from services.setup_data import MUNICIPALITIES, initial_parameters
@@ -40,6 +40,7 @@ def prepare(db: Database) -> None:
             ensure_parameter(db, municipality["code"], version)
     ridehailing.prepare(db)  # open-authorization keys and their unique indexes
     enforcement.prepare(db)  # indexes of the autos de infração
+    platform_obligations.prepare(db)  # lists, drafts, data requests, trips and ISSQN of the platforms
     events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 

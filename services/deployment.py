@@ -40,7 +40,7 @@ REVENUE_KINDS_BY_MODULE = {  # the DAM revenue kinds each module issues (service
     MACHINERY: {"preco_publico": "preço público por item", "parcela": "parcela de preço público"},
 }
 BY_MODULE = {
-    RIDE_HAILING: (FEE_PARAMETER, *map(revenue_code_parameter, REVENUE_KINDS_BY_MODULE[RIDE_HAILING])),
+    RIDE_HAILING: (FEE_PARAMETER, "issqn_rate", *map(revenue_code_parameter, REVENUE_KINDS_BY_MODULE[RIDE_HAILING])),
     MACHINERY: tuple(map(revenue_code_parameter, REVENUE_KINDS_BY_MODULE[MACHINERY])),
 }
 WHAT = {  # pt-BR names where parameter_labels has none

@@ -25,6 +25,7 @@ LABELS = {
     "income_limit_minimum_wages": "Limite de renda familiar (salários mínimos)",
     "inspection_call_days": "Prazo de convocação para vistoria (dias)",
     "issqn_due_day": "Dia de vencimento do ISSQN mensal",
+    "issqn_rate": "Alíquota do ISSQN do transporte por aplicativo (fração)",
     "km_reading_items_07_09": "Leitura dos itens 07/09 (quilômetro excedente)",
     "load_limit_counting": "Contagem do limite de cargas",
     "loads_per_stage_limit": "Cargas por etapa do cronograma",

@@ -118,6 +118,9 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
     authorize(actor, "read", municipality)
     scope = ridehailing.Scope(db, municipality)
     queue = _data_changes(db, actor, municipality, on, scope)
+    from services import platform_obligations  # it builds Pendencia items: imported here, not at the top
+
+    queue += platform_obligations.pending(db, actor, municipality, on)
     fields = {**ridehailing.ROW_FIELDS, "fee_dam": 1}
     for raw in db["authorizations"].find({"municipality": municipality}, fields):
         doc = decode(raw)

@@ -2,7 +2,8 @@
 
 Only values fixed by the law or neutral operating defaults live here (the rule sets' own
 ``DEFAULT_PARAMETERS`` and the DAM's). A value the law leaves to the municipality and that has no
-neutral default (UPFM, fees, municipal holidays, FEBRABAN code, PIX key, ouvidoria phone) is set by
+neutral default (UPFM, fees, the ISSQN rate ``issqn_rate`` of the platforms, municipal holidays, FEBRABAN
+code, PIX key, ouvidoria phone) is set by
 TI on the Parâmetros page; until it is, the Implantação page lists it (services/deployment.py). The
 demo store's fictitious values are loaded only by ``python -m seed --demo`` (seed/municipalities.py).
 

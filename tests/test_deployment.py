@@ -77,7 +77,7 @@ def test_bootstrap_does_not_import_the_demo_package(tmp_path):
 def test_a_fresh_store_lists_every_value_left_to_the_municipality(fresh):
     listed = {item.parameter or item.what: item for item in deployment.missing_values(fresh, TI, "chapada")}
     assert set(listed) == {"dam_febraban_code", "municipal_holidays", "ouvidoria_phone", "pix_key", "authorization_fee",
-                           "upfm_value", "dam_late_fine_daily_percent", "dam_late_fine_max_percent",
+                           "issqn_rate", "upfm_value", "dam_late_fine_daily_percent", "dam_late_fine_max_percent",
                            "dam_late_interest_monthly_percent", "dam_revenue_code_taxa_autorizacao",
                            "dam_revenue_code_taxa_vistoria", "dam_revenue_code_multa", "CNPJ da Prefeitura",
                            "Brasão do município (imagem PNG ou JPEG)", "Quem assina os certificados (nome e cargo)"}
@@ -88,6 +88,7 @@ def test_a_fresh_store_lists_every_value_left_to_the_municipality(fresh):
 def test_a_machinery_municipality_is_not_asked_for_ride_hailing_values(fresh):
     names = {item.parameter for item in deployment.missing_values(fresh, TI, "nova_lacerda")}
     assert "authorization_fee" not in names and "upfm_value" not in names and "dam_febraban_code" in names
+    assert "issqn_rate" not in names
 
 
 def test_demo_values_are_listed_as_demo_and_a_real_value_is_no_longer_listed(demo):
@@ -122,7 +123,7 @@ def not_set_counts(at: AppTest) -> list[int]:
 def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store(fresh):
     at = page_as_ti()
     assert [h.value for h in at.subheader] == ["Chapada dos Guimarães", "Matupá", "Nova Lacerda"]
-    assert not_set_counts(at) == [15, 14, 12]
+    assert not_set_counts(at) == [16, 15, 12]
     chapada = at.dataframe[0].value
     assert "Parâmetros → Código FEBRABAN do município (4 dígitos) (dam_febraban_code)" in list(chapada["Onde cadastrar"])
 
@@ -130,6 +131,6 @@ def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store
 def test_the_page_lists_fewer_missing_values_on_the_demo_store(demo):
     at = page_as_ti()
     missing = not_set_counts(at)
-    assert all(now < before for now, before in zip(missing, [15, 14, 12])) and len(missing) == 3
+    assert all(now < before for now, before in zip(missing, [16, 15, 12])) and len(missing) == 3
     chapada = at.dataframe[0].value
     assert deployment.DEMO_VALUE in set(chapada["Situação"])

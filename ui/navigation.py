@@ -33,6 +33,8 @@ PAGES = (
             "transporte"),
     PageDef("pages/autos.py", "Autos de infração", ":material/gavel:", "Transporte por aplicativo", "write",
             "transporte"),
+    PageDef("pages/platform_obligations.py", "Obrigações das plataformas", ":material/rule:", "Transporte por aplicativo",
+            "write", "transporte"),
     PageDef("pages/pendencias.py", "Pendências", ":material/pending_actions:", "Transporte por aplicativo", "write",
             "transporte"),
     PageDef("pages/users.py", "Usuários", ":material/group:", "Administração (TI)", "admin"),

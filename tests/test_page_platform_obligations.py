@@ -1,0 +1,53 @@
+"""The "Obrigações das plataformas" page: lists, data requests late to the minute, ISSQN months, and a
+refused field shown under its field."""
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from services import clock, platform_obligations as po
+from tests.conftest import SECRETARIA_CG
+from tests.test_platform_obligations import platform
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "platform_obligations.py")
+
+
+def page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["actor"] = SECRETARIA_CG
+    at.session_state["municipality"] = "chapada"
+    return at.run()
+
+
+def test_without_platforms_the_page_says_where_to_register_them(db):
+    at = page()
+    assert not at.exception and "Cadastre as plataformas" in at.info[0].value
+
+
+def test_a_late_data_request_and_a_late_list_are_flagged(db):
+    pid = platform(db, "chapada")
+    notified = clock.now_utc() - timedelta(hours=24, minutes=2)
+    po.request_data(db, SECRETARIA_CG, "chapada", pid, "Denúncia de embarque na via", notified)
+    at = page()
+    assert not at.exception and not at.error
+    tables = [df.value for df in at.dataframe]
+    requests = next(t for t in tables if "Justificativa" in t.columns)
+    assert requests["Situação"].tolist() == ["🔴 Atrasado"]
+    assert "art. 11, §2º" in requests["Fundamento"][0]
+    statuses = next(t for t in tables if "Próxima até" in t.columns)
+    assert statuses["Situação"].tolist() == ["🔴 atrasada"]  # credentialed 100 days ago, no list: CG art. 5 VIII
+
+
+def test_a_request_without_justification_is_refused_under_the_field(db):
+    platform(db, "chapada")
+    at = page()
+    at.button(key="FormSubmitter:pob_req_form-Registrar pedido").click().run()
+    assert not at.exception
+    assert any("Justificativa: obrigatória" in e.value for e in at.error)
+    assert db[po.REQUESTS].count_documents({}) == 0
+    at.text_area(key="pob_req_justification").input("Apurar reclamação de passageiro")
+    at.button(key="FormSubmitter:pob_req_form-Registrar pedido").click().run()
+    assert not at.exception and at.success[0].value == "Pedido registrado."
+    assert db[po.REQUESTS].count_documents({"municipality": "chapada"}) == 1

@@ -1,0 +1,283 @@
+"""Platforms' obligations in the store, flow by flow: a list received with its file and reconciled
+against the register (CG art. 30; MP art. 12 XXV), lists late (CG art. 5º VIII; MP art. 5º IX), data
+requests and their 24 hours to the minute (CG art. 11 §2º; MP art. 4º §2º), trip data import with a
+dry run (CG art. 11 §1º; MP art. 4º §1º) and ISSQN per vehicle and month to a paid DAM (CG art. 19;
+MP art. 10), and the pendências they add."""
+from __future__ import annotations
+
+import csv
+import io
+import random
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+
+import pytest
+
+from rules.params import ParameterVersion
+from rules.ridehailing.concepts import EventKind
+from seed import ridehailing as demo
+from seed.demo import cnpj, cpf
+from services import bootstrap, clock, dams, exports, platform_obligations as po, ridehailing, ridehailing_queue
+from services.errors import ValidationFailed
+from tests.ridehailing_data import ACTORS, register, set_fee
+
+TODAY = clock.today()
+
+
+def platform(db, municipality: str, credentialed: date | None = None) -> str:
+    return ridehailing.entities.create(db, ACTORS[municipality], "platforms", municipality, {
+        "name": "Rodaí Mobilidade", "cnpj": cnpj(random.Random(3)), "status": "ativo",
+        "credentialed_on": credentialed or TODAY - timedelta(days=100)})
+
+
+def active(db, municipality: str, seed: int, protocol: date | None = None) -> tuple[str, str, str]:
+    """A driver and vehicle with an issued authorization: (CPF, plate, authorization id)."""
+    actor, protocol = ACTORS[municipality], protocol or TODAY - timedelta(days=20)
+    driver_cpf, plate = register(db, municipality, protocol, seed=seed)
+    auth = ridehailing.request_authorization(db, actor, municipality, driver_cpf, plate, protocol)
+    ridehailing.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
+    ridehailing.record_inspection(db, actor, municipality, auth, protocol + timedelta(days=4),
+                                  demo.passing(municipality), "Vistoriador")
+    demo.paid_earlier(db, actor, municipality, auth, protocol + timedelta(days=6))
+    return driver_cpf, plate, auth
+
+
+def csv_file(rows: list[dict[str, str]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), delimiter=";")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue().encode()
+
+
+# ---- lists and reconciliation ----
+
+def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
+    mun, actor = "chapada", ACTORS["chapada"]
+    set_fee(db, mun)
+    valid = active(db, mun, 11)
+    suspended = active(db, mun, 12)
+    ridehailing.record_sanction(db, actor, mun, suspended[2], EventKind.SUSPENDED, TODAY - timedelta(days=1),
+                                TODAY + timedelta(days=28), "Auto 0001/2026")
+    other_car = active(db, mun, 13)
+    stranger = (cpf(random.Random(99)), "XYZ9A87")
+    rows = [{"CPF": valid[0], "Placa": valid[1], "Nome": "Ana Regular"},
+            {"CPF": suspended[0], "Placa": suspended[1], "Nome": "Bruno Suspenso"},
+            {"CPF": stranger[0], "Placa": stranger[1], "Nome": "Carla Sem Cadastro"},
+            {"CPF": other_car[0], "Placa": "QWE4R56", "Nome": "Davi Outro Carro"}]
+    pid = platform(db, mun)
+    dry = po.receive_list(db, actor, mun, pid, TODAY, csv_file(rows), "relacao.csv")
+    assert dry.ok and dry.rows == 4 and db[po.LISTS].count_documents({}) == 0
+    report = po.receive_list(db, actor, mun, pid, TODAY, csv_file(rows), "relacao.csv", commit=True)
+    assert (report.rows, report.hits) == (4, 3)
+    found = po.drafts(db, actor, mun, report.record_id)
+    assert [(d["line"], d["cpf"], d["status"]) for d in found] == [
+        (3, suspended[0], po.DRAFT), (4, stranger[0], po.DRAFT), (5, other_car[0], po.DRAFT)]
+    assert "suspensa até" in found[0]["message"] and "sem autorização" in found[1]["message"]
+    assert "outro veículo" in found[2]["message"]
+    assert all("art. 30" in d["reference"] and d["infraction_code"] == "CG-30" for d in found)
+    name, data = po.list_file(db, actor, mun, report.record_id)
+    assert (name, data) == ("relacao.csv", csv_file(rows))
+
+
+def test_each_hit_is_handed_once_to_the_autos_service_when_there_is_one(db, monkeypatch):
+    import sys
+    import types
+
+    import services
+
+    calls = []
+    fake = types.ModuleType("services.enforcement")
+    fake.draft_auto = lambda db, actor, municipality, **kw: calls.append(kw) or f"auto-{len(calls)}"
+    monkeypatch.setitem(sys.modules, "services.enforcement", fake)
+    monkeypatch.setattr(services, "enforcement", fake, raising=False)
+    mun, actor = "chapada", ACTORS["chapada"]
+    rows = [{"CPF": cpf(random.Random(n)), "Placa": plate, "Nome": "Sem cadastro"}
+            for n, plate in ((7, "AAA1B11"), (8, "BBB2C22"))]
+    po.receive_list(db, actor, mun, platform(db, mun), TODAY, csv_file(rows), "r.csv", commit=True)
+    assert [(c["target_kind"], c["plate"], c["infraction_code"]) for c in calls] == [
+        ("driver", "AAA1B11", "CG-30"), ("driver", "BBB2C22", "CG-30")]
+    assert "linha 2" in calls[0]["facts"] and calls[0]["origin"]["collection"] == po.DRAFTS
+    assert [(d["status"], d["auto_id"]) for d in po.drafts(db, actor, mun)] == [
+        (po.AUTO_DRAFTED, "auto-1"), (po.AUTO_DRAFTED, "auto-2")]
+    assert po.draft_autos(db, actor, mun) == 0 and len(calls) == 2
+
+
+def test_an_xlsx_list_in_matupa_cites_art_12_xxv_and_an_expired_authorization_is_a_hit(db):
+    mun, actor = "matupa", ACTORS["matupa"]
+    set_fee(db, mun)
+    expired = active(db, mun, 21, protocol=TODAY - timedelta(days=400))  # MP art. 3 §ú: 12 months
+    valid = active(db, mun, 22)
+    data = exports.to_xlsx([{"CPF": expired[0], "Placa": expired[1], "Nome": "Elisa Vencida"},
+                            {"CPF": valid[0], "Placa": valid[1], "Nome": "Fábio Regular"}])
+    report = po.receive_list(db, actor, mun, platform(db, mun), TODAY, data, "lista.xlsx", commit=True)
+    [hit] = po.drafts(db, actor, mun)
+    assert report.hits == 1 and hit["cpf"] == expired[0] and "vencida" in hit["message"]
+    assert "art. 12" in hit["reference"] and hit["infraction_code"] == "MP-12-XXV"
+
+
+def test_a_cpf_typed_as_a_number_in_a_spreadsheet_keeps_its_leading_zero(db):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.append(["CPF", "Placa", "Nome"])
+    book.active.append([1234567890, "QBC1D23", "Zero à esquerda"])  # CPF 012.345.678-90
+    buffer = io.BytesIO()
+    book.save(buffer)
+    mun = "chapada"
+    report = po.receive_list(db, ACTORS[mun], mun, platform(db, mun), TODAY, buffer.getvalue(), "l.xlsx", commit=True)
+    assert report.ok and [d["cpf"] for d in po.drafts(db, ACTORS[mun], mun)] == ["01234567890"]
+
+
+def test_a_bad_list_row_is_reported_with_its_line_and_nothing_is_kept(db):
+    mun, actor = "chapada", ACTORS["chapada"]
+    rows = [{"CPF": "123", "Placa": "QBC1D23", "Nome": "X"}]
+    report = po.receive_list(db, actor, mun, platform(db, mun), TODAY, csv_file(rows), "r.csv", commit=True)
+    assert [(e.line, e.field) for e in report.errors] == [(2, "CPF")]
+    assert db[po.LISTS].count_documents({}) == 0 and db[po.DRAFTS].count_documents({}) == 0
+
+
+def test_lists_late_after_the_period_go_to_the_pendencias(db):
+    mun, actor = "matupa", ACTORS["matupa"]
+    pid = platform(db, mun, credentialed=TODAY - timedelta(days=100))
+    [status] = po.list_statuses(db, actor, mun, TODAY)
+    assert status.late and "art. 5º, IX" in status.reference
+    item = next(p for p in ridehailing_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Relação da plataforma")
+    assert item.late and "Rodaí" in item.message
+    rows = [{"CPF": cpf(random.Random(5)), "Placa": "QBC1D23", "Nome": "G"}]
+    po.receive_list(db, actor, mun, pid, TODAY, csv_file(rows), "r.csv", commit=True)
+    [status] = po.list_statuses(db, actor, mun, TODAY)
+    assert not status.late and status.last_received == TODAY
+
+
+# ---- data requests ----
+
+def test_a_data_request_is_late_one_minute_after_the_24_hours(db):
+    mun, actor = "chapada", ACTORS["chapada"]
+    pid = platform(db, mun)
+    notified = (clock.now_utc() - timedelta(hours=30)).replace(second=0, microsecond=0)
+    po.request_data(db, actor, mun, pid, "Apurar denúncia de embarque na via (art. 7º)", notified)
+    [at_deadline] = po.data_requests(db, actor, mun, notified + timedelta(hours=24, seconds=59))
+    [one_minute_after] = po.data_requests(db, actor, mun, notified + timedelta(hours=24, minutes=1))
+    assert at_deadline.deadline == notified + timedelta(hours=24)
+    assert (at_deadline.late, one_minute_after.late) == (False, True)
+    assert one_minute_after.situation == "Atrasado" and "art. 11, §2º" in one_minute_after.reference
+    item = next(p for p in ridehailing_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Dados de viagem")
+    assert item.late and clock.to_local(at_deadline.deadline).strftime("%d/%m/%Y %H:%M") in item.message
+    po.answer_data_request(db, actor, mun, at_deadline.id, notified + timedelta(hours=23))
+    [answered] = po.data_requests(db, actor, mun)
+    assert answered.situation == "Respondido no prazo"
+    assert not [p for p in ridehailing_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Dados de viagem"]
+
+
+def test_a_naive_notification_instant_is_cuiaba_time_and_the_justification_is_required(db):
+    mun, actor = "matupa", ACTORS["matupa"]
+    pid = platform(db, mun)
+    with pytest.raises(ValidationFailed) as refused:
+        po.request_data(db, actor, mun, pid, " ", datetime(2026, 3, 2, 9, 0))
+    assert "justification" in refused.value.errors
+    po.request_data(db, actor, mun, pid, "Fiscalização", datetime(2026, 3, 2, 9, 0))
+    [row] = po.data_requests(db, actor, mun)
+    assert row.notified_at == datetime(2026, 3, 2, 13, 0, tzinfo=timezone.utc)  # Cuiabá is UTC−4
+    assert "art. 4º, §2º" in row.reference
+
+
+# ---- trip data ----
+
+TRIP = {"data_hora": "", "origem": "Praça", "destino": "Rodoviária", "duracao_min": "12", "distancia_km": "4,3",
+        "mapa": "https://mapa.example/1", "cpf_condutor": "", "placa": "", "valor_total": "20,00",
+        "composicao_valor": "tarifa 17,00; taxa 3,00", "avaliacao": "5"}
+
+
+def trips(driver_cpf: str, plate: str, when: datetime, count: int = 2, **change) -> list[dict[str, str]]:
+    return [{**TRIP, "data_hora": f"{when:%d/%m/%Y} 08:{10 + n:02d}", "cpf_condutor": driver_cpf, "placa": plate,
+             **change} for n in range(count)]
+
+
+def test_a_bad_trip_row_is_reported_with_its_line_and_the_file_is_not_imported(db):
+    mun, actor = "chapada", ACTORS["chapada"]
+    pid = platform(db, mun)
+    rows = trips(cpf(random.Random(4)), "QBC1D23", TODAY - timedelta(days=3))
+    rows[1]["mapa"] = ""
+    report = po.import_trips(db, actor, mun, pid, csv_file(rows), "viagens.csv", commit=True)
+    assert report.rows == 2 and not report.ok
+    [error] = report.errors
+    assert (error.line, error.field) == (3, "Mapa do trajeto") and "art. 11, §1º, III" in error.message
+    assert db[po.TRIPS].count_documents({}) == 0
+
+
+def test_trip_import_dry_run_then_commit_once(db):
+    mun, actor = "matupa", ACTORS["matupa"]
+    pid = platform(db, mun)
+    data = csv_file(trips(cpf(random.Random(4)), "QBC1D23", TODAY - timedelta(days=3)))
+    assert po.import_trips(db, actor, mun, pid, data, "v.csv").ok and db[po.TRIPS].count_documents({}) == 0
+    assert po.import_trips(db, actor, mun, pid, data, "v.csv", commit=True).rows == 2
+    assert db[po.TRIPS].count_documents({"municipality": mun}) == 2
+    with pytest.raises(po.TripsAlreadyImported):
+        po.import_trips(db, actor, mun, pid, data, "v.csv", commit=True)
+
+
+# ---- ISSQN ----
+
+def set_rate(db, municipality: str, rate: str = "0.05") -> None:
+    bootstrap.ensure_parameter(db, municipality, ParameterVersion(po.RATE_PARAMETER, date(2025, 1, 1),
+                                                                  Decimal(rate), "Ato de teste"))
+
+
+def test_issqn_per_vehicle_and_month_to_a_paid_dam(db):
+    mun, actor = "chapada", ACTORS["chapada"]
+    set_rate(db, mun)
+    pid = platform(db, mun)
+    last_month = (TODAY.replace(day=1) - timedelta(days=1)).replace(day=5)
+    two_months = (last_month.replace(day=1) - timedelta(days=1)).replace(day=5)
+    data = csv_file(trips(cpf(random.Random(4)), "QBC1D23", last_month, 3)
+                    + trips(cpf(random.Random(6)), "ABC1234", last_month, 1, valor_total="10,10")
+                    + trips(cpf(random.Random(4)), "QBC1D23", two_months, 1))
+    po.import_trips(db, actor, mun, pid, data, "v.csv", commit=True)
+    assert po.assess_issqn(db, actor, mun, pid, last_month) == 2
+    assert po.assess_issqn(db, actor, mun, pid, two_months) == 1
+    months = {(m.plate, m.competence): m for m in po.issqn_months(db, actor, mun, TODAY)}
+    march = months[("QBC1D23", f"{last_month:%Y-%m}")]
+    assert (march.trips, march.base, march.amount) == (3, Decimal("60.00"), Decimal("3.00"))
+    assert months[("ABC1234", f"{last_month:%Y-%m}")].amount == Decimal("0.51")  # 0,505 half up
+    assert "art. 19" in march.reference
+    older = months[("QBC1D23", f"{two_months:%Y-%m}")]
+    assert older.situation == "vencido"  # due on the 10th of last month, never paid
+    dam = po.issue_issqn_dam(db, actor, mun, march.id, address="Av. Paulista, 1000, São Paulo - SP")
+    assert dam["amount"] == Decimal("3.00") and dam["pays"]["collection"] == po.ISSQN
+    assert dam["taxpayer_document"] == db["platforms"].find_one()["cnpj"]
+    dams.record_payment(db, actor, mun, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    months = {(m.plate, m.competence): m for m in po.issqn_months(db, actor, mun, TODAY)}
+    paid = months[("QBC1D23", f"{last_month:%Y-%m}")]
+    assert (paid.situation, paid.paid_on, paid.dam_number) == ("pago", TODAY, dam["number"])
+    po.issqn_paid(db, dams.get(db, actor, mun, dam["id"]))  # the outbox may run it again: nothing changes
+    assert db["audit"].count_documents({"collection": po.ISSQN, "note": f"DAM {dam['number']} pago"}) == 1
+    assert po.assess_issqn(db, actor, mun, pid, last_month) == 1  # the month with a DAM is kept as it was
+
+
+def test_issqn_without_a_rate_in_force_says_so(db):
+    mun, actor = "matupa", ACTORS["matupa"]
+    pid = platform(db, mun)
+    day = TODAY - timedelta(days=2)
+    po.import_trips(db, actor, mun, pid, csv_file(trips(cpf(random.Random(4)), "QBC1D23", day)), "v.csv",
+                    commit=True)
+    with pytest.raises(po.ServiceError) as refused:
+        po.assess_issqn(db, actor, mun, pid, day)
+    assert po.RATE_PARAMETER in refused.value.message
+
+
+# ---- demo ----
+
+def test_the_demo_store_shows_every_obligation_state(db):
+    from seed.demo import seed_demo
+
+    seed_demo(db)
+    for mun in ("chapada", "matupa"):
+        actor = ACTORS[mun]
+        assert sorted(s.late for s in po.list_statuses(db, actor, mun, TODAY)) == [False, True]
+        assert len(po.drafts(db, actor, mun)) == 2
+        assert {r.situation for r in po.data_requests(db, actor, mun)} == {
+            "Respondido no prazo", "Atrasado", "Aguardando resposta"}
+        assert {m.situation for m in po.issqn_months(db, actor, mun, TODAY)} == {"pago", "vencido"}
+    seed_demo(db)  # idempotent
+    assert db[po.LISTS].count_documents({}) == 2
