@@ -869,6 +869,12 @@ def mark_urgent(db: Database, actor: Actor, municipality: str, request_id: str, 
 
 # ---- quote and payment ----
 
+def _property_key(doc: dict) -> str:
+    """The destination property for the art. 9 count; without one described, the requester's own."""
+    described = ((doc.get("property") or {}).get("description") or "").strip().casefold()
+    return described or f"solicitante:{doc['requester_id']}"
+
+
 def _stage_records(db: Database, municipality: str, doc: dict) -> list[LoadRecord]:
     """Loads already granted in the request's stage to the same requester or property (art. 9 §1)."""
     query = {"municipality": municipality, "stage": doc["stage"], "status": {"$nin": ["recusado"]},
@@ -878,8 +884,7 @@ def _stage_records(db: Database, municipality: str, doc: dict) -> list[LoadRecor
         if str(raw["_id"]) == doc["id"]:
             continue
         loads = sum(s.get("loads") or 0 for s in raw.get("services", []) if s["kind"] == "earth_loads")
-        records.append(LoadRecord(raw["requester_id"], (raw.get("property") or {}).get("description", ""),
-                                  raw["stage"], loads))
+        records.append(LoadRecord(raw["requester_id"], _property_key(raw), raw["stage"], loads))
     return records
 
 
@@ -898,8 +903,7 @@ def make_quote(db: Database, actor: Actor, municipality: str, request_id: str, o
         services = [_rule_service(s) for s in doc["services"]]
         loads = sum(s.loads for s in services if isinstance(s, EarthLoads))
         if loads:
-            allowance = loads_allowance(doc["requester_id"], (doc.get("property") or {}).get("description", ""),
-                                        doc["stage"], loads, _stage_records(db, municipality, doc), on, book)
+            allowance = loads_allowance(doc["requester_id"], _property_key(doc), doc["stage"], loads, _stage_records(db, municipality, doc), on, book)
             findings += list(allowance.decision.findings)
         blocking = [f for f in findings if f.blocking]
         if blocking:
