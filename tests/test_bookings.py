@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from services import bookings, dams, entities, events, parameters
+from services import bookings, dams, entities, events
 from services.auth import Actor
 from services.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
 from services.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
