@@ -1149,11 +1149,25 @@ def week_schedule(db: Database, actor: Actor, municipality: str, week_start: dat
 
 # ---- execution and completion ----
 
+def _set_assets_status(db: Database, municipality: str, doc: dict, status: str, current: str) -> None:
+    """The booked machines' register status follows the service (disponível ↔ em serviço)."""
+    for booking in (doc.get("schedule") or {}).get("bookings", []):
+        db[ASSETS].update_one({"_id": _oid(booking["asset_id"]), "municipality": municipality, "status": current},
+                              {"$set": {"status": status}})
+
+
 def start_execution(db: Database, actor: Actor, municipality: str, request_id: str, started_on: date) -> dict:
-    """The team started the service."""
+    """The team started the service: the booked machines are 'em serviço'."""
     authorize(actor, "write", municipality)
-    return _change(db, actor, municipality, request_id, ("agendado",), lambda doc: {
-        "status": "em_execucao", "execution": {"started_on": started_on}}, "start")
+
+    def build(doc: dict) -> dict:
+        if not isinstance(started_on, date) or started_on > clock.today():
+            raise ValidationFailed({"started_on": "Início: informe uma data até hoje."})
+        _set_assets_status(db, municipality, doc, "em_servico", "disponivel")
+        return {"status": "em_execucao", "execution": {"started_on": started_on}}
+
+    with store.transaction(db):
+        return _change(db, actor, municipality, request_id, ("agendado",), build, "start")
 
 
 def _execution_doc(db: Database, municipality: str, doc: dict, execution: ExecutionInput) -> dict:
@@ -1218,6 +1232,7 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
                 dam = _issue_dam(db, actor, municipality, doc, BALANCE, "Saldo das horas-máquina executadas",
                                  result.amount_due, result.due, result.reference)
                 settlement.update(dam_id=dam["id"], dam_number=dam["number"], due=dam["due_on"])
+        _set_assets_status(db, municipality, doc, "disponivel", "em_servico")
         for meter in record["meters"]:
             db[ASSETS].update_one({"_id": _oid(meter["asset_id"]), "municipality": municipality},
                                   {"$set": {"meter_reading": int(meter["end"])}})
