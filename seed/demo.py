@@ -99,6 +99,9 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     from seed.platform_obligations import seed_platform_obligations
 
     seed_platform_obligations(db)
+    from seed.bookings import seed_bookings
+
+    seed_bookings(db)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 
