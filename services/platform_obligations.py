@@ -230,10 +230,12 @@ def _draft(db: Database, actor: Actor, municipality: str, draft: dict) -> str | 
     facts = (f"Relação da plataforma {draft['platform_name']} recebida em {day(parse_date(draft['on']))}, linha "
              f"{draft['line']}: {draft['name']} (CPF {fields.show('cpf', draft['cpf'])}), veículo "
              f"{fields.show('plate', draft['plate'])} — {draft['message']} ({draft['reference']}).")
+    # The auto is against the driver; an unregistered plate is a fact of it, not a party to look up.
+    registered = db["vehicles"].find_one({"municipality": municipality, "plate": draft["plate"]}, {"_id": 1})
     return enforcement.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=draft["cpf"],
-                                  plate=draft["plate"], platform_id=draft["platform_id"],
+                                  plate=draft["plate"] if registered else "", platform_id=draft["platform_id"],
                                   infraction_code=draft["infraction_code"], facts=facts,
-                                  origin={"collection": DRAFTS, "id": draft["id"]})
+                                  origin=f"Conciliação da relação de {draft['platform_name']}, linha {draft['line']}")
 
 
 def draft_autos(db: Database, actor: Actor, municipality: str) -> int:

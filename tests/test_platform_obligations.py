@@ -72,7 +72,7 @@ def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
     assert (report.rows, report.hits) == (4, 3)
     found = po.drafts(db, actor, mun, report.record_id)
     assert [(d["line"], d["cpf"], d["status"]) for d in found] == [
-        (3, suspended[0], po.DRAFT), (4, stranger[0], po.DRAFT), (5, other_car[0], po.DRAFT)]
+        (3, suspended[0], po.AUTO_DRAFTED), (4, stranger[0], po.DRAFT), (5, other_car[0], po.AUTO_DRAFTED)]
     assert "suspensa até" in found[0]["message"] and "sem autorização" in found[1]["message"]
     assert "outro veículo" in found[2]["message"]
     assert all("art. 30" in d["reference"] and d["infraction_code"] == "CG-30" for d in found)
@@ -80,27 +80,26 @@ def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
     assert (name, data) == ("relacao.csv", csv_file(rows))
 
 
-def test_each_hit_is_handed_once_to_the_autos_service_when_there_is_one(db, monkeypatch):
-    import sys
-    import types
+def test_each_hit_of_a_registered_driver_becomes_one_draft_auto_for_the_clerk(db):
+    """CG art. 30: a registered driver working with a vehicle the authorization does not cover is drafted
+    as an auto (rascunho, no number) once; an unregistered person stays a hit for the clerk to handle."""
+    from services import enforcement
 
-    import services
-
-    calls = []
-    fake = types.ModuleType("services.enforcement")
-    fake.draft_auto = lambda db, actor, municipality, **kw: calls.append(kw) or f"auto-{len(calls)}"
-    monkeypatch.setitem(sys.modules, "services.enforcement", fake)
-    monkeypatch.setattr(services, "enforcement", fake, raising=False)
     mun, actor = "chapada", ACTORS["chapada"]
-    rows = [{"CPF": cpf(random.Random(n)), "Placa": plate, "Nome": "Sem cadastro"}
-            for n, plate in ((7, "AAA1B11"), (8, "BBB2C22"))]
+    set_fee(db, mun)
+    other_car = active(db, mun, 31)
+    stranger = (cpf(random.Random(77)), "AAA1B11")
+    rows = [{"CPF": other_car[0], "Placa": "QWE4R56", "Nome": "Davi Outro Carro"},
+            {"CPF": stranger[0], "Placa": stranger[1], "Nome": "Sem cadastro"}]
     po.receive_list(db, actor, mun, platform(db, mun), TODAY, csv_file(rows), "r.csv", commit=True)
-    assert [(c["target_kind"], c["plate"], c["infraction_code"]) for c in calls] == [
-        ("driver", "AAA1B11", "CG-30"), ("driver", "BBB2C22", "CG-30")]
-    assert "linha 2" in calls[0]["facts"] and calls[0]["origin"]["collection"] == po.DRAFTS
-    assert [(d["status"], d["auto_id"]) for d in po.drafts(db, actor, mun)] == [
-        (po.AUTO_DRAFTED, "auto-1"), (po.AUTO_DRAFTED, "auto-2")]
-    assert po.draft_autos(db, actor, mun) == 0 and len(calls) == 2
+    autos = list(db[enforcement.COLLECTION].find({"municipality": mun}))
+    assert [(a["status"], a["driver_cpf"], a["infraction_code"], a["number"]) for a in autos] == [
+        ("rascunho", other_car[0], "CG-30", "")]
+    assert "linha 2" in autos[0]["facts"] and "Conciliação" in autos[0]["origin"]
+    assert [(d["cpf"], d["status"], bool(d.get("auto_id"))) for d in po.drafts(db, actor, mun)] == [
+        (other_car[0], po.AUTO_DRAFTED, True), (stranger[0], po.DRAFT, False)]
+    assert po.draft_autos(db, actor, mun) == 0
+    assert db[enforcement.COLLECTION].count_documents({"municipality": mun}) == 1
 
 
 def test_an_xlsx_list_in_matupa_cites_art_12_xxv_and_an_expired_authorization_is_a_hit(db):
