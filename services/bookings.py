@@ -1305,15 +1305,23 @@ def record_incident(db: Database, actor: Actor, municipality: str, request_id: s
     if not description.strip():
         raise ValidationFailed({"description": "Descreva a ocorrência."})
 
-    def build(doc: dict) -> dict:
+    prepare(db)
+    with store.transaction(db):  # an incident is appended ($push): two clerks recording at once both land
+        doc = _load(db, municipality, request_id)
+        if doc["status"] not in OPEN + ("concluido",):
+            raise WrongStep(f"O pedido {doc['protocol']} está '{STATUS.get(doc['status'], doc['status'])}': "
+                            "esta ação não cabe nesta etapa.")
         trip = doc.get("trip")
         if not trip:
             raise WrongStep("Registre antes o responsável pela viagem (art. 6).")
         incident = {"on": on, "kind": kind, "kind_label": INCIDENT_KINDS[kind], "description": description.strip(),
                     "responsible": trip["responsible_name"], "by": actor.username}
-        return {"trip": {**trip, "incidents": [*trip.get("incidents", []), incident]}}
-
-    return _change(db, actor, municipality, request_id, OPEN + ("concluido",), build, "incident")
+        db[REQUESTS].update_one({"_id": ObjectId(doc["id"]), "trip": {"$exists": True}},
+                                {"$push": {"trip.incidents": encode(incident)}, "$inc": {"version": 1},
+                                 "$set": {"updated_at": encode(clock.now_utc())}})
+        audit.record(db, actor, municipality, "incident", REQUESTS, doc["id"], {}, encode(incident),
+                     note=f"{doc['protocol']}: {INCIDENT_KINDS[kind]}")
+    return get_request_unchecked(db, municipality, request_id)
 
 
 # ---- pendências ----

@@ -344,6 +344,30 @@ def test_bus_hire_records_the_responsible_driver_and_incidents(db, nl):
     assert incident["responsible"] == "Ana Responsável" and doc["trip"]["driver"] == "Pedro Motorista"
 
 
+def test_incidents_recorded_by_two_clerks_at_once_are_both_kept(db, nl):
+    """Art. 6: every incident answers against the responsible person; none may be lost to a race."""
+    import threading
+
+    rid = bookings.create_request(db, CLERK, NL, form(nl["association"], ServiceAsked(
+        "passenger_transport", item="10", distance_km=D(300)), trip_responsible="Ana Responsável"))
+    bookings.record_trip(db, CLERK, NL, rid, "Ana Responsável", "52998224725", nl["pedro"], ["Ana"], "Nova Lacerda")
+    errors = []
+
+    def add(n: int) -> None:
+        try:
+            bookings.record_incident(db, CLERK, NL, rid, MONDAY, "dano", f"Avaria {n}")
+        except Exception as exc:  # noqa: BLE001 — a refusal is what this test looks for
+            errors.append(exc)
+
+    threads = [threading.Thread(target=add, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    doc = bookings.get_request(db, CLERK, NL, rid)
+    assert errors == [] and sorted(i["description"] for i in doc["trip"]["incidents"]) == [f"Avaria {n}" for n in range(6)]
+
+
 def test_price_update_previews_every_price_and_old_quotes_keep_their_version(db, nl, today):
     rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
     bookings.make_quote(db, CLERK, NL, rid, MONDAY)
