@@ -21,6 +21,7 @@ NOT_FUTURE = [
     ("vehicles", "first_registration", "Primeiro licenciamento"),
     ("authorizations", "protocol_date", "Data do protocolo"),
     ("inspections", "performed_on", "Data da vistoria"),
+    ("machinery_requesters", "standing_checked_on", "Situação verificada em"),
 ]
 IDS = [f"{entity}.{name}" for entity, name, _ in NOT_FUTURE]
 
