@@ -200,7 +200,7 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
                                 "Denúncia de passageiro sobre o estado dos pneus (demonstração)")
     suspended = _flow(db, actor, municipality, rng, back(130), "active")
     ridehailing.record_sanction(db, actor, municipality, suspended, EventKind.SUSPENDED, today - timedelta(days=10),
-                                today + timedelta(days=20), "Suspensão de 30 dias (demonstração)")
+                                today + timedelta(days=19), "Suspensão de 30 dias (demonstração)")  # 30 days, both ends counted
     cassada = _flow(db, actor, municipality, rng, back(140), "active")
     ridehailing.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
                                 note="Cassação após processo administrativo (demonstração)")
