@@ -67,3 +67,130 @@ def test_price_table_errors_show_under_their_fields(db):
 def test_price_table_is_not_offered_where_the_module_is_off(db):
     at = page("price_table.py", TI, "chapada")
     assert texts(at, "error") == "O módulo de serviços de máquinas não está habilitado neste município."
+
+
+# ---- the bookings screens as a Nova Lacerda clerk (issue 13) ----
+
+from datetime import date  # noqa: E402
+
+from pypdf import PdfReader  # noqa: E402
+
+from services import bookings, booking_documents, dams  # noqa: E402
+from tests.test_bookings import MONDAY, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
+
+
+def pdf_text(data: bytes) -> str:
+    import io
+
+    return " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(data)).pages)
+
+
+def fill_protocol(at: AppTest, requester_id: str, term: str) -> None:
+    at.text_input(key="req_requester_term").input(term).run()
+    at.selectbox(key="req_requester").set_value(requester_id).run()
+    at.text_input(key="req_identification").input("RG 123456 SSP/MT")
+    at.text_input(key="req_residence").input("Conta de energia de outubro")
+    at.text_area(key="req_justification").input("Aterro do quintal")
+    at.text_input(key="req_licence").input("Cascalheira municipal, LO 12/2026")
+    at.checkbox(key="req_agrees").check()
+    at.checkbox(key="req_liability").check()
+
+
+def submit(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label == "Protocolar solicitação").click()
+    return at.run()
+
+
+def test_bpc_family_story_on_the_screens(db, nl, today):
+    at = page("machinery_requests.py")
+    assert not at.exception
+    fill_protocol(at, nl["family"], "Maria")
+    at.number_input(key="req_loads").set_value(5)
+    at.selectbox(key="req_criterion").set_value("BPC")
+    at.selectbox(key="req_evidence").set_value("BPC_RECEIPT")
+    at.text_input(key="req_evidence_ref").input("NB 123.456.789-0")
+    submit(at)
+    assert not at.exception, at.exception
+    assert f"Solicitação protocolada sob o nº 0001/{MONDAY.year}" in texts(at, "success")
+    rid = at.session_state["req_open"]
+    at.button(key="req_quote").click().run()
+    assert "Orçamento feito." in texts(at, "success")
+    quote = frame_text(at, "Desconto")
+    assert "R$ 750,00" in quote and "R$ 525,00" in quote and "R$ 225,00" in quote and "70%" in quote
+    next(b for b in at.button if b.label == "Emitir DAMs").click()
+    at.run()
+    assert "DAMs emitidos" in texts(at, "success")
+    [full] = [i for i in bookings.get_request(db, CLERK, MUN, rid)["payment"]["instalments"] if i["dam_id"]]
+    dam = dams.get(db, CLERK, MUN, full["dam_id"])
+    dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+
+    day = MONDAY + timedelta(days=2)
+    board = page("machinery_schedule.py")
+    board.date_input(key="sched_day").set_value(day).run()
+    assert "Assentamento Bandeira" in frame_text(board, "Motivo da posição")
+    board.selectbox(key="sched_asset").set_value(nl["truck"])
+    board.selectbox(key="sched_operator").set_value(nl["pedro"])
+    next(b for b in board.button if b.label == "Agendar neste dia").click()
+    board.run()
+    assert not board.exception, board.exception
+    assert f"agendado para {day:%d/%m/%Y}" in texts(board, "success")
+    assert "QBA1D23" in frame_text(board, "Operador")
+
+    today.set(day)
+    run = page("machinery_execution.py")
+    run.text_input(key=f"exec_m0_{nl['truck']}").input("80000")
+    run.text_input(key=f"exec_m1_{nl['truck']}").input("80060")
+    run.number_input(key="exec_loads").set_value(5)
+    next(b for b in run.button if b.label == "Concluir serviço").click()
+    run.run()
+    assert not run.exception, run.exception
+    assert "Serviço concluído." in texts(run, "success")
+    receipt = pdf_text(booking_documents.receipt_pdf(db, CLERK, MUN, rid))
+    assert "COMPROVANTE DE PRESTAÇÃO DE SERVIÇO" in receipt and "Cargas entregues 5" in receipt
+    assert "o total de R$ 225,00" in receipt
+
+
+def test_farmer_story_balance_due_and_next_request_blocked_on_the_screen(db, nl, today):
+    at = page("machinery_requests.py")
+    fill_protocol(at, nl["farmer"], "Antônio")
+    at.text_input(key="req_hours_01").input("6")
+    submit(at)
+    assert "Solicitação protocolada" in texts(at, "success")
+    rid = at.session_state["req_open"]
+    at.button(key="req_quote").click().run()
+    next(b for b in at.button if b.label == "Emitir DAMs").click()
+    at.run()
+    doc = bookings.get_request(db, CLERK, MUN, rid)
+    advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
+    assert advance["amount"] == D("900.00")
+    dam = dams.get(db, CLERK, MUN, advance["dam_id"])
+    dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    day = MONDAY + timedelta(days=1)
+    bookings.book(db, CLERK, MUN, rid, day, [(nl["backhoe"], nl["joao"])])
+    today.set(day)
+    run = page("machinery_execution.py")
+    run.text_input(key="exec_hours_01").input("7")
+    next(b for b in run.button if b.label == "Concluir serviço").click()
+    run.run()
+    assert not run.exception, run.exception
+    settlement = bookings.get_request(db, CLERK, MUN, rid)["settlement"]
+    assert settlement["amount_due"] == D("1200.00") and settlement["due"] == date(2026, 4, 22)
+    assert "Serviço concluído." in texts(run, "success")
+
+    today.set(date(2026, 4, 23))
+    again = page("machinery_requests.py")
+    fill_protocol(again, nl["farmer"], "Antônio")
+    again.text_input(key="req_hours_01").input("2")
+    submit(again)
+    assert not again.exception
+    shown = " ".join(c.value for c in again.caption)
+    assert "tem DAM vencido e não pago deste serviço" in shown and "art. 8" in shown
+    assert bookings.list_requests(db, CLERK, MUN) and len(bookings.list_requests(db, CLERK, MUN)) == 1
+
+
+def test_pending_and_registers_pages_open_for_the_clerk(db, nl, today):
+    for name in ("machinery_pending.py", "machinery_registers.py", "machinery_requesters.py", "machinery_schedule.py",
+                 "machinery_execution.py"):
+        at = page(name)
+        assert not at.exception, (name, at.exception)
+        assert not at.error, (name, texts(at, "error"))
