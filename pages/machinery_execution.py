@@ -62,6 +62,10 @@ def number(text: str) -> Decimal | None:
         return None
 
 
+SHOWN = ("ended_on", "meters", "worked_hours", "loads_delivered")
+for name, message in errors.items():  # an error of no field on this form (e.g. the rules' refusal)
+    if name not in SHOWN:
+        st.error(message)
 bookings_ = schedule.get("bookings", [])
 hour_items = [s["item"] for s in doc["services"] if s["kind"] == "machine_hours"]
 has_loads = any(s["kind"] == "earth_loads" for s in doc["services"])
