@@ -129,6 +129,8 @@ def new_request() -> None:
         cols = st.columns(2)
         verify = cols[0].form_submit_button("Verificar requisitos")
         submit = cols[1].form_submit_button("Protocolar solicitação", type="primary")
+    if errors.get("_form"):  # a refusal of the whole request (art. 8, §4), next to the button
+        st.error(errors["_form"])
     if not (verify or submit):
         if st.session_state.get("req_findings"):
             findings(st.session_state["req_findings"], "req_found")
@@ -173,7 +175,7 @@ def new_request() -> None:
     except ValidationFailed as exc:
         st.session_state["req_errors"] = exc.errors
     except ServiceError as exc:
-        st.session_state["req_errors"] = {exc.field or "requester_id": exc.message}
+        st.session_state["req_errors"] = {exc.field or "_form": exc.message}
     st.rerun()
 
 

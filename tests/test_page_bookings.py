@@ -76,7 +76,7 @@ from datetime import date  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from services import bookings, booking_documents, dams  # noqa: E402
-from tests.test_bookings import MONDAY, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
+from tests.test_bookings import HOURS6, MONDAY, form, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
 
 
 def pdf_text(data: bytes) -> str:
@@ -183,7 +183,7 @@ def test_farmer_story_balance_due_and_next_request_blocked_on_the_screen(db, nl,
     again.text_input(key="req_hours_01").input("2")
     submit(again)
     assert not again.exception
-    shown = " ".join(c.value for c in again.caption)
+    shown = texts(again, "error")
     assert "tem DAM vencido e não pago deste serviço" in shown and "art. 8" in shown
     assert bookings.list_requests(db, CLERK, MUN) and len(bookings.list_requests(db, CLERK, MUN)) == 1
 
@@ -194,3 +194,25 @@ def test_pending_and_registers_pages_open_for_the_clerk(db, nl, today):
         at = page(name)
         assert not at.exception, (name, at.exception)
         assert not at.error, (name, texts(at, "error"))
+
+
+def test_a_completion_refused_by_the_services_says_why(db, nl, today):
+    """Completion reported a month late: the balance's due date has passed, the DAM service refuses,
+    and the screen says so (the refusal names no field of the execution form)."""
+    rid = bookings.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
+    dam = dams.get(db, CLERK, MUN, advance["dam_id"])
+    dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    today.set(MONDAY + timedelta(days=30))
+    bookings.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=30), [(nl["backhoe"], nl["joao"])])
+    run = page("machinery_execution.py")
+    run.date_input(key="exec_started").set_value(MONDAY + timedelta(days=2))
+    run.date_input(key="exec_ended").set_value(MONDAY + timedelta(days=2))
+    run.text_input(key="exec_hours_01").input("7")
+    next(b for b in run.button if b.label == "Concluir serviço").click()
+    run.run()
+    assert not run.exception
+    assert "Vencimento" in texts(run, "error")
+    assert bookings.get_request(db, CLERK, MUN, rid)["status"] == "agendado"
