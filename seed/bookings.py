@@ -16,6 +16,7 @@ from decimal import Decimal
 
 from pymongo.database import Database
 
+from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from rules.params import ParameterVersion
 from seed.demo import cnpj, cpf, person, phone
 from services import bookings, bootstrap, clock, dams, entities
@@ -107,7 +108,7 @@ def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:
     loads = ServiceAsked("earth_loads", loads=5)
     hours = ServiceAsked("machine_hours", item="01", hours=Decimal(6))
     bpc = ClaimInput("BPC", "BPC_RECEIPT", "NB 704.118.552-3")
-    past = today - timedelta(days=40)
+    past = max(today - timedelta(days=40), DECREE_IN_FORCE)  # no price table before the decree
     with _on(past):  # a farmer's backhoe hours: advance paid, 7 h worked, balance now overdue
         rid = bookings.create_request(db, CLERK, NL, _form(people[1], past, hours))
         bookings.make_quote(db, CLERK, NL, rid, past)
@@ -118,14 +119,15 @@ def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:
         bookings.complete(db, CLERK, NL, rid, ExecutionInput(day, day, ops[0], ((assets[0], Decimal(4203),
                                                                                 Decimal(4210)),),
                                                              worked_hours=(("01", Decimal(7)),)))
-    with _on(today - timedelta(days=10)):  # a BPC family's 5 loads with 70% off, paid and delivered
-        on = today - timedelta(days=10)
+    recent = max(today - timedelta(days=10), DECREE_IN_FORCE)
+    with _on(recent):  # a BPC family's 5 loads with 70% off, paid and delivered
+        on = recent
         rid = bookings.create_request(db, CLERK, NL, _form(people[0], on, loads, claims=(bpc,)))
         bookings.make_quote(db, CLERK, NL, rid, on)
         _paid(db, bookings.issue_payment(db, CLERK, NL, rid, on), on)
         bookings.book(db, CLERK, NL, rid, on + timedelta(days=1), [(assets[4], drivers[0])])
-    with _on(today - timedelta(days=9)):
-        on = today - timedelta(days=9)
+    with _on(recent + timedelta(days=1)):
+        on = recent + timedelta(days=1)
         bookings.complete(db, CLERK, NL, rid, ExecutionInput(on, on, drivers[0], loads_delivered=5))
     # awaiting the technical visit: private property
     bookings.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="04",
@@ -157,6 +159,13 @@ def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:
     bookings.make_quote(db, CLERK, NL, rid, today)
     _paid(db, bookings.issue_payment(db, CLERK, NL, rid, today), today)
     bookings.book(db, CLERK, NL, rid, today + timedelta(days=1), [(assets[1], ops[1])])
+    # in execution today
+    rid = bookings.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="01",
+                                                                                       hours=Decimal(4))))
+    bookings.make_quote(db, CLERK, NL, rid, today)
+    _paid(db, bookings.issue_payment(db, CLERK, NL, rid, today), today)
+    bookings.book(db, CLERK, NL, rid, today, [(assets[0], ops[2])])
+    bookings.start_execution(db, CLERK, NL, rid, today)
     # a bus hire with its responsible person and driver
     rid = bookings.create_request(db, CLERK, NL, _form(ids["entities"][1], today, ServiceAsked(
         "passenger_transport", item="10", distance_km=Decimal(480)), trip_responsible="Presidente da associação",

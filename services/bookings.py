@@ -29,33 +29,39 @@ Collection ``booking_requests`` (one document per request; every write is condit
     declarations {payment_terms (V), liability (VI)},
     removes_natural_materials, environmental_licence, difficult_access,
     attachments [{sha256, name, kind, added_at, by}],
-    technical_visit {required, status pendente|favoravel|desfavoravel, visited_on, notes,
-                     environmental_licence, by} ,
+    technical_visit {required, status dispensada|pendente|favoravel|desfavoravel, visited_on,
+                     notes, environmental_licence, by},
     discount_claims [{criterion (DiscountCriterion name), evidence_kind (EvidenceKind name),
                       evidence_reference, family_income}],
-    social_report {requested_on, requested_by, note, answered_on, favourable, reference} | None,
+    social_report {requested_on, requested_by, note, answered_on, favourable, reference,
+                   answer_note} | None,
     findings [{ok, message, reference, level}]  (eligibility at protocol, art. 2/5/6/8/10),
-    stage (load stage of the schedule, art. 9), urgent, urgency_justification (art. 3 §2),
+    stage (load stage of the schedule, art. 9; default the year "2026"), urgent,
+    urgency_justification (art. 3 §2),
     quote {on, price_table {version_id, effective, act}, km_reading, km_reading_text, lines [{item,
            description, unit, quantity, unit_price, amount, discount, discount_reason, note, net}],
-           gross, discount_total, total, discount {rate, criterion, reference, reason},
-           load_findings [...]} | None,
-    payment {extension {ground, justification, days_after_completion, instalments,
-             prior_authorization} | None, instalments [{key integral|adiantamento|saldo, label,
-             amount, due, due_rule, reference, dam_id, dam_number, paid_on, deferred}]} | None,
-    schedule {day, bookings [{asset_id, operator_id}]} | None,
-    execution {started_on, ended_on, operator_id, meters [{asset_id, start, end}],
+           gross, discount_total, total, discount {rate, criterion, reference, reason, findings},
+           km_reading_applies (the km reading changed an amount)} | None,
+    payment {issued_on, extension {ground, ground_label, justification, days_after_completion,
+             instalments, prior_authorization} | None, instalments [{key integral|adiantamento|saldo,
+             label, amount, due, due_rule, reference, dam_id, dam_number, paid_on, deferred}],
+             findings} | None   (the "saldo" instalment is the estimate; its DAM is the settlement's),
+    schedule {day, bookings [{asset_id, asset, operator_id, operator}]} | None,
+    execution {started_on, ended_on, operator_id, operator, meters [{asset_id, start, end}],
                loads_delivered, worked_hours {item: hours}, photos [sha256], notes} | None,
-    settlement {executed, advance, amount_due, credit_to_return, due, message, dam_id,
-                dam_number, credit_returned_on} | None,
-    trip {responsible_name, responsible_document, driver_operator_id, passengers [str], route,
-          incidents [{on, kind dano|lotacao|desvio|outro, description, responsible}]} | None,
+    settlement {executed, advance, amount_due, credit_to_return, due, message, reference,
+                completed_on, dam_id, dam_number, paid_on, credit_returned_on, credit_note} | None,
+    settlement_open (a balance DAM unpaid or a credit not yet returned: read by pending()),
+    trip {responsible_name, responsible_document, driver_operator_id, driver, passengers [str],
+          route, incidents [{on, kind (INCIDENT_KINDS), kind_label, description, responsible,
+          by}]} | None,
     refusal {reason, on, by} | None,
     status (see STATUS), version, created_at, created_by, updated_at
 
 Collection ``machinery_bookings``: one document per (asset, operator, day) assignment::
 
-    municipality, request_id, protocol, day (ISO date), asset_id, operator_id, created_at, by
+    municipality, request_id, protocol, day (ISO date), asset_id, asset, operator_id, operator,
+    zone, locality, created_at, by
 
 with unique indexes (municipality, asset_id, day) and (municipality, operator_id, day): two
 clerks saving at once cannot book one machine or one operator twice on a day; the
@@ -68,14 +74,16 @@ Art. 8 §4: :func:`create_request` itself refuses a requester (same CPF/CNPJ) wi
 this service (:class:`RequestsSuspended`).
 
 Price table: the versions are the dated parameter ``public_price_table`` (collection
-``parameters``; version 1 = Anexo I, seeded by bootstrap with its act). :func:`price_table` reads
-the version in force; a quote stores its ``version_id`` (effective date ISO) and act.
+``parameters``, already store-backed; version 1 = Anexo I, seeded by bootstrap with its act), so
+no separate ``price_tables`` collection. :func:`price_table` reads the version in force;
+:func:`preview_price_update` / :func:`save_price_update` (``ti``) make a new version; a quote
+stores its ``version_id`` (effective date ISO), act and prices. Readings: docs/LEITURAS.md §8.
 """
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
@@ -84,7 +92,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
-from rules.base import Finding, Level, RuleError
+from rules.base import Finding, RuleError
 from rules.fmt import brl, day as show_day
 from rules.machinery.discounts import DiscountClaim, DiscountCriterion, DiscountDecision, Evidence, EvidenceKind
 from rules.machinery.eligibility import Assessment, DebtStatus, RequesterKind, ServiceRequest, check_request
@@ -1141,11 +1149,25 @@ def week_schedule(db: Database, actor: Actor, municipality: str, week_start: dat
 
 # ---- execution and completion ----
 
+def _set_assets_status(db: Database, municipality: str, doc: dict, status: str, current: str) -> None:
+    """The booked machines' register status follows the service (disponível ↔ em serviço)."""
+    for booking in (doc.get("schedule") or {}).get("bookings", []):
+        db[ASSETS].update_one({"_id": _oid(booking["asset_id"]), "municipality": municipality, "status": current},
+                              {"$set": {"status": status}})
+
+
 def start_execution(db: Database, actor: Actor, municipality: str, request_id: str, started_on: date) -> dict:
-    """The team started the service."""
+    """The team started the service: the booked machines are 'em serviço'."""
     authorize(actor, "write", municipality)
-    return _change(db, actor, municipality, request_id, ("agendado",), lambda doc: {
-        "status": "em_execucao", "execution": {"started_on": started_on}}, "start")
+
+    def build(doc: dict) -> dict:
+        if not isinstance(started_on, date) or started_on > clock.today():
+            raise ValidationFailed({"started_on": "Início: informe uma data até hoje."})
+        _set_assets_status(db, municipality, doc, "em_servico", "disponivel")
+        return {"status": "em_execucao", "execution": {"started_on": started_on}}
+
+    with store.transaction(db):
+        return _change(db, actor, municipality, request_id, ("agendado",), build, "start")
 
 
 def _execution_doc(db: Database, municipality: str, doc: dict, execution: ExecutionInput) -> dict:
@@ -1210,6 +1232,7 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
                 dam = _issue_dam(db, actor, municipality, doc, BALANCE, "Saldo das horas-máquina executadas",
                                  result.amount_due, result.due, result.reference)
                 settlement.update(dam_id=dam["id"], dam_number=dam["number"], due=dam["due_on"])
+        _set_assets_status(db, municipality, doc, "disponivel", "em_servico")
         for meter in record["meters"]:
             db[ASSETS].update_one({"_id": _oid(meter["asset_id"]), "municipality": municipality},
                                   {"$set": {"meter_reading": int(meter["end"])}})

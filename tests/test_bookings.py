@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from services import bookings, dams, entities, events, parameters
+from services import bookings, dams, entities, events
 from services.auth import Actor
 from services.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
 from services.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
@@ -375,3 +375,32 @@ def test_a_second_request_of_loads_in_the_same_stage_waits_for_the_next(db, nl):
     later = bookings.create_request(db, CLERK, NL, form(nl["family"], ServiceAsked("earth_loads", loads=2),
                                                         stage="2026-2"))
     assert bookings.make_quote(db, CLERK, NL, later, MONDAY)["quote"]["total"] == D("300.00")
+
+
+def test_a_refused_request_frees_its_machines_and_keeps_the_reason(db, nl):
+    rid = ready(db, nl, nl["family"])
+    bookings.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
+    with pytest.raises(ValidationFailed):
+        bookings.refuse_request(db, CLERK, NL, rid, " ")
+    doc = bookings.refuse_request(db, CLERK, NL, rid, "Desistência do solicitante")
+    assert (doc["status"], doc["refusal"]["reason"]) == ("recusado", "Desistência do solicitante")
+    assert "QBA1D23" in [a["identifier"] for a in bookings.schedule_board(db, CLERK, NL, MONDAY).free_assets]
+
+
+def test_machines_are_in_service_while_the_team_works(db, nl):
+    rid = ready(db, nl, nl["farmer"], (HOURS6,))
+    bookings.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    bookings.start_execution(db, CLERK, NL, rid, MONDAY)
+    assert entities.get(db, CLERK, "machinery_assets", NL, nl["backhoe"])["status"] == "em_servico"
+    bookings.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"], worked_hours=(("01", D(6)),)))
+    assert entities.get(db, CLERK, "machinery_assets", NL, nl["backhoe"])["status"] == "disponivel"
+
+
+def test_demo_seed_has_requests_in_every_stage(db, today):
+    from seed.bookings import seed_bookings
+
+    today.set(date(2026, 6, 1))
+    seed_bookings(db)
+    assert {d["status"] for d in db["booking_requests"].find({"municipality": NL})} == set(bookings.STATUS)
+    titles = {p.title for p in bookings.pending(db, CLERK, NL, date(2026, 6, 1))}
+    assert {"Saldo vencido", "Aguardando vistoria técnica", "Aguardando parecer social", "A agendar"} <= titles
