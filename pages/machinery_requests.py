@@ -35,8 +35,9 @@ def decimal_or_none(text: str, field: str, errors: dict) -> Decimal | None:
         return None
 
 
-def findings(rows, key: str) -> None:
-    """Each finding with its article: refusals in red, warnings in yellow, facts in green."""
+def findings(rows) -> None:
+    """Refusals in red and warnings in yellow, each with its article; what holds, folded below."""
+    held = []
     for f in rows:
         ok, level, message, reference = (f.ok, f.level.value, f.message, f.reference) if hasattr(f, "ok") else (
             f["ok"], f["level"], f["message"], f["reference"])
@@ -46,7 +47,10 @@ def findings(rows, key: str) -> None:
         elif not ok or level == "warning":
             st.warning(text)
         else:
-            st.success(text)
+            held.append(text)
+    if held:
+        with st.expander(f"Requisitos atendidos ({len(held)})"):
+            st.markdown("\n".join(f"- {text}" for text in held))
 
 
 def new_request() -> None:
@@ -133,7 +137,7 @@ def new_request() -> None:
         st.error(errors["_form"])
     if not (verify or submit):
         if st.session_state.get("req_findings"):
-            findings(st.session_state["req_findings"], "req_found")
+            findings(st.session_state["req_findings"])
         return
     found: dict[str, str] = {}
     services = [ServiceAsked("machine_hours", item=item, hours=value)
@@ -201,10 +205,14 @@ def quote_view(doc: dict) -> None:
         hide_index=True, width="stretch", key="req_quote_table")
     st.markdown(f"Total bruto {fmt.brl(quote['gross'])} · descontos {fmt.brl(quote['discount_total'])} · "
                 f"**total {fmt.brl(quote['total'])}**")
+    if (quote.get("discount") or {}).get("reason"):
+        st.caption(f"{quote['discount']['reason']} — comprovação: " + "; ".join(
+            f"{EvidenceKind[c['evidence_kind']].value} nº {c['evidence_reference']}"
+            for c in doc.get("discount_claims", []) if c.get("evidence_kind") in EvidenceKind.__members__))
     if any(line["item"] in ("07", "09") for line in quote["lines"]):
         st.caption(quote.get("km_reading_text", ""))
     for finding in quote.get("load_findings") or []:
-        findings([finding], "req_load")
+        findings([finding])
 
 
 def payment_view(doc: dict) -> None:
@@ -306,7 +314,17 @@ def record(rid: str) -> None:
     st.subheader(f"Pedido {doc['protocol']} · {doc['requester']['name']}")
     st.markdown(f"**Situação:** {doc['status_label']} · {doc['zone']} / {doc['locality']} · pedido em "
                 f"{fmt.day(doc['requested_on'])} · {bookings.describe_services(doc['services'])}")
-    findings(doc.get("findings", []), "req_record")
+    findings(doc.get("findings", []))
+    visit, report = doc.get("technical_visit") or {}, doc.get("social_report")
+    if visit.get("required"):
+        st.markdown(f"**Vistoria técnica:** {visit.get('status', 'pendente')}"
+                    + (f" em {fmt.day(visit['visited_on'])}" if visit.get("visited_on") else "")
+                    + (f" — {visit['notes']}" if visit.get("notes") else ""))
+    if report:
+        answer = ("sem resposta" if not report.get("answered_on") else
+                  f"{'favorável' if report.get('favourable') else 'desfavorável'} em {fmt.day(report['answered_on'])}"
+                  f" (ref. {report.get('reference', '')})")
+        st.markdown(f"**Parecer social (art. 7):** pedido em {fmt.day(report['requested_on'])}; {answer}")
     quote_view(doc)
     payment_view(doc)
     next_step(doc)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from rules import fmt
 from services import booking_documents, bookings, clock, exports
+from services.specs.maquinas import ASSET_KINDS, DUTIES
 from ui import bookings as ui_bookings, common
 from ui.entity import export_buttons
 
@@ -36,12 +37,12 @@ export_buttons(cols[0], cols[1], "Fila da agenda", mun, "sched_list",
 left, right = st.columns(2)
 with left:
     st.markdown(f"**Máquinas e veículos livres em {fmt.day(day)}**")
-    st.dataframe(pd.DataFrame([{"Identificação": a["identifier"], "Tipo": a.get("kind", ""),
+    st.dataframe(pd.DataFrame([{"Identificação": a["identifier"], "Tipo": dict(ASSET_KINDS).get(a.get("kind"), a.get("kind", "")),
                                 "Descrição": a.get("description", "")} for a in board.free_assets],
                               columns=["Identificação", "Tipo", "Descrição"]), hide_index=True, width="stretch")
 with right:
     st.markdown(f"**Operadores e motoristas livres em {fmt.day(day)}**")
-    st.dataframe(pd.DataFrame([{"Nome": o["name"], "Função": o.get("duty", ""), "CNH": o.get("licence_category", "")}
+    st.dataframe(pd.DataFrame([{"Nome": o["name"], "Função": dict(DUTIES).get(o.get("duty"), o.get("duty", "")), "CNH": o.get("licence_category", "")}
                                for o in board.free_operators], columns=["Nome", "Função", "CNH"]),
                  hide_index=True, width="stretch")
 
