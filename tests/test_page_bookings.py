@@ -5,6 +5,7 @@ from datetime import timedelta
 from decimal import Decimal as D
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from services import clock, parameters
@@ -216,3 +217,25 @@ def test_a_completion_refused_by_the_services_says_why(db, nl, today):
     assert not run.exception
     assert "Vencimento" in texts(run, "error")
     assert bookings.get_request(db, CLERK, MUN, rid)["status"] == "agendado"
+
+
+MODULE_PAGES = [p for p in __import__("ui.navigation", fromlist=["PAGES"]).PAGES if p.module == "maquinas"]
+NL_ROLES = {"secretaria": CLERK, "gabinete": Actor("gab.nl", "Gabinete", "gabinete", (MUN,)),
+            "ti": Actor("ti.nl", "TI de Nova Lacerda", "ti", (MUN,))}
+
+
+@pytest.mark.parametrize("role", NL_ROLES)
+@pytest.mark.parametrize("module_page", MODULE_PAGES, ids=lambda p: p.path)
+def test_module_page_by_role_in_nova_lacerda(db, nl, today, role, module_page):
+    """With the demo-like registers in place, each page opens for the roles it is meant for and
+    tells the others they have no access."""
+    actor = NL_ROLES[role]
+    at = AppTest.from_file(str(ROOT / module_page.path), default_timeout=60)
+    at.session_state["actor"] = actor
+    at.session_state["municipality"] = MUN
+    at.run()
+    assert not at.exception, at.exception
+    if actor.can(module_page.permission):
+        assert at.title and not at.error, texts(at, "error")
+    else:
+        assert texts(at, "error") == "Seu perfil não tem acesso a esta página."
