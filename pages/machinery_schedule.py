@@ -59,12 +59,30 @@ if board.queue:
                                   index=None, placeholder="Escolha…")
         operator = cols[1].selectbox("Operador ou motorista", list(operators), format_func=operators.get,
                                      key="sched_operator", index=None, placeholder="Escolha…")
+        cols = st.columns(2)
+        asset_2 = cols[0].selectbox("Segunda máquina ou veículo (opcional)", list(assets), format_func=assets.get,
+                                    key="sched_asset_2", index=None, placeholder="—")
+        operator_2 = cols[1].selectbox("Operador ou motorista da segunda", list(operators),
+                                       format_func=operators.get, key="sched_operator_2", index=None,
+                                       placeholder="—")
         if st.form_submit_button("Agendar neste dia", type="primary"):
-            pairs = [(asset, operator)] if asset and operator else []
+            pairs = [(a, o) for a, o in ((asset, operator), (asset_2, operator_2)) if a and o]
             done, doc = common.attempt(bookings.book, db, actor, mun, entry, day, pairs)
             if done:
                 st.session_state["sched_done"] = f"Pedido {doc['protocol']} agendado para {fmt.day(day)}."
                 st.rerun()
+
+    with st.expander("Urgência ou relevância pública (art. 3, §2)"):
+        with st.form("sched_urgent"):
+            urgent = st.selectbox("Pedido", [e.request_id for e in board.queue if not e.urgent], key="sched_urgent_req",
+                                  format_func=lambda i: next(f"{e.protocol} · {e.requester}"
+                                                             for e in board.queue if e.request_id == i))
+            why = st.text_area("Justificativa registrada", key="sched_urgent_why")
+            if st.form_submit_button("Antecipar com justificativa") and urgent:
+                done, doc = common.attempt(bookings.mark_urgent, db, actor, mun, urgent, why)
+                if done:
+                    st.session_state["sched_done"] = f"Pedido {doc['protocol']} antecipado, com a justificativa."
+                    st.rerun()
 
 st.subheader(f"Agendados em {fmt.day(day)}")
 st.dataframe(pd.DataFrame([{"Protocolo": b.get("protocol", ""), "Zona": b.get("zone", ""),

@@ -77,7 +77,7 @@ from datetime import date  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from services import bookings, booking_documents, dams  # noqa: E402
-from tests.test_bookings import HOURS6, MONDAY, form, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
+from tests.test_bookings import HOURS6, LOADS5, MONDAY, form, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
 
 
 def pdf_text(data: bytes) -> str:
@@ -239,3 +239,27 @@ def test_module_page_by_role_in_nova_lacerda(db, nl, today, role, module_page):
         assert at.title and not at.error, texts(at, "error")
     else:
         assert texts(at, "error") == "Seu perfil não tem acesso a esta página."
+
+
+def test_urgency_needs_a_justification_and_then_moves_ahead(db, nl, today):
+    first = bookings.create_request(db, CLERK, MUN, form(nl["family"], LOADS5))
+    second = bookings.create_request(db, CLERK, MUN, form(nl["association"], LOADS5))
+    for rid in (first, second):
+        bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
+        doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+        [full] = [i for i in doc["payment"]["instalments"] if i["dam_id"]]
+        dam = dams.get(db, CLERK, MUN, full["dam_id"])
+        dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    at = page("machinery_schedule.py")
+    assert frame_text(at, "Motivo da posição").index("Maria BPC") < frame_text(at, "Motivo da posição").index(
+        "Associação")
+    at.selectbox(key="sched_urgent_req").set_value(second)
+    next(b for b in at.button if b.label == "Antecipar com justificativa").click()
+    at.run()
+    assert "justificativa" in texts(at, "error").lower()
+    at.text_area(key="sched_urgent_why").input("Estrada da escola interrompida pela chuva")
+    next(b for b in at.button if b.label == "Antecipar com justificativa").click()
+    at.run()
+    assert "antecipado, com a justificativa" in texts(at, "success")
+    queue = frame_text(at, "Motivo da posição")
+    assert queue.index("Associação") < queue.index("Maria BPC")

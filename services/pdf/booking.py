@@ -212,7 +212,7 @@ def render_service_order(data: BookingPrint) -> bytes:
     _table(pdf, fonts, ("Máquina ou veículo", "Operador ou motorista"), data.team or [("—", "—")], (90, 90))
     if data.trip:
         _heading(pdf, fonts, "Locação de ônibus, micro-ônibus ou van (art. 6)")
-        _table(pdf, fonts, ("", ""), data.trip, (55, 125))
+        _table(pdf, fonts, ("Viagem", "Informação"), data.trip, (55, 125))
     _heading(pdf, fonts, "Registro da execução (preencher em campo)")
     rows = [(machine, "", "") for machine, _ in data.team] or [("", "", "")]
     _table(pdf, fonts, ("Máquina ou veículo", "Horímetro/odômetro inicial", "Horímetro/odômetro final"),
@@ -233,7 +233,7 @@ def render_receipt(data: BookingPrint) -> bytes:
         executed.append(("Cargas entregues", str(data.loads_delivered)))
     executed += [(f"{machine}", f"de {number(start)} a {number(end)} ({number(end - start)})")
                  for machine, start, end in data.meters]
-    _table(pdf, fonts, ("", ""), executed, (70, 110))
+    _table(pdf, fonts, ("Registro", "Informação"), executed, (70, 110))
     _instalments(pdf, fonts, data)
     paid = sum((i.amount for i in data.instalments if i.paid_on), Decimal("0.00"))
     _paragraph(pdf, fonts, f"Recebemos de {data.requester_name} o total de {brl(paid)} pelos DAMs pagos acima, "
