@@ -263,3 +263,38 @@ def test_urgency_needs_a_justification_and_then_moves_ahead(db, nl, today):
     assert "antecipado, com a justificativa" in texts(at, "success")
     queue = frame_text(at, "Motivo da posição")
     assert queue.index("Associação") < queue.index("Maria BPC")
+
+
+def test_van_hire_records_the_responsible_person_and_an_incident_against_them(db, nl, today):
+    from services import entities
+    from services.bookings import ServiceAsked
+
+    van = entities.create(db, CLERK, "machinery_assets", MUN, {
+        "identifier": "QBH9K21", "kind": "micro_onibus_van", "description": "Renault Master", "status": "disponivel",
+        "meter_kind": "odometro", "meter_reading": 61200})
+    rid = bookings.create_request(db, CLERK, MUN, form(nl["association"], ServiceAsked(
+        "passenger_transport", item="11", distance_km=D(120)), trip_responsible="Carla Responsável"))
+    bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    [full] = [i for i in doc["payment"]["instalments"] if i["dam_id"]]
+    dam = dams.get(db, CLERK, MUN, full["dam_id"])
+    dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    bookings.book(db, CLERK, MUN, rid, MONDAY, [(van, nl["pedro"])])
+    at = page("machinery_execution.py")
+    at.text_input(key="exec_trip_name").input("Carla Responsável")
+    at.text_input(key="exec_trip_doc").input("52998224725")
+    at.text_area(key="exec_trip_passengers").input("Ana\nBeto\nCida")
+    at.text_input(key="exec_trip_route").input("Nova Lacerda – Vila Bela – Nova Lacerda")
+    next(b for b in at.button if b.label == "Salvar dados da viagem").click()
+    at.run()
+    assert "Dados da viagem registrados." in texts(at, "success")
+    at.selectbox(key="exec_inc_kind").set_value("lotacao")
+    at.text_area(key="exec_inc_text").input("Dois passageiros além da lotação na volta")
+    next(b for b in at.button if b.label == "Registrar ocorrência").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert "Ocorrência registrada contra o responsável pela viagem." in texts(at, "success")
+    incidents = frame_text(at, "Ocorrência")
+    assert "Excesso de lotação" in incidents and "Carla Responsável" in incidents
+    order = pdf_text(booking_documents.service_order_pdf(db, CLERK, MUN, rid))
+    assert "Responsável pela viagem Carla Responsável" in order and "Passageiros 3" in order
