@@ -298,3 +298,11 @@ def test_van_hire_records_the_responsible_person_and_an_incident_against_them(db
     assert "Excesso de lotação" in incidents and "Carla Responsável" in incidents
     order = pdf_text(booking_documents.service_order_pdf(db, CLERK, MUN, rid))
     assert "Responsável pela viagem Carla Responsável" in order and "Passageiros 3" in order
+
+
+def test_pending_lists_what_awaits_action(db, nl, today):
+    bookings.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    at = page("machinery_pending.py")
+    assert not at.exception
+    assert "Aguardando orçamento" in frame_text(at, "Pendência")
+    assert "1 pendência(s)" in " ".join(m.value for m in at.markdown)
