@@ -71,8 +71,8 @@ hour_items = [s["item"] for s in doc["services"] if s["kind"] == "machine_hours"
 has_loads = any(s["kind"] == "earth_loads" for s in doc["services"])
 with st.form("exec_form"):
     cols = st.columns(2)
-    started = cols[0].date_input("Início", schedule.get("day") or today, max_value=today, format="DD/MM/YYYY",
-                                 key="exec_started")
+    started = cols[0].date_input("Início", min(schedule.get("day") or today, today), max_value=today,
+                                 format="DD/MM/YYYY", key="exec_started")
     ended = cols[1].date_input("Conclusão", today, max_value=today, format="DD/MM/YYYY", key="exec_ended")
     under("ended_on")
     meters = []

@@ -115,8 +115,11 @@ def submit_and_open(page) -> None:
     page.get_by_role("tab", name="Pedidos").click()
 
 
-def schedule(page, requester: str, machine: str, operator: str) -> None:
+def schedule(page, requester: str, machine: str, operator: str, day: str = "") -> None:
     go(page, "Agenda")
+    if day:  # a day the demo's own bookings leave the machine free
+        typed(page, "Dia", day)
+        page.wait_for_timeout(800)
     choose(page, "Pedido", requester)
     choose(page, "Máquina ou veículo", machine)
     choose(page, "Operador ou motorista", operator)
@@ -165,11 +168,11 @@ def test_bpc_family_and_farmer_stories(panel, browser, tmp_path):
     page.get_by_role("button", name="Emitir DAMs").click()
     wait_text(page, "DAMs emitidos.")
     farmer_id = run(env, PAY, FARMER)
-    schedule(page, FARMER, "PAT-0101", "Aline Lima Soares")
-    go(page, "Execução")
-    choose(page, "Pedido", FARMER)
     from services import clock
 
+    schedule(page, FARMER, "PAT-0101", "Aline Lima Soares", f"{clock.today() + timedelta(days=14):%d/%m/%Y}")
+    go(page, "Execução")
+    choose(page, "Pedido", FARMER)
     done = clock.today()
     typed(page, "Horas executadas (item 01)", "7")
     page.wait_for_timeout(1000)

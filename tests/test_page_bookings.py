@@ -306,3 +306,17 @@ def test_pending_lists_what_awaits_action(db, nl, today):
     assert not at.exception
     assert "Aguardando orçamento" in frame_text(at, "Pendência")
     assert "1 pendência(s)" in " ".join(m.value for m in at.markdown)
+
+
+def test_execution_opens_for_a_service_booked_for_a_later_day(db, nl, today):
+    """A service booked for next week can be reported done today (the team went earlier)."""
+    rid = bookings.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
+    dam = dams.get(db, CLERK, MUN, advance["dam_id"])
+    dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    bookings.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=7), [(nl["backhoe"], nl["joao"])])
+    at = page("machinery_execution.py")
+    assert not at.exception, at.exception
+    assert at.date_input(key="exec_started").value == MONDAY
