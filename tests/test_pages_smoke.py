@@ -45,7 +45,10 @@ def test_page_by_role(db, role, page):
         direct.session_state["municipality"] = "chapada"
         direct.run()
         assert not direct.exception
-        assert [e.value for e in direct.error] == ["Seu perfil não tem acesso a esta página."]
+        expected = "Seu perfil não tem acesso a esta página."
+        if actor.can(page.permission) and page.module == "maquinas":
+            from ui.bookings import MODULE_OFF as expected
+        assert [e.value for e in direct.error] == [expected]
         return
     at.switch_page(page.path).run()
     assert not at.exception, at.exception

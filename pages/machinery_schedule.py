@@ -1,0 +1,99 @@
+"""Schedule board (Decreto 017/2026, art. 3): paid or deferred requests by zone and locality in protocol
+order, the machines and operators free on the day, booking, and the printable week."""
+from datetime import timedelta
+
+import pandas as pd
+import streamlit as st
+
+from rules import fmt
+from services import booking_documents, bookings, clock, exports
+from services.specs.maquinas import ASSET_KINDS, DUTIES
+from ui import bookings as ui_bookings, common
+from ui.entity import export_buttons
+
+actor = ui_bookings.guard("write")
+db = common.db()
+mun = common.municipality()
+today = clock.today()
+common.page_header("Agenda", "Cronograma por zona e localidade, em ordem de protocolo (art. 3)")
+if st.session_state.get("sched_done"):
+    st.success(st.session_state.pop("sched_done"))
+
+day = st.date_input("Dia", today, min_value=today, format="DD/MM/YYYY", key="sched_day")
+ok, board = common.attempt(bookings.schedule_board, db, actor, mun, day)
+if not ok:
+    st.stop()
+st.subheader("Fila a agendar")
+queue = [{"Ordem": e.position, "Protocolo": e.protocol, "Solicitante": e.requester, "Zona": e.zone,
+          "Localidade": e.locality, "Serviços": e.services, "Urgente": "Sim" if e.urgent else "",
+          "Motivo da posição": f"{e.reason} ({e.reference})"} for e in board.queue]
+st.dataframe(pd.DataFrame(queue, columns=["Ordem", "Protocolo", "Solicitante", "Zona", "Localidade", "Serviços",
+                                          "Urgente", "Motivo da posição"]), hide_index=True, width="stretch",
+             key="sched_queue")
+cols = st.columns(2)
+export_buttons(cols[0], cols[1], "Fila da agenda", mun, "sched_list",
+               lambda: exports.to_csv(queue), lambda: exports.to_xlsx(queue, sheet="Fila"))
+
+left, right = st.columns(2)
+with left:
+    st.markdown(f"**Máquinas e veículos livres em {fmt.day(day)}**")
+    st.dataframe(pd.DataFrame([{"Identificação": a["identifier"], "Tipo": dict(ASSET_KINDS).get(a.get("kind"), a.get("kind", "")),
+                                "Descrição": a.get("description", "")} for a in board.free_assets],
+                              columns=["Identificação", "Tipo", "Descrição"]), hide_index=True, width="stretch")
+with right:
+    st.markdown(f"**Operadores e motoristas livres em {fmt.day(day)}**")
+    st.dataframe(pd.DataFrame([{"Nome": o["name"], "Função": dict(DUTIES).get(o.get("duty"), o.get("duty", "")), "CNH": o.get("licence_category", "")}
+                               for o in board.free_operators], columns=["Nome", "Função", "CNH"]),
+                 hide_index=True, width="stretch")
+
+if board.queue:
+    st.subheader("Agendar")
+    with st.form("sched_form"):
+        entry = st.selectbox("Pedido", [e.request_id for e in board.queue], key="sched_request",
+                             format_func=lambda i: next(f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}"
+                                                        for e in board.queue if e.request_id == i))
+        assets = {a["id"]: a["identifier"] for a in board.free_assets}
+        operators = {o["id"]: o["name"] for o in board.free_operators}
+        cols = st.columns(2)
+        asset = cols[0].selectbox("Máquina ou veículo", list(assets), format_func=assets.get, key="sched_asset",
+                                  index=None, placeholder="Escolha…")
+        operator = cols[1].selectbox("Operador ou motorista", list(operators), format_func=operators.get,
+                                     key="sched_operator", index=None, placeholder="Escolha…")
+        cols = st.columns(2)
+        asset_2 = cols[0].selectbox("Segunda máquina ou veículo (opcional)", list(assets), format_func=assets.get,
+                                    key="sched_asset_2", index=None, placeholder="—")
+        operator_2 = cols[1].selectbox("Operador ou motorista da segunda", list(operators),
+                                       format_func=operators.get, key="sched_operator_2", index=None,
+                                       placeholder="—")
+        if st.form_submit_button("Agendar neste dia", type="primary"):
+            pairs = [(a, o) for a, o in ((asset, operator), (asset_2, operator_2)) if a and o]
+            done, doc = common.attempt(bookings.book, db, actor, mun, entry, day, pairs)
+            if done:
+                st.session_state["sched_done"] = f"Pedido {doc['protocol']} agendado para {fmt.day(day)}."
+                st.rerun()
+
+    with st.expander("Urgência ou relevância pública (art. 3, §2)"):
+        with st.form("sched_urgent"):
+            urgent = st.selectbox("Pedido", [e.request_id for e in board.queue if not e.urgent], key="sched_urgent_req",
+                                  format_func=lambda i: next(f"{e.protocol} · {e.requester}"
+                                                             for e in board.queue if e.request_id == i))
+            why = st.text_area("Justificativa registrada", key="sched_urgent_why")
+            if st.form_submit_button("Antecipar com justificativa") and urgent:
+                done, doc = common.attempt(bookings.mark_urgent, db, actor, mun, urgent, why)
+                if done:
+                    st.session_state["sched_done"] = f"Pedido {doc['protocol']} antecipado, com a justificativa."
+                    st.rerun()
+
+st.subheader(f"Agendados em {fmt.day(day)}")
+st.dataframe(pd.DataFrame([{"Protocolo": b.get("protocol", ""), "Zona": b.get("zone", ""),
+                            "Localidade": b.get("locality", ""), "Máquina": b.get("asset", ""),
+                            "Operador": b.get("operator", "")} for b in board.booked],
+                          columns=["Protocolo", "Zona", "Localidade", "Máquina", "Operador"]),
+             hide_index=True, width="stretch", key="sched_booked")
+
+st.subheader("Semana para impressão")
+week_start = day - timedelta(days=day.weekday())
+ok, pdf = common.attempt(booking_documents.week_board_pdf, db, actor, mun, week_start)
+if ok:
+    st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)", pdf, f"agenda_{week_start}.pdf",
+                       "application/pdf", key="sched_week_pdf", icon=":material/picture_as_pdf:")
