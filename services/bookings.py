@@ -76,7 +76,7 @@ this service (:class:`RequestsSuspended`).
 Price table: the versions are the dated parameter ``public_price_table`` (collection
 ``parameters``, already store-backed; version 1 = Anexo I, seeded by bootstrap with its act), so
 no separate ``price_tables`` collection. :func:`price_table` reads the version in force;
-:func:`preview_price_update` / :func:`save_price_update` (``ti``) make a new version; a quote
+:mod:`services.price_tables` (``ti``) previews and saves a new version; a quote
 stores its ``version_id`` (effective date ISO), act and prices. Readings: docs/LEITURAS.md §8.
 """
 from __future__ import annotations
@@ -100,7 +100,7 @@ from rules.machinery.payment import (
     ADVANCE, BALANCE, FULL, DueExtension, ExtensionGround, Instalment, InstalmentStatus, PaymentPlan,
     new_requests_allowed, payment_plan, settle_balance,
 )
-from rules.machinery.prices import CATALOGUE, DECREE, PRICE_TABLE, PriceIndex, PriceTable, price_table_on, updated_by_index
+from rules.machinery.prices import CATALOGUE, DECREE, PRICE_TABLE, PriceTable, price_table_on
 from rules.machinery.quote import (
     DumpTruckDay, EarthLoads, KmReading, LowboyTrip, MachineHours, PassengerTransport, Quote, QuoteLine, quote,
 )
@@ -148,6 +148,7 @@ STATUS = {
     "concluido": "Concluído",
     "recusado": "Recusado",
 }
+BALANCE_TERM_DAYS = 15  # art. 8 §2: the balance is paid within 15 days
 OPEN = ("aguardando_vistoria", "aguardando_parecer", "aguardando_orcamento", "aguardando_pagamento", "a_agendar",
         "agendado", "em_execucao")
 SERVICE_KINDS = {
@@ -287,16 +288,6 @@ class PendingItem:
     detail: str
     record_id: str
     overdue: bool = False
-
-
-@dataclass(frozen=True)
-class PricePreview:
-    """Art. 12: every new price next to the current one, before the version is saved."""
-
-    current: PriceTable
-    new_effective: date
-    act: str
-    rows: tuple[tuple[str, str, Decimal, Decimal], ...]  # (item, machine, current, new)
 
 
 # ---- store plumbing ----
@@ -589,40 +580,6 @@ def price_table(db: Database, municipality: str, on: date) -> PriceTable:
         return price_table_on(parameters.book(db, municipality), on)
     except ParameterMissing:
         raise ServiceError(f"Não há tabela de preços em vigor em {show_day(on)}; peça à TI para cadastrá-la.") from None
-
-
-def price_table_versions(db: Database, actor: Actor, municipality: str) -> list[PriceTable]:
-    """Every version of the price table, newest first."""
-    authorize(actor, "read", municipality)
-    versions = parameters.book(db, municipality).history(PRICE_TABLE)
-    return sorted((PriceTable.from_version(v) for v in versions), key=lambda t: t.effective, reverse=True)
-
-
-def preview_price_update(db: Database, actor: Actor, municipality: str, index: PriceIndex,
-                         variation_percent: Decimal, effective: date, act: str) -> PricePreview:
-    """The new prices an INPC/IPCA update would set, nothing saved (``ti``)."""
-    authorize(actor, "admin", municipality)
-    current = price_table(db, municipality, effective)
-    try:
-        version = updated_by_index(current, PriceIndex(index), variation_percent, effective, act)
-    except RuleError as error:
-        raise _refused(error, "variation_percent") from None
-    rows = tuple((code, CATALOGUE[code].machine, price, version.value[code]) for code, price in current.prices)
-    return PricePreview(current, effective, act, rows)
-
-
-def save_price_update(db: Database, actor: Actor, municipality: str, index: PriceIndex,
-                      variation_percent: Decimal, effective: date, act: str) -> PriceTable:
-    """Save the updated table as a new version in force from ``effective`` (``ti``); quotes already
-    made keep the version they were made with."""
-    authorize(actor, "admin", municipality)
-    current = price_table(db, municipality, effective)
-    try:
-        version = updated_by_index(current, PriceIndex(index), variation_percent, effective, act)
-    except RuleError as error:
-        raise _refused(error, "variation_percent") from None
-    parameters.add_version(db, actor, municipality, PRICE_TABLE, effective, version.value, act, version.note)
-    return price_table(db, municipality, effective)
 
 
 # ---- requests ----
@@ -944,6 +901,16 @@ def _issue_dam(db: Database, actor: Actor, municipality: str, doc: dict, key: st
     from services import dams  # the DAM module owns numbering, barcode and payment
 
     requester = doc["requester"]
+    instructions = ""
+    today = clock.today()
+    if due < today:
+        # Art. 8 §2 gives the requester 15 days to pay; a completion reported after them must not
+        # put him in arrears for the administration's delay: the term runs from the issue
+        # (docs/LEITURAS.md §8).
+        legal = due
+        due = today + timedelta(days=BALANCE_TERM_DAYS)
+        instructions = (f"Prazo de pagamento contado da emissão: o vencimento pelo {reference} seria "
+                        f"{show_day(legal)}, já passado quando a conclusão foi registrada.")
     return dams.issue(
         db, actor, municipality, taxpayer_name=requester["name"], taxpayer_document=requester["document"],
         taxpayer_address=", ".join(x for x in (requester.get("address"), requester.get("locality")) if x),
@@ -951,6 +918,7 @@ def _issue_dam(db: Database, actor: Actor, municipality: str, doc: dict, key: st
         description=f"{label} — pedido de serviço {doc['protocol']}: {describe_services(doc['services'])}"[:500],
         legal_basis=f"{reference}; Anexo I", amount=amount, due=due,
         pays={"collection": REQUESTS, "id": doc["id"], "label": f"Pedido de serviço {doc['protocol']}"},
+        instructions=instructions,
     )
 
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from services import bookings, dams, entities, events
+from services import bookings, dams, entities, events, price_tables
 from services.auth import Actor
 from services.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
 from services.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
@@ -143,6 +143,23 @@ def test_farmer_six_hours_advance_seven_worked_balance_due_and_next_request_bloc
     assert balance["number"] in blocked.value.message and "art. 8, §4" in blocked.value.message
     pay(db, balance["id"])
     assert bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=date(2026, 4, 24)))
+
+
+def test_a_completion_reported_after_the_balance_term_gets_a_payable_dam_15_days_from_issue(db, nl, today):
+    """Art. 8 §2 gives 15 days to pay the balance; when the team reports the completion after those
+    days, the DAM cannot be due in the past: the requester gets the 15 days from the issue."""
+    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
+    [advance] = upfront(bookings.issue_payment(db, CLERK, NL, rid, MONDAY))
+    pay(db, advance["dam_id"])
+    day = date(2026, 4, 8)
+    bookings.book(db, CLERK, NL, rid, day, [(nl["backhoe"], nl["joao"])])
+    today.set(date(2026, 4, 28))  # reported 20 days after the work ended
+    done = bookings.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["joao"], ((nl["backhoe"], D(1200), D(1207)),),
+                                                               worked_hours=(("01", D(7)),)))
+    balance = dams.get(db, CLERK, NL, done["settlement"]["dam_id"])
+    assert balance["due_on"] == date(2026, 5, 13) and balance["amount"] == D("1200.00")
+    assert any("23/04/2026" in line for line in balance["instructions"])
 
 
 def test_a_dam_due_today_does_not_block_yet(db, nl, today):
@@ -371,12 +388,12 @@ def test_incidents_recorded_by_two_clerks_at_once_are_both_kept(db, nl):
 def test_price_update_previews_every_price_and_old_quotes_keep_their_version(db, nl, today):
     rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
     bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    preview = bookings.preview_price_update(db, TI_NL, NL, "IPCA", D("4.50"), date(2026, 5, 1), "Decreto 030/2026")
-    assert len(preview.rows) == 12 and preview.rows[0][2:] == (D("300.00"), D("313.50"))
+    preview = price_tables.preview_update(db, TI_NL, NL, "IPCA", "4,50", "03/2026", date(2026, 5, 1), "Decreto 030/2026")
+    assert len(preview.rows) == 12 and (preview.rows[0].current, preview.rows[0].new) == (D("300.00"), D("313.50"))
     with pytest.raises(PermissionDenied):
-        bookings.save_price_update(db, CLERK, NL, "IPCA", D("4.50"), date(2026, 5, 1), "Decreto 030/2026")
-    bookings.save_price_update(db, TI_NL, NL, "IPCA", D("4.50"), date(2026, 5, 1), "Decreto 030/2026")
-    assert [t.effective for t in bookings.price_table_versions(db, CLERK, NL)] == [date(2026, 5, 1), date(2026, 3, 24)]
+        price_tables.save_update(db, CLERK, NL, preview)
+    price_tables.save_update(db, TI_NL, NL, preview)
+    assert [t.effective for t in price_tables.versions(db, CLERK, NL)] == [date(2026, 5, 1), date(2026, 3, 24)]
     assert bookings.get_request(db, CLERK, NL, rid)["quote"]["price_table"]["version_id"] == "2026-03-24"
     today.set(date(2026, 5, 4))
     later = bookings.create_request(db, CLERK, NL, form(nl["family"], HOURS6, requested_on=date(2026, 5, 4)))
