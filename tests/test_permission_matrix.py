@@ -100,7 +100,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing_platforms.platform_reports": "read",
     "services.ridehailing_queue.pendencias": "read",
     "services.summary.data_version": "summary",
-    "services.summary.overview": "summary",
+    "services.summary.summary": "summary",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit
