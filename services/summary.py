@@ -264,6 +264,15 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     )
 
 
+def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: date) -> bytes:
+    """The one-page "Relatório gerencial" of the period on the municipal letterhead (KPIs, two charts)."""
+    from services.pdf.management_report import render_management_report
+
+    figures = summary(db, actor, municipality, start, end)
+    mun = municipalities.get(db, municipality)
+    return render_management_report(figures, mun.secretariat, mun.address)
+
+
 def data_version(db: Database, actor: Actor, municipality: str) -> str:
     """The instant of the municipality's latest audited write: every write of the panel leaves one, so
     figures computed under the same version are still right (one indexed query)."""
@@ -503,3 +512,123 @@ def _bookings(db: Database, municipality: str, period: Period) -> BookingsFigure
     hours and utilization per asset, discounts, overdue balances and credits to return come from
     services.bookings (branch wt-bkcore), not merged here yet: empty figures until then."""
     return BookingsFigures()
+
+
+# ---- tables (what the page, the exports and the PDF show) ----
+
+MONTHS = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
+
+
+def month_label(month: date) -> str:
+    """``jan/2026``: the month as the panel writes it."""
+    return f"{MONTHS[month.month - 1]}/{month.year}"
+
+
+def shown(kpi: Kpi, value: int | Decimal | None) -> str:
+    """A KPI value as text: R$ for money, days with one decimal, counts with thousands."""
+    from rules import fmt
+
+    if value is None:
+        return "—"
+    if kpi.unit == "brl":
+        return fmt.brl(value)
+    if kpi.unit == "days":
+        return f"{fmt.number(value, 1)} dias"
+    return fmt.number(value)
+
+
+def change_text(kpi: Kpi) -> str | None:
+    """The change against the previous period, signed ("+R$ 10,00", "-2", "+1,5 dias"); None if unknown."""
+    change = kpi.change
+    if change is None:
+        return None
+    sign = "-" if change < 0 else "+" if change > 0 else ""
+    return sign + shown(kpi, abs(change))
+
+
+def _compliance(ok: bool | None) -> str:
+    return {True: "Em dia", False: "Pendente", None: "Sem dados"}[ok]
+
+
+def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
+    """Every table of the summary as export rows (pt-BR headers, typed cells), counts of a breakdown
+    shown as "< 3" when 1 or 2 (aggregates only: nothing here names a person)."""
+    from services.privacy import cell
+
+    out: dict[str, list[dict[str, Any]]] = {
+        "Indicadores": [{"Indicador": k.label, "Período": shown(k, k.value), "Período anterior": shown(k, k.previous),
+                         "Variação": change_text(k) or "—"} for k in figures.kpis],
+    }
+    before = figures.revenue_year_before.by_kind()
+    kinds = figures.revenue.by_kind()
+    out["Arrecadação por receita"] = [{
+        "Receita": kind, "Emitidos (qtd.)": cell(line.issued_count), "Emitidos (R$)": line.issued,
+        "Pagos (qtd.)": cell(line.paid_count), "Pagos (R$)": line.paid,
+        "Vencidos (qtd.)": cell(line.overdue_count), "Vencidos (R$)": line.overdue,
+        "Pagos no mesmo período do ano anterior (R$)": before[kind].paid if kind in before else ZERO,
+    } for kind, line in sorted(kinds.items())]
+    paid, issued, overdue = (figures.revenue.by_month(m) for m in ("paid", "issued", "overdue"))
+    paid_before = figures.revenue_year_before.by_month("paid")
+    out["Arrecadação por mês"] = [{
+        "Mês": month_label(month), "Emitidos (R$)": issued.get(month, ZERO), "Pagos (R$)": paid.get(month, ZERO),
+        "Vencidos (R$)": overdue.get(month, ZERO),
+        "Pagos no mesmo mês do ano anterior (R$)": paid_before.get(_year_before(month), ZERO),
+    } for month in figures.period.months()]
+    d = figures.revenue.differences
+    out["Valor emitido × valor pago"] = [
+        {"Item": "Valor emitido dos DAM pagos", "DAM (qtd.)": cell(d.paid_count), "Valor (R$)": d.face_value},
+        {"Item": "Pagos a menor (falta)", "DAM (qtd.)": cell(d.short_count), "Valor (R$)": -d.short},
+        {"Item": "Pagos a maior (excesso)", "DAM (qtd.)": cell(d.over_count), "Valor (R$)": d.over},
+        {"Item": "Valor recebido", "DAM (qtd.)": cell(d.paid_count), "Valor (R$)": d.received},
+        {"Item": "dos quais pagos após o vencimento", "DAM (qtd.)": cell(d.late_count), "Valor (R$)": d.late},
+    ]
+    ride = figures.ride_hailing
+    if ride is not None:
+        average = ride.average_days_to_authorization
+        out["Transporte por aplicativo"] = [{"Indicador": label, "Valor": value} for label, value in (
+            ("Autorizações ativas no último dia", ride.active), ("Autorizações novas", ride.new),
+            ("Renovações", ride.renewed), (f"A vencer em {EXPIRING_DAYS} dias", ride.expiring),
+            ("Suspensas no último dia", ride.suspended), ("Cassadas no período", ride.cassadas),
+            ("Condutores cadastrados", ride.drivers), ("Veículos cadastrados", ride.vehicles),
+            ("Vistorias realizadas", ride.inspections_done), ("Vistorias reprovadas", ride.inspections_failed),
+            ("Vistorias em atraso no último dia", ride.inspections_overdue),
+            ("Dias do protocolo à autorização (média)", "—" if average is None else str(average).replace(".", ",")),
+        )]
+        out["Autorizações por situação"] = [{"Situação": label, "Quantidade": cell(count)}
+                                            for label, count in ride.by_status.items()]
+        out["Plataformas"] = [{"Plataforma": p.name, "Seguro APP": _compliance(p.insurance),
+                               "Relações de condutores e veículos": _compliance(p.lists),
+                               "ISSQN": _compliance(p.issqn)} for p in ride.platforms]
+    fines = figures.fines
+    if fines is not None:
+        out["Multas"] = [
+            {"Situação": "Emitidas", "Quantidade": cell(fines.issued_count), "Valor (R$)": fines.issued},
+            {"Situação": "Pagas", "Quantidade": cell(fines.paid_count), "Valor (R$)": fines.paid},
+            {"Situação": "Vencidas no último dia", "Quantidade": cell(fines.overdue_count), "Valor (R$)": fines.overdue},
+        ] + [{"Situação": f"Autos — gravidade {k}", "Quantidade": cell(v), "Valor (R$)": None}
+             for k, v in fines.by_severity.items()] + [
+            {"Situação": f"Autos — fase: {k}", "Quantidade": cell(v), "Valor (R$)": None}
+            for k, v in fines.by_stage.items()]
+    return out
+
+
+def difference_text(d: PaymentDifferences) -> str:
+    """Why "arrecadado" differs from the face value of the DAMs paid, in one pt-BR sentence."""
+    from rules import fmt
+
+    if not d.paid_count:
+        return "Nenhum DAM pago no período."
+    text = (f"Os DAM pagos no período somam {fmt.brl(d.face_value)} de valor emitido e {fmt.brl(d.received)} "
+            f"recebidos")
+    if d.difference == 0:
+        text += ": não há diferença de valor."
+    else:
+        parts = []
+        if d.short_count:
+            parts.append(f"pagamentos a menor faltaram {fmt.brl(d.short)}")
+        if d.over_count:
+            parts.append(f"pagamentos a maior excederam {fmt.brl(d.over)}")
+        text += f" (diferença de {fmt.brl(d.difference)}): " + "; ".join(parts) + "."
+    if d.late_count:
+        text += f" Pagos após o vencimento: {fmt.brl(d.late)}."
+    return text

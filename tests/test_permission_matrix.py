@@ -100,6 +100,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing_platforms.platform_reports": "read",
     "services.ridehailing_queue.pendencias": "read",
     "services.summary.data_version": "summary",
+    "services.summary.report_pdf": "summary",
     "services.summary.summary": "summary",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
