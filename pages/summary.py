@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import exports, municipalities, summary
+from services import exports, summary
 from ui import charts, common
 from ui.entity import export_buttons
 
@@ -43,12 +43,9 @@ def report(_actor, username: str, municipality: str, start: date, end: date, ver
 
 
 today = common.today()
-own = [m for m in actor.municipalities if m != "*"] or [common.municipality()]
-current = common.municipality() if common.municipality() in own else own[0]
-left, middle, right = st.columns([2, 2, 3])
-municipality = left.selectbox("Município", own, index=own.index(current), key="summary_municipality",
-                              format_func=lambda code: municipalities.get(common.db(), code).name)
-preset = middle.selectbox("Período", PRESETS, index=3, key="summary_preset")
+municipality = common.municipality()  # the sidebar's choice, among the user's municipalities only
+left, right = st.columns([2, 3])
+preset = left.selectbox("Período", PRESETS, index=3, key="summary_preset")
 start, end = preset_period(preset, today)
 if preset == "Personalizado":
     chosen = right.date_input("De – até", value=(start, end), format="DD/MM/YYYY", key="summary_range",
@@ -70,7 +67,7 @@ columns = st.columns(3)
 for index, kpi in enumerate(data.kpis):
     worse_when_up = kpi.key in ("overdue", "inspections_overdue", "days_to_authorization")
     columns[index % 3].metric(kpi.label, summary.shown(kpi, kpi.value), delta=summary.change_text(kpi),
-                              delta_color="inverse" if worse_when_up else "normal")
+                              delta_color="off" if not kpi.change else "inverse" if worse_when_up else "normal")
 
 ok, pdf = common.attempt(report, actor, actor.username, municipality, start, end, version)
 if ok:
@@ -111,7 +108,7 @@ table("Valor emitido × valor pago", "differences")
 
 if data.ride_hailing is not None:
     st.header("Transporte por aplicativo")
-    table("Transporte por aplicativo", "ride")
+    table("Indicadores do transporte", "ride")
     table("Autorizações por situação", "statuses")
     table("Plataformas", "platforms")
     table("Multas", "fines")

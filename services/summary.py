@@ -585,7 +585,7 @@ def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
     ride = figures.ride_hailing
     if ride is not None:
         average = ride.average_days_to_authorization
-        out["Transporte por aplicativo"] = [{"Indicador": label, "Valor": value} for label, value in (
+        out["Indicadores do transporte"] = [{"Indicador": label, "Valor": value} for label, value in (
             ("Autorizações ativas no último dia", ride.active), ("Autorizações novas", ride.new),
             ("Renovações", ride.renewed), (f"A vencer em {EXPIRING_DAYS} dias", ride.expiring),
             ("Suspensas no último dia", ride.suspended), ("Cassadas no período", ride.cassadas),

@@ -37,7 +37,7 @@ def grouped_money_bars(rows: Sequence[dict], category: str, series: Sequence[str
         x=alt.X(f"{category}:N", sort=order, title=category_title, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("Série:N", sort=list(series)),
         y=alt.Y("Valor:Q", title="R$", axis=alt.Axis(labelExpr=BRL_LABEL)),
-        color=alt.Color("Série:N", sort=list(series), title=None, legend=alt.Legend(orient="bottom")),
+        color=alt.Color("Série:N", sort=list(series), title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
         tooltip=[alt.Tooltip(f"{category}:N", title=category_title), alt.Tooltip("Série:N", title="Série"),
                  alt.Tooltip("Valor:Q", title="R$", format="$,.2f")],
     )
