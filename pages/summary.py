@@ -69,11 +69,10 @@ for index, kpi in enumerate(data.kpis):
     columns[index % 3].metric(kpi.label, summary.shown(kpi, kpi.value), delta=summary.change_text(kpi),
                               delta_color="off" if not kpi.change else "inverse" if worse_when_up else "normal")
 
-ok, pdf = common.attempt(report, actor, actor.username, municipality, start, end, version)
-if ok:
-    st.download_button("Relatório gerencial (PDF)", data=pdf, mime="application/pdf", key="summary_pdf",
-                       file_name=exports.file_name("relatorio gerencial", municipality, today, "pdf"),
-                       icon=":material/picture_as_pdf:")
+st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf",
+                   data=lambda: report(actor, actor.username, municipality, start, end, version),
+                   file_name=exports.file_name("relatorio gerencial", municipality, today, "pdf"),
+                   icon=":material/picture_as_pdf:")
 
 tables = summary.tables(data)
 
