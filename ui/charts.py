@@ -34,7 +34,7 @@ def grouped_money_bars(rows: Sequence[dict], category: str, series: Sequence[str
                           for row in rows for name in series])
     order = list(dict.fromkeys(row[category] for row in rows))
     chart = alt.Chart(frame, title=title).mark_bar().encode(
-        x=alt.X(f"{category}:N", sort=order, title=category_title, axis=alt.Axis(labelAngle=0)),
+        x=alt.X(f"{category}:N", sort=order, title=category_title, axis=alt.Axis(labelAngle=0, labelLimit=0)),
         xOffset=alt.XOffset("Série:N", sort=list(series)),
         y=alt.Y("Valor:Q", title="R$", axis=alt.Axis(labelExpr=BRL_LABEL)),
         color=alt.Color("Série:N", sort=list(series), title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
