@@ -87,6 +87,9 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     from seed.ridehailing import seed_ridehailing
 
     seed_ridehailing(db)
+    from seed.enforcement import seed_enforcement
+
+    seed_enforcement(db)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 

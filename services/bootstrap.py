@@ -5,7 +5,7 @@ from pymongo.database import Database
 
 from rules.params import ParameterVersion
 # ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
-from services import audit, clock, config, entities, events, ridehailing, specs, store  # noqa: F401  (specs registers the entity specs)
+from services import audit, clock, config, entities, enforcement, events, ridehailing, specs, store  # noqa: F401  (specs registers the entity specs)
 from services.auth import SYSTEM
 from services.errors import ServiceError
 from services.setup_data import MUNICIPALITIES, initial_parameters
@@ -39,6 +39,7 @@ def prepare(db: Database) -> None:
         for version in initial_parameters(municipality["code"]):
             ensure_parameter(db, municipality["code"], version)
     ridehailing.prepare(db)  # open-authorization keys and their unique indexes
+    enforcement.prepare(db)  # indexes of the autos de infração
     events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 

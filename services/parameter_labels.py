@@ -14,6 +14,7 @@ LABELS = {
     "dpvat_required": "Exigir DPVAT",
     "extended_due_max_days": "Prazo máximo de pagamento estendido (dias)",
     "fine_cap_grave": "Teto da multa grave (R$)",
+    "fine_due_days": "Vencimento do DAM da multa após a emissão (dias)",
     "fine_cap_gravissima": "Teto da multa gravíssima (R$)",
     "fine_cap_leve": "Teto da multa leve (R$)",
     "fine_cap_media": "Teto da multa média (R$)",

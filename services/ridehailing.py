@@ -789,6 +789,28 @@ def record_sanction(db: Database, actor: Actor, municipality: str, auth_id: str,
     return _step(db, actor, municipality, auth_id, kind, on, (), until, note)
 
 
+def apply_penalty(db: Database, actor: Actor, municipality: str, auth_id: str, kind: EventKind, on: date,
+                  until: date | None = None, note: str = "") -> AuthorizationState:
+    """A penalty of an infraction process that takes effect on ``on``, which may be a later day: the
+    status (and the public check) turns on that day and, for a suspension, returns after ``until``."""
+    authorize(actor, "write", municipality)
+    if kind not in (EventKind.SUSPENDED, EventKind.REVOKED, EventKind.CASSADA):
+        raise WrongStep("Penalidade desconhecida.")
+    return _step(db, actor, municipality, auth_id, kind, on, (), until, note)
+
+
+def authorization_of(db: Database, actor: Actor, municipality: str, driver_cpf: str = "", plate: str = "") -> str:
+    """The id of the newest authorization of the driver (or else of the plate)."""
+    authorize(actor, "read", municipality)
+    for name, value in (("driver_cpf", driver_cpf), ("plate", plate)):
+        if value:
+            found = list(db["authorizations"].find({"municipality": municipality, name: value}, {"_id": 1})
+                         .sort("protocol_date", -1).limit(1))
+            if found:
+                return str(found[0]["_id"])
+    raise NotFound("Nenhuma autorização do condutor ou do veículo do auto.")
+
+
 # ---- lists ----
 
 @dataclass(frozen=True)

@@ -125,4 +125,7 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
         for due, kind, message, reference in _items(doc, on, scope):
             queue.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
                                    due < on and kind != EVALUATE, doc["id"]))
+    from services import enforcement  # the autos de infração add their deadlines to the same queue
+
+    queue += enforcement.pending(db, actor, municipality, on)
     return sorted(queue, key=lambda p: (p.due, p.protocol))

@@ -31,6 +31,8 @@ PAGES = (
             "transporte"),
     PageDef("pages/inspections.py", "Vistorias", ":material/fact_check:", "Transporte por aplicativo", "write",
             "transporte"),
+    PageDef("pages/autos.py", "Autos de infração", ":material/gavel:", "Transporte por aplicativo", "write",
+            "transporte"),
     PageDef("pages/pendencias.py", "Pendências", ":material/pending_actions:", "Transporte por aplicativo", "write",
             "transporte"),
     PageDef("pages/users.py", "Usuários", ":material/group:", "Administração (TI)", "admin"),

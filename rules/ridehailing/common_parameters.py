@@ -26,6 +26,7 @@ def common_parameters(effective: date, act: str) -> tuple[ParameterVersion, ...]
         version("inspection_call_days", 5, "Dias para comparecer à vistoria extraordinária convocada"),
         version("defence_period_days", 30, "Dias para defesa, contados da juntada da notificação"),
         version("recurrence_window_months", 12, "Meses em que uma nova infração configura reincidência"),
+        version("fine_due_days", 30, "Dias para pagar o DAM da multa do auto de infração, contados da emissão"),
         version("issqn_due_day", 10, "Dia do mês seguinte em que vence o ISSQN mensal da plataforma"),
         version("dpvat_required", True, "Exigir comprovação do seguro DPVAT"),
     )

@@ -18,3 +18,7 @@ class FineAboveCap(RuleError):
 
 class InvalidParameter(RuleError):
     """A dated parameter holds a value the rule cannot use (wrong choice or negative amount)."""
+
+
+class InvalidPenaltyPeriod(RuleError):
+    """A suspension must last at least one day or one month."""

@@ -12,6 +12,7 @@ from rules.fmt import day
 from rules.ridehailing.catalogue import InfractionType
 from rules.ridehailing.concepts import Measure, OffenceRecord, Penalty, Severity
 from rules.ridehailing.eligibility import within_months
+from rules.ridehailing.errors import InvalidPenaltyPeriod
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,29 @@ class Sanction:
     findings: tuple[Finding, ...]
 
     def suspension_until(self, start: date) -> date | None:
-        """Last day of the suspension starting on ``start`` (start excluded, end included)."""
+        """Last day of the suspension starting on ``start``, or None without a suspension."""
         if Penalty.SUSPENSAO not in self.penalties:
             return None
-        if self.suspension_days is not None:
-            return start + timedelta(days=self.suspension_days)
-        return add_months(start, self.suspension_months or 0)
+        return suspension_last_day(start, self.suspension_days, self.suspension_months)
+
+
+def suspension_last_day(start: date, days: int | None, months: int | None) -> date:
+    """Last day off the road of a suspension of ``days`` or ``months`` that starts on ``start``.
+
+    The driver is off from the start day itself, so the start day counts: N days end on the
+    (N-1)th day after it, and the driver serves again on day N+1 (CG art. 27 §ú and art. 29 §1;
+    MP art. 23 §1 and art. 26 IV–V: "afastamento ... por N dias/meses"). N months end the day
+    before the same date N months later, date to date (Lei 9.784/1999 art. 66 §3, a missing day
+    being the month's last): 12 months from 01/07/2026 end on 30/06/2027. Not moved to a business
+    day: it is a period of effect, not a deadline to act (docs/LEITURAS.md, seção 7).
+    """
+    if days is not None:
+        if days < 1:
+            raise InvalidPenaltyPeriod("A suspensão dura ao menos um dia", value=days)
+        return start + timedelta(days=days - 1)
+    if not months or months < 1:
+        raise InvalidPenaltyPeriod("A suspensão dura ao menos um mês", value=months)
+    return add_months(start, months) - timedelta(days=1)
 
 
 def prior_offences(history: Iterable[OffenceRecord], committed_on: date, months: int,

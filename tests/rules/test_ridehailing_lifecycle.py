@@ -6,6 +6,7 @@ from datetime import date
 import pytest
 
 from rules.ridehailing.concepts import EventKind as E
+from rules.ridehailing.concepts import OffenceRecord
 from rules.ridehailing.errors import InvalidEventSequence
 from rules.ridehailing.lifecycle import Status
 from tests.rules.ridehailing_support import CAL, CG, CG_BOOK, ISSUED_2026, MP, MP_BOOK, authorization
@@ -163,3 +164,14 @@ def test_data_change(rules, changed, reported, today, ok):
 def test_impossible_histories_are_named_errors(pairs):
     with pytest.raises(InvalidEventSequence):
         state(CG, pairs, date(2026, 12, 1))
+
+
+@pytest.mark.parametrize("on, status", [
+    pytest.param(date(2026, 7, 1), Status.SUSPENDED, id="CG art. 29 §1: day 1 of 30 is the start day"),
+    pytest.param(date(2026, 7, 30), Status.SUSPENDED, id="CG art. 29 §1: day 30 still suspended"),
+    pytest.param(date(2026, 7, 31), Status.ACTIVE, id="CG art. 29 §1: day 31 active again"),
+])
+def test_thirty_day_suspension_keeps_the_driver_off_exactly_thirty_days(on, status):
+    sanction = CG.sanction("CG-29-IV", date(2026, 6, 20), (OffenceRecord("CG-29-IV", date(2026, 3, 1)),), CG_BOOK)
+    until = sanction.suspension_until(date(2026, 7, 1))
+    assert state(CG, ISSUED_2026 + ((E.SUSPENDED, date(2026, 7, 1), until),), on).status is status

@@ -8,7 +8,8 @@ import pytest
 
 from rules.params import ParameterMissing, ParameterVersion
 from rules.ridehailing.concepts import Measure, OffenceRecord, Penalty, Severity
-from rules.ridehailing.errors import FineAboveCap, InvalidParameter, UnknownInfraction
+from rules.ridehailing.errors import FineAboveCap, InvalidParameter, InvalidPenaltyPeriod, UnknownInfraction
+from rules.ridehailing.sanctions import suspension_last_day
 from tests.rules.ridehailing_support import CG, CG_BOOK, MP, MP_BOOK
 
 ON = date(2026, 6, 15)
@@ -44,13 +45,14 @@ def test_catalogue_first_offence(code, severity, penalties, months):
 
 
 @pytest.mark.parametrize("code, days, until", [
-    pytest.param("MP-26-IV", 30, date(2026, 7, 31), id="MP art. 26 IV: 30-day suspension, not art. 23 §1's 12 months"),
-    pytest.param("MP-26-V", 90, date(2026, 9, 29), id="MP art. 26 V: 90-day suspension"),
+    pytest.param("MP-26-IV", 30, date(2026, 7, 30), id="MP art. 26 IV: 30-day suspension, not art. 23 §1's 12 months"),
+    pytest.param("MP-26-V", 90, date(2026, 9, 28), id="MP art. 26 V: 90-day suspension"),
 ])
 def test_matupa_specific_suspensions(code, days, until):
     result = MP.sanction(code, ON, (), MP_BOOK)
     assert result.suspension_days == days and result.suspension_months is None
     assert result.suspension_until(date(2026, 7, 1)) == until
+    assert (until - date(2026, 7, 1)).days + 1 == days
 
 
 def test_matupa_physical_aggression_is_cassacao():
@@ -58,9 +60,35 @@ def test_matupa_physical_aggression_is_cassacao():
     assert result.penalties == (Penalty.MULTA, Penalty.CASSACAO) and result.suspension_until(ON) is None
 
 
-def test_twelve_month_suspension_ends_date_to_date():
+@pytest.mark.parametrize("start, last_day", [
+    pytest.param(date(2026, 7, 1), date(2027, 6, 30), id="CG art. 29 V: 12 months from 01/07 end 30/06, back on 01/07"),
+    pytest.param(date(2026, 1, 31), date(2027, 1, 30), id="CG art. 29 V: 12 months from 31/01 end 30/01"),
+    pytest.param(date(2024, 2, 29), date(2025, 2, 27), id="CG art. 29 V: from 29/02 the date is 28/02 (art. 66 §3), back on it"),
+])
+def test_twelve_month_suspension_ends_the_day_before_the_same_date(start, last_day):
     result = CG.sanction("CG-29-V", ON, (), UPFM)
-    assert result.suspension_until(date(2024, 2, 29)) == date(2025, 2, 28)
+    assert result.suspension_until(start) == last_day
+
+
+@pytest.mark.parametrize("days, start, last_day", [
+    pytest.param(30, date(2026, 7, 1), date(2026, 7, 30), id="CG art. 29 §1: 30 days from 01/07 → off 01/07..30/07"),
+    pytest.param(30, date(2026, 12, 15), date(2027, 1, 13), id="CG art. 29 §1: 30 days across the year end"),
+    pytest.param(1, date(2026, 7, 1), date(2026, 7, 1), id="one day is the start day only"),
+])
+def test_suspension_of_n_days_keeps_the_driver_off_exactly_n_days(days, start, last_day):
+    assert suspension_last_day(start, days, None) == last_day
+    assert (last_day - start).days + 1 == days
+
+
+def test_chapada_second_street_boarding_suspends_exactly_30_days():
+    result = CG.sanction("CG-29-IV", ON, prior("CG-29-IV", date(2026, 1, 10)), UPFM)
+    assert result.suspension_until(date(2026, 7, 1)) == date(2026, 7, 30)
+
+
+@pytest.mark.parametrize("days, months", [pytest.param(0, None, id="zero days"), pytest.param(None, 0, id="zero months")])
+def test_suspension_without_length_is_refused(days, months):
+    with pytest.raises(InvalidPenaltyPeriod):
+        suspension_last_day(date(2026, 7, 1), days, months)
 
 
 @pytest.mark.parametrize("rules, count", [pytest.param(CG, 24, id="CG art. 18 I–XXIV all média"),

@@ -1,0 +1,119 @@
+"""In headless Chromium, one auto per municipality from lavratura to paid fine: the clerk picks the
+infraction and the driver, lavra the auto (dated 60 days ago), records the notification with its
+juntada, decides, issues the fine DAM, pays it on the DAM page, sees "Multa paga" and downloads the
+case file, read back with pypdf. The store is the base demo plus one registered driver per town."""
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+from pypdf import PdfReader
+
+from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+from tests.test_browser_ridehailing import BASE_DEMO, SHOTS, choose, go, shot, typed, wait_text
+
+pytestmark = pytest.mark.browser
+
+DRIVERS = (
+    "import random\n"
+    "from datetime import timedelta\n"
+    "from services.store import connect\n"
+    "from services import clock\n"
+    "from services.auth import Actor\n"
+    "from seed import ridehailing as demo\n"
+    "db = connect(); day = clock.today()\n"
+    "for code, name, seed in (('chapada', 'Rui Autuado Chapada', 901), ('matupa', 'Rita Autuada Matupá', 902)):\n"
+    "    actor = Actor('teste', 'Teste', 'secretaria', (code,))\n"
+    "    demo.register(db, actor, code, random.Random(seed), day - timedelta(days=90), driver={'name': name})\n"
+)
+CASES = {
+    "chapada": ("Rui Autuado Chapada", "ponto de táxi ou de ônibus", "R$ 3.000,00"),
+    "matupa": ("Rita Autuada Matupá", "ponto de táxi, ainda que", "R$ 1.000,00"),
+}
+
+
+@pytest.fixture(scope="module")
+def panel(tmp_path_factory):
+    require_chromium()
+    data = tmp_path_factory.mktemp("autos-browser")
+    env = panel_env(data)
+    subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", DRIVERS], cwd=ROOT, env=env, check=True, capture_output=True)
+    with served(env, free_port()) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.mark.parametrize("municipality", list(CASES))
+def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipality):
+    from services import clock
+
+    name, infraction, amount = CASES[municipality]
+    today = clock.today()
+    context = browser.new_context(viewport={"width": 1400, "height": 1100}, accept_downloads=True)
+    page = context.new_page()
+    login(page, panel, f"secretaria.{municipality}")
+    go(page, "Autos de infração")
+    page.get_by_role("tab", name="Novo auto").click()
+    choose(page, "Infração (artigo, inciso, gravidade)", infraction)
+    choose(page, "Condutor do cadastro", name)
+    typed(page, "Data da infração", f"{today - timedelta(days=60):%d/%m/%Y}")
+    typed(page, "Hora (HH:MM)", "09:40")
+    typed(page, "Matrícula do agente", "AF-0042")
+    typed(page, "Local", "Praça central")
+    typed(page, "Lavrado em", f"{today - timedelta(days=60):%d/%m/%Y}")
+    page.get_by_label("Fatos constatados").fill("Embarque de passageiro no ponto de táxi")
+    page.get_by_role("button", name="Lavrar auto").click()
+    wait_text(page, f"lavrado: infração grave, multa {amount}")
+    number = re.search(r"Auto nº (\d{4}/\d{4})", page.get_by_text("lavrado: infração").first.inner_text()).group(1)
+    shot(page, f"autos_{municipality}_1_lavrado")
+
+    page.get_by_role("tab", name="Processo do auto").click()
+    typed(page, "Enviada em", f"{today - timedelta(days=58):%d/%m/%Y}")
+    typed(page, "Recebida em", f"{today - timedelta(days=55):%d/%m/%Y}")
+    typed(page, "Juntada em", f"{today - timedelta(days=54):%d/%m/%Y}")
+    page.get_by_role("button", name="Registrar notificação").click()
+    wait_text(page, "Notificação registrada. Prazo de defesa até")
+    shot(page, f"autos_{municipality}_2_notificado")
+
+    page.get_by_role("tab", name="Processo do auto").click()
+    page.get_by_label("Fundamentação").first.fill("Fatos comprovados pelas fotos do agente")
+    page.get_by_label("Autoridade").first.fill("Secretária Municipal de Finanças")
+    page.get_by_role("button", name="Registrar decisão").click()
+    wait_text(page, "Decisão registrada: Mantido.")
+    page.get_by_role("tab", name="Processo do auto").click()
+    page.get_by_role("button", name="Emitir DAM da multa").click()
+    wait_text(page, "da multa emitido, vencimento")
+    dam_number = re.search(r"DAM (\d{4}/\d{4}) da multa", page.get_by_text("da multa emitido").first.inner_text()).group(1)
+    shot(page, f"autos_{municipality}_3_dam")
+
+    go(page, "DAM")
+    choose(page, "Abrir DAM", dam_number)
+    page.get_by_text("Registrar pagamento (baixa manual)").click()
+    page.get_by_label("Banco ou agente (PIX, caixa…)").fill("Banco do Brasil")
+    page.get_by_role("button", name="Registrar pagamento").click()
+    wait_text(page, f"Pagamento do DAM {dam_number} registrado.")
+
+    go(page, "Autos de infração")
+    page.get_by_role("tab", name="Processo do auto").click()
+    choose(page, "Auto", number)
+    wait_text(page, "Multa paga")
+    shot(page, f"autos_{municipality}_4_paga")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Processo completo (PDF)").click()
+    target = SHOTS / f"processo_{municipality}.pdf"
+    download.value.save_as(target)
+    content = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(target.read_bytes())).pages).split())
+    assert "ÍNDICE DAS PEÇAS" in content and f"AUTO DE INFRAÇÃO Nº {number}" in content
+    assert f"nº {dam_number}" in content and "pago em" in content and "Prazo de defesa" in content
+    subprocess.run(["pdftoppm", "-png", "-r", "70", str(target), str(SHOTS / f"processo_{municipality}")], check=True)
+    context.close()

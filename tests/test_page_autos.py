@@ -1,0 +1,114 @@
+"""The Autos de infração screen driven as a clerk would (AppTest): a new auto from the catalogue and the
+register, errors under their fields, and an auto taken through notification and decision."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from services import enforcement
+from tests.enforcement_support import decided, driver, lavrado, notified
+from tests.ridehailing_data import ACTORS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def page(municipality: str = "chapada", **state) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "autos.py"), default_timeout=60)
+    at.session_state["actor"] = ACTORS[municipality]
+    at.session_state["municipality"] = municipality
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def texts(at: AppTest, kind: str) -> str:
+    return " | ".join(e.value for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("municipality", ["chapada", "matupa"])
+def test_the_page_opens_and_lists_the_autos(db, today, municipality):
+    cpf, _ = driver(db, municipality, seed=2)
+    lavrado(db, today, municipality, "CG-29-I" if municipality == "chapada" else "MP-26-I", date(2026, 3, 2), cpf)
+    at = page(municipality)
+    assert not at.exception
+    table = next(d for d in at.dataframe if "autos_table" in d.proto.id).value
+    assert list(table["Número"]) == ["0001/2026"] and list(table["Etapa"]) == ["Aguardando notificação"]
+
+
+def test_a_new_auto_from_the_catalogue_and_the_register(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    today.set(date(2026, 3, 10))
+    at = page()
+    at.selectbox(key="autos_new_code").set_value("CG-29-VI").run()
+    assert "infração **grave**" in texts(at, "info")
+    at.text_input(key="autos_new_driver_term").input(cpf).run()
+    at.selectbox(key="autos_new_driver").select_index(0).run()
+    at.text_input(key="autos_new_time").input("09:40")
+    at.text_input(key="autos_new_agent").input("AF-0042")
+    at.text_input(key="autos_new_place").input("Praça Dom Wunibaldo")
+    at.text_area(key="autos_new_facts").input("Embarque no ponto de táxi")
+    button(at, "Lavrar auto").click().run()
+    assert not at.exception, at.exception
+    assert "Auto nº 0001/2026 lavrado: infração grave, multa R$ 3.000,00." in texts(at, "success")
+
+
+def test_errors_show_under_each_field(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    today.set(date(2026, 3, 10))
+    at = page()
+    at.selectbox(key="autos_new_code").set_value("CG-29-I").run()
+    at.text_input(key="autos_new_driver_term").input(cpf).run()
+    at.selectbox(key="autos_new_driver").select_index(0).run()
+    at.text_area(key="autos_new_facts").input("Não atendeu à convocação")
+    button(at, "Lavrar auto").click().run()
+    errors = [e.value for e in at.error]
+    assert {"Hora: obrigatório.", "Local: obrigatório.", "Matrícula do agente: obrigatório."} <= set(errors)
+    assert enforcement.list_autos(db, ACTORS["chapada"], "chapada") == []
+
+
+def test_matupa_notification_after_90_days_is_refused_on_screen(db, today):
+    cpf, _ = driver(db, "matupa", seed=3)
+    auto_id = lavrado(db, today, "matupa", "MP-12-III", date(2026, 3, 4), cpf)
+    today.set(date(2026, 6, 10))
+    at = page("matupa", autos_open=auto_id)
+    assert "Notificar até **02/06/2026**" in " ".join(m.value for m in at.markdown)
+    at.date_input(key="autos_notice_sent").set_value(date(2026, 6, 3))
+    button(at, "Registrar notificação").click().run()
+    assert not at.exception
+    assert "art. 21, §1º" in texts(at, "error") and "auto nulo" in texts(at, "error")
+    assert enforcement.get(db, ACTORS["matupa"], "matupa", auto_id)["status"] == "nulo"
+
+
+def test_decision_says_why_a_penalty_waits_and_then_the_fine_dam(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 2), cpf)
+    last = notified(db, today, "chapada", auto_id, date(2026, 3, 2))
+    at = page(autos_open=auto_id)
+    assert f"até {last:%d/%m/%Y}" in texts(at, "warning")
+    today.set(last + timedelta(days=1))
+    at = page(autos_open=auto_id)
+    at.text_area(key="autos_decision_reasons").input("Fatos comprovados")
+    at.text_input(key="autos_decision_authority").input("Secretária de Finanças")
+    button(at, "Registrar decisão").click().run()
+    assert "Decisão registrada: Mantido." in texts(at, "success")
+    button(at, "Emitir DAM da multa").click().run()
+    assert not at.exception
+    assert "DAM 0001/2026 da multa emitido" in texts(at, "success")
+
+
+def test_history_shows_the_recurrence(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
+    decided(db, today, "chapada", first, date(2026, 3, 2))
+    lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
+    at = page()
+    at.text_input(key="autos_hist_cpf").input(cpf).run()
+    table = next(d.value for d in at.dataframe if "Autuado" not in d.value.columns and "Reincidência de" in d.value.columns)
+    assert list(table["Reincidência de"]) == ["", "Auto nº 0001/2026 de 02/03/2026"]
