@@ -90,6 +90,9 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     from seed.enforcement import seed_enforcement
 
     seed_enforcement(db)
+    from seed.bookings import seed_bookings
+
+    seed_bookings(db)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 _PAID_HANDLERS: dict[str, list[Callable[[Any, dict], None]]] = {}
 # Modules whose handlers must be registered before an outbox entry is run (import registers them).
-HANDLER_MODULES = ("services.ridehailing", "services.enforcement")
+HANDLER_MODULES = ("services.ridehailing", "services.enforcement", "services.bookings")
 
 
 def on_dam_paid(collection: str) -> Callable:

@@ -10,6 +10,7 @@ Nova Lacerda: art. 2, 5, 6, 8 §4 and 10).
 - art. 5: private property or hard access depends on a prior technical assessment;
 - art. 6: bus, minibus or van hire needs a named person responsible for the trip;
 - art. 8 §4: an unpaid instalment suspends new requests;
+- art. 9 §1-§2: at most 5 loads of earth or gravel at once; more needs a new request (next stage);
 - art. 10, I-II: services harming essential activities are refused; improper benefit to public
   agents is refused, and a public agent who meets the same requirements goes to review.
 """
@@ -154,6 +155,21 @@ def _prohibitions(request: ServiceRequest) -> list[Finding]:
     return findings
 
 
+def _loads(services: Sequence[Service], request: ServiceRequest, book: ParameterBook) -> list[Finding]:
+    asked = [s.loads for s in services if isinstance(s, EarthLoads)]
+    if not asked:
+        return []
+    limit = int(book.get("loads_per_stage_limit", request.requested_on))
+    total = sum(n for n in asked if isinstance(n, int) and not isinstance(n, bool))
+    if total <= limit:
+        return [Finding(True, f"{total} carga(s) de terra/cascalho (limite de {limit} por vez)",
+                        _art("art. 9, §1"), Level.INFO)]
+    # Art. 9, §1: "limitado a até 5 (cinco) por vez"; §2: the rest waits for a new request
+    return [Finding(False, f"{total} cargas de terra/cascalho pedidas: o limite é de {limit} por vez para cada "
+                           f"propriedade/solicitante; reduza para até {limit} e apresente nova solicitação para "
+                           "as demais, atendida na próxima etapa do cronograma", _art("art. 9, §1 e §2"))]
+
+
 def check_request(
     request: ServiceRequest, services: Sequence[Service], book: ParameterBook,
     instalments: Iterable[InstalmentStatus] = (),
@@ -168,5 +184,6 @@ def check_request(
         # Art. 6: bus, minibus or van hire names the person responsible for the trip
         findings.append(Finding(bool(responsible), f"Responsável pela viagem: {responsible or 'não indicado'}",
                                 _art("art. 6")))
+    findings += _loads(services, request, book)
     findings += new_requests_allowed(instalments, request.requested_on).findings
     return Decision(tuple(findings))

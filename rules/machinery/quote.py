@@ -5,7 +5,8 @@
 - Item 08: lowboy trip up to 200 km; item 09: km from 200 to 550.
 - Items 10/11: bus, minibus or van per km up to 1.100 km.
 - Item 12: loads of earth or gravel, the only item with the Anexo II discounts (art. 7, §2).
-Distances are round trip (Anexo I, obs. 2). Earth or gravel carried by dump truck is charged by
+Distances are round trip (Anexo I, obs. 2). At most 5 loads of item 12 per request
+(Decreto 017/2026, art. 9, §1): more is refused and the rest waits for a new request (§2). Earth or gravel carried by dump truck is charged by
 item 12 (obs. 3). How items 07/09 combine with 05/06/08 is the parameter ``km_reading_items_07_09``
 (see docs/LEITURAS.md, seção 3); the quote records the reading and the price table it used.
 Requests outside the table's ranges are refused with a named error.
@@ -23,7 +24,7 @@ from rules.fmt import number
 from rules.params import ParameterBook
 
 from rules.machinery.discounts import DISCOUNTED_ITEM, DiscountClaim, DiscountDecision, evaluate_discount
-from rules.machinery.prices import ANEXO_I, CATALOGUE, PriceTable, price_table_on
+from rules.machinery.prices import ANEXO_I, CATALOGUE, DECREE, PriceTable, price_table_on
 
 HUNDREDTH = Decimal("0.01")
 MACHINE_ITEMS = ("01", "02", "03", "04")
@@ -71,6 +72,10 @@ class DistanceAboveLimit(QuoteRefused):
 
 class EarthChargedByLoad(QuoteRefused):
     """Earth or gravel carried by dump truck must be quoted by item 12 (Anexo I, obs. 3)."""
+
+
+class LoadsAboveStageLimit(QuoteRefused):
+    """More loads of earth or gravel than art. 9, §1 allows at once (5 per property/requester)."""
 
 
 class EmptyQuote(QuoteRefused):
@@ -260,6 +265,18 @@ def _lines(service: Service, table: PriceTable, reading: KmReading, ceiling: Dec
     raise UnknownItem("Serviço não previsto no Anexo I", service, ANEXO_I)
 
 
+def _within_load_limit(lines: list[QuoteLine], on: date, book: ParameterBook) -> None:
+    limit = int(book.get("loads_per_stage_limit", on))
+    loads = sum((line.quantity for line in lines if line.item == DISCOUNTED_ITEM), Decimal(0))
+    if loads > limit:
+        # Art. 9, §1: "limitado a até 5 (cinco) por vez"; §2: the rest is a new request, next stage
+        raise LoadsAboveStageLimit(
+            f"Pedido de {number(loads)} cargas de terra/cascalho: o limite é de {limit} cargas por vez "
+            f"para cada propriedade/solicitante; peça até {limit} agora e as demais em nova solicitação, "
+            "atendida na próxima etapa do cronograma",
+            int(loads), f"{DECREE}, art. 9, §1 e §2")
+
+
 def _discounted(line: QuoteLine, discount: DiscountDecision) -> QuoteLine:
     if discount.criterion is None:
         return line
@@ -282,4 +299,5 @@ def quote(
     ceiling = Decimal(book.get("quote_quantity_ceiling", on))
     discount = evaluate_discount(claims, on, book)
     lines = [line for service in services for line in _lines(service, table, reading, ceiling)]
+    _within_load_limit(lines, on, book)
     return Quote(on, table, reading, tuple(_discounted(line, discount) for line in lines), discount)

@@ -3,4 +3,4 @@
 Adding a field to a spec makes it appear in the form, the list, the CSV export and import and the
 validation, with no other change. Importing this package registers every spec.
 """
-from services.specs import common, transporte  # noqa: F401
+from services.specs import common, maquinas, transporte  # noqa: F401

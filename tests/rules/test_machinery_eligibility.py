@@ -103,3 +103,17 @@ def test_bus_or_van_needs_a_responsible(responsible, ok):
 def test_overdue_instalment_suspends_requests(due, ok):
     unpaid = InstalmentStatus("DAM 55/2026", Decimal("450.00"), due)
     assert check_request(VALID, HOURS, BOOK, [unpaid]).ok is ok
+
+
+@pytest.mark.parametrize("services, ok", [
+    pytest.param([EarthLoads(5)], True, id="art. 9 §1: 5 loads at once accepted"),
+    pytest.param([EarthLoads(6)], False, id="art. 9 §1: 6 loads refused, the rest is a new request (§2)"),
+    pytest.param([EarthLoads(4), EarthLoads(2)], False, id="art. 9 §1: 4 + 2 loads in one request refused"),
+])
+def test_five_loads_at_once(services, ok):
+    decision = check_request(replace(VALID, environmental_licence="LO 12/2026"), services, BOOK)
+    assert decision.ok is ok
+    finding = next(f for f in decision.findings if "art. 9" in f.reference)
+    assert finding.ok is ok
+    if not ok:
+        assert finding.reference.endswith("art. 9, §1 e §2") and "nova solicitação" in finding.message

@@ -54,15 +54,21 @@ in_range = st.one_of(
     st.builds(LowboyTrip, distances),
     st.builds(PassengerTransport, st.sampled_from(["10", "11"]),
               st.decimals(min_value=Decimal("0.01"), max_value=1100, places=2)),
-    st.builds(EarthLoads, st.integers(min_value=1, max_value=10000)),
+    st.builds(EarthLoads, st.integers(min_value=1, max_value=5)),
 )
+
+
+def within_load_limit(requested) -> bool:
+    """Art. 9, §1: at most 5 loads of earth or gravel in one request."""
+    return sum(s.loads for s in requested if isinstance(s, EarthLoads)) <= 5
+
 proven = st.builds(DiscountClaim, st.sampled_from(DiscountCriterion),
                    st.builds(Evidence, st.sampled_from(EvidenceKind), st.just("nº 1")),
                    st.decimals(min_value=0, max_value=10000, places=2))
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(in_range, min_size=1, max_size=5), st.lists(proven, max_size=4), days,
+@given(st.lists(in_range, min_size=1, max_size=5).filter(within_load_limit), st.lists(proven, max_size=4), days,
        st.sampled_from(KmReading))
 def test_quote_within_anexo_i_ranges_is_always_priced(requested, discount_claims, on, reading):
     q = quote(requested, on, BOOKS[reading], discount_claims)

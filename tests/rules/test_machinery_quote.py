@@ -8,7 +8,7 @@ from rules.machinery.discounts import DiscountClaim, DiscountCriterion, Evidence
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import (
     DistanceAboveLimit, DumpTruckDay, EarthChargedByLoad, EarthLoads, EmptyQuote, InvalidQuantity,
-    KmReading, LowboyTrip, MachineHours, PassengerTransport, QuantityAboveCeiling, QuantityNotPositive,
+    KmReading, LoadsAboveStageLimit, LowboyTrip, MachineHours, PassengerTransport, QuantityAboveCeiling, QuantityNotPositive,
     UnknownItem, quote,
 )
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion
@@ -163,3 +163,20 @@ def test_discount_rounds_to_centavos_on_updated_prices():
     earth = quote([EarthLoads(1)], date(2027, 1, 1), book, [claim]).lines[0]
     assert earth.discount == D("54.69")  # 156,27 x 35% = 54,6945
     assert earth.net == D("101.58")
+
+
+@pytest.mark.parametrize("services, total", [
+    pytest.param([EarthLoads(5)], D("750.00"), id="art. 9 §1: 5 loads at once are priced"),
+    pytest.param([EarthLoads(2), EarthLoads(3)], D("750.00"), id="art. 9 §1: 2 + 3 loads in one request are priced"),
+    pytest.param([EarthLoads(6)], LoadsAboveStageLimit, id="art. 9 §1: 6 loads are refused, not charged"),
+    pytest.param([EarthLoads(3), EarthLoads(3)], LoadsAboveStageLimit,
+                 id="art. 9 §1: 3 + 3 loads in one request are refused"),
+])
+def test_five_load_limit(services, total):
+    if isinstance(total, Decimal):
+        assert quote(services, ON, BOOK).total == total
+        return
+    with pytest.raises(total) as raised:
+        quote(services, ON, BOOK)
+    assert raised.value.reference == "Decreto 017/2026 (Nova Lacerda), art. 9, §1 e §2"
+    assert "limite é de 5 cargas" in raised.value.message and "nova solicitação" in raised.value.message
