@@ -113,5 +113,7 @@ if data.ride_hailing is not None:
     table("Multas", "fines")
 if data.bookings is not None:
     st.header("Máquinas e veículos municipais")
-    st.info("Os números dos agendamentos de máquinas entram com o módulo de agendamentos.")
+    for key, title in enumerate(("Agendamentos: prazos e valores", "Pedidos de serviço por zona", "Pedidos por serviço",
+                                 "Pedidos por etapa", "Máquinas: horas e uso")):
+        table(title, f"bookings{key}")
 st.caption("Contagens de 1 ou 2 em um detalhamento aparecem como “< 3” para não identificar pessoas (LGPD).")

@@ -21,9 +21,16 @@ What each figure means (the same words the page shows):
 - DAM emitidos: by issue date, cancelled ones excluded; pagos: by payment date, the amount received;
   vencidos: issued, due before the last day and not paid by it. The difference between the face
   value and the amount received of the DAMs paid is split into paid short, paid over and paid late.
+- Autos: lavrados (drafts left out) with the infraction committed in the period, by severity and stage.
+- Agendamentos (Nova Lacerda): requests protocolled in the period by zone, service and stage; waiting
+  from request to the start of execution (median, 90th percentile by nearest rank) of those started
+  in it; machine hours (hour meter) of executions ended in it; days booked over business days per
+  machine; discounts of the quotes made in it; balances due before the last day and unpaid by it;
+  credits of completed requests not yet returned on the last day.
 """
 from __future__ import annotations
 
+import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -210,7 +217,7 @@ class FinesFigures:
 
 @dataclass(frozen=True)
 class BookingsFigures:
-    """Nova Lacerda's machinery bookings (filled when services.bookings lands)."""
+    """Nova Lacerda's machinery bookings of the period (services.bookings)."""
 
     by_zone: dict[str, int] = field(default_factory=dict)
     by_service: dict[str, int] = field(default_factory=dict)
@@ -494,24 +501,100 @@ def _platforms(db: Database, municipality: str, scope: Any, platform_docs: list[
 # ---- fines and bookings ----
 
 def _fines(db: Database, municipality: str, period: Period, dam_docs: list[dict]) -> FinesFigures:
-    """The fines' DAMs of the period (revenue kind ``multa``).
-
-    TODO(lead): autos by severity and stage come from services.enforcement (collection ``autos``,
-    branch wt-fines), not merged here yet: ``by_severity`` and ``by_stage`` stay empty until then."""
+    """Autos lavrados in the period by severity and stage, and the fines' DAMs (revenue kind ``multa``)."""
     revenue = _revenue([d for d in dam_docs if d["revenue_kind"] == "multa"], period)
+    by_severity, by_stage = _autos(db, municipality, period)
     return FinesFigures(
+        by_severity=by_severity, by_stage=by_stage,
         issued_count=revenue.total("issued_count"), issued=revenue.total("issued"),
         paid_count=revenue.total("paid_count"), paid=revenue.total("paid"),
         overdue_count=revenue.total("overdue_count"), overdue=revenue.total("overdue"))
 
 
-def _bookings(db: Database, municipality: str, period: Period) -> BookingsFigures:
-    """Nova Lacerda's machinery bookings of the period.
+def _autos(db: Database, municipality: str, period: Period) -> tuple[dict[str, int], dict[str, int]]:
+    """Autos lavrados in the period (committed then; drafts left out) by severity and by stage: one query."""
+    from services import enforcement
 
-    TODO(lead): requests by zone, service and stage, waiting time (median, 90th percentile), machine
-    hours and utilization per asset, discounts, overdue balances and credits to return come from
-    services.bookings (branch wt-bkcore), not merged here yet: empty figures until then."""
-    return BookingsFigures()
+    query = {"municipality": municipality, "stage": {"$ne": "rascunho"},
+             "committed_on": {"$gte": period.start.isoformat(), "$lte": period.end.isoformat()}}
+    severities: Counter[str] = Counter()
+    stages: Counter[str] = Counter()
+    for doc in db[enforcement.COLLECTION].find(query, {"severity": 1, "stage": 1}):
+        severities[(doc.get("severity") or "sem gravidade").capitalize()] += 1
+        stages[enforcement.STAGES.get(doc.get("stage"), doc.get("stage") or "")] += 1
+    return dict(severities.most_common()), dict(stages.most_common())
+
+
+def _percentile(values: list[int], share: float) -> Decimal:
+    """The nearest-rank percentile: the smallest value with ``share`` of the values at or below it."""
+    ordered = sorted(values)
+    rank = max(1, -(-round(share * 100) * len(ordered) // 100))
+    return Decimal(ordered[rank - 1])
+
+
+def _bookings(db: Database, municipality: str, period: Period) -> BookingsFigures:
+    """Nova Lacerda's machinery bookings of the period: one query per collection (see the module)."""
+    from rules.machinery.discounts import DiscountCriterion
+    from services import bookings, parameters
+
+    fields = {"requested_on": 1, "zone": 1, "services": 1, "status": 1, "execution.started_on": 1,
+              "execution.ended_on": 1, "execution.meters": 1, "quote.on": 1, "quote.discount_total": 1,
+              "quote.discount.criterion": 1, "settlement": 1}
+    zones: Counter[str] = Counter()
+    services_: Counter[str] = Counter()
+    stages: Counter[str] = Counter()
+    criteria: Counter[str] = Counter()
+    waits: list[int] = []
+    hours: dict[str, Decimal] = defaultdict(Decimal)
+    discounts = overdue = credits = Decimal("0")
+    for raw in db[bookings.REQUESTS].find({"municipality": municipality}, fields):
+        doc = decode(raw)
+        requested = parse_date(doc.get("requested_on"))
+        if requested in period:
+            zones[doc.get("zone") or "Sem zona"] += 1
+            stages[bookings.STATUS.get(doc.get("status"), doc.get("status") or "")] += 1
+            for kind in {s.get("kind") for s in doc.get("services") or []}:
+                services_[bookings.SERVICE_KINDS.get(kind, kind)] += 1
+        execution = doc.get("execution") or {}
+        started = parse_date(execution.get("started_on"))
+        if started in period and requested is not None:
+            waits.append((started - requested).days)
+        if parse_date(execution.get("ended_on")) in period:
+            for meter in execution.get("meters") or []:
+                if meter.get("start") is not None and meter.get("end") is not None:
+                    hours[str(meter.get("asset_id"))] += Decimal(str(meter["end"])) - Decimal(str(meter["start"]))
+        quote = doc.get("quote") or {}
+        if parse_date(quote.get("on")) in period and Decimal(str(quote.get("discount_total") or 0)) > 0:
+            discounts += Decimal(str(quote["discount_total"]))
+            name = (quote.get("discount") or {}).get("criterion") or ""
+            criteria[DiscountCriterion[name].value if name in DiscountCriterion.__members__ else name or "—"] += 1
+        settlement = doc.get("settlement") or {}
+        due, paid = parse_date(settlement.get("due")), parse_date(settlement.get("paid_on"))
+        if Decimal(str(settlement.get("amount_due") or 0)) > 0 and due and due < period.end and (
+                paid is None or paid > period.end):
+            overdue += Decimal(str(settlement["amount_due"]))
+        completed, returned = parse_date(settlement.get("completed_on")), parse_date(settlement.get("credit_returned_on"))
+        if Decimal(str(settlement.get("credit_to_return") or 0)) > 0 and completed and completed <= period.end and (
+                returned is None or returned > period.end):
+            credits += Decimal(str(settlement["credit_to_return"]))
+    assets = {str(a["_id"]): f"{a.get('kind', '')} {a.get('identifier', '')}".strip()
+              for a in db[bookings.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
+    booked: Counter[str] = Counter()
+    for row in db[bookings.BOOKINGS].find({"municipality": municipality, "day": {
+            "$gte": period.start.isoformat(), "$lte": period.end.isoformat()}}, {"asset_id": 1}):
+        booked[str(row.get("asset_id"))] += 1
+    calendar = parameters.calendar(db, municipality, period.end)
+    business = sum(1 for i in range(period.days) if calendar.is_business_day(period.start + timedelta(days=i)))
+    return BookingsFigures(
+        by_zone=dict(zones.most_common()), by_service=dict(services_.most_common()), by_stage=dict(stages.most_common()),
+        waiting_median_days=Decimal(str(statistics.median(waits))) if waits else None,
+        waiting_p90_days=_percentile(waits, 0.9) if waits else None,
+        hours_per_asset={assets.get(k, k): v for k, v in sorted(hours.items())},
+        utilization_per_asset={assets.get(k, k): (Decimal(n * 100) / business).quantize(Decimal("0.1"), ROUND_HALF_UP)
+                               for k, n in sorted(booked.items())} if business else {},
+        discounts_count_by_criterion=dict(criteria.most_common()), discounts=_money(discounts),
+        balances_overdue=_money(overdue), credits_to_return=_money(credits),
+    )
 
 
 # ---- tables (what the page, the exports and the PDF show) ----
@@ -553,6 +636,7 @@ def _compliance(ok: bool | None) -> str:
 def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
     """Every table of the summary as export rows (pt-BR headers, typed cells), counts of a breakdown
     shown as "< 3" when 1 or 2 (aggregates only: nothing here names a person)."""
+    from rules import fmt
     from services.privacy import cell
 
     out: dict[str, list[dict[str, Any]]] = {
@@ -609,6 +693,23 @@ def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
              for k, v in fines.by_severity.items()] + [
             {"Situação": f"Autos — fase: {k}", "Quantidade": cell(v), "Valor (R$)": None}
             for k, v in fines.by_stage.items()]
+    bookings = figures.bookings
+    if bookings is not None:
+        out["Pedidos de serviço por zona"] = [{"Zona": k, "Pedidos": cell(v)} for k, v in bookings.by_zone.items()]
+        out["Pedidos por serviço"] = [{"Serviço": k, "Pedidos": cell(v)} for k, v in bookings.by_service.items()]
+        out["Pedidos por etapa"] = [{"Etapa": k, "Pedidos": cell(v)} for k, v in bookings.by_stage.items()]
+        out["Máquinas: horas e uso"] = [
+            {"Máquina ou veículo": name, "Horas trabalhadas": str(bookings.hours_per_asset.get(name, "—")).replace(".", ","),
+             "Dias agendados / dias úteis (%)": str(bookings.utilization_per_asset.get(name, "—")).replace(".", ",")}
+            for name in sorted({*bookings.hours_per_asset, *bookings.utilization_per_asset})]
+        median, p90 = bookings.waiting_median_days, bookings.waiting_p90_days
+        out["Agendamentos: prazos e valores"] = [
+            {"Indicador": "Espera do protocolo à execução — mediana (dias)", "Valor": "—" if median is None else str(median).replace(".", ",")},
+            {"Indicador": "Espera do protocolo à execução — 90º percentil (dias)", "Valor": "—" if p90 is None else str(p90).replace(".", ",")},
+            {"Indicador": "Descontos concedidos (R$)", "Valor": fmt.brl(bookings.discounts)},
+            {"Indicador": "Saldos vencidos (R$)", "Valor": fmt.brl(bookings.balances_overdue)},
+            {"Indicador": "Créditos a devolver (R$)", "Valor": fmt.brl(bookings.credits_to_return)},
+        ] + [{"Indicador": f"Descontos — {k}", "Valor": cell(v)} for k, v in bookings.discounts_count_by_criterion.items()]
     return out
 
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from bson import ObjectId
 from pypdf import PdfReader
 from streamlit.testing.v1 import AppTest
 
@@ -22,6 +23,7 @@ from tests.test_dams import issue
 ROOT = Path(__file__).resolve().parent.parent
 MARCH = (date(2026, 3, 1), date(2026, 3, 31))  # previous period: 29/01 to 28/02/2026
 SEQUENCE = itertools.count(1)
+UTILIZATION = Decimal("13.6")  # 3 days booked of the 22 business days of March 2026 in Nova Lacerda
 
 
 def _auth(db, protocol: str, *events: tuple) -> None:
@@ -248,7 +250,7 @@ def test_the_page_shows_the_chosen_period_to_every_role(known, actor, today):
     assert len(at.get("download_button")) >= 2 * 7 + 1  # CSV and XLSX of each table, and the PDF
 
 
-def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(db, today):
+def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(db):
     """Over every page the gabinete can open, in every municipality, and over the PDF report: no name,
     CPF/CNPJ of a person, plate or DAM number of the demo store appears."""
     from seed.demo import seed_demo
@@ -262,6 +264,11 @@ def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(d
         personal |= {doc["name"], doc["document"]}
     personal |= {doc["plate"] for doc in db["vehicles"].find({}, {"plate": 1})}
     personal |= {doc["number"] for doc in db["dams"].find({}, {"number": 1})}
+    for collection, keys in (("machinery_requesters", ("name", "document")), ("machinery_operators", ("name", "cpf")),
+                             ("autos", ("offender_name", "driver_cpf", "plate", "number")),
+                             ("booking_requests", ("protocol",))):
+        for doc in db[collection].find({}, dict.fromkeys(keys, 1)):
+            personal |= {doc[k] for k in keys if doc.get(k)}
     assert len(personal) > 50
     for municipality in GABINETE.municipalities:
         for listed in PAGES:
@@ -280,3 +287,57 @@ def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(d
         report = summary.report_pdf(db, GABINETE, municipality, date(clock.today().year, 1, 1), clock.today())
         text = PdfReader(io.BytesIO(report)).pages[0].extract_text()
         assert not [p for p in personal if p in text], municipality
+
+
+# ---- autos (services.enforcement) and bookings (services.bookings) ----
+
+def test_autos_of_the_period_by_severity_and_stage(known):
+    for n, (committed_on, severity, stage) in enumerate((
+            (date(2026, 3, 3), "grave", "notificado"), (date(2026, 3, 9), "grave", "multa_paga"),
+            (date(2026, 3, 20), "leve", "decidido"), (date(2026, 3, 21), "grave", "rascunho"),
+            (date(2026, 2, 27), "gravíssima", "notificado")), start=1):
+        insert_one(known["autos"], encode({"municipality": "chapada", "committed_on": committed_on, "severity": severity,
+                                           "stage": stage, "year": 2026, "sequence": n, "driver_cpf": "52998224725"}))
+    fines = summary.summary(known, GABINETE, "chapada", *MARCH).fines
+    assert fines.by_severity == {"Grave": 2, "Leve": 1}  # the draft and February's auto left out
+    assert fines.by_stage == {"Notificado": 1, "Multa paga": 1, "Decidido": 1}
+    rows = summary.tables(summary.summary(known, GABINETE, "chapada", *MARCH))["Multas"]
+    assert {"Situação": "Autos — gravidade Grave", "Quantidade": "< 3", "Valor (R$)": None} in rows
+
+
+def _request(db, n: int, **doc) -> None:
+    insert_one(db["booking_requests"], encode({"municipality": "nova_lacerda", "year": 2026, "sequence": n,
+                                                "protocol": f"{n:04d}/2026", **doc}))
+
+
+def test_bookings_figures_of_the_period(db):
+    d, asset = date, "a" * 24
+    insert_one(db["machinery_assets"], encode({"_id": ObjectId(asset), "municipality": "nova_lacerda",
+                                               "kind": "Retroescavadeira", "identifier": "PAT-0012"}))
+    _request(db, 1, requested_on=d(2026, 3, 2), zone="Zona 1", services=[{"kind": "machine_hours"}], status="concluido",
+             execution={"started_on": d(2026, 3, 12), "ended_on": d(2026, 3, 13),
+                        "meters": [{"asset_id": asset, "start": Decimal("100"), "end": Decimal("108")}]},
+             quote={"on": d(2026, 3, 3), "discount_total": Decimal("50.00"), "discount": {"criterion": "BPC"}},
+             settlement={"amount_due": Decimal("0"), "credit_to_return": Decimal("30.00"), "completed_on": d(2026, 3, 13)})
+    _request(db, 2, requested_on=d(2026, 3, 5), zone="Zona 1", services=[{"kind": "earth_loads"}, {"kind": "machine_hours"}],
+             status="em_execucao", execution={"started_on": d(2026, 3, 25)},
+             quote={"on": d(2026, 3, 6), "discount_total": Decimal("0.00")})
+    _request(db, 3, requested_on=d(2026, 3, 1), zone="Zona 2", services=[{"kind": "dump_truck_day"}], status="concluido",
+             execution={"started_on": d(2026, 3, 30), "ended_on": d(2026, 3, 30),
+                        "meters": [{"asset_id": asset, "start": Decimal("108"), "end": Decimal("110.5")}]},
+             settlement={"amount_due": Decimal("120.00"), "due": d(2026, 3, 30), "completed_on": d(2026, 3, 30)})
+    _request(db, 4, requested_on=d(2026, 2, 10), zone="Zona 3", services=[{"kind": "lowboy_trip"}], status="concluido",
+             execution={"started_on": d(2026, 3, 2)})
+    for n, day in enumerate((d(2026, 3, 12), d(2026, 3, 13), d(2026, 3, 30), d(2026, 2, 27))):
+        insert_one(db["machinery_bookings"], encode({"municipality": "nova_lacerda", "asset_id": asset, "day": day,
+                                                     "operator_id": f"op{n}", "request_id": "x"}))
+    figures = summary.summary(db, GABINETE, "nova_lacerda", *MARCH).bookings
+    assert figures.by_zone == {"Zona 1": 2, "Zona 2": 1}
+    assert figures.by_service == {"Horas-máquina": 2, "Cargas de terra/cascalho": 1, "Caminhão basculante": 1}
+    assert figures.by_stage == {"Concluído": 2, "Em execução": 1}
+    assert (figures.waiting_median_days, figures.waiting_p90_days) == (Decimal("20"), Decimal("29"))  # 10, 20, 20, 29
+    assert figures.hours_per_asset == {"Retroescavadeira PAT-0012": Decimal("10.5")}
+    assert figures.utilization_per_asset == {"Retroescavadeira PAT-0012": UTILIZATION}
+    assert figures.discounts_count_by_criterion == {"Recebimento do Benefício de Prestação Continuada (BPC)": 1}
+    assert (figures.discounts, figures.balances_overdue, figures.credits_to_return) == (
+        Decimal("50.00"), Decimal("120.00"), Decimal("30.00"))
