@@ -101,9 +101,8 @@ if tables["Arrecadação por receita"]:
 table("Arrecadação por receita", "kinds")
 table("Arrecadação por mês", "months")
 differences = data.revenue.differences
-st.subheader("Valor emitido × valor pago")
-st.markdown(summary.difference_text(differences))
 table("Valor emitido × valor pago", "differences")
+st.markdown(summary.difference_text(differences))
 
 if data.ride_hailing is not None:
     st.header("Transporte por aplicativo")
