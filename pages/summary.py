@@ -65,7 +65,8 @@ st.caption(f"Comparação com o período anterior de mesma duração: {data.prev
            f"{data.previous.end:%d/%m/%Y}.")
 columns = st.columns(3)
 for index, kpi in enumerate(data.kpis):
-    worse_when_up = kpi.key in ("overdue", "inspections_overdue", "days_to_authorization")
+    worse_when_up = kpi.key in ("overdue", "inspections_overdue", "days_to_authorization", "waiting",
+                                 "balances_overdue")
     columns[index % 3].metric(kpi.label, summary.shown(kpi, kpi.value), delta=summary.change_text(kpi),
                               delta_color="off" if not kpi.change else "inverse" if worse_when_up else "normal")
 

@@ -262,10 +262,12 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     if "transporte" in mun.modules:
         ride, ride_before = _ride_hailing(db, municipality, (period, previous))
         fines = _fines(db, municipality, period, dam_docs)
-    bookings = _bookings(db, municipality, period) if "maquinas" in mun.modules else None
+    bookings = bookings_before = None
+    if "maquinas" in mun.modules:
+        bookings, bookings_before = _bookings(db, municipality, period), _bookings(db, municipality, previous)
     return Summary(
         municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
-        year_before=year_before, kpis=_kpis(revenue, revenue_before, ride, ride_before),
+        year_before=year_before, kpis=_kpis(revenue, revenue_before, ride, ride_before, bookings, bookings_before),
         revenue=revenue, revenue_year_before=_revenue(dam_docs, year_before),
         ride_hailing=ride, fines=fines, bookings=bookings,
     )
@@ -289,7 +291,8 @@ def data_version(db: Database, actor: Actor, municipality: str) -> str:
 
 
 def _kpis(revenue: Revenue, before: Revenue, ride: RideHailingFigures | None,
-          ride_before: RideHailingFigures | None) -> tuple[Kpi, ...]:
+          ride_before: RideHailingFigures | None, bookings: BookingsFigures | None = None,
+          bookings_before: BookingsFigures | None = None) -> tuple[Kpi, ...]:
     kpis = [
         Kpi("paid", "Arrecadado (DAM pagos)", revenue.total("paid"), before.total("paid"), "brl"),
         Kpi("issued", "DAM emitidos (valor)", revenue.total("issued"), before.total("issued"), "brl"),
@@ -305,6 +308,15 @@ def _kpis(revenue: Revenue, before: Revenue, ride: RideHailingFigures | None,
                 ride_before.inspections_overdue),
             Kpi("days_to_authorization", "Dias do protocolo à autorização (média)",
                 ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days"),
+        ]
+    if bookings is not None and bookings_before is not None:
+        kpis += [
+            Kpi("requests", "Pedidos de serviço protocolados", sum(bookings.by_zone.values()),
+                sum(bookings_before.by_zone.values())),
+            Kpi("waiting", "Espera até a execução (mediana)", bookings.waiting_median_days,
+                bookings_before.waiting_median_days, "days"),
+            Kpi("balances_overdue", "Saldos de serviços vencidos", bookings.balances_overdue,
+                bookings_before.balances_overdue, "brl"),
         ]
     return tuple(kpis)
 

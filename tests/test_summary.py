@@ -341,3 +341,6 @@ def test_bookings_figures_of_the_period(db):
     assert figures.discounts_count_by_criterion == {"Recebimento do Benefício de Prestação Continuada (BPC)": 1}
     assert (figures.discounts, figures.balances_overdue, figures.credits_to_return) == (
         Decimal("50.00"), Decimal("120.00"), Decimal("30.00"))
+    kpis = {k.key: (k.value, k.previous) for k in summary.summary(db, GABINETE, "nova_lacerda", *MARCH).kpis}
+    assert kpis["requests"] == (3, 1) and kpis["waiting"] == (Decimal("20"), None)
+    assert kpis["balances_overdue"] == (Decimal("120.00"), Decimal("0.00"))
