@@ -329,6 +329,19 @@ def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]
     return result
 
 
+def summary_figures(db: Any, repeat: int) -> dict[str, Any]:
+    """The mayor's office figures of the year to date, uncached (issue 14): the service and its PDF."""
+    from services import summary
+
+    actor, start = ROLE_ACTORS["summary"], dataset.TODAY.replace(month=1, day=1)
+    return {
+        "Resumo do ano (serviço, sem cache)": attempt("summary", lambda: p50(timed(
+            lambda: summary.summary(db, actor, MUNICIPALITY, start, dataset.TODAY), repeat)[0])),
+        "Relatório gerencial PDF (serviço)": attempt("report", lambda: p50(timed(
+            lambda: summary.report_pdf(db, actor, MUNICIPALITY, start, dataset.TODAY), repeat)[0])),
+    }
+
+
 # ---- start-up ----
 
 def free_port() -> int:
@@ -384,7 +397,8 @@ def run_scale(scale: int, args: argparse.Namespace) -> dict:
         if page.path in queries:
             figures["raw"][page.path] = attempt(page.path, lambda: p50(timed(queries[page.path], args.repeat)[0]))
     figures["writes"] = writes(db, args.write_runs)
-    figures["documents"] = documents(db, args.repeat, args.batch, args.batch_budget)
+    figures["documents"] = {**documents(db, args.repeat, args.batch, args.batch_budget),
+                            **summary_figures(db, args.repeat)}
     figures["startup"] = attempt("startup", lambda: startup(os.environ["PAINEL_DATA_DIR"])) if not args.no_startup \
         else f"{NA} (--no-startup)"
     return figures

@@ -1,48 +1,119 @@
-"""Summary for the mayor's office: read-only figures of the chosen municipality."""
+"""Resumo do gabinete: what the services did, what they collected, what is late — aggregates only."""
+from datetime import date, timedelta
+
+from decimal import Decimal
+
 import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import summary
-from ui import common
+from services import exports, summary
+from ui import charts, common
+from ui.entity import export_buttons
 
 actor = common.guard("summary")
-common.page_header("Resumo", "Somente leitura")
+common.page_header("Resumo", "Somente leitura · números agregados, sem dados pessoais")
+
+PRESETS = ("Este mês", "Mês anterior", "Últimos 30 dias", "Este ano", "Ano anterior", "Personalizado")
+
+
+def preset_period(name: str, today: date) -> tuple[date, date]:
+    first = today.replace(day=1)
+    if name == "Mês anterior":
+        end = first - timedelta(days=1)
+        return end.replace(day=1), end
+    if name == "Últimos 30 dias":
+        return today - timedelta(days=29), today
+    if name == "Este ano":
+        return today.replace(month=1, day=1), today
+    if name == "Ano anterior":
+        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+    return first, today
 
 
 @st.cache_data(ttl=600, show_spinner="Calculando os números…", max_entries=64)
-def overview(_actor, username: str, municipality: str, today, version: str) -> summary.Overview:
+def figures(_actor, username: str, municipality: str, start: date, end: date, version: str) -> summary.Summary:
     """The figures under one data version (the latest audited write): recomputed after any write."""
-    return summary.overview(common.db(), _actor, municipality)
+    return summary.summary(common.db(), _actor, municipality, start, end)
 
 
-ok, version = common.attempt(summary.data_version, common.db(), actor, common.municipality())
+@st.cache_data(ttl=600, show_spinner="Gerando o relatório…", max_entries=16)
+def report(_actor, username: str, municipality: str, start: date, end: date, version: str) -> bytes:
+    return summary.report_pdf(common.db(), _actor, municipality, start, end)
+
+
+today = common.today()
+municipality = common.municipality()  # the sidebar's choice, among the user's municipalities only
+left, right = st.columns([2, 3])
+preset = left.selectbox("Período", PRESETS, index=3, key="summary_preset")
+start, end = preset_period(preset, today)
+if preset == "Personalizado":
+    chosen = right.date_input("De – até", value=(start, end), format="DD/MM/YYYY", key="summary_range",
+                              max_value=today)
+    if isinstance(chosen, tuple) and len(chosen) == 2:
+        start, end = chosen
+else:
+    right.markdown(f"**{start:%d/%m/%Y} a {end:%d/%m/%Y}**")
+
+ok, version = common.attempt(summary.data_version, common.db(), actor, municipality)
 if ok:
-    ok, figures = common.attempt(overview, actor, actor.username, common.municipality(), common.today(), version)
-if ok:
-    columns = st.columns(max(1, len(figures.counts)))
-    for column, (label, count) in zip(columns, figures.counts.items()):
-        column.metric(label, fmt.number(count))
-    st.metric(f"Arrecadado por DAM em {common.today().year}", fmt.brl(figures.paid_this_year))
-    left, right = st.columns(2)
-    with left:
-        st.subheader("DAM por situação")
-        if figures.dams_by_situation:
-            st.dataframe(pd.DataFrame([{"Situação": label, "Quantidade": count, "Valor emitido": fmt.brl(amount)}
-                                       for label, (count, amount) in figures.dams_by_situation.items()]),
-                         hide_index=True, width="stretch")
-        else:
-            st.info("Nenhum DAM emitido.")
-    with right:
-        if figures.authorizations_by_status:
-            st.subheader("Autorizações por situação")
-            st.dataframe(pd.DataFrame([{"Situação": label, "Quantidade": count}
-                                       for label, count in figures.authorizations_by_status.items()]),
-                         hide_index=True, width="stretch")
-    st.subheader("Gravações registradas nos últimos 30 dias")
-    if any(count for _, count in figures.activity):
-        frame = pd.DataFrame({"Dia": pd.to_datetime([day for day, _ in figures.activity]),
-                              "Gravações": [count for _, count in figures.activity]})
-        st.bar_chart(frame, x="Dia", y="Gravações")
-    else:
-        st.info("Nenhuma gravação nos últimos 30 dias.")
+    ok, data = common.attempt(figures, actor, actor.username, municipality, start, end, version)
+if not ok:
+    st.stop()
+
+st.caption(f"Comparação com o período anterior de mesma duração: {data.previous.start:%d/%m/%Y} a "
+           f"{data.previous.end:%d/%m/%Y}.")
+columns = st.columns(3)
+for index, kpi in enumerate(data.kpis):
+    worse_when_up = kpi.key in ("overdue", "inspections_overdue", "days_to_authorization", "waiting",
+                                 "balances_overdue")
+    columns[index % 3].metric(kpi.label, summary.shown(kpi, kpi.value), delta=summary.change_text(kpi),
+                              delta_color="off" if not kpi.change else "inverse" if worse_when_up else "normal")
+
+st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf",
+                   data=lambda: report(actor, actor.username, municipality, start, end, version),
+                   file_name=exports.file_name("relatorio gerencial", municipality, today, "pdf"),
+                   icon=":material/picture_as_pdf:")
+
+tables = summary.tables(data)
+
+
+def table(title: str, key: str) -> None:
+    rows = tables.get(title)
+    if not rows:
+        return
+    st.subheader(title)
+    shown = [{k: fmt.brl(v) if isinstance(v, Decimal) else ("" if v is None else str(v)) for k, v in row.items()}
+             for row in rows]
+    st.dataframe(pd.DataFrame(shown), hide_index=True, width="stretch")
+    csv_place, xlsx_place, _ = st.columns([1, 1, 2])
+    export_buttons(csv_place, xlsx_place, title, municipality, f"summary_{key}",
+                   lambda: exports.to_csv(rows), lambda: exports.to_xlsx(rows, sheet=title))
+
+
+st.header("Arrecadação")
+st.altair_chart(charts.grouped_money_bars(
+    tables["Arrecadação por mês"], "Mês", ("Pagos (R$)", "Pagos no mesmo mês do ano anterior (R$)"),
+    "Arrecadado por mês, comparado ao mesmo mês do ano anterior", "Mês"), width="stretch")
+if tables["Arrecadação por receita"]:
+    st.altair_chart(charts.grouped_money_bars(
+        tables["Arrecadação por receita"], "Receita", ("Emitidos (R$)", "Pagos (R$)", "Vencidos (R$)"),
+        "DAM por receita no período", "Receita"), width="stretch")
+table("Arrecadação por receita", "kinds")
+table("Arrecadação por mês", "months")
+differences = data.revenue.differences
+table("Valor emitido × valor pago", "differences")
+st.markdown(summary.difference_text(differences))
+
+if data.ride_hailing is not None:
+    st.header("Transporte por aplicativo")
+    table("Indicadores do transporte", "ride")
+    table("Autorizações por situação", "statuses")
+    table("Plataformas", "platforms")
+    table("Multas", "fines")
+if data.bookings is not None:
+    st.header("Máquinas e veículos municipais")
+    for key, title in enumerate(("Agendamentos: prazos e valores", "Pedidos de serviço por zona", "Pedidos por serviço",
+                                 "Pedidos por etapa", "Máquinas: horas e uso")):
+        table(title, f"bookings{key}")
+st.caption("Contagens de 1 ou 2 em um detalhamento aparecem como “< 3” para não identificar pessoas (LGPD).")

@@ -180,7 +180,6 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing_platforms.platform_reports": "read",
     "services.ridehailing_queue.pendencias": "read",
     "services.summary.data_version": "summary",
-    "services.summary.overview": "summary",
     "services.entities.remove": "write",
     "services.entities.custom_field_rows": "admin",
     "services.entities.edit_custom_field": "admin",
@@ -189,6 +188,8 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.inspection_computed": "read",
     "services.ridehailing.open_authorization": "read",
     "services.ridehailing.export_authorizations": "read",
+    "services.summary.report_pdf": "summary",
+    "services.summary.summary": "summary",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit

@@ -1,0 +1,44 @@
+"""Altair charts of the panel in pt-BR: month names, R$ on the axes, Portuguese number and date locale."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+import altair as alt
+import pandas as pd
+
+# d3 locales (vega-embed reads them from usermeta.embedOptions): 1.234,56, R$, janeiro…
+FORMAT_LOCALE = {"decimal": ",", "thousands": ".", "grouping": [3], "currency": ["R$ ", ""]}
+TIME_FORMAT_LOCALE = {
+    "dateTime": "%A, %e de %B de %Y. %X", "date": "%d/%m/%Y", "time": "%H:%M:%S", "periods": ["AM", "PM"],
+    "days": ["domingo", "segunda", "terça", "quarta", "quinta", "sexta", "sábado"],
+    "shortDays": ["dom", "seg", "ter", "qua", "qui", "sex", "sáb"],
+    "months": ["janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro",
+               "outubro", "novembro", "dezembro"],
+    "shortMonths": ["jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez"],
+}
+# R$ 1.234,56 on an axis whatever locale the browser applies (d3's en-US output, separators swapped)
+BRL_LABEL = ("'R$ ' + replace(replace(replace(format(datum.value, ',.2f'), regexp(',', 'g'), '_'), "
+             "regexp('\\\\.', 'g'), ','), regexp('_', 'g'), '.')")
+
+
+def _pt_br(chart: alt.Chart) -> alt.Chart:
+    return chart.properties(usermeta={"embedOptions": {"formatLocale": FORMAT_LOCALE,
+                                                       "timeFormatLocale": TIME_FORMAT_LOCALE}})
+
+
+def grouped_money_bars(rows: Sequence[dict], category: str, series: Sequence[str], title: str,
+                       category_title: str) -> alt.Chart:
+    """Bars of R$ per ``category`` (kept in the rows' order), one colour per column of ``series``."""
+    frame = pd.DataFrame([{category: row[category], "Série": name, "Valor": float(Decimal(row[name]))}
+                          for row in rows for name in series])
+    order = list(dict.fromkeys(row[category] for row in rows))
+    chart = alt.Chart(frame, title=title).mark_bar().encode(
+        x=alt.X(f"{category}:N", sort=order, title=category_title, axis=alt.Axis(labelAngle=0, labelLimit=0)),
+        xOffset=alt.XOffset("Série:N", sort=list(series)),
+        y=alt.Y("Valor:Q", title="R$", axis=alt.Axis(labelExpr=BRL_LABEL)),
+        color=alt.Color("Série:N", sort=list(series), title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
+        tooltip=[alt.Tooltip(f"{category}:N", title=category_title), alt.Tooltip("Série:N", title="Série"),
+                 alt.Tooltip("Valor:Q", title="R$", format="$,.2f")],
+    )
+    return _pt_br(chart)
