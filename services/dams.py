@@ -45,7 +45,7 @@ from rules.dam.dates import due_date, due_date_finding, payment_on_time
 from rules.dam.late import LateCharges, late_charges, late_rates
 from rules.dam.parameters import DamSettings, dam_settings, revenue_code
 from rules.params import ParameterMissing
-from services import audit, clock, events, exports, fields, municipalities, parameters, store
+from services import audit, clock, events, exports, fields, municipalities, parameter_labels, parameters, store
 from services.auth import Actor, authorize
 from services.entities import Page
 from services.errors import NotFound, ServiceError, ValidationFailed
@@ -350,8 +350,8 @@ def _settings(db: Database, municipality: str, on: date) -> DamSettings:
     except ParameterMissing as exc:
         name = exc.value[0] if isinstance(exc.value, tuple) else exc.value
         raise DamParametersMissing(
-            f"O município não tem o parâmetro '{name}' em vigor em {fmt.day(on)}; "
-            "peça à TI municipal para cadastrá-lo em Parâmetros antes de emitir DAMs."
+            f"O município não tem «{parameter_labels.label(name)}» em vigor em {fmt.day(on)}; "
+            "peça à TI municipal para cadastrá-lo em Administração (TI) › Implantação antes de emitir DAMs."
         ) from None
 
 

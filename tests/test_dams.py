@@ -54,7 +54,7 @@ def test_numbering_restarts_with_the_year_of_the_issue_date(db, today):
 
 def test_missing_febraban_code_refuses_and_takes_no_number(db, today):
     db["parameters"].delete_many({"municipality": "matupa", "name": dam_parameters.FEBRABAN_CODE})
-    with pytest.raises(dams.DamParametersMissing, match="dam_febraban_code"):
+    with pytest.raises(dams.DamParametersMissing, match="Código FEBRABAN do município"):
         issue(db)
     bootstrap.ensure_parameter(db, "matupa", ParameterVersion(dam_parameters.FEBRABAN_CODE, date(2025, 1, 1), "0592", "t"))
     assert issue(db)["number"] == "0001/2026"

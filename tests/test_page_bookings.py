@@ -198,16 +198,17 @@ def test_pending_and_registers_pages_open_for_the_clerk(db, nl, today):
 
 
 def test_a_completion_refused_by_the_services_says_why(db, nl, today):
-    """Completion reported a month late: the balance's due date has passed, the DAM service refuses,
-    and the screen says so (the refusal names no field of the execution form)."""
+    """The balance DAM cannot be issued (TI has not set the FEBRABAN code yet): the service refuses,
+    the screen says so (the refusal names no field of the execution form) and nothing is completed."""
     rid = bookings.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
     bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
     doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
     advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
     dam = dams.get(db, CLERK, MUN, advance["dam_id"])
     dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
-    today.set(MONDAY + timedelta(days=30))
-    bookings.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=30), [(nl["backhoe"], nl["joao"])])
+    bookings.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=2), [(nl["backhoe"], nl["joao"])])
+    today.set(MONDAY + timedelta(days=2))
+    db["parameters"].delete_many({"municipality": MUN, "name": "dam_febraban_code"})
     run = page("machinery_execution.py")
     run.date_input(key="exec_started").set_value(MONDAY + timedelta(days=2))
     run.date_input(key="exec_ended").set_value(MONDAY + timedelta(days=2))
@@ -215,7 +216,7 @@ def test_a_completion_refused_by_the_services_says_why(db, nl, today):
     next(b for b in run.button if b.label == "Concluir serviço").click()
     run.run()
     assert not run.exception
-    assert "Vencimento" in texts(run, "error")
+    assert "FEBRABAN" in texts(run, "error")
     assert bookings.get_request(db, CLERK, MUN, rid)["status"] == "agendado"
 
 

@@ -18,7 +18,7 @@ def text(pdf: bytes) -> str:
 
 def test_quote_shows_each_line_the_discount_and_its_evidence_and_the_table():
     shown = text(render_quote(BPC_FAMILY))
-    assert "PREFEITURA DE NOVA LACERDA" in shown and "ORÇAMENTO" in shown and "0007/2026" in shown
+    assert "PREFEITURA MUNICIPAL DE NOVA LACERDA" in shown and "ORÇAMENTO" in shown and "0007/2026" in shown
     assert "R$ 150,00" in shown and "R$ 750,00" in shown and "R$ 525,00" in shown and "total R$ 225,00" in shown
     assert "Benefício de Prestação Continuada (BPC) — comprovante nº 8876" in shown
     assert "Tabela de preços em vigor desde 24/03/2026" in shown
