@@ -498,6 +498,7 @@ def _platforms(db: Database, municipality: str, scope: Any, platform_docs: list[
                                      parse_date(doc["insurance_valid_from"]), parse_date(doc["insurance_valid_until"]))
         platform = Platform(
             name=doc["name"], cnpj=doc["cnpj"], credentialed_on=credentialed, insurance=policy,
+            credentialing=doc.get("status") or "ativo",
             lists_submitted=tuple(d for k, d in mine if k == "lista" and d <= on),
             issqn_paid_competences=tuple(d.replace(day=1) for k, d in mine if k == "issqn" and d <= on))
         try:
@@ -505,7 +506,8 @@ def _platforms(db: Database, municipality: str, scope: Any, platform_docs: list[
         except RuleError:
             rows.append(PlatformCompliance(doc["name"], None, None, None))
             continue
-        insurance, lists, issqn = (f.ok for f in decision.findings)
+        # credentialing (art. 6º) comes first and is already required above; the last three are the obligations
+        insurance, lists, issqn = (f.ok for f in decision.findings[-3:])
         rows.append(PlatformCompliance(doc["name"], insurance, lists, issqn))
     return tuple(rows)
 

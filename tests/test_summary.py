@@ -93,6 +93,17 @@ def known(db):
     return db
 
 
+def test_a_platform_with_credentialing_pending_is_counted_without_breaking_the_summary(known):
+    """The compliance rules add the credentialing item first (art. 6º) for such a platform; the
+    summary still reads insurance, lists and ISSQN (a demo platform in this state broke the page)."""
+    insert_one(known["platforms"], encode({"municipality": "chapada", "name": "Outra Plataforma Ltda",
+                                           "cnpj": "11444777000161", "credentialed_on": date(2026, 1, 2),
+                                           "status": "pendente"}))
+    figures = summary.summary(known, GABINETE, "chapada", *MARCH)
+    assert [p.name for p in figures.ride_hailing.platforms] == ["Outra Plataforma Ltda", "Plataforma Exemplo Ltda"]
+    assert figures.ride_hailing.platforms[0].insurance is False
+
+
 def test_ride_hailing_figures_of_the_period_and_of_the_previous_one(known):
     figures = summary.summary(known, GABINETE, "chapada", *MARCH)
     ride = figures.ride_hailing
@@ -212,7 +223,7 @@ def test_the_report_is_one_page_with_the_kpis_and_both_charts(known):
     pdf = PdfReader(io.BytesIO(summary.report_pdf(known, GABINETE, "chapada", *MARCH)))
     assert len(pdf.pages) == 1
     text = pdf.pages[0].extract_text()
-    for expected in ("PREFEITURA DE CHAPADA DOS GUIMARÃES", "RELATÓRIO GERENCIAL", "01/03/2026 a 31/03/2026",
+    for expected in ("PREFEITURA MUNICIPAL DE CHAPADA DOS GUIMARÃES", "RELATÓRIO GERENCIAL", "01/03/2026 a 31/03/2026",
                      "R$ 690,00", "Arrecadado por mês × mesmo mês do ano anterior", "DAM por receita no período",
                      "mar/2026", "diferença de -R$ 12,30"):
         assert expected in text, expected
