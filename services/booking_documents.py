@@ -27,7 +27,7 @@ class NotYet(ServiceError):
 
 def _town(db: Database, municipality: str) -> Town:
     town = municipalities.get(db, municipality)
-    return Town(town.name, town.secretariat, town.address)
+    return Town(town.name, town.secretariat, town.address, head=municipalities.letterhead(db, municipality))
 
 
 def _document(digits: str) -> str:

@@ -67,7 +67,8 @@ def _auto_sections(doc: dict) -> list[Section]:
 def _print(db: Database, municipality: str, doc: dict, sections: list[Section]) -> AutoPrint:
     town = municipalities.get(db, municipality)
     return AutoPrint(town.name, town.secretariat, town.address, doc["number"],
-                     ridehailing.rules_of(municipality).act, tuple(sections))
+                     ridehailing.rules_of(municipality).act, tuple(sections),
+                     head=municipalities.letterhead(db, municipality))
 
 
 def _doc(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:

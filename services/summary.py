@@ -279,7 +279,7 @@ def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: 
 
     figures = summary(db, actor, municipality, start, end)
     mun = municipalities.get(db, municipality)
-    return render_management_report(figures, mun.secretariat, mun.address)
+    return render_management_report(figures, mun.secretariat, mun.address, head=municipalities.letterhead(db, municipality))
 
 
 def data_version(db: Database, actor: Actor, municipality: str) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from fpdf import FPDF
 
-from services.pdf.letterhead import LEFT, WIDTH, footer, letterhead, signature, title
+from services.pdf.letterhead import LEFT, WIDTH, Letterhead, footer, letterhead, signature, title
 from services.pdf.sticker import GREY, Fonts
 
 
@@ -34,6 +34,7 @@ class AutoPrint:
     number: str
     act: str
     sections: tuple[Section, ...]
+    head: Letterhead | None = None  # coat of arms, CNPJ (services.municipalities.letterhead)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ def _new(data: AutoPrint) -> tuple[FPDF, Fonts]:
 
 def _page(pdf: FPDF, fonts: Fonts, data: AutoPrint, *lines: str) -> None:
     pdf.add_page()
-    y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address)
+    y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address,
+                   head=data.head)
     y = title(pdf, fonts, y + 1, *lines)
     pdf.set_xy(LEFT, y)
 
@@ -161,7 +163,8 @@ def render_case_file(data: AutoPrint) -> bytes:
             if number:
                 pdf.add_page()
             pdf.start_section(fonts.text(section.title))
-            y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address)
+            y = letterhead(pdf, fonts, data.municipality_name, data.secretariat, data.municipality_address,
+                   head=data.head)
             pdf.set_xy(LEFT, y + 1)
         _section(pdf, fonts, section)
     _footers(pdf, fonts, f"Processo do auto {data.number} · {data.act} · gerado pelo Painel Municipal")

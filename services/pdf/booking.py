@@ -18,7 +18,7 @@ from fpdf import FPDF
 from fpdf.fonts import FontFace
 
 from rules.fmt import brl, day, number
-from services.pdf.letterhead import LEFT, WIDTH, box, footer, letterhead, signature, title
+from services.pdf.letterhead import Letterhead, LEFT, WIDTH, box, footer, letterhead, signature, title
 from services.pdf.sticker import BLUE, GREY, Fonts
 
 FOOTER = "Documento emitido pelo Painel Municipal — Decreto Municipal 017/2026 (Nova Lacerda)."
@@ -29,6 +29,7 @@ class Town:
     name: str
     secretariat: str
     address: str
+    head: Letterhead | None = None  # coat of arms, CNPJ (services.municipalities.letterhead)
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def _start(data_town: Town) -> tuple[FPDF, Fonts, float]:
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)
-    y = letterhead(pdf, fonts, data_town.name, data_town.secretariat, data_town.address)
+    y = letterhead(pdf, fonts, data_town.name, data_town.secretariat, data_town.address, head=data_town.head)
     return pdf, fonts, y
 
 

@@ -83,7 +83,7 @@ def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, catego
     return y + height
 
 
-def render_management_report(figures, secretariat: str, address: str) -> bytes:
+def render_management_report(figures, secretariat: str, address: str, head=None) -> bytes:
     """One A4 page: letterhead, KPIs, two charts and the payment differences of ``figures`` (a Summary)."""
     from services.summary import ZERO, _year_before, difference_text, month_label
 
@@ -92,7 +92,7 @@ def render_management_report(figures, secretariat: str, address: str) -> bytes:
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)
-    y = letterhead(pdf, fonts, figures.municipality_name, secretariat, address)
+    y = letterhead(pdf, fonts, figures.municipality_name, secretariat, address, head=head)
     period = figures.period
     y = title(pdf, fonts, y + 1, "RELATÓRIO GERENCIAL",
               f"{period.start:%d/%m/%Y} a {period.end:%d/%m/%Y}")
