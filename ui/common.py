@@ -40,42 +40,102 @@ def defaults() -> None:
 
 
 def resume() -> Actor | None:
-    """The actor of this request, rebuilt from the store (one read); None when nobody is logged in.
+    """The actor of this request, rebuilt from the store; None when nobody is logged in.
 
-    app.py calls this once per request, before any page: a deactivated or changed user, or a
-    session idle too long, is logged out here with a pt-BR notice on the login page. Page tests
-    that put an Actor in ``session_state["actor"]`` without a ``session`` keep that actor (the login
-    always writes a ``session``).
+    app.py calls this once per request, before any page. A browser session that logged in goes on
+    from ``session_state``; a reload, a new tab or a bookmark goes on from the signed login cookie
+    (read server side from ``st.context.cookies``). A deactivated or changed user, an ended session
+    or one idle too long is logged out here with a pt-BR notice on the login page; a forged, expired
+    or unknown cookie just shows the login. Page tests that put an Actor in
+    ``session_state["actor"]`` without a ``session`` keep that actor (the login always writes one).
     """
     session = st.session_state.get("session")
-    if session is None:
-        return st.session_state.get("actor")
     now = clock.now_utc()
     try:
-        current = auth.resume_session(db(), session.username, session.generation, session.last_seen, now)
+        if session is not None:
+            current, session = auth.resume(db(), session, now)
+        elif st.session_state.get("actor") is not None:
+            return st.session_state["actor"]
+        else:
+            resumed = _resume_from_cookie(now)
+            if resumed is None:
+                return None
+            current, session = resumed
     except SessionEnded as ended:
-        st.session_state.clear()
-        defaults()
+        _forget_session()
         st.session_state["login_notice"] = ended.message
         return None
-    st.session_state["session"] = replace(session, last_seen=now)
+    st.session_state["session"] = session
     st.session_state["actor"] = current
     return current
 
 
+def _browser_cookie() -> str:
+    """The login cookie the browser sent when it opened this tab ("" without one)."""
+    return st.context.cookies.get(auth.SESSION_COOKIE, "") or ""
+
+
+def _resume_from_cookie(now) -> tuple[Actor, auth.Session] | None:
+    cookie = _browser_cookie()
+    if not cookie or st.session_state.get("cookie_refused") == cookie:
+        return None
+    resumed = auth.resume_cookie(db(), cookie, now)
+    if resumed is None:
+        st.session_state["cookie_refused"] = cookie
+    return resumed
+
+
+def keep_cookie() -> None:
+    """Write the login cookie after a login, remove it after a logout (extra-streamlit-components'
+    cookie manager, a hidden component). Nothing is drawn once the browser holds the right one.
+
+    The manager reads the browser's cookies one rerun after it is drawn (an empty answer means
+    "not read yet": the browser always holds Streamlit's own XSRF cookie), so the cookie is taken
+    as written only when that reading shows it.
+    """
+    session = st.session_state.get("session")
+    wanted = session.token if session is not None else ""
+    if st.session_state.get("cookie_written", _browser_cookie()) == wanted:
+        return
+    import extra_streamlit_components as stx
+
+    # one manager for writing, another for removing: st.session_state.clear() at the logout forgets
+    # the answer of the first, and its frame would not send the same cookies again
+    manager = stx.CookieManager(key="painel_cookie_in" if wanted else "painel_cookie_out")
+    seen = manager.cookies or {}
+    if seen and seen.get(auth.SESSION_COOKIE, "") == wanted:
+        st.session_state["cookie_written"] = wanted
+    elif wanted:
+        manager.set(auth.SESSION_COOKIE, wanted, key="painel_cookie_set", expires_at=session.expires_at,
+                    same_site="strict")
+    elif auth.SESSION_COOKIE in seen:
+        manager.delete(auth.SESSION_COOKIE, key="painel_cookie_delete")
+
+
+def _forget_session() -> None:
+    """Clear this browser session, keeping what the browser may hold: the session's cookie (so
+    :func:`keep_cookie` removes it) or the one it sent."""
+    session = st.session_state.get("session")
+    written = session.token if session is not None and session.token else _browser_cookie()
+    st.session_state.clear()
+    defaults()
+    st.session_state["cookie_written"] = written
+    st.session_state["cookie_refused"] = _browser_cookie()
+
+
 def sign_in(actor: Actor, session: auth.Session) -> None:
-    """Keep a fresh login in this browser session."""
+    """Keep a fresh login in this browser session (app.py then writes its cookie)."""
     st.session_state["session"] = session
     st.session_state["actor"] = actor
     st.session_state["municipality"] = None
 
 
 def sign_out() -> None:
-    """Record the logout and forget this browser session."""
+    """Record the logout, end the stored session and forget this browser session (the cookie is removed)."""
     current = actor()
     if current is not None:
-        auth.logout(db(), current)
-    st.session_state.clear()
+        auth.logout(db(), current, st.session_state.get("session"))
+    _forget_session()
 
 
 def actor() -> Actor | None:
