@@ -128,6 +128,7 @@ def sign_in(actor: Actor, session: auth.Session) -> None:
     st.session_state["session"] = session
     st.session_state["actor"] = actor
     st.session_state["municipality"] = None
+    st.session_state.pop("login_notice", None)
 
 
 def sign_out() -> None:
