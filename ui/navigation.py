@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -54,7 +55,7 @@ def visible_pages(actor: Actor, modules: tuple[str, ...]) -> list[PageDef]:
 
 def url_path(page: PageDef) -> str:
     """The address of a page, as Streamlit derives it from the file name (``authorizations``)."""
-    return st.Page(page.path).url_path
+    return PurePosixPath(page.path).stem
 
 
 def requested_path() -> str:
@@ -103,3 +104,19 @@ def build(actor: Actor, modules: tuple[str, ...], requested: str = "") -> dict[s
         sections.setdefault("", []).append(
             st.Page(_not_available, title="Início", url_path=requested, visibility="hidden"))
     return sections
+
+
+# The page where each collection's records are opened (the audit log links there with ``?id=``).
+RECORD_PAGES = {"taxpayers": "pages/taxpayers.py", "dams": "pages/dams.py", "platforms": "pages/platforms.py",
+                "drivers": "pages/drivers.py", "vehicles": "pages/vehicles.py",
+                "authorizations": "pages/authorizations.py", "inspections": "pages/inspections.py",
+                "users": "pages/users.py", "parameters": "pages/parameters.py",
+                "custom_fields": "pages/custom_fields.py"}
+
+
+def record_link(collection: str, doc_id: str | None) -> str | None:
+    """The address of the page that opens a record (``/drivers?id=...``); None when there is none."""
+    path = RECORD_PAGES.get(collection)
+    if path is None or not doc_id:
+        return None
+    return f"/{PurePosixPath(path).stem}?id={doc_id}"
