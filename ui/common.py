@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
+from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 import streamlit as st
@@ -204,3 +205,59 @@ def page_header(title: str, caption: str = "") -> None:
         line = f"{line} · {caption}" if line else caption
     if line:
         st.caption(line)
+
+
+# -- widgets in pt-BR: Streamlit's own defaults are English ("Choose options", "YYYY/MM/DD", "empty")
+
+DATE_FORMAT = "DD/MM/YYYY"
+CHOOSE = "Escolha..."
+EMPTY = "Nenhum registro"
+
+
+def date_input(container: Any, label: str, value: Any = "today", **kwargs: Any) -> Any:
+    """``st.date_input`` as the panel shows dates: dd/mm/aaaa. Call it as
+    ``common.date_input(st, "Emissão", key="x_issue")`` or with a column as ``container``."""
+    kwargs.setdefault("format", DATE_FORMAT)
+    return container.date_input(label, value, **kwargs)
+
+
+def multiselect(container: Any, label: str, options: Any, **kwargs: Any) -> Any:
+    """``st.multiselect`` with a pt-BR placeholder instead of "Choose options"."""
+    kwargs.setdefault("placeholder", CHOOSE)
+    return container.multiselect(label, options, **kwargs)
+
+
+def selectbox(container: Any, label: str, options: Any, **kwargs: Any) -> Any:
+    """``st.selectbox`` with a pt-BR placeholder instead of "Choose an option"."""
+    kwargs.setdefault("placeholder", CHOOSE)
+    return container.selectbox(label, options, **kwargs)
+
+
+def table(frame: Any, container: Any = None, empty: str = EMPTY, **kwargs: Any) -> Any:
+    """A read-only table: "Nenhum registro" instead of Streamlit's English "empty" grid, no index,
+    full width; the pt-BR CSV/XLSX buttons beside it replace the grid's own download tooltip."""
+    place = container if container is not None else st
+    if frame is None or len(frame) == 0:
+        place.info(empty)
+        return None
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    kwargs.setdefault("placeholder", "—")
+    return place.dataframe(frame, **kwargs)
+
+
+def cell_text(value: Any) -> str:
+    """A stored value as text for a person: instants in Cuiabá time, dates dd/mm/aaaa, money R$."""
+    if value is None:
+        return "—"
+    if isinstance(value, datetime):
+        return clock.to_local(value).strftime("%d/%m/%Y %H:%M:%S")
+    if isinstance(value, date):
+        return value.strftime("%d/%m/%Y")
+    if isinstance(value, bool):
+        return "Sim" if value else "Não"
+    if isinstance(value, Decimal):
+        from babel.numbers import format_currency
+
+        return format_currency(value, "BRL", locale="pt_BR")
+    return str(value)
