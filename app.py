@@ -22,7 +22,7 @@ else:
     with st.sidebar:
         st.markdown(f"**{actor.name}**  \nPerfil: {actor.role}")
         st.selectbox(
-            "Município", codes, key="municipality",
+            "Município", codes, key="municipality", placeholder=common.CHOOSE,
             format_func=lambda code: next(m.name for m in options if m.code == code),
         )
         if st.button("Sair", icon=":material/logout:", key="app_logout"):

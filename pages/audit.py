@@ -12,12 +12,12 @@ actor = common.guard("admin")
 common.page_header("Auditoria", "Registro permanente de todas as gravações")
 db = common.db()
 cols = st.columns(5)
-start = cols[0].date_input("De", clock.today() - timedelta(days=30), format="DD/MM/YYYY", key="audit_start")
-end = cols[1].date_input("Até", clock.today(), format="DD/MM/YYYY", key="audit_end")
+start = common.date_input(cols[0], "De", clock.today() - timedelta(days=30), key="audit_start")
+end = common.date_input(cols[1], "Até", clock.today(), key="audit_end")
 username = cols[2].text_input("Usuário", key="audit_user")
 collection = cols[3].text_input("Coleção (identificador)", key="audit_collection")
-action = cols[4].selectbox("Ação", [""] + audit.actions(db, actor), key="audit_action",
-                          format_func=lambda a: a or "Todas")
+action = common.selectbox(cols[4], "Ação", [""] + audit.actions(db, actor), key="audit_action",
+                          format_func=lambda a: audit.action_label(a, collection.strip()) if a else "Todas")
 only_here = st.toggle("Somente o município escolhido", value=True, key="audit_only_here")
 page = st.number_input("Página", min_value=1, value=1, key="audit_page")
 ok, result = common.attempt(audit.search, db, actor, common.municipality() if only_here else None,
