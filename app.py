@@ -8,10 +8,12 @@ st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_b
 common.defaults()
 
 actor = common.resume()
+common.keep_cookie()
+requested = navigation.requested_path()
 if actor is None and st.query_params.get("t"):
     page = st.navigation([st.Page("pages/public_check.py", title="Verificação pública", icon=":material/verified:")])
 elif actor is None:
-    page = st.navigation([st.Page("pages/login.py", title="Entrar", icon=":material/login:")])
+    page = st.navigation(navigation.for_visitor(requested), position="hidden")
 else:
     options = municipalities.of_actor(common.db(), actor)
     codes = [m.code for m in options]
@@ -20,12 +22,14 @@ else:
     with st.sidebar:
         st.markdown(f"**{actor.name}**  \nPerfil: {actor.role}")
         st.selectbox(
-            "Município", codes, key="municipality",
+            "Município", codes, key="municipality", placeholder=common.CHOOSE,
             format_func=lambda code: next(m.name for m in options if m.code == code),
         )
         if st.button("Sair", icon=":material/logout:", key="app_logout"):
             common.sign_out()
             st.rerun()
     chosen = next((m for m in options if m.code == common.municipality()), None)
-    page = st.navigation(navigation.build(actor, chosen.modules if chosen else ()))
+    page = st.navigation(navigation.build(actor, chosen.modules if chosen else (), requested))
+    if notice := st.session_state.pop(navigation.NOTICE, None):
+        st.info(notice)
 page.run()

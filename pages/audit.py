@@ -5,19 +5,19 @@ import pandas as pd
 import streamlit as st
 
 from services import audit, clock
-from ui import common
+from ui import common, navigation
 from ui.entity import export_buttons
 
 actor = common.guard("admin")
 common.page_header("Auditoria", "Registro permanente de todas as gravações")
 db = common.db()
 cols = st.columns(5)
-start = cols[0].date_input("De", clock.today() - timedelta(days=30), format="DD/MM/YYYY", key="audit_start")
-end = cols[1].date_input("Até", clock.today(), format="DD/MM/YYYY", key="audit_end")
+start = common.date_input(cols[0], "De", clock.today() - timedelta(days=30), key="audit_start")
+end = common.date_input(cols[1], "Até", clock.today(), key="audit_end")
 username = cols[2].text_input("Usuário", key="audit_user")
-collection = cols[3].text_input("Coleção", key="audit_collection")
-action = cols[4].selectbox("Ação", [""] + audit.actions(db, actor), key="audit_action",
-                          format_func=lambda a: a or "Todas")
+collection = cols[3].text_input("Coleção (identificador)", key="audit_collection")
+action = common.selectbox(cols[4], "Ação", [""] + audit.actions(db, actor), key="audit_action",
+                          format_func=lambda a: audit.action_label(a, collection.strip()) if a else "Todas")
 only_here = st.toggle("Somente o município escolhido", value=True, key="audit_only_here")
 page = st.number_input("Página", min_value=1, value=1, key="audit_page")
 ok, result = common.attempt(audit.search, db, actor, common.municipality() if only_here else None,
@@ -26,9 +26,16 @@ ok, result = common.attempt(audit.search, db, actor, common.municipality() if on
 if ok:
     rows, total = result
     st.caption(f"{total} registro(s)")
-    frame = pd.DataFrame([{**row, "Quando": clock.to_local(row["Quando"]).strftime("%d/%m/%Y %H:%M:%S")}
-                          for row in audit.rows_shown(rows)], columns=audit.EXPORT_COLUMNS)
-    st.dataframe(frame, hide_index=True, width="stretch")
+    shown = [{**row, "Quando": clock.to_local(row["Quando"]).strftime("%d/%m/%Y %H:%M:%S"),
+              "Abrir": navigation.record_link(entry["collection"], entry.get("doc_id"))}
+             for row, entry in zip(audit.rows_shown(rows), rows)]
+    if shown:
+        frame = pd.DataFrame(shown, columns=[*audit.EXPORT_COLUMNS, "Abrir"])
+        st.dataframe(frame, hide_index=True, width="stretch", column_config={
+            "Abrir": st.column_config.LinkColumn("Abrir", display_text="Abrir registro"),
+        })
+    else:
+        st.info("Nenhum registro no período e nos filtros escolhidos.")
     wanted = (db, actor, common.municipality() if only_here else None, username.strip().lower() or None,
               collection.strip() or None, action or None, start, end)
     left, right, _ = st.columns([2, 2, 6])

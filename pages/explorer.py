@@ -8,9 +8,9 @@ from ui import common
 actor = common.guard("admin")
 common.page_header("Explorador de dados", "Somente leitura")
 db = common.db()
-names = [n for n in entities.collections(db) if n not in ("meta",)]
+names = [n for n in entities.collections(db) if n not in ("meta", "sessions")]
 cols = st.columns([3, 2, 1])
-collection = cols[0].selectbox("Coleção", names, key="explorer_collection")
+collection = common.selectbox(cols[0], "Coleção", names, key="explorer_collection")
 only_here = cols[1].toggle("Somente o município escolhido", value=True, key="explorer_only_here")
 page = cols[2].number_input("Página", min_value=1, value=1, key="explorer_page")
 if collection:
@@ -19,8 +19,8 @@ if collection:
     if ok:
         rows, total = result
         st.caption(f"{total} documento(s)")
-        frame = pd.DataFrame([{k: str(v) for k, v in r.items()} for r in rows])
-        st.dataframe(frame, hide_index=True, width="stretch")
+        frame = pd.DataFrame([{k: common.cell_text(v) for k, v in r.items()} for r in rows])
+        common.table(frame)
         cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)
         st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"),
                            f"{collection}.csv", "text/csv", key="explorer_export")

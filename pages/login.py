@@ -6,7 +6,7 @@ from ui import common
 
 st.title("Painel Municipal")
 st.caption("Acesso restrito a servidores municipais autorizados.")
-if notice := st.session_state.pop("login_notice", None):
+if notice := st.session_state.get("login_notice"):  # kept through the reruns of the cookie manager
     st.warning(notice)
 with st.form("login_form"):
     username = st.text_input("Usuário", key="login_username")

@@ -13,8 +13,11 @@ from __future__ import annotations
 import threading
 import weakref
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
+from bson import ObjectId
+from bson.errors import InvalidId
 from pymongo.database import Database
 
 from services import clock, exports, store
@@ -70,6 +73,31 @@ def changed_fields(before: dict, after: dict) -> dict[str, dict[str, Any]]:
     return changes
 
 
+KEY_FIELDS = ("number", "cpf", "document", "plate", "username")  # a record's own key, as people know it
+NAME_FIELDS = ("name", "label", "title")
+
+
+def _key_of(db: Database, actor: Any, collection: str, doc_id: Any, before: dict, after: dict) -> str:
+    """The record's own key (CPF, plate, number, username), kept in the entry: from the values
+    written, else read from the record (one read by id per write, never per page shown)."""
+    values = {**(before or {}), **(after or {})}
+    for name in KEY_FIELDS:
+        if isinstance(values.get(name), str) and values[name]:
+            return values[name]
+    if doc_id is not None and collection not in ("users",):
+        try:
+            stored = db[collection].find_one({"_id": ObjectId(str(doc_id))}, {k: 1 for k in KEY_FIELDS + NAME_FIELDS})
+        except (InvalidId, TypeError):
+            stored = None
+        for name in KEY_FIELDS + NAME_FIELDS:
+            if stored and isinstance(stored.get(name), str) and stored[name]:
+                return stored[name]
+    for name in NAME_FIELDS:
+        if isinstance(values.get(name), str) and values[name]:
+            return values[name]
+    return actor.username if collection == "users" else ""
+
+
 def record(
     db: Database,
     actor: Any,
@@ -91,6 +119,7 @@ def record(
         "action": action,
         "collection": collection,
         "doc_id": str(doc_id) if doc_id is not None else None,
+        "key": _key_of(db, actor, collection, doc_id, before, after),
         "changes": changed_fields(before, after),
         "note": note,
     }
@@ -144,25 +173,122 @@ def actions(db: Database, actor: Any) -> list[str]:
 
 
 EXPORT_LIMIT = 100_000
-EXPORT_COLUMNS = ("Quando", "Usuário", "Município", "Ação", "Coleção", "Documento", "Alterações")
+EXPORT_COLUMNS = ("Quando", "Usuário", "Município", "Ação", "Registro", "Chave", "Alterações", "Observação")
+
+# What each kind of action is called in the register of acts (the identifier stays in English).
+SESSION_ACTIONS = {
+    "login": "Entrada no painel",
+    "login_failed": "Tentativa de entrada recusada",
+    "lock": "Bloqueio da conta por tentativas",
+    "logout": "Saída do painel",
+    "session_expired": "Sessão encerrada",
+}
+ACTION_LABELS = {
+    ("pay", "dams"): "Pagamento de DAM",
+    ("create", "dams"): "Emissão de DAM",
+    ("cancel", "dams"): "Cancelamento de DAM",
+    ("import", "files"): "Importação de arquivo de retorno",
+    ("seed", "parameters"): "Carga inicial de parâmetro",
+    ("create", "parameters"): "Definição de parâmetro",
+    ("open_keys_released", "authorizations"): "Liberação de vagas de autorização",
+    ("data_change", "data_changes"): "Comunicação de alteração de dados",
+    ("data_change_closed", "data_changes"): "Conclusão de alteração de dados",
+    ("data_change_reported", "data_changes"): "Registro de alteração de dados",
+}
+VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "remove": "Remoção",
+         "cancel": "Cancelamento", "pay": "Pagamento", "requested": "Pedido", "granted": "Concessão",
+         "denied": "Indeferimento", "renewed": "Renovação", "revoked": "Cassação", "suspended": "Suspensão"}
+COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmetro", "files": "Arquivo",
+                     "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados"}
 
 
-def shown_value(value: Any) -> str:
-    """A changed value as a person reads it: empty as '—', ISO dates as dd/mm/aaaa."""
+def entity_label(collection: str) -> str:
+    """The pt-BR name of what a collection holds ("Condutor"), from its spec when it has one."""
+    from services.entities import SPECS
+
+    if collection in COLLECTION_LABELS:
+        return COLLECTION_LABELS[collection]
+    spec = SPECS.get(collection)
+    return spec.label if spec is not None else collection
+
+
+def action_label(action: str, collection: str) -> str:
+    """An action as the register names it: "Pagamento de DAM", "Cadastro de condutor"."""
+    if action in SESSION_ACTIONS:
+        return SESSION_ACTIONS[action]
+    if (action, collection) in ACTION_LABELS:
+        return ACTION_LABELS[(action, collection)]
+    verb = VERBS.get(action, action.replace("_", " ").capitalize())
+    label = entity_label(collection)
+    return f"{verb} de {label if label.isupper() else label[:1].lower() + label[1:]}"
+
+
+def field_label(collection: str, name: str) -> str:
+    """A changed field by its label on the form ("Placa"), else the identifier."""
+    from services.entities import SPECS
+
+    spec = SPECS.get(collection)
+    if spec is not None:
+        try:
+            return spec.field(name).label
+        except KeyError:
+            pass
+    return {"password": "Senha", "active": "Ativo", "role": "Perfil", "municipalities": "Municípios",
+            "name": "Nome", "locked_until": "Bloqueada até", "payment": "Pagamento", "status": "Situação",
+            "amount": "Valor"}.get(name, name)
+
+
+def shown_value(value: Any, collection: str = "", name: str = "") -> str:
+    """A changed value as a person reads it: empty as '—', money as R$, dates dd/mm/aaaa, instants
+    in Cuiabá time, yes/no in Portuguese, a field's choice by its label."""
+    from services.entities import SPECS
+
     if value in (None, "", [], {}):
         return "—"
+    spec = SPECS.get(collection) if collection else None
+    if spec is not None and not isinstance(value, (dict, list)):
+        try:
+            return spec.field(name).show(value)
+        except (KeyError, ValueError, TypeError, AttributeError):
+            pass
+    if isinstance(value, bool):
+        return "Sim" if value else "Não"
+    if isinstance(value, Decimal):
+        return _brl(value)
+    if isinstance(value, datetime):
+        return clock.to_local(value).strftime("%d/%m/%Y %H:%M")
+    if isinstance(value, date):
+        return value.strftime("%d/%m/%Y")
+    if isinstance(value, list):
+        return ", ".join(shown_value(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {shown_value(v)}" for k, v in value.items())
     text = str(value)
     if len(text) == 10 and text[4] == "-" and text[7] == "-" and text.replace("-", "").isdigit():
         return f"{text[8:]}/{text[5:7]}/{text[:4]}"
     return text
 
 
+def _brl(value: Decimal) -> str:
+    from babel.numbers import format_currency
+
+    return format_currency(value, "BRL", locale="pt_BR")
+
+
+def changes_shown(entry: dict) -> str:
+    """The changed fields by label, each "before → after" formatted."""
+    collection = entry.get("collection", "")
+    return "; ".join(
+        f"{field_label(collection, k)}: {shown_value(v['before'], collection, k)} → "
+        f"{shown_value(v['after'], collection, k)}"
+        for k, v in entry.get("changes", {}).items())
+
+
 def rows_shown(entries: list[dict]) -> list[dict[str, Any]]:
     """Entries as the audit page lists and exports them (pt-BR headers; the instant as a datetime)."""
     return [dict(zip(EXPORT_COLUMNS, (
-        e["at"], e["username"], e.get("municipality") or "", e["action"], e["collection"], e.get("doc_id") or "",
-        "; ".join(f"{k}: {shown_value(v['before'])} → {shown_value(v['after'])}"
-                  for k, v in e.get("changes", {}).items()),
+        e["at"], e["username"], e.get("municipality") or "", action_label(e["action"], e["collection"]),
+        entity_label(e["collection"]), e.get("key") or e.get("doc_id") or "", changes_shown(e), e.get("note") or "",
     ))) for e in entries]
 
 

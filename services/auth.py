@@ -11,14 +11,21 @@ increment *before* the password is checked, so parallel attempts get at most
 ``MAX_FAILED_LOGINS`` checks before the lock holds. A browser session keeps only the username, the
 user's session generation and the last activity; every request re-reads the user
 (:func:`resume_session`), and a password, role, municipality or active change bumps the generation.
+
+A login also opens a stored session (collection ``sessions``, keyed by the SHA-256 of a random
+token) and hands the browser a signed cookie value ``token.expiry.signature``: a reload or a new tab
+resumes from it (:func:`resume_cookie`). The cookie holds no password and nothing about the user;
+a forged, expired, unknown or ended token is simply not a session. Logging out ends the stored
+session, so a copied cookie is worthless afterwards.
 """
 from __future__ import annotations
 
 import base64
 import functools
 import hashlib
+import hmac
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -53,6 +60,8 @@ HASH_SCHEME = "sha256-bcrypt"
 MAX_USERNAME_LENGTH = 64
 WRONG_CREDENTIALS = "Usuário ou senha incorretos."
 ALL_MUNICIPALITIES = "*"
+SESSIONS = "sessions"
+SESSION_COOKIE = "painel_sessao"
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,8 @@ class Session:
     username: str
     generation: int
     last_seen: datetime
+    token: str = ""  # the signed cookie value of the stored session ("" for a session without one)
+    expires_at: datetime | None = None
 
 
 class InvalidCredentials(ServiceError):
@@ -237,7 +248,85 @@ def _open_session(db: Database, doc: dict, password: str, now: datetime) -> Sess
     with store.transaction(db):
         db["users"].update_one({"_id": doc["_id"]}, {"$set": encode(update)})
         audit.record(db, _actor(doc), None, "login", "users", doc["_id"], {}, {})
-    return Session(doc["username"], doc.get("session_generation", 0), now)
+        return _store_session(db, doc["username"], doc.get("session_generation", 0), now)
+
+
+# -- stored sessions and their cookie ----------------------------------------------------------
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _signature(token: str, expiry: int) -> str:
+    key = hmac.new(config.public_check_secret(), b"painel-session-cookie", hashlib.sha256).digest()
+    mac = hmac.new(key, f"{token}.{expiry}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def _store_session(db: Database, username: str, generation: int, now: datetime) -> Session:
+    """A new stored session and its signed cookie value, valid ``PAINEL_SESSION_HOURS`` at most."""
+    token = secrets.token_urlsafe(32)
+    expires_at = now + timedelta(hours=config.session_max_hours())
+    insert_one(db[SESSIONS], encode({"_id": _digest(token), "username": username, "generation": generation,
+                                     "created_at": now, "last_seen": now, "expires_at": expires_at,
+                                     "ended_at": None}))
+    expiry = int(expires_at.timestamp())
+    return Session(username, generation, now, f"{token}.{expiry}.{_signature(token, expiry)}", expires_at)
+
+
+def _token_of(cookie: str, now: datetime) -> str | None:
+    """The token of a well-signed, unexpired cookie value; None for anything else."""
+    parts = (cookie or "").split(".")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    token, expiry, signature = parts[0], int(parts[1]), parts[2]
+    if not hmac.compare_digest(signature, _signature(token, expiry)) or expiry <= now.timestamp():
+        return None
+    return token
+
+
+def _end_session(db: Database, session: Session, now: datetime) -> None:
+    token = session.token.split(".")[0]
+    if token:
+        db[SESSIONS].update_one({"_id": _digest(token), "ended_at": None}, {"$set": {"ended_at": encode(now)}})
+
+
+def resume(db: Database, session: Session, now: datetime) -> tuple[Actor, Session]:
+    """The actor of a request of an open browser session, and the session with this activity.
+
+    A session with a cookie is checked against its stored session (ended by a logout in another
+    tab, past its expiry) and its idle time counts from the last request of any tab. Raises
+    SessionEnded with the reason in pt-BR.
+    """
+    if not session.token:
+        actor = resume_session(db, session.username, session.generation, session.last_seen, now)
+        return actor, replace(session, last_seen=now)
+    token = _token_of(session.token, now)
+    stored = decode(db[SESSIONS].find_one({"_id": _digest(token)})) if token else None
+    if stored is None or stored.get("ended_at") is not None:
+        raise SessionEnded("Sua sessão foi encerrada; entre novamente.")
+    try:
+        actor = resume_session(db, stored["username"], stored["generation"], stored["last_seen"], now)
+    except SessionEnded:
+        _end_session(db, session, now)
+        raise
+    db[SESSIONS].update_one({"_id": stored["_id"]}, {"$set": {"last_seen": encode(now)}})
+    return actor, replace(session, last_seen=now)
+
+
+def resume_cookie(db: Database, cookie: str, now: datetime) -> tuple[Actor, Session] | None:
+    """The actor and session a browser's cookie stands for, on a reload or a new tab.
+
+    None for a forged, expired, unknown or ended cookie (the login page simply shows); raises
+    SessionEnded when the session exists but may not go on (idle, user changed or deactivated).
+    """
+    token = _token_of(cookie, now)
+    stored = decode(db[SESSIONS].find_one({"_id": _digest(token)})) if token else None
+    if stored is None or stored.get("ended_at") is not None:
+        return None
+    session = Session(stored["username"], stored["generation"], stored["last_seen"], cookie, stored["expires_at"])
+    return resume(db, session, now)
 
 
 def resume_session(db: Database, username: str, generation: int, last_seen: datetime, now: datetime) -> Actor:
@@ -261,9 +350,13 @@ def resume_session(db: Database, username: str, generation: int, last_seen: date
     raise SessionEnded(message)
 
 
-def logout(db: Database, actor: Actor) -> None:
-    """Record that the user left."""
-    audit.record(db, actor, None, "logout", "users", None, {}, {})
+def logout(db: Database, actor: Actor, session: Session | None = None) -> None:
+    """Record that the user left and end their stored session (its cookie no longer opens it)."""
+    now = clock.now_utc()
+    with store.transaction(db):
+        if session is not None and session.token:
+            _end_session(db, session, now)
+        audit.record(db, actor, None, "logout", "users", None, {}, {})
 
 
 # -- user management (ti) ----------------------------------------------------------------------

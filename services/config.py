@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_SESSION_IDLE_MINUTES = 30
+DEFAULT_SESSION_HOURS = 12
 
 
 def mongodb_uri() -> str | None:
@@ -87,6 +88,12 @@ def session_idle_minutes() -> int:
     """PAINEL_SESSION_IDLE_MINUTES: minutes without a request after which a session ends (default 30)."""
     raw = os.environ.get("PAINEL_SESSION_IDLE_MINUTES", "").strip()
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_SESSION_IDLE_MINUTES
+
+
+def session_max_hours() -> int:
+    """PAINEL_SESSION_HOURS: how long a login cookie lasts at most, active or not (default 12)."""
+    raw = os.environ.get("PAINEL_SESSION_HOURS", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_SESSION_HOURS
 
 
 def return_file_max_mb() -> float:

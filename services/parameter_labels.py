@@ -2,6 +2,7 @@
 
 LABELS = {
     "advance_share_machine_hours": "Parcela antecipada das horas-máquina (fração)",
+    "authorization_fee": "Taxa de autorização e renovação do transporte por aplicativo (R$)",
     "balance_due_days": "Prazo do saldo após a conclusão (dias)",
     "criminal_certificate_days": "Validade da certidão criminal sem data impressa (dias)",
     "dam_due_days": "Vencimento do DAM após a emissão (dias)",
@@ -35,6 +36,8 @@ LABELS = {
     "ouvidoria_phone": "Telefone da Ouvidoria",
     "pix_enabled": "PIX no DAM",
     "pix_key": "Chave PIX do município",
+    "pix_merchant_city": "Cidade do recebedor no PIX",
+    "pix_merchant_name": "Nome do recebedor no PIX (até 25 caracteres)",
     "preferred_notice_days": "Antecedência preferencial do pedido (dias)",
     "public_price_table": "Tabela de preços públicos (Anexo I)",
     "quote_quantity_ceiling": "Quantidade máxima por linha do orçamento",

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
+from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 import streamlit as st
@@ -40,42 +41,103 @@ def defaults() -> None:
 
 
 def resume() -> Actor | None:
-    """The actor of this request, rebuilt from the store (one read); None when nobody is logged in.
+    """The actor of this request, rebuilt from the store; None when nobody is logged in.
 
-    app.py calls this once per request, before any page: a deactivated or changed user, or a
-    session idle too long, is logged out here with a pt-BR notice on the login page. Page tests
-    that put an Actor in ``session_state["actor"]`` without a ``session`` keep that actor (the login
-    always writes a ``session``).
+    app.py calls this once per request, before any page. A browser session that logged in goes on
+    from ``session_state``; a reload, a new tab or a bookmark goes on from the signed login cookie
+    (read server side from ``st.context.cookies``). A deactivated or changed user, an ended session
+    or one idle too long is logged out here with a pt-BR notice on the login page; a forged, expired
+    or unknown cookie just shows the login. Page tests that put an Actor in
+    ``session_state["actor"]`` without a ``session`` keep that actor (the login always writes one).
     """
     session = st.session_state.get("session")
-    if session is None:
-        return st.session_state.get("actor")
     now = clock.now_utc()
     try:
-        current = auth.resume_session(db(), session.username, session.generation, session.last_seen, now)
+        if session is not None:
+            current, session = auth.resume(db(), session, now)
+        elif st.session_state.get("actor") is not None:
+            return st.session_state["actor"]
+        else:
+            resumed = _resume_from_cookie(now)
+            if resumed is None:
+                return None
+            current, session = resumed
     except SessionEnded as ended:
-        st.session_state.clear()
-        defaults()
+        _forget_session()
         st.session_state["login_notice"] = ended.message
         return None
-    st.session_state["session"] = replace(session, last_seen=now)
+    st.session_state["session"] = session
     st.session_state["actor"] = current
     return current
 
 
+def _browser_cookie() -> str:
+    """The login cookie the browser sent when it opened this tab ("" without one)."""
+    return st.context.cookies.get(auth.SESSION_COOKIE, "") or ""
+
+
+def _resume_from_cookie(now) -> tuple[Actor, auth.Session] | None:
+    cookie = _browser_cookie()
+    if not cookie or st.session_state.get("cookie_refused") == cookie:
+        return None
+    resumed = auth.resume_cookie(db(), cookie, now)
+    if resumed is None:
+        st.session_state["cookie_refused"] = cookie
+    return resumed
+
+
+def keep_cookie() -> None:
+    """Write the login cookie after a login, remove it after a logout (extra-streamlit-components'
+    cookie manager, a hidden component). Nothing is drawn once the browser holds the right one.
+
+    The manager reads the browser's cookies one rerun after it is drawn (an empty answer means
+    "not read yet": the browser always holds Streamlit's own XSRF cookie), so the cookie is taken
+    as written only when that reading shows it.
+    """
+    session = st.session_state.get("session")
+    wanted = session.token if session is not None else ""
+    if st.session_state.get("cookie_written", _browser_cookie()) == wanted:
+        return
+    import extra_streamlit_components as stx
+
+    # one manager for writing, another for removing: st.session_state.clear() at the logout forgets
+    # the answer of the first, and its frame would not send the same cookies again
+    manager = stx.CookieManager(key="painel_cookie_in" if wanted else "painel_cookie_out")
+    seen = manager.cookies or {}
+    if seen and seen.get(auth.SESSION_COOKIE, "") == wanted:
+        st.session_state["cookie_written"] = wanted
+    elif wanted:
+        manager.set(auth.SESSION_COOKIE, wanted, key="painel_cookie_set", expires_at=session.expires_at,
+                    same_site="strict")
+    elif auth.SESSION_COOKIE in seen:
+        manager.delete(auth.SESSION_COOKIE, key="painel_cookie_delete")
+
+
+def _forget_session() -> None:
+    """Clear this browser session, keeping what the browser may hold: the session's cookie (so
+    :func:`keep_cookie` removes it) or the one it sent."""
+    session = st.session_state.get("session")
+    written = session.token if session is not None and session.token else _browser_cookie()
+    st.session_state.clear()
+    defaults()
+    st.session_state["cookie_written"] = written
+    st.session_state["cookie_refused"] = _browser_cookie()
+
+
 def sign_in(actor: Actor, session: auth.Session) -> None:
-    """Keep a fresh login in this browser session."""
+    """Keep a fresh login in this browser session (app.py then writes its cookie)."""
     st.session_state["session"] = session
     st.session_state["actor"] = actor
     st.session_state["municipality"] = None
+    st.session_state.pop("login_notice", None)
 
 
 def sign_out() -> None:
-    """Record the logout and forget this browser session."""
+    """Record the logout, end the stored session and forget this browser session (the cookie is removed)."""
     current = actor()
     if current is not None:
-        auth.logout(db(), current)
-    st.session_state.clear()
+        auth.logout(db(), current, st.session_state.get("session"))
+    _forget_session()
 
 
 def actor() -> Actor | None:
@@ -143,3 +205,59 @@ def page_header(title: str, caption: str = "") -> None:
         line = f"{line} · {caption}" if line else caption
     if line:
         st.caption(line)
+
+
+# -- widgets in pt-BR: Streamlit's own defaults are English ("Choose options", "YYYY/MM/DD", "empty")
+
+DATE_FORMAT = "DD/MM/YYYY"
+CHOOSE = "Escolha..."
+EMPTY = "Nenhum registro"
+
+
+def date_input(container: Any, label: str, value: Any = "today", **kwargs: Any) -> Any:
+    """``st.date_input`` as the panel shows dates: dd/mm/aaaa. Call it as
+    ``common.date_input(st, "Emissão", key="x_issue")`` or with a column as ``container``."""
+    kwargs.setdefault("format", DATE_FORMAT)
+    return container.date_input(label, value, **kwargs)
+
+
+def multiselect(container: Any, label: str, options: Any, **kwargs: Any) -> Any:
+    """``st.multiselect`` with a pt-BR placeholder instead of "Choose options"."""
+    kwargs.setdefault("placeholder", CHOOSE)
+    return container.multiselect(label, options, **kwargs)
+
+
+def selectbox(container: Any, label: str, options: Any, **kwargs: Any) -> Any:
+    """``st.selectbox`` with a pt-BR placeholder instead of "Choose an option"."""
+    kwargs.setdefault("placeholder", CHOOSE)
+    return container.selectbox(label, options, **kwargs)
+
+
+def table(frame: Any, container: Any = None, empty: str = EMPTY, **kwargs: Any) -> Any:
+    """A read-only table: "Nenhum registro" instead of Streamlit's English "empty" grid, no index,
+    full width; the pt-BR CSV/XLSX buttons beside it replace the grid's own download tooltip."""
+    place = container if container is not None else st
+    if frame is None or len(frame) == 0:
+        place.info(empty)
+        return None
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    kwargs.setdefault("placeholder", "—")
+    return place.dataframe(frame, **kwargs)
+
+
+def cell_text(value: Any) -> str:
+    """A stored value as text for a person: instants in Cuiabá time, dates dd/mm/aaaa, money R$."""
+    if value is None:
+        return "—"
+    if isinstance(value, datetime):
+        return clock.to_local(value).strftime("%d/%m/%Y %H:%M:%S")
+    if isinstance(value, date):
+        return value.strftime("%d/%m/%Y")
+    if isinstance(value, bool):
+        return "Sim" if value else "Não"
+    if isinstance(value, Decimal):
+        from babel.numbers import format_currency
+
+        return format_currency(value, "BRL", locale="pt_BR")
+    return str(value)

@@ -2,10 +2,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from services.auth import Actor
+
+LOGIN = "pages/login.py"
+HOME = "pages/home.py"
+NOTICE = "nav_notice"
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,70 @@ def visible_pages(actor: Actor, modules: tuple[str, ...]) -> list[PageDef]:
     return [p for p in PAGES if actor.can(p.permission) and (p.module is None or p.module in modules)]
 
 
-def build(actor: Actor, modules: tuple[str, ...]) -> dict[str, list]:
+def url_path(page: PageDef) -> str:
+    """The address of a page, as Streamlit derives it from the file name (``authorizations``)."""
+    return PurePosixPath(page.path).stem
+
+
+def requested_path() -> str:
+    """The page address the browser asked for (``authorizations`` for a bookmark of /authorizations).
+
+    Streamlit resolves it inside ``st.navigation`` and, when no page has that address, shows its own
+    English "Page not found" window; the panel reads it first so it can always offer a page there.
+    """
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "pages_manager", None)
+    return str(getattr(manager, "intended_page_name", "") or "").strip("/")
+
+
+def _addressable(path: str) -> bool:
+    return bool(path) and "/" not in path
+
+
+def _not_available() -> None:
+    """Stand-in for an address the user may not open: back to Início with a pt-BR notice."""
+    st.session_state[NOTICE] = "A página pedida não existe ou não está disponível para o seu perfil; " \
+                               "você está no Início."
+    st.switch_page(HOME)
+
+
+def for_visitor(requested: str) -> list:
+    """The login page at the root and at every address a bookmark may hold, so the address survives
+    the login and the user lands on the page asked for right after it."""
+    paths = {url_path(p) for p in PAGES}
+    if _addressable(requested):
+        paths.add(requested)
+    return [st.Page(LOGIN, title="Entrar", icon=":material/login:", default=True)] + [
+        st.Page(LOGIN, title="Entrar", icon=":material/login:", url_path=path, visibility="hidden")
+        for path in sorted(paths)
+    ]
+
+
+def build(actor: Actor, modules: tuple[str, ...], requested: str = "") -> dict[str, list]:
+    """The navigation of the actor's role; an address they may not open leads to Início with a notice."""
     sections: dict[str, list] = {}
     for page in visible_pages(actor, modules):
         sections.setdefault(page.section, []).append(
-            st.Page(page.path, title=page.title, icon=page.icon, default=page.path == "pages/home.py")
+            st.Page(page.path, title=page.title, icon=page.icon, default=page.path == HOME)
         )
+    shown = {url_path(p) for p in visible_pages(actor, modules)}
+    if _addressable(requested) and requested not in shown:
+        sections.setdefault("", []).append(
+            st.Page(_not_available, title="Início", url_path=requested, visibility="hidden"))
     return sections
+
+
+# The page where each collection's records are opened (the audit log links there with ``?id=``).
+RECORD_PAGES = {"taxpayers": "pages/taxpayers.py", "dams": "pages/dams.py", "platforms": "pages/platforms.py",
+                "drivers": "pages/drivers.py", "vehicles": "pages/vehicles.py",
+                "authorizations": "pages/authorizations.py", "inspections": "pages/inspections.py",
+                "users": "pages/users.py", "parameters": "pages/parameters.py",
+                "custom_fields": "pages/custom_fields.py"}
+
+
+def record_link(collection: str, doc_id: str | None) -> str | None:
+    """The address of the page that opens a record (``/drivers?id=...``); None when there is none."""
+    path = RECORD_PAGES.get(collection)
+    if path is None or not doc_id:
+        return None
+    return f"/{PurePosixPath(path).stem}?id={doc_id}"

@@ -1,0 +1,100 @@
+"""The audit log reads like a register: pt-BR actions, the record's own key, fields by label with
+formatted values; logins, refused logins, lockouts and logouts are in it."""
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from services import audit, auth, entities
+from tests.conftest import SECRETARIA_CG, TI
+
+PASSWORD = "senha-forte-1"
+TAXPAYER = {"name": "João Teste", "document": "52998224725", "kind": "pf", "address": "Rua B, 2"}
+
+
+def newest(db, **query):
+    entries, _ = audit.search(db, TI, None, None, None, None, None, None, 50)
+    return [e for e in entries if all(e.get(k) == v for k, v in query.items())]
+
+
+def test_login_refused_login_lockout_and_logout_are_recorded_in_portuguese(db):
+    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    actor, session = auth.login(db, "maria.silva", PASSWORD)
+    auth.logout(db, actor, session)
+    for _ in range(auth.MAX_FAILED_LOGINS):
+        with pytest.raises(auth.InvalidCredentials if _ < auth.MAX_FAILED_LOGINS - 1 else auth.AccountLocked):
+            auth.login(db, "maria.silva", "errada-errada")
+    shown = [row["Ação"] for row in audit.rows_shown(newest(db, username="maria.silva"))]
+    assert set(shown[:2]) == {"Bloqueio da conta por tentativas", "Tentativa de entrada recusada"}
+    assert shown.count("Tentativa de entrada recusada") == auth.MAX_FAILED_LOGINS
+    assert {"Entrada no painel", "Saída do painel"} <= set(shown)
+
+
+def test_a_logout_ends_the_stored_session_so_its_cookie_no_longer_opens_it(db):
+    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    actor, session = auth.login(db, "maria.silva", PASSWORD)
+    now = datetime.now(timezone.utc)
+    assert auth.resume_cookie(db, session.token, now)[0].username == "maria.silva"
+    auth.logout(db, actor, session)
+    assert auth.resume_cookie(db, session.token, now) is None
+
+
+@pytest.mark.parametrize("cookie", ["", "lixo", "a.1.b", "x" * 43 + ".9999999999.assinatura"],
+                         ids=["empty", "garbage", "short", "forged"])
+def test_a_forged_or_unknown_cookie_is_no_session(db, cookie):
+    assert auth.resume_cookie(db, cookie, datetime.now(timezone.utc)) is None
+
+
+def test_a_tampered_expiry_breaks_the_signature(db):
+    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    token, expiry, signature = auth.login(db, "maria.silva", PASSWORD)[1].token.split(".")
+    later = f"{token}.{int(expiry) + 86400}.{signature}"
+    assert auth.resume_cookie(db, later, datetime.now(timezone.utc)) is None
+
+
+def test_a_change_shows_the_action_entity_key_and_labelled_fields(db):
+    doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
+    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Alterado", "kind": "pj"})
+    row = audit.rows_shown(newest(db, doc_id=doc_id, action="update"))[0]
+    assert (row["Ação"], row["Registro"], row["Chave"]) == ("Alteração de contribuinte", "Contribuinte", "52998224725")
+    assert "Nome / Razão social: João Teste → João Alterado" in row["Alterações"]
+    assert "Tipo: Pessoa física → Pessoa jurídica" in row["Alterações"]
+
+
+@pytest.mark.parametrize("value,shown", [
+    (Decimal("1234.5"), "R$\xa01.234,50"),
+    (date(2026, 12, 1), "01/12/2026"),
+    ("2026-12-01", "01/12/2026"),
+    (datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc), "01/12/2026 11:00"),
+    (True, "Sim"),
+    (None, "—"),
+], ids=["money", "date", "iso date", "instant in Cuiabá", "yes", "empty"])
+def test_values_are_formatted_as_people_read_them(value, shown):
+    assert audit.shown_value(value) == shown
+
+
+@pytest.mark.parametrize("action,collection,label", [
+    ("pay", "dams", "Pagamento de DAM"),
+    ("create", "drivers", "Cadastro de condutor"),
+    ("update", "vehicles", "Alteração de veículo"),
+    ("login", "users", "Entrada no painel"),
+], ids=["dam payment", "driver", "vehicle", "login"])
+def test_actions_are_named_in_portuguese(action, collection, label):
+    assert audit.action_label(action, collection) == label
+
+
+def test_the_audit_page_lists_the_register_with_a_link_to_the_record(db):
+    doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "audit.py"), default_timeout=60)
+    at.session_state["actor"], at.session_state["municipality"] = TI, "chapada"
+    at.run()
+    assert not at.exception
+    frame = at.dataframe[0].value
+    row = frame[frame["Chave"] == "52998224725"].iloc[0]
+    assert row["Ação"] == "Cadastro de contribuinte" and row["Registro"] == "Contribuinte"
+    assert row["Abrir"] == f"/taxpayers?id={doc_id}"
+    assert "create" not in frame["Ação"].tolist()

@@ -1,0 +1,181 @@
+"""In headless Chromium: the login survives a reload and a new tab, a bookmark lands on its page
+after the login, an idle session expires, "Sair" removes the cookie, and no English Streamlit
+window or string (rendered text and input placeholders) reaches a user on any page of any role."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+
+from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+
+pytestmark = pytest.mark.browser
+
+IDLE_MINUTES = 2
+
+
+@pytest.fixture(scope="module")
+def panel_data(tmp_path_factory):
+    return tmp_path_factory.mktemp("browser-session-data")
+
+
+@pytest.fixture(scope="module")
+def panel(panel_data):
+    require_chromium()
+    env = panel_env(panel_data, PAINEL_SESSION_IDLE_MINUTES=str(IDLE_MINUTES))
+    subprocess.run([sys.executable, "-m", "seed", "--demo"], cwd=ROOT, env=env, check=True, capture_output=True)
+    with served(env, free_port()) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+def heading(page, title):
+    page.get_by_role("heading", name=title).first.wait_for(timeout=30000)
+
+
+def logged_in(page):
+    page.get_by_role("button", name="Sair").wait_for(timeout=30000)
+
+
+def session_cookie(context):
+    return [c for c in context.cookies() if c["name"] == "painel_sessao"]
+
+
+def wait_for_cookie(page, context, present=True):
+    for _ in range(60):
+        if bool(session_cookie(context)) == present:
+            return
+        page.wait_for_timeout(500)
+    pytest.fail(f"cookie de sessão {'ausente' if present else 'ainda presente'}")
+
+
+def test_a_reload_keeps_the_login_and_the_page(panel, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    login(page, panel, "secretaria.chapada")
+    wait_for_cookie(page, context)
+    cookie = session_cookie(context)[0]
+    assert "painel2026" not in cookie["value"] and cookie["expires"] > 0
+    page.get_by_test_id("stSidebarNav").get_by_text("Contribuintes").click()
+    heading(page, "Contribuintes")
+    page.reload()
+    logged_in(page)
+    heading(page, "Contribuintes")
+    assert page.get_by_label("Senha").count() == 0
+    context.close()
+
+
+def test_a_new_tab_with_a_deep_link_lands_there_and_after_a_login_too(panel, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    login(page, panel, "secretaria.chapada")
+    wait_for_cookie(page, context)
+    other = context.new_page()
+    other.goto(f"{panel}/authorizations")
+    logged_in(other)
+    heading(other, "Autorizações")
+    context.close()
+
+    fresh = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = fresh.new_page()
+    page.goto(f"{panel}/authorizations")
+    page.get_by_label("Usuário").fill("secretaria.chapada")
+    page.get_by_label("Senha").fill("painel2026")
+    page.get_by_role("button", name="Entrar").click()
+    logged_in(page)
+    heading(page, "Autorizações")
+    assert page.url.rstrip("/").endswith("/authorizations")
+    fresh.close()
+
+
+def test_a_page_the_role_may_not_open_leads_home_with_a_notice_in_portuguese(panel, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    login(page, panel, "gabinete")
+    page.goto(f"{panel}/users")
+    logged_in(page)
+    page.get_by_text("A página pedida não existe").wait_for(timeout=30000)
+    assert "Page not found" not in page.inner_text("body")
+    context.close()
+
+
+def test_sair_ends_the_session_and_removes_the_cookie(panel, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    login(page, panel, "gabinete")
+    wait_for_cookie(page, context)
+    copied = session_cookie(context)[0]
+    page.get_by_role("button", name="Sair").click()
+    page.get_by_role("button", name="Entrar").wait_for(timeout=30000)
+    wait_for_cookie(page, context, present=False)
+    page.reload()
+    page.get_by_role("button", name="Entrar").wait_for(timeout=30000)
+    context.close()
+
+    thief = browser.new_context()
+    thief.add_cookies([{k: copied[k] for k in ("name", "value", "domain", "path")}])
+    page = thief.new_page()
+    page.goto(panel)
+    page.get_by_role("button", name="Entrar").wait_for(timeout=30000)
+    assert page.get_by_role("button", name="Sair").count() == 0
+    thief.close()
+
+
+def test_an_idle_session_expires_on_the_next_reload(panel, panel_data, browser):
+    from services import auth, clock, store
+
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    login(page, panel, "ti")
+    wait_for_cookie(page, context)
+    page.wait_for_timeout(3000)  # let the reruns of the login settle before ageing the session
+    db = store.connect(uri="", data_dir=str(panel_data))
+    long_ago = store.encode(clock.now_utc() - timedelta(minutes=IDLE_MINUTES + 1))
+    db[auth.SESSIONS].update_many({"username": "ti", "ended_at": None}, {"$set": {"last_seen": long_ago}})
+    page.reload()
+    page.get_by_text("Sua sessão expirou por inatividade").wait_for(timeout=30000)
+    page.get_by_role("button", name="Entrar").wait_for(timeout=30000)
+    assert page.get_by_role("button", name="Sair").count() == 0
+    context.close()
+
+
+# Streamlit's own English strings that a user could read on a page (widgets, empty grids, dialogs).
+ENGLISH = ("Choose options", "Choose an option", "Page not found", "No results", "No options to select",
+           "YYYY/MM/DD", "yyyy/mm/dd", "dd/mm/yyyy", "Press Enter to apply", "Press Enter to submit", "Deploy",
+           "Clear all", "Download as CSV", "Running...", "Select all")
+EMPTY_GRID = re.compile(r"^\s*empty\s*$", re.M)
+
+
+@pytest.mark.parametrize("username", ["secretaria.chapada", "gabinete", "ti"])
+def test_no_english_streamlit_string_on_any_page_of_the_role(panel, browser, username, tmp_path):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    login(page, panel, username)
+    nav = page.get_by_test_id("stSidebarNav")
+    nav.wait_for()
+    from ui.navigation import PAGES
+
+    shown = nav.inner_text().splitlines()
+    titles = [p.title for p in PAGES if p.title in shown]
+    assert titles
+    found = {}
+    for title in titles:
+        nav.get_by_text(title, exact=True).click()
+        page.get_by_role("heading").first.wait_for(timeout=30000)
+        page.wait_for_timeout(1500)
+        placeholders = page.eval_on_selector_all("input, textarea", "els => els.map(e => e.placeholder || '')")
+        text = page.inner_text("body") + "\n" + "\n".join(placeholders)
+        words = [w for w in ENGLISH if w in text] + (["empty"] if EMPTY_GRID.search(text) else [])
+        if words:
+            found[title] = words
+            page.screenshot(path=str(tmp_path / f"{username}-{title}.png"), full_page=True)
+    assert not found, "\n".join(f"{title}: {words}" for title, words in found.items())
+    context.close()

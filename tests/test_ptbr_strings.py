@@ -1,0 +1,50 @@
+"""Nothing technical or English reaches a user: parameter names, UTC instants, Streamlit's defaults."""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from services import auth, store
+from services.parameter_labels import LABELS, label
+from tests.conftest import TI
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def parameter_names_in_code() -> set[str]:
+    """Every parameter the services read by a named constant (``FEE_PARAMETER = "authorization_fee"``)."""
+    names = set()
+    for path in (ROOT / "services").rglob("*.py"):
+        names |= set(re.findall(r'^[A-Z_]*(?:PARAMETER|FEE|CODE|IDENTIFIER|HOLIDAYS|OUVIDORIA|PIX_[A-Z_]+|PRICE_TABLE)'
+                                r' = "([a-z_]+)"', path.read_text(), re.M))
+    return names
+
+
+@pytest.mark.parametrize("name", sorted(parameter_names_in_code()))
+def test_every_parameter_the_code_reads_has_a_portuguese_label(name):
+    assert name in LABELS and label(name) != name
+
+
+def test_the_stored_parameters_all_have_labels(db):
+    stored = set(db["parameters"].distinct("name"))
+    assert stored and not [n for n in stored if n not in LABELS]
+
+
+def test_the_data_explorer_shows_instants_in_cuiaba_time(db):
+    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], "senha-forte-1")
+    db["users"].update_one({"username": "maria.silva"},
+                           {"$set": {"created_at": store.encode(datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc))}})
+    at = AppTest.from_file(str(ROOT / "pages" / "explorer.py"), default_timeout=60)
+    at.session_state["actor"], at.session_state["municipality"] = TI, "chapada"
+    at.run()
+    at.selectbox(key="explorer_collection").set_value("users").run()
+    assert not at.exception
+    at.toggle(key="explorer_only_here").set_value(False).run()
+    assert not at.exception, at.exception
+    cells = at.dataframe[0].value["created_at"].tolist()
+    assert "01/12/2026 11:00:00" in cells
+    assert not any("+00:00" in str(c) for c in cells)
