@@ -17,7 +17,8 @@ end = common.date_input(cols[1], "Até", clock.today(), key="audit_end")
 username = cols[2].text_input("Usuário", key="audit_user")
 collection = cols[3].text_input("Coleção (identificador)", key="audit_collection")
 action = common.selectbox(cols[4], "Ação", [""] + audit.actions(db, actor), key="audit_action",
-                          format_func=lambda a: audit.action_label(a, collection.strip()) if a else "Todas")
+                          format_func=lambda a: audit.action_label(a, collection.strip()) if a else "Todas",
+                          placeholder="Escolha...")
 only_here = st.toggle("Somente o município escolhido", value=True, key="audit_only_here")
 page = st.number_input("Página", min_value=1, value=1, key="audit_page")
 ok, result = common.attempt(audit.search, db, actor, common.municipality() if only_here else None,

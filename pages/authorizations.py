@@ -221,9 +221,9 @@ def authorization_list() -> str | None:
     search = cols[0].text_input("Buscar", key="auth_search", placeholder="Protocolo, nº, placa, CPF ou nome")
     statuses = dict(entities.SPECS["authorizations"].field("status").choices)
     status = cols[1].selectbox("Situação", [None, *statuses], key="auth_status",
-                               format_func=lambda v: "Todas" if v is None else statuses[v])
+                               format_func=lambda v: "Todas" if v is None else statuses[v], placeholder="Escolha...")
     sort = cols[2].selectbox("Ordenar por", list(ridehailing.ROW_SORTS), key="auth_sort",
-                             format_func=ridehailing.ROW_SORTS.get)
+                             format_func=ridehailing.ROW_SORTS.get, placeholder="Escolha...")
     descending = cols[3].toggle("Decrescente", value=True, key="auth_desc")
     ok, listing = authorization_page(actor, mun, search, st.session_state.get("auth_page", 1),
                                      st.session_state.get("auth_per_page", PER_PAGE[0]), status, sort, descending)

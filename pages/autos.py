@@ -68,7 +68,7 @@ def autos_list() -> None:
     cols = st.columns([3, 2])
     search = cols[0].text_input("Buscar", key="autos_search", placeholder="Número, nome, CPF, placa ou código")
     stage = cols[1].selectbox("Etapa", [""] + list(enforcement.STAGES), key="autos_stage",
-                              format_func=lambda s: enforcement.STAGES.get(s, "Todas"))
+                              format_func=lambda s: enforcement.STAGES.get(s, "Todas"), placeholder="Escolha...")
     ok, rows = common.attempt(enforcement.list_autos, db, actor, mun, search, stage)
     if not ok:
         return
@@ -396,7 +396,8 @@ def penalties(doc: dict, state: dict | None) -> None:
                   and p not in {a["penalty"] for a in doc.get("sanctions_applied", [])}]
         if others:
             with st.form("autos_sanction_form"):
-                penalty = st.selectbox("Penalidade decidida", others, key="autos_sanction_penalty")
+                penalty = st.selectbox("Penalidade decidida", others, key="autos_sanction_penalty",
+                    placeholder="Escolha...")
                 start, start_slot = field(st.date_input, "Início", today, format="DD/MM/YYYY", key="autos_sanction_start")
                 note = st.text_input("Observação", key="autos_sanction_note")
                 submitted = st.form_submit_button("Aplicar penalidade", type="primary")
@@ -410,7 +411,8 @@ def penalties(doc: dict, state: dict | None) -> None:
             st.write(f"{measure['measure'].capitalize()} em {day(measure['on'])} por {measure['by']}")
         with st.form("autos_measure_form"):
             cols = st.columns(3)
-            measure = cols[0].selectbox("Medida administrativa", [m.value for m in Measure], key="autos_measure")
+            measure = cols[0].selectbox("Medida administrativa", [m.value for m in Measure], key="autos_measure",
+                placeholder="Escolha...")
             on, on_slot = field(cols[1].date_input, "Data", today, format="DD/MM/YYYY", key="autos_measure_on")
             by, by_slot = field(cols[2].text_input, "Responsável", key="autos_measure_by")
             submitted = st.form_submit_button("Registrar medida")

@@ -12,7 +12,7 @@ announced()
 db = common.db()
 mun = common.municipality()
 entity = st.selectbox("Cadastro", list(entities.SPECS), format_func=lambda n: entities.SPECS[n].label_plural,
-                      key="cf_entity")
+                      key="cf_entity", placeholder="Escolha...")
 ok, existing = common.attempt(entities.custom_field_rows, db, actor, entity, mun)
 existing = existing if ok else []
 
@@ -69,7 +69,8 @@ form_errors("cf_new", ["label", "kind", "choices", "entity"])
 with st.form("cf_new"):
     label = st.text_input("Rótulo do campo", key="cf_label")
     field_error("cf_new", "label")
-    kind = st.selectbox("Tipo", list(fields.KINDS), format_func=fields.KINDS.get, key="cf_kind")
+    kind = st.selectbox("Tipo", list(fields.KINDS), format_func=fields.KINDS.get, key="cf_kind",
+        placeholder="Escolha...")
     field_error("cf_new", "kind")
     choices = st.text_input("Opções (para 'Lista de opções', separadas por vírgula)", key="cf_choices")
     field_error("cf_new", "choices")

@@ -77,11 +77,12 @@ def query() -> dams.DamQuery:
     cols = st.columns([3, 2, 2, 2, 3])
     search = cols[0].text_input("Buscar", key="dams_search", placeholder="Contribuinte, CPF/CNPJ ou nº do DAM")
     status = cols[1].selectbox("Situação", ["", *dams.SITUATIONS], key="dams_status",
-                               format_func=lambda s: dams.SITUATIONS.get(s, "Todas"))
+                               format_func=lambda s: dams.SITUATIONS.get(s, "Todas"), placeholder="Escolha...")
     kind = cols[2].selectbox("Receita", ["", *dams.REVENUE_KINDS], key="dams_kind",
-                             format_func=lambda k: dams.REVENUE_KINDS.get(k, "Todas"))
+                             format_func=lambda k: dams.REVENUE_KINDS.get(k, "Todas"), placeholder="Escolha...")
     date_field = cols[3].selectbox("Período por", ["issued_on", "due_on"], key="dams_date_field",
-                                   format_func={"issued_on": "Data de emissão", "due_on": "Vencimento"}.get)
+                                   format_func={"issued_on": "Data de emissão", "due_on": "Vencimento"}.get,
+                                       placeholder="Escolha...")
     period = cols[4].date_input("Período", value=(), format="DD/MM/YYYY", key="dams_period")
     start = period[0] if len(period) > 0 else None
     end = period[1] if len(period) > 1 else start
@@ -301,7 +302,7 @@ def list_tab() -> None:
     table(page.rows)
     nav = st.columns([2, 2, 2, 2, 2])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="dams_page")
-    nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page")
+    nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page", placeholder="Escolha...")
     nav[2].markdown(f"<br>{page.total} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: dams.export_csv(db, actor, mun, filters),
                    lambda: dams.export_xlsx(db, actor, mun, filters))

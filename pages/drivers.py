@@ -79,7 +79,8 @@ def documents(cpf: str) -> None:
     def widgets() -> dict:
         cols = st.columns(3)
         with cols[0]:
-            code = st.selectbox("Documento", list(required), format_func=required.get, key=f"{form}_code")
+            code = st.selectbox("Documento", list(required), format_func=required.get, key=f"{form}_code",
+                placeholder="Escolha...")
             field_error(form, "code")
         with cols[1]:
             issued = st.date_input("Emissão", clock.today(), format="DD/MM/YYYY", key=f"{form}_issued_on")
@@ -110,7 +111,7 @@ def records(cpf: str) -> None:
             on = st.date_input("Data da infração", clock.today(), format="DD/MM/YYYY", key=f"{form}_committed_on")
             field_error(form, "committed_on")
             level = st.selectbox("Gravidade", [v for v, _ in severity.choices], format_func=severity.show,
-                                 key=f"{form}_severity")
+                                 key=f"{form}_severity", placeholder="Escolha...")
             field_error(form, "severity")
             text = st.text_input("Descrição", key=f"{form}_description")
             field_error(form, "description")

@@ -10,7 +10,7 @@ common.page_header("Explorador de dados", "Somente leitura")
 db = common.db()
 names = [n for n in entities.collections(db) if n not in ("meta", "sessions")]
 cols = st.columns([3, 2, 1])
-collection = common.selectbox(cols[0], "Coleção", names, key="explorer_collection")
+collection = common.selectbox(cols[0], "Coleção", names, key="explorer_collection", placeholder="Escolha...")
 only_here = cols[1].toggle("Somente o município escolhido", value=True, key="explorer_only_here")
 page = cols[2].number_input("Página", min_value=1, value=1, key="explorer_page")
 if collection:

@@ -114,7 +114,7 @@ def convocations(queue: list[ridehailing_queue.Pendencia]) -> None:
     if st.session_state.get("insp_notice") not in open_calls:
         st.session_state.pop("insp_notice", None)
     notice = st.selectbox("Convocações em aberto", list(open_calls), format_func=open_calls.get,
-                          key="insp_notice")
+                          key="insp_notice", placeholder="Escolha...")
     st.download_button("Baixar notificação de convocação (PDF)",
                        lambda: ridehailing_documents.convocation_notice_pdf(db, actor, mun, notice),
                        f"convocacao_{notice[-6:]}.pdf", "application/pdf", key="insp_notice_pdf",

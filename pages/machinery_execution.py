@@ -29,7 +29,7 @@ if not rows:
     st.stop()
 rid = st.selectbox("Pedido", [r["id"] for r in rows], key="exec_request",
                    format_func=lambda i: next(f"{r['protocol']} · {r['requester']['name']} · {r['status_label']}"
-                                              for r in rows if r["id"] == i))
+                                              for r in rows if r["id"] == i), placeholder="Escolha...")
 ok, doc = common.attempt(bookings.get_request, db, actor, mun, rid)
 if not ok:
     st.stop()
@@ -131,7 +131,8 @@ if doc["services"] and any(s["kind"] == "passenger_transport" for s in doc["serv
         name = st.text_input("Responsável pela viagem", trip.get("responsible_name", ""), key="exec_trip_name")
         document = st.text_input("CPF do responsável", trip.get("responsible_document", ""), key="exec_trip_doc")
         driver = st.selectbox("Motorista (servidor)", [b["operator_id"] for b in bookings_], key="exec_trip_driver",
-                              format_func=lambda i: next(b["operator"] for b in bookings_ if b["operator_id"] == i))
+                              format_func=lambda i: next(b["operator"] for b in bookings_ if b["operator_id"] == i),
+                                  placeholder="Escolha...")
         passengers = st.text_area("Passageiros (um por linha)", "\n".join(trip.get("passengers") or []),
                                   key="exec_trip_passengers")
         route = st.text_input("Rota", trip.get("route", ""), key="exec_trip_route")
@@ -150,7 +151,7 @@ if doc["services"] and any(s["kind"] == "passenger_transport" for s in doc["serv
     with st.form("exec_incident"):
         on = st.date_input("Data", today, max_value=today, format="DD/MM/YYYY", key="exec_inc_on")
         kind = st.selectbox("Ocorrência", list(bookings.INCIDENT_KINDS), format_func=bookings.INCIDENT_KINDS.get,
-                            key="exec_inc_kind")
+                            key="exec_inc_kind", placeholder="Escolha...")
         description = st.text_area("Descrição", key="exec_inc_text")
         if st.form_submit_button("Registrar ocorrência"):
             done, _ = common.attempt(bookings.record_incident, db, actor, mun, rid, on, kind, description)

@@ -76,7 +76,8 @@ def new_request() -> None:
         lowboy_km = cols[2].text_input("Caminhão prancha: km ida e volta", key="req_lowboy_km")
         bus_item = cols[3].selectbox("Ônibus ou van", ["", "10", "11"], key="req_bus_item",
                                      format_func=lambda v: {"": "—", "10": "Ônibus (item 10)",
-                                                            "11": "Micro-ônibus ou van (item 11)"}[v])
+                                                            "11": "Micro-ônibus ou van (item 11)"}[v],
+                                                                placeholder="Escolha...")
         bus_km = cols[3].text_input("km ida e volta da viagem", key="req_bus_km")
         under("services")
         st.markdown("**Formulário de protocolo (art. 2, §4)**")
@@ -104,7 +105,7 @@ def new_request() -> None:
                                            key="req_property_proof")
             under("property_proof")
             standing = st.selectbox("Situação fiscal do imóvel (art. 2, §1)", list(STANDING), format_func=STANDING.get,
-                                    key="req_property_standing")
+                                    key="req_property_standing", placeholder="Escolha...")
             under("property_standing")
             checked_on = st.date_input("Situação do imóvel verificada em", today, format="DD/MM/YYYY",
                                        key="req_property_checked")
@@ -117,9 +118,11 @@ def new_request() -> None:
         st.markdown("**Desconto (somente item 12, Anexo II)**")
         cols = st.columns(4)
         criterion = cols[0].selectbox("Critério", [""] + [c.name for c in DiscountCriterion], key="req_criterion",
-                                      format_func=lambda n: DiscountCriterion[n].value if n else "Sem desconto")
+                                      format_func=lambda n: DiscountCriterion[n].value if n else "Sem desconto",
+                                          placeholder="Escolha...")
         evidence = cols[1].selectbox("Comprovação", [""] + [e.name for e in EvidenceKind], key="req_evidence",
-                                     format_func=lambda n: EvidenceKind[n].value if n else "—")
+                                     format_func=lambda n: EvidenceKind[n].value if n else "—",
+                                         placeholder="Escolha...")
         reference = cols[2].text_input("Nº ou referência do documento", key="req_evidence_ref")
         income = cols[3].text_input("Renda familiar (R$), se for o critério", key="req_income")
         under("claims")
@@ -276,7 +279,7 @@ def next_step(doc: dict) -> None:
             start = st.date_input("Início previsto do serviço", value=None, format="DD/MM/YYYY", key="req_pay_start")
             defer = st.checkbox("Autorizar vencimento após a conclusão (art. 8, §3)", key="req_pay_defer")
             ground = st.selectbox("Hipótese", [g.name for g in ExtensionGround], key="req_pay_ground",
-                                  format_func=lambda n: ExtensionGround[n].value)
+                                  format_func=lambda n: ExtensionGround[n].value, placeholder="Escolha...")
             reason = st.text_area("Justificativa expressa", key="req_pay_reason")
             days = st.number_input("Dias após a conclusão (até 30)", 1, 30, 30, key="req_pay_days")
             authorization = st.text_input("Autorização prévia da autoridade (inciso II)", key="req_pay_auth")
@@ -348,7 +351,7 @@ with tab_new:
     new_request()
 with tab_list:
     status = st.selectbox("Situação", [""] + list(bookings.STATUS), key="req_status",
-                          format_func=lambda s: bookings.STATUS.get(s, "Todas"))
+                          format_func=lambda s: bookings.STATUS.get(s, "Todas"), placeholder="Escolha...")
     ok, rows = common.attempt(bookings.list_requests, db, actor, mun, status or None)
     rows = rows if ok else []
     listed = [{"Protocolo": r["protocol"], "Data": r["requested_on"], "Solicitante": r["requester"]["name"],
@@ -367,7 +370,7 @@ with tab_list:
         st.session_state["req_open"] = rows[picked[0]]["id"]
     opened = st.selectbox("Abrir pedido", [r["id"] for r in rows], index=None, key="req_pick",
                           format_func=lambda i: next(f"{r['protocol']} · {r['requester']['name']}"
-                                                     for r in rows if r["id"] == i))
+                                                     for r in rows if r["id"] == i), placeholder="Escolha...")
     if opened:
         st.session_state["req_open"] = opened
     if st.session_state.get("req_open"):

@@ -51,7 +51,8 @@ if board.queue:
     with st.form("sched_form"):
         entry = st.selectbox("Pedido", [e.request_id for e in board.queue], key="sched_request",
                              format_func=lambda i: next(f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}"
-                                                        for e in board.queue if e.request_id == i))
+                                                        for e in board.queue if e.request_id == i),
+                                                            placeholder="Escolha...")
         assets = {a["id"]: a["identifier"] for a in board.free_assets}
         operators = {o["id"]: o["name"] for o in board.free_operators}
         cols = st.columns(2)
@@ -76,7 +77,8 @@ if board.queue:
         with st.form("sched_urgent"):
             urgent = st.selectbox("Pedido", [e.request_id for e in board.queue if not e.urgent], key="sched_urgent_req",
                                   format_func=lambda i: next(f"{e.protocol} · {e.requester}"
-                                                             for e in board.queue if e.request_id == i))
+                                                             for e in board.queue if e.request_id == i),
+                                                                 placeholder="Escolha...")
             why = st.text_area("Justificativa registrada", key="sched_urgent_why")
             if st.form_submit_button("Antecipar com justificativa") and urgent:
                 done, doc = common.attempt(bookings.mark_urgent, db, actor, mun, urgent, why)

@@ -21,7 +21,7 @@ mun = common.municipality()
 rows = parameters.history(db, mun)
 names = sorted({r["name"] for r in rows})
 chosen = st.selectbox("Parâmetro", ["(todos)"] + names, key="params_name",
-                      format_func=lambda n: n if n == "(todos)" else f"{label(n)} ({n})")
+                      format_func=lambda n: n if n == "(todos)" else f"{label(n)} ({n})", placeholder="Escolha...")
 
 
 def shown(value):
@@ -78,7 +78,7 @@ def new_version(name, kind, raw, effective, act, note):
 form_errors("params_new", ["name", "value", "effective", "act", "note"])
 with st.form("params_new"):
     name = st.selectbox("Parâmetro", names, key="params_new_name", accept_new_options=True,
-                        format_func=lambda n: f"{label(n)} ({n})")
+                        format_func=lambda n: f"{label(n)} ({n})", placeholder="Escolha...")
     field_error("params_new", "name")
     kind = st.radio("Tipo do valor", list(PARSERS), key="params_new_kind", horizontal=True)
     raw = st.text_input("Valor", key="params_new_value", help="Ex.: 1.621,00 ou 0,05 ou 10")

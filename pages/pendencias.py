@@ -30,7 +30,8 @@ if ok:
     cols = st.columns([3, 1.4, 2, 1.4])
     chosen = cols[0].multiselect("Tipo", kinds, key="pend_kinds", placeholder="Todos os tipos")
     only_late = cols[1].toggle("Só atrasadas", key="pend_late")
-    sort = cols[2].selectbox("Ordenar por", list(SORTS), format_func=SORTS.get, key="pend_sort")
+    sort = cols[2].selectbox("Ordenar por", list(SORTS), format_func=SORTS.get, key="pend_sort",
+        placeholder="Escolha...")
     descending = cols[3].toggle("Decrescente", key="pend_desc")
     rows = [p for p in queue if (not chosen or p.kind in chosen) and (p.late or not only_late)]
     rows.sort(key=lambda p: (getattr(p, sort), p.due, p.protocol), reverse=descending)

@@ -81,7 +81,8 @@ with tab_lists:
                f"sem autorização ativa vira rascunho de auto ({po.reconciliation_reference(mun)}).")
     with st.form("pob_list_form"):
         cols = st.columns(2)
-        platform_id = cols[0].selectbox("Plataforma", list(names), format_func=names.get, key="pob_list_platform")
+        platform_id = cols[0].selectbox("Plataforma", list(names), format_func=names.get, key="pob_list_platform",
+            placeholder="Escolha...")
         received_on = cols[1].date_input("Recebida em", today, format="DD/MM/YYYY", key="pob_list_on")
         field_error("pob_list", "received_on")
         upload = st.file_uploader("Arquivo da relação (CSV ou XLSX com as colunas CPF, Placa, Nome)",
@@ -126,7 +127,8 @@ with tab_requests:
     st.caption(f"Pedido justificado; a plataforma tem 24 horas da notificação ({rules.ref('data_request')}). "
                "Horários de Cuiabá.")
     with st.form("pob_req_form", clear_on_submit=True):
-        req_platform = st.selectbox("Plataforma", list(names), format_func=names.get, key="pob_req_platform")
+        req_platform = st.selectbox("Plataforma", list(names), format_func=names.get, key="pob_req_platform",
+            placeholder="Escolha...")
         justification = st.text_area("Justificativa", key="pob_req_justification")
         field_error("pob_req", "justification")
         cols = st.columns(2)
@@ -148,7 +150,8 @@ with tab_requests:
                      for r in requests if r.answered_at is None}
         if open_ones:
             with st.form("pob_ans_form"):
-                chosen = st.selectbox("Pedido respondido", list(open_ones), format_func=open_ones.get, key="pob_ans_id")
+                chosen = st.selectbox("Pedido respondido", list(open_ones), format_func=open_ones.get, key="pob_ans_id",
+                    placeholder="Escolha...")
                 cols = st.columns(2)
                 ans_day = cols[0].date_input("Respondido em (data)", today, format="DD/MM/YYYY", key="pob_ans_day")
                 ans_time = cols[1].time_input("Hora (Cuiabá)", now_local, step=60, key="pob_ans_time")
@@ -163,7 +166,8 @@ with tab_trips:
                f" (campos mínimos: {rules.trip_data_fields[0].reference.rsplit(',', 1)[0]}, I a VI; avaliação "
                "pode ficar em branco).")
     with st.form("pob_trip_form"):
-        trip_platform = st.selectbox("Plataforma", list(names), format_func=names.get, key="pob_trip_platform")
+        trip_platform = st.selectbox("Plataforma", list(names), format_func=names.get, key="pob_trip_platform",
+            placeholder="Escolha...")
         trip_file = st.file_uploader("Arquivo de viagens (CSV)", type=["csv"], key="pob_trip_file")
         field_error("pob_trip", "file")
         buttons = st.columns(2)
@@ -184,7 +188,8 @@ with tab_issqn:
                "no dia de cada viagem (parâmetro issqn_rate); vence no dia issqn_due_day do mês seguinte.")
     with st.form("pob_iss_form"):
         cols = st.columns(2)
-        iss_platform = cols[0].selectbox("Plataforma", list(names), format_func=names.get, key="pob_iss_platform")
+        iss_platform = cols[0].selectbox("Plataforma", list(names), format_func=names.get, key="pob_iss_platform",
+            placeholder="Escolha...")
         competence = cols[1].date_input("Mês de competência (qualquer dia do mês)", today, format="DD/MM/YYYY",
                                         key="pob_iss_month")
         assess = st.form_submit_button("Apurar o ISSQN do mês")
@@ -204,7 +209,7 @@ with tab_issqn:
         if without_dam:
             with st.form("pob_dam_form"):
                 chosen_month = st.selectbox("Emitir DAM do mês", list(without_dam), format_func=without_dam.get,
-                                            key="pob_dam_id")
+                                            key="pob_dam_id", placeholder="Escolha...")
                 address = st.text_input("Endereço da plataforma (se não estiver em Contribuintes)", key="pob_dam_address")
                 field_error("pob_dam", "address")
                 issue = st.form_submit_button("Emitir DAM")

@@ -35,7 +35,8 @@ def reports(doc: dict) -> None:
     with st.form("plat_report_form"):
         cols = st.columns(3)
         with cols[0]:
-            kind = st.selectbox("Obrigação", list(KINDS), format_func=KINDS.get, key="plat_report_kind")
+            kind = st.selectbox("Obrigação", list(KINDS), format_func=KINDS.get, key="plat_report_kind",
+                placeholder="Escolha...")
             field_error("plat_report", "kind")
         with cols[1]:
             on = st.date_input("Data da entrega ou mês de competência", clock.today(), format="DD/MM/YYYY",

@@ -25,7 +25,7 @@ if not ok or not tables:
 chosen = st.selectbox("Versão", [t.effective for t in tables], key="prices_version",
                       format_func=lambda d: next(t.label for t in tables if t.effective == d)
                       + (" · em vigor hoje" if d == max(t.effective for t in tables if t.effective <= today)
-                         else " · futura" if d > today else ""))
+                         else " · futura" if d > today else ""), placeholder="Escolha...")
 table = next(t for t in tables if t.effective == chosen)
 st.dataframe(pd.DataFrame([{**row, "Preço (R$)": fmt.brl(row["Preço (R$)"]),
                             "Em vigor desde": fmt.day(row["Em vigor desde"])}
@@ -51,7 +51,7 @@ def under(field: str) -> None:
 with st.form("prices_update"):
     cols = st.columns(2)
     with cols[0]:
-        index = st.selectbox("Índice", [i.value for i in PriceIndex], key="prices_index")
+        index = st.selectbox("Índice", [i.value for i in PriceIndex], key="prices_index", placeholder="Escolha...")
         under("index")
         variation = st.text_input("Variação acumulada do índice (%)", key="prices_variation",
                                   placeholder="Ex.: 4,62")

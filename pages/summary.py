@@ -45,7 +45,7 @@ def report(_actor, username: str, municipality: str, start: date, end: date, ver
 today = common.today()
 municipality = common.municipality()  # the sidebar's choice, among the user's municipalities only
 left, right = st.columns([2, 3])
-preset = left.selectbox("Período", PRESETS, index=3, key="summary_preset")
+preset = left.selectbox("Período", PRESETS, index=3, key="summary_preset", placeholder="Escolha...")
 start, end = preset_period(preset, today)
 if preset == "Personalizado":
     chosen = right.date_input("De – até", value=(start, end), format="DD/MM/YYYY", key="summary_range",

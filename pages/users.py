@@ -34,8 +34,10 @@ with left, st.form("users_new"):
     st.subheader("Novo usuário")
     username = st.text_input("Usuário (login)", key="users_new_username")
     name = st.text_input("Nome completo", key="users_new_name")
-    role = st.selectbox("Perfil", list(auth.ROLES), format_func=auth.ROLES.get, key="users_new_role")
-    muns = st.multiselect("Municípios", list(grantable), format_func=grantable.get, key="users_new_muns")
+    role = st.selectbox("Perfil", list(auth.ROLES), format_func=auth.ROLES.get, key="users_new_role",
+        placeholder="Escolha...")
+    muns = st.multiselect("Municípios", list(grantable), format_func=grantable.get, key="users_new_muns",
+        placeholder="Escolha...")
     password = st.text_input(f"Senha inicial (mín. {auth.MIN_PASSWORD_LENGTH} caracteres)", type="password",
                              key="users_new_password")
     if st.form_submit_button("Criar usuário", type="primary"):
@@ -44,7 +46,8 @@ with left, st.form("users_new"):
             st.success(f"Usuário '{username}' criado.")
 with right, st.form("users_edit"):
     st.subheader("Alterar usuário")
-    target = st.selectbox("Usuário", [u["username"] for u in users] if ok else [], key="users_edit_target")
+    target = st.selectbox("Usuário", [u["username"] for u in users] if ok else [], key="users_edit_target",
+        placeholder="Escolha...")
     action = st.radio("Ação", ["Desbloquear", "Desativar", "Reativar", "Nova senha"], key="users_edit_action",
                       horizontal=True)
     new_password = st.text_input("Nova senha (para 'Nova senha')", type="password", key="users_edit_password")

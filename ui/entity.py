@@ -96,11 +96,11 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
         options = [None] + ([True, False] if f.kind == "bool" else [v for v, _ in f.choices])
         filters[f.name] = col.selectbox(
             f.label, options, key=f"{key}_f_{f.name}",
-            format_func=lambda v, f=f: "Todos" if v is None else f.show(v),
+            format_func=lambda v, f=f: "Todos" if v is None else f.show(v), placeholder="Escolha..."
         )
     sortable = spec.list_fields
     sort = cols[-2].selectbox("Ordenar por", [f.name for f in sortable], key=f"{key}_sort",
-                              format_func=lambda n: spec.field(n).label)
+                              format_func=lambda n: spec.field(n).label, placeholder="Escolha...")
     descending = cols[-1].toggle("Decrescente", key=f"{key}_desc")
     query = ListQuery(search=search, filters=filters, sort=sort, descending=descending,
                       page=st.session_state.get(f"{key}_page", 1),
@@ -129,7 +129,7 @@ def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind
         if st.session_state.get(f"{key}_page", 1) > max(1, pages):  # a narrower filter has fewer pages
             st.session_state[f"{key}_page"] = max(1, pages)
         nav[0].number_input("Página", min_value=1, max_value=max(1, pages), key=f"{key}_page")
-        nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page")
+        nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page", placeholder="Escolha...")
     shown = f"{total} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
     nav[2].markdown(f"<br>{shown}", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], kind, mun, key, csv_data, xlsx_data)

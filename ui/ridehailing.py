@@ -242,7 +242,7 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
     if unreported:
         with st.form(f"{collection}_report_form"):
             chosen = st.selectbox("Alteração não comunicada", list(unreported), format_func=unreported.get,
-                                  key=f"{collection}_report_change")
+                                  key=f"{collection}_report_change", placeholder="Escolha...")
             on = st.date_input("Comunicada em", clock.today(), format="DD/MM/YYYY", key=f"{collection}_report_on")
             if st.form_submit_button("Registrar a comunicação"):
                 ok, _ = common.attempt(ridehailing_changes.report_change, common.db(), actor, mun, chosen, on)
@@ -253,7 +253,7 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
     if irregular:
         with st.form(f"{collection}_close_form"):
             chosen = st.selectbox("Alteração fora do prazo", list(irregular), format_func=irregular.get,
-                                  key=f"{collection}_close_change")
+                                  key=f"{collection}_close_change", placeholder="Escolha...")
             note = st.text_input("Providência tomada (p.ex. auto de infração nº)", key=f"{collection}_close_note")
             if st.form_submit_button("Encerrar a pendência"):
                 ok, _ = common.attempt(ridehailing_changes.close_change, common.db(), actor, mun, chosen, note)
