@@ -32,4 +32,5 @@ else:
     page = st.navigation(navigation.build(actor, chosen.modules if chosen else (), requested))
     if notice := st.session_state.pop(navigation.NOTICE, None):
         st.info(notice)
+    navigation.open_linked_record(page)
 page.run()

@@ -308,6 +308,13 @@ def list_tab() -> None:
                    lambda: dams.export_xlsx(db, actor, mun, filters))
     st.divider()
     by_id = {d["id"]: d for d in page.rows}
+    linked = st.session_state.get("dams_open")
+    if linked and linked not in by_id:  # opened from a link (audit log) or kept from another page of the list
+        ok, dam = common.attempt(dams.get, db, actor, mun, linked)
+        if ok:
+            by_id = {linked: dam, **by_id}
+        else:
+            st.session_state.pop("dams_open")
     chosen = st.selectbox("Abrir DAM", list(by_id), index=None, format_func=lambda i: label(by_id[i]),
                           key="dams_open", placeholder="Escolha um DAM da lista…")
     if chosen:

@@ -48,3 +48,15 @@ def test_the_data_explorer_shows_instants_in_cuiaba_time(db):
     cells = at.dataframe[0].value["created_at"].tolist()
     assert "01/12/2026 11:00:00" in cells
     assert not any("+00:00" in str(c) for c in cells)
+
+
+def test_an_audit_link_names_the_key_that_opens_its_record_on_the_page():
+    """Item 10 of the everyday-use issue: "Abrir registro" in the audit log opens the record itself."""
+    from ui import navigation
+
+    for collection, key in navigation.OPEN_KEYS.items():
+        link = navigation.record_link(collection, "abc123")
+        path, record_id = link.lstrip("/").split("?id=")
+        assert navigation.linked_record(path, record_id) == (key, "abc123"), collection
+    assert navigation.linked_record("drivers", None) is None
+    assert navigation.linked_record("users", "abc123") is None  # no record picker there

@@ -132,6 +132,31 @@ RECORD_PAGES = {"taxpayers": "pages/taxpayers.py", "dams": "pages/dams.py", "pla
                 "custom_fields": "pages/custom_fields.py"}
 
 
+# The session key each record page reads to open one record (its picker or "go to" key).
+OPEN_KEYS = {"taxpayers": "taxpayers_open", "dams": "dams_open", "platforms": "plat_open",
+             "drivers": "drivers_open", "vehicles": "vehicles_open", "authorizations": "auth_goto"}
+
+
+def linked_record(url_path: str, record_id: str | None) -> tuple[str, str] | None:
+    """The (session key, id) that opens the record a link ``/<page>?id=...`` names, or None."""
+    if not record_id:
+        return None
+    for collection, path in RECORD_PAGES.items():
+        if PurePosixPath(path).stem == url_path and collection in OPEN_KEYS:
+            return OPEN_KEYS[collection], record_id
+    return None
+
+
+def open_linked_record(page) -> None:
+    """A link from the audit log (``/drivers?id=...``) opens that record on its page, once."""
+    record_id = st.query_params.get("id")
+    found = linked_record(getattr(page, "url_path", ""), record_id)
+    if found:
+        st.session_state[found[0]] = found[1]
+    if record_id:
+        del st.query_params["id"]
+
+
 def record_link(collection: str, doc_id: str | None) -> str | None:
     """The address of the page that opens a record (``/drivers?id=...``); None when there is none."""
     path = RECORD_PAGES.get(collection)
