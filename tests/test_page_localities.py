@@ -101,3 +101,16 @@ def test_secretaria_and_gabinete_cannot_open_it(db, actor):
     direct = page(TYPED, actor)
     assert [e.value for e in direct.error] == ["Seu perfil não tem acesso a esta página."]
     assert len(direct.data_editor) == 0
+
+
+def test_the_service_refuses_a_date_before_today_and_a_repeated_locality(db):
+    from services import localities
+    from services.errors import ValidationFailed
+
+    rows = [*TYPED, {"Ordem": 3, "Zona": "zona sul", "Localidade": "linha 04", "Área": "rural"},
+            {"Ordem": float("nan"), "Zona": None, "Localidade": float("nan"), "Área": None}]
+    with pytest.raises(ValidationFailed) as refused:
+        localities.save(db, TI, MUN, clock.today() - timedelta(days=1), rows, "Portaria 12/2027")
+    assert set(refused.value.errors) == {"effective", "linha 3"}
+    assert refused.value.errors["linha 3"] == "Linha 3: a localidade linha 04 da zona zona sul já está na linha 1."
+    assert localities.save(db, TI, MUN, clock.today(), TYPED, "Portaria 12/2027") == 2
