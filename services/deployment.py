@@ -21,6 +21,7 @@ from rules.dam.pix import MAX_NAME, merchant_name_cut
 from rules.params import ParameterBook, ParameterMissing
 from rules.registry import MACHINERY, RIDE_HAILING, demo_parameters
 from services import audit, clock, fields, municipalities, parameters, store
+from services.bookings import LOCALITIES
 from services.auth import Actor, authorize
 from services.errors import ValidationFailed
 from services.parameter_labels import label
@@ -31,6 +32,7 @@ DEMO_VALUE = "valor de demonstração"
 DEMO_MARK = "demonstração"
 PARAMETERS_PAGE = "Parâmetros"
 DEPLOYMENT_PAGE = "Implantação"
+LOCALITIES_PAGE = "Zonas e localidades"
 WARNING = "aviso"
 
 COMMON = (FEBRABAN_CODE, parameters.HOLIDAYS, "ouvidoria_phone", PIX_KEY, FINE_DAILY, FINE_MAX, INTEREST_MONTHLY)
@@ -41,8 +43,9 @@ REVENUE_KINDS_BY_MODULE = {  # the DAM revenue kinds each module issues (service
 }
 BY_MODULE = {
     RIDE_HAILING: (FEE_PARAMETER, "issqn_rate", *map(revenue_code_parameter, REVENUE_KINDS_BY_MODULE[RIDE_HAILING])),
-    MACHINERY: tuple(map(revenue_code_parameter, REVENUE_KINDS_BY_MODULE[MACHINERY])),
+    MACHINERY: (LOCALITIES, *map(revenue_code_parameter, REVENUE_KINDS_BY_MODULE[MACHINERY])),
 }
+PAGES = {LOCALITIES: LOCALITIES_PAGE}  # parameters kept on a page of their own rather than on Parâmetros
 WHAT = {  # pt-BR names where parameter_labels has none
     FEE_PARAMETER: "Taxa de autorização do transporte por aplicativo (R$)",
     **{revenue_code_parameter(kind): f"Código de receita do DAM: {what}"
@@ -108,7 +111,7 @@ def _pix_name_warning(book: ParameterBook) -> list[MissingValue]:
 
 def _parameter(book: ParameterBook, name: str) -> MissingValue | None:
     what = WHAT.get(name, label(name))
-    where = f"{PARAMETERS_PAGE} → {what} ({name})"
+    where = f"{PAGES.get(name, PARAMETERS_PAGE)} → {what} ({name})"
     try:
         version = book.version(name, clock.today())
     except ParameterMissing:

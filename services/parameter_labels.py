@@ -30,6 +30,7 @@ LABELS = {
     "km_reading_items_07_09": "Leitura dos itens 07/09 (quilômetro excedente)",
     "load_limit_counting": "Contagem do limite de cargas",
     "loads_per_stage_limit": "Cargas por etapa do cronograma",
+    "machinery_localities": "Zonas e localidades do cronograma (art. 3, §1)",
     "medical_certificate_days": "Validade do atestado médico sem data impressa (dias)",
     "minimum_wage": "Salário mínimo (R$)",
     "municipal_holidays": "Feriados municipais",

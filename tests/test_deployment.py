@@ -91,6 +91,16 @@ def test_a_machinery_municipality_is_not_asked_for_ride_hailing_values(fresh):
     assert "issqn_rate" not in names
 
 
+def test_a_machinery_municipality_is_asked_for_its_zones_and_localities(fresh):
+    """The regional schedule (Decreto 017/2026, art. 3, §1) needs the list only TI can set."""
+    listed = {item.parameter: item for item in deployment.missing_values(fresh, TI, "nova_lacerda")}
+    item = listed["machinery_localities"]
+    assert item.status == deployment.NOT_SET
+    assert item.what == "Zonas e localidades do cronograma (art. 3, §1)"
+    assert item.where == "Zonas e localidades → Zonas e localidades do cronograma (art. 3, §1) (machinery_localities)"
+    assert "machinery_localities" not in {i.parameter for i in deployment.missing_values(fresh, TI, "chapada")}
+
+
 def test_demo_values_are_listed_as_demo_and_a_real_value_is_no_longer_listed(demo):
     listed = {item.parameter: item for item in deployment.missing_values(demo, TI, "matupa") if item.parameter}
     assert listed["dam_febraban_code"].status == deployment.DEMO_VALUE
@@ -123,7 +133,7 @@ def not_set_counts(at: AppTest) -> list[int]:
 def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store(fresh):
     at = page_as_ti()
     assert [h.value for h in at.subheader] == ["Chapada dos Guimarães", "Matupá", "Nova Lacerda"]
-    assert not_set_counts(at) == [16, 15, 12]
+    assert not_set_counts(at) == [16, 15, 13]
     chapada = at.dataframe[0].value
     assert "Parâmetros → Código FEBRABAN do município (4 dígitos) (dam_febraban_code)" in list(chapada["Onde cadastrar"])
 
@@ -131,6 +141,6 @@ def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store
 def test_the_page_lists_fewer_missing_values_on_the_demo_store(demo):
     at = page_as_ti()
     missing = not_set_counts(at)
-    assert all(now < before for now, before in zip(missing, [16, 15, 12])) and len(missing) == 3
+    assert all(now < before for now, before in zip(missing, [16, 15, 13])) and len(missing) == 3
     chapada = at.dataframe[0].value
     assert deployment.DEMO_VALUE in set(chapada["Situação"])

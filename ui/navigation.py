@@ -60,6 +60,8 @@ PAGES = (
     PageDef("pages/parameters.py", "Parâmetros", ":material/tune:", "Administração (TI)", "admin"),
     PageDef("pages/price_table.py", "Tabela de preços", ":material/price_change:", "Administração (TI)", "admin",
             "maquinas"),
+    PageDef("pages/localities.py", "Zonas e localidades", ":material/map:", "Administração (TI)", "admin",
+            "maquinas"),
     PageDef("pages/custom_fields.py", "Campos personalizados", ":material/edit_note:", "Administração (TI)", "admin"),
     PageDef("pages/audit.py", "Auditoria", ":material/history:", "Administração (TI)", "admin"),
     PageDef("pages/explorer.py", "Explorador de dados", ":material/database:", "Administração (TI)", "admin"),
