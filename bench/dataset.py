@@ -329,23 +329,29 @@ class Generator:
         self.audit_entries[mun] += 1
 
     def audit(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, before: dict,
-              after: dict, note: str, moment: datetime) -> None:
+              after: dict, note: str, moment: datetime, stored: dict | None = None) -> None:
         """The entry ``audit.record`` writes for a change from ``before`` to ``after``."""
-        self.log(actor, mun, action, collection, doc_id, _changes(before, after), note, moment)
+        self.log(actor, mun, action, collection, doc_id, _changes(before, after), note, moment,
+                 stored=stored, values={**before, **after})
 
     def log(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, changes: dict,
-            note: str, moment: datetime) -> None:
-        """Queue an audit entry (``changes`` in stored form)."""
+            note: str, moment: datetime, stored: dict | None = None, values: dict | None = None) -> None:
+        """Queue an audit entry (``changes`` in stored form); ``stored`` is the record as the store holds
+        it after the write, for the record's own key (``audit.key_from``)."""
         self.count_audit(mun)
-        self.out.add("audit", self.entry(actor, mun, action, collection, doc_id, changes, note, moment))
+        self.out.add("audit", self.entry(actor, mun, action, collection, doc_id, changes, note, moment, stored, values))
 
     def entry(self, actor: Actor, mun: str | None, action: str, collection: str, doc_id: Any, changes: dict,
-              note: str, moment: datetime) -> dict:
-        """An audit entry: the service's template entry with this entry's values."""
+              note: str, moment: datetime, stored: dict | None = None, values: dict | None = None) -> dict:
+        """An audit entry: the service's template entry with this entry's values, and the record's own
+        key as ``audit.record`` keeps it (from the values written, else from ``stored``)."""
+        if values is None:
+            values = {name: change.get("after") for name, change in changes.items()}
+        key = audit.key_from(values, stored) or (actor.username if collection == "users" else "")
         return {**self.audit_template, "at": moment, "username": actor.username, "user_name": actor.name,
                 "role": actor.role, "municipality": mun, "action": action, "collection": collection,
-                "doc_id": str(doc_id) if doc_id is not None else None, "changes": changes, "note": note,
-                "_id": self.sink.new_id()}
+                "doc_id": str(doc_id) if doc_id is not None else None, "key": key, "changes": changes,
+                "note": note, "_id": self.sink.new_id()}
 
     def number(self, mun: str, kind: str, year: int) -> tuple[int, str]:
         key = f"{mun}/{kind}/{year}"
@@ -586,7 +592,7 @@ class Generator:
             if old != new:
                 logged[key] = {"before": old, "after": new}
         doc.update({**changes, "updated_at": moment})
-        self.log(who, mun, kind.value, "authorizations", doc["_id"], logged, note, moment)
+        self.log(who, mun, kind.value, "authorizations", doc["_id"], logged, note, moment, stored=doc)
 
     def state(self, doc: dict, mun: str, on: date):
         return self.rules.authorization_status(ridehailing.authorization_concept(doc), on, self.book, self.calendar)
@@ -638,7 +644,8 @@ class Generator:
         fee = {"dam_id": str(dam["_id"]), "number": dam["number"], "amount": amount, "due": dam["due_on"],
                "purpose": purpose, "paid": False, "fee_total": amount, "received": [], "short": None}
         doc["fee_dam"] = fee
-        self.audit(actor, mun, "fee_dam", "authorizations", doc["_id"], {}, {"fee_dam": fee}, "", _instant(on, self.rng))
+        self.audit(actor, mun, "fee_dam", "authorizations", doc["_id"], {}, {"fee_dam": fee}, "", _instant(on, self.rng),
+                   stored=doc)
         if not paid:
             return
         received = [{"dam_id": fee["dam_id"], "number": fee["number"], "amount": amount, "paid_on": on, "alerts": []}]
@@ -691,7 +698,7 @@ class Generator:
             self.log(actor, mun, "cancel", dams.COLLECTION, doc["_id"],
                      {"cancel_reason": {"before": None, "after": reason},
                       "status": {"before": dams.ISSUED, "after": dams.CANCELLED}},
-                     f"DAM {number} cancelado: {reason}", moment)
+                     f"DAM {number} cancelado: {reason}", moment, stored=doc)
         self.out.add(dams.COLLECTION, doc)
         return {"_id": doc["_id"], "number": number, "due_on": due_on}
 
@@ -728,7 +735,7 @@ class Generator:
             doc["handlers_done_at"] = moment
         self.log(actor, mun, "pay", dams.COLLECTION, doc["_id"],
                  {"payment": {"before": None, "after": payment}, "status": {"before": dams.ISSUED, "after": dams.PAID}},
-                 f"DAM {doc['number']}: {note}", moment)
+                 f"DAM {doc['number']}: {note}", moment, stored=doc)
 
     def other_dams(self, mun: str, staff: list[Actor], target: int) -> None:
         """Fill the DAM count with the municipality's revenues: paid, issued, overdue and cancelled."""
@@ -769,7 +776,7 @@ class Generator:
                 continue
             actor = rng.choice(staff)
             self.log(actor, mun, "update", name, doc["_id"], {field: {"before": doc.get(field), "after": new}}, "",
-                     moment)
+                     moment, stored=doc)
             doc.update({field: new, "updated_at": moment, "updated_by": actor.username})
         for name, doc in records:
             self.out.add(name, doc)

@@ -81,21 +81,25 @@ def _key_of(db: Database, actor: Any, collection: str, doc_id: Any, before: dict
     """The record's own key (CPF, plate, number, username), kept in the entry: from the values
     written, else read from the record (one read by id per write, never per page shown)."""
     values = {**(before or {}), **(after or {})}
-    for name in KEY_FIELDS:
-        if isinstance(values.get(name), str) and values[name]:
-            return values[name]
-    if doc_id is not None and collection not in ("users",):
+    stored = None
+    if not _first(values, KEY_FIELDS) and doc_id is not None and collection not in ("users",):
         try:
             stored = db[collection].find_one({"_id": ObjectId(str(doc_id))}, {k: 1 for k in KEY_FIELDS + NAME_FIELDS})
         except (InvalidId, TypeError):
             stored = None
-        for name in KEY_FIELDS + NAME_FIELDS:
-            if stored and isinstance(stored.get(name), str) and stored[name]:
-                return stored[name]
-    for name in NAME_FIELDS:
-        if isinstance(values.get(name), str) and values[name]:
+    return key_from(values, stored) or (actor.username if collection == "users" else "")
+
+
+def _first(values: dict | None, names: tuple[str, ...]) -> str:
+    for name in names:
+        if values and isinstance(values.get(name), str) and values[name]:
             return values[name]
-    return actor.username if collection == "users" else ""
+    return ""
+
+
+def key_from(values: dict, stored: dict | None) -> str:
+    """The key an entry keeps: a key field written, else the stored record's key or name, else a name written."""
+    return _first(values, KEY_FIELDS) or _first(stored, KEY_FIELDS + NAME_FIELDS) or _first(values, NAME_FIELDS)
 
 
 def record(
