@@ -6,6 +6,7 @@ from ui import common, navigation
 
 st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_balance:", layout="wide")
 common.defaults()
+common.house_style()
 
 actor = common.resume()
 common.keep_cookie()

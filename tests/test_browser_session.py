@@ -174,6 +174,12 @@ def test_no_english_streamlit_string_on_any_page_of_the_role(panel, browser, use
         placeholders = page.eval_on_selector_all("input, textarea", "els => els.map(e => e.placeholder || '')")
         text = page.inner_text("body") + "\n" + "\n".join(placeholders)
         words = [w for w in ENGLISH if w in text] + (["empty"] if EMPTY_GRID.search(text) else [])
+        tables = page.locator('[data-testid="stDataFrame"]:visible')
+        if tables.count():  # the table toolbar's tooltips are English ("Download as CSV", "Search")
+            tables.first.hover()
+            page.wait_for_timeout(300)
+            if page.locator('[data-testid="stElementToolbar"]:visible').count():
+                words.append("table toolbar")
         if words:
             found[title] = words
             page.screenshot(path=str(tmp_path / f"{username}-{title}.png"), full_page=True)

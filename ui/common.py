@@ -40,6 +40,16 @@ def defaults() -> None:
     st.session_state.setdefault("municipality", None)
 
 
+# Streamlit's table toolbar (search, download, fullscreen) has English tooltips that cannot be
+# translated; every list of the panel has its own pt-BR search and CSV/XLSX buttons, so it is hidden.
+HOUSE_STYLE = '<style>[data-testid="stElementToolbar"] { display: none !important; }</style>'
+
+
+def house_style() -> None:
+    """Once per request, before any page: what the panel changes in Streamlit's own look."""
+    st.markdown(HOUSE_STYLE, unsafe_allow_html=True)
+
+
 def resume() -> Actor | None:
     """The actor of this request, rebuilt from the store; None when nobody is logged in.
 
