@@ -201,9 +201,36 @@ ACTION_LABELS = {
 }
 VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "remove": "Remoção",
          "cancel": "Cancelamento", "pay": "Pagamento", "requested": "Pedido", "granted": "Concessão",
-         "denied": "Indeferimento", "renewed": "Renovação", "revoked": "Cassação", "suspended": "Suspensão"}
+         "denied": "Indeferimento", "renewed": "Renovação", "revoked": "Revogação", "suspended": "Suspensão",
+         # authorization events (rules.ridehailing.lifecycle.EventKind)
+         "refused": "Indeferimento", "approved": "Aprovação", "inspection_passed": "Vistoria aprovada",
+         "inspection_failed": "Vistoria reprovada", "inspection_called": "Convocação para vistoria",
+         "fee_paid": "Pagamento da taxa", "renewal_requested": "Pedido de renovação",
+         "renewal_fee_paid": "Pagamento da taxa de renovação", "vehicle_substituted": "Substituição do veículo",
+         "cassada": "Cassação", "cancelled": "Cancelamento", "fee_dam": "Emissão do DAM da taxa",
+         "fee_short": "Pagamento a menor da taxa", "open_keys_released": "Liberação de placa e condutor",
+         "attach": "Anexo", "import": "Importação", "draft": "Rascunho", "incident": "Ocorrência",
+         "price_table_update": "Atualização da tabela de preços",
+         "data_change_reported": "Comunicação de alteração", "data_change_closed": "Conclusão de alteração",
+         # autos de infração (services.enforcement)
+         "lavrar": "Lavratura", "notify": "Notificação", "notify_platform": "Notificação da plataforma",
+         "defence": "Defesa", "decide": "Decisão", "appeal": "Recurso", "decide_appeal": "Decisão do recurso",
+         "fine_dam": "Emissão do DAM da multa", "fine_paid": "Pagamento da multa", "sanction": "Penalidade",
+         "measure": "Medida administrativa", "void": "Anulação",
+         # service bookings (services.bookings)
+         "technical_visit": "Vistoria técnica", "social_report_requested": "Pedido de parecer social",
+         "social_report_answered": "Parecer social", "quote": "Orçamento", "payment_plan": "Plano de pagamento",
+         "dam_paid": "Baixa de DAM", "refuse": "Recusa", "urgent": "Urgência", "book": "Agendamento",
+         "cancel_booking": "Cancelamento do agendamento", "start": "Início da execução", "complete": "Conclusão",
+         "credit_returned": "Devolução de crédito", "trip": "Dados da viagem"}
 COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmetro", "files": "Arquivo",
-                     "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados"}
+                     "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados",
+                     "municipalities": "Município", "sessions": "Sessão", "autos": "Auto de infração",
+                     "booking_requests": "Pedido de serviço", "machinery_bookings": "Agendamento de máquina",
+                     "platform_lists": "Relação da plataforma", "platform_drafts": "Achado de conciliação",
+                     "platform_data_requests": "Pedido de dados à plataforma",
+                     "platform_trips": "Dados de viagem", "platform_trip_imports": "Importação de dados de viagem",
+                     "platform_issqn": "ISSQN da plataforma"}
 
 
 def entity_label(collection: str) -> str:
@@ -224,7 +251,8 @@ def action_label(action: str, collection: str) -> str:
         return ACTION_LABELS[(action, collection)]
     verb = VERBS.get(action, action.replace("_", " ").capitalize())
     label = entity_label(collection)
-    return f"{verb} de {label if label.isupper() else label[:1].lower() + label[1:]}"
+    acronym = label.split()[:1] and label.split()[0].isupper()  # "DAM", "ISSQN da plataforma" keep their case
+    return f"{verb} de {label if acronym else label[:1].lower() + label[1:]}"
 
 
 def field_label(collection: str, name: str) -> str:

@@ -60,3 +60,19 @@ def test_an_audit_link_names_the_key_that_opens_its_record_on_the_page():
         assert navigation.linked_record(path, record_id) == (key, "abc123"), collection
     assert navigation.linked_record("drivers", None) is None
     assert navigation.linked_record("users", "abc123") is None  # no record picker there
+
+
+def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):
+    """Item 10: the register names each action in pt-BR ("Lavratura de auto de infração"), never an
+    identifier ("lavrar", "platform_issqn") — over every action and collection the demo writes."""
+    from seed.demo import seed_demo
+    from services import audit
+
+    seed_demo(db)
+    pairs = {(e["action"], e["collection"]) for e in db["audit"].find({}, {"action": 1, "collection": 1})}
+    assert len(pairs) > 40
+    named = set(audit.VERBS) | set(audit.SESSION_ACTIONS)
+    technical = {f"{action}/{collection}": audit.action_label(action, collection) for action, collection in pairs
+                 if (action not in named and (action, collection) not in audit.ACTION_LABELS)
+                 or audit.entity_label(collection) == collection}
+    assert technical == {}
