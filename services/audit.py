@@ -265,9 +265,58 @@ def field_label(collection: str, name: str) -> str:
             return spec.field(name).label
         except KeyError:
             pass
-    return {"password": "Senha", "active": "Ativo", "role": "Perfil", "municipalities": "Municípios",
-            "name": "Nome", "locked_until": "Bloqueada até", "payment": "Pagamento", "status": "Situação",
-            "amount": "Valor"}.get(name, name)
+    return FIELD_NAMES.get(name, name)
+
+
+# Fields of records without a register spec (DAMs, autos, bookings, platform obligations), by the
+# word the screens use for them.
+FIELD_NAMES = {
+    "password": "Senha", "active": "Ativo", "role": "Perfil", "municipalities": "Municípios", "name": "Nome",
+    "locked_until": "Bloqueada até", "payment": "Pagamento", "status": "Situação", "amount": "Valor",
+    "act": "Ato", "after_due": "Após o vencimento", "agent_name": "Agente", "agent_registration": "Matrícula do agente",
+    "answered_at": "Respondido em", "appeal": "Recurso", "attachments": "Anexos", "auto_id": "Auto de infração",
+    "auto_on": "Data do auto", "barcode": "Código de barras", "base": "Base de cálculo",
+    "base_severity": "Gravidade da infração", "cancel_reason": "Motivo do cancelamento", "changed_on": "Alterado em",
+    "changes": "Alterações", "closing_note": "Observação de conclusão", "cnpj": "CNPJ", "coat_of_arms": "Brasão",
+    "collection": "Registro", "committed_on": "Data da infração", "competence": "Competência",
+    "convocation": "Convocação", "created_at": "Criado em", "created_by": "Criado por", "dam_id": "DAM",
+    "dam_number": "Número do DAM", "deadline_at": "Prazo", "decision": "Decisão", "declarations": "Declarações",
+    "defence": "Defesa", "description": "Descrição", "difficult_access": "Acesso difícil",
+    "discount": "Desconto", "discount_claims": "Descontos pedidos", "driver_address": "Endereço do condutor",
+    "driver_cpf": "CPF do condutor", "driver_name": "Condutor", "due_note": "Observação do vencimento",
+    "due_on": "Vencimento", "effective": "Vigência", "environmental_licence": "Licença ambiental",
+    "events": "Eventos", "evidence": "Provas", "execution": "Execução", "facts": "Fatos",
+    "failed_logins": "Tentativas de entrada recusadas", "fee_dam": "DAM da taxa", "file_name": "Arquivo",
+    "file_sha": "Arquivo (SHA-256)", "findings": "Verificações", "fine": "Multa", "fine_amount": "Valor da multa",
+    "fine_dam": "DAM da multa", "harms_essential_activities": "Prejudica atividades essenciais",
+    "hit_count": "Achados", "identification": "Identificação", "infraction_code": "Infração",
+    "infraction_reference": "Fundamento", "infraction_text": "Descrição da infração", "instructions": "Instruções",
+    "interest": "Juros", "issued_on": "Emissão", "justification": "Justificativa",
+    "late_notification": "Notificação fora do prazo", "legal_basis": "Fundamento legal", "line": "Linha",
+    "locality": "Localidade", "measures": "Medidas", "measures_applied": "Medidas aplicadas",
+    "municipality": "Município", "note": "Observação", "notification": "Notificação", "notified_at": "Notificado em",
+    "number": "Número", "offender_document": "Documento do autuado", "offender_name": "Autuado", "origin": "Origem",
+    "paid_on": "Pago em", "pays": "Refere-se a", "penalties": "Penalidades", "pix_payload": "PIX copia e cola",
+    "place": "Local", "plate": "Placa", "platform_cnpj": "CNPJ da plataforma", "platform_id": "Plataforma",
+    "platform_name": "Plataforma", "principal": "Valor principal", "property": "Imóvel", "protocol": "Protocolo",
+    "protocolled_at": "Protocolado em", "quote": "Orçamento", "received_on": "Recebido em", "record_id": "Registro",
+    "recorded_at": "Registrado em", "recorded_by": "Registrado por", "recurrence_of": "Reincidência de",
+    "recurrent": "Reincidente", "reference": "Referência", "refusal": "Recusa", "refusal_reasons": "Motivos",
+    "removed": "Removido", "removes_natural_materials": "Retira materiais naturais",
+    "reported_on": "Comunicado em", "requested_due": "Vencimento pedido", "requested_on": "Pedido em",
+    "requester": "Solicitante", "requester_id": "Solicitante", "requester_is_public_agent": "Solicitante é agente público",
+    "residence_proof": "Comprovante de residência", "revenue_code": "Código da receita",
+    "revenue_kind": "Receita", "route": "Roteiro", "row_count": "Linhas", "sanctions_applied": "Penalidades aplicadas",
+    "schedule": "Agenda", "sequence": "Sequência", "services": "Serviços", "settlement": "Acerto final",
+    "settlement_open": "Acerto pendente", "severity": "Gravidade", "signer": "Quem assina",
+    "social_report": "Parecer social", "stage": "Fase", "subject": "Assunto", "suspension_days": "Dias de suspensão",
+    "target_kind": "Autuado (tipo)", "taxpayer_address": "Endereço do contribuinte",
+    "taxpayer_document": "CPF/CNPJ do contribuinte", "taxpayer_name": "Contribuinte", "technical_visit": "Vistoria técnica",
+    "time": "Hora", "trip": "Viagem", "trip_responsible": "Responsável pela viagem", "trips": "Viagens",
+    "updated_at": "Alterado em", "urgency_justification": "Justificativa da urgência", "urgent": "Urgente",
+    "username": "Usuário", "value": "Valor", "version": "Versão", "void_reason": "Motivo da nulidade",
+    "void_reference": "Fundamento da nulidade", "year": "Exercício", "zone": "Zona",
+}
 
 
 def shown_value(value: Any, collection: str = "", name: str = "") -> str:

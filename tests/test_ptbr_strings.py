@@ -76,3 +76,14 @@ def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):
                  if (action not in named and (action, collection) not in audit.ACTION_LABELS)
                  or audit.entity_label(collection) == collection}
     assert technical == {}
+
+
+def test_every_field_the_demo_changes_has_a_label_in_the_audit_log(db):
+    """Item 10: changed fields by their label ("Pago em"), not the identifier ("paid_on")."""
+    from seed.demo import seed_demo
+    from services import audit
+
+    seed_demo(db)
+    raw = {f"{e['collection']}.{name}" for e in db["audit"].find({}, {"changes": 1, "collection": 1})
+           for name in (e.get("changes") or {}) if audit.field_label(e["collection"], name) == name}
+    assert raw == set()
