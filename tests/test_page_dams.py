@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from services import clock, dams
+from services import clock, dams, entities
 from tests.conftest import SECRETARIA_MP
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "dams.py")
@@ -34,7 +34,27 @@ def stored_dam(db):
     )
 
 
+def test_a_dam_for_a_cpf_not_in_contribuintes_is_refused_under_its_field(db):
+    """Issue 11 item 5: a DAM's taxpayer is picked from the register; a typed, unknown CPF is not saved."""
+    at = screen()
+    at.text_input(key="dams_issue_name").input("Luciana Ferreira Alves")
+    at.text_input(key="dams_issue_document").input("529.982.247-25")
+    at.text_input(key="dams_issue_address").input("Avenida Mato Grosso, 77, Centro")
+    at.selectbox(key="dams_issue_kind").select("taxa_autorizacao")
+    at.text_input(key="dams_issue_legal_basis").input("Lei Municipal 1.552/2025 (Matupá), art. 9º")
+    at.text_area(key="dams_issue_description").input("Taxa de autorização do transporte por aplicativo")
+    at.text_input(key="dams_issue_amount").input("1.150,00")
+    button(at, "Emitir DAM").click().run()
+    assert not at.exception
+    assert any("não está em Contribuintes" in c for c in red(at))
+    assert at.text_input(key="dams_issue_name").value == "Luciana Ferreira Alves"
+    assert db["dams"].count_documents({}) == 0
+
+
 def test_issue_a_dam_by_hand_and_see_it_listed(db):
+    entities.create(db, SECRETARIA_MP, "taxpayers", "matupa", {
+        "name": "Luciana Ferreira Alves", "document": "529.982.247-25", "kind": "pf",
+        "address": "Avenida Mato Grosso, 77, Centro"})
     at = screen()
     assert not at.exception and not at.error
     at.text_input(key="dams_issue_name").input("Luciana Ferreira Alves")
