@@ -112,12 +112,22 @@ def go(page, title: str) -> None:
 
 def choose(page, label: str, option: str, exact: bool = False) -> None:
     """Pick ``option`` in the Streamlit selectbox labelled ``label``, typing it to filter long lists."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     box = page.get_by_label(label, exact=True).first  # not the record picker's "<label>: buscar" field
-    box.click()
-    page.keyboard.type(option)
     options = page.get_by_role("option")
     target = options.filter(has_text=re.compile(rf"^{re.escape(option)}$")) if exact else options.filter(has_text=option)
-    target.first.click()
+    for attempt in range(3):  # on a loaded machine a rerun can redraw the box while we type: type again
+        box.click()
+        page.keyboard.type(option)
+        try:
+            target.first.click(timeout=15000 if attempt < 2 else 30000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(1000)
     page.wait_for_timeout(600)
 
 
