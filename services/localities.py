@@ -8,6 +8,7 @@ turns the edited rows into that list. A new version is in force from its date; h
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal, InvalidOperation
 
 from pymongo.database import Database
 
@@ -17,6 +18,7 @@ from services.auth import Actor, authorize
 from services.errors import ValidationFailed
 
 AREAS = ("rural", "urbana")
+LAST = Decimal("Infinity")  # a row without "Ordem" goes after the numbered ones, in typed order
 COLUMNS = ("Ordem", "Zona", "Localidade", "Área")
 
 
@@ -59,10 +61,12 @@ def save(db: Database, actor: Actor, municipality: str, effective: date, rows: l
         if area not in AREAS:
             missing.append("a área (rural ou urbana)")
         try:
-            rank = float(order.replace(",", ".")) if order else float("inf")
-        except ValueError:
+            rank = Decimal(order.replace(",", ".")) if order else LAST
+            if not rank.is_finite():
+                raise InvalidOperation
+        except InvalidOperation:
             missing.append("a ordem como número")
-            rank = float("inf")
+            rank = LAST
         if missing:
             errors[f"linha {n}"] = f"Linha {n}: informe {', '.join(missing)}."
         elif (zone.casefold(), locality.casefold()) in seen:

@@ -114,3 +114,15 @@ def test_the_service_refuses_a_date_before_today_and_a_repeated_locality(db):
     assert set(refused.value.errors) == {"effective", "linha 3"}
     assert refused.value.errors["linha 3"] == "Linha 3: a localidade linha 04 da zona zona sul já está na linha 1."
     assert localities.save(db, TI, MUN, clock.today(), TYPED, "Portaria 12/2027") == 2
+
+
+def test_an_order_that_is_not_a_number_is_refused_on_its_line(db):
+    """'nan' or 'inf' typed in Ordem would break the schedule order (art. 3 §1): refused like any text."""
+    from services import localities
+    from services.errors import ValidationFailed
+
+    for typed in ("abc", "nan", "inf"):
+        rows = [{**TYPED[0], "Ordem": typed}, TYPED[1]]
+        with pytest.raises(ValidationFailed) as refused:
+            localities.save(db, TI, MUN, clock.today(), rows, "Portaria 12/2027")
+        assert "a ordem como número" in refused.value.errors["linha 1"], typed
