@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import bank_import, clock, dams, entities, fields
+from services import bank_import, clock, dams, fields
 from services.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons, record_picker
@@ -334,22 +334,6 @@ def fill_taxpayer(people: dict[str, dict]) -> None:
                                 dams_issue_address=address)
 
 
-def _unregistered_taxpayer(document: str) -> str:
-    """The error of a well-formed CPF/CNPJ that is not in Contribuintes ("" when registered or malformed:
-    a malformed one gets the service's own message)."""
-    try:
-        value = fields.parse("cpf_cnpj", document)
-    except ValueError:
-        return ""
-    if not value:
-        return ""
-    ok, found = common.attempt(entities.referenced, db, actor, "taxpayers", mun, "document", value)
-    if not ok or found:
-        return ""
-    return ("CPF/CNPJ: não está em Contribuintes. Escolha o contribuinte acima ou cadastre-o antes em "
-            "Cadastros › Contribuintes.")
-
-
 def issue_tab() -> None:
     record_picker("taxpayers", actor, mun, "Contribuinte cadastrado (ou digite os dados abaixo)",
                   lambda p: f"{p['name']} · {fields.show('cpf_cnpj', p['document'])}", "dams_issue_taxpayer",
@@ -394,16 +378,13 @@ def issue_tab() -> None:
             field_error(errors, "due")
         instructions = st.text_area("Instruções ao contribuinte (uma por linha)", key="dams_issue_instructions", height=80)
         submitted = st.form_submit_button("Emitir DAM", type="primary")
-    unregistered = submitted and _unregistered_taxpayer(document)
-    if unregistered:  # a DAM's taxpayer is a registered record, never a typed CPF/CNPJ (issue 11, item 5)
-        st.session_state["dams_issue_errors"] = {"taxpayer_document": unregistered}
-        st.rerun()
     if submitted:
         discount = money_input(raw_discount) if raw_discount.strip() else Decimal("0")
         dam = submit(
             "dams_issue_errors", dams.issue, db, actor, mun, taxpayer_name=name, taxpayer_document=document,
             taxpayer_address=address, revenue_kind=kind, description=description, legal_basis=legal_basis,
             amount=money_input(raw), due=due, instructions=instructions, reference=reference, discount=discount,
+            registered_taxpayer=True,
         )
         if dam:
             lines = [f"DAM {dam['number']} emitido: {dam['taxpayer_name']}, {fmt.brl(dam['amount'])}, "

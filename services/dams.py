@@ -393,8 +393,13 @@ def issue(
     instructions: str = "",
     reference: str = "",
     discount: Decimal = Decimal("0"),
+    registered_taxpayer: bool = False,
 ) -> dict:
     """Issue a DAM dated today (Cuiabá) and return it.
+
+    ``registered_taxpayer``: the taxpayer must be in Contribuintes (a DAM typed by hand names a
+    registered record, never a typed CPF/CNPJ); the services that issue DAMs of their own records
+    (fees, fines, bookings) name the person of that record instead.
 
     ``amount`` is the principal; the DAM charges it less ``discount`` (its stored ``amount`` is the
     total). ``reference`` is the exercise or period it refers to (default: the year of issue). The
@@ -410,6 +415,10 @@ def issue(
         revenue_kind=revenue_kind, description=description, legal_basis=legal_basis, amount=amount, due=due,
         pays=pays, discount=discount,
     ), issued_on)
+    if registered_taxpayer and not db["taxpayers"].find_one(
+            {"municipality": municipality, "document": clean["taxpayer_document"]}, {"_id": 1}):
+        raise ValidationFailed({"taxpayer_document": "CPF/CNPJ: não está em Contribuintes. Escolha o contribuinte "
+                                "acima ou cadastre-o antes em Cadastros › Contribuintes."})
     return _issue(db, actor, municipality, clean, issued_on, instructions,
                   reference=(reference or "").strip() or str(issued_on.year))
 
