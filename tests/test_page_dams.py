@@ -34,9 +34,8 @@ def stored_dam(db):
     )
 
 
-def test_a_dam_for_a_cpf_not_in_contribuintes_is_refused_under_its_field(db):
-    """Issue 11 item 5: a DAM's taxpayer is picked from the register; a typed, unknown CPF is not saved."""
-    at = screen()
+def issue_luciana(at: AppTest) -> None:
+    """Fill the DAM form by hand for Luciana (CPF 529.982.247-25) and press "Emitir DAM"."""
     at.text_input(key="dams_issue_name").input("Luciana Ferreira Alves")
     at.text_input(key="dams_issue_document").input("529.982.247-25")
     at.text_input(key="dams_issue_address").input("Avenida Mato Grosso, 77, Centro")
@@ -45,6 +44,12 @@ def test_a_dam_for_a_cpf_not_in_contribuintes_is_refused_under_its_field(db):
     at.text_area(key="dams_issue_description").input("Taxa de autorização do transporte por aplicativo")
     at.text_input(key="dams_issue_amount").input("1.150,00")
     button(at, "Emitir DAM").click().run()
+
+
+def test_a_dam_for_a_cpf_not_in_contribuintes_is_refused_under_its_field(db):
+    """Issue 11 item 5: a DAM's taxpayer is picked from the register; a typed, unknown CPF is not saved."""
+    at = screen()
+    issue_luciana(at)
     assert not at.exception
     assert any("não está em Contribuintes" in c for c in red(at))
     assert at.text_input(key="dams_issue_name").value == "Luciana Ferreira Alves"
@@ -57,14 +62,7 @@ def test_issue_a_dam_by_hand_and_see_it_listed(db):
         "address": "Avenida Mato Grosso, 77, Centro"})
     at = screen()
     assert not at.exception and not at.error
-    at.text_input(key="dams_issue_name").input("Luciana Ferreira Alves")
-    at.text_input(key="dams_issue_document").input("529.982.247-25")
-    at.text_input(key="dams_issue_address").input("Avenida Mato Grosso, 77, Centro")
-    at.selectbox(key="dams_issue_kind").select("taxa_autorizacao")
-    at.text_input(key="dams_issue_legal_basis").input("Lei Municipal 1.552/2025 (Matupá), art. 9º")
-    at.text_area(key="dams_issue_description").input("Taxa de autorização do transporte por aplicativo")
-    at.text_input(key="dams_issue_amount").input("1.150,00")
-    button(at, "Emitir DAM").click().run()
+    issue_luciana(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("DAM 0001/2026 emitido: Luciana Ferreira Alves, R$ 1.150,00" in s.value for s in at.success)
     table = at.dataframe[0].value
