@@ -5,9 +5,10 @@ from decimal import Decimal
 import pandas as pd
 import streamlit as st
 
+from rules import fmt
 from rules.fmt import brl, day
 from rules.ridehailing.concepts import Measure
-from services import clock, enforcement, enforcement_documents, entities, ridehailing
+from services import clock, enforcement, enforcement_documents, entities, fields, ridehailing
 from services.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons, record_picker
@@ -319,14 +320,22 @@ def ruling_form(key: str, label: str, service, doc: dict) -> None:
         cols = st.columns(3)
         authority, authority_slot = field(cols[0].text_input, "Autoridade", key=f"{key}_authority")
         decided_on, decided_slot = field(cols[1].date_input, "Decidido em", today, format="DD/MM/YYYY", key=f"{key}_on")
-        amount, amount_slot = field(cols[2].number_input, "Multa mantida (se em parte)", min_value=0.0,
-                                    value=float(doc.get("fine_amount") or 0), step=10.0, key=f"{key}_amount")
+        amount, amount_slot = field(cols[2].text_input, "Multa mantida, R$ (se em parte)",
+                                    value=fmt.number(doc.get("fine_amount") or Decimal("0"), 2), key=f"{key}_amount")
         submitted = st.form_submit_button(label, type="primary")
+    if submitted and outcome == "parcialmente":
+        try:
+            fine_amount = fields.parse_money(amount)
+        except ValueError as exc:
+            amount_slot.error(f"Multa mantida: {exc}.")
+            return
+    else:
+        fine_amount = None
     if submitted:
         ok, _ = submit({"outcome": outcome_slot, "reasons": reasons_slot, "authority": authority_slot,
                         "decided_on": decided_slot, "fine_amount": amount_slot}, service, db, actor, mun, doc["id"],
                        outcome=outcome, reasons=reasons, authority=authority, decided_on=decided_on,
-                       fine_amount=Decimal(str(amount)).quantize(Decimal("0.01")) if outcome == "parcialmente" else None)
+                       fine_amount=fine_amount)
         if ok:
             done(f"Decisão registrada: {enforcement.OUTCOMES[outcome]}.")
 

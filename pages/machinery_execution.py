@@ -1,13 +1,13 @@
 """Execution of scheduled services: start, meters, loads, hours, completion → balance DAM or credit
 (Decreto 017/2026, art. 8 §2); bus and van hire: responsible person, driver, passengers, incidents (art. 6)."""
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import booking_documents, bookings, clock
+from services import booking_documents, bookings, clock, fields
 from services.bookings import ExecutionInput
 from services.errors import ServiceError, ValidationFailed
 from ui import bookings as ui_bookings, common
@@ -55,10 +55,10 @@ def under(name: str) -> None:
 
 
 def number(text: str) -> Decimal | None:
-    text = (text or "").strip()
+    """A meter reading or a count as typed (1.234,5 or 1234.5); None when empty or not a number."""
     try:
-        return Decimal(text.replace(".", "").replace(",", ".") if "," in text else text) if text else None
-    except InvalidOperation:
+        return fields.parse_decimal(text) if (text or "").strip() else None
+    except ValueError:
         return None
 
 

@@ -1,7 +1,7 @@
 """Requests for municipal machines and vehicles (Decreto 017/2026): the protocol form of art. 2 §4,
 eligibility with articles, quote line by line, payment plan and DAMs, refusal; the record guides to the next step."""
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
@@ -9,7 +9,7 @@ import streamlit as st
 from rules import fmt
 from rules.machinery.discounts import DiscountCriterion, EvidenceKind
 from rules.machinery.payment import ExtensionGround
-from services import booking_documents, bookings, clock, exports
+from services import booking_documents, bookings, clock, exports, fields
 from services.bookings import ClaimInput, ExtensionInput, RequestInput, ServiceAsked
 from services.errors import ServiceError, ValidationFailed
 from ui import bookings as ui_bookings, common
@@ -29,8 +29,8 @@ def decimal_or_none(text: str, field: str, errors: dict) -> Decimal | None:
     if not text:
         return None
     try:
-        return Decimal(text.replace(".", "").replace(",", ".") if "," in text else text)
-    except InvalidOperation:
+        return fields.parse_decimal(text)
+    except ValueError:
         errors[field] = "Informe um número, por exemplo 6 ou 6,5."
         return None
 

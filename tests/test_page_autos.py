@@ -112,3 +112,26 @@ def test_history_shows_the_recurrence(db, today):
     at.text_input(key="autos_hist_cpf").input(cpf).run()
     table = next(d.value for d in at.dataframe if "Autuado" not in d.value.columns and "Reincidência de" in d.value.columns)
     assert list(table["Reincidência de"]) == ["", "Auto nº 0001/2026 de 02/03/2026"]
+
+
+def test_a_partly_upheld_fine_is_typed_in_reais_and_a_bad_amount_is_refused_under_its_field(db, today):
+    """The amount kept by a partial decision is money: typed 1.234,56, kept as Decimal, never a float."""
+    from decimal import Decimal
+
+    cpf, _ = driver(db, "chapada", seed=3)
+    auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 2), cpf)
+    last = notified(db, today, "chapada", auto_id, date(2026, 3, 2))
+    today.set(last + timedelta(days=1))
+    at = page(autos_open=auto_id)
+    at.selectbox(key="autos_decision_outcome").select("parcialmente")
+    at.text_area(key="autos_decision_reasons").input("Reduzida por circunstância atenuante")
+    at.text_input(key="autos_decision_authority").input("Secretária de Finanças")
+    at.text_input(key="autos_decision_amount").input("quinhentos")
+    button(at, "Registrar decisão").click().run()
+    assert not at.exception and "Multa mantida:" in texts(at, "error")
+    assert enforcement.get(db, ACTORS["chapada"], "chapada", auto_id).get("decision") is None
+    at.text_input(key="autos_decision_amount").input("500,10")
+    button(at, "Registrar decisão").click().run()
+    assert not at.exception, texts(at, "error")
+    decision = enforcement.get(db, ACTORS["chapada"], "chapada", auto_id)["decision"]
+    assert decision["fine_amount"] == Decimal("500.10")
