@@ -12,7 +12,8 @@ actor = common.resume()
 common.keep_cookie()
 requested = navigation.requested_path()
 if actor is None and st.query_params.get("t"):
-    page = st.navigation([st.Page("pages/public_check.py", title="Verificação pública", icon=":material/verified:")])
+    page = st.navigation([st.Page("app_pages/public_check.py", title="Verificação pública",
+                                  icon=":material/verified:")])
 elif actor is None:
     page = st.navigation(navigation.for_visitor(requested), position="hidden")
 else:

@@ -43,9 +43,9 @@ ROLE_ACTORS = {
     "summary": Actor("gabinete", "Gabinete (benchmark)", "gabinete", ("chapada", "matupa", "nova_lacerda")),
 }
 WRITER = Actor("bench.escrita", "Escrita do benchmark", "secretaria", (MUNICIPALITY,))
-LIST_PAGES = ("pages/taxpayers.py", "pages/dams.py", "pages/platforms.py", "pages/drivers.py", "pages/vehicles.py",
-              "pages/authorizations.py", "pages/inspections.py", "pages/pendencias.py", "pages/audit.py",
-              "pages/users.py")
+LIST_PAGES = ("app_pages/taxpayers.py", "app_pages/dams.py", "app_pages/platforms.py", "app_pages/drivers.py", "app_pages/vehicles.py",
+              "app_pages/authorizations.py", "app_pages/inspections.py", "app_pages/pendencias.py", "app_pages/audit.py",
+              "app_pages/users.py")
 STORE_METHODS = ("find", "find_one", "count_documents", "distinct", "insert_one", "insert_many", "update_one",
                  "update_many", "replace_one", "delete_one", "delete_many", "find_one_and_update", "create_index",
                  "aggregate")
@@ -206,16 +206,16 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
 
     spec = entities.SPECS
     return {
-        "pages/taxpayers.py": entity("taxpayers", spec["taxpayers"].default_sort),
-        "pages/dams.py": dam_list,
-        "pages/platforms.py": entity("platforms", spec["platforms"].default_sort),
-        "pages/drivers.py": entity("drivers", spec["drivers"].default_sort),
-        "pages/vehicles.py": entity("vehicles", spec["vehicles"].default_sort),
-        "pages/authorizations.py": entity("authorizations", "protocol_date", descending=True),
-        "pages/inspections.py": entity("inspections", spec["inspections"].default_sort),
-        "pages/pendencias.py": entity("authorizations", "protocol_date", descending=True),
-        "pages/audit.py": audit_list,
-        "pages/users.py": lambda: list(db["users"].find({}).sort("username", 1).limit(100)),
+        "app_pages/taxpayers.py": entity("taxpayers", spec["taxpayers"].default_sort),
+        "app_pages/dams.py": dam_list,
+        "app_pages/platforms.py": entity("platforms", spec["platforms"].default_sort),
+        "app_pages/drivers.py": entity("drivers", spec["drivers"].default_sort),
+        "app_pages/vehicles.py": entity("vehicles", spec["vehicles"].default_sort),
+        "app_pages/authorizations.py": entity("authorizations", "protocol_date", descending=True),
+        "app_pages/inspections.py": entity("inspections", spec["inspections"].default_sort),
+        "app_pages/pendencias.py": entity("authorizations", "protocol_date", descending=True),
+        "app_pages/audit.py": audit_list,
+        "app_pages/users.py": lambda: list(db["users"].find({}).sort("username", 1).limit(100)),
     }
 
 
@@ -478,7 +478,7 @@ def targets(results: dict[int, dict]) -> list[str]:
         lines.append(f"  {title_of(path)} p50 ≤ 300 ms: {verdict(value, 300.0)}")
         if isinstance(value, float) and isinstance(raw, float) and raw > 0:
             lines.append(f"  {title_of(path)} ≤ 3× a consulta: {verdict(value / raw, 3.0, '×')}")
-    summary = fig["pages"].get("pages/summary.py")
+    summary = fig["pages"].get("app_pages/summary.py")
     if summary is not None:
         lines.append(f"  Resumo p50 ≤ 1 s: {verdict(summary['p50'] if isinstance(summary, dict) else None, 1000.0)}")
     if len(scales) > 1:

@@ -89,7 +89,7 @@ def test_actions_are_named_in_portuguese(action, collection, label):
 
 def test_the_audit_page_lists_the_register_with_a_link_to_the_record(db):
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "audit.py"), default_timeout=60)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app_pages" / "audit.py"), default_timeout=60)
     at.session_state["actor"], at.session_state["municipality"] = TI, "chapada"
     at.run()
     assert not at.exception

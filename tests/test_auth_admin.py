@@ -101,7 +101,7 @@ def test_the_users_page_shows_and_offers_only_the_actors_municipalities(db, user
 
     from tests.test_pages_smoke import ROOT
 
-    at = AppTest.from_file(str(ROOT / "pages/users.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages/users.py"), default_timeout=60)
     at.session_state["actor"] = TI_MATUPA
     at.session_state["municipality"] = "matupa"
     at.run()

@@ -97,9 +97,9 @@ def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch,
     monkeypatch.delenv("MONGODB_DB", raising=False)
     results = run.main(["--scales", "1", "--pages", "drivers", "--repeat", "1", "--write-runs", "2", "--batch", "2",
                         "--no-startup", "--fraction", str(TINY), "--data-root", str(tmp_path)])
-    page = results[1]["pages"]["pages/drivers.py"]
+    page = results[1]["pages"]["app_pages/drivers.py"]
     assert page["calls"] > 0 and page["p50"] > 0
-    assert isinstance(results[1]["raw"]["pages/drivers.py"], float)
+    assert isinstance(results[1]["raw"]["app_pages/drivers.py"], float)
     assert all(isinstance(v, float) for v in results[1]["writes"].values()), results[1]["writes"]
     out = capsys.readouterr().out
     assert "Condutores" in out and "Metas da issue 9" in out

@@ -89,7 +89,7 @@ def page() -> AppTest:
     at.session_state["actor"] = TI
     at.session_state["municipality"] = "chapada"
     at.run()
-    at.switch_page("pages/deployment.py").run()
+    at.switch_page("app_pages/deployment.py").run()
     assert not at.exception, at.exception
     return at
 

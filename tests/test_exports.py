@@ -181,7 +181,7 @@ def downloads(monkeypatch):
 def test_a_register_page_offers_csv_and_xlsx_with_pt_br_names(db, downloads):
     entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {
         "name": "Rosa Amaral", "document": "52998224725", "kind": "pf", "address": "Rua C, 3"})
-    at = AppTest.from_file(str(ROOT / "pages/taxpayers.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages/taxpayers.py"), default_timeout=60)
     at.session_state["actor"] = SECRETARIA_CG
     at.session_state["municipality"] = "chapada"
     at.run()
@@ -197,9 +197,9 @@ def test_a_register_page_offers_csv_and_xlsx_with_pt_br_names(db, downloads):
 
 
 @pytest.mark.parametrize("page, actor, municipality, name", [
-    ("pages/dams.py", SECRETARIA_MP, "matupa", "dams_matupa"),
-    ("pages/audit.py", TI, "chapada", "auditoria_chapada"),
-    ("pages/users.py", TI, "chapada", "usuarios"),
+    ("app_pages/dams.py", SECRETARIA_MP, "matupa", "dams_matupa"),
+    ("app_pages/audit.py", TI, "chapada", "auditoria_chapada"),
+    ("app_pages/users.py", TI, "chapada", "usuarios"),
 ], ids=["dams", "audit", "users"])
 def test_every_list_page_offers_xlsx_beside_csv(db, downloads, page, actor, municipality, name):
     at = AppTest.from_file(str(ROOT / page), default_timeout=60)

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def page(municipality: str = "chapada", **state) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "autos.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "autos.py"), default_timeout=60)
     at.session_state["actor"] = ACTORS[municipality]
     at.session_state["municipality"] = municipality
     for key, value in state.items():

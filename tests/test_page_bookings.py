@@ -18,7 +18,7 @@ CLERK = Actor("secretaria.novalacerda", "Servidora de Nova Lacerda", "secretaria
 
 
 def page(name: str, actor: Actor = CLERK, municipality: str = MUN) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / name), default_timeout=60)
     at.session_state["actor"] = actor
     at.session_state["municipality"] = municipality
     return at.run()

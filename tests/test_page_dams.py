@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from services import clock, dams, entities
 from tests.conftest import SECRETARIA_MP
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "dams.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "dams.py")
 
 
 def screen() -> AppTest:

@@ -21,7 +21,7 @@ TODAY = clock.today()
 
 
 def page(name: str, actor=ACTORS["chapada"], municipality: str = "chapada") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / name), default_timeout=60)
     at.session_state["actor"] = actor
     at.session_state["municipality"] = municipality
     return at.run()
@@ -283,7 +283,7 @@ def test_the_next_step_opens_the_vehicle_form_with_the_driver_picked(db):
     at.session_state["actor"] = ACTORS["chapada"]
     at.session_state["municipality"] = "chapada"
     at.run()
-    at.switch_page("pages/drivers.py").run()
+    at.switch_page("app_pages/drivers.py").run()
     at.selectbox(key="drivers_open").set_value(driver_id).run()
     button(at, "Cadastrar o veículo").click().run()
     assert not at.exception

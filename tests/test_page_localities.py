@@ -25,7 +25,7 @@ TYPED = [
 
 
 def page(rows: list[dict], actor: Actor = TI) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "localities.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "localities.py"), default_timeout=60)
     at.session_state["actor"] = actor
     at.session_state["municipality"] = MUN
     at.session_state["localities_draft"] = rows
@@ -97,7 +97,7 @@ def test_secretaria_and_gabinete_cannot_open_it(db, actor):
     at.session_state["municipality"] = MUN
     at.run()
     with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/localities.py")
+        at.switch_page("app_pages/localities.py")
     direct = page(TYPED, actor)
     assert [e.value for e in direct.error] == ["Seu perfil não tem acesso a esta página."]
     assert len(direct.data_editor) == 0

@@ -11,7 +11,7 @@ from services import clock, platform_obligations as po
 from tests.conftest import SECRETARIA_CG
 from tests.test_platform_obligations import platform
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "platform_obligations.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "platform_obligations.py")
 
 
 def page() -> AppTest:

@@ -16,7 +16,7 @@ TODAY = clock.today()
 
 
 def page(name: str, municipality: str = "chapada") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / name), default_timeout=60)
     at.session_state["actor"] = ACTORS[municipality]
     at.session_state["municipality"] = municipality
     return at.run()

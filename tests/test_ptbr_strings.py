@@ -38,7 +38,7 @@ def test_the_data_explorer_shows_instants_in_cuiaba_time(db):
     auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], "senha-forte-1")
     db["users"].update_one({"username": "maria.silva"},
                            {"$set": {"created_at": store.encode(datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc))}})
-    at = AppTest.from_file(str(ROOT / "pages" / "explorer.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "explorer.py"), default_timeout=60)
     at.session_state["actor"], at.session_state["municipality"] = TI, "chapada"
     at.run()
     at.selectbox(key="explorer_collection").set_value("users").run()

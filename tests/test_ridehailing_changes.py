@@ -123,7 +123,7 @@ def test_change_dates_are_checked_before_saving(db, changed_on, reported_on, fie
 def test_drivers_screen_records_an_unreported_change_and_pendencias_shows_it(db):
     cpf, _ = register(db, "chapada")
     record = ridehailing.driver_record(db, "chapada", cpf)
-    at = AppTest.from_file(str(ROOT / "pages" / "drivers.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "drivers.py"), default_timeout=60)
     at.session_state["actor"] = ACTORS["chapada"]
     at.session_state["municipality"] = "chapada"
     at.run()
@@ -141,7 +141,7 @@ def test_drivers_screen_records_an_unreported_change_and_pendencias_shows_it(db)
     assert "Rua das Palmeiras, 77" in table.iloc[0]["Dados alterados"]
     assert table.iloc[0]["Prazo de 7 dias"] == "✗ Não atende"
 
-    pend = AppTest.from_file(str(ROOT / "pages" / "pendencias.py"), default_timeout=60)
+    pend = AppTest.from_file(str(ROOT / "app_pages" / "pendencias.py"), default_timeout=60)
     pend.session_state["actor"] = ACTORS["chapada"]
     pend.session_state["municipality"] = "chapada"
     pend.run()

@@ -94,7 +94,7 @@ def store_calls(db, monkeypatch, page: str, role_actor=ACTOR) -> Counter:
     from ui import common
 
     monkeypatch.setattr(common, "db", lambda: counting)
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app_pages" / page), default_timeout=120)
     at.session_state["actor"] = role_actor
     at.session_state["municipality"] = "chapada"
     at.run()
@@ -129,7 +129,7 @@ def test_every_ride_hailing_page_makes_the_same_store_calls_with_three_times_the
 
 def test_a_cached_list_shows_a_write_made_elsewhere_on_the_next_render(db):
     auth = requested(db, "chapada")
-    at = AppTest.from_file(str(ROOT / "pages" / "pendencias.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "pendencias.py"), default_timeout=120)
     at.session_state["actor"] = ACTOR
     at.session_state["municipality"] = "chapada"
     at.run()

@@ -112,7 +112,7 @@ def test_compliance_needs_the_credentialing_date(db):
 
 def test_platforms_screen_shows_the_matupa_refusal_of_r_30_000_with_its_article(db):
     platform_id = platform(db, "matupa", "30000.00", name="Leva Já Matupá")
-    at = AppTest.from_file(str(ROOT / "pages" / "platforms.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "platforms.py"), default_timeout=60)
     at.session_state["actor"] = ACTORS["matupa"]
     at.session_state["municipality"] = "matupa"
     at.run()

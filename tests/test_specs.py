@@ -26,7 +26,7 @@ def nickname_field(monkeypatch):
 
 
 def page_with(actor, municipality="chapada") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages/taxpayers.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages/taxpayers.py"), default_timeout=60)
     at.session_state["actor"] = actor
     at.session_state["municipality"] = municipality
     return at.run()

@@ -232,7 +232,7 @@ def test_the_report_is_one_page_with_the_kpis_and_both_charts(known):
 # ---- the page ----
 
 def page(actor, municipality="chapada", **state) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "summary.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "summary.py"), default_timeout=120)
     at.session_state["actor"] = actor
     at.session_state["municipality"] = municipality
     for key, value in state.items():

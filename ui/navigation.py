@@ -9,9 +9,11 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from services.auth import Actor
 
-LOGIN = "pages/login.py"
-HOME = "pages/home.py"
+LOGIN = "app_pages/login.py"
+SIGNING_IN = "app_pages/signing_in.py"
+HOME = "app_pages/home.py"
 NOTICE = "nav_notice"
+REQUESTED = "nav_requested"
 
 
 @dataclass(frozen=True)
@@ -24,47 +26,38 @@ class PageDef:
     module: str | None = None
 
 
+RIDE, MACHINERY, ADMIN = "Transporte por aplicativo", "Serviços de máquinas", "Administração (TI)"
 PAGES = (
-    PageDef("pages/home.py", "Início", ":material/home:", "Painel", "summary"),
-    PageDef("pages/summary.py", "Resumo", ":material/insights:", "Painel", "summary"),
-    PageDef("pages/taxpayers.py", "Contribuintes", ":material/badge:", "Cadastros", "write"),
-    PageDef("pages/dams.py", "DAM", ":material/receipt_long:", "Arrecadação", "write"),
-    PageDef("pages/platforms.py", "Plataformas", ":material/apps:", "Transporte por aplicativo", "write", "transporte"),
-    PageDef("pages/drivers.py", "Condutores", ":material/person:", "Transporte por aplicativo", "write", "transporte"),
-    PageDef("pages/vehicles.py", "Veículos", ":material/directions_car:", "Transporte por aplicativo", "write",
+    PageDef("app_pages/home.py", "Início", ":material/home:", "Painel", "summary"),
+    PageDef("app_pages/summary.py", "Resumo", ":material/insights:", "Painel", "summary"),
+    PageDef("app_pages/taxpayers.py", "Contribuintes", ":material/badge:", "Cadastros", "write"),
+    PageDef("app_pages/dams.py", "DAM", ":material/receipt_long:", "Arrecadação", "write"),
+    PageDef("app_pages/platforms.py", "Plataformas", ":material/apps:", RIDE, "write", "transporte"),
+    PageDef("app_pages/drivers.py", "Condutores", ":material/person:", RIDE, "write", "transporte"),
+    PageDef("app_pages/vehicles.py", "Veículos", ":material/directions_car:", RIDE, "write", "transporte"),
+    PageDef("app_pages/authorizations.py", "Autorizações", ":material/verified:", RIDE, "write", "transporte"),
+    PageDef("app_pages/inspections.py", "Vistorias", ":material/fact_check:", RIDE, "write", "transporte"),
+    PageDef("app_pages/autos.py", "Autos de infração", ":material/gavel:", RIDE, "write", "transporte"),
+    PageDef("app_pages/platform_obligations.py", "Obrigações das plataformas", ":material/rule:", RIDE, "write",
             "transporte"),
-    PageDef("pages/authorizations.py", "Autorizações", ":material/verified:", "Transporte por aplicativo", "write",
-            "transporte"),
-    PageDef("pages/inspections.py", "Vistorias", ":material/fact_check:", "Transporte por aplicativo", "write",
-            "transporte"),
-    PageDef("pages/autos.py", "Autos de infração", ":material/gavel:", "Transporte por aplicativo", "write",
-            "transporte"),
-    PageDef("pages/platform_obligations.py", "Obrigações das plataformas", ":material/rule:", "Transporte por aplicativo",
-            "write", "transporte"),
-    PageDef("pages/pendencias.py", "Pendências", ":material/pending_actions:", "Transporte por aplicativo", "write",
-            "transporte"),
-    PageDef("pages/machinery_requests.py", "Solicitações", ":material/assignment:", "Serviços de máquinas", "write",
-            "maquinas"),
-    PageDef("pages/machinery_schedule.py", "Agenda", ":material/calendar_month:", "Serviços de máquinas", "write",
-            "maquinas"),
-    PageDef("pages/machinery_execution.py", "Execução", ":material/construction:", "Serviços de máquinas", "write",
-            "maquinas"),
-    PageDef("pages/machinery_pending.py", "Pendências do módulo", ":material/pending_actions:", "Serviços de máquinas",
+    PageDef("app_pages/pendencias.py", "Pendências", ":material/pending_actions:", RIDE, "write", "transporte"),
+    PageDef("app_pages/machinery_requests.py", "Solicitações", ":material/assignment:", MACHINERY, "write", "maquinas"),
+    PageDef("app_pages/machinery_schedule.py", "Agenda", ":material/calendar_month:", MACHINERY, "write", "maquinas"),
+    PageDef("app_pages/machinery_execution.py", "Execução", ":material/construction:", MACHINERY, "write", "maquinas"),
+    PageDef("app_pages/machinery_pending.py", "Pendências do módulo", ":material/pending_actions:", MACHINERY,
             "write", "maquinas"),
-    PageDef("pages/machinery_requesters.py", "Solicitantes", ":material/person_pin:", "Serviços de máquinas", "write",
+    PageDef("app_pages/machinery_requesters.py", "Solicitantes", ":material/person_pin:", MACHINERY, "write",
             "maquinas"),
-    PageDef("pages/machinery_registers.py", "Bens e operadores", ":material/agriculture:", "Serviços de máquinas",
-            "write", "maquinas"),
-    PageDef("pages/users.py", "Usuários", ":material/group:", "Administração (TI)", "admin"),
-    PageDef("pages/deployment.py", "Implantação", ":material/checklist:", "Administração (TI)", "admin"),
-    PageDef("pages/parameters.py", "Parâmetros", ":material/tune:", "Administração (TI)", "admin"),
-    PageDef("pages/price_table.py", "Tabela de preços", ":material/price_change:", "Administração (TI)", "admin",
+    PageDef("app_pages/machinery_registers.py", "Bens e operadores", ":material/agriculture:", MACHINERY, "write",
             "maquinas"),
-    PageDef("pages/localities.py", "Zonas e localidades", ":material/map:", "Administração (TI)", "admin",
-            "maquinas"),
-    PageDef("pages/custom_fields.py", "Campos personalizados", ":material/edit_note:", "Administração (TI)", "admin"),
-    PageDef("pages/audit.py", "Auditoria", ":material/history:", "Administração (TI)", "admin"),
-    PageDef("pages/explorer.py", "Explorador de dados", ":material/database:", "Administração (TI)", "admin"),
+    PageDef("app_pages/users.py", "Usuários", ":material/group:", ADMIN, "admin"),
+    PageDef("app_pages/deployment.py", "Implantação", ":material/checklist:", ADMIN, "admin"),
+    PageDef("app_pages/parameters.py", "Parâmetros", ":material/tune:", ADMIN, "admin"),
+    PageDef("app_pages/price_table.py", "Tabela de preços", ":material/price_change:", ADMIN, "admin", "maquinas"),
+    PageDef("app_pages/localities.py", "Zonas e localidades", ":material/map:", ADMIN, "admin", "maquinas"),
+    PageDef("app_pages/custom_fields.py", "Campos personalizados", ":material/edit_note:", ADMIN, "admin"),
+    PageDef("app_pages/audit.py", "Auditoria", ":material/history:", ADMIN, "admin"),
+    PageDef("app_pages/explorer.py", "Explorador de dados", ":material/database:", ADMIN, "admin"),
 )
 
 
@@ -83,10 +76,16 @@ def requested_path() -> str:
 
     Streamlit resolves it inside ``st.navigation`` and, when no page has that address, shows its own
     English "Page not found" window; the panel reads it first so it can always offer a page there.
+    Only the run that opens the address names it (the reruns name the page by its hash), so it is
+    kept for the browser session: the login form drawn at an unknown address must still be there
+    when it is submitted, or Streamlit would draw another page and drop what was typed.
     """
     ctx = get_script_run_ctx()
     manager = getattr(ctx, "pages_manager", None)
-    return str(getattr(manager, "intended_page_name", "") or "").strip("/")
+    asked = str(getattr(manager, "intended_page_name", "") or "").strip("/")
+    if asked:
+        st.session_state[REQUESTED] = asked
+    return asked or st.session_state.get(REQUESTED, "")
 
 
 def _addressable(path: str) -> bool:
@@ -100,14 +99,14 @@ def _not_available() -> None:
     st.switch_page(HOME)
 
 
-def for_visitor(requested: str) -> list:
-    """The login page at the root and at every address a bookmark may hold, so the address survives
-    the login and the user lands on the page asked for right after it."""
+def for_visitor(requested: str, script: str = LOGIN) -> list:
+    """The login page (or ``script``) at the root and at every address a bookmark may hold, so the
+    address survives the login and the user lands on the page asked for right after it."""
     paths = {url_path(p) for p in PAGES}
     if _addressable(requested):
         paths.add(requested)
-    return [st.Page(LOGIN, title="Entrar", icon=":material/login:", default=True)] + [
-        st.Page(LOGIN, title="Entrar", icon=":material/login:", url_path=path, visibility="hidden")
+    return [st.Page(script, title="Entrar", icon=":material/login:", default=True)] + [
+        st.Page(script, title="Entrar", icon=":material/login:", url_path=path, visibility="hidden")
         for path in sorted(paths)
     ]
 
@@ -127,11 +126,11 @@ def build(actor: Actor, modules: tuple[str, ...], requested: str = "") -> dict[s
 
 
 # The page where each collection's records are opened (the audit log links there with ``?id=``).
-RECORD_PAGES = {"taxpayers": "pages/taxpayers.py", "dams": "pages/dams.py", "platforms": "pages/platforms.py",
-                "drivers": "pages/drivers.py", "vehicles": "pages/vehicles.py",
-                "authorizations": "pages/authorizations.py", "inspections": "pages/inspections.py",
-                "users": "pages/users.py", "parameters": "pages/parameters.py",
-                "custom_fields": "pages/custom_fields.py"}
+RECORD_PAGES = {"taxpayers": "app_pages/taxpayers.py", "dams": "app_pages/dams.py", "platforms": "app_pages/platforms.py",
+                "drivers": "app_pages/drivers.py", "vehicles": "app_pages/vehicles.py",
+                "authorizations": "app_pages/authorizations.py", "inspections": "app_pages/inspections.py",
+                "users": "app_pages/users.py", "parameters": "app_pages/parameters.py",
+                "custom_fields": "app_pages/custom_fields.py"}
 
 
 # The session key each record page reads to open one record (its picker or "go to" key).

@@ -295,19 +295,19 @@ def authorization_step(actor, mun: str, auth_id: str) -> Step | None:
     if not ok:
         return None
     if state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
-        return Step("Registrar vistoria", "pages/inspections.py", {"insp_auth": auth_id}, ":material/fact_check:")
+        return Step("Registrar vistoria", "app_pages/inspections.py", {"insp_auth": auth_id}, ":material/fact_check:")
     if state.status is Status.AWAITING_FEE:
-        return Step("Emitir DAM da taxa", "pages/authorizations.py", {"auth_goto": auth_id}, ":material/receipt_long:")
+        return Step("Emitir DAM da taxa", "app_pages/authorizations.py", {"auth_goto": auth_id}, ":material/receipt_long:")
     if state.status is Status.REQUESTED:
-        return Step("Avaliar o requerimento", "pages/authorizations.py", {"auth_goto": auth_id}, ":material/gavel:")
-    return Step("Abrir a autorização", "pages/authorizations.py", {"auth_goto": auth_id}, ":material/verified:")
+        return Step("Avaliar o requerimento", "app_pages/authorizations.py", {"auth_goto": auth_id}, ":material/gavel:")
+    return Step("Abrir a autorização", "app_pages/authorizations.py", {"auth_goto": auth_id}, ":material/verified:")
 
 
 def request_step(driver_id: str, plate: str | None = None) -> Step:
     state = {"auth_tabs": "Novo requerimento", "auth_new_driver": driver_id}
     if plate:
         state["auth_new_plate"] = plate
-    return Step("Protocolar o requerimento", "pages/authorizations.py", state, ":material/post_add:")
+    return Step("Protocolar o requerimento", "app_pages/authorizations.py", state, ":material/post_add:")
 
 
 def next_step(entity: str, actor, mun: str, doc: dict) -> Step | None:
@@ -320,7 +320,7 @@ def next_step(entity: str, actor, mun: str, doc: dict) -> Step | None:
     if entity == "drivers":
         ok, vehicles = common.attempt(entities.lookup, db, actor, "vehicles", mun, "", {"driver_cpf": cpf}, 1)
         if ok and not vehicles:
-            return Step("Cadastrar o veículo", "pages/vehicles.py",
+            return Step("Cadastrar o veículo", "app_pages/vehicles.py",
                         {"vehicles_tabs": "Novo veículo", "vehicles_form_new_driver_cpf": cpf},
                         ":material/directions_car:")
     ok, current = common.attempt(ridehailing.open_authorization, db, actor, mun, cpf)

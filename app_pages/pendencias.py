@@ -53,4 +53,4 @@ if ok:
         st.info(f"Protocolo {picked.protocol} · placa {show_plate(picked.plate)}: {picked.message}")
         if st.button("Abrir a autorização", key="pend_open", type="primary", icon=":material/open_in_new:"):
             st.session_state["auth_goto"] = picked.authorization_id
-            st.switch_page("pages/authorizations.py")
+            st.switch_page("app_pages/authorizations.py")

@@ -15,7 +15,7 @@ st.caption("Enquanto um valor faltar, as telas que dependem dele não o inventam
            "código FEBRABAN, a multa em UPFM não é calculada sem a UPFM, a 2ª via do DAM não é emitida sem a "
            "multa e os juros de mora do Código Tributário, e os documentos saem com cabeçalho neutro (sem "
            "brasão nem CNPJ). A chave PIX só é necessária se o município receber por PIX.")
-st.page_link("pages/parameters.py", label="Abrir Parâmetros", icon=":material/tune:")
+st.page_link("app_pages/parameters.py", label="Abrir Parâmetros", icon=":material/tune:")
 
 
 def errors_of(key: str) -> dict[str, str]:

@@ -12,7 +12,7 @@ for module, act in mun.acts.items():
     label = {"transporte": "Transporte por aplicativo", "maquinas": "Máquinas e veículos municipais"}.get(module, module)
     st.markdown(f"- **{label}**: {act}")
 st.subheader("Acesso rápido")
-pages = [p for p in navigation.visible_pages(actor, mun.modules) if p.path != "pages/home.py"]
+pages = [p for p in navigation.visible_pages(actor, mun.modules) if p.path != "app_pages/home.py"]
 columns = st.columns(3)
 for index, page in enumerate(pages):
     columns[index % 3].page_link(page.path, label=page.title, icon=page.icon)
