@@ -9,13 +9,15 @@ common.defaults()
 common.house_style()
 
 actor = common.resume()
-common.keep_cookie()
+cookie_kept = common.keep_cookie()
 requested = navigation.requested_path()
 if actor is None and st.query_params.get("t"):
     page = st.navigation([st.Page("app_pages/public_check.py", title="Verificação pública",
                                   icon=":material/verified:")])
 elif actor is None:
     page = st.navigation(navigation.for_visitor(requested), position="hidden")
+elif not cookie_kept:  # the panel's menu once the cookie is written (see common.keep_cookie)
+    page = st.navigation(navigation.for_visitor(requested, navigation.SIGNING_IN), position="hidden")
 else:
     options = municipalities.of_actor(common.db(), actor)
     codes = [m.code for m in options]

@@ -144,3 +144,22 @@ def test_logout_is_audited_once(db, signed_in):
     actor = resume(db, signed_in)
     auth.logout(db, actor)
     assert db["audit"].count_documents({"action": "logout", "username": "maria.silva"}) == 1
+
+
+def test_the_menu_shows_only_once_the_browser_holds_the_login_cookie(db, signed_in):
+    # the cookie manager answers with reruns naming the page it was drawn on: drawn beside the menu,
+    # a late answer undid the user's first click (back to Início)
+    at = request(signed_in)
+    assert not at.exception
+    assert [i.value for i in at.info] == ["Entrando… guardando o acesso neste navegador."]
+    assert "app_logout" not in [b.key for b in at.sidebar.button]
+    at.session_state["cookie_written"] = at.session_state["session"].token  # the manager read it back
+    at.run()
+    assert not at.exception and "app_logout" in [b.key for b in at.sidebar.button]
+    assert not at.info
+
+
+def test_a_browser_that_refuses_the_cookie_can_go_on_without_it(db, signed_in):
+    at = request(signed_in)
+    at.button(key="signing_in_go_on").click().run()
+    assert not at.exception and "app_logout" in [b.key for b in at.sidebar.button]

@@ -83,7 +83,8 @@ def resume() -> Actor | None:
 
 def _browser_cookie() -> str:
     """The login cookie the browser sent when it opened this tab ("" without one)."""
-    return st.context.cookies.get(auth.SESSION_COOKIE, "") or ""
+    value = st.context.cookies.get(auth.SESSION_COOKIE, "")
+    return value if isinstance(value, str) else ""  # AppTest's stand-in client answers with a mock
 
 
 def _resume_from_cookie(now) -> tuple[Actor, auth.Session] | None:
@@ -96,31 +97,49 @@ def _resume_from_cookie(now) -> tuple[Actor, auth.Session] | None:
     return resumed
 
 
-def keep_cookie() -> None:
-    """Write the login cookie after a login, remove it after a logout (extra-streamlit-components'
-    cookie manager, a hidden component). Nothing is drawn once the browser holds the right one.
+COOKIE_READINGS = 6  # fresh readings of the browser's cookies before the login page offers to go on
 
-    The manager reads the browser's cookies one rerun after it is drawn (an empty answer means
-    "not read yet": the browser always holds Streamlit's own XSRF cookie), so the cookie is taken
-    as written only when that reading shows it.
+
+def keep_cookie() -> bool:
+    """Write the login cookie after a login, remove it after a logout (extra-streamlit-components'
+    cookie manager, a hidden component); True once the browser holds the right one (then nothing
+    is drawn).
+
+    The manager answers each reading of the browser's cookies with a rerun (an empty answer means
+    "not read yet": the browser always holds Streamlit's own XSRF cookie) and reads them again
+    only when it is drawn anew, so a reading taken before the browser stored the cookie is
+    followed by a fresh manager until one shows it. Each answer names the page the manager was
+    drawn on: app.py draws the panel's navigation only once this returns True, so a late answer
+    can never undo a click on the menu.
     """
     session = st.session_state.get("session")
     wanted = session.token if session is not None else ""
     if st.session_state.get("cookie_written", _browser_cookie()) == wanted:
-        return
+        return True
     import extra_streamlit_components as stx
 
-    # one manager for writing, another for removing: st.session_state.clear() at the logout forgets
-    # the answer of the first, and its frame would not send the same cookies again
-    manager = stx.CookieManager(key="painel_cookie_in" if wanted else "painel_cookie_out")
+    reading = st.session_state.get("cookie_reading", 0)
+    manager = stx.CookieManager(key=f"painel_cookie_{'in' if wanted else 'out'}_{reading}")
     seen = manager.cookies or {}
     if seen and seen.get(auth.SESSION_COOKIE, "") == wanted:
         st.session_state["cookie_written"] = wanted
-    elif wanted:
+        st.session_state.pop("cookie_reading", None)
+        return True
+    if wanted:
         manager.set(auth.SESSION_COOKIE, wanted, key="painel_cookie_set", expires_at=session.expires_at,
                     same_site="strict")
     elif auth.SESSION_COOKIE in seen:
         manager.delete(auth.SESSION_COOKIE, key="painel_cookie_delete")
+    if seen and reading < COOKIE_READINGS:  # read before the browser stored it: read again
+        st.session_state["cookie_reading"] = reading + 1
+        stx.CookieManager(key=f"painel_cookie_{'in' if wanted else 'out'}_{reading + 1}")
+    return False
+
+
+def go_on_without_cookie() -> None:
+    """The browser refused the login cookie: go on in this tab (a reload will ask for the login)."""
+    session = st.session_state.get("session")
+    st.session_state["cookie_written"] = session.token if session is not None else ""
 
 
 def _forget_session() -> None:
