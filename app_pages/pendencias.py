@@ -48,9 +48,7 @@ if ok:
                       lambda: exports.to_csv(everything, COLUMNS),
                       lambda: exports.to_xlsx(everything, COLUMNS, sheet="Pendências"), "pendência(s)",
                       column_config={"O que fazer": st.column_config.TextColumn(width="large")})
-    if index is not None:
-        picked = shown[index]
-        st.info(f"Protocolo {picked.protocol} · placa {show_plate(picked.plate)}: {picked.message}")
-        if st.button("Abrir a autorização", key="pend_open", type="primary", icon=":material/open_in_new:"):
-            st.session_state["auth_goto"] = picked.authorization_id
-            st.switch_page("app_pages/authorizations.py")
+    if index is not None:  # a click on the row opens its authorization
+        st.session_state["auth_goto"] = shown[index].authorization_id
+        st.session_state.pop("pend_table", None)  # back on this page, no row is still chosen
+        st.switch_page("app_pages/authorizations.py")

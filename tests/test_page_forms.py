@@ -173,9 +173,23 @@ def test_the_pendencias_queue_pages_exports_and_opens(db):
     ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
     at = page("pendencias.py")
     assert "Exportar XLSX (filtro atual)" in [b.proto.label for b in at.get("download_button")]
+    assert list(at.dataframe[0].value["Protocolo"]) != []
+
+
+def test_a_click_on_a_pendencia_opens_its_authorization(db):
+    from tests.test_pages_smoke import app_as
+
+    auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
+    ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
+    protocol = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)["protocol"]
+    at = app_as(ACTORS["chapada"])
+    at.switch_page("app_pages/pendencias.py").run()
     at.session_state["pend_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
-    assert "Abrir a autorização" in [b.label for b in at.button]
+    assert not at.exception
+    assert any(protocol in s.value for s in at.subheader)  # the authorization, open, in one click
+    at.switch_page("app_pages/pendencias.py").run()
+    assert not at.exception and [t.value for t in at.title] == ["Pendências"]  # no row still chosen
 
 
 def test_the_vistoria_computes_the_age_item_and_needs_the_inspector(db):
