@@ -28,7 +28,7 @@ if ok:
     rows, total = result
     st.caption(f"{total} registro(s)")
     shown = [{**row, "Quando": clock.to_local(row["Quando"]).strftime("%d/%m/%Y %H:%M:%S"),
-              "Abrir": navigation.record_link(entry["collection"], entry.get("doc_id"))}
+              "Abrir": navigation.record_link(entry["collection"], entry.get("doc_id"), entry.get("key"))}
              for row, entry in zip(audit.rows_shown(rows), rows)]
     if shown:
         frame = pd.DataFrame(shown, columns=[*audit.EXPORT_COLUMNS, "Abrir"])

@@ -20,6 +20,8 @@ db = common.db()
 mun = common.municipality()
 rows = parameters.history(db, mun)
 names = sorted({r["name"] for r in rows})
+if st.session_state.get("params_name") not in names:  # a link to a parameter of another municipality
+    st.session_state.pop("params_name", None)
 chosen = st.selectbox("Parâmetro", ["(todos)"] + names, key="params_name",
                       format_func=lambda n: n if n == "(todos)" else f"{label(n)} ({n})", placeholder="Escolha...")
 

@@ -46,8 +46,10 @@ with left, st.form("users_new"):
             st.success(f"Usuário '{username}' criado.")
 with right, st.form("users_edit"):
     st.subheader("Alterar usuário")
-    target = st.selectbox("Usuário", [u["username"] for u in users] if ok else [], key="users_edit_target",
-        placeholder="Escolha...")
+    usernames = [u["username"] for u in users] if ok else []
+    if st.session_state.get("users_edit_target") not in usernames:  # a link to a user no longer listed
+        st.session_state.pop("users_edit_target", None)
+    target = st.selectbox("Usuário", usernames, key="users_edit_target", placeholder="Escolha...")
     action = st.radio("Ação", ["Desbloquear", "Desativar", "Reativar", "Nova senha"], key="users_edit_action",
                       horizontal=True)
     new_password = st.text_input("Nova senha (para 'Nova senha')", type="password", key="users_edit_password")

@@ -55,11 +55,35 @@ def test_an_audit_link_names_the_key_that_opens_its_record_on_the_page():
     from ui import navigation
 
     for collection, key in navigation.OPEN_KEYS.items():
-        link = navigation.record_link(collection, "abc123")
+        link = navigation.record_link(collection, "abc123", "abc123")
         path, record_id = link.lstrip("/").split("?id=")
         assert navigation.linked_record(path, record_id) == (key, "abc123"), collection
     assert navigation.linked_record("drivers", None) is None
-    assert navigation.linked_record("users", "abc123") is None  # no record picker there
+    assert navigation.record_link("users", "6b0eda18d64f38ea51d1deec", "maria.silva") == "/users?id=maria.silva"
+    # no page opens one inspection or one custom field: no link that would open nothing
+    assert navigation.record_link("inspections", "abc123", "EAA3Y37") is None
+    assert navigation.record_link("custom_fields", "abc123") is None
+
+
+@pytest.mark.parametrize(("page", "key", "ident", "opened"), [
+    ("app_pages/users.py", "users_edit_target", "maria.silva", "maria.silva"),
+    ("app_pages/parameters.py", "params_name", "upfm_value", "upfm_value"),
+    ("app_pages/users.py", "users_edit_target", "de.outro.municipio", None),
+], ids=["user", "parameter", "user not listed"])
+def test_an_audit_link_by_key_opens_the_user_or_the_parameter(db, page, key, ident, opened):
+    from seed.municipalities import seed_demo_parameters
+    from services import auth
+    from tests.test_pages_smoke import app_as
+
+    seed_demo_parameters(db)
+    for username in ("ana.souza", "maria.silva"):  # the list would show ana.souza first
+        auth.create_user(db, TI, username, username.title(), "secretaria", ["chapada"], "senha-forte-1")
+    at = app_as(TI)
+    at.query_params["id"] = ident
+    at.switch_page(page).run()
+    assert not at.exception
+    value = at.selectbox(key=key).value
+    assert value == opened if opened else value != ident
 
 
 def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):

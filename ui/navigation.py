@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from urllib.parse import quote
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -126,16 +127,18 @@ def build(actor: Actor, modules: tuple[str, ...], requested: str = "") -> dict[s
 
 
 # The page where each collection's records are opened (the audit log links there with ``?id=``).
-RECORD_PAGES = {"taxpayers": "app_pages/taxpayers.py", "dams": "app_pages/dams.py", "platforms": "app_pages/platforms.py",
-                "drivers": "app_pages/drivers.py", "vehicles": "app_pages/vehicles.py",
-                "authorizations": "app_pages/authorizations.py", "inspections": "app_pages/inspections.py",
-                "users": "app_pages/users.py", "parameters": "app_pages/parameters.py",
-                "custom_fields": "app_pages/custom_fields.py"}
+RECORD_PAGES = {"taxpayers": "app_pages/taxpayers.py", "dams": "app_pages/dams.py",
+                "platforms": "app_pages/platforms.py", "drivers": "app_pages/drivers.py",
+                "vehicles": "app_pages/vehicles.py", "authorizations": "app_pages/authorizations.py",
+                "users": "app_pages/users.py", "parameters": "app_pages/parameters.py"}
 
 
 # The session key each record page reads to open one record (its picker or "go to" key).
 OPEN_KEYS = {"taxpayers": "taxpayers_open", "dams": "dams_open", "platforms": "plat_open",
-             "drivers": "drivers_open", "vehicles": "vehicles_open", "authorizations": "auth_goto"}
+             "drivers": "drivers_open", "vehicles": "vehicles_open", "authorizations": "auth_goto",
+             "users": "users_edit_target", "parameters": "params_name"}
+# Pages that pick a record by its key (the username, the parameter's name), not by its id.
+OPENED_BY_KEY = frozenset({"users", "parameters"})
 
 
 def linked_record(url_path: str, record_id: str | None) -> tuple[str, str] | None:
@@ -158,9 +161,11 @@ def open_linked_record(page) -> None:
         del st.query_params["id"]
 
 
-def record_link(collection: str, doc_id: str | None) -> str | None:
-    """The address of the page that opens a record (``/drivers?id=...``); None when there is none."""
+def record_link(collection: str, doc_id: str | None, key: str | None = None) -> str | None:
+    """The address of the page that opens a record (``/drivers?id=...``, ``/users?id=<username>``);
+    None when no page opens it."""
     path = RECORD_PAGES.get(collection)
-    if path is None or not doc_id:
+    ident = key if collection in OPENED_BY_KEY else doc_id
+    if path is None or not ident:
         return None
-    return f"/{PurePosixPath(path).stem}?id={doc_id}"
+    return f"/{PurePosixPath(path).stem}?id={quote(str(ident), safe='')}"
