@@ -271,10 +271,13 @@ def _result(doc: dict, already_imported: bool) -> ImportResult:
     )
 
 
-def _refuse_resent(db: Database, municipality: str, parsed: ReturnFile) -> None:
+def _refuse_resent(db: Database, municipality: str, parsed: ReturnFile, digest: str) -> None:
+    """A file whose sequence (NSA) the bank already used for other contents is refused. The same file
+    claimed a moment ago by a concurrent import is not "other contents": that import answers it."""
     header = parsed.header
     other = db[FILES].find_one({"municipality": municipality, "bank_code": header.bank_code,
-                                "agreement_code": header.agreement_code, "file_sequence": header.file_sequence})
+                                "agreement_code": header.agreement_code, "file_sequence": header.file_sequence,
+                                "sha256": {"$ne": digest}})
     if other is not None:
         when = fmt.day(clock.local_date(decode(other)["imported_at"]))
         raise ReturnFileResent(
@@ -309,7 +312,7 @@ def _claim(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, di
     existing = db[FILES].find_one(key)
     now = clock.now_utc()
     if existing is None:
-        _refuse_resent(db, municipality, parsed)
+        _refuse_resent(db, municipality, parsed, digest)
         header = parsed.header
         record = {
             **key, "status": PROCESSING, "file_sha256": store.put_file(db, data, f"retorno_{header.file_sequence}.ret"),

@@ -40,7 +40,7 @@ def test_eight_concurrent_imports_of_one_file_pay_once_with_one_right_report(db,
         start.wait()
         try:
             outcomes.append(bank_import.import_return_file(db, SECRETARIA_MP, "matupa", data))
-        except bank_import.ImportInProgress as exc:
+        except Exception as exc:  # noqa: BLE001 — every answer is checked below, none lost in the thread
             outcomes.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(8)]
@@ -54,6 +54,8 @@ def test_eight_concurrent_imports_of_one_file_pay_once_with_one_right_report(db,
     assert record["counts"][bank_import.DUPLICATED] == 0
     assert db["audit"].count_documents({"action": "import"}) == 1
     assert db["audit"].count_documents({"action": "pay"}) == 5
+    assert len(outcomes) == 8
+    assert [o for o in outcomes if not isinstance(o, (bank_import.ImportResult, bank_import.ImportInProgress))] == []
     winners = [o for o in outcomes if isinstance(o, bank_import.ImportResult) and not o.already_imported]
     assert len(winners) == 1 and len(winners[0].paid) == 5
     for other in outcomes:
@@ -73,6 +75,19 @@ def test_an_import_claimed_by_another_user_just_now_answers_in_processing(db, to
     with pytest.raises(bank_import.ImportInProgress, match="em processamento desde"):
         bank_import.import_return_file(db, SECRETARIA_MP, "matupa", data)
     assert db["dams"].count_documents({"status": dams.PAID}) == 0
+
+
+def test_the_same_file_claimed_a_moment_ago_is_not_taken_for_a_resent_sequence(db, today):
+    # a concurrent import looked for the file's hash before the first claim landed, then found that
+    # claim by its sequence (NSA) and refused the file as "com conteúdo diferente" (seen in a full run)
+    data = return_file(db, count=1)
+    parsed = parse_return_lines(io.BytesIO(data))
+    digest = bank_import.file_digest(data)
+    bank_import._claim(db, SECRETARIA_MP, "matupa", parsed, digest, data)
+    bank_import._refuse_resent(db, "matupa", parsed, digest)  # the same contents: not refused
+    other = return_file(db, count=2)  # the same NSA 9 with other contents still is
+    with pytest.raises(bank_import.ReturnFileResent, match="conteúdo diferente"):
+        bank_import._refuse_resent(db, "matupa", parse_return_lines(io.BytesIO(other)), bank_import.file_digest(other))
 
 
 def test_a_claim_left_by_an_import_that_stopped_is_taken_over_after_the_lease(db, today, monkeypatch):
