@@ -316,6 +316,23 @@ FIELD_NAMES = {
     "updated_at": "Alterado em", "urgency_justification": "Justificativa da urgência", "urgent": "Urgente",
     "username": "Usuário", "value": "Valor", "version": "Versão", "void_reason": "Motivo da nulidade",
     "void_reference": "Fundamento da nulidade", "year": "Exercício", "zone": "Zona",
+    # inside a changed value (a payment, a decision, an event): the words of the documents
+    "bank": "Banco", "by": "Por", "on": "Em", "until": "Até", "reason": "Motivo", "reasons": "Motivos",
+    "kind": "Tipo", "paid": "Pago", "paid_amount": "Valor pago", "due": "Vencimento", "label": "Descrição",
+    "day": "Dia", "notes": "Observações", "flags": "Alertas", "message": "Mensagem", "ok": "Atende",
+    "outcome": "Resultado", "code": "Código", "penalty": "Penalidade", "start": "Início", "total": "Total",
+    "lines": "Linhas", "hours": "Horas", "item": "Item", "deadline": "Prazo", "received": "Recebido",
+    "purpose": "Finalidade", "fee_total": "Total da taxa", "called_on": "Convocado em", "at": "Em",
+    "method": "Meio", "method_label": "Meio", "sent_on": "Enviado em", "decided_on": "Decidido em",
+    "authority": "Autoridade", "filed_on": "Protocolado em", "late": "Fora do prazo", "measure": "Medida",
+    "summary": "Resumo", "limit": "Limite", "defence_deadline": "Prazo da defesa", "authorization_id": "Autorização",
+    "field": "Campo", "before": "Antes", "after": "Depois",
+    "address": "Endereço", "phone": "Telefone", "document": "Documento", "gross": "Valor bruto",
+    "discount_total": "Descontos", "operator": "Operador", "executed": "Executado", "advance": "Adiantamento",
+    "amount_due": "Valor devido", "completed_on": "Concluído em", "started_on": "Iniciado em",
+    "ended_on": "Encerrado em", "worked_hours": "Horas trabalhadas", "distance_km": "Distância (km)",
+    "incidents": "Ocorrências", "bookings": "Agendamentos", "instalments": "Parcelas", "extension": "Prorrogação",
+    "driver": "Motorista", "passengers": "Passageiros", "requested_by": "Pedido por", "answered_on": "Respondido em",
 }
 
 
@@ -341,9 +358,9 @@ def shown_value(value: Any, collection: str = "", name: str = "") -> str:
     if isinstance(value, date):
         return value.strftime("%d/%m/%Y")
     if isinstance(value, list):
-        return ", ".join(shown_value(v) for v in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {shown_value(v)}" for k, v in value.items())
+        return ", ".join(shown_value(v, collection) for v in value)
+    if isinstance(value, dict):  # a payment, a decision: each part by its label
+        return "; ".join(f"{field_label(collection, k)}: {shown_value(v, collection, k)}" for k, v in value.items())
     text = str(value)
     if len(text) == 10 and text[4] == "-" and text[7] == "-" and text.replace("-", "").isdigit():
         return f"{text[8:]}/{text[5:7]}/{text[:4]}"

@@ -77,6 +77,15 @@ def test_values_are_formatted_as_people_read_them(value, shown):
     assert audit.shown_value(value) == shown
 
 
+def test_the_parts_of_a_changed_value_read_by_their_labels():
+    # a DAM payment showed "Pagamento: — → paid_on: 2026-12-01; amount: ...; bank: ..." (item 10)
+    entry = {"collection": "dams", "changes": {"payment": {"before": None, "after": {
+        "paid_on": "2026-12-01", "amount": Decimal("95.50"), "bank": "Banco do Brasil", "flags": [],
+        "recorded_by": "ana.souza"}}}}
+    assert audit.changes_shown(entry) == ("Pagamento: — → Pago em: 01/12/2026; Valor: R$\xa095,50; "
+                                          "Banco: Banco do Brasil; Alertas: —; Registrado por: ana.souza")
+
+
 @pytest.mark.parametrize("action,collection,label", [
     ("pay", "dams", "Pagamento de DAM"),
     ("create", "drivers", "Cadastro de condutor"),
