@@ -29,7 +29,7 @@ if ok:
     st.caption(f"{total} registro(s)")
     shown = [{**row, "Quando": clock.to_local(row["Quando"]).strftime("%d/%m/%Y %H:%M:%S"),
               "Abrir": navigation.record_link(entry["collection"], entry.get("doc_id"), entry.get("key"))}
-             for row, entry in zip(audit.rows_shown(rows), rows)]
+             for row, entry in zip(audit.rows_shown(rows, db), rows)]
     if shown:
         frame = pd.DataFrame(shown, columns=[*audit.EXPORT_COLUMNS, "Abrir"])
         st.dataframe(frame, hide_index=True, width="stretch", column_config={

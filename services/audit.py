@@ -382,8 +382,41 @@ def changes_shown(entry: dict) -> str:
         for k, v in entry.get("changes", {}).items())
 
 
-def rows_shown(entries: list[dict]) -> list[dict[str, Any]]:
-    """Entries as the audit page lists and exports them (pt-BR headers; the instant as a datetime)."""
+# A changed field that holds another record's id, shown by that record's own key.
+REFERENCES = {"dam_id": ("dams", "number"), "fee_dam": ("dams", "number"), "fine_dam": ("dams", "number"),
+              "auto_id": ("autos", "number"), "authorization_id": ("authorizations", "protocol"),
+              "platform_id": ("platforms", "name"), "requester_id": ("machinery_requesters", "name")}
+
+
+def _referenced(db: Database, entries: list[dict]) -> list[dict]:
+    """The entries with each id of :data:`REFERENCES` replaced by the record's key ("DAM 0014/2026"
+    reads better than its id): one query per referenced collection, whatever the number of entries."""
+    wanted: dict[str, set[ObjectId]] = {}
+    for entry in entries:
+        for name, change in entry.get("changes", {}).items():
+            if name in REFERENCES:
+                for side in ("before", "after"):
+                    if isinstance(change.get(side), str) and ObjectId.is_valid(change[side]):
+                        wanted.setdefault(REFERENCES[name][0], set()).add(ObjectId(change[side]))
+    keys: dict[str, str] = {}
+    for collection, ids in wanted.items():
+        field = next(f for c, f in REFERENCES.values() if c == collection)
+        for doc in db[collection].find({"_id": {"$in": sorted(ids)}}, {field: 1}):
+            if doc.get(field):
+                keys[str(doc["_id"])] = str(doc[field])
+    if not keys:
+        return entries
+    return [{**entry, "changes": {
+        name: {side: keys.get(value, value) if name in REFERENCES and isinstance(value, str) else value
+               for side, value in change.items()}
+        for name, change in entry.get("changes", {}).items()}} for entry in entries]
+
+
+def rows_shown(entries: list[dict], db: Database | None = None) -> list[dict[str, Any]]:
+    """Entries as the audit page lists and exports them (pt-BR headers; the instant as a datetime);
+    with ``db``, another record named in a change is shown by its key (number, protocol, name)."""
+    if db is not None:
+        entries = _referenced(db, entries)
     return [dict(zip(EXPORT_COLUMNS, (
         e["at"], e["username"], e.get("municipality") or "", action_label(e["action"], e["collection"]),
         entity_label(e["collection"]), e.get("key") or e.get("doc_id") or "", changes_shown(e), e.get("note") or "",
@@ -396,7 +429,7 @@ def _export_rows(db: Database, actor: Any, municipality: str | None, username: s
     if total > EXPORT_LIMIT:
         raise ValidationFailed({"export": f"O filtro tem {total} registros; exporte no máximo {EXPORT_LIMIT} "
                                           "(escolha um período menor)."})
-    return rows_shown(entries)
+    return rows_shown(entries, db)
 
 
 def export_csv(db: Database, actor: Any, municipality: str | None = None, username: str | None = None,

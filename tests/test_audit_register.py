@@ -86,6 +86,20 @@ def test_the_parts_of_a_changed_value_read_by_their_labels():
                                           "Banco: Banco do Brasil; Alertas: —; Registrado por: ana.souza")
 
 
+def test_another_record_named_in_a_change_is_shown_by_its_key(db, today):
+    # the ISSQN of a platform showed "DAM: — → 6b0eda1ad64f38ea51d1e652" (its id) in the log
+    from services import dams
+
+    dam = dams.issue(db, SECRETARIA_CG, "chapada", taxpayer_name="João Pereira Lima",
+                     taxpayer_document="529.982.247-25", taxpayer_address="Rua A, 1", revenue_kind="outras",
+                     description="ISSQN", legal_basis="LC 116/2003", amount=Decimal("10.00"), due=date(2026, 3, 20))
+    entry = {"at": datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc), "username": "carga.chapada",
+             "municipality": "chapada", "action": "update", "collection": "platform_issqn", "key": "WFB4A55",
+             "changes": {"dam_id": {"before": None, "after": dam["id"]}}}
+    (row,) = audit.rows_shown([entry], db)
+    assert row["Alterações"] == f"DAM: — → {dam['number']}"
+
+
 @pytest.mark.parametrize("action,collection,label", [
     ("pay", "dams", "Pagamento de DAM"),
     ("create", "drivers", "Cadastro de condutor"),
