@@ -355,3 +355,17 @@ def test_bookings_figures_of_the_period(db):
     kpis = {k.key: (k.value, k.previous) for k in summary.summary(db, GABINETE, "nova_lacerda", *MARCH).kpis}
     assert kpis["requests"] == (3, 1) and kpis["waiting"] == (Decimal("20"), None)
     assert kpis["balances_overdue"] == (Decimal("120.00"), Decimal("0.00"))
+
+
+def test_a_chart_gridline_shows_half_the_peak_to_the_centavo():
+    # the middle gridline of a R$ 919,27 peak read "R$ 459,63": the amount went through a float
+    from fpdf import FPDF
+
+    from services.pdf.management_report import _bars
+    from services.pdf.sticker import Fonts
+
+    pdf = FPDF(unit="mm", format="A4")
+    pdf.add_page()
+    _bars(pdf, Fonts(pdf), 20, 80, "Arrecadação por mês", ["jan/2026"], [("2026", [Decimal("919.27")])])
+    text = PdfReader(io.BytesIO(bytes(pdf.output()))).pages[0].extract_text()
+    assert "459,64" in text and "459,63" not in text

@@ -50,11 +50,11 @@ def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, catego
     top, axis_x = y + 7, LEFT + 24
     plot_w, plot_h = WIDTH - 26, height - 18
     peak = max([v for _, values in series for v in values] + [Decimal("0")])
-    scale = float(peak) if peak > 0 else 1.0
+    scale = peak if peak > 0 else Decimal("1")  # the gridlines' amounts stay Decimal; only lengths are float
     fonts.use(6)
     pdf.set_draw_color(215, 215, 215)
     for step in range(3):
-        value = Decimal(scale * step / 2).quantize(Decimal("0.01"))
+        value = (scale * step / 2).quantize(Decimal("0.01"))
         line_y = top + plot_h - plot_h * step / 2
         pdf.line(axis_x, line_y, axis_x + plot_w, line_y)
         pdf.set_text_color(*GREY)
@@ -65,7 +65,7 @@ def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, catego
     for index, category in enumerate(categories):
         x0 = axis_x + index * slot + slot * 0.1
         for s, (_, values) in enumerate(series):
-            h = plot_h * float(values[index]) / scale
+            h = plot_h * float(values[index] / scale)
             if h > 0:
                 pdf.set_fill_color(*SERIES_COLOURS[s % len(SERIES_COLOURS)])
                 pdf.rect(x0 + s * bar, top + plot_h - h, bar, h, style="F")
