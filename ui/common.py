@@ -97,7 +97,7 @@ def _resume_from_cookie(now) -> tuple[Actor, auth.Session] | None:
     return resumed
 
 
-COOKIE_READINGS = 6  # fresh readings of the browser's cookies before the login page offers to go on
+COOKIE_READINGS = 6  # fresh readings of the browser's cookies before keep_cookie stops asking
 
 
 def keep_cookie() -> bool:
