@@ -391,16 +391,15 @@ REFERENCES = {"dam_id": ("dams", "number"), "fee_dam": ("dams", "number"), "fine
 def _referenced(db: Database, entries: list[dict]) -> list[dict]:
     """The entries with each id of :data:`REFERENCES` replaced by the record's key ("DAM 0014/2026"
     reads better than its id): one query per referenced collection, whatever the number of entries."""
-    wanted: dict[str, set[ObjectId]] = {}
+    wanted: dict[tuple[str, str], set[ObjectId]] = {}  # (collection, key field) -> ids
     for entry in entries:
         for name, change in entry.get("changes", {}).items():
             if name in REFERENCES:
                 for side in ("before", "after"):
                     if isinstance(change.get(side), str) and ObjectId.is_valid(change[side]):
-                        wanted.setdefault(REFERENCES[name][0], set()).add(ObjectId(change[side]))
+                        wanted.setdefault(REFERENCES[name], set()).add(ObjectId(change[side]))
     keys: dict[str, str] = {}
-    for collection, ids in wanted.items():
-        field = next(f for c, f in REFERENCES.values() if c == collection)
+    for (collection, field), ids in wanted.items():
         for doc in db[collection].find({"_id": {"$in": sorted(ids)}}, {field: 1}):
             if doc.get(field):
                 keys[str(doc["_id"])] = str(doc[field])
