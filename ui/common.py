@@ -43,6 +43,9 @@ def defaults() -> None:
 # Streamlit's table toolbar (search, download, fullscreen) has English tooltips that cannot be
 # translated; every list of the panel has its own pt-BR search and CSV/XLSX buttons, so it is hidden.
 HOUSE_STYLE = '<style>[data-testid="stElementToolbar"] { display: none !important; }</style>'
+# The cookie manager's hidden frames live in one container drawn on every run (see keep_cookie).
+COOKIE_HOLDER = "painel_cookie_holder"
+HOUSE_STYLE += f"<style>.st-key-{COOKIE_HOLDER} {{ display: none !important; }}</style>"
 
 
 def house_style() -> None:
@@ -112,6 +115,13 @@ def keep_cookie() -> bool:
     drawn on: app.py draws the panel's navigation only once this returns True, so a late answer
     can never undo a click on the menu.
     """
+    # one container on every run, whatever is drawn in it: the elements after it keep their places
+    # while the managers come and go, so no page element shows twice during a rerun
+    with st.container(key=COOKIE_HOLDER):
+        return _keep_cookie()
+
+
+def _keep_cookie() -> bool:
     session = st.session_state.get("session")
     wanted = session.token if session is not None else ""
     if st.session_state.get("cookie_written", _browser_cookie()) == wanted:
