@@ -1,7 +1,7 @@
 """Painel Municipal: session defaults, login, the navigation of each role, nothing else."""
 import streamlit as st
 
-from services import municipalities
+from services.shared import municipalities
 from ui import common, navigation
 
 st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_balance:", layout="wide")

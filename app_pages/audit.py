@@ -4,7 +4,7 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from services import audit, clock
+from services.shared import audit, clock
 from ui import common, navigation
 from ui.entity import export_buttons
 

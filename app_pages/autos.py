@@ -8,8 +8,11 @@ import streamlit as st
 from rules import fmt
 from rules.fmt import brl, day
 from rules.ridehailing.concepts import Measure
-from services import clock, enforcement, enforcement_documents, entities, fields, ridehailing
-from services.errors import ServiceError, ValidationFailed
+from services.ridehailing import registry
+from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import documents as enforcement_documents
+from services.shared import clock, entities, fields
+from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons, record_picker
 from ui.ridehailing import clear_reads, flash
@@ -17,7 +20,7 @@ from ui.ridehailing import clear_reads, flash
 actor = common.guard("write")
 db = common.db()
 mun = common.municipality()
-rules = ridehailing.rules_of(mun)
+rules = registry.rules_of(mun)
 today = clock.today()
 show_cpf = entities.SPECS["drivers"].field("cpf").show
 show_plate = entities.SPECS["vehicles"].field("plate").show
@@ -68,9 +71,9 @@ def field(widget, *args, **kwargs):
 def autos_list() -> None:
     cols = st.columns([3, 2])
     search = cols[0].text_input("Buscar", key="autos_search", placeholder="Número, nome, CPF, placa ou código")
-    stage = cols[1].selectbox("Etapa", [""] + list(enforcement.STAGES), key="autos_stage",
-                              format_func=lambda s: enforcement.STAGES.get(s, "Todas"), placeholder="Escolha...")
-    ok, rows = common.attempt(enforcement.list_autos, db, actor, mun, search, stage)
+    stage = cols[1].selectbox("Etapa", [""] + list(autos.STAGES), key="autos_stage",
+                              format_func=lambda s: autos.STAGES.get(s, "Todas"), placeholder="Escolha...")
+    ok, rows = common.attempt(autos.list_autos, db, actor, mun, search, stage)
     if not ok:
         return
     frame = pd.DataFrame([{
@@ -84,8 +87,8 @@ def autos_list() -> None:
                          key="autos_table")
     places = st.columns(2)
     export_buttons(places[0], places[1], "autos de infração", mun, "autos",
-                   lambda: enforcement.export_csv(db, actor, mun, search, stage),
-                   lambda: enforcement.export_xlsx(db, actor, mun, search, stage))
+                   lambda: autos.export_csv(db, actor, mun, search, stage),
+                   lambda: autos.export_xlsx(db, actor, mun, search, stage))
     picked = event.selection.rows if event and event.selection else []
     chosen = rows[picked[0]].id if picked else None
     if chosen and chosen != st.session_state.get("autos_list_picked"):
@@ -97,14 +100,14 @@ def autos_list() -> None:
 # ---- new auto ----
 
 def new_auto() -> None:
-    catalogue = {c["code"]: c for c in enforcement.catalogue(mun)}
+    catalogue = {c["code"]: c for c in autos.catalogue(mun)}
     code = st.selectbox("Infração (artigo, inciso, gravidade)", list(catalogue), index=None, key="autos_new_code",
                         format_func=lambda c: catalogue[c]["label"], placeholder="Escolha a infração do catálogo")
     code_slot = st.empty()
     if code:
         item = catalogue[code]
         st.info(f"{item['text']} — {item['reference']} · infração **{item['severity']}**")
-    target = st.radio("Autuado", list(enforcement.TARGETS), format_func=enforcement.TARGETS.get, horizontal=True,
+    target = st.radio("Autuado", list(autos.TARGETS), format_func=autos.TARGETS.get, horizontal=True,
                       key="autos_new_target")
     cpf = plate = platform_id = ""
     if target in ("driver", "vehicle"):
@@ -146,7 +149,7 @@ def new_auto() -> None:
         code_slot.error("Infração: escolha no catálogo.")
         return
     if preview:
-        ok, found = submit(slots, enforcement.assess, db, actor, mun, **who, infraction_code=code,
+        ok, found = submit(slots, autos.assess, db, actor, mun, **who, infraction_code=code,
                            committed_on=committed_on)
         if ok:
             show_assessment(found)
@@ -154,11 +157,11 @@ def new_auto() -> None:
         evidence = [(f"{evidence_text or 'Anexo'} — {f.name}", f.name, f.getvalue()) for f in files or []]
         if evidence_text and not evidence:
             evidence = [(evidence_text, "", None)]
-        ok, auto_id = submit(slots, enforcement.lavrar, db, actor, mun, **who, infraction_code=code, facts=facts,
+        ok, auto_id = submit(slots, autos.lavrar, db, actor, mun, **who, infraction_code=code, facts=facts,
                              committed_on=committed_on, time=time, place=place, agent_registration=registration,
                              agent_name=agent_name, auto_on=auto_on, evidence=evidence)
         if ok:
-            doc = enforcement.get(db, actor, mun, auto_id)
+            doc = autos.get(db, actor, mun, auto_id)
             done(f"Auto nº {doc['number']} lavrado: infração {doc['severity']}, multa {brl(doc['fine_amount'])}.",
                  auto_id)
 
@@ -178,7 +181,7 @@ def show_assessment(found: dict) -> None:
 # ---- one auto's process ----
 
 def process() -> None:
-    ok, rows = common.attempt(enforcement.list_autos, db, actor, mun)
+    ok, rows = common.attempt(autos.list_autos, db, actor, mun)
     if not ok:
         return
     # the label never changes with the stage: the browser keeps the choice by its label
@@ -192,7 +195,7 @@ def process() -> None:
                            placeholder="Escolha um auto (ou selecione na lista)")
     if not auto_id:
         return
-    ok, doc = common.attempt(enforcement.get, db, actor, mun, auto_id)
+    ok, doc = common.attempt(autos.get, db, actor, mun, auto_id)
     if not ok:
         return
     summary(doc)
@@ -203,7 +206,7 @@ def process() -> None:
     if doc["status"] == "nulo":
         st.error(f"Auto nulo: {doc.get('void_reason', '')} ({doc.get('void_reference', '')}).")
         return
-    ok, state = common.attempt(enforcement.process_status, db, actor, mun, auto_id, today)
+    ok, state = common.attempt(autos.process_status, db, actor, mun, auto_id, today)
     if ok:
         deadlines(state)
     notification(doc)
@@ -217,7 +220,7 @@ def summary(doc: dict) -> None:
     cols[0].metric("Etapa", doc["stage_label"])
     cols[1].metric("Gravidade", doc.get("severity") or "—")
     cols[2].metric("Multa", brl(doc["fine_amount"]) if doc.get("fine_amount") is not None else "—")
-    cols[3].metric("Autuado", enforcement.TARGETS[doc["target_kind"]])
+    cols[3].metric("Autuado", autos.TARGETS[doc["target_kind"]])
     st.write(f"**{doc['offender_name']}** · {doc['infraction_code']} — {doc.get('infraction_text') or ''} "
              f"({doc.get('infraction_reference') or ''})")
     if doc.get("recurrence_of"):
@@ -241,7 +244,7 @@ def lavrar_draft(doc: dict) -> None:
         submitted = st.form_submit_button("Lavrar auto", type="primary")
     if submitted:
         ok, _ = submit({"committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
-                        "place": place_slot}, enforcement.lavrar, db, actor, mun, doc["id"], committed_on=committed_on,
+                        "place": place_slot}, autos.lavrar, db, actor, mun, doc["id"], committed_on=committed_on,
                        time=time, place=place, agent_registration=registration)
         if ok:
             done("Auto lavrado.")
@@ -304,7 +307,7 @@ def notification(doc: dict) -> None:
             submitted = st.form_submit_button("Registrar notificação", type="primary")
         if submitted:
             ok, result = submit({"method": method_slot, "sent_on": sent_slot, "received_on": received_slot,
-                                 "juntada_on": juntada_slot}, enforcement.notify, db, actor, mun, doc["id"],
+                                 "juntada_on": juntada_slot}, autos.notify, db, actor, mun, doc["id"],
                                 method=method, sent_on=sent_on, received_on=received_on, juntada_on=juntada_on,
                                 recipient=recipient)
             if ok:
@@ -314,8 +317,8 @@ def notification(doc: dict) -> None:
 
 def ruling_form(key: str, label: str, service, doc: dict) -> None:
     with st.form(key):
-        outcome, outcome_slot = field(st.selectbox, "Resultado", list(enforcement.OUTCOMES), key=f"{key}_outcome",
-                                      format_func=enforcement.OUTCOMES.get)
+        outcome, outcome_slot = field(st.selectbox, "Resultado", list(autos.OUTCOMES), key=f"{key}_outcome",
+                                      format_func=autos.OUTCOMES.get)
         reasons, reasons_slot = field(st.text_area, "Fundamentação", key=f"{key}_reasons")
         cols = st.columns(3)
         authority, authority_slot = field(cols[0].text_input, "Autoridade", key=f"{key}_authority")
@@ -337,7 +340,7 @@ def ruling_form(key: str, label: str, service, doc: dict) -> None:
                        outcome=outcome, reasons=reasons, authority=authority, decided_on=decided_on,
                        fine_amount=fine_amount)
         if ok:
-            done(f"Decisão registrada: {enforcement.OUTCOMES[outcome]}.")
+            done(f"Decisão registrada: {autos.OUTCOMES[outcome]}.")
 
 
 def filing_form(key: str, label: str, service, doc: dict) -> None:
@@ -363,23 +366,23 @@ def defence_and_decision(doc: dict) -> None:
         if defence:
             st.write(f"Por {defence['by']}: {defence['summary']}" + (" — **fora do prazo**" if defence.get("late") else ""))
         elif not decision:
-            filing_form("autos_defence", "Registrar defesa", enforcement.file_defence, doc)
+            filing_form("autos_defence", "Registrar defesa", autos.file_defence, doc)
     st.markdown("#### Decisão")
     if decision:
-        st.write(f"{enforcement.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
+        st.write(f"{autos.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
                  f"{decision['authority']}: {decision['reasons']}")
     else:
-        ruling_form("autos_decision", "Registrar decisão", enforcement.decide, doc)
+        ruling_form("autos_decision", "Registrar decisão", autos.decide, doc)
     if decision:
         with st.expander("Recurso" + (" — em análise" if appeal and not appeal.get("decision") else "")):
             if not appeal:
-                filing_form("autos_appeal", "Registrar recurso", enforcement.file_appeal, doc)
+                filing_form("autos_appeal", "Registrar recurso", autos.file_appeal, doc)
             elif not appeal.get("decision"):
                 st.write(f"Recurso de {appeal['by']} em {day(appeal['filed_on'])}: {appeal['summary']}")
-                ruling_form("autos_appeal_decision", "Registrar decisão do recurso", enforcement.decide_appeal, doc)
+                ruling_form("autos_appeal_decision", "Registrar decisão do recurso", autos.decide_appeal, doc)
             else:
                 ruled = appeal["decision"]
-                st.write(f"Recurso: {enforcement.OUTCOMES[ruled['outcome']]} em {day(ruled['decided_on'])} por "
+                st.write(f"Recurso: {autos.OUTCOMES[ruled['outcome']]} em {day(ruled['decided_on'])} por "
                          f"{ruled['authority']}: {ruled['reasons']}")
 
 
@@ -395,7 +398,7 @@ def penalties(doc: dict, state: dict | None) -> None:
                      + (f"**pago em {day(fine['paid_on'])}**" if fine.get("paid") else "em aberto"))
         elif "multa" in ruled.get("penalties", []):
             if st.button("Emitir DAM da multa", key="autos_fine_dam", type="primary"):
-                ok, dam = common.attempt(enforcement.issue_fine_dam, db, actor, mun, doc["id"])
+                ok, dam = common.attempt(autos.issue_fine_dam, db, actor, mun, doc["id"])
                 if ok:
                     done(f"DAM {dam['number']} da multa emitido, vencimento {day(dam['due_on'])}.")
         for applied in doc.get("sanctions_applied", []):
@@ -411,7 +414,7 @@ def penalties(doc: dict, state: dict | None) -> None:
                 note = st.text_input("Observação", key="autos_sanction_note")
                 submitted = st.form_submit_button("Aplicar penalidade", type="primary")
             if submitted:
-                ok, applied = submit({"start": start_slot}, enforcement.apply_sanction, db, actor, mun, doc["id"],
+                ok, applied = submit({"start": start_slot}, autos.apply_sanction, db, actor, mun, doc["id"],
                                      penalty=penalty, start=start, note=note)
                 if ok:
                     done(f"{penalty.capitalize()} aplicada a partir de {day(applied['start'])}"
@@ -426,7 +429,7 @@ def penalties(doc: dict, state: dict | None) -> None:
             by, by_slot = field(cols[2].text_input, "Responsável", key="autos_measure_by")
             submitted = st.form_submit_button("Registrar medida")
         if submitted:
-            ok, _ = submit({"on": on_slot, "by": by_slot}, enforcement.record_measure, db, actor, mun, doc["id"],
+            ok, _ = submit({"on": on_slot, "by": by_slot}, autos.record_measure, db, actor, mun, doc["id"],
                            measure=measure, on=on, by=by)
             if ok:
                 done("Medida registrada.")
@@ -441,7 +444,7 @@ def history_tab() -> None:
     if not digits and not plate_key:
         st.caption("Informe o CPF ou a placa para ver todos os autos, com etapa, resultado, valor e pagamento.")
         return
-    ok, rows = common.attempt(enforcement.history, db, actor, mun, driver_cpf=digits, plate="" if digits else plate_key)
+    ok, rows = common.attempt(autos.history, db, actor, mun, driver_cpf=digits, plate="" if digits else plate_key)
     if ok:
         st.dataframe(pd.DataFrame([{"Número": r.number, "Data": day(r.committed_on) if r.committed_on else "",
                                     "Infração": r.infraction_code, "Gravidade": r.severity, "Etapa": r.stage,

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from services import entities, fields
+from services.shared import entities, fields
 from ui import common
 from ui.entity import announce, announced, confirm_button, field_error, forget, form_errors, submit
 

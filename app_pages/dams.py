@@ -7,8 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import bank_import, clock, dams, fields
-from services.errors import ServiceError, ValidationFailed
+from services.dam import bank_import, dams
+from services.shared import clock, fields
+from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons, record_picker
 

@@ -4,8 +4,9 @@ document (CNPJ, coat of arms, who signs the certificates) is set here."""
 import pandas as pd
 import streamlit as st
 
-from services import deployment, fields, municipalities
-from services.errors import ServiceError, ValidationFailed
+from services.setup import deployment
+from services.shared import fields, municipalities
+from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 
 actor = common.guard("admin")

@@ -3,8 +3,9 @@ import pandas as pd
 import streamlit as st
 
 from rules.fmt import day
-from services import clock, entities, ridehailing
-from services.entities import ListQuery
+from services.ridehailing import registry
+from services.shared import clock, entities
+from services.shared.entities import ListQuery
 from ui import common
 from ui.entity import announce, confirm_button, field_error, forget, form_errors, record_picker, submit
 from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
@@ -12,7 +13,7 @@ from ui.ridehailing import change_form, histories, next_step_bar, registry_page,
 actor = common.guard("write")
 db = common.db()
 mun = common.municipality()
-rules = ridehailing.rules_of(mun)
+rules = registry.rules_of(mun)
 spec = entities.spec_for(db, "drivers", mun)
 common.page_header("Condutores", rules.act)
 
@@ -141,7 +142,7 @@ def driver_detail(doc: dict) -> None:
     st.subheader(f"{doc['name']} · CPF {spec.field('cpf').show(doc['cpf'])}")
     next_step_bar("drivers", actor, mun, doc, "drivers_next")
     on = st.date_input("Verificar na data do protocolo", clock.today(), format="DD/MM/YYYY", key="drivers_on")
-    ok, decision = common.attempt(ridehailing.driver_eligibility, db, actor, mun, doc["cpf"], on)
+    ok, decision = common.attempt(registry.driver_eligibility, db, actor, mun, doc["cpf"], on)
     if ok:
         verdict(decision, "Condutor", "drivers_verdict")
     tab_docs, tab_records, tab_edit, tab_history = st.tabs(

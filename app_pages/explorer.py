@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from services import entities, exports
+from services.shared import entities, exports
 from ui import common
 
 actor = common.guard("admin")

@@ -1,7 +1,7 @@
 """Start page: who is logged in, where, and what the panel offers there."""
 import streamlit as st
 
-from services import municipalities
+from services.shared import municipalities
 from ui import common, navigation
 
 actor = common.guard("summary")

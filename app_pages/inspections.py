@@ -6,17 +6,26 @@ import streamlit as st
 
 from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
-from services import clock, entities, exports, ridehailing, ridehailing_documents, ridehailing_queue
+from services.ridehailing import documents, registry, work_queue
+from services.ridehailing.queue_item import Pendencia
+from services.shared import clock, entities, exports
 from ui import common
 from ui.entity import entity_list, field_error, forget, form_errors, list_view, submit
 from ui.ridehailing import (
-    authorization_picker, authorization_step, clear_reads, finding_word, findings_table, flash, go, pendencias,
+    authorization_picker,
+    authorization_step,
+    clear_reads,
+    finding_word,
+    findings_table,
+    flash,
+    go,
+    pendencias,
 )
 
 actor = common.guard("write")
 db = common.db()
 mun = common.municipality()
-rules = ridehailing.rules_of(mun)
+rules = registry.rules_of(mun)
 today = clock.today()
 show_plate = entities.SPECS["vehicles"].field("plate").show
 KINDS = dict(entities.SPECS["inspections"].field("kind").choices)
@@ -30,9 +39,9 @@ def record() -> None:
         lambda r: f"{show_plate(r.plate)} · {r.driver_name} · protocolo {r.protocol} · {r.state.label}")
     if not chosen:
         return
-    doc = ridehailing.get_authorization(db, actor, mun, chosen)
-    st.caption(f"Vistoria {KINDS[ridehailing.inspection_kind(doc)].lower()} · checklist de {rules.act}")
-    ok, computed = common.attempt(ridehailing.inspection_computed, db, actor, mun, chosen, today)
+    doc = registry.get_authorization(db, actor, mun, chosen)
+    st.caption(f"Vistoria {KINDS[registry.inspection_kind(doc)].lower()} · checklist de {rules.act}")
+    ok, computed = common.attempt(registry.inspection_computed, db, actor, mun, chosen, today)
     computed = computed if ok else {}
     form_errors("insp_form", ["performed_on", "inspector"])
     with st.form("insp_form"):
@@ -55,7 +64,7 @@ def record() -> None:
         notes = st.text_area("Observações", key="insp_notes")
         submitted = st.form_submit_button("Registrar vistoria", type="primary")
     if submitted:
-        ok, outcome = submit("insp_form", ridehailing.record_inspection, db, actor, mun, chosen, performed_on,
+        ok, outcome = submit("insp_form", registry.record_inspection, db, actor, mun, chosen, performed_on,
                              answers, inspector, notes)
         if ok:
             forget("insp_inspector", "insp_notes", "insp_on", *(f"insp_item_{i.code}" for i in rules.inspection_items))
@@ -76,7 +85,7 @@ def record() -> None:
 
 def report_button(inspection_id: str, key: str) -> None:
     st.download_button("Baixar laudo da vistoria (PDF)",
-                       lambda: ridehailing_documents.inspection_report_pdf(db, actor, mun, inspection_id),
+                       lambda: documents.inspection_report_pdf(db, actor, mun, inspection_id),
                        f"laudo_vistoria_{inspection_id[-6:]}.pdf", "application/pdf", key=key,
                        icon=":material/picture_as_pdf:")
 
@@ -90,7 +99,7 @@ if last:
     if step and step.label != "Registrar vistoria":
         go(step, "insp_next")
 
-def convocations(queue: list[ridehailing_queue.Pendencia]) -> None:
+def convocations(queue: list[Pendencia]) -> None:
     """Call an active authorization to an extraordinary vistoria and print the notice."""
     chosen = authorization_picker(actor, mun, "Autorização ativa", "insp_call_auth", (Status.ACTIVE,),
                                   lambda r: f"{show_plate(r.plate)} · {r.driver_name} · nº {r.number}")
@@ -98,7 +107,7 @@ def convocations(queue: list[ridehailing_queue.Pendencia]) -> None:
         note = st.text_input("Motivo da convocação", key="insp_call_note")
         submitted = st.form_submit_button("Convocar para vistoria extraordinária", type="primary")
     if submitted and chosen:
-        ok, deadline = common.attempt(ridehailing.call_inspection, db, actor, mun, chosen, today, note)
+        ok, deadline = common.attempt(registry.call_inspection, db, actor, mun, chosen, today, note)
         if ok:
             clear_reads()
             st.session_state["insp_flash"] = ("success", f"Convocação registrada: comparecer até {day(deadline)}. "
@@ -116,7 +125,7 @@ def convocations(queue: list[ridehailing_queue.Pendencia]) -> None:
     notice = st.selectbox("Convocações em aberto", list(open_calls), format_func=open_calls.get,
                           key="insp_notice", placeholder="Escolha...")
     st.download_button("Baixar notificação de convocação (PDF)",
-                       lambda: ridehailing_documents.convocation_notice_pdf(db, actor, mun, notice),
+                       lambda: documents.convocation_notice_pdf(db, actor, mun, notice),
                        f"convocacao_{notice[-6:]}.pdf", "application/pdf", key="insp_notice_pdf",
                        icon=":material/campaign:")
 

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import localities
-from services.errors import ServiceError, ValidationFailed
+from services.machinery import localities
+from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings, common
 from ui.entity import export_buttons
 

@@ -1,7 +1,7 @@
 """Login page (pt-BR)."""
 import streamlit as st
 
-from services import auth
+from services.shared import auth
 from ui import common
 
 st.title("Painel Municipal")

@@ -7,10 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import booking_documents, bookings, clock, fields
-from services.bookings import ExecutionInput
-from services.errors import ServiceError, ValidationFailed
-from ui import bookings as ui_bookings, common
+from services.machinery import bookings, documents
+from services.machinery.bookings import ExecutionInput
+from services.shared import clock, fields
+from services.shared.errors import ServiceError, ValidationFailed
+from ui import bookings as ui_bookings
+from ui import common
 
 actor = ui_bookings.guard("write")
 db = common.db()
@@ -36,7 +38,7 @@ if not ok:
 schedule = doc.get("schedule") or {}
 st.markdown(f"**{doc['protocol']}** · {bookings.describe_services(doc['services'])} · agendado para "
             f"{fmt.day(schedule['day']) if schedule.get('day') else '—'}")
-ok, order = common.attempt(booking_documents.service_order_pdf, db, actor, mun, rid)
+ok, order = common.attempt(documents.service_order_pdf, db, actor, mun, rid)
 if ok:
     st.download_button("Ordem de serviço (PDF)", order, f"os_{doc['sequence']}.pdf", "application/pdf",
                        key="exec_order_pdf", icon=":material/picture_as_pdf:")

@@ -3,8 +3,10 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import bookings, clock, exports
-from ui import bookings as ui_bookings, common
+from services.machinery import bookings
+from services.shared import clock, exports
+from ui import bookings as ui_bookings
+from ui import common
 from ui.entity import export_buttons
 
 actor = ui_bookings.guard("write")

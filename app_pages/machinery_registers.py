@@ -1,8 +1,9 @@
 """Municipal machines and vehicles, and the staff who operate or drive them (Decreto 017/2026)."""
 import streamlit as st
 
-from services import entities
-from ui import bookings as ui_bookings, common
+from services.shared import entities
+from ui import bookings as ui_bookings
+from ui import common
 from ui.entity import entity_form, entity_import, entity_list
 
 actor = ui_bookings.guard("write")

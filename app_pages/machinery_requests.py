@@ -9,10 +9,12 @@ import streamlit as st
 from rules import fmt
 from rules.machinery.discounts import DiscountCriterion, EvidenceKind
 from rules.machinery.payment import ExtensionGround
-from services import booking_documents, bookings, clock, exports, fields
-from services.bookings import ClaimInput, ExtensionInput, RequestInput, ServiceAsked
-from services.errors import ServiceError, ValidationFailed
-from ui import bookings as ui_bookings, common
+from services.machinery import bookings, documents
+from services.machinery.bookings import ClaimInput, ExtensionInput, RequestInput, ServiceAsked
+from services.shared import clock, exports, fields
+from services.shared.errors import ServiceError, ValidationFailed
+from ui import bookings as ui_bookings
+from ui import common
 from ui.entity import export_buttons, record_picker
 
 actor = ui_bookings.guard("write")
@@ -333,14 +335,14 @@ def record(rid: str) -> None:
     next_step(doc)
     cols = st.columns(4)
     with cols[0]:
-        pdf_button("Orçamento (PDF)", booking_documents.quote_pdf, f"orcamento_{doc['sequence']}", "req_pdf_quote", rid)
+        pdf_button("Orçamento (PDF)", documents.quote_pdf, f"orcamento_{doc['sequence']}", "req_pdf_quote", rid)
     with cols[1]:
-        pdf_button("Extrato (PDF)", booking_documents.statement_pdf, f"extrato_{doc['sequence']}", "req_pdf_stmt", rid)
+        pdf_button("Extrato (PDF)", documents.statement_pdf, f"extrato_{doc['sequence']}", "req_pdf_stmt", rid)
     with cols[2]:
-        pdf_button("Ordem de serviço (PDF)", booking_documents.service_order_pdf, f"os_{doc['sequence']}",
+        pdf_button("Ordem de serviço (PDF)", documents.service_order_pdf, f"os_{doc['sequence']}",
                    "req_pdf_order", rid)
     with cols[3]:
-        pdf_button("Comprovante (PDF)", booking_documents.receipt_pdf, f"comprovante_{doc['sequence']}",
+        pdf_button("Comprovante (PDF)", documents.receipt_pdf, f"comprovante_{doc['sequence']}",
                    "req_pdf_receipt", rid)
 
 

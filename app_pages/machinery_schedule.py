@@ -6,9 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import booking_documents, bookings, clock, exports
-from services.specs.maquinas import ASSET_KINDS, DUTIES
-from ui import bookings as ui_bookings, common
+from services.machinery import bookings, documents
+from services.shared import clock, exports
+from services.shared.specs.maquinas import ASSET_KINDS, DUTIES
+from ui import bookings as ui_bookings
+from ui import common
 from ui.entity import export_buttons
 
 actor = ui_bookings.guard("write")
@@ -95,7 +97,7 @@ st.dataframe(pd.DataFrame([{"Protocolo": b.get("protocol", ""), "Zona": b.get("z
 
 st.subheader("Semana para impressão")
 week_start = day - timedelta(days=day.weekday())
-ok, pdf = common.attempt(booking_documents.week_board_pdf, db, actor, mun, week_start)
+ok, pdf = common.attempt(documents.week_board_pdf, db, actor, mun, week_start)
 if ok:
     st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)", pdf, f"agenda_{week_start}.pdf",
                        "application/pdf", key="sched_week_pdf", icon=":material/picture_as_pdf:")

@@ -7,9 +7,9 @@ import streamlit as st
 
 from rules import fmt
 from rules.params import ParameterMissing
-from services import clock, exports, fields, parameters
-from services.parameter_labels import label
-from services.errors import ValidationFailed
+from services.shared import clock, exports, fields, parameters
+from services.shared.errors import ValidationFailed
+from services.shared.parameter_labels import label
 from ui import common
 from ui.entity import announce, announced, export_buttons, field_error, forget, form_errors, submit
 

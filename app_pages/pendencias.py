@@ -3,7 +3,9 @@ import pandas as pd
 import streamlit as st
 
 from rules.fmt import day
-from services import clock, entities, exports, ridehailing, ridehailing_queue
+from services.ridehailing import registry, work_queue
+from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
+from services.shared import clock, entities, exports
 from ui import common
 from ui.entity import list_view, page_of
 from ui.ridehailing import pendencias
@@ -12,13 +14,13 @@ actor = common.guard("write")
 mun = common.municipality()
 today = clock.today()
 show_plate = entities.SPECS["vehicles"].field("plate").show
-common.page_header("Pendências", ridehailing.rules_of(mun).act)
-st.caption(f"Prazos vencidos e os que vencem nos próximos {ridehailing_queue.HORIZON_DAYS} dias, em {day(today)}.")
+common.page_header("Pendências", registry.rules_of(mun).act)
+st.caption(f"Prazos vencidos e os que vencem nos próximos {HORIZON_DAYS} dias, em {day(today)}.")
 SORTS = {"due": "Prazo", "kind": "Tipo", "plate": "Placa", "protocol": "Protocolo"}
 COLUMNS = ["Prazo", "Atrasada", "Tipo", "Protocolo", "Placa", "O que fazer", "Fundamento legal"]
 
 
-def cells(p: ridehailing_queue.Pendencia) -> dict:
+def cells(p: Pendencia) -> dict:
     """A pendência as the list and its exports show it (the exports keep the date typed)."""
     return {"Prazo": p.due, "Atrasada": "Sim" if p.late else "Não", "Tipo": p.kind, "Protocolo": p.protocol,
             "Placa": show_plate(p.plate), "O que fazer": p.message, "Fundamento legal": p.reference}

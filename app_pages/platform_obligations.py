@@ -8,15 +8,17 @@ import streamlit as st
 
 from rules.fmt import brl, day, moment
 from rules.ridehailing.obligations import TRIP_COLUMNS
-from services import clock, entities, exports, fields, platform_obligations as po, ridehailing
-from services.errors import ServiceError, ValidationFailed
+from services.ridehailing import obligations as po
+from services.ridehailing import registry
+from services.shared import clock, entities, exports, fields
+from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons
 
 actor = common.guard("write")
 db = common.db()
 mun = common.municipality()
-rules = ridehailing.rules_of(mun)
+rules = registry.rules_of(mun)
 today = clock.today()
 now_local = clock.to_local(clock.now_utc()).time().replace(second=0, microsecond=0)
 common.page_header("Obrigações das plataformas", rules.act)

@@ -4,18 +4,28 @@ import pandas as pd
 import streamlit as st
 
 from rules.fmt import day
-from services import clock, entities, ridehailing, ridehailing_platforms
+from services.ridehailing import platforms, registry
+from services.shared import clock, entities
 from ui import common
 from ui.entity import (
-    announce, announced, entity_form, entity_import, entity_list, field_error, forget, form_errors, record_picker,
-    saved_panel, submit,
+    announce,
+    announced,
+    entity_form,
+    entity_import,
+    entity_list,
+    field_error,
+    forget,
+    form_errors,
+    record_picker,
+    saved_panel,
+    submit,
 )
 from ui.ridehailing import verdict
 
 actor = common.guard("write")
 db = common.db()
 mun = common.municipality()
-rules = ridehailing.rules_of(mun)
+rules = registry.rules_of(mun)
 spec = entities.spec_for(db, "platforms", mun)
 KINDS = dict(entities.SPECS["platform_reports"].field("kind").choices)
 common.page_header("Plataformas", rules.act)
@@ -23,7 +33,7 @@ announced()
 
 
 def reports(doc: dict) -> None:
-    ok, rows = common.attempt(ridehailing_platforms.platform_reports, db, actor, mun, doc["cnpj"])
+    ok, rows = common.attempt(platforms.platform_reports, db, actor, mun, doc["cnpj"])
     if ok:
         st.dataframe(pd.DataFrame([{
             "Obrigação": KINDS[r["kind"]],
@@ -47,7 +57,7 @@ def reports(doc: dict) -> None:
             field_error("plat_report", "reference")
         submitted = st.form_submit_button("Registrar")
     if submitted:
-        submit("plat_report", ridehailing_platforms.add_report, db, actor, mun, doc["cnpj"], kind, on, reference)
+        submit("plat_report", platforms.add_report, db, actor, mun, doc["cnpj"], kind, on, reference)
         forget("plat_report_kind", "plat_report_on", "plat_report_ref")
         announce("Registro adicionado.")
         st.rerun()
@@ -56,10 +66,10 @@ def reports(doc: dict) -> None:
 def platform_detail(doc: dict) -> None:
     st.subheader(f"{doc['name']} · CNPJ {spec.field('cnpj').show(doc['cnpj'])}")
     on = st.date_input("Verificar na data", clock.today(), format="DD/MM/YYYY", key="plat_on")
-    ok, decision = common.attempt(ridehailing_platforms.compliance, db, actor, mun, doc["id"], on)
+    ok, decision = common.attempt(platforms.compliance, db, actor, mun, doc["id"], on)
     if ok:
         verdict(decision, "Plataforma", "plat_compliance")
-    blank = ridehailing_platforms.missing_policy_fields(doc)
+    blank = platforms.missing_policy_fields(doc)
     if blank:
         st.caption("Apólice APP incompleta no cadastro — preencha: " + ", ".join(blank) + ".")
     tab_reports, tab_edit = st.tabs(["Relações e ISSQN", "Editar dados"])

@@ -6,8 +6,9 @@ import streamlit as st
 
 from rules import fmt
 from rules.machinery.prices import PriceIndex
-from services import clock, price_tables
-from services.errors import ServiceError, ValidationFailed
+from services.machinery import price_tables
+from services.shared import clock
+from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings, common
 from ui.entity import export_buttons
 

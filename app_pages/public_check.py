@@ -1,8 +1,9 @@
 """Public check of a ride-hailing authorization (no login), opened from the sticker's QR code."""
 import streamlit as st
 
-from services import clock, public_check
-from services.errors import ServiceError
+from services.ridehailing import public_check
+from services.shared import clock
+from services.shared.errors import ServiceError
 from ui import common
 
 st.title("Verificação de autorização")

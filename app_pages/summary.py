@@ -1,13 +1,13 @@
 """Resumo do gabinete: what the services did, what they collected, what is late — aggregates only."""
 from datetime import date, timedelta
-
 from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services import exports, summary
+from services.shared import exports
+from services.summary import figures as summary
 from ui import charts, common
 from ui.entity import export_buttons
 

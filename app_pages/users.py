@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from services import auth, clock, exports, municipalities
+from services.shared import auth, clock, exports, municipalities
 from ui import common
 from ui.entity import export_buttons
 

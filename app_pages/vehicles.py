@@ -1,7 +1,8 @@
 """Ride-hailing vehicles: register, link to the driver and the eligibility verdict of the law."""
 import streamlit as st
 
-from services import clock, entities, ridehailing
+from services.ridehailing import registry
+from services.shared import clock, entities
 from ui import common
 from ui.entity import record_picker
 from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
@@ -9,20 +10,20 @@ from ui.ridehailing import change_form, histories, next_step_bar, registry_page,
 actor = common.guard("write")
 db = common.db()
 mun = common.municipality()
-rules = ridehailing.rules_of(mun)
+rules = registry.rules_of(mun)
 spec = entities.spec_for(db, "vehicles", mun)
 common.page_header("Veículos", rules.act)
 
 
 def vehicle_detail(doc: dict) -> None:
     st.subheader(f"{spec.field('plate').show(doc['plate'])} · {doc['make']} {doc['model']} {doc['model_year']}")
-    ok, driver = common.attempt(ridehailing.driver_record, db, doc["municipality"], doc["driver_cpf"])
+    ok, driver = common.attempt(registry.driver_record, db, doc["municipality"], doc["driver_cpf"])
     if ok:
         st.caption(f"Serve ao condutor {driver['name']} (CPF {spec.field('driver_cpf').show(driver['cpf'])}) como "
                    f"{spec.field('holder').show(doc['holder']).lower()}.")
     next_step_bar("vehicles", actor, mun, doc, "vehicles_next")
     on = st.date_input("Verificar na data", clock.today(), format="DD/MM/YYYY", key="vehicles_on")
-    ok, decision = common.attempt(ridehailing.vehicle_eligibility, db, actor, mun, doc["plate"], on)
+    ok, decision = common.attempt(registry.vehicle_eligibility, db, actor, mun, doc["plate"], on)
     if ok:
         verdict(decision, "Veículo", "vehicles_verdict")
     st.caption("Substituição de veículo (acidente, venda ou locação): cadastre o novo veículo e registre a "

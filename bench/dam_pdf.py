@@ -31,10 +31,13 @@ from rules.dam import parameters as dam_parameters  # noqa: E402
 from rules.dam.barcode import dam_barcode  # noqa: E402
 from rules.params import ParameterVersion  # noqa: E402
 from seed.municipalities import seed_demo_parameters  # noqa: E402
-from services import bootstrap, clock, dams, store  # noqa: E402
-from services.auth import Actor  # noqa: E402
-from services.pdf.certificate import CertificatePrint, render_certificate  # noqa: E402
-from services.pdf.sticker import StickerPrint, render_sticker  # noqa: E402
+from services import store  # noqa: E402
+from services.dam import dams
+from services.ridehailing.certificate_pdf import CertificatePrint, render_certificate  # noqa: E402
+from services.ridehailing.sticker_pdf import StickerPrint, render_sticker  # noqa: E402
+from services.setup import bootstrap
+from services.shared import clock
+from services.shared.auth import Actor  # noqa: E402
 
 ACTOR = Actor("bench", "Bench", "secretaria", ("matupa",))
 BATCH = 500

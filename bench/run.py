@@ -33,8 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import dataset  # noqa: E402
-from services import clock, config, store  # noqa: E402
-from services.auth import Actor  # noqa: E402
+from services import store  # noqa: E402
+from services.shared import clock, config
+from services.shared.auth import Actor  # noqa: E402
 
 MUNICIPALITY = "chapada"  # the biggest of the dataset
 ROLE_ACTORS = {
@@ -184,7 +185,8 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
     """The main list query each list page sends: its first page (sorted, limited) and the count."""
     from datetime import datetime
 
-    from services import dams, entities
+    from services.dam import dams
+    from services.shared import entities
 
     mun = {"municipality": MUNICIPALITY}
 
@@ -223,7 +225,9 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
 
 def writes(db: Any, runs: int) -> dict[str, Any]:
     """p50 ms of DAM issue, an authorization event and an audit entry; the store is put back after."""
-    from services import audit, dams, ridehailing
+    from services.dam import dams
+    from services.ridehailing import registry
+    from services.shared import audit
 
     counters = {d["_id"]: d["seq"] for d in db["counters"].find({"_id": {"$regex": f"^{MUNICIPALITY}/"}})}
     result: dict[str, Any] = {}
@@ -245,11 +249,11 @@ def writes(db: Any, runs: int) -> dict[str, Any]:
                     break
                 try:
                     start = time.perf_counter()
-                    ridehailing.call_inspection(db, WRITER, MUNICIPALITY, str(doc["_id"]), dataset.TODAY,
+                    registry.call_inspection(db, WRITER, MUNICIPALITY, str(doc["_id"]), dataset.TODAY,
                                                 "Convocação do benchmark")
                     figures.append(ms(time.perf_counter() - start))
                     originals.append(doc)
-                except ridehailing.WrongStep:
+                except registry.WrongStep:
                     continue
             if not figures:
                 raise RuntimeError("nenhuma autorização ativa")
@@ -290,7 +294,7 @@ def floor_pdf(barcode: str, payload: str | None) -> bytes:
 
 
 def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]:
-    from services import dams
+    from services.dam import dams
 
     actor = ROLE_ACTORS["write"]
     issued = [d for d in db["dams"].find({"municipality": MUNICIPALITY, "status": dams.PAID}, {"_id": 1}).limit(batch)]
@@ -331,7 +335,7 @@ def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]
 
 def summary_figures(db: Any, repeat: int) -> dict[str, Any]:
     """The mayor's office figures of the year to date, uncached (issue 14): the service and its PDF."""
-    from services import summary
+    from services.summary import figures as summary
 
     actor, start = ROLE_ACTORS["summary"], dataset.TODAY.replace(month=1, day=1)
     return {

@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from services import docstore, store  # noqa: E402
+from docstore import engine as docstore
+from services import store  # noqa: E402
 
 MUNICIPALITIES = ("chapada", "matupa", "nova_lacerda")
 STATUSES = ("emitido", "pago", "cancelado", "vencido")

@@ -15,8 +15,8 @@ import getpass
 import os
 import sys
 
-from services import bootstrap
-from services.errors import ServiceError
+from services.setup import bootstrap
+from services.shared.errors import ServiceError
 from services.store import connect
 
 
@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         print("Aviso: este armazenamento é de demonstração.", file=sys.stderr)
     bootstrap.mark_store(db, "real")
     if args.create_ti:
-        from services.setup_data import MUNICIPALITIES
-        from services.auth import create_first_ti
+        from services.setup.defaults import MUNICIPALITIES
+        from services.shared.auth import create_first_ti
 
         password = os.environ.get("PAINEL_TI_PASSWORD") or getpass.getpass("Senha do usuário de TI: ")
         try:
@@ -62,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _move_data(db, args: argparse.Namespace) -> int:
-    from services import backup
-    from services.config import mongodb_db
+    from services.shared import backup
+    from services.shared.config import mongodb_db
 
     def progress(line: str) -> None:
         print(f"  {line}", flush=True)

@@ -2,7 +2,7 @@
 machines and vehicles, operators and drivers, requesters, and requests in every stage.
 
 All names are invented; CPF/CNPJ have valid check digits (generated from a fixed seed). The
-requests are made through ``services.bookings`` as a clerk would; the stories that began weeks ago
+requests are made through ``services.machinery.bookings`` as a clerk would; the stories that began weeks ago
 (a balance now overdue) are replayed on their own days by setting the panel's "today" for the
 duration of each step (``_on``), so every date the services check holds.
 """
@@ -19,9 +19,12 @@ from pymongo.database import Database
 from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from rules.params import ParameterVersion
 from seed.demo import cnpj, cpf, person, phone
-from services import bookings, bootstrap, clock, dams, entities
-from services.auth import Actor
-from services.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
+from services.dam import dams
+from services.machinery import bookings
+from services.machinery.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
+from services.setup import bootstrap
+from services.shared import clock, entities
+from services.shared.auth import Actor
 
 NL = "nova_lacerda"
 CLERK = Actor("carga.nova_lacerda", "Carga de demonstração", "secretaria", (NL,))

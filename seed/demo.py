@@ -10,9 +10,10 @@ import random
 from pymongo.database import Database
 
 from seed.municipalities import seed_demo_parameters
-from services import bootstrap, entities
-from services.auth import SYSTEM, create_user
-from services.errors import Conflict
+from services.setup import bootstrap
+from services.shared import entities
+from services.shared.auth import SYSTEM, create_user
+from services.shared.errors import Conflict
 
 DEMO_PASSWORD = "painel2026"
 ALL = ["chapada", "matupa", "nova_lacerda"]
@@ -106,7 +107,7 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
 
 
 def _staff(code: str):
-    from services.auth import Actor
+    from services.shared.auth import Actor
 
     return Actor(f"carga.{code}", "Carga de demonstração", "secretaria", (code,))
 
@@ -187,8 +188,9 @@ def _dams(db: Database, staff: dict) -> None:
     from rules.dam import parameters as dam_parameters
     from rules.params import ParameterVersion
     from seed.municipalities import DEMO_ACT
-    from services import clock, dams
-    from services.entities import ListQuery
+    from services.dam import dams
+    from services.shared import clock
+    from services.shared.entities import ListQuery
     from services.store import exists
 
     note = "Chave PIX fictícia de demonstração; substituir pela chave do município"

@@ -14,8 +14,9 @@ from pymongo.database import Database
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.dam.parameters import revenue_code_parameter
 from rules.params import ParameterVersion
-from services import bootstrap, deployment, municipalities
-from services.auth import SYSTEM
+from services.setup import bootstrap, deployment
+from services.shared import municipalities
+from services.shared.auth import SYSTEM
 
 DEMO_ACT = "Código Tributário Municipal de demonstração — confirmar o ato municipal"
 COLOURS = {"chapada": ((31, 95, 139), (214, 170, 40)), "matupa": ((27, 122, 62), (240, 200, 60)),

@@ -9,8 +9,10 @@ from datetime import date, timedelta
 
 from pymongo.database import Database
 
-from services import clock, dams, enforcement, entities, parameters
-from services.auth import Actor
+from services.dam import dams
+from services.ridehailing.enforcement import autos
+from services.shared import clock, entities, parameters
+from services.shared.auth import Actor
 
 FACTS = "Constatado pelo agente em fiscalização de rotina (demonstração)"
 FIRST_DAYS = {"chapada": date(2026, 1, 8), "matupa": date(2025, 8, 29)}  # the acts in force (and the UPFM)
@@ -22,7 +24,7 @@ def _actor(municipality: str) -> Actor:
 
 
 def _lavrar(db: Database, actor: Actor, municipality: str, code: str, on: date, cpf: str, index: int = 0) -> str:
-    return enforcement.lavrar(db, actor, municipality, target_kind="driver", driver_cpf=cpf, infraction_code=code,
+    return autos.lavrar(db, actor, municipality, target_kind="driver", driver_cpf=cpf, infraction_code=code,
                               facts=FACTS, committed_on=on, auto_on=on, time=f"{8 + index % 10:02d}:15",
                               place=PLACES[index % len(PLACES)], agent_registration=f"AF-{40 + index % 5:04d}",
                               agent_name="Agente Fiscal (demonstração)")
@@ -34,7 +36,7 @@ def _notify(db: Database, actor: Actor, municipality: str, auto_id: str, on: dat
     if on + timedelta(days=6) > clock.today():
         return None
     method = "post"
-    enforcement.notify(db, actor, municipality, auto_id, method=method, sent_on=on + timedelta(days=2),
+    autos.notify(db, actor, municipality, auto_id, method=method, sent_on=on + timedelta(days=2),
                        received_on=on + timedelta(days=5), juntada_on=on + timedelta(days=6) if juntada else None)
     if not juntada:
         return None
@@ -49,7 +51,7 @@ def _decide(db: Database, actor: Actor, municipality: str, auto_id: str, on: dat
     if last is None or last + timedelta(days=1) > clock.today():
         return None
     decided_on = last + timedelta(days=1)
-    enforcement.decide(db, actor, municipality, auto_id, outcome=outcome, decided_on=decided_on,
+    autos.decide(db, actor, municipality, auto_id, outcome=outcome, decided_on=decided_on,
                        reasons="Fatos comprovados pelo relatório e pelas fotos do agente (demonstração)"
                        if outcome != "anulado" else "Identificação do veículo divergente no auto (demonstração)",
                        authority="Secretário(a) Municipal de Finanças")
@@ -58,7 +60,7 @@ def _decide(db: Database, actor: Actor, municipality: str, auto_id: str, on: dat
 
 def _drivers(db: Database, actor: Actor, municipality: str) -> list[str]:
     """CPFs of the demo drivers with an authorization in force today, oldest protocol first."""
-    rows = enforcement.ridehailing.authorization_rows(db, actor, municipality, clock.today())
+    rows = autos.ridehailing.authorization_rows(db, actor, municipality, clock.today())
     active = [r for r in sorted(rows, key=lambda r: r.protocol_date) if r.state.status.value == "active"]
     return [r.driver_cpf for r in active]
 
@@ -86,9 +88,9 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     _decide(db, actor, municipality, first, back(200))
     second = _lavrar(db, actor, municipality, second_code, back(120), repeat, 2)
     decided_on = _decide(db, actor, municipality, second, back(120))
-    recurrent = enforcement.get(db, actor, municipality, second)["recurrent"]
+    recurrent = autos.get(db, actor, municipality, second)["recurrent"]
     if cg and decided_on and recurrent:  # CG art. 29 §1: 30 days from the decision's next day, already over
-        enforcement.apply_sanction(db, actor, municipality, second, penalty="suspensão da autorização",
+        autos.apply_sanction(db, actor, municipality, second, penalty="suspensão da autorização",
                                    start=decided_on + timedelta(days=1), note="Suspensão cumprida (demonstração)")
 
     # one auto per stage, each on a different driver
@@ -105,7 +107,7 @@ def _seed(db: Database, municipality: str, today: date) -> None:
         elif stage == "prazo":
             _notify(db, actor, municipality, auto_id, on)
         elif stage == "defesa" and _notify(db, actor, municipality, auto_id, on):
-            enforcement.file_defence(db, actor, municipality, auto_id, filed_on=min(on + timedelta(days=12), today),
+            autos.file_defence(db, actor, municipality, auto_id, filed_on=min(on + timedelta(days=12), today),
                                      by="O próprio condutor", summary="Alega que aguardava passageiro chamado pelo "
                                                                       "aplicativo (demonstração)")
         elif stage == "anulado":
@@ -114,16 +116,16 @@ def _seed(db: Database, municipality: str, today: date) -> None:
             ruled = _decide(db, actor, municipality, auto_id, on)
             if ruled is None:
                 continue
-            enforcement.file_appeal(db, actor, municipality, auto_id, filed_on=ruled + timedelta(days=3),
+            autos.file_appeal(db, actor, municipality, auto_id, filed_on=ruled + timedelta(days=3),
                                     by="Advogado do condutor", summary="Pede a redução da multa (demonstração)")
         elif _decide(db, actor, municipality, auto_id, on):
-            dam = enforcement.issue_fine_dam(db, actor, municipality, auto_id)
+            dam = autos.issue_fine_dam(db, actor, municipality, auto_id)
             if stage == "pago":
                 dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
 
     if cg:
         platforms = entities.list_all(db, actor, "platforms", municipality, entities.ListQuery(sort="name"))
-        enforcement.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=next(pool),
+        autos.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=next(pool),
                                infraction_code="CG-30", facts="Condutor na relação da plataforma sem autorização "
                                                               "válida (demonstração)",
                                origin=(f"Conciliação da relação de {platforms[0]['name']}" if platforms
@@ -131,23 +133,23 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     else:
         late = _lavrar(db, actor, municipality, "MP-12-VII", back(150), next(pool), 12)
         try:  # MP art. 21 §1: delivered after 90 days, so the auto is void
-            enforcement.notify(db, actor, municipality, late, method="post", sent_on=back(55), received_on=back(50))
-        except enforcement.DeadlineMissed:
+            autos.notify(db, actor, municipality, late, method="post", sent_on=back(55), received_on=back(50))
+        except autos.DeadlineMissed:
             pass
         cassado = active[1]
         aggression = _lavrar(db, actor, municipality, "MP-26-VI", back(70), cassado, 13)
         ruled = _decide(db, actor, municipality, aggression, back(70))
         if ruled:
-            enforcement.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
+            autos.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
                                        start=ruled + timedelta(days=1), note="Cassação (demonstração)")
-        enforcement.record_measure(db, actor, municipality, aggression, measure="apreensão de documentos ou equipamentos",
+        autos.record_measure(db, actor, municipality, aggression, measure="apreensão de documentos ou equipamentos",
                                    on=back(70), by="Agente Fiscal AF-0043 (demonstração)")
 
 
 def seed_enforcement(db: Database) -> None:
     """Load the demo autos once (skipped when any auto exists)."""
-    enforcement.prepare(db)
-    if db[enforcement.COLLECTION].count_documents({}) > 0:
+    autos.prepare(db)
+    if db[autos.COLLECTION].count_documents({}) > 0:
         return
     today = clock.today()
     for municipality in ("chapada", "matupa"):

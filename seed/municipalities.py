@@ -1,7 +1,7 @@
 """Fictitious municipal values for the demo store only (``python -m seed --demo``).
 
 A real store gets none of these: the municipality sets them on the Parâmetros page and the
-Implantação page lists them until it does (services/deployment.py). Every act here says
+Implantação page lists them until it does (services/setup/deployment.py). Every act here says
 "demonstração", which is how that page tells a demo value from a real one.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pymongo.database import Database
 
 from rules.params import ParameterVersion
 from rules.registry import demo_parameters
-from services import bootstrap
-from services.setup_data import MUNICIPALITIES
+from services.setup import bootstrap
+from services.setup.defaults import MUNICIPALITIES
 
 DEMO_ACT = "Dados de demonstração — confirmar o ato municipal"
 

@@ -16,8 +16,12 @@ from rules.params import ParameterVersion
 from rules.ridehailing.lifecycle import Status
 from seed.demo import cpf
 from seed.municipalities import DEMO_ACT
-from services import bootstrap, clock, dams, entities, platform_obligations as po, ridehailing
-from services.auth import Actor
+from services.dam import dams
+from services.ridehailing import obligations as po
+from services.ridehailing import registry
+from services.setup import bootstrap
+from services.shared import clock, entities
+from services.shared.auth import Actor
 from services.store import decode, exists
 
 DEMO_RATE = Decimal("0.05")
@@ -33,9 +37,9 @@ def _csv(rows: list[dict[str, str]]) -> bytes:
 
 
 def _register_by_status(db: Database, municipality: str, on: date) -> dict[Status, list[dict]]:
-    scope = ridehailing.Scope(db, municipality)
+    scope = registry.Scope(db, municipality)
     found: dict[Status, list[dict]] = {}
-    for raw in db["authorizations"].find({"municipality": municipality}, ridehailing.ROW_FIELDS).sort("protocol", 1):
+    for raw in db["authorizations"].find({"municipality": municipality}, registry.ROW_FIELDS).sort("protocol", 1):
         doc = decode(raw)
         found.setdefault(scope.state(doc, on).status, []).append(doc)
     return found

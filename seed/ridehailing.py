@@ -25,10 +25,13 @@ from pymongo.database import Database
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed.demo import DISTRICTS, STREETS, cpf, person, phone
-from services import (
-    bootstrap, clock, dams, entities, parameters, ridehailing, ridehailing_changes, ridehailing_platforms,
-)
-from services.auth import Actor
+from services.dam import dams
+from services.ridehailing import changes as ridehailing_changes
+from services.ridehailing import platforms as ridehailing_platforms
+from services.ridehailing import registry
+from services.setup import bootstrap
+from services.shared import clock, entities, parameters
+from services.shared.auth import Actor
 
 FEE = Decimal("180.00")
 DEMO_ACT = "Valor fictício para demonstração"
@@ -112,34 +115,34 @@ def register(db: Database, actor: Actor, municipality: str, rng: random.Random, 
 
 
 def passing(municipality: str) -> dict[str, bool]:
-    return {item.code: True for item in ridehailing.rules_of(municipality).inspection_items}
+    return {item.code: True for item in registry.rules_of(municipality).inspection_items}
 
 
 def paid_earlier(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date) -> None:
     """History loaded into the panel: the fee paid on ``paid_on``, before the panel, issues it."""
-    ridehailing.record_earlier_payment(db, actor, municipality, auth_id, paid_on)
+    registry.record_earlier_payment(db, actor, municipality, auth_id, paid_on)
 
 
 def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, protocol: date, until: str,
           **register_args) -> str:
     """A request taken through the flow up to ``until`` with plausible dates after ``protocol``."""
     driver_cpf, car = register(db, actor, municipality, rng, protocol, **register_args)
-    auth = ridehailing.request_authorization(db, actor, municipality, driver_cpf, car, protocol)
+    auth = registry.request_authorization(db, actor, municipality, driver_cpf, car, protocol)
     if until == "requested":
         return auth
     if until == "refused":
-        ridehailing.refuse(db, actor, municipality, auth, protocol + timedelta(days=3))
+        registry.refuse(db, actor, municipality, auth, protocol + timedelta(days=3))
         return auth
-    ridehailing.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
+    registry.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
     if until == "approved":
         return auth
     inspected = protocol + timedelta(days=4)
     if until == "failed":
         answers = {**passing(municipality), "I": False}
-        ridehailing.record_inspection(db, actor, municipality, auth, inspected, answers, "Vistoriador de demonstração",
+        registry.record_inspection(db, actor, municipality, auth, inspected, answers, "Vistoriador de demonstração",
                                       "Pneus dianteiros desgastados")
         return auth
-    ridehailing.record_inspection(db, actor, municipality, auth, inspected, passing(municipality),
+    registry.record_inspection(db, actor, municipality, auth, inspected, passing(municipality),
                                   "Vistoriador de demonstração")
     if until == "inspected":
         return auth
@@ -151,15 +154,15 @@ def _seed_changes(db: Database, actor: Actor, municipality: str, rng: random.Ran
                   authorizations: list[str]) -> None:
     """Data changes of drivers already in the flow: reported in time, reported late, never reported."""
     for auth_id, days_ago, reported_after in zip(authorizations, (12, 40, 20), (3, 15, None)):
-        doc = ridehailing.get_authorization(db, actor, municipality, auth_id)
+        doc = registry.get_authorization(db, actor, municipality, auth_id)
         changed_on = today - timedelta(days=days_ago)
         reported_on = changed_on + timedelta(days=reported_after) if reported_after is not None else None
         if days_ago == 40:
-            vehicle = ridehailing.vehicle_record(db, municipality, doc["plate"])
+            vehicle = registry.vehicle_record(db, municipality, doc["plate"])
             ridehailing_changes.record_change(db, actor, municipality, "vehicles", vehicle["id"],
                                               {"color": "Azul"}, changed_on, reported_on)
             continue
-        driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
+        driver = registry.driver_record(db, municipality, doc["driver_cpf"])
         ridehailing_changes.record_change(db, actor, municipality, "drivers", driver["id"],
                                           {"address": f"{rng.choice(STREETS)}, {rng.randint(10, 1999)}"},
                                           changed_on, reported_on)
@@ -172,15 +175,15 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
 
     active = [_flow(db, actor, municipality, rng, back(days), "active") for days in (200, 150, 120, 90, 60, 45)]
     renewing = _flow(db, actor, municipality, rng, back(100), "active")
-    ridehailing.request_renewal(db, actor, municipality, renewing, today)
-    ridehailing.issue_fee_dam(db, actor, municipality, renewing, today)
+    registry.request_renewal(db, actor, municipality, renewing, today)
+    registry.issue_fee_dam(db, actor, municipality, renewing, today)
     paid_now = _flow(db, actor, municipality, rng, back(12), "inspected")
-    dam = ridehailing.issue_fee_dam(db, actor, municipality, paid_now, today)
+    dam = registry.issue_fee_dam(db, actor, municipality, paid_now, today)
     dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
     awaiting_fee = _flow(db, actor, municipality, rng, back(9), "inspected")
-    ridehailing.issue_fee_dam(db, actor, municipality, awaiting_fee, today)
+    registry.issue_fee_dam(db, actor, municipality, awaiting_fee, today)
     paid_short = _flow(db, actor, municipality, rng, back(10), "inspected")
-    dam = ridehailing.issue_fee_dam(db, actor, municipality, paid_short, today)
+    dam = registry.issue_fee_dam(db, actor, municipality, paid_short, today)
     dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"] - Decimal("30.00"), "Caixa")
     _flow(db, actor, municipality, rng, back(7), "inspected")
     _flow(db, actor, municipality, rng, back(3), "approved")
@@ -196,13 +199,13 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
         "driver_cpf": cpf_grav, "committed_on": infraction, "severity": "gravissima",
         "description": "Avançar o sinal vermelho (CTB art. 208)"})
     called = _flow(db, actor, municipality, rng, back(110), "active")
-    ridehailing.call_inspection(db, actor, municipality, called, today - timedelta(days=2),
+    registry.call_inspection(db, actor, municipality, called, today - timedelta(days=2),
                                 "Denúncia de passageiro sobre o estado dos pneus (demonstração)")
     suspended = _flow(db, actor, municipality, rng, back(130), "active")
-    ridehailing.record_sanction(db, actor, municipality, suspended, EventKind.SUSPENDED, today - timedelta(days=10),
+    registry.record_sanction(db, actor, municipality, suspended, EventKind.SUSPENDED, today - timedelta(days=10),
                                 today + timedelta(days=19), "Suspensão de 30 dias (demonstração)")  # 30 days, both ends counted
     cassada = _flow(db, actor, municipality, rng, back(140), "active")
-    ridehailing.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
+    registry.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
                                 note="Cassação após processo administrativo (demonstração)")
     _seed_changes(db, actor, municipality, rng, today, active[:3])
     register(db, actor, municipality, rng, today, driver={"cnh_valid_until": today - timedelta(days=15)})
@@ -217,7 +220,7 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
 def _seed_platforms(db: Database, actor: Actor, municipality: str, today: date, first_day: date) -> None:
     """Credentialing dates, lists and ISSQN of the demo platforms (by name): the first up to date, the
     second with its list late, the third with its first month of ISSQN missing."""
-    rules = ridehailing.rules_of(municipality)
+    rules = registry.rules_of(municipality)
     calendar = parameters.calendar(db, municipality, today)
     rows = entities.list_all(db, actor, "platforms", municipality, entities.ListQuery(sort="name"))
     credentialed = max(first_day, today - timedelta(days=CREDENTIALED_DAYS_AGO))
@@ -244,7 +247,7 @@ def seed_fee(db: Database) -> None:
     """The fictitious demo fee of both municipalities (idempotent)."""
     for code in ("chapada", "matupa"):
         bootstrap.ensure_parameter(db, code, ParameterVersion(
-            ridehailing.FEE_PARAMETER, date(2025, 1, 1), FEE, DEMO_ACT,
+            registry.FEE_PARAMETER, date(2025, 1, 1), FEE, DEMO_ACT,
             "Taxa de autorização do transporte por aplicativo — substituir pelo valor do Código Tributário"))
 
 

@@ -14,8 +14,10 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
-from services import bootstrap, clock, store
-from services.auth import Actor
+from services import store
+from services.setup import bootstrap
+from services.shared import clock
+from services.shared.auth import Actor
 from services.store import connect
 
 SECRETARIA_CG = Actor("sec.cg", "Servidora de Chapada", "secretaria", ("chapada",))

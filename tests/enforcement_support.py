@@ -5,7 +5,11 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from rules.params import ParameterVersion
-from services import bootstrap, dams, enforcement, parameters, ridehailing
+from services.dam import dams
+from services.ridehailing import registry
+from services.ridehailing.enforcement import autos
+from services.setup import bootstrap
+from services.shared import parameters
 from tests.ridehailing_data import ACTORS, inspected, register, set_fee
 
 UPFM = Decimal("100.00")
@@ -21,8 +25,8 @@ def active_authorization(db, today, municipality: str, issued_on: date = date(20
     set_upfm(db)
     today.set(issued_on)
     auth = inspected(db, municipality)
-    doc = ridehailing.get_authorization(db, ACTORS[municipality], municipality, auth)
-    dam = ridehailing.issue_fee_dam(db, ACTORS[municipality], municipality, auth, issued_on)
+    doc = registry.get_authorization(db, ACTORS[municipality], municipality, auth)
+    dam = registry.issue_fee_dam(db, ACTORS[municipality], municipality, auth, issued_on)
     dams.record_payment(db, ACTORS[municipality], municipality, dam["id"], issued_on, dam["amount"], "Banco do Brasil")
     return auth, doc["driver_cpf"], doc["plate"]
 
@@ -35,7 +39,7 @@ def driver(db, municipality: str, seed: int, protocol: date = date(2026, 2, 1)) 
 def lavrado(db, today, municipality: str, code: str, committed_on: date, cpf: str = "", plate: str = "",
             **extra) -> str:
     today.set(max(today.value, committed_on))
-    return enforcement.lavrar(db, ACTORS[municipality], municipality, target_kind=extra.pop("target_kind", "driver"),
+    return autos.lavrar(db, ACTORS[municipality], municipality, target_kind=extra.pop("target_kind", "driver"),
                               driver_cpf=cpf, plate=plate, infraction_code=code, facts="Constatado em fiscalização",
                               committed_on=committed_on, auto_on=committed_on, time="10:30",
                               place="Avenida Brasil, 100", agent_registration="AF-0042", agent_name="Agente Fiscal",
@@ -51,7 +55,7 @@ def notified(db, today, municipality: str, auto_id: str, auto_on: date) -> date:
     last day of the defence."""
     received, juntada = auto_on + timedelta(days=5), auto_on + timedelta(days=6)
     today.set(max(today.value, juntada))
-    enforcement.notify(db, ACTORS[municipality], municipality, auto_id, method="post",
+    autos.notify(db, ACTORS[municipality], municipality, auto_id, method="post",
                        sent_on=auto_on + timedelta(days=2), received_on=received, juntada_on=juntada)
     return defence_deadline(db, municipality, juntada)
 
@@ -61,7 +65,7 @@ def decided(db, today, municipality: str, auto_id: str, auto_on: date, outcome: 
     last = notified(db, today, municipality, auto_id, auto_on)
     decided_on = last + timedelta(days=1)
     today.set(max(today.value, decided_on))
-    enforcement.decide(db, ACTORS[municipality], municipality, auto_id, outcome=outcome,
+    autos.decide(db, ACTORS[municipality], municipality, auto_id, outcome=outcome,
                        reasons="Fatos comprovados pelo relatório do agente", authority="Secretário de Finanças",
                        decided_on=decided_on)
     return decided_on

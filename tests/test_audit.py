@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from services import auth, entities, parameters
+from services.shared import auth, entities, parameters
 from tests.conftest import SECRETARIA_CG, TI
 
 TAXPAYER = {"name": "João Teste", "document": "52998224725", "kind": "pf", "address": "Rua B, 2"}
@@ -74,14 +74,14 @@ def test_user_change_is_audited_without_the_password(db):
 
 
 def test_the_audit_log_offers_no_update_or_delete():
-    import services.audit as audit_module
+    import services.shared.audit as audit_module
 
     names = [n for n in dir(audit_module) if not n.startswith("_")]
     assert not [n for n in names if n.startswith(("update", "delete", "remove", "edit"))]
 
 
 def test_the_action_filter_lists_every_recorded_action_without_scanning_the_log(db, monkeypatch):
-    from services import audit
+    from services.shared import audit
 
     audit.record(db, TI, "chapada", "export_test", "taxpayers", None, {}, {})
     collection_class = type(db["audit"])
@@ -96,7 +96,8 @@ def test_the_action_filter_lists_every_recorded_action_without_scanning_the_log(
 
 
 def test_an_older_log_fills_the_action_filter_once_at_start(db):
-    from services import audit, bootstrap
+    from services.setup import bootstrap
+    from services.shared import audit
     from services.store import insert_one
 
     insert_one(db["audit"], {"action": "legacy_action", "municipality": "chapada", "collection": "x"})
@@ -106,7 +107,7 @@ def test_an_older_log_fills_the_action_filter_once_at_start(db):
 
 
 def test_search_filters_sorts_newest_first_and_pages_in_the_store(db):
-    from services import audit
+    from services.shared import audit
 
     for number in range(5):
         audit.record(db, SECRETARIA_CG, "chapada", "pagetest", "dams", f"d{number}", {}, {"n": number})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import audit, auth, entities
+from services.shared import audit, auth, entities
 from tests.conftest import SECRETARIA_CG, TI
 
 PASSWORD = "senha-forte-1"
@@ -88,7 +88,7 @@ def test_the_parts_of_a_changed_value_read_by_their_labels():
 
 def test_another_record_named_in_a_change_is_shown_by_its_key(db, today):
     # the ISSQN of a platform showed "DAM: — → 6b0eda1ad64f38ea51d1e652" (its id) in the log
-    from services import dams
+    from services.dam import dams
 
     dam = dams.issue(db, SECRETARIA_CG, "chapada", taxpayer_name="João Pereira Lima",
                      taxpayer_document="529.982.247-25", taxpayer_address="Rua A, 1", revenue_kind="outras",

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
-from services import auth, clock, entities, parameters
-from services.auth import AccountLocked, InvalidCredentials
-from services.errors import PermissionDenied
-from tests.conftest import GABINETE, SECRETARIA_CG, TI
+from services.shared import auth, clock, entities, parameters
+from services.shared.auth import AccountLocked, InvalidCredentials
+from services.shared.errors import PermissionDenied
 from tests import figures
+from tests.conftest import GABINETE, SECRETARIA_CG, TI
 
 
 @pytest.fixture
@@ -136,8 +136,8 @@ def test_password_has_at_least_ten_characters(db, user, password, refused):
 
 
 def test_ti_of_one_municipality_does_not_see_another_in_audit_or_explorer(db):
-    from services import audit
-    from services.auth import Actor
+    from services.shared import audit
+    from services.shared.auth import Actor
 
     ti_mp = Actor("ti.mp", "TI Matupá", "ti", ("matupa",))
     entities.create(db, SECRETARIA_CG, "taxpayers", "chapada",

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from services import auth
-from services.auth import Actor
-from services.errors import NotFound, PermissionDenied, ValidationFailed
+from services.shared import auth
+from services.shared.auth import Actor
+from services.shared.errors import NotFound, PermissionDenied, ValidationFailed
 from tests.conftest import TI
 
 TI_MATUPA = Actor("ti.matupa", "TI de Matupá", "ti", ("matupa",))

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services import auth
-from services.errors import ServiceError
+from services.shared import auth
+from services.shared.errors import ServiceError
 from tests.conftest import TI
 
 ANY_CHARACTER = st.characters(exclude_categories=())

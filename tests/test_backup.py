@@ -11,8 +11,9 @@ from bson.objectid import ObjectId
 from pymongo.errors import DuplicateKeyError
 
 from seed.__main__ import main as seed_main
-from services import backup, store
-from services.errors import ServiceError
+from services import store
+from services.shared import backup
+from services.shared.errors import ServiceError
 from tests import figures
 
 MOMENT = datetime(2026, 3, 1, 2, 3, 4, 567000, tzinfo=timezone.utc)

@@ -17,9 +17,10 @@ from bson import json_util
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services import entities, store
-from services.entities import ListQuery
-from services.errors import ServiceError, ValidationFailed
+from services import store
+from services.shared import entities
+from services.shared.entities import ListQuery
+from services.shared.errors import ServiceError, ValidationFailed
 from tests import figures
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP
 

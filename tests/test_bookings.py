@@ -8,10 +8,12 @@ from decimal import Decimal
 
 import pytest
 
-from services import bookings, dams, entities, events, price_tables
-from services.auth import Actor
-from services.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
-from services.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
+from services.dam import dams
+from services.machinery import bookings, price_tables
+from services.machinery.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
+from services.shared import entities, events
+from services.shared.auth import Actor
+from services.shared.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
 from tests import figures
 
 NL = "nova_lacerda"

@@ -23,7 +23,7 @@ DRIVERS = (
     "from datetime import timedelta\n"
     "from services.store import connect\n"
     "from services import clock\n"
-    "from services.auth import Actor\n"
+    "from services.shared.auth import Actor\n"
     "from seed import ridehailing as demo\n"
     "db = connect(); day = clock.today()\n"
     "for code, name, seed in (('chapada', 'Rui Autuado Chapada', 901), ('matupa', 'Rita Autuada Matupá', 902)):\n"
@@ -55,7 +55,7 @@ def browser():
 
 @pytest.mark.parametrize("municipality", list(CASES))
 def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipality):
-    from services import clock
+    from services.shared import clock
 
     name, infraction, amount = CASES[municipality]
     today = clock.today()

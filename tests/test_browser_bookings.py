@@ -4,10 +4,10 @@ for 6 backhoe hours → 50% DAM → paid → works 7 hours → balance DAM due 1
 the overdue balance blocks the farmer's next request with a clear message.
 
 The store is the demo store (Nova Lacerda's zones, machines, operators and requests). The two
-requesters are registered and the DAMs paid through the services (``services.dams.record_payment``,
+requesters are registered and the DAMs paid through the services (``services.dam.dams.record_payment``,
 as a bank return would); everything else is typed and clicked in the browser. The farmer's service
 is completed today; for his next request the panel is served again with its "today" 20 days later
-(a ``sitecustomize`` the test writes sets ``services.clock.today``), when the balance is overdue.
+(a ``sitecustomize`` the test writes sets ``services.shared.clock.today``), when the balance is overdue.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ SETUP = (
     "from seed import demo\n"
     "from seed.demo import cpf\n"
     "from services import clock, entities\n"
-    "from services.auth import Actor\n"
+    "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
     "db = connect(); demo.seed_demo(db)\n"
     "actor = Actor('teste', 'Teste', 'secretaria', ('nova_lacerda',)); rng = random.Random(913)\n"
@@ -44,7 +44,7 @@ SETUP = (
 PAY = (
     "import sys\n"
     "from services import bookings, dams\n"
-    "from services.auth import Actor\n"
+    "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
     "db = connect(); actor = Actor('banco', 'Retorno bancário', 'secretaria', ('nova_lacerda',))\n"
     "row = next(r for r in bookings.list_requests(db, actor, 'nova_lacerda') if r['requester']['name'] == sys.argv[1])\n"
@@ -59,7 +59,7 @@ PAY = (
 RECEIPT = (
     "import sys\n"
     "from services import booking_documents, dams\n"
-    "from services.auth import Actor\n"
+    "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
     "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('nova_lacerda',))\n"
     "open(sys.argv[2], 'wb').write(getattr(booking_documents, sys.argv[3])(db, actor, 'nova_lacerda', sys.argv[1]))\n"
@@ -168,7 +168,7 @@ def test_bpc_family_and_farmer_stories(panel, browser, tmp_path):
     page.get_by_role("button", name="Emitir DAMs").click()
     wait_text(page, "DAMs emitidos.")
     farmer_id = run(env, PAY, FARMER)
-    from services import clock
+    from services.shared import clock
 
     schedule(page, FARMER, "PAT-0101", "Aline Lima Soares", f"{clock.today() + timedelta(days=14):%d/%m/%Y}")
     go(page, "Execução")

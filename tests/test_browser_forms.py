@@ -28,7 +28,7 @@ LOAD = (
     "from datetime import timedelta\n"
     "from services.store import connect\n"
     "from services import clock\n"
-    "from services.auth import Actor\n"
+    "from services.shared.auth import Actor\n"
     "from seed import ridehailing as demo\n"
     "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('chapada',)); day = clock.today()\n"
     f"demo.register(db, actor, 'chapada', random.Random(901), day, driver={{'name': {DRIVER!r}}})\n"
@@ -83,7 +83,7 @@ def test_a_vehicle_cannot_be_saved_for_an_unregistered_cpf(panel, browser):
     page.wait_for_timeout(1500)
     shot(page, "forms_00_search")
     page.get_by_label("CPF do condutor *", exact=True).first.click()
-    from services import fields
+    from services.shared import fields
 
     offered = " ".join(page.get_by_role("option").all_inner_texts())
     assert fields.show("cpf", unregistered_cpf()) not in offered  # an unknown CPF is not offered
@@ -98,7 +98,7 @@ def test_a_vehicle_cannot_be_saved_for_an_unregistered_cpf(panel, browser):
 
 
 def test_a_future_cnh_date_is_refused_under_its_field_and_the_rest_is_kept(panel, browser):
-    from services import clock
+    from services.shared import clock
 
     url, data = panel
     page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()

@@ -65,7 +65,8 @@ def test_wrong_password_shows_the_message_in_portuguese(panel, browser):
 
 
 def test_an_open_session_ends_when_the_user_is_deactivated(panel, panel_data, browser):
-    from services import auth, store
+    from services import store
+    from services.shared import auth
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     login(page, panel, "secretaria.matupa")

@@ -30,8 +30,7 @@ pytestmark = pytest.mark.browser
 def _new_driver() -> dict:
     """What the clerk types: a Chapada resident with a valid CPF and CNH, and his 3-year-old car."""
     from seed import demo, ridehailing
-
-    from services import clock
+    from services.shared import clock
 
     rng, today = random.Random(777), clock.today()
     return {
@@ -47,7 +46,7 @@ LOAD_PREAMBLE = (
     "from datetime import timedelta\n"
     "from services.store import connect\n"
     "from services import clock\n"
-    "from services.auth import Actor\n"
+    "from services.shared.auth import Actor\n"
     "from seed import ridehailing as demo\n"
     "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('chapada',)); day = clock.today()\n"
 )

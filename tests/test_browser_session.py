@@ -169,7 +169,8 @@ def test_sair_ends_the_session_and_removes_the_cookie(panel, browser):
 
 
 def test_an_idle_session_expires_on_the_next_reload(panel, panel_data, browser):
-    from services import auth, clock, store
+    from services import store
+    from services.shared import auth, clock
 
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()

@@ -5,7 +5,7 @@ import os
 import stat
 import threading
 
-from services import config
+from services.shared import config
 
 
 def mode(path) -> int:

@@ -16,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from services import bootstrap, store
+from services import store
+from services.setup import bootstrap
 from tests import figures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +27,7 @@ import sys
 from datetime import date
 from decimal import Decimal
 from services import bootstrap, dams, entities, store
-from services.auth import Actor
+from services.shared.auth import Actor
 from tests.conftest import set_municipal_values
 
 actor = Actor("sec.mp", "Servidor de Matupá", "secretaria", ("matupa",))

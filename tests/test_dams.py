@@ -7,11 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from rules.dam.barcode import parse_barcode, parse_line
 from rules.dam import parameters as dam_parameters
+from rules.dam.barcode import parse_barcode, parse_line
 from rules.params import ParameterVersion
-from services import bootstrap, dams, events
-from services.errors import PermissionDenied, ValidationFailed
+from services.dam import dams
+from services.setup import bootstrap
+from services.shared import events
+from services.shared.errors import PermissionDenied, ValidationFailed
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
 from tests.dams_support import MONDAY
 

@@ -12,8 +12,9 @@ import pytest
 from rules.base import RuleError
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.barcode import dam_barcode
-from services import bank_import, dams, events
-from services.errors import PermissionDenied
+from services.dam import bank_import, dams
+from services.shared import events
+from services.shared.errors import PermissionDenied
 from services.store import decode
 from tests.conftest import GABINETE, SECRETARIA_MP
 from tests.dams_support import MONDAY

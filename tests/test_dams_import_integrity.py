@@ -11,10 +11,11 @@ from decimal import Decimal
 import pytest
 
 from rules.dam.bank_return import ReturnPayment, build_return_file, parse_return_lines
-from services import bank_import, dams, store
-from services.errors import PermissionDenied
-from tests.conftest import GABINETE, SECRETARIA_MP
+from services import store
+from services.dam import bank_import, dams
+from services.shared.errors import PermissionDenied
 from tests import figures
+from tests.conftest import GABINETE, SECRETARIA_MP
 from tests.dams_support import MONDAY
 
 

@@ -9,10 +9,12 @@ from decimal import Decimal
 
 import pytest
 
-from services import bootstrap, dams, events
-from services.errors import PermissionDenied
-from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
+from services.dam import dams
+from services.setup import bootstrap
+from services.shared import events
+from services.shared.errors import PermissionDenied
 from tests import figures
+from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
 from tests.dams_support import MONDAY
 from tests.test_dams import issue
 
@@ -141,7 +143,8 @@ def test_the_csv_export_never_exports_a_formula(db, today, name, description):
 def test_number_document_and_audit_entry_of_each_dam_write_share_one_transaction(db, today, monkeypatch):
     from contextlib import contextmanager
 
-    from services import audit, store
+    from services import store
+    from services.shared import audit
 
     depth = [0]
     outside: list[str] = []

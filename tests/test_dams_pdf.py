@@ -16,8 +16,9 @@ from pypdf import PdfReader
 from rules.dam import parameters as dam_parameters
 from rules.dam.barcode import format_line
 from rules.params import ParameterVersion
-from services import bootstrap, dams
-from services.errors import ValidationFailed
+from services.dam import dams
+from services.setup import bootstrap
+from services.shared.errors import ValidationFailed
 from tests.conftest import SECRETARIA_MP
 
 
@@ -71,7 +72,7 @@ def test_printing_nothing_is_refused(db, today):
 
 
 def test_a_dam_of_another_municipality_is_neither_read_nor_printed(db, today):
-    from services.errors import NotFound
+    from services.shared.errors import NotFound
     from tests.conftest import SECRETARIA_CG
 
     other = dams.issue(

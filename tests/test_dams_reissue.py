@@ -12,8 +12,10 @@ import pytest
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.params import ParameterVersion
-from services import bank_import, bootstrap, dams, events
-from services.errors import ValidationFailed
+from services.dam import bank_import, dams
+from services.setup import bootstrap
+from services.shared import events
+from services.shared.errors import ValidationFailed
 from tests.conftest import SECRETARIA_MP
 
 CTM = "Lei Complementar 10/2003 (Código Tributário de Matupá), art. 200"
@@ -177,18 +179,18 @@ def test_a_3a_via_counts_from_the_first_due_date(db, second, today):
 
 
 def test_the_2a_via_of_an_authorization_fee_issues_the_authorization_once(db, today, rates):
-    from services import ridehailing
+    from services.ridehailing import registry
     from tests.ridehailing_data import inspected, set_fee
 
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
-    fee = ridehailing.issue_fee_dam(db, SECRETARIA_MP, "matupa", auth, today.value)
+    fee = registry.issue_fee_dam(db, SECRETARIA_MP, "matupa", auth, today.value)
     today.set(fee["due_on"] + timedelta(days=10))
     via = dams.reissue(db, SECRETARIA_MP, "matupa", fee["id"], today.value + timedelta(days=3))
     assert via["pays"] == fee["pays"] and via["amount"] > fee["amount"]
     import_file(db, (via, today.value, str(via["amount"])))
-    doc = ridehailing.get_authorization(db, SECRETARIA_MP, "matupa", auth)
+    doc = registry.get_authorization(db, SECRETARIA_MP, "matupa", auth)
     assert doc.get("number") and [r["number"] for r in doc["fee_dam"]["received"]] == [via["number"]]
     import_file(db, (fee, today.value, str(fee["amount"])), sequence=2)  # the old slip paid too: refund
-    again = ridehailing.get_authorization(db, SECRETARIA_MP, "matupa", auth)
+    again = registry.get_authorization(db, SECRETARIA_MP, "matupa", auth)
     assert again["number"] == doc["number"] and len(again["fee_dam"]["received"]) == 1

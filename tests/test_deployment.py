@@ -11,8 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from seed.demo import seed_demo
-from services import deployment, parameters
-from services.errors import PermissionDenied
+from services.setup import deployment
+from services.shared import parameters
+from services.shared.errors import PermissionDenied
 from services.store import connect
 from tests.conftest import SECRETARIA_CG, TI, use_copy
 

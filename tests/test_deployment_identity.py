@@ -12,8 +12,10 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from seed.documents import demo_cnpj, demo_coat_of_arms, seed_documents
-from services import deployment, municipalities, store
-from services.errors import PermissionDenied, ValidationFailed
+from services import store
+from services.setup import deployment
+from services.shared import municipalities
+from services.shared.errors import PermissionDenied, ValidationFailed
 from tests.conftest import SECRETARIA_CG, TI
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -111,7 +113,7 @@ def test_ti_is_warned_when_the_pix_payee_name_will_be_cut_to_25_characters(db):
     from datetime import date
 
     from rules.params import ParameterVersion
-    from services import bootstrap
+    from services.setup import bootstrap
 
     def warnings():
         return [i for i in deployment.missing_values(db, TI, "chapada") if i.status == deployment.WARNING]

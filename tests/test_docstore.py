@@ -11,7 +11,8 @@ import pytest
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
-from services import numbers, store
+from services import store
+from services.shared import numbers
 
 
 @pytest.fixture
@@ -199,16 +200,16 @@ def test_connections_of_finished_threads_are_closed(embedded):
 
 
 def test_an_index_made_by_another_process_after_our_check_is_taken_as_made(embedded, monkeypatch):
-    from services import docstore
+    from docstore import engine
 
     col = embedded["plates"]
     col.create_index([("plate", 1)], unique=True, name="u_p")
-    real = docstore.Collection._index_specs
+    real = engine.Collection._index_specs
     calls = []
 
     def stale_first(self):  # the first look predates the other process's commit
         calls.append(1)
         return {} if len(calls) == 1 else real(self)
 
-    monkeypatch.setattr(docstore.Collection, "_index_specs", stale_first)
+    monkeypatch.setattr(engine.Collection, "_index_specs", stale_first)
     assert col.create_index([("plate", 1)], unique=True, name="u_p") == "u_p"

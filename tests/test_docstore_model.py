@@ -8,13 +8,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import mongomock
-from bson import json_util
 import pytest
-from pymongo.errors import PyMongoError
+from bson import json_util
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from pymongo.errors import PyMongoError
 
-from services import docstore
+from docstore import engine as docstore
 
 BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 # No strings holding a NUL: the engine keeps them out of $gt/$lt ranges (documented in docstore.py).

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from services import clock, entities
-from services.entities import ListQuery
-from services.errors import Conflict, ValidationFailed
+from services.shared import clock, entities
+from services.shared.entities import ListQuery
+from services.shared.errors import Conflict, ValidationFailed
 from services.store import insert_one
 from tests import figures
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP
@@ -162,7 +162,7 @@ def test_sort_and_paging_outside_the_spec_are_refused(two_towns, query):
 
 
 def test_the_data_explorer_refuses_a_collection_that_does_not_exist(db):
-    from services.auth import Actor
+    from services.shared.auth import Actor
 
     ti_mp = Actor("ti.mp", "TI Matupá", "ti", ("matupa",))
     with pytest.raises(ValidationFailed, match="Coleção"):
@@ -218,7 +218,7 @@ def test_numbers_and_dates_are_exported_without_the_text_prefix(db):
 def test_a_script_that_imports_only_the_registry_finds_every_spec(data_dir):
     code = ("from services import entities\n"
             "from services.store import connect\n"
-            "from services.auth import Actor\n"
+            "from services.shared.auth import Actor\n"
             "SECRETARIA_CG = Actor('sec.cg', 'Servidora', 'secretaria', ('chapada',))\n"
             "db = connect()\n"
             "doc_id = entities.create(db, SECRETARIA_CG, 'taxpayers', 'chapada', "
@@ -234,7 +234,7 @@ def test_a_script_that_imports_only_the_registry_finds_every_spec(data_dir):
 def _edit_form_script():
     import streamlit as st
 
-    from services import entities
+    from services.shared import entities
     from ui import common
     from ui.entity import entity_form
 

@@ -14,8 +14,9 @@ import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
-from services import audit, clock, dams, entities, exports
-from services.entities import Field, ListQuery
+from services.dam import dams
+from services.shared import audit, clock, entities, exports
+from services.shared.entities import Field, ListQuery
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP, TI
 from tests.dams_support import MONDAY
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from services import fields
+from services.shared import fields
 
 
 @pytest.mark.parametrize("kind,raw,clean", [

@@ -12,9 +12,10 @@ import pytest
 from rules.ridehailing.lifecycle import Status
 from seed.demo import cpf as random_cpf
 from seed.ridehailing import vehicle_values
-from services import audit, clock, entities, ridehailing
-from services.entities import ListQuery
-from services.errors import Conflict, ValidationFailed
+from services.ridehailing import registry
+from services.shared import audit, clock, entities
+from services.shared.entities import ListQuery
+from services.shared.errors import Conflict, ValidationFailed
 from tests.conftest import TI
 from tests.ridehailing_data import ACTORS, register, requested
 
@@ -46,7 +47,7 @@ def test_a_driver_of_another_municipality_is_not_a_reference(db):
 
 def test_an_edit_to_an_unregistered_driver_is_refused(db):
     _, plate = register(db, "chapada")
-    vehicle = ridehailing.vehicle_record(db, "chapada", plate)
+    vehicle = registry.vehicle_record(db, "chapada", plate)
     with pytest.raises(ValidationFailed) as refused:
         entities.update(db, ACTOR, "vehicles", "chapada", vehicle["id"], {"driver_cpf": UNKNOWN_CPF})
     assert set(refused.value.errors) == {"driver_cpf"}
@@ -54,7 +55,7 @@ def test_an_edit_to_an_unregistered_driver_is_refused(db):
 
 def test_a_driver_cannot_name_an_unregistered_platform(db):
     cpf, _ = register(db, "chapada")
-    driver = ridehailing.driver_record(db, "chapada", cpf)
+    driver = registry.driver_record(db, "chapada", cpf)
     with pytest.raises(ValidationFailed) as refused:
         entities.update(db, ACTOR, "drivers", "chapada", driver["id"], {"platform_cnpj": "11222333000181"})
     assert set(refused.value.errors) == {"platform_cnpj"}
@@ -77,11 +78,11 @@ def documents_of(db, cpf: str) -> list[dict]:
 def test_a_removed_document_leaves_the_list_and_the_verdict_and_stays_in_the_store(db):
     cpf, _ = register(db, "chapada")
     medical = next(d for d in documents_of(db, cpf) if d["code"] == "medical")
-    assert ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
+    assert registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
     entities.remove(db, ACTOR, "driver_documents", "chapada", medical["id"], "Lançado no condutor errado",
                     expected_version=medical["version"])
     assert medical["id"] not in {d["id"] for d in documents_of(db, cpf)}
-    decision = ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today())
+    decision = registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today())
     assert not decision.ok and any("Atestado médico" in f.message for f in decision.failures)
     kept = entities.get(db, ACTOR, "driver_documents", "chapada", medical["id"])
     assert (kept["removed"]["by"], kept["removed"]["reason"]) == (ACTOR.username, "Lançado no condutor errado")
@@ -122,21 +123,21 @@ def test_a_removed_infraction_no_longer_refuses_the_driver(db):
     cpf, _ = register(db, "chapada")
     entities.create(db, ACTOR, "traffic_infractions", "chapada", {
         "driver_cpf": cpf, "committed_on": clock.today() - timedelta(days=30), "severity": "gravissima"})
-    assert not ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
+    assert not registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
     infraction = entities.list_all(db, ACTOR, "traffic_infractions", "chapada",
                                    ListQuery(filters={"driver_cpf": cpf}))[0]
     entities.remove(db, ACTOR, "traffic_infractions", "chapada", infraction["id"], "Infração de outro condutor")
-    assert ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
+    assert registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
 
 
 def test_a_wrong_protocol_is_cancelled_and_frees_the_plate(db):
     auth = requested(db, "chapada")
-    doc = ridehailing.get_authorization(db, ACTOR, "chapada", auth)
-    state = ridehailing.cancel_request(db, ACTOR, "chapada", auth, "Protocolado em duplicidade")
+    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
+    state = registry.cancel_request(db, ACTOR, "chapada", auth, "Protocolado em duplicidade")
     assert state.status is Status.CANCELLED
-    again = ridehailing.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], clock.today())
+    again = registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], clock.today())
     assert again != auth
-    events = ridehailing.get_authorization(db, ACTOR, "chapada", auth)["events"]
+    events = registry.get_authorization(db, ACTOR, "chapada", auth)["events"]
     assert (events[-1]["kind"], events[-1]["note"], events[-1]["by"]) == (
         "cancelled", "Protocolado em duplicidade", ACTOR.username)
     assert [e["doc_id"] for e in audit.search(db, TI, "chapada", action="cancelled")[0]] == [auth]
@@ -145,11 +146,11 @@ def test_a_wrong_protocol_is_cancelled_and_frees_the_plate(db):
 def test_a_cancellation_needs_a_reason_and_an_undecided_request(db):
     auth = requested(db, "chapada")
     with pytest.raises(ValidationFailed) as refused:
-        ridehailing.cancel_request(db, ACTOR, "chapada", auth, "")
+        registry.cancel_request(db, ACTOR, "chapada", auth, "")
     assert set(refused.value.errors) == {"reason"}
-    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())
-    with pytest.raises(ridehailing.WrongStep):
-        ridehailing.cancel_request(db, ACTOR, "chapada", auth, "Engano")
+    registry.approve(db, ACTOR, "chapada", auth, clock.today())
+    with pytest.raises(registry.WrongStep):
+        registry.cancel_request(db, ACTOR, "chapada", auth, "Engano")
 
 
 def test_a_custom_field_is_edited_and_deactivated(db):
@@ -182,9 +183,9 @@ def test_a_vistoria_needs_the_inspectors_name(db):
     from seed.ridehailing import passing
 
     auth = requested(db, "chapada")
-    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())
+    registry.approve(db, ACTOR, "chapada", auth, clock.today())
     with pytest.raises(ValidationFailed) as refused:
-        ridehailing.record_inspection(db, ACTOR, "chapada", auth, clock.today(), passing("chapada"), "  ")
+        registry.record_inspection(db, ACTOR, "chapada", auth, clock.today(), passing("chapada"), "  ")
     assert set(refused.value.errors) == {"inspector"}
     assert db["inspections"].count_documents({}) == 0
 
@@ -193,9 +194,9 @@ def test_the_vistoria_age_item_comes_from_the_model_year_not_the_checkbox(db):
     from seed.ridehailing import passing
 
     auth = requested(db, "chapada", vehicle={"model_year": clock.today().year - 10})
-    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())
+    registry.approve(db, ACTOR, "chapada", auth, clock.today())
     ticked = {**passing("chapada"), "III": False}  # the inspector unticked an item the register answers
-    outcome = ridehailing.record_inspection(db, ACTOR, "chapada", auth, clock.today(), ticked, "Vistoriador")
+    outcome = registry.record_inspection(db, ACTOR, "chapada", auth, clock.today(), ticked, "Vistoriador")
     assert outcome.decision.ok
 
 
@@ -206,7 +207,7 @@ def test_the_vistoria_age_item_comes_from_the_model_year_not_the_checkbox(db):
 def test_the_age_item_turns_with_the_year(db, on, passes):
     year = clock.today().year
     auth = requested(db, "chapada", vehicle={"model_year": year - 10})
-    item = ridehailing.inspection_computed(db, ACTOR, "chapada", auth, on(year))["III"]
+    item = registry.inspection_computed(db, ACTOR, "chapada", auth, on(year))["III"]
     assert item.ok is passes
 
 
@@ -214,7 +215,7 @@ def test_the_age_item_turns_with_the_year(db, on, passes):
 def test_a_platform_not_credentialed_does_not_meet_the_law(db, status, ok):
     from decimal import Decimal
 
-    from services import ridehailing_platforms
+    from services.ridehailing import platforms
 
     today = clock.today()
     platform = entities.create(db, ACTOR, "platforms", "chapada", {
@@ -222,7 +223,7 @@ def test_a_platform_not_credentialed_does_not_meet_the_law(db, status, ok):
         "policy_number": "1", "insurance_coverage": Decimal("100000"),
         "insurance_valid_from": today - timedelta(days=30),
         "insurance_valid_until": date(today.year + 1, 12, 31), "credentialed_on": today - timedelta(days=5)})
-    decision = ridehailing_platforms.compliance(db, ACTOR, "chapada", platform, today)
+    decision = platforms.compliance(db, ACTOR, "chapada", platform, today)
     first = decision.findings[0]
     assert (first.ok, decision.ok) == (ok, ok)
     assert "art. 6º" in first.reference
@@ -230,7 +231,7 @@ def test_a_platform_not_credentialed_does_not_meet_the_law(db, status, ok):
 
 def test_a_missing_medical_certificate_is_unproven_not_a_disqualifying_illness(db):
     cpf, _ = register(db, "chapada", driver={"fit_for_duty": False}, missing=("medical",))
-    decision = ridehailing.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today())
+    decision = registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today())
     unproven = [f.message for f in decision.failures if f.unproven]
     assert "Documento não apresentado: Atestado médico de aptidão" in unproven
     assert "Aptidão para a função não comprovada (atestado médico)" in unproven
@@ -241,20 +242,19 @@ def test_a_missing_medical_certificate_is_unproven_not_a_disqualifying_illness(d
 
 def test_the_status_filter_counts_an_authorization_expired_by_time(db):
     from seed.ridehailing import _flow
-
     from tests.ridehailing_data import set_fee
 
     set_fee(db, "chapada")
     active = _flow(db, ACTOR, "chapada", random.Random(31), clock.today() - timedelta(days=10), "active")
     waiting = requested(db, "chapada", seed=32)
     after_year = date(clock.today().year + 1, 1, 2)  # Chapada: valid to 31/12 of the payment year (art. 9, §1)
-    ids = lambda status, on: [r.id for r in ridehailing.authorization_page(db, ACTOR, "chapada", on,
+    ids = lambda status, on: [r.id for r in registry.authorization_page(db, ACTOR, "chapada", on,
                                                                             status=status).rows]
     assert ids("active", clock.today()) == [active]
     assert ids("active", after_year) == [] and ids("expired", after_year) == [active]
     assert ids("requested", clock.today()) == [waiting]
     with pytest.raises(ValidationFailed):
-        ridehailing.authorization_page(db, ACTOR, "chapada", clock.today(), status="$ne")
+        registry.authorization_page(db, ACTOR, "chapada", clock.today(), status="$ne")
 
 
 def test_the_authorization_export_is_what_the_filter_shows(db):
@@ -264,11 +264,11 @@ def test_the_authorization_export_is_what_the_filter_shows(db):
 
     requested(db, "chapada")
     approved = requested(db, "chapada", seed=2)
-    ridehailing.approve(db, ACTOR, "chapada", approved, clock.today())
-    data = ridehailing.export_authorizations(db, ACTOR, "chapada", clock.today(), status="awaiting_inspection")
+    registry.approve(db, ACTOR, "chapada", approved, clock.today())
+    data = registry.export_authorizations(db, ACTOR, "chapada", clock.today(), status="awaiting_inspection")
     sheet = load_workbook(io.BytesIO(data)).active
     rows = list(sheet.iter_rows(values_only=True))
-    assert list(rows[0]) == ridehailing.ROW_COLUMNS
+    assert list(rows[0]) == registry.ROW_COLUMNS
     assert [r[6] for r in rows[1:]] == ["Aguardando vistoria"]
-    text = ridehailing.export_authorizations(db, ACTOR, "chapada", clock.today(), kind="csv").decode("utf-8-sig")
-    assert text.splitlines()[0].split(";") == ridehailing.ROW_COLUMNS and len(text.splitlines()) == 3
+    text = registry.export_authorizations(db, ACTOR, "chapada", clock.today(), kind="csv").decode("utf-8-sig")
+    assert text.splitlines()[0].split(";") == registry.ROW_COLUMNS and len(text.splitlines()) == 3

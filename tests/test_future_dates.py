@@ -7,8 +7,9 @@ from datetime import date, timedelta
 import pytest
 
 from seed.ridehailing import passing
-from services import entities, ridehailing
-from services.errors import ValidationFailed
+from services.ridehailing import registry
+from services.shared import entities
+from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS, register, requested
 
 NOT_FUTURE = [
@@ -72,19 +73,19 @@ def test_a_request_protocolled_tomorrow_is_refused_and_reserves_no_number(db, to
     cpf, plate = register(db, "chapada")
     tomorrow = today.value + timedelta(days=1)
     with pytest.raises(ValidationFailed) as refused:
-        ridehailing.request_authorization(db, ACTORS["chapada"], "chapada", cpf, plate, tomorrow)
+        registry.request_authorization(db, ACTORS["chapada"], "chapada", cpf, plate, tomorrow)
     assert refused.value.errors == {"protocol_date": "Data do protocolo: não pode ser posterior a hoje (02/03/2026)."}
     assert db["authorizations"].count_documents({}) == 0
     assert db["counters"].count_documents({}) == 0
 
 
 def _events(db, auth: str) -> list:
-    return ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)["events"]
+    return registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)["events"]
 
 
 @pytest.mark.parametrize("decide", [
-    pytest.param(lambda db, auth, on: ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, on), id="approve"),
-    pytest.param(lambda db, auth, on: ridehailing.refuse(db, ACTORS["chapada"], "chapada", auth, on, "Motivo"),
+    pytest.param(lambda db, auth, on: registry.approve(db, ACTORS["chapada"], "chapada", auth, on), id="approve"),
+    pytest.param(lambda db, auth, on: registry.refuse(db, ACTORS["chapada"], "chapada", auth, on, "Motivo"),
                  id="refuse"),
 ])
 def test_a_decision_dated_tomorrow_is_refused_and_nothing_is_recorded(db, today, decide):
@@ -98,10 +99,10 @@ def test_a_decision_dated_tomorrow_is_refused_and_nothing_is_recorded(db, today,
 
 def test_a_vistoria_dated_tomorrow_is_refused_and_nothing_is_stored(db, today):
     auth = requested(db, "chapada")
-    ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
+    registry.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
     before = _events(db, auth)
     with pytest.raises(ValidationFailed) as refused:
-        ridehailing.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value + timedelta(days=1),
+        registry.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value + timedelta(days=1),
                                       passing("chapada"), "Vistoriador")
     assert refused.value.errors == {"performed_on": "Data da vistoria: não pode ser posterior a hoje (02/03/2026)."}
     assert db["inspections"].count_documents({}) == 0
@@ -110,8 +111,8 @@ def test_a_vistoria_dated_tomorrow_is_refused_and_nothing_is_stored(db, today):
 
 def test_a_vistoria_performed_today_is_recorded(db, today):
     auth = requested(db, "chapada")
-    ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
-    outcome = ridehailing.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value,
+    registry.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
+    outcome = registry.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value,
                                             passing("chapada"), "Vistoriador")
     assert outcome.decision.ok and db["inspections"].count_documents({}) == 1
 
@@ -119,7 +120,7 @@ def test_a_vistoria_performed_today_is_recorded(db, today):
 def _new_driver_form():
     import streamlit as st
 
-    from services import entities
+    from services.shared import entities
     from ui import common
     from ui.entity import entity_form
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from services.numbers import next_number
+from services.shared.numbers import next_number
 from tests import figures
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import enforcement
+from services.ridehailing.enforcement import autos
 from tests.enforcement_support import decided, driver, lavrado, notified
 from tests.ridehailing_data import ACTORS
 
@@ -70,7 +70,7 @@ def test_errors_show_under_each_field(db, today):
     button(at, "Lavrar auto").click().run()
     errors = [e.value for e in at.error]
     assert {"Hora: obrigatório.", "Local: obrigatório.", "Matrícula do agente: obrigatório."} <= set(errors)
-    assert enforcement.list_autos(db, ACTORS["chapada"], "chapada") == []
+    assert autos.list_autos(db, ACTORS["chapada"], "chapada") == []
 
 
 def test_matupa_notification_after_90_days_is_refused_on_screen(db, today):
@@ -83,7 +83,7 @@ def test_matupa_notification_after_90_days_is_refused_on_screen(db, today):
     button(at, "Registrar notificação").click().run()
     assert not at.exception
     assert "art. 21, §1º" in texts(at, "error") and "auto nulo" in texts(at, "error")
-    assert enforcement.get(db, ACTORS["matupa"], "matupa", auto_id)["status"] == "nulo"
+    assert autos.get(db, ACTORS["matupa"], "matupa", auto_id)["status"] == "nulo"
 
 
 def test_decision_says_why_a_penalty_waits_and_then_the_fine_dam(db, today):
@@ -129,9 +129,9 @@ def test_a_partly_upheld_fine_is_typed_in_reais_and_a_bad_amount_is_refused_unde
     at.text_input(key="autos_decision_amount").input("quinhentos")
     button(at, "Registrar decisão").click().run()
     assert not at.exception and "Multa mantida:" in texts(at, "error")
-    assert enforcement.get(db, ACTORS["chapada"], "chapada", auto_id).get("decision") is None
+    assert autos.get(db, ACTORS["chapada"], "chapada", auto_id).get("decision") is None
     at.text_input(key="autos_decision_amount").input("500,10")
     button(at, "Registrar decisão").click().run()
     assert not at.exception, texts(at, "error")
-    decision = enforcement.get(db, ACTORS["chapada"], "chapada", auto_id)["decision"]
+    decision = autos.get(db, ACTORS["chapada"], "chapada", auto_id)["decision"]
     assert decision["fine_amount"] == Decimal("500.10")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import clock, parameters
-from services.auth import Actor
+from services.shared import clock, parameters
+from services.shared.auth import Actor
 from tests.conftest import TI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,8 @@ from datetime import date  # noqa: E402
 
 from pypdf import PdfReader  # noqa: E402
 
-from services import bookings, booking_documents, dams  # noqa: E402
+from services.dam import dams  # noqa: E402
+from services.machinery import bookings, documents
 from tests.test_bookings import HOURS6, LOADS5, MONDAY, form, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
 
 
@@ -146,7 +147,7 @@ def test_bpc_family_story_on_the_screens(db, nl, today):
     run.run()
     assert not run.exception, run.exception
     assert "Serviço concluído." in texts(run, "success")
-    receipt = pdf_text(booking_documents.receipt_pdf(db, CLERK, MUN, rid))
+    receipt = pdf_text(documents.receipt_pdf(db, CLERK, MUN, rid))
     assert "COMPROVANTE DE PRESTAÇÃO DE SERVIÇO" in receipt and "Cargas entregues 5" in receipt
     assert "o total de R$ 225,00" in receipt
 
@@ -267,8 +268,8 @@ def test_urgency_needs_a_justification_and_then_moves_ahead(db, nl, today):
 
 
 def test_van_hire_records_the_responsible_person_and_an_incident_against_them(db, nl, today):
-    from services import entities
-    from services.bookings import ServiceAsked
+    from services.machinery.bookings import ServiceAsked
+    from services.shared import entities
 
     van = entities.create(db, CLERK, "machinery_assets", MUN, {
         "identifier": "QBH9K21", "kind": "micro_onibus_van", "description": "Renault Master", "status": "disponivel",
@@ -297,7 +298,7 @@ def test_van_hire_records_the_responsible_person_and_an_incident_against_them(db
     assert "Ocorrência registrada contra o responsável pela viagem." in texts(at, "success")
     incidents = frame_text(at, "Ocorrência")
     assert "Excesso de lotação" in incidents and "Carla Responsável" in incidents
-    order = pdf_text(booking_documents.service_order_pdf(db, CLERK, MUN, rid))
+    order = pdf_text(documents.service_order_pdf(db, CLERK, MUN, rid))
     assert "Responsável pela viagem Carla Responsável" in order and "Passageiros 3" in order
 
 

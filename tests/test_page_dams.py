@@ -8,7 +8,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from services import clock, dams, entities
+from services.dam import dams
+from services.shared import clock, entities
 from tests.conftest import SECRETARIA_MP
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "dams.py")
@@ -114,7 +115,7 @@ def test_an_overdue_dam_offers_its_2a_via_with_the_updated_amount(db, monkeypatc
 
     from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
     from rules.params import ParameterVersion
-    from services import bootstrap
+    from services.setup import bootstrap
 
     for name, value in ((FINE_DAILY, Decimal("2")), (FINE_MAX, Decimal("2")), (INTEREST_MONTHLY, Decimal("1"))):
         bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, "CTM de teste"))
@@ -162,7 +163,7 @@ def test_a_manual_payment_with_a_different_amount_shows_its_flag(db):
 
 
 def test_a_payment_whose_linked_update_failed_says_so_and_the_retry_completes_it(db, monkeypatch):
-    from services import events
+    from services.shared import events
 
     done: list[str] = []
     failures = [RuntimeError("registro vinculado indisponível")]

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import bookings, clock
-from services.auth import Actor
+from services.machinery import bookings
+from services.shared import clock
+from services.shared.auth import Actor
 from tests.conftest import GABINETE, TI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,8 +105,8 @@ def test_secretaria_and_gabinete_cannot_open_it(db, actor):
 
 
 def test_the_service_refuses_a_date_before_today_and_a_repeated_locality(db):
-    from services import localities
-    from services.errors import ValidationFailed
+    from services.machinery import localities
+    from services.shared.errors import ValidationFailed
 
     rows = [*TYPED, {"Ordem": 3, "Zona": "zona sul", "Localidade": "linha 04", "Área": "rural"},
             {"Ordem": float("nan"), "Zona": None, "Localidade": float("nan"), "Área": None}]
@@ -118,8 +119,8 @@ def test_the_service_refuses_a_date_before_today_and_a_repeated_locality(db):
 
 def test_an_order_that_is_not_a_number_is_refused_on_its_line(db):
     """'nan' or 'inf' typed in Ordem would break the schedule order (art. 3 §1): refused like any text."""
-    from services import localities
-    from services.errors import ValidationFailed
+    from services.machinery import localities
+    from services.shared.errors import ValidationFailed
 
     for typed in ("abc", "nan", "inf"):
         rows = [{**TYPED[0], "Ordem": typed}, TYPED[1]]

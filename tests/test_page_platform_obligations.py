@@ -7,7 +7,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from services import clock, platform_obligations as po
+from services.ridehailing import obligations as po
+from services.shared import clock
 from tests.conftest import SECRETARIA_CG
 from tests.test_platform_obligations import platform
 

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import clock, dams, public_check, ridehailing
+from services.dam import dams
+from services.ridehailing import public_check, registry
+from services.shared import clock
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +35,7 @@ def frame_text(at: AppTest, key: str) -> str:
 def test_vehicle_page_shows_the_refusal_of_an_11_year_old_car_with_its_article(db):
     _, plate = register(db, "chapada", vehicle={"model_year": TODAY.year - 11})
     at = page("vehicles.py")
-    vehicle_id = ridehailing.vehicle_record(db, "chapada", plate)["id"]
+    vehicle_id = registry.vehicle_record(db, "chapada", plate)["id"]
     at.selectbox(key="vehicles_open").set_value(vehicle_id).run()
     assert not at.exception
     assert "Veículo — Não atende: 1 requisito não atendido" in texts(at, "error")
@@ -45,7 +47,7 @@ def test_vehicle_page_shows_the_refusal_of_an_11_year_old_car_with_its_article(d
 def test_driver_page_shows_the_verdict_and_adds_a_document(db):
     cpf, _ = register(db, "matupa", missing=("garage",))
     at = page("drivers.py", "matupa")
-    at.selectbox(key="drivers_open").set_value(ridehailing.driver_record(db, "matupa", cpf)["id"]).run()
+    at.selectbox(key="drivers_open").set_value(registry.driver_record(db, "matupa", cpf)["id"]).run()
     assert "Condutor — Falta comprovar: 1 documento faltando ou vencido" in texts(at, "warning")
     docs = next(d.value.to_string() for d in at.dataframe if "Requisito" in d.value.columns
                 and d.value["Requisito"].str.startswith("Documento").any())
@@ -63,7 +65,7 @@ def test_request_approve_inspect_pay_and_issue(db):
     cpf, plate = register(db, "chapada")
     at = page("authorizations.py")
     at.text_input(key="auth_new_driver_term").input(cpf).run()
-    at.selectbox(key="auth_new_driver").set_value(ridehailing.driver_record(db, "chapada", cpf)["id"]).run()
+    at.selectbox(key="auth_new_driver").set_value(registry.driver_record(db, "chapada", cpf)["id"]).run()
     at.selectbox(key="auth_new_plate").set_value(plate).run()
     at.button(key="auth_new_submit").click().run()
     assert f"Requerimento protocolado sob o nº 0001/{TODAY.year}." in texts(at, "success")
@@ -85,7 +87,7 @@ def test_request_approve_inspect_pay_and_issue(db):
     assert "Taxa de autorização: **R$ 180,00**" in " ".join(m.value for m in at.markdown)
     at.button(key="auth_issue_dam").click().run()
     assert "DAM nº" in texts(at, "success")
-    bill = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
+    bill = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["dam_id"], TODAY, bill["amount"], "Caixa")
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()
@@ -115,7 +117,7 @@ def test_fee_without_parameter_shows_the_missing_parameter(db):
 
 def test_failed_inspection_shows_pendencias_and_the_deadline(db):
     auth = requested(db, "matupa")
-    ridehailing.approve(db, ACTORS["matupa"], "matupa", auth, TODAY - timedelta(days=1))
+    registry.approve(db, ACTORS["matupa"], "matupa", auth, TODAY - timedelta(days=1))
     at = page("inspections.py", "matupa")
     at.selectbox(key="insp_auth").set_value(auth).run()
     for box in at.checkbox[:-1]:
@@ -129,7 +131,7 @@ def test_failed_inspection_shows_pendencias_and_the_deadline(db):
 
 def test_pendencias_lists_the_late_presentation(db):
     auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
-    ridehailing.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
+    registry.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
     at = page("pendencias.py")
     assert not at.exception
     table = at.dataframe[0].value
@@ -143,13 +145,13 @@ def test_public_check_shows_the_status_and_only_the_first_name(db, sanction, wor
 
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    bill = ridehailing.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    bill = registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     if sanction:
-        ridehailing.record_sanction(db, ACTORS["chapada"], "chapada", auth, EventKind(sanction), TODAY,
+        registry.record_sanction(db, ACTORS["chapada"], "chapada", auth, EventKind(sanction), TODAY,
                                     TODAY + timedelta(days=30) if sanction == "suspended" else None)
-    doc = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)
-    driver = ridehailing.driver_record(db, "chapada", doc["driver_cpf"])
+    doc = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)
+    driver = registry.driver_record(db, "chapada", doc["driver_cpf"])
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["t"] = public_check.token_for("chapada", auth)
     at.run()
@@ -172,7 +174,7 @@ def test_short_fee_payment_keeps_the_authorization_awaiting_and_offers_the_compl
 
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
-    bill = ridehailing.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
+    bill = registry.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
     dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, Decimal("150.00"), "Caixa")
     at = page("authorizations.py", "matupa")
     at.selectbox(key="auth_open").set_value(auth).run()
@@ -190,7 +192,7 @@ def test_short_fee_payment_keeps_the_authorization_awaiting_and_offers_the_compl
 def test_inspections_page_calls_an_extraordinary_vistoria_and_offers_the_notice(db):
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
-    bill = ridehailing.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
+    bill = registry.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
     dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, bill["amount"], "Caixa")
     at = page("inspections.py", "matupa")
     at.selectbox(key="insp_call_auth").set_value(auth)
@@ -207,7 +209,7 @@ def test_fee_paid_above_the_amount_issues_and_shows_the_alert(db):
 
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    bill = ridehailing.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    bill = registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, Decimal("200.00"), "Caixa")
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()

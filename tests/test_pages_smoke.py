@@ -1,12 +1,12 @@
 """Every page × role: no exception; pages outside a role are not reachable."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.navigation import PAGES
-
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -57,7 +57,7 @@ def test_page_by_role(db, role, page):
 
 
 def test_login_with_right_password_sets_the_user(db):
-    from services import auth
+    from services.shared import auth
 
     auth.create_user(db, TI, "ana.souza", "Ana Souza", "secretaria", ["chapada"], "senha-forte-1")
     at = AppTest.from_file(APP, default_timeout=60).run()

@@ -17,15 +17,19 @@ from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed import ridehailing as demo
 from seed.demo import cnpj, cpf
-from services import bootstrap, clock, dams, exports, platform_obligations as po, ridehailing, ridehailing_queue
-from services.errors import ValidationFailed
+from services.dam import dams
+from services.ridehailing import obligations as po
+from services.ridehailing import registry, work_queue
+from services.setup import bootstrap
+from services.shared import clock, exports
+from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS, register, set_fee
 
 TODAY = clock.today()
 
 
 def platform(db, municipality: str, credentialed: date | None = None) -> str:
-    return ridehailing.entities.create(db, ACTORS[municipality], "platforms", municipality, {
+    return registry.entities.create(db, ACTORS[municipality], "platforms", municipality, {
         "name": "Rodaí Mobilidade", "cnpj": cnpj(random.Random(3)), "status": "ativo",
         "credentialed_on": credentialed or TODAY - timedelta(days=100)})
 
@@ -34,9 +38,9 @@ def active(db, municipality: str, seed: int, protocol: date | None = None) -> tu
     """A driver and vehicle with an issued authorization: (CPF, plate, authorization id)."""
     actor, protocol = ACTORS[municipality], protocol or TODAY - timedelta(days=20)
     driver_cpf, plate = register(db, municipality, protocol, seed=seed)
-    auth = ridehailing.request_authorization(db, actor, municipality, driver_cpf, plate, protocol)
-    ridehailing.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
-    ridehailing.record_inspection(db, actor, municipality, auth, protocol + timedelta(days=4),
+    auth = registry.request_authorization(db, actor, municipality, driver_cpf, plate, protocol)
+    registry.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
+    registry.record_inspection(db, actor, municipality, auth, protocol + timedelta(days=4),
                                   demo.passing(municipality), "Vistoriador")
     demo.paid_earlier(db, actor, municipality, auth, protocol + timedelta(days=6))
     return driver_cpf, plate, auth
@@ -57,7 +61,7 @@ def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
     set_fee(db, mun)
     valid = active(db, mun, 11)
     suspended = active(db, mun, 12)
-    ridehailing.record_sanction(db, actor, mun, suspended[2], EventKind.SUSPENDED, TODAY - timedelta(days=1),
+    registry.record_sanction(db, actor, mun, suspended[2], EventKind.SUSPENDED, TODAY - timedelta(days=1),
                                 TODAY + timedelta(days=28), "Auto 0001/2026")
     other_car = active(db, mun, 13)
     stranger = (cpf(random.Random(99)), "XYZ9A87")
@@ -83,7 +87,7 @@ def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
 def test_each_hit_of_a_registered_driver_becomes_one_draft_auto_for_the_clerk(db):
     """CG art. 30: a registered driver working with a vehicle the authorization does not cover is drafted
     as an auto (rascunho, no number) once; an unregistered person stays a hit for the clerk to handle."""
-    from services import enforcement
+    from services.ridehailing.enforcement import autos as enforcement
 
     mun, actor = "chapada", ACTORS["chapada"]
     set_fee(db, mun)
@@ -141,7 +145,7 @@ def test_lists_late_after_the_period_go_to_the_pendencias(db):
     pid = platform(db, mun, credentialed=TODAY - timedelta(days=100))
     [status] = po.list_statuses(db, actor, mun, TODAY)
     assert status.late and "art. 5º, IX" in status.reference
-    item = next(p for p in ridehailing_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Relação da plataforma")
+    item = next(p for p in work_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Relação da plataforma")
     assert item.late and "Rodaí" in item.message
     rows = [{"CPF": cpf(random.Random(5)), "Placa": "QBC1D23", "Nome": "G"}]
     po.receive_list(db, actor, mun, pid, TODAY, csv_file(rows), "r.csv", commit=True)
@@ -161,12 +165,12 @@ def test_a_data_request_is_late_one_minute_after_the_24_hours(db):
     assert at_deadline.deadline == notified + timedelta(hours=24)
     assert (at_deadline.late, one_minute_after.late) == (False, True)
     assert one_minute_after.situation == "Atrasado" and "art. 11, §2º" in one_minute_after.reference
-    item = next(p for p in ridehailing_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Dados de viagem")
+    item = next(p for p in work_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Dados de viagem")
     assert item.late and clock.to_local(at_deadline.deadline).strftime("%d/%m/%Y %H:%M") in item.message
     po.answer_data_request(db, actor, mun, at_deadline.id, notified + timedelta(hours=23))
     [answered] = po.data_requests(db, actor, mun)
     assert answered.situation == "Respondido no prazo"
-    assert not [p for p in ridehailing_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Dados de viagem"]
+    assert not [p for p in work_queue.pendencias(db, actor, mun, TODAY) if p.kind == "Dados de viagem"]
 
 
 def test_a_naive_notification_instant_is_cuiaba_time_and_the_justification_is_required(db):

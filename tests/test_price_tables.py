@@ -9,8 +9,9 @@ import pytest
 from rules.machinery.nova_lacerda import RULESET
 from rules.machinery.prices import ANEXO_I
 from rules.machinery.quote import EarthLoads, MachineHours
-from services import clock, parameters, price_tables
-from services.errors import Conflict, PermissionDenied, ValidationFailed
+from services.machinery import price_tables
+from services.shared import clock, parameters
+from services.shared.errors import Conflict, PermissionDenied, ValidationFailed
 from tests.conftest import TI
 
 MUN = "nova_lacerda"
@@ -103,7 +104,7 @@ def test_deflation_lowers_prices(db, today):
 
 
 def test_a_clerk_cannot_update_the_table(db, today):
-    from services.auth import Actor
+    from services.shared.auth import Actor
 
     clerk = Actor("sec.nl", "Servidora de Nova Lacerda", "secretaria", (MUN,))
     assert price_tables.in_force(db, clerk, MUN, today).price("01") == D("300.00")

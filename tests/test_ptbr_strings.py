@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import auth, store
-from services.parameter_labels import LABELS, label
+from services import store
+from services.shared import auth
+from services.shared.parameter_labels import LABELS, label
 from tests.conftest import TI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +73,7 @@ def test_an_audit_link_names_the_key_that_opens_its_record_on_the_page():
 ], ids=["user", "parameter", "user not listed"])
 def test_an_audit_link_by_key_opens_the_user_or_the_parameter(db, page, key, ident, opened):
     from seed.municipalities import seed_demo_parameters
-    from services import auth
+    from services.shared import auth
     from tests.test_pages_smoke import app_as
 
     seed_demo_parameters(db)
@@ -90,7 +91,7 @@ def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):
     """Item 10: the register names each action in pt-BR ("Lavratura de auto de infração"), never an
     identifier ("lavrar", "platform_issqn") — over every action and collection the demo writes."""
     from seed.demo import seed_demo
-    from services import audit
+    from services.shared import audit
 
     seed_demo(db)
     pairs = {(e["action"], e["collection"]) for e in db["audit"].find({}, {"action": 1, "collection": 1})}
@@ -105,7 +106,7 @@ def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):
 def test_every_field_the_demo_changes_has_a_label_in_the_audit_log(db):
     """Item 10: changed fields by their label ("Pago em"), not the identifier ("paid_on")."""
     from seed.demo import seed_demo
-    from services import audit
+    from services.shared import audit
 
     seed_demo(db)
     raw = {f"{e['collection']}.{name}" for e in db["audit"].find({}, {"changes": 1, "collection": 1})

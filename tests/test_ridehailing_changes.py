@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import clock, parameters, ridehailing, ridehailing_changes, ridehailing_queue
-from services.errors import ValidationFailed
+from services.ridehailing import changes, registry, work_queue
+from services.ridehailing.queue_item import Pendencia
+from services.shared import clock, parameters
+from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS, register
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,26 +21,26 @@ ARTICLE = {"chapada": "art. 18, XIX", "matupa": "art. 12, XX"}
 
 
 def driver_id(db, municipality: str, cpf: str) -> str:
-    return ridehailing.driver_record(db, municipality, cpf)["id"]
+    return registry.driver_record(db, municipality, cpf)["id"]
 
 
 def deadline(db, municipality: str, changed_on: date) -> date:
-    return ridehailing.rules_of(municipality).data_change_deadline(
+    return registry.rules_of(municipality).data_change_deadline(
         changed_on, parameters.calendar(db, municipality, changed_on))
 
 
 def change_address(db, municipality: str, changed_on: date, reported_on: date | None,
                    seed: int = 1) -> tuple[str, str | None]:
     cpf, _ = register(db, municipality, seed=seed)
-    change = ridehailing_changes.record_change(db, ACTORS[municipality], municipality, "drivers",
+    change = changes.record_change(db, ACTORS[municipality], municipality, "drivers",
                                                driver_id(db, municipality, cpf), {"address": "Rua Nova, 10"},
                                                changed_on, reported_on)
     return cpf, change
 
 
-def queued(db, municipality: str) -> list[ridehailing_queue.Pendencia]:
-    return [p for p in ridehailing_queue.pendencias(db, ACTORS[municipality], municipality, TODAY)
-            if p.kind == ridehailing_queue.DATA_CHANGE]
+def queued(db, municipality: str) -> list[Pendencia]:
+    return [p for p in work_queue.pendencias(db, ACTORS[municipality], municipality, TODAY)
+            if p.kind == work_queue.DATA_CHANGE]
 
 
 @pytest.mark.parametrize("municipality, days_after_deadline, in_time", [
@@ -51,7 +53,7 @@ def test_reported_change_in_time_or_late(db, municipality, days_after_deadline, 
     changed_on = TODAY - timedelta(days=40)
     reported_on = deadline(db, municipality, changed_on) + timedelta(days=days_after_deadline)
     cpf, _ = change_address(db, municipality, changed_on, reported_on)
-    [change] = ridehailing_changes.history(db, ACTORS[municipality], municipality, "drivers",
+    [change] = changes.history(db, ACTORS[municipality], municipality, "drivers",
                                            driver_id(db, municipality, cpf), TODAY)
     assert (change.changed_on, change.reported_on, change.finding.ok) == (changed_on, reported_on, in_time)
     assert ARTICLE[municipality] in change.finding.reference
@@ -77,20 +79,20 @@ def test_reporting_and_closing_take_the_change_off_the_queue(db):
     actor = ACTORS["chapada"]
     changed_on = TODAY - timedelta(days=3)
     _, change = change_address(db, "chapada", changed_on, None)
-    ridehailing_changes.report_change(db, actor, "chapada", change, TODAY)
+    changes.report_change(db, actor, "chapada", change, TODAY)
     assert queued(db, "chapada") == []
     _, late = change_address(db, "chapada", TODAY - timedelta(days=30), None, seed=2)
     with pytest.raises(ValidationFailed):
-        ridehailing_changes.close_change(db, actor, "chapada", late, " ")
-    ridehailing_changes.close_change(db, actor, "chapada", late, "Auto de infração 0001/2026")
+        changes.close_change(db, actor, "chapada", late, " ")
+    changes.close_change(db, actor, "chapada", late, "Auto de infração 0001/2026")
     assert queued(db, "chapada") == []
 
 
 def test_vehicle_change_names_the_plate(db):
     actor = ACTORS["matupa"]
     _, plate = register(db, "matupa")
-    vehicle = ridehailing.vehicle_record(db, "matupa", plate)
-    ridehailing_changes.record_change(db, actor, "matupa", "vehicles", vehicle["id"], {"color": "Azul"},
+    vehicle = registry.vehicle_record(db, "matupa", plate)
+    changes.record_change(db, actor, "matupa", "vehicles", vehicle["id"], {"color": "Azul"},
                                       TODAY - timedelta(days=20), None)
     [item] = queued(db, "matupa")
     assert item.plate == plate and "Cor:" in item.message and "art. 12, XX" in item.reference
@@ -98,10 +100,10 @@ def test_vehicle_change_names_the_plate(db):
 
 def test_saving_without_a_change_keeps_no_record(db):
     cpf, _ = register(db, "chapada")
-    record = ridehailing.driver_record(db, "chapada", cpf)
-    assert ridehailing_changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record["id"],
+    record = registry.driver_record(db, "chapada", cpf)
+    assert changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record["id"],
                                              {"address": record["address"]}, TODAY, TODAY) is None
-    assert ridehailing_changes.history(db, ACTORS["chapada"], "chapada", "drivers", record["id"], TODAY) == []
+    assert changes.history(db, ACTORS["chapada"], "chapada", "drivers", record["id"], TODAY) == []
 
 
 @pytest.mark.parametrize("changed_on, reported_on, field", [
@@ -112,17 +114,17 @@ def test_saving_without_a_change_keeps_no_record(db):
 ])
 def test_change_dates_are_checked_before_saving(db, changed_on, reported_on, field):
     cpf, _ = register(db, "chapada")
-    record = ridehailing.driver_record(db, "chapada", cpf)
+    record = registry.driver_record(db, "chapada", cpf)
     with pytest.raises(ValidationFailed) as error:
-        ridehailing_changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record["id"],
+        changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record["id"],
                                           {"address": "Rua Nova, 10"}, changed_on, reported_on)
     assert field in error.value.errors
-    assert ridehailing.driver_record(db, "chapada", cpf)["address"] == record["address"]
+    assert registry.driver_record(db, "chapada", cpf)["address"] == record["address"]
 
 
 def test_drivers_screen_records_an_unreported_change_and_pendencias_shows_it(db):
     cpf, _ = register(db, "chapada")
-    record = ridehailing.driver_record(db, "chapada", cpf)
+    record = registry.driver_record(db, "chapada", cpf)
     at = AppTest.from_file(str(ROOT / "app_pages" / "drivers.py"), default_timeout=60)
     at.session_state["actor"] = ACTORS["chapada"]
     at.session_state["municipality"] = "chapada"
@@ -153,15 +155,15 @@ def test_drivers_screen_records_an_unreported_change_and_pendencias_shows_it(db)
 
 def test_a_data_change_over_a_newer_version_is_refused_and_keeps_the_first(db):
     """Two clerks open the same driver; the second save, made on the version both loaded, is refused."""
-    from services.errors import Conflict
+    from services.shared.errors import Conflict
 
     cpf, _ = register(db, "chapada", seed=3)
     record = driver_id(db, "chapada", cpf)
-    loaded = ridehailing.driver_record(db, "chapada", cpf)["version"]
-    ridehailing_changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record,
+    loaded = registry.driver_record(db, "chapada", cpf)["version"]
+    changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record,
                                       {"address": "Rua Nova, 10"}, TODAY, TODAY, expected_version=loaded)
     with pytest.raises(Conflict, match="foi alterado por"):
-        ridehailing_changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record,
+        changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record,
                                           {"address": "Rua Velha, 99"}, TODAY, TODAY, expected_version=loaded)
-    assert ridehailing.driver_record(db, "chapada", cpf)["address"] == "Rua Nova, 10"
-    assert len(ridehailing_changes.history(db, ACTORS["chapada"], "chapada", "drivers", record, TODAY)) == 1
+    assert registry.driver_record(db, "chapada", cpf)["address"] == "Rua Nova, 10"
+    assert len(changes.history(db, ACTORS["chapada"], "chapada", "drivers", record, TODAY)) == 1

@@ -8,7 +8,9 @@ import subprocess
 import pytest
 from pypdf import PdfReader
 
-from services import clock, dams, public_check, ridehailing, ridehailing_documents
+from services.dam import dams
+from services.ridehailing import documents, public_check, registry
+from services.shared import clock
 from tests.ridehailing_data import ACTORS, inspected, set_fee
 
 TODAY = clock.today()
@@ -18,7 +20,7 @@ TODAY = clock.today()
 def issued(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    bill = ridehailing.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    bill = registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
@@ -38,7 +40,7 @@ def qr(pdf: bytes, tmp_path) -> str:
 
 
 def test_sticker_shows_number_validity_ouvidoria_and_a_signed_qr(db, issued, tmp_path):
-    pdf = ridehailing_documents.sticker_pdf(db, ACTORS["chapada"], "chapada", issued)
+    pdf = documents.sticker_pdf(db, ACTORS["chapada"], "chapada", issued)
     shown = text(pdf)
     for expected in (f"0001/{TODAY.year}", f"31/12/{TODAY.year}", "(65) 3301-1156", "CHAPADA DOS GUIMARÃES"):
         assert expected in shown
@@ -48,9 +50,9 @@ def test_sticker_shows_number_validity_ouvidoria_and_a_signed_qr(db, issued, tmp
 
 
 def test_certificate_names_driver_vehicle_and_legal_basis(db, issued, tmp_path):
-    doc = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", issued)
-    driver = ridehailing.driver_record(db, "chapada", doc["driver_cpf"])
-    pdf = ridehailing_documents.certificate_pdf(db, ACTORS["chapada"], "chapada", issued)
+    doc = registry.get_authorization(db, ACTORS["chapada"], "chapada", issued)
+    driver = registry.driver_record(db, "chapada", doc["driver_cpf"])
+    pdf = documents.certificate_pdf(db, ACTORS["chapada"], "chapada", issued)
     shown = text(pdf)
     for expected in (f"Nº 0001/{TODAY.year}", driver["name"], "Decreto Municipal 06/2026", "art. 9, §1º",
                      f"31/12/{TODAY.year}"):
@@ -60,8 +62,8 @@ def test_certificate_names_driver_vehicle_and_legal_basis(db, issued, tmp_path):
 
 def test_documents_wait_for_the_fee(db):
     auth = inspected(db, "chapada")
-    with pytest.raises(ridehailing_documents.NotIssued):
-        ridehailing_documents.sticker_pdf(db, ACTORS["chapada"], "chapada", auth)
+    with pytest.raises(documents.NotIssued):
+        documents.sticker_pdf(db, ACTORS["chapada"], "chapada", auth)
 
 
 def test_token_of_another_install_is_refused(db, issued, monkeypatch):
@@ -83,26 +85,26 @@ def test_token_of_another_install_is_refused(db, issued, monkeypatch):
 def test_inspection_report_shows_the_checklist_result_and_deadline(db, tmp_path, municipality, failed_item,
                                                                     item_article, fix_article):
     from seed.ridehailing import passing
-    from services import entities, municipalities
-    from services.ridehailing import parameters
+    from services.ridehailing.registry import parameters
+    from services.shared import entities, municipalities
     from tests.ridehailing_data import requested
 
     actor = ACTORS[municipality]
     auth = requested(db, municipality)
-    ridehailing.approve(db, actor, municipality, auth, TODAY)
+    registry.approve(db, actor, municipality, auth, TODAY)
     answers = {**passing(municipality), **({failed_item: False} if failed_item else {})}
-    outcome = ridehailing.record_inspection(db, actor, municipality, auth, TODAY, answers, "Carla Vistoriadora",
+    outcome = registry.record_inspection(db, actor, municipality, auth, TODAY, answers, "Carla Vistoriadora",
                                             "Vidro traseiro com película")
-    pdf = ridehailing_documents.inspection_report_pdf(db, actor, municipality, outcome.inspection_id)
+    pdf = documents.inspection_report_pdf(db, actor, municipality, outcome.inspection_id)
     shown = text(pdf)
-    doc = ridehailing.get_authorization(db, actor, municipality, auth)
-    driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
+    doc = registry.get_authorization(db, actor, municipality, auth)
+    driver = registry.driver_record(db, municipality, doc["driver_cpf"])
     town = municipalities.get(db, municipality)
     for expected in (f"PREFEITURA MUNICIPAL DE {town.name.upper()}", "LAUDO DE VISTORIA VEICULAR", doc["protocol"],
                      driver["name"], entities.fields.show("plate", doc["plate"]), TODAY.strftime("%d/%m/%Y"),
                      "Carla Vistoriadora", "Inicial", item_article, "Observações: Vidro traseiro com película"):
         assert expected in shown
-    rules = ridehailing.rules_of(municipality)
+    rules = registry.rules_of(municipality)
     assert shown.count("Não conforme") == (1 if failed_item else 0)
     assert shown.count("Conforme") == len(rules.inspection_items) - (1 if failed_item else 0)
     if failed_item:
@@ -122,22 +124,23 @@ def test_inspection_report_shows_the_checklist_result_and_deadline(db, tmp_path,
 # ---- notice of an extraordinary convocation (CG art. 17 §1 and art. 29 I; MP art. 15 §1 and art. 26 I) ----
 
 def issue_in(db, municipality: str, platform: str | None = None) -> str:
-    from services import entities
+    from services.shared import entities
     from tests.ridehailing_data import set_fee
 
     set_fee(db, municipality)
     auth = inspected(db, municipality)
     if platform:
-        from seed.demo import cnpj
         import random
+
+        from seed.demo import cnpj
 
         number = cnpj(random.Random(11))
         entities.create(db, ACTORS[municipality], "platforms", municipality,
                         {"name": platform, "cnpj": number, "status": "ativo"})
-        cpf = ridehailing.get_authorization(db, ACTORS[municipality], municipality, auth)["driver_cpf"]
-        driver = ridehailing.driver_record(db, municipality, cpf)
+        cpf = registry.get_authorization(db, ACTORS[municipality], municipality, auth)["driver_cpf"]
+        driver = registry.driver_record(db, municipality, cpf)
         entities.update(db, ACTORS[municipality], "drivers", municipality, driver["id"], {"platform_cnpj": number})
-    bill = ridehailing.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
+    bill = registry.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
     dams.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
@@ -149,20 +152,20 @@ def issue_in(db, municipality: str, platform: str | None = None) -> str:
                  id="MP art. 15 §1: no platform on record, the copy says so"),
 ])
 def test_convocation_notice_names_driver_platform_deadline_and_article(db, municipality, platform, article):
-    from services.ridehailing import parameters
+    from services.ridehailing.registry import parameters
 
     actor = ACTORS[municipality]
     auth = issue_in(db, municipality, platform)
-    deadline = ridehailing.call_inspection(db, actor, municipality, auth, TODAY, "Denúncia sobre os pneus")
-    rules = ridehailing.rules_of(municipality)
+    deadline = registry.call_inspection(db, actor, municipality, auth, TODAY, "Denúncia sobre os pneus")
+    rules = registry.rules_of(municipality)
     assert deadline == rules.convocation_deadline(TODAY, parameters.book(db, municipality),
                                                   parameters.calendar(db, municipality, TODAY))
-    doc = ridehailing.get_authorization(db, actor, municipality, auth)
-    driver = ridehailing.driver_record(db, municipality, doc["driver_cpf"])
-    shown = text(ridehailing_documents.convocation_notice_pdf(db, actor, municipality, auth))
+    doc = registry.get_authorization(db, actor, municipality, auth)
+    driver = registry.driver_record(db, municipality, doc["driver_cpf"])
+    shown = text(documents.convocation_notice_pdf(db, actor, municipality, auth))
     days = parameters.value(db, municipality, "inspection_call_days", TODAY)
     for expected in (f"NOTIFICAÇÃO Nº 0001/{TODAY.year}", "CONVOCAÇÃO PARA VISTORIA EXTRAORDINÁRIA", driver["name"],
-                     ridehailing.entities.fields.show("plate", doc["plate"]), f"Nº {doc['number']}",
+                     registry.entities.fields.show("plate", doc["plate"]), f"Nº {doc['number']}",
                      f"Prazo para comparecimento: até {deadline:%d/%m/%Y} ({days} dias contados de {TODAY:%d/%m/%Y}",
                      "Motivo da convocação: Denúncia sobre os pneus.", article, "Cópia para ciência da plataforma"):
         assert expected in shown
@@ -171,8 +174,8 @@ def test_convocation_notice_names_driver_platform_deadline_and_article(db, munic
 
 def test_no_notice_without_a_convocation(db):
     auth = issue_in(db, "chapada")
-    with pytest.raises(ridehailing_documents.NotFound):
-        ridehailing_documents.convocation_notice_pdf(db, ACTORS["chapada"], "chapada", auth)
+    with pytest.raises(documents.NotFound):
+        documents.convocation_notice_pdf(db, ACTORS["chapada"], "chapada", auth)
 
 
 def test_the_qr_says_painel_public_url_when_it_is_set(db, issued, tmp_path, monkeypatch):
@@ -180,7 +183,7 @@ def test_the_qr_says_painel_public_url_when_it_is_set(db, issued, tmp_path, monk
 
     monkeypatch.setenv("PAINEL_PUBLIC_URL", "https://painel.chapada.mt.gov.br/")
     token = public_check.token_for("chapada", issued)
-    for build in (ridehailing_documents.sticker_pdf, ridehailing_documents.certificate_pdf):
+    for build in (documents.sticker_pdf, documents.certificate_pdf):
         for base_url in (None, links.public_base_url()):  # a script; the authorizations page
             pdf = build(db, ACTORS["chapada"], "chapada", issued, base_url=base_url)
             assert qr(pdf, tmp_path) == f"https://painel.chapada.mt.gov.br/?t={token}"
@@ -189,6 +192,6 @@ def test_the_qr_says_painel_public_url_when_it_is_set(db, issued, tmp_path, monk
 def test_unset_the_qr_says_the_address_the_page_passes(db, issued, tmp_path, monkeypatch):
     monkeypatch.delenv("PAINEL_PUBLIC_URL", raising=False)
     token = public_check.token_for("chapada", issued)
-    for build in (ridehailing_documents.sticker_pdf, ridehailing_documents.certificate_pdf):
+    for build in (documents.sticker_pdf, documents.certificate_pdf):
         pdf = build(db, ACTORS["chapada"], "chapada", issued, base_url="http://192.168.0.10:8765")
         assert qr(pdf, tmp_path) == f"http://192.168.0.10:8765/?t={token}"

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import vehicle_values
-from services import audit, clock, dams, entities, events, public_check, ridehailing
-from services.errors import Conflict, NotFound
+from services.dam import dams
+from services.ridehailing import public_check, registry
+from services.shared import audit, clock, entities, events
+from services.shared.errors import Conflict, NotFound
 from tests import figures
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
 
@@ -47,36 +49,36 @@ def together(task, count: int = THREADS) -> list:
 def active(db) -> str:
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = ridehailing.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
+    dam = registry.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
     dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     return auth
 
 
 def kinds(db, auth: str) -> list[str]:
-    return [e["kind"] for e in ridehailing.get_authorization(db, ACTOR, "chapada", auth)["events"]]
+    return [e["kind"] for e in registry.get_authorization(db, ACTOR, "chapada", auth)["events"]]
 
 
 # ---- defect 2: no concurrent step is lost ----
 
 def test_eight_concurrent_convocations_keep_eight_events_audits_and_numbers(db):
     auth = active(db)
-    results = together(lambda: ridehailing.call_inspection(db, ACTOR, "chapada", auth, TODAY, "Denúncia"))
+    results = together(lambda: registry.call_inspection(db, ACTOR, "chapada", auth, TODAY, "Denúncia"))
     assert not [r for r in results if isinstance(r, Exception)]
     assert kinds(db, auth).count(EventKind.INSPECTION_CALLED.value) == THREADS
     entries = list(db["audit"].find({"doc_id": auth, "action": EventKind.INSPECTION_CALLED.value}))
     assert len(entries) == THREADS
-    counter = db["counters"].find_one({"_id": f"chapada/{ridehailing.CONVOCATION_KIND}/{TODAY.year}"})
+    counter = db["counters"].find_one({"_id": f"chapada/{registry.CONVOCATION_KIND}/{TODAY.year}"})
     assert counter["seq"] == THREADS  # eight numbers reserved, none skipped
-    doc = ridehailing.get_authorization(db, ACTOR, "chapada", auth)
+    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
     assert doc["version"] >= THREADS
     figures.concurrency("eventos de uma autorização", THREADS, 0)
 
 
 def test_two_clerks_approving_at_once_give_one_approval(db):
     auth = requested(db, "chapada")
-    results = together(lambda: ridehailing.approve(db, ACTOR, "chapada", auth, TODAY))
+    results = together(lambda: registry.approve(db, ACTOR, "chapada", auth, TODAY))
     assert sum(1 for r in results if not isinstance(r, Exception)) == 1
-    assert all(isinstance(r, ridehailing.WrongStep) for r in results if isinstance(r, Exception))
+    assert all(isinstance(r, registry.WrongStep) for r in results if isinstance(r, Exception))
     assert kinds(db, auth).count(EventKind.APPROVED.value) == 1
     figures.concurrency("aprovações de um pedido", THREADS, THREADS - 1)
 
@@ -85,7 +87,7 @@ def test_two_clerks_approving_at_once_give_one_approval(db):
 
 def test_eight_concurrent_requests_for_one_plate_make_one_record(db):
     cpf, plate = register(db, "chapada")
-    results = together(lambda: ridehailing.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY))
+    results = together(lambda: registry.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY))
     conflicts = [r for r in results if isinstance(r, Conflict)]
     assert len(conflicts) == THREADS - 1
     assert all("Já há autorização em andamento" in c.message for c in conflicts)
@@ -95,59 +97,59 @@ def test_eight_concurrent_requests_for_one_plate_make_one_record(db):
 
 def test_a_driver_has_one_open_request_whatever_the_vehicle(db):
     cpf, plate = register(db, "chapada")
-    first = ridehailing.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY)
+    first = registry.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY)
     second = vehicle_values(random.Random(7), cpf, TODAY)
     entities.create(db, ACTOR, "vehicles", "chapada", second)
     with pytest.raises(Conflict, match="condutor"):
-        ridehailing.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)
+        registry.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)
     assert db["authorizations"].count_documents({"driver_cpf": cpf}) == 1
-    ridehailing.refuse(db, ACTOR, "chapada", first, TODAY, "Desistência do requerente")
-    ridehailing.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)  # refused frees him
+    registry.refuse(db, ACTOR, "chapada", first, TODAY, "Desistência do requerente")
+    registry.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)  # refused frees him
 
 
 def test_an_expired_authorization_frees_its_plate_for_a_new_request(db, monkeypatch):
     auth = active(db)
-    doc = ridehailing.get_authorization(db, ACTOR, "chapada", auth)
+    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
     with pytest.raises(Conflict, match="placa"):
-        ridehailing.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
-    expired = ridehailing.status(db, ACTOR, "chapada", auth, TODAY).valid_until + timedelta(days=1)
+        registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
+    expired = registry.status(db, ACTOR, "chapada", auth, TODAY).valid_until + timedelta(days=1)
     monkeypatch.setattr(clock, "today", lambda: expired)
-    assert ridehailing.status(db, ACTOR, "chapada", auth, expired).status is Status.EXPIRED
-    new = ridehailing.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], expired)
+    assert registry.status(db, ACTOR, "chapada", auth, expired).status is Status.EXPIRED
+    new = registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], expired)
     assert new != auth
     old = db["authorizations"].find_one({"_id": ObjectId(auth)})
-    assert ridehailing.OPEN_PLATE not in old and old["status"] == Status.EXPIRED.value
+    assert registry.OPEN_PLATE not in old and old["status"] == Status.EXPIRED.value
     assert db["audit"].count_documents({"doc_id": auth, "action": "open_keys_released"}) == 1
 
 
 def test_a_vehicle_cannot_be_substituted_by_a_plate_in_another_open_authorization(db):
     auth = active(db)
-    cpf = ridehailing.get_authorization(db, ACTOR, "chapada", auth)["driver_cpf"]
+    cpf = registry.get_authorization(db, ACTOR, "chapada", auth)["driver_cpf"]
     second = vehicle_values(random.Random(9), cpf, TODAY)
     entities.create(db, ACTOR, "vehicles", "chapada", second)
     other_cpf, other_plate = register(db, "chapada", seed=3)
-    ridehailing.request_authorization(db, ACTOR, "chapada", other_cpf, other_plate, TODAY)
+    registry.request_authorization(db, ACTOR, "chapada", other_cpf, other_plate, TODAY)
     db["vehicles"].update_one({"plate": other_plate}, {"$set": {"driver_cpf": cpf}})  # sold to the first driver
     with pytest.raises(Conflict, match="placa"):
-        ridehailing.substitute_vehicle(db, ACTOR, "chapada", auth, other_plate, TODAY, "Venda")
-    assert ridehailing.get_authorization(db, ACTOR, "chapada", auth)["plate"] != other_plate
-    ridehailing.substitute_vehicle(db, ACTOR, "chapada", auth, second["plate"], TODAY, "Acidente")
+        registry.substitute_vehicle(db, ACTOR, "chapada", auth, other_plate, TODAY, "Venda")
+    assert registry.get_authorization(db, ACTOR, "chapada", auth)["plate"] != other_plate
+    registry.substitute_vehicle(db, ACTOR, "chapada", auth, second["plate"], TODAY, "Acidente")
     doc = db["authorizations"].find_one({"_id": ObjectId(auth)})
-    assert doc[ridehailing.OPEN_PLATE] == f"chapada/{second['plate']}"
+    assert doc[registry.OPEN_PLATE] == f"chapada/{second['plate']}"
 
 
 def test_start_up_gives_open_keys_to_older_open_authorizations_once(db):
     auth = requested(db, "chapada")
     refused = requested(db, "chapada", seed=2)
-    ridehailing.refuse(db, ACTOR, "chapada", refused, TODAY, "Documentação incompleta")
-    db["authorizations"].update_many({}, {"$unset": {ridehailing.OPEN_PLATE: "", ridehailing.OPEN_DRIVER: ""}})
-    ridehailing.prepare(db)
-    ridehailing.prepare(db)
+    registry.refuse(db, ACTOR, "chapada", refused, TODAY, "Documentação incompleta")
+    db["authorizations"].update_many({}, {"$unset": {registry.OPEN_PLATE: "", registry.OPEN_DRIVER: ""}})
+    registry.prepare(db)
+    registry.prepare(db)
     doc = db["authorizations"].find_one({"_id": ObjectId(auth)})
-    assert doc[ridehailing.OPEN_PLATE] == f"chapada/{doc['plate']}"
-    assert ridehailing.OPEN_PLATE not in db["authorizations"].find_one({"_id": ObjectId(refused)})
+    assert doc[registry.OPEN_PLATE] == f"chapada/{doc['plate']}"
+    assert registry.OPEN_PLATE not in db["authorizations"].find_one({"_id": ObjectId(refused)})
     with pytest.raises(Conflict):
-        ridehailing.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
+        registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
 
 
 # ---- defects 3 and 12: the fee handler trusts the store and runs once ----
@@ -155,23 +157,23 @@ def test_start_up_gives_open_keys_to_older_open_authorizations_once(db):
 def test_a_forged_paid_dam_issues_nothing(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = ridehailing.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)  # issued, never paid
+    dam = registry.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)  # issued, never paid
     forged = {**dam, "status": dams.PAID, "payment": {"paid_on": TODAY, "amount": dam["amount"], "notes": []}}
     for fake in (forged, {"pays": {"collection": "authorizations", "id": auth}, "municipality": "chapada",
                           "payment": {"paid_on": TODAY}}, {**forged, "id": str(ObjectId())}):
-        ridehailing.fee_paid(db, fake)
-    doc = ridehailing.get_authorization(db, ACTOR, "chapada", auth)
+        registry.fee_paid(db, fake)
+    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
     assert not doc.get("number") and EventKind.FEE_PAID.value not in kinds(db, auth)
-    assert db["counters"].find_one({"_id": f"chapada/{ridehailing.NUMBER_KIND}/{TODAY.year}"}) is None
+    assert db["counters"].find_one({"_id": f"chapada/{registry.NUMBER_KIND}/{TODAY.year}"}) is None
 
 
 def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
     auth = active(db)
     [dam] = dams.list_all(db, ACTOR, "chapada", dams.DamQuery())
-    ridehailing.fee_paid(db, dam)
-    ridehailing.fee_paid(db, {"id": dam["id"]})
+    registry.fee_paid(db, dam)
+    registry.fee_paid(db, {"id": dam["id"]})
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
-    assert db["counters"].find_one({"_id": f"chapada/{ridehailing.NUMBER_KIND}/{TODAY.year}"})["seq"] == 1
+    assert db["counters"].find_one({"_id": f"chapada/{registry.NUMBER_KIND}/{TODAY.year}"})["seq"] == 1
 
 
 @pytest.mark.parametrize("where", ["_save", "audit"], ids=["before the authorization is written",
@@ -179,8 +181,8 @@ def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
 def test_a_handler_interrupted_midway_is_issued_once_on_rerun(db, monkeypatch, where):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = ridehailing.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
-    module, name = (ridehailing, "_save") if where == "_save" else (audit, "record")
+    dam = registry.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
+    module, name = (registry, "_save") if where == "_save" else (audit, "record")
     original = getattr(module, name)
 
     def crash(*args, **kwargs):
@@ -193,22 +195,22 @@ def test_a_handler_interrupted_midway_is_issued_once_on_rerun(db, monkeypatch, w
     dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     paid = dams.get(db, ACTOR, "chapada", dam["id"])
     assert paid["status"] == dams.PAID and paid["handlers_pending"]  # the payment stays; its handler is owed
-    assert not ridehailing.get_authorization(db, ACTOR, "chapada", auth).get("number")
+    assert not registry.get_authorization(db, ACTOR, "chapada", auth).get("number")
     assert events.resume_pending(db) == 1  # the outbox re-runs the handler (at start, or on retry)
     assert events.resume_pending(db) == 0
-    ridehailing.fee_paid(db, {"id": dam["id"]})  # a handler run once more changes nothing
+    registry.fee_paid(db, {"id": dam["id"]})  # a handler run once more changes nothing
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
-    assert ridehailing.status(db, ACTOR, "chapada", auth, TODAY).status is Status.ACTIVE
-    assert ridehailing.get_authorization(db, ACTOR, "chapada", auth)["number"]
+    assert registry.status(db, ACTOR, "chapada", auth, TODAY).status is Status.ACTIVE
+    assert registry.get_authorization(db, ACTOR, "chapada", auth)["number"]
 
 
 def test_record_earlier_payment_needs_a_writer(db):
-    from services.errors import PermissionDenied
+    from services.shared.errors import PermissionDenied
     from tests.conftest import GABINETE
 
     auth = inspected(db, "chapada")
     with pytest.raises(PermissionDenied):
-        ridehailing.record_earlier_payment(db, GABINETE, "chapada", auth, TODAY)
+        registry.record_earlier_payment(db, GABINETE, "chapada", auth, TODAY)
 
 
 # ---- issue 9: one parameter load per call, however many authorizations ----
@@ -217,9 +219,9 @@ def test_a_list_reads_the_parameters_once(db, monkeypatch):
     for seed in range(1, 4):
         requested(db, "chapada", seed=seed)
     calls = []
-    original = ridehailing.parameters.book
-    monkeypatch.setattr(ridehailing.parameters, "book", lambda *a: calls.append(a) or original(*a))
-    rows = ridehailing.authorization_rows(db, ACTOR, "chapada", TODAY)
+    original = registry.parameters.book
+    monkeypatch.setattr(registry.parameters, "book", lambda *a: calls.append(a) or original(*a))
+    rows = registry.authorization_rows(db, ACTOR, "chapada", TODAY)
     assert len(rows) == 3 and len(calls) == 1
 
 

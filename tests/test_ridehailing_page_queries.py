@@ -13,7 +13,9 @@ from streamlit.testing.v1 import AppTest
 
 from seed.demo import cnpj
 from seed.ridehailing import passing
-from services import clock, dams, entities, ridehailing
+from services.dam import dams
+from services.ridehailing import registry
+from services.shared import clock, entities
 from tests.ridehailing_data import ACTORS, requested, set_fee
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,17 +67,17 @@ def population(db, seed: int, count: int) -> None:
         base = seed * 100 + index * 10
         requested(db, "chapada", seed=base + 1)
         approved = requested(db, "chapada", seed=base + 2)
-        ridehailing.approve(db, ACTOR, "chapada", approved, today - timedelta(days=1))
+        registry.approve(db, ACTOR, "chapada", approved, today - timedelta(days=1))
         failed = requested(db, "chapada", seed=base + 3)
-        ridehailing.approve(db, ACTOR, "chapada", failed, today - timedelta(days=3))
-        ridehailing.record_inspection(db, ACTOR, "chapada", failed, today - timedelta(days=1),
+        registry.approve(db, ACTOR, "chapada", failed, today - timedelta(days=3))
+        registry.record_inspection(db, ACTOR, "chapada", failed, today - timedelta(days=1),
                                       {**passing("chapada"), "I": False}, "Vistoriador")
         awaiting = inspected_with_seed(db, base + 4)
-        ridehailing.issue_fee_dam(db, ACTOR, "chapada", awaiting, today)
+        registry.issue_fee_dam(db, ACTOR, "chapada", awaiting, today)
         active = inspected_with_seed(db, base + 5)
-        dam = ridehailing.issue_fee_dam(db, ACTOR, "chapada", active, today)
+        dam = registry.issue_fee_dam(db, ACTOR, "chapada", active, today)
         dams.record_payment(db, ACTOR, "chapada", dam["id"], today, dam["amount"], "Banco do Brasil")
-        ridehailing.call_inspection(db, ACTOR, "chapada", active, today, "Denúncia de passageiro")
+        registry.call_inspection(db, ACTOR, "chapada", active, today, "Denúncia de passageiro")
         entities.create(db, ACTOR, "platforms", "chapada", {"name": f"Plataforma {base}",
                                                             "cnpj": cnpj(random.Random(base)), "status": "ativo"})
 
@@ -83,8 +85,8 @@ def population(db, seed: int, count: int) -> None:
 def inspected_with_seed(db, seed: int) -> str:
     today = clock.today()
     auth = requested(db, "chapada", seed=seed)
-    ridehailing.approve(db, ACTOR, "chapada", auth, today - timedelta(days=4))
-    ridehailing.record_inspection(db, ACTOR, "chapada", auth, today - timedelta(days=2), passing("chapada"),
+    registry.approve(db, ACTOR, "chapada", auth, today - timedelta(days=4))
+    registry.record_inspection(db, ACTOR, "chapada", auth, today - timedelta(days=2), passing("chapada"),
                                   "Vistoriador")
     return auth
 
@@ -136,7 +138,7 @@ def test_a_cached_list_shows_a_write_made_elsewhere_on_the_next_render(db):
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     table = at.dataframe[0].value.to_string()
     assert "Avaliar requerimento" in table and "Vistoria" not in table
-    ridehailing.approve(db, ACTOR, "chapada", auth, clock.today())  # another clerk, another session
+    registry.approve(db, ACTOR, "chapada", auth, clock.today())  # another clerk, another session
     at.run()
     table = at.dataframe[0].value.to_string()
     assert "Vistoria" in table and "Avaliar requerimento" not in table

@@ -12,8 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from seed.demo import cnpj
-from services import parameters, ridehailing, ridehailing_platforms
-from services.errors import ValidationFailed
+from services.ridehailing import platforms, registry
+from services.shared import parameters
+from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,16 +31,16 @@ def platform(db, municipality: str, coverage: str = "100000.00", valid_until: da
               "insurer": "Porto Seguro", "policy_number": "123", "insurance_coverage": Decimal(coverage),
               "insurance_valid_from": date(2026, 3, 1), "insurance_valid_until": valid_until,
               "credentialed_on": CREDENTIALED, **changes}
-    platform_id = ridehailing.entities.create(db, actor, "platforms", municipality, values)
+    platform_id = registry.entities.create(db, actor, "platforms", municipality, values)
     for day in lists:
-        ridehailing_platforms.add_report(db, actor, municipality, values["cnpj"], "lista", day, "protocolo")
+        platforms.add_report(db, actor, municipality, values["cnpj"], "lista", day, "protocolo")
     for month in issqn or (date(2026, 3, 20), date(2026, 4, 20), date(2026, 5, 20)):
-        ridehailing_platforms.add_report(db, actor, municipality, values["cnpj"], "issqn", month, "DAM")
+        platforms.add_report(db, actor, municipality, values["cnpj"], "issqn", month, "DAM")
     return platform_id
 
 
 def findings(db, municipality: str, platform_id: str, on: date = ON) -> dict[str, tuple[bool, str, str]]:
-    decision = ridehailing_platforms.compliance(db, ACTORS[municipality], municipality, platform_id, on)
+    decision = platforms.compliance(db, ACTORS[municipality], municipality, platform_id, on)
     credentialing, insurance, lists, issqn = decision.findings
     return {name: (f.ok, f.message, f.reference) for name, f in
             (("credentialing", credentialing), ("insurance", insurance), ("lists", lists), ("issqn", issqn))}
@@ -73,8 +74,8 @@ def test_a_policy_without_its_dates_is_not_taken_as_insurance(db):
     platform_id = platform(db, "matupa", insurance_valid_from=None)
     ok, message, _ = findings(db, "matupa", platform_id)["insurance"]
     assert (ok, message) == (False, "Sem apólice de seguro APP")
-    doc = ridehailing.entities.get(db, ACTORS["matupa"], "platforms", "matupa", platform_id)
-    assert ridehailing_platforms.missing_policy_fields(doc) == ["Início da vigência do seguro"]
+    doc = registry.entities.get(db, ACTORS["matupa"], "platforms", "matupa", platform_id)
+    assert platforms.missing_policy_fields(doc) == ["Início da vigência do seguro"]
 
 
 @pytest.mark.parametrize("municipality, article", [
@@ -84,7 +85,7 @@ def test_a_policy_without_its_dates_is_not_taken_as_insurance(db):
 def test_periodic_list_due_day_and_the_day_after(db, municipality, article):
     last = date(2026, 5, 4)
     platform_id = platform(db, municipality, lists=(date(2026, 3, 10), last))
-    rules = ridehailing.rules_of(municipality)
+    rules = registry.rules_of(municipality)
     due = rules.list_period.next_due(last, parameters.calendar(db, municipality, last))
     on_due, after = findings(db, municipality, platform_id, due), findings(db, municipality, platform_id,
                                                                             due + timedelta(days=1))
@@ -106,7 +107,7 @@ def test_monthly_issqn_names_the_month_missing(db, municipality, article):
 def test_compliance_needs_the_credentialing_date(db):
     platform_id = platform(db, "matupa", credentialed_on=None)
     with pytest.raises(ValidationFailed) as error:
-        ridehailing_platforms.compliance(db, ACTORS["matupa"], "matupa", platform_id, ON)
+        platforms.compliance(db, ACTORS["matupa"], "matupa", platform_id, ON)
     assert "credentialed_on" in error.value.errors
 
 

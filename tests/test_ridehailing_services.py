@@ -12,8 +12,10 @@ from rules.params import ParameterMissing
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import passing
-from services import clock, dams, entities, ridehailing, ridehailing_queue
-from services.errors import PermissionDenied
+from services.dam import dams
+from services.ridehailing import registry, work_queue
+from services.shared import clock, entities
+from services.shared.errors import PermissionDenied
 from tests.conftest import GABINETE
 from tests.ridehailing_data import ACTORS, FEE, inspected, register, requested, set_fee
 
@@ -22,7 +24,7 @@ TODAY = clock.today()
 
 def pay(db, municipality: str, auth: str) -> dict:
     actor = ACTORS[municipality]
-    dam = ridehailing.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dam = registry.issue_fee_dam(db, actor, municipality, auth, TODAY)
     dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     return dam
 
@@ -35,20 +37,20 @@ def test_whole_flow_issues_the_authorization_on_payment(db, municipality, valid_
     actor = ACTORS[municipality]
     set_fee(db, municipality)
     auth = requested(db, municipality)
-    assert ridehailing.status(db, actor, municipality, auth, TODAY).status is Status.REQUESTED
-    assert ridehailing.evaluate(db, actor, municipality, auth).ok
-    state = ridehailing.approve(db, actor, municipality, auth, TODAY - timedelta(days=4))
+    assert registry.status(db, actor, municipality, auth, TODAY).status is Status.REQUESTED
+    assert registry.evaluate(db, actor, municipality, auth).ok
+    state = registry.approve(db, actor, municipality, auth, TODAY - timedelta(days=4))
     assert state.status is Status.AWAITING_INSPECTION
-    outcome = ridehailing.record_inspection(db, actor, municipality, auth, TODAY - timedelta(days=2),
+    outcome = registry.record_inspection(db, actor, municipality, auth, TODAY - timedelta(days=2),
                                             passing(municipality), "Vistoriador")
     assert outcome.decision.ok and outcome.state.status is Status.AWAITING_FEE
-    dam = ridehailing.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dam = registry.issue_fee_dam(db, actor, municipality, auth, TODAY)
     assert dam["amount"] == FEE and dam["pays"]["id"] == auth
-    assert ridehailing.status(db, actor, municipality, auth, TODAY).status is Status.AWAITING_FEE
+    assert registry.status(db, actor, municipality, auth, TODAY).status is Status.AWAITING_FEE
     dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
-    doc = ridehailing.get_authorization(db, actor, municipality, auth)
-    state = ridehailing.status(db, actor, municipality, auth, TODAY)
-    expected = valid_until or ridehailing.rules_of(municipality).validity_end(TODAY)
+    doc = registry.get_authorization(db, actor, municipality, auth)
+    state = registry.status(db, actor, municipality, auth, TODAY)
+    expected = valid_until or registry.rules_of(municipality).validity_end(TODAY)
     assert (doc["number"], state.status, state.valid_until) == (f"0001/{TODAY.year}", Status.ACTIVE, expected)
     assert doc["fee_dam"]["paid"] is True
 
@@ -57,8 +59,8 @@ def test_the_payment_handler_runs_once_per_dam(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     dam = pay(db, "chapada", auth)
-    ridehailing.fee_paid(db, dams.get(db, ACTORS["chapada"], "chapada", dam["id"]))
-    doc = ridehailing.get_authorization(db, ACTORS["chapada"], "chapada", auth)
+    registry.fee_paid(db, dams.get(db, ACTORS["chapada"], "chapada", dam["id"]))
+    doc = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)
     assert [e["kind"] for e in doc["events"]].count(EventKind.FEE_PAID.value) == 1
 
 
@@ -78,46 +80,46 @@ def test_the_payment_handler_runs_once_per_dam(db):
 def test_refusals_carry_the_article(db, municipality, changes, article):
     actor = ACTORS[municipality]
     auth = requested(db, municipality, **changes)
-    verdict = ridehailing.evaluate(db, actor, municipality, auth)
+    verdict = registry.evaluate(db, actor, municipality, auth)
     assert not verdict.ok and any(article in reason for reason in verdict.reasons())
-    with pytest.raises(ridehailing.NotEligible, match=article.replace("º", ".")):
-        ridehailing.approve(db, actor, municipality, auth, TODAY)
-    reasons = ridehailing.refuse(db, actor, municipality, auth, TODAY, "")
+    with pytest.raises(registry.NotEligible, match=article.replace("º", ".")):
+        registry.approve(db, actor, municipality, auth, TODAY)
+    reasons = registry.refuse(db, actor, municipality, auth, TODAY, "")
     assert any(article in r for r in reasons)
-    assert ridehailing.status(db, actor, municipality, auth, TODAY).status is Status.REFUSED
+    assert registry.status(db, actor, municipality, auth, TODAY).status is Status.REFUSED
 
 
 @pytest.mark.parametrize("age, ok", [pytest.param(10, True, id="CG art. 14 III: 10 years admitted"),
                                      pytest.param(11, False, id="CG art. 14 III: 11 years refused")])
 def test_vehicle_age_both_sides(db, age, ok):
     _, plate = register(db, "chapada", vehicle={"model_year": TODAY.year - age})
-    assert ridehailing.vehicle_eligibility(db, ACTORS["chapada"], "chapada", plate, TODAY).ok is ok
+    assert registry.vehicle_eligibility(db, ACTORS["chapada"], "chapada", plate, TODAY).ok is ok
 
 
 def test_gravissima_infraction_in_the_12_months_refuses_the_driver(db):
     cpf, _ = register(db, "chapada")
     entities.create(db, ACTORS["chapada"], "traffic_infractions", "chapada",
                     {"driver_cpf": cpf, "committed_on": TODAY - timedelta(days=30), "severity": "gravissima"})
-    decision = ridehailing.driver_eligibility(db, ACTORS["chapada"], "chapada", cpf, TODAY)
+    decision = registry.driver_eligibility(db, ACTORS["chapada"], "chapada", cpf, TODAY)
     assert any("art. 10, VII" in r for r in decision.reasons())
 
 
 def test_refusal_of_an_eligible_request_needs_a_written_reason(db):
     auth = requested(db, "chapada")
-    with pytest.raises(ridehailing.ValidationFailed):
-        ridehailing.refuse(db, ACTORS["chapada"], "chapada", auth, TODAY, "  ")
+    with pytest.raises(registry.ValidationFailed):
+        registry.refuse(db, ACTORS["chapada"], "chapada", auth, TODAY, "  ")
 
 
 def test_failed_inspection_blocks_for_five_days(db):
     actor = ACTORS["chapada"]
     auth = requested(db, "chapada")
-    ridehailing.approve(db, actor, "chapada", auth, TODAY - timedelta(days=4))
+    registry.approve(db, actor, "chapada", auth, TODAY - timedelta(days=4))
     failed_on = TODAY - timedelta(days=1)
-    outcome = ridehailing.record_inspection(db, actor, "chapada", auth, failed_on, {**passing("chapada"), "II": False},
+    outcome = registry.record_inspection(db, actor, "chapada", auth, failed_on, {**passing("chapada"), "II": False},
                                             "Vistoriador")
-    rules = ridehailing.rules_of("chapada")
+    rules = registry.rules_of("chapada")
     assert not outcome.decision.ok
-    assert outcome.fix_deadline == rules.fix_deadline(failed_on, ridehailing.parameters.calendar(db, "chapada"))
+    assert outcome.fix_deadline == rules.fix_deadline(failed_on, registry.parameters.calendar(db, "chapada"))
     assert any("art. 14, II" in r for r in outcome.decision.reasons())
     stored = entities.list_all(db, actor, "inspections", "chapada", entities.ListQuery())
     assert [(i["result"], i["fix_deadline"]) for i in stored] == [("failed", outcome.fix_deadline)]
@@ -126,7 +128,7 @@ def test_failed_inspection_blocks_for_five_days(db):
 def test_fee_without_parameter_is_refused_never_zero(db):
     auth = inspected(db, "chapada")
     with pytest.raises(ParameterMissing, match="authorization_fee"):
-        ridehailing.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+        registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     assert db["dams"].count_documents({}) == 0
 
 
@@ -135,13 +137,14 @@ def test_one_vehicle_per_driver(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     pay(db, "chapada", auth)
-    cpf = ridehailing.get_authorization(db, actor, "chapada", auth)["driver_cpf"]
-    from seed.ridehailing import vehicle_values
+    cpf = registry.get_authorization(db, actor, "chapada", auth)["driver_cpf"]
     import random
+
+    from seed.ridehailing import vehicle_values
 
     second = vehicle_values(random.Random(9), cpf, TODAY)
     entities.create(db, actor, "vehicles", "chapada", second)
-    decision = ridehailing.vehicle_eligibility(db, actor, "chapada", second["plate"], TODAY)
+    decision = registry.vehicle_eligibility(db, actor, "chapada", second["plate"], TODAY)
     assert any("art. 12, §1º" in r for r in decision.reasons())
 
 
@@ -150,11 +153,11 @@ def test_renewal_fee_extends_the_validity(db):
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
     pay(db, "matupa", auth)
-    first_end = ridehailing.status(db, actor, "matupa", auth, TODAY).valid_until
-    ridehailing.request_renewal(db, actor, "matupa", auth, TODAY)
+    first_end = registry.status(db, actor, "matupa", auth, TODAY).valid_until
+    registry.request_renewal(db, actor, "matupa", auth, TODAY)
     pay(db, "matupa", auth)
-    state = ridehailing.status(db, actor, "matupa", auth, TODAY)
-    assert state.valid_until == ridehailing.rules_of("matupa").renewed_validity_end(first_end)
+    state = registry.status(db, actor, "matupa", auth, TODAY)
+    assert state.valid_until == registry.rules_of("matupa").renewed_validity_end(first_end)
 
 
 def test_sanctions_show_in_the_status(db):
@@ -162,16 +165,16 @@ def test_sanctions_show_in_the_status(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     pay(db, "chapada", auth)
-    ridehailing.record_sanction(db, actor, "chapada", auth, EventKind.SUSPENDED, TODAY, TODAY + timedelta(days=30))
-    state = ridehailing.status(db, actor, "chapada", auth, TODAY)
+    registry.record_sanction(db, actor, "chapada", auth, EventKind.SUSPENDED, TODAY, TODAY + timedelta(days=30))
+    state = registry.status(db, actor, "chapada", auth, TODAY)
     assert (state.status, state.deadline) == (Status.SUSPENDED, TODAY + timedelta(days=30))
 
 
 def test_queue_lists_deadlines_with_late_ones_flagged(db):
     actor = ACTORS["chapada"]
     auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
-    ridehailing.approve(db, actor, "chapada", auth, TODAY - timedelta(days=15))
-    queue = ridehailing_queue.pendencias(db, actor, "chapada", TODAY)
+    registry.approve(db, actor, "chapada", auth, TODAY - timedelta(days=15))
+    queue = work_queue.pendencias(db, actor, "chapada", TODAY)
     assert [(p.kind, p.late) for p in queue] == [("Vistoria", True)]
     assert "art. 13" in queue[0].reference
 
@@ -179,15 +182,15 @@ def test_queue_lists_deadlines_with_late_ones_flagged(db):
 def test_gabinete_cannot_write(db):
     cpf, plate = register(db, "chapada")
     with pytest.raises(PermissionDenied):
-        ridehailing.request_authorization(db, GABINETE, "chapada", cpf, plate, TODAY)
+        registry.request_authorization(db, GABINETE, "chapada", cpf, plate, TODAY)
 
 
 def test_data_changes_are_kept_with_dates(db):
     actor = ACTORS["chapada"]
     cpf, _ = register(db, "chapada")
-    driver = ridehailing.driver_record(db, "chapada", cpf)
+    driver = registry.driver_record(db, "chapada", cpf)
     entities.update(db, actor, "drivers", "chapada", driver["id"], {"address": "Rua Nova, 10"})
-    history = ridehailing.record_history(db, actor, "chapada", "drivers", driver["id"])
+    history = registry.record_history(db, actor, "chapada", "drivers", driver["id"])
     assert [(h["Campo"], h["Depois"]) for h in history] == [("Endereço", "Rua Nova, 10")]
 
 
@@ -195,7 +198,7 @@ def test_data_changes_are_kept_with_dates(db):
 
 def pay_amount(db, municipality: str, auth: str, amount: str, on=TODAY) -> dict:
     actor = ACTORS[municipality]
-    dam = ridehailing.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dam = registry.issue_fee_dam(db, actor, municipality, auth, TODAY)
     dams.record_payment(db, actor, municipality, dam["id"], on, Decimal(amount), "Caixa")
     return dam
 
@@ -212,22 +215,22 @@ def test_the_authorization_follows_the_full_payment_of_the_fee(db, municipality,
     set_fee(db, municipality)
     auth = inspected(db, municipality)
     dam = pay_amount(db, municipality, auth, amount)
-    doc = ridehailing.get_authorization(db, actor, municipality, auth)
-    state = ridehailing.status(db, actor, municipality, auth, TODAY)
+    doc = registry.get_authorization(db, actor, municipality, auth)
+    state = registry.status(db, actor, municipality, auth, TODAY)
     assert (state.status is Status.ACTIVE) is issued
     assert bool(doc.get("number")) is issued
     if issued:
         above = Decimal(amount) > FEE
         note = doc["events"][-1]["note"]
-        assert ("a maior" in note) is above and ridehailing.open_shortfall(doc) is None
+        assert ("a maior" in note) is above and registry.open_shortfall(doc) is None
         return
     assert state.status is Status.AWAITING_FEE
-    short = ridehailing.open_shortfall(doc)
+    short = registry.open_shortfall(doc)
     assert (short["due"], short["paid"], short["difference"], short["dam_number"]) == (
         FEE, Decimal(amount), FEE - Decimal(amount), dam["number"])
-    queue = ridehailing_queue.pendencias(db, actor, municipality, TODAY)
+    queue = work_queue.pendencias(db, actor, municipality, TODAY)
     [item] = [p for p in queue if p.authorization_id == auth]
-    assert item.kind == "Taxa" and item.reference == ridehailing.rules_of(municipality).ref("fee")
+    assert item.kind == "Taxa" and item.reference == registry.rules_of(municipality).ref("fee")
     assert (f"DAM {dam['number']} da taxa pago a menor" in item.message
             and f"devido R$ 180,00, pago {brl(Decimal(amount))}, falta {brl(FEE - Decimal(amount))}" in item.message)
 
@@ -237,13 +240,13 @@ def test_a_complementary_dam_charges_the_difference_and_its_payment_issues(db):
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
     first = pay_amount(db, "matupa", auth, "150.00")
-    second = ridehailing.issue_fee_dam(db, actor, "matupa", auth, TODAY)
+    second = registry.issue_fee_dam(db, actor, "matupa", auth, TODAY)
     assert second["amount"] == Decimal("30.00") and "pago a menor" in second["description"]
-    [item] = ridehailing_queue.pendencias(db, actor, "matupa", TODAY)
+    [item] = work_queue.pendencias(db, actor, "matupa", TODAY)
     assert f"DAM complementar {second['number']}" in item.message and first["number"] in item.message
     dams.record_payment(db, actor, "matupa", second["id"], TODAY, Decimal("30.00"), "Caixa")
-    doc = ridehailing.get_authorization(db, actor, "matupa", auth)
-    assert ridehailing.status(db, actor, "matupa", auth, TODAY).status is Status.ACTIVE
+    doc = registry.get_authorization(db, actor, "matupa", auth)
+    assert registry.status(db, actor, "matupa", auth, TODAY).status is Status.ACTIVE
     assert doc["number"] == f"0001/{TODAY.year}"
     assert [r["amount"] for r in doc["fee_dam"]["received"]] == [Decimal("150.00"), Decimal("30.00")]
 
@@ -256,11 +259,11 @@ def test_a_late_payment_still_issues_and_keeps_the_flag(db, monkeypatch, days_af
     actor = ACTORS["chapada"]
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = ridehailing.issue_fee_dam(db, actor, "chapada", auth, TODAY)
+    dam = registry.issue_fee_dam(db, actor, "chapada", auth, TODAY)
     paid_on = dam["due_on"] + timedelta(days=days_after_due)
     monkeypatch.setattr(clock, "today", lambda: paid_on)
     dams.record_payment(db, actor, "chapada", dam["id"], paid_on, dam["amount"], "Caixa")
-    doc = ridehailing.get_authorization(db, actor, "chapada", auth)
-    assert ridehailing.status(db, actor, "chapada", auth, paid_on).status is Status.ACTIVE
+    doc = registry.get_authorization(db, actor, "chapada", auth)
+    assert registry.status(db, actor, "chapada", auth, paid_on).status is Status.ACTIVE
     assert ("dia(s) após o vencimento" in " ".join(doc["fee_dam"]["received"][0]["alerts"])) is late
     assert ("alertas do DAM" in doc["events"][-1]["note"]) is late

@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import auth, clock
-from services.auth import SessionEnded
+from services.shared import auth, clock
+from services.shared.auth import SessionEnded
 from tests.conftest import TI
 from tests.test_pages_smoke import APP
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services import entities
-from services.entities import Field, ListQuery
-from services.errors import Conflict, ValidationFailed
+from services.shared import entities
+from services.shared.entities import Field, ListQuery
+from services.shared.errors import Conflict, ValidationFailed
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP, TI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,6 +160,6 @@ def test_ride_hailing_services_register_their_specs_on_import():
     import subprocess
     import sys
 
-    code = "from services import ridehailing\nfrom services.entities import SPECS\nprint(sorted(SPECS))"
+    code = "from services import ridehailing\nfrom services.shared.entities import SPECS\nprint(sorted(SPECS))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True).stdout
     assert {"drivers", "vehicles", "authorizations"} <= set(eval(out))

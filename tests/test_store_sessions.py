@@ -100,7 +100,7 @@ def test_a_standalone_server_runs_the_block_without_a_session():
 def test_the_panel_refuses_to_start_on_a_standalone_server(monkeypatch):
     """Defect 8's choice: every store the panel writes to commits a write, its audit entry and its
     number together; a standalone MongoDB cannot, so start-up says why and how to fix it."""
-    from services import bootstrap
+    from services.setup import bootstrap
 
     monkeypatch.delenv("PAINEL_ALLOW_STANDALONE_MONGODB", raising=False)
     db, log = proxy({"isWritablePrimary": True})

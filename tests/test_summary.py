@@ -14,9 +14,10 @@ from bson import ObjectId
 from pypdf import PdfReader
 from streamlit.testing.v1 import AppTest
 
-from services import clock, entities, privacy, summary
-from services.errors import PermissionDenied, ValidationFailed
+from services.shared import clock, entities, privacy
+from services.shared.errors import PermissionDenied, ValidationFailed
 from services.store import encode, insert_one
+from services.summary import figures as summary
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP, TI
 from tests.test_dams import issue
 
@@ -300,7 +301,7 @@ def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(d
         assert not [p for p in personal if p in text], municipality
 
 
-# ---- autos (services.enforcement) and bookings (services.bookings) ----
+# ---- autos (services.ridehailing.enforcement.autos) and bookings (services.machinery.bookings) ----
 
 def test_autos_of_the_period_by_severity_and_stage(known):
     for n, (committed_on, severity, stage) in enumerate((
@@ -361,8 +362,8 @@ def test_a_chart_gridline_shows_half_the_peak_to_the_centavo():
     # the middle gridline of a R$ 919,27 peak read "R$ 459,63": the amount went through a float
     from fpdf import FPDF
 
-    from services.pdf.management_report import _bars
-    from services.pdf.sticker import Fonts
+    from services.shared.pdf.style import Fonts
+    from services.summary.report_pdf import _bars
 
     pdf = FPDF(unit="mm", format="A4")
     pdf.add_page()

@@ -4,8 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from rules.registry import MACHINERY
-from services import municipalities
-from services.auth import Actor
+from services.shared import municipalities
+from services.shared.auth import Actor
 from ui import common
 
 MODULE_OFF = "O módulo de serviços de máquinas não está habilitado neste município."

@@ -10,9 +10,10 @@ from typing import Any
 import streamlit as st
 
 from rules.base import RuleError
-from services import auth, bootstrap, clock, config, municipalities
-from services.auth import Actor, SessionEnded
-from services.errors import ServiceError, ValidationFailed
+from services.setup import bootstrap
+from services.shared import auth, clock, config, municipalities
+from services.shared.auth import Actor, SessionEnded
+from services.shared.errors import ServiceError, ValidationFailed
 from services.store import connect
 
 log = logging.getLogger("painel")
@@ -231,7 +232,7 @@ def attempt(action: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool
 
 def today():
     """Today in Cuiabá (the store keeps UTC)."""
-    from services import clock
+    from services.shared import clock
 
     return clock.today()
 

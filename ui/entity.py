@@ -8,10 +8,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from services import clock, entities, exports
-from services.entities import EntitySpec, Field, ListQuery
 from rules.base import RuleError
-from services.errors import ServiceError, ValidationFailed
+from services.shared import clock, entities, exports
+from services.shared.entities import EntitySpec, Field, ListQuery
+from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 
 PER_PAGE = (25, 50, 100)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit import config as st_config
 
-from services import config
+from services.shared import config
 
 
 def public_base_url() -> str:

@@ -8,7 +8,7 @@ from urllib.parse import quote
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from services.auth import Actor
+from services.shared.auth import Actor
 
 LOGIN = "app_pages/login.py"
 SIGNING_IN = "app_pages/signing_in.py"

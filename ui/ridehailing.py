@@ -10,12 +10,23 @@ import streamlit as st
 from rules.base import Decision, Finding, Level
 from rules.fmt import day
 from rules.ridehailing.lifecycle import AuthorizationState, Status
-from services import clock, config, entities, ridehailing, ridehailing_changes, ridehailing_queue
-from services.entities import EntitySpec
+from services.ridehailing import changes as ridehailing_changes
+from services.ridehailing import registry, work_queue
+from services.ridehailing.queue_item import Pendencia
+from services.shared import clock, config, entities
+from services.shared.entities import EntitySpec
 from ui import common
 from ui.entity import (
-    announced, entity_form, entity_import, entity_list, field_error, form_errors, form_fields, references,
-    saved_panel, submit,
+    announced,
+    entity_form,
+    entity_import,
+    entity_list,
+    field_error,
+    form_errors,
+    form_fields,
+    references,
+    saved_panel,
+    submit,
 )
 
 READ_TTL_SECONDS = 300  # cached lists live at most this long; writes change the data version sooner
@@ -84,7 +95,7 @@ def verdict_line(decision: Decision, subject: str, labels: tuple[str, ...] = ())
 def verdict(decision: Decision, subject: str, key: str) -> None:
     """The verdict in one line and the checklist grouped by requirement and by document, each item
     with its mark and word first (Atende / Falta comprovar / Não atende) and its article."""
-    labels = tuple(req.label for req in ridehailing.rules_of(common.municipality()).documents) \
+    labels = tuple(req.label for req in registry.rules_of(common.municipality()).documents) \
         if common.municipality() in ("chapada", "matupa") else ()
     line = verdict_line(decision, subject, labels)
     if decision.ok:
@@ -124,29 +135,29 @@ def _store_key() -> str:
 
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
-def _queue(store: str, actor, mun: str, on, version: str) -> list[ridehailing_queue.Pendencia]:
-    return ridehailing_queue.pendencias(common.db(), actor, mun, on)
+def _queue(store: str, actor, mun: str, on, version: str) -> list[Pendencia]:
+    return work_queue.pendencias(common.db(), actor, mun, on)
 
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
 def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int, version: str,
-          status: str | None = None, sort: str | None = None, descending: bool = True) -> ridehailing.RowsPage:
-    return ridehailing.authorization_page(common.db(), actor, mun, on, search, page, per_page, status, sort, descending)
+          status: str | None = None, sort: str | None = None, descending: bool = True) -> registry.RowsPage:
+    return registry.authorization_page(common.db(), actor, mun, on, search, page, per_page, status, sort, descending)
 
 
 def authorization_page(actor, mun: str, search: str, page: int, per_page: int, status: str | None = None,
-                       sort: str | None = None, descending: bool = True) -> tuple[bool, ridehailing.RowsPage]:
+                       sort: str | None = None, descending: bool = True) -> tuple[bool, registry.RowsPage]:
     """(ok, page) of the authorization list on today, cached under the store's data version."""
-    ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
+    ok, version = common.attempt(registry.data_version, common.db(), actor, mun)
     if not ok:
         return False, None
     return common.attempt(_page, _store_key(), actor, mun, clock.today(), search, page, per_page, version,
                           status, sort, descending)
 
 
-def pendencias(actor, mun: str) -> tuple[bool, list[ridehailing_queue.Pendencia]]:
+def pendencias(actor, mun: str) -> tuple[bool, list[Pendencia]]:
     """(ok, queue) of today, cached under the store's data version."""
-    ok, version = common.attempt(ridehailing.data_version, common.db(), actor, mun)
+    ok, version = common.attempt(registry.data_version, common.db(), actor, mun)
     if not ok:
         return False, []
     return common.attempt(_queue, _store_key(), actor, mun, clock.today(), version)
@@ -166,7 +177,7 @@ def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[
     known.update(labels)
     chosen = st.session_state.get(key)
     if chosen and chosen not in known:  # opened from another page: the record is read once
-        ok, doc = common.attempt(ridehailing.get_authorization, common.db(), actor, mun, chosen)
+        ok, doc = common.attempt(registry.get_authorization, common.db(), actor, mun, chosen)
         if ok:
             known[chosen] = (f"{entities.SPECS['vehicles'].field('plate').show(doc['plate'])} · "
                              f"protocolo {doc['protocol']}")
@@ -265,7 +276,7 @@ def histories(actor, mun: str, collection: str, doc_id: str) -> None:
     """The data changes with their dates, and below them every audited write of the record."""
     change_history(actor, mun, collection, doc_id)
     with st.expander("Gravações no cadastro (registro de auditoria)"):
-        ok, changes = common.attempt(ridehailing.record_history, common.db(), actor, mun, collection, doc_id)
+        ok, changes = common.attempt(registry.record_history, common.db(), actor, mun, collection, doc_id)
         if ok:
             st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
                          hide_index=True, width="stretch", key=f"{collection}_history_table")
@@ -291,7 +302,7 @@ def go(step: Step, key: str) -> None:
 
 def authorization_step(actor, mun: str, auth_id: str) -> Step | None:
     """What comes next for an authorization in its status today."""
-    ok, state = common.attempt(ridehailing.status, common.db(), actor, mun, auth_id, clock.today())
+    ok, state = common.attempt(registry.status, common.db(), actor, mun, auth_id, clock.today())
     if not ok:
         return None
     if state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
@@ -323,7 +334,7 @@ def next_step(entity: str, actor, mun: str, doc: dict) -> Step | None:
             return Step("Cadastrar o veículo", "app_pages/vehicles.py",
                         {"vehicles_tabs": "Novo veículo", "vehicles_form_new_driver_cpf": cpf},
                         ":material/directions_car:")
-    ok, current = common.attempt(ridehailing.open_authorization, db, actor, mun, cpf)
+    ok, current = common.attempt(registry.open_authorization, db, actor, mun, cpf)
     if not ok:
         return None
     if current is not None:

@@ -18,9 +18,8 @@ from enum import Enum
 
 from rules.base import Finding, Level
 from rules.fmt import brl
-from rules.params import ParameterBook
-
 from rules.machinery.prices import DECREE
+from rules.params import ParameterBook
 
 DISCOUNTED_ITEM = "12"
 ANEXO_II = f"{DECREE}, Anexo II"

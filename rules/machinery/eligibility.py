@@ -22,11 +22,10 @@ from datetime import date
 from enum import Enum
 
 from rules.base import Decision, Finding, Level
-from rules.params import ParameterBook
-
 from rules.machinery.payment import InstalmentStatus, new_requests_allowed
 from rules.machinery.prices import DECREE
 from rules.machinery.quote import EarthLoads, PassengerTransport, Service
+from rules.params import ParameterBook
 
 
 class RequesterKind(str, Enum):

@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from rules.params import ParameterVersion
-
 from rules.machinery import discounts as _discounts
 from rules.machinery import eligibility as _eligibility
 from rules.machinery import payment as _payment
@@ -19,6 +17,7 @@ from rules.machinery import prices as _prices
 from rules.machinery import quote as _quote
 from rules.machinery import schedule as _schedule
 from rules.machinery.prices import ANEXO_I, ANEXO_I_PRICES, DECREE, PRICE_TABLE
+from rules.params import ParameterVersion
 
 # Art. 13: in force on publication; the decree is dated 24/03/2026 (see docs/LEITURAS.md, seção 3).
 DECREE_IN_FORCE = date(2026, 3, 24)

@@ -21,10 +21,9 @@ from enum import Enum
 from rules.base import Decision, Finding, Level, RuleError, cents
 from rules.calendar import LegalCalendar
 from rules.fmt import brl
-from rules.params import ParameterBook
-
 from rules.machinery.prices import DECREE
 from rules.machinery.quote import MACHINE_ITEMS, Quote, UnknownItem, checked_quantity
+from rules.params import ParameterBook
 
 ART_8 = f"{DECREE}, art. 8"
 FULL, ADVANCE, BALANCE = "integral", "adiantamento", "saldo"

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from rules.base import Decision, Finding, Level
-from rules.params import ParameterBook
-
 from rules.machinery.prices import DECREE
 from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
+from rules.params import ParameterBook
 
 ART_3 = f"{DECREE}, art. 3"
 ART_9 = f"{DECREE}, art. 9"

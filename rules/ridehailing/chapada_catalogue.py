@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 from rules.ridehailing.catalogue import (
-    ChecklistItem, DocumentRequirement, InfractionType, NotificationMethod, RecurrenceEffect,
+    ChecklistItem,
+    DocumentRequirement,
+    InfractionType,
+    NotificationMethod,
+    RecurrenceEffect,
     TripDataField,
 )
 from rules.ridehailing.concepts import Measure, Penalty, Severity

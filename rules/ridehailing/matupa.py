@@ -17,9 +17,9 @@ from rules.fmt import brl, day
 from rules.params import ParameterBook, ParameterVersion
 from rules.ridehailing import eligibility as check
 from rules.ridehailing import matupa_catalogue as cat
+from rules.ridehailing.catalogue import InfractionType
 from rules.ridehailing.common_parameters import common_parameters
 from rules.ridehailing.concepts import Driver, Holder, Measure, OffenceRecord, Severity, Vehicle
-from rules.ridehailing.catalogue import InfractionType
 from rules.ridehailing.errors import FineAboveCap, InvalidParameter
 from rules.ridehailing.matupa_catalogue import ACT, art
 from rules.ridehailing.platforms import ListPeriod

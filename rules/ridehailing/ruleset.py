@@ -17,18 +17,34 @@ from rules.fmt import day
 from rules.params import ParameterBook
 from rules.ridehailing import eligibility, platforms
 from rules.ridehailing.catalogue import (
-    ChecklistItem, DocumentRequirement, InfractionType, NotificationMethod, TripDataField,
+    ChecklistItem,
+    DocumentRequirement,
+    InfractionType,
+    NotificationMethod,
+    TripDataField,
 )
 from rules.ridehailing.concepts import (
-    Authorization, DataRequest, Driver, InfractionProcess, Measure, OffenceRecord, Penalty, Platform,
-    Severity, Vehicle,
+    Authorization,
+    DataRequest,
+    Driver,
+    InfractionProcess,
+    Measure,
+    OffenceRecord,
+    Penalty,
+    Platform,
+    Severity,
+    Vehicle,
 )
 from rules.ridehailing.errors import InvalidParameter, UnknownInfraction
 from rules.ridehailing.guard import check_dates
 from rules.ridehailing.lifecycle import AuthorizationState, authorization_state
 from rules.ridehailing.process import ProcessState, process_state
 from rules.ridehailing.sanctions import (
-    FineAssessment, Sanction, merge, prior_offences, recurrence_finding,
+    FineAssessment,
+    Sanction,
+    merge,
+    prior_offences,
+    recurrence_finding,
 )
 
 PRESENTATION_DAYS = 5  # CG art. 13; MP art. 8 §1

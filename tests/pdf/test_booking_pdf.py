@@ -8,7 +8,13 @@ import subprocess
 import pytest
 from pypdf import PdfReader
 
-from services.pdf.booking import render_quote, render_receipt, render_service_order, render_statement, render_week_board
+from services.machinery.booking_pdf import (
+    render_quote,
+    render_receipt,
+    render_service_order,
+    render_statement,
+    render_week_board,
+)
 from tests.pdf.booking_data import BPC_FAMILY, WEEK
 
 

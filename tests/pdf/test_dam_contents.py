@@ -15,7 +15,8 @@ from rules.dam import parameters as dam_parameters
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.params import ParameterVersion
 from seed.documents import demo_cnpj
-from services import bootstrap, dams, deployment
+from services.dam import dams
+from services.setup import bootstrap, deployment
 from tests.conftest import SECRETARIA_MP, TI
 
 CTM = "Lei Complementar 10/2003 (Código Tributário de Matupá), art. 200"

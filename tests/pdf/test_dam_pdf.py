@@ -17,7 +17,7 @@ from pypdf import PdfReader
 
 from rules.dam.barcode import dam_barcode
 from rules.dam.pix import dam_txid, pix_payload
-from services.pdf.dam import DamPrint, render_dam, render_dams
+from services.dam.slip_pdf import DamPrint, render_dam, render_dams
 
 AMOUNT = Decimal("1234.56")
 BARCODE = dam_barcode(AMOUNT, "0299", date(2026, 4, 6), 2026, 123)
@@ -141,7 +141,7 @@ def test_a_bad_barcode_is_refused_before_drawing():
 
 
 def test_without_dejavu_the_core_fonts_still_print_portuguese(monkeypatch, tmp_path):
-    import services.pdf.dam as dam_pdf
+    import services.dam.slip_pdf as dam_pdf
 
     monkeypatch.setattr(dam_pdf, "FONT_DIR", tmp_path / "no-fonts")
     pdf = render_dam(replace(DAM, description="x " * 400))

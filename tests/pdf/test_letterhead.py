@@ -13,11 +13,11 @@ import pytest
 from pypdf import PdfReader
 
 from seed.documents import demo_cnpj, demo_coat_of_arms
-from services.pdf.certificate import CertificatePrint, render_certificate
-from services.pdf.convocation_notice import ConvocationNoticePrint, render_convocation_notice
-from services.pdf.inspection_report import ChecklistLine, InspectionReportPrint, render_inspection_report
-from services.pdf.letterhead import Letterhead
-from services.pdf.sticker import StickerPrint, render_sticker
+from services.ridehailing.certificate_pdf import CertificatePrint, render_certificate
+from services.ridehailing.convocation_notice_pdf import ConvocationNoticePrint, render_convocation_notice
+from services.ridehailing.inspection_report_pdf import ChecklistLine, InspectionReportPrint, render_inspection_report
+from services.ridehailing.sticker_pdf import StickerPrint, render_sticker
+from services.shared.pdf.letterhead import Letterhead
 
 CNPJ = demo_cnpj("03507506")
 SHOWN_CNPJ = f"{CNPJ[:2]}.{CNPJ[2:5]}.{CNPJ[5:8]}/{CNPJ[8:12]}-{CNPJ[12:]}"

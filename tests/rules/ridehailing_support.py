@@ -8,7 +8,13 @@ from rules.calendar import LegalCalendar
 from rules.params import ParameterBook
 from rules.ridehailing import chapada, matupa
 from rules.ridehailing.concepts import (
-    Authorization, AuthorizationEvent, Document, Driver, EventKind, Holder, Vehicle,
+    Authorization,
+    AuthorizationEvent,
+    Document,
+    Driver,
+    EventKind,
+    Holder,
+    Vehicle,
 )
 
 CAL = LegalCalendar()

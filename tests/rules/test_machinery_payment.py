@@ -8,8 +8,19 @@ import pytest
 from rules.calendar import LegalCalendar
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.payment import (
-    ADVANCE, BALANCE, FULL, DueExtension, EmergencyWithoutAuthorization, ExtensionBeyondLimit, ExtensionGround,
-    ExtensionWithoutJustification, InstalmentStatus, is_overdue, new_requests_allowed, payment_plan, settle_balance,
+    ADVANCE,
+    BALANCE,
+    FULL,
+    DueExtension,
+    EmergencyWithoutAuthorization,
+    ExtensionBeyondLimit,
+    ExtensionGround,
+    ExtensionWithoutJustification,
+    InstalmentStatus,
+    is_overdue,
+    new_requests_allowed,
+    payment_plan,
+    settle_balance,
 )
 from rules.machinery.quote import EarthLoads, MachineHours, PassengerTransport, UnknownItem, quote
 from rules.params import ParameterBook, ParameterVersion

@@ -6,8 +6,14 @@ import pytest
 
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS, RULESET
 from rules.machinery.prices import (
-    CATALOGUE, PRICE_TABLE, InvalidIndexVariation, PriceIndex, PriceTable, PriceTableIncomplete,
-    price_table_on, updated_by_index,
+    CATALOGUE,
+    PRICE_TABLE,
+    InvalidIndexVariation,
+    PriceIndex,
+    PriceTable,
+    PriceTableIncomplete,
+    price_table_on,
+    updated_by_index,
 )
 from rules.machinery.quote import MachineHours, PassengerTransport, quote
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion

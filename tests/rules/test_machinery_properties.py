@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 from rules.machinery.discounts import DiscountClaim, DiscountCriterion, Evidence, EvidenceKind
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import (
-    DumpTruckDay, EarthLoads, KmReading, LowboyTrip, MachineHours, PassengerTransport, QuoteRefused, quote,
+    DumpTruckDay,
+    EarthLoads,
+    KmReading,
+    LowboyTrip,
+    MachineHours,
+    PassengerTransport,
+    QuoteRefused,
+    quote,
 )
 from rules.params import ParameterBook, ParameterVersion
 

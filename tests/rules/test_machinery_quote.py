@@ -7,9 +7,21 @@ import pytest
 from rules.machinery.discounts import DiscountClaim, DiscountCriterion, Evidence, EvidenceKind
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import (
-    DistanceAboveLimit, DumpTruckDay, EarthChargedByLoad, EarthLoads, EmptyQuote, InvalidQuantity,
-    KmReading, LoadsAboveStageLimit, LowboyTrip, MachineHours, PassengerTransport, QuantityAboveCeiling, QuantityNotPositive,
-    UnknownItem, quote,
+    DistanceAboveLimit,
+    DumpTruckDay,
+    EarthChargedByLoad,
+    EarthLoads,
+    EmptyQuote,
+    InvalidQuantity,
+    KmReading,
+    LoadsAboveStageLimit,
+    LowboyTrip,
+    MachineHours,
+    PassengerTransport,
+    QuantityAboveCeiling,
+    QuantityNotPositive,
+    UnknownItem,
+    quote,
 )
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion
 

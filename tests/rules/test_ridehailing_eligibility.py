@@ -9,7 +9,16 @@ import pytest
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import Document, Holder, Severity, TrafficInfraction
 from tests.rules.ridehailing_support import (
-    CAL, CG, CG_BOOK, MP, MP_BOOK, PROTOCOL, documents, driver, failed_refs, vehicle,
+    CAL,
+    CG,
+    CG_BOOK,
+    MP,
+    MP_BOOK,
+    PROTOCOL,
+    documents,
+    driver,
+    failed_refs,
+    vehicle,
 )
 
 CG_ACT = "Decreto 06/2026 (Chapada dos Guimarães)"

@@ -11,8 +11,20 @@ from hypothesis import strategies as st
 from rules.base import RuleError
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import (
-    Authorization, AuthorizationEvent, DataRequest, Document, Driver, EventKind, Holder, InfractionProcess,
-    InsurancePolicy, OffenceRecord, Platform, Severity, TrafficInfraction, Vehicle,
+    Authorization,
+    AuthorizationEvent,
+    DataRequest,
+    Document,
+    Driver,
+    EventKind,
+    Holder,
+    InfractionProcess,
+    InsurancePolicy,
+    OffenceRecord,
+    Platform,
+    Severity,
+    TrafficInfraction,
+    Vehicle,
 )
 from rules.ridehailing.errors import FineAboveCap
 from rules.ridehailing.lifecycle import Status

@@ -1,0 +1,1 @@
+"""The embedded document store: a pymongo-API subset over SQLite, reached only through services.store."""

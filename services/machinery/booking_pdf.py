@@ -1,0 +1,316 @@
+"""Documents of a machinery service request of Nova Lacerda (Decreto 017/2026), on the letterhead.
+
+- the quote (orçamento), line by line with the price-table version and the discount's evidence;
+- the service order (ordem de serviço) the team takes to the field: where, what, machines, operators;
+- the receipt (comprovante) of the service paid and executed, for the requester;
+- the statement (extrato) of the request: quote, every instalment, what was paid, balance or credit;
+- the week schedule board the team prints (landscape), by day, zone and locality.
+Each builder makes a fresh FPDF from plain data and returns the bytes.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+
+from fpdf import FPDF
+from fpdf.fonts import FontFace
+
+from rules.fmt import brl, day, number
+from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, box, footer, letterhead, signature, title
+from services.shared.pdf.style import BLUE, GREY, Fonts
+
+FOOTER = "Documento emitido pelo Painel Municipal — Decreto Municipal 017/2026 (Nova Lacerda)."
+
+
+@dataclass(frozen=True)
+class Town:
+    name: str
+    secretariat: str
+    address: str
+    head: Letterhead | None = None  # coat of arms, CNPJ (services.shared.municipalities.letterhead)
+
+
+@dataclass(frozen=True)
+class LinePrint:
+    item: str
+    description: str
+    unit: str
+    quantity: Decimal
+    unit_price: Decimal
+    amount: Decimal
+    discount: Decimal
+    net: Decimal
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class InstalmentPrint:
+    label: str
+    amount: Decimal
+    due: date | None
+    dam_number: str
+    paid_on: date | None
+    deferred: bool = False
+
+
+@dataclass(frozen=True)
+class BookingPrint:
+    """What every document of a request shows; empty parts are left out."""
+
+    town: Town
+    act: str
+    protocol: str
+    requested_on: date
+    requester_name: str
+    requester_document: str
+    requester_address: str
+    zone: str
+    locality: str
+    place: str
+    services: tuple[str, ...]
+    issued_on: date
+    lines: tuple[LinePrint, ...] = ()
+    gross: Decimal = Decimal("0.00")
+    discount_total: Decimal = Decimal("0.00")
+    total: Decimal = Decimal("0.00")
+    discount_reason: str = ""
+    price_table: str = ""
+    km_reading: str = ""
+    instalments: tuple[InstalmentPrint, ...] = ()
+    schedule_day: date | None = None
+    team: tuple[tuple[str, str], ...] = ()  # (machine or vehicle, operator or driver)
+    started_on: date | None = None
+    ended_on: date | None = None
+    meters: tuple[tuple[str, Decimal, Decimal], ...] = ()  # (machine, start, end)
+    loads_delivered: int | None = None
+    settlement: str = ""
+    trip: tuple[tuple[str, str], ...] = ()  # (label, value) of a bus or van hire (art. 6)
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _start(data_town: Town) -> tuple[FPDF, Fonts, float]:
+    pdf = FPDF(unit="mm", format="A4")
+    pdf.set_auto_page_break(True, margin=18)
+    pdf.set_margins(LEFT, 12, LEFT)
+    pdf.add_page()
+    fonts = Fonts(pdf)
+    y = letterhead(pdf, fonts, data_town.name, data_town.secretariat, data_town.address, head=data_town.head)
+    return pdf, fonts, y
+
+
+def _heading(pdf: FPDF, fonts: Fonts, text: str) -> None:
+    pdf.ln(2)
+    pdf.set_text_color(*BLUE)
+    fonts.use(10, bold=True)
+    pdf.set_x(LEFT)
+    pdf.cell(WIDTH, 6, fonts.text(text.upper()), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_text_color(0, 0, 0)
+
+
+def _paragraph(pdf: FPDF, fonts: Fonts, text: str, size: float = 9, grey: bool = False) -> None:
+    if grey:
+        pdf.set_text_color(*GREY)
+    fonts.use(size)
+    pdf.set_x(LEFT)
+    pdf.multi_cell(WIDTH, 4.6, fonts.text(text), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_text_color(0, 0, 0)
+
+
+def _table(pdf: FPDF, fonts: Fonts, head: Sequence[str], rows: Sequence[Sequence[str]],
+           widths: Sequence[float], size: float = 8, right: Sequence[int] = ()) -> None:
+    fonts.use(size)
+    pdf.set_x(LEFT)
+    with pdf.table(col_widths=widths, width=sum(widths), align="LEFT", line_height=4.6,
+                   headings_style=FontFace(emphasis="BOLD", fill_color=(225, 233, 241)),
+                   text_align=tuple("RIGHT" if i in right else "LEFT" for i in range(len(head)))) as table:
+        table.row([fonts.text(h) for h in head])
+        for row in rows:
+            table.row([fonts.text(c) for c in row])
+    pdf.ln(1)
+
+
+def _identity(pdf: FPDF, fonts: Fonts, y: float, data: BookingPrint) -> None:
+    box(pdf, fonts, LEFT, y, 45, "Protocolo", data.protocol)
+    box(pdf, fonts, LEFT + 45, y, 40, "Data do pedido", day(data.requested_on))
+    box(pdf, fonts, LEFT + 85, y, 95, "Zona / localidade", f"{data.zone} / {data.locality}")
+    y += 12
+    box(pdf, fonts, LEFT, y, 125, "Solicitante", data.requester_name)
+    box(pdf, fonts, LEFT + 125, y, 55, "CPF/CNPJ", data.requester_document)
+    y += 12
+    box(pdf, fonts, LEFT, y, WIDTH, "Endereço", data.requester_address, size=9)
+    pdf.set_y(y + 13)
+    if data.place:
+        _paragraph(pdf, fonts, f"Local ou rota do serviço: {data.place}")
+    if data.services:
+        _paragraph(pdf, fonts, "Serviços pedidos: " + "; ".join(data.services))
+
+
+def _quote_table(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
+    _heading(pdf, fonts, "Orçamento (Anexo I)")
+    rows = [(line.item, line.description + (f" — {line.note}" if line.note else ""), line.unit,
+             number(line.quantity), brl(line.unit_price), brl(line.amount),
+             brl(line.discount) if line.discount else "—", brl(line.net)) for line in data.lines]
+    _table(pdf, fonts, ("Item", "Serviço", "Unidade", "Qtd.", "Preço unit.", "Valor", "Desconto", "Líquido"),
+           rows, (10, 52, 30, 12, 20, 20, 18, 18), right=(3, 4, 5, 6, 7))
+    fonts.use(9, bold=True)
+    pdf.set_x(LEFT)
+    pdf.cell(WIDTH, 5, fonts.text(f"Total bruto {brl(data.gross)} · descontos {brl(data.discount_total)} · "
+                                  f"total {brl(data.total)}"), align="R", new_x="LMARGIN", new_y="NEXT")
+    if data.discount_reason:
+        _paragraph(pdf, fonts, data.discount_reason, 8)
+    if data.price_table:
+        _paragraph(pdf, fonts, data.price_table, 8, grey=True)
+    if data.km_reading:
+        _paragraph(pdf, fonts, data.km_reading, 8, grey=True)
+
+
+def _instalments(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
+    if not data.instalments:
+        return
+    _heading(pdf, fonts, "Pagamento (art. 8)")
+    rows = [(i.label, brl(i.amount), "diferido (art. 8, §3)" if i.deferred and not i.dam_number
+             else day(i.due) if i.due else "—", i.dam_number or "—",
+             day(i.paid_on) if i.paid_on else "em aberto") for i in data.instalments]
+    _table(pdf, fonts, ("Parcela", "Valor", "Vencimento", "DAM", "Pago em"), rows, (60, 30, 35, 25, 30),
+           right=(1,))
+
+
+def _end(pdf: FPDF, fonts: Fonts, data: BookingPrint, signers: Sequence[str]) -> bytes:
+    for note in data.notes:
+        _paragraph(pdf, fonts, note, 8)
+    if pdf.get_y() > 240:
+        pdf.add_page()
+    fonts.use(9)
+    pdf.set_xy(LEFT, max(pdf.get_y() + 6, 235))
+    pdf.cell(WIDTH, 5, fonts.text(f"{data.town.name}, {day(data.issued_on)}."), align="C")
+    y = pdf.get_y() + 22
+    width = WIDTH / len(signers)
+    for index, who in enumerate(signers):
+        signature(pdf, fonts, LEFT + index * width + 8, y, width - 16, who)
+    footer(pdf, fonts, FOOTER)
+    return bytes(pdf.output())
+
+
+def render_quote(data: BookingPrint) -> bytes:
+    """The quote of a request, line by line, with its price table and discount evidence."""
+    pdf, fonts, y = _start(data.town)
+    y = title(pdf, fonts, y, "ORÇAMENTO DE SERVIÇO COM BENS PÚBLICOS", f"Pedido nº {data.protocol}")
+    _identity(pdf, fonts, y, data)
+    _quote_table(pdf, fonts, data)
+    _instalments(pdf, fonts, data)
+    return _end(pdf, fonts, data, (data.town.secretariat,))
+
+
+def render_service_order(data: BookingPrint) -> bytes:
+    """The service order for the team: where, when, what, which machines and operators."""
+    pdf, fonts, y = _start(data.town)
+    y = title(pdf, fonts, y, "ORDEM DE SERVIÇO", f"Pedido nº {data.protocol}")
+    box(pdf, fonts, LEFT, y, WIDTH, "Data agendada", day(data.schedule_day) if data.schedule_day else "a agendar")
+    _identity(pdf, fonts, y + 12, data)
+    _heading(pdf, fonts, "Equipe e equipamentos")
+    _table(pdf, fonts, ("Máquina ou veículo", "Operador ou motorista"), data.team or [("—", "—")], (90, 90))
+    if data.trip:
+        _heading(pdf, fonts, "Locação de ônibus, micro-ônibus ou van (art. 6)")
+        _table(pdf, fonts, ("Viagem", "Informação"), data.trip, (55, 125))
+    _heading(pdf, fonts, "Registro da execução (preencher em campo)")
+    rows = [(machine, "", "") for machine, _ in data.team] or [("", "", "")]
+    _table(pdf, fonts, ("Máquina ou veículo", "Horímetro/odômetro inicial", "Horímetro/odômetro final"),
+           rows, (80, 50, 50))
+    _paragraph(pdf, fonts, "Cargas entregues: ______   Início: ___/___/______   Término: ___/___/______")
+    return _end(pdf, fonts, data, ("Responsável pela equipe", "Solicitante ou responsável no local"))
+
+
+def render_receipt(data: BookingPrint) -> bytes:
+    """The receipt for the requester: the service executed and the payments received."""
+    pdf, fonts, y = _start(data.town)
+    y = title(pdf, fonts, y, "COMPROVANTE DE PRESTAÇÃO DE SERVIÇO", f"Pedido nº {data.protocol}")
+    _identity(pdf, fonts, y, data)
+    _heading(pdf, fonts, "Execução")
+    executed = [("Início", day(data.started_on) if data.started_on else "—"),
+                ("Conclusão", day(data.ended_on) if data.ended_on else "—")]
+    if data.loads_delivered is not None:
+        executed.append(("Cargas entregues", str(data.loads_delivered)))
+    executed += [(f"{machine}", f"de {number(start)} a {number(end)} ({number(end - start)})")
+                 for machine, start, end in data.meters]
+    _table(pdf, fonts, ("Registro", "Informação"), executed, (70, 110))
+    _instalments(pdf, fonts, data)
+    paid = sum((i.amount for i in data.instalments if i.paid_on), Decimal("0.00"))
+    _paragraph(pdf, fonts, f"Recebemos de {data.requester_name} o total de {brl(paid)} pelos DAMs pagos acima, "
+                           f"referentes ao pedido nº {data.protocol} ({data.act}).", 9)
+    if data.settlement:
+        _paragraph(pdf, fonts, data.settlement, 9)
+    return _end(pdf, fonts, data, (data.town.secretariat,))
+
+
+def render_statement(data: BookingPrint) -> bytes:
+    """The statement of a request: quote, every instalment, paid, balance or credit."""
+    pdf, fonts, y = _start(data.town)
+    y = title(pdf, fonts, y, "EXTRATO DO PEDIDO DE SERVIÇO", f"Pedido nº {data.protocol}")
+    _identity(pdf, fonts, y, data)
+    if data.lines:
+        _quote_table(pdf, fonts, data)
+    _instalments(pdf, fonts, data)
+    paid = sum((i.amount for i in data.instalments if i.paid_on), Decimal("0.00"))
+    open_ = sum((i.amount for i in data.instalments if not i.paid_on), Decimal("0.00"))
+    _paragraph(pdf, fonts, f"Pago: {brl(paid)} · em aberto: {brl(open_)}", 9)
+    if data.settlement:
+        _paragraph(pdf, fonts, data.settlement, 9)
+    return _end(pdf, fonts, data, (data.town.secretariat,))
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    protocol: str
+    requester: str
+    zone: str
+    locality: str
+    services: str
+    machine: str
+    operator: str
+
+
+@dataclass(frozen=True)
+class WeekPrint:
+    town: Town
+    week_start: date
+    days: tuple[tuple[date, tuple[BoardRow, ...]], ...]
+    issued_on: date
+
+
+WEEKDAYS = ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo")
+
+
+def render_week_board(data: WeekPrint) -> bytes:
+    """The week schedule board (landscape): each day with its bookings by zone and locality."""
+    pdf = FPDF(orientation="L", unit="mm", format="A4")
+    pdf.set_auto_page_break(True, margin=14)
+    pdf.set_margins(LEFT, 10, LEFT)
+    pdf.add_page()
+    fonts = Fonts(pdf)
+    fonts.use(13, bold=True)
+    pdf.set_text_color(*BLUE)
+    pdf.cell(0, 7, fonts.text(f"PREFEITURA DE {data.town.name.upper()} — {data.town.secretariat}"),
+             new_x="LMARGIN", new_y="NEXT")
+    pdf.set_text_color(0, 0, 0)
+    fonts.use(11, bold=True)
+    end = data.days[-1][0] if data.days else data.week_start
+    pdf.cell(0, 7, fonts.text(f"Agenda da semana de {day(data.week_start)} a {day(end)} "
+                              "(Decreto 017/2026, art. 3: por zona e localidade, em ordem de protocolo)"),
+             new_x="LMARGIN", new_y="NEXT")
+    for when, rows in data.days:
+        pdf.set_text_color(*BLUE)
+        fonts.use(10, bold=True)
+        pdf.cell(0, 6, fonts.text(f"{WEEKDAYS[when.weekday()]}, {day(when)}"), new_x="LMARGIN", new_y="NEXT")
+        pdf.set_text_color(0, 0, 0)
+        if not rows:
+            _paragraph(pdf, fonts, "Sem serviços agendados.", 8, grey=True)
+            continue
+        _table(pdf, fonts, ("Zona", "Localidade", "Protocolo", "Solicitante", "Serviços", "Máquina", "Operador"),
+               [(r.zone, r.locality, r.protocol, r.requester, r.services, r.machine, r.operator) for r in rows],
+               (28, 34, 20, 50, 55, 40, 40))
+    fonts.use(7)
+    pdf.set_text_color(*GREY)
+    pdf.cell(0, 5, fonts.text(f"Emitida em {day(data.issued_on)}. {FOOTER}"))
+    return bytes(pdf.output())

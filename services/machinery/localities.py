@@ -1,0 +1,87 @@
+"""Zones and localities of Nova Lacerda's machinery module, as the TI screen keeps them.
+
+The list is the dated parameter ``machinery_localities`` (services/machinery/bookings.py): each entry a zone, a
+locality and its area (rural or urbana). The order of the zones is the order of the regional schedule
+(Decreto 017/2026, art. 3, §1), so the screen edits the rows with an "Ordem" number and this module
+turns the edited rows into that list. A new version is in force from its date; history is never edited.
+"""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from pymongo.database import Database
+
+from rules import fmt
+from services import store
+from services.machinery import bookings
+from services.shared import clock, exports
+from services.shared.auth import Actor, authorize
+from services.shared.errors import ValidationFailed
+
+AREAS = ("rural", "urbana")
+LAST = Decimal("Infinity")  # a row without "Ordem" goes after the numbered ones, in typed order
+COLUMNS = ("Ordem", "Zona", "Localidade", "Área")
+
+
+def in_force(db: Database, actor: Actor, municipality: str, on: date) -> list[dict]:
+    """The rows of the list in force on ``on``, in schedule order (``read``)."""
+    authorize(actor, "read", municipality)
+    return [{"Ordem": n, "Zona": e["zone"], "Localidade": e["locality"], "Área": e["area"]}
+            for n, e in enumerate(bookings.localities(db, municipality, on), start=1)]
+
+
+def export_csv(db: Database, actor: Actor, municipality: str, on: date) -> bytes:
+    """The list in force on ``on`` as CSV."""
+    return exports.to_csv(in_force(db, actor, municipality, on), COLUMNS)
+
+
+def export_xlsx(db: Database, actor: Actor, municipality: str, on: date) -> bytes:
+    """The list in force on ``on`` as XLSX."""
+    return exports.to_xlsx(in_force(db, actor, municipality, on), COLUMNS, sheet="Zonas e localidades")
+
+
+def _text(value: object) -> str:
+    return "" if value is None or value != value else str(value).strip()  # NaN from an empty editor cell
+
+
+def save(db: Database, actor: Actor, municipality: str, effective: date, rows: list[dict], act: str) -> int:
+    """Save the edited rows (``Ordem``, ``Zona``, ``Localidade``, ``Área``) as a new version in force from
+    ``effective`` (not before today), ordered by "Ordem" (ties keep the typed order); wholly blank rows
+    are dropped. Errors name the line as the user sees it ("linha N"). Returns how many entries (``admin``)."""
+    authorize(actor, "admin", municipality)
+    errors: dict[str, str] = {}
+    if effective < clock.today():
+        errors["effective"] = f"A vigência não pode ser anterior a hoje ({fmt.day(clock.today())})."
+    lines, seen = [], {}
+    for n, row in enumerate(rows, start=1):
+        zone, locality, area = (_text(row.get(k)) for k in ("Zona", "Localidade", "Área"))
+        order = _text(row.get("Ordem"))
+        if not (zone or locality or area):
+            continue
+        missing = [what for what, value in (("a zona", zone), ("a localidade", locality)) if not value]
+        if area not in AREAS:
+            missing.append("a área (rural ou urbana)")
+        try:
+            rank = Decimal(order.replace(",", ".")) if order else LAST
+            if not rank.is_finite():
+                raise InvalidOperation
+        except InvalidOperation:
+            missing.append("a ordem como número")
+            rank = LAST
+        if missing:
+            errors[f"linha {n}"] = f"Linha {n}: informe {', '.join(missing)}."
+        elif (zone.casefold(), locality.casefold()) in seen:
+            errors[f"linha {n}"] = (f"Linha {n}: a localidade {locality} da zona {zone} já está na "
+                                    f"linha {seen[(zone.casefold(), locality.casefold())]}.")
+        else:
+            seen[(zone.casefold(), locality.casefold())] = n
+        lines.append((rank, n, {"zone": zone, "locality": locality, "area": area}))
+    if not lines:
+        errors["entries"] = "Informe ao menos uma localidade."
+    if errors:
+        raise ValidationFailed(errors)
+    entries = [entry for _, _, entry in sorted(lines, key=lambda line: line[:2])]
+    with store.transaction(db):
+        bookings.set_localities(db, actor, municipality, effective, entries, act)
+    return len(entries)

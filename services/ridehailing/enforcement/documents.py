@@ -1,0 +1,208 @@
+"""PDFs of an auto de infração from its stored stages: the auto (two copies), the notifications to the
+offender and to the platform, and the case file with every date, deadline and article."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+from pymongo.database import Database
+
+from rules.fmt import brl, day
+from services.ridehailing import registry
+from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement.auto_pdf import (
+    AutoPrint,
+    NoticePrint,
+    Section,
+    render_auto,
+    render_case_file,
+    render_notification,
+)
+from services.shared import clock, entities, fields, municipalities, parameters
+from services.shared.auth import Actor, authorize
+from services.shared.errors import ServiceError
+
+
+def _d(value: date | None) -> str:
+    return day(value) if value else "—"
+
+
+def _finding_line(ok: bool, message: str, reference: str) -> str:
+    return f"{'•' if ok else '• NÃO ATENDIDO:'} {message} ({reference})"
+
+
+def _person(doc: dict) -> tuple[str, str]:
+    document = doc.get("offender_document") or ""
+    shown = fields.show("cnpj", document) if len(document) == 14 else fields.show("cpf", document) if document else ""
+    return doc.get("offender_name") or "", shown
+
+
+def _auto_sections(doc: dict) -> list[Section]:
+    name, document = _person(doc)
+    target = [("Autuado", f"{autos.TARGETS[doc['target_kind']]}: {name}"), ("CPF/CNPJ", document)]
+    if doc.get("plate"):
+        target.append(("Veículo (placa)", fields.show("plate", doc["plate"])))
+    if doc.get("platform_name"):
+        target.append(("Plataforma", doc["platform_name"]))
+    recurrence = doc.get("recurrence_of") or {}
+    sections = [
+        Section("Identificação", (
+            ("Auto nº", doc["number"]), ("Data e hora", f"{_d(doc.get('committed_on'))} às {doc.get('time', '')}"),
+            ("Local", doc.get("place", "")), ("Lavrado em", _d(doc.get("auto_on"))),
+            ("Agente (matrícula)", f"{doc.get('agent_name') or ''} — {doc.get('agent_registration', '')}"),
+            *target)),
+        Section("Infração", (
+            ("Código", doc["infraction_code"]), ("Descrição", doc.get("infraction_text", "")),
+            ("Fundamento", doc.get("infraction_reference", "")),
+            ("Gravidade", doc.get("severity", "") + (f" (base: {doc['base_severity']})"
+                                                     if doc.get("base_severity") != doc.get("severity") else "")),
+            ("Multa", brl(Decimal(str(doc.get("fine_amount") or 0)))),
+            ("Penalidades", "; ".join(doc.get("penalties", []))),
+            ("Medidas", "; ".join(doc.get("measures", [])) or "—"),
+            ("Reincidência", f"Auto nº {recurrence['number']} de {_d(recurrence.get('committed_on'))}"
+             if recurrence else "Não"),
+        ), (f"Fatos: {doc.get('facts', '')}",)),
+        Section("Fundamentação do cálculo", paragraphs=tuple(
+            _finding_line(f["ok"], f["message"], f["reference"]) for f in doc.get("findings", []))),
+    ]
+    if doc.get("evidence"):
+        sections.append(Section("Provas", paragraphs=tuple(
+            f"• {e['description']}"
+            + (f" — arquivo {e['name']} (SHA-256 {e['sha256'][:16]}…)" if e.get("sha256") else "")
+            for e in doc["evidence"])))
+    return sections
+
+
+def _print(db: Database, municipality: str, doc: dict, sections: list[Section]) -> AutoPrint:
+    town = municipalities.get(db, municipality)
+    return AutoPrint(town.name, town.secretariat, town.address, doc["number"],
+                     registry.rules_of(municipality).act, tuple(sections),
+                     head=municipalities.letterhead(db, municipality))
+
+
+def _doc(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
+    doc = autos.get(db, actor, municipality, auto_id)
+    if not doc.get("number"):
+        raise ServiceError("O auto ainda é rascunho: lavre-o para imprimir.")
+    return doc
+
+
+def auto_pdf(db: Database, actor: Actor, municipality: str, auto_id: str) -> bytes:
+    """The auto with the copy for the offender (CG art. 22; MP art. 18)."""
+    authorize(actor, "read", municipality)
+    doc = _doc(db, actor, municipality, auto_id)
+    return render_auto(_print(db, municipality, doc, _auto_sections(doc)))
+
+
+def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, recipient: str = "condutor") -> bytes:
+    """The notification to the offender (``condutor``) or to the platform (``plataforma``), with the
+    defence period counted from the juntada (CG art. 25 §1–§2; MP art. 21)."""
+    authorize(actor, "read", municipality)
+    doc = _doc(db, actor, municipality, auto_id)
+    rules = registry.rules_of(municipality)
+    days = parameters.value(db, municipality, "defence_period_days", doc["auto_on"])
+    name, document = _person(doc)
+    address = doc.get("driver_address") or ""
+    if recipient == "plataforma":
+        platform = _platform_of(db, municipality, doc)
+        name, document, address = platform.get("name", "Plataforma"), fields.show("cnpj", platform.get("cnpj", "")), ""
+    limit = ""
+    if rules.notification_limit_days:
+        limit = (f" A notificação deve ser entregue em até {rules.notification_limit_days} dias da lavratura "
+                 f"({rules.ref('notification')}).")
+    body = (
+        f"Fica o destinatário NOTIFICADO da lavratura do Auto de Infração nº {doc['number']}, em {_d(doc['auto_on'])}, "
+        f"pela infração acima descrita ({doc.get('infraction_reference', '')}), sujeita às penalidades indicadas.",
+        f"O prazo de {days} dias para apresentar defesa conta-se da juntada desta notificação ao processo "
+        f"administrativo ({rules.ref('defence')}).{limit} A defesa deve ser protocolada na "
+        f"{municipalities.get(db, municipality).secretariat}.",
+        "Nenhuma penalidade será aplicada antes da decisão no processo, assegurados o contraditório e a ampla "
+        f"defesa ({rules.ref('due_process')}).",
+    )
+    return render_notification(NoticePrint(_print(db, municipality, doc, _auto_sections(doc)), recipient, name,
+                                           document, address, body))
+
+
+def _platform_of(db: Database, municipality: str, doc: dict) -> dict:
+    if doc.get("platform_id"):
+        found = db["platforms"].find_one({"municipality": municipality,
+                                          "_id": entities._object_id(doc["platform_id"])})
+        if found:
+            return found
+    cpf = doc.get("driver_cpf") or doc.get("vehicle_driver_cpf")
+    driver = db["drivers"].find_one({"municipality": municipality, "cpf": cpf}, {"platform_cnpj": 1}) if cpf else None
+    if driver and driver.get("platform_cnpj"):
+        return db["platforms"].find_one({"municipality": municipality, "cnpj": driver["platform_cnpj"]}) or {}
+    return {}
+
+
+def _filing_rows(filing: dict) -> tuple[tuple[str, str], ...]:
+    rows = [("Apresentado em", _d(filing.get("filed_on"))), ("Por", filing.get("by", "")),
+            ("Tempestividade", "Fora do prazo" if filing.get("late") else "No prazo"),
+            ("Resumo", filing.get("summary", ""))]
+    for item in filing.get("attachments", []):
+        rows.append(("Anexo", f"{item['name']} (SHA-256 {item['sha256'][:16]}…)"))
+    return tuple(rows)
+
+
+def _ruling_rows(ruling: dict) -> tuple[tuple[str, str], ...]:
+    return (("Resultado", autos.OUTCOMES.get(ruling.get("outcome"), "")), ("Decidido em", _d(ruling.get("decided_on"))),
+            ("Autoridade", ruling.get("authority", "")), ("Fundamentação", ruling.get("reasons", "")),
+            ("Multa mantida", brl(Decimal(str(ruling.get("fine_amount") or 0)))),
+            ("Penalidades mantidas", "; ".join(ruling.get("penalties", [])) or "—"))
+
+
+def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, on: date | None = None) -> bytes:
+    """The whole process of the auto in one PDF with a page index: every piece with its dates,
+    the deadlines the rules compute and the article behind each."""
+    authorize(actor, "read", municipality)
+    doc = _doc(db, actor, municipality, auto_id)
+    rules = registry.rules_of(municipality)
+    state = autos.process_status(db, actor, municipality, auto_id, on or clock.today())
+    first, *rest = _auto_sections(doc)
+    sections = [Section(f"Auto de infração nº {doc['number']}", first.rows),
+                *(Section(s.title, s.rows, s.paragraphs, piece=False) for s in rest)]
+    notice = doc.get("notification") or {}
+    deadlines = [("Prazo de defesa", f"{_d(state['defence_deadline'])} ({rules.ref('defence')})")]
+    if state["notification_deadline"]:
+        deadlines.insert(0, ("Limite da notificação", f"{_d(state['notification_deadline'])} ({rules.ref('notification')})"))
+    if state["appeal_deadline"]:
+        deadlines.append(("Prazo de recurso", f"{_d(state['appeal_deadline'])} (leitura: mesmo prazo da defesa, "
+                                              "contado da decisão — docs/LEITURAS.md, seção 7)"))
+    sections.append(Section("Notificação, recebimento e juntada", (
+        ("Forma", f"{notice.get('method_label', '—')} ({notice.get('method_reference', rules.ref('notification'))})"),
+        ("Enviada em", _d(notice.get("sent_on"))), ("Recebida em", _d(notice.get("received_on"))),
+        ("Juntada em", _d(notice.get("juntada_on"))), *deadlines)))
+    if doc.get("platform_notification"):
+        pn = doc["platform_notification"]
+        sections.append(Section("Notificação à plataforma", (("Forma", pn.get("method_label", "")),
+                                                             ("Enviada em", _d(pn.get("sent_on"))),
+                                                             ("Recebida em", _d(pn.get("received_on")))), piece=False))
+    if doc.get("status") == "nulo":
+        sections.append(Section("Nulidade", (("Motivo", doc.get("void_reason", "")),
+                                             ("Fundamento", doc.get("void_reference", "")))))
+    if doc.get("defence"):
+        sections.append(Section("Defesa", _filing_rows(doc["defence"])))
+    if doc.get("decision"):
+        sections.append(Section("Decisão", _ruling_rows(doc["decision"])))
+    appeal = doc.get("appeal") or {}
+    if appeal:
+        sections.append(Section("Recurso", _filing_rows(appeal)))
+        if appeal.get("decision"):
+            sections.append(Section("Decisão do recurso", _ruling_rows(appeal["decision"])))
+    applied = [(s["penalty"].capitalize(), f"de {_d(s['start'])}" + (f" até {_d(s['until'])} (volta a valer em "
+                                                                     f"{_d(s['until'] + timedelta(days=1))}; "
+                                                                     f"{rules.ref('suspension')})" if s.get("until") else ""))
+               for s in doc.get("sanctions_applied", [])]
+    applied += [(m["measure"].capitalize(), f"em {_d(m['on'])} por {m['by']}") for m in doc.get("measures_applied", [])]
+    fine = doc.get("fine_dam") or {}
+    if fine:
+        applied.append(("DAM da multa", f"nº {fine['number']}, {brl(Decimal(str(fine['amount'])))}, emitido em "
+                                        f"{_d(fine.get('issued_on'))}, vence em {_d(fine.get('due_on'))}"))
+        applied.append(("Pagamento", f"pago em {_d(fine.get('paid_on'))}" if fine.get("paid") else "em aberto"))
+    sections.append(Section("Penalidades, medidas, DAM e pagamento", tuple(applied) or (("Situação", "Nenhuma aplicada"),),
+                            tuple(_finding_line(f.ok, f.message, f.reference) for f in state["findings"])))
+    sections.append(Section("Histórico do processo", piece=False, paragraphs=tuple(
+        f"{clock.to_local(e['at']):%d/%m/%Y %H:%M} — {e['by']}: {e['note']}"
+        for e in doc.get("events", []) if hasattr(e.get("at"), "year"))))
+    return render_case_file(_print(db, municipality, doc, sections))

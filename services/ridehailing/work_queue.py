@@ -1,0 +1,121 @@
+"""Pendências: one work queue of what is due or late in the ride-hailing registry, with dates.
+
+Each item comes from an authorization's status on the day (the rule set folds its events) and
+from the deadlines the rule set computes: requests to evaluate, vehicles to present for
+vistoria, 5-day windows after a failed vistoria, fees to charge or unpaid fee DAMs, annual
+vistorias and renewals inside the horizon, convocations and suspensions ending, and changes of
+drivers' and vehicles' data reported late or not reported.
+"""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from pymongo.database import Database
+
+from rules.fmt import brl
+from rules.ridehailing.concepts import EventKind
+from rules.ridehailing.lifecycle import Status
+from services.ridehailing import changes, registry
+from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
+from services.shared import fields
+from services.shared.auth import Actor, authorize
+from services.store import decode, parse_date
+
+EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
+DATA_CHANGE = "Alteração de dados"
+
+
+def _last(doc: dict, kind: EventKind) -> date | None:
+    dates = [parse_date(e["on"]) for e in doc.get("events", []) if e["kind"] == kind.value]
+    return max(dates) if dates else None
+
+
+def _fee_message(doc: dict, what: str) -> str:
+    """An unpaid fee DAM, a short payment still to complement, or a complementary DAM to pay."""
+    fee = doc["fee_dam"]
+    short = registry.open_shortfall(doc)
+    if short:
+        return registry.shortfall_text(short)
+    if fee.get("short"):
+        return (f"DAM complementar {fee['number']} {what} ({brl(fee['amount'])}) aguardando pagamento; o DAM "
+                f"{fee['short']['dam_number']} foi pago a menor")
+    return f"DAM {fee['number']} {what} aguardando pagamento"
+
+
+def _items(doc: dict, on: date, scope: registry.Scope) -> list[tuple[date, str, str, str]]:
+    """(due, kind, message, reference) of one authorization on ``on``."""
+    rules, book, calendar = scope.rules, scope.book, scope.calendar(on)
+    state = scope.state(doc, on)
+    status = state.status
+    if status is Status.REQUESTED:
+        return [(parse_date(doc["protocol_date"]), EVALUATE, "Requerimento protocolado aguardando análise",
+                 "")]
+    if status is Status.AWAITING_INSPECTION:
+        finding = state.findings[-1]
+        return [(state.deadline, "Vistoria", finding.message, finding.reference)]
+    if status is Status.BLOCKED:
+        finding = state.findings[-1]
+        return [(state.deadline, "Pendências da vistoria", finding.message, finding.reference)]
+    if status is Status.AWAITING_FEE:
+        fee = doc.get("fee_dam")
+        if fee and not fee.get("paid"):
+            return [(parse_date(fee["due"]), "Taxa", _fee_message(doc, "da taxa"), rules.ref("fee"))]
+        return [(_last(doc, EventKind.INSPECTION_PASSED) or on, "Taxa", "Emitir o DAM da taxa de autorização",
+                 rules.ref("fee"))]
+    if status is Status.SUSPENDED:
+        return [(state.deadline, "Suspensão", f"Suspensão termina em {state.deadline:%d/%m/%Y}", rules.ref("suspension"))]
+    if status is not Status.ACTIVE:
+        return []
+    items = []
+    annual = rules.next_inspection_due(_last(doc, EventKind.INSPECTION_PASSED), calendar)
+    items.append((annual, "Vistoria anual", f"Vistoria anual até {annual:%d/%m/%Y}", rules.ref("annual_inspection")))
+    called = _last(doc, EventKind.INSPECTION_CALLED)
+    if called and called > (_last(doc, EventKind.INSPECTION_PASSED) or called):
+        deadline = rules.convocation_deadline(called, book, calendar)
+        items.append((deadline, "Vistoria extraordinária", f"Comparecer à vistoria convocada até {deadline:%d/%m/%Y}",
+                      rules.ref("convocation")))
+    if registry.pending_renewal(doc):
+        fee = doc.get("fee_dam") or {}
+        unpaid = fee.get("purpose") == "renewal" and not fee.get("paid")
+        items.append((parse_date(fee["due"]) if unpaid else on, "Renovação",
+                      _fee_message(doc, "da renovação") if unpaid
+                      else "Emitir o DAM da renovação requerida", rules.ref("renewal")))
+    else:
+        deadline = rules.renewal_deadline(state.valid_until, book, calendar)
+        items.append((deadline, "Renovação", f"Requerer a renovação até {deadline:%d/%m/%Y} (vence em "
+                      f"{state.valid_until:%d/%m/%Y})", rules.ref("renewal")))
+    return [item for item in items if item[0] <= on + timedelta(days=HORIZON_DAYS)]
+
+
+def _data_changes(db: Database, actor: Actor, municipality: str, on: date,
+                  scope: registry.Scope) -> list[Pendencia]:
+    """Changes of data reported late or not reported (CG art. 18 XIX; MP art. 12 XX)."""
+    items = []
+    for change in changes.open_irregular(db, actor, municipality, on, scope.calendar(on)):
+        whose = (f"Veículo {fields.show('plate', change.subject)}" if change.collection == "vehicles"
+                 else f"Condutor CPF {fields.show('cpf', change.subject)}")
+        items.append(Pendencia(change.deadline, DATA_CHANGE, "", change.subject if change.collection == "vehicles"
+                               else "", change.driver_cpf, f"{whose} — {change.finding.message} ({change.fields_text})",
+                               change.finding.reference, not change.finding.ok, ""))
+    return items
+
+
+def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
+    """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first."""
+    authorize(actor, "read", municipality)
+    scope = registry.Scope(db, municipality)
+    queue = _data_changes(db, actor, municipality, on, scope)
+    from services.ridehailing import obligations  # it builds Pendencia items: imported here, not at the top
+
+    queue += obligations.pending(db, actor, municipality, on)
+    fields = {**registry.ROW_FIELDS, "fee_dam": 1}
+    for raw in db["authorizations"].find({"municipality": municipality}, fields):
+        doc = decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        for due, kind, message, reference in _items(doc, on, scope):
+            queue.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
+                                   due < on and kind != EVALUATE, doc["id"]))
+    from services.ridehailing.enforcement import autos  # the autos de infração add their deadlines to the same queue
+
+    queue += autos.pending(db, actor, municipality, on)
+    return sorted(queue, key=lambda p: (p.due, p.protocol))

@@ -1,0 +1,74 @@
+"""Start-up: indexes, municipalities and default parameters, all idempotent (no demo value: seed/ adds those)."""
+from __future__ import annotations
+
+from pymongo.database import Database
+
+from rules.params import ParameterVersion
+from services import store  # noqa: F401  (specs registers the entity specs)
+from services.ridehailing import obligations, registry
+from services.ridehailing.enforcement import autos
+from services.setup.defaults import MUNICIPALITIES, initial_parameters
+
+# ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
+from services.shared import audit, clock, config, entities, events, specs
+from services.shared.auth import SYSTEM
+from services.shared.errors import ServiceError
+from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
+
+
+class StoreWithoutTransactions(ServiceError):
+    """A MongoDB server that cannot commit a write, its audit entry and its number together."""
+
+
+def require_transactions(db: Database) -> None:
+    """Refuse a standalone MongoDB server: a crash there could leave a record without its audit entry
+    or a skipped number, which a tax authority cannot explain. The embedded store and every replica
+    set (Atlas always is one) commit each unit of work whole (docs/DESENVOLVIMENTO.md)."""
+    if store.is_standalone_server(db) and not config.allow_standalone_mongodb():
+        raise StoreWithoutTransactions(
+            "O MongoDB configurado (MONGODB_URI) é um servidor isolado, sem transações: uma queda no meio "
+            "de uma gravação poderia deixar um registro sem auditoria ou um número pulado. Use um replica "
+            "set (o Atlas sempre é; um servidor único vira replica set com `mongod --replSet rs0` e "
+            "`rs.initiate()`) ou defina PAINEL_ALLOW_STANDALONE_MONGODB=1 para um teste.")
+
+
+def prepare(db: Database) -> None:
+    """Create indexes, municipalities and missing parameter versions. Safe to run at every start."""
+    require_transactions(db)
+
+    ensure_indexes(db, entities.all_indexes())
+    audit.prepare(db)  # search indexes; audit_actions filled once from an older log
+    for municipality in MUNICIPALITIES:
+        db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
+        for version in initial_parameters(municipality["code"]):
+            ensure_parameter(db, municipality["code"], version)
+    registry.prepare(db)  # open-authorization keys and their unique indexes
+    autos.prepare(db)  # indexes of the autos de infração
+    obligations.prepare(db)  # lists, drafts, data requests, trips and ISSQN of the platforms
+    events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
+
+
+def ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:
+    """Add the version unless one of that name and date exists (history is never overwritten)."""
+    key = {"municipality": municipality, "name": version.name, "effective": version.effective.isoformat()}
+    if exists(db["parameters"], key):
+        return
+    doc = {**key, "value": version.value, "act": version.act, "note": version.note,
+           "created_by": SYSTEM.username, "created_at": clock.now_utc()}
+    inserted = insert_one(db["parameters"], encode(doc))
+    audit.record(db, SYSTEM, municipality, "seed", "parameters", inserted, {}, doc)
+
+
+def store_kind(db: Database) -> str | None:
+    """'demo' or 'real' once decided; None on an empty store."""
+    meta = db["meta"].find_one({"_id": "store"})
+    return meta["kind"] if meta else None
+
+
+def mark_store(db: Database, kind: str) -> None:
+    """Decide the store's kind once; later calls leave it as it is."""
+    if db["meta"].find_one({"_id": "store"}) is None:
+        try:
+            insert_one(db["meta"], {"_id": "store", "kind": kind})
+        except DuplicateKeyError:
+            pass

@@ -1,0 +1,130 @@
+"""Dated parameters in the store: picked by date, added as new versions, never edited in place."""
+from __future__ import annotations
+
+import calendar as calendar_module
+import re
+from datetime import date
+from typing import Any
+
+from pymongo.database import Database
+
+from rules.calendar import LegalCalendar
+from rules.params import ParameterBook, ParameterMissing, ParameterVersion
+from services.shared import audit, clock
+from services.shared.auth import Actor, authorize
+from services.shared.errors import Conflict, ValidationFailed
+from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
+
+HOLIDAYS = "municipal_holidays"
+
+
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _version(doc: dict) -> ParameterVersion:
+    """A stored version; a date value (kept as ISO text by the codec) comes back as ``date``."""
+    doc = decode(doc)
+    value = doc["value"]
+    if isinstance(value, str) and ISO_DATE.fullmatch(value):
+        value = date.fromisoformat(value)
+    return ParameterVersion(doc["name"], parse_date(doc["effective"]), value, doc["act"], doc.get("note", ""))
+
+
+def book(db: Database, municipality: str) -> ParameterBook:
+    """Every version of every parameter of the municipality."""
+    return ParameterBook(_version(d) for d in db["parameters"].find({"municipality": municipality}))
+
+
+def value(db: Database, municipality: str, name: str, on: date) -> Any:
+    """The value in force on ``on``; raises ParameterMissing when none is."""
+    return book(db, municipality).get(name, on)
+
+
+def history(db: Database, municipality: str, name: str | None = None) -> list[dict]:
+    query: dict = {"municipality": municipality}
+    if name:
+        query["name"] = name
+    return [decode(d) for d in db["parameters"].find(query).sort([("name", 1), ("effective", -1)])]
+
+
+def add_version(
+    db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str, note: str = ""
+) -> None:
+    """Add a new version in force from ``effective`` (``ti`` only). History is never edited."""
+    authorize(actor, "admin", municipality)
+    errors = {}
+    if not name.strip():
+        errors["name"] = "Informe o nome do parâmetro."
+    if not act.strip():
+        errors["act"] = "Informe o ato que fixou o valor (lei, decreto, portaria)."
+    if value is None or value == "":
+        errors["value"] = "Informe o valor."
+    if errors:
+        raise ValidationFailed(errors)
+    doc = {
+        "municipality": municipality,
+        "name": name.strip(),
+        "effective": effective,
+        "value": value,
+        "act": act.strip(),
+        "note": note.strip(),
+        "created_by": actor.username,
+        "created_at": clock.now_utc(),
+    }
+    try:
+        inserted = insert_one(db["parameters"], encode(doc))
+    except DuplicateKeyError:
+        raise Conflict(
+            f"Já existe uma versão de '{name}' em vigor a partir de {effective:%d/%m/%Y}; "
+            "escolha outra data de vigência.",
+            field="effective",
+        ) from None
+    audit.record(db, actor, municipality, "create", "parameters", inserted, {}, doc)
+
+
+def calendar(db: Database, municipality: str, on: date | None = None) -> LegalCalendar:
+    """The legal calendar with the municipal holidays in force (recurring MM-DD or fixed dates)."""
+    return calendar_from(book(db, municipality), on)
+
+
+def calendar_from(versions: ParameterBook, on: date | None = None) -> LegalCalendar:
+    """The legal calendar of ``on`` from an already loaded parameter book (no store access)."""
+    on = on or clock.today()
+    try:
+        entries = versions.get(HOLIDAYS, on)
+    except ParameterMissing:
+        entries = []
+    days: list[tuple[date, str]] = []
+    for entry in entries:
+        when, name = entry["day"], entry["name"]
+        if len(when) == 5:  # "MM-DD": every year
+            for year in range(on.year - 5, on.year + 6):
+                if when != "02-29" or calendar_module.isleap(year):
+                    days.append((date.fromisoformat(f"{year}-{when}"), name))
+        else:
+            days.append((date.fromisoformat(when), name))
+    return LegalCalendar(days)
+
+
+def parse_holiday_lines(text: str) -> list[dict]:
+    """'dd/mm Nome' (every year) or 'dd/mm/aaaa Nome' lines → holiday entries; bad lines refused."""
+    entries, errors = [], {}
+    for number, line in enumerate((ln.strip() for ln in text.splitlines()), start=1):
+        if not line:
+            continue
+        day, _, name = line.partition(" ")
+        parts = day.split("/")
+        try:
+            if len(parts) == 2:
+                date(2024, int(parts[1]), int(parts[0]))  # 2024 admits 29/02
+                entries.append({"day": f"{int(parts[1]):02d}-{int(parts[0]):02d}", "name": name.strip() or "Feriado municipal"})
+            elif len(parts) == 3:
+                entries.append({"day": date(int(parts[2]), int(parts[1]), int(parts[0])).isoformat(),
+                                "name": name.strip() or "Feriado municipal"})
+            else:
+                raise ValueError
+        except ValueError:
+            errors[f"linha {number}"] = f"Linha {number}: data inválida em '{line}' (use dd/mm ou dd/mm/aaaa)."
+    if errors:
+        raise ValidationFailed(errors)
+    return entries

@@ -1,0 +1,133 @@
+"""The "Relatório gerencial" of the mayor's office: one A4 page on the municipal letterhead.
+
+The period's KPIs with the previous period, two bar charts drawn with fpdf2 primitives (paid per
+month against the same month of the previous year; DAM by revenue kind: issued, paid, overdue) and
+the explanation of the difference between face value and amount received. Aggregates only.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from fpdf import FPDF
+
+from rules import fmt
+from services.shared import clock
+from services.shared.pdf.letterhead import LEFT, WIDTH, footer, letterhead, title
+from services.shared.pdf.style import BLUE, GREY, Fonts
+
+SERIES_COLOURS = ((31, 95, 139), (150, 180, 205), (178, 34, 34))
+
+
+def _kpi_box(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, kpi) -> None:
+    from services.summary.figures import change_text, shown
+
+    pdf.set_draw_color(170, 170, 170)
+    pdf.rect(x, y, w, 16)
+    pdf.set_text_color(*GREY)
+    fonts.use(6.5)
+    pdf.set_xy(x + 1.5, y + 1)
+    pdf.cell(w - 3, 3, fonts.text(kpi.label.upper()))
+    pdf.set_text_color(0, 0, 0)
+    fonts.use(11, bold=True)
+    pdf.set_xy(x + 1.5, y + 5)
+    pdf.cell(w - 3, 6, fonts.text(shown(kpi, kpi.value)))
+    pdf.set_text_color(*GREY)
+    fonts.use(6.5)
+    pdf.set_xy(x + 1.5, y + 11.5)
+    change = change_text(kpi)
+    pdf.cell(w - 3, 3, fonts.text(f"Período anterior: {shown(kpi, kpi.previous)}"
+                                  + (f" ({change})" if change else "")))
+    pdf.set_text_color(0, 0, 0)
+
+
+def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, categories: Sequence[str],
+          series: Sequence[tuple[str, Sequence[Decimal]]]) -> float:
+    """Grouped vertical bars of R$, with three gridlines, category labels and a legend; returns the y below."""
+    fonts.use(9, bold=True)
+    pdf.set_xy(LEFT, y)
+    pdf.cell(WIDTH, 5, fonts.text(heading))
+    top, axis_x = y + 7, LEFT + 24
+    plot_w, plot_h = WIDTH - 26, height - 18
+    peak = max([v for _, values in series for v in values] + [Decimal("0")])
+    scale = peak if peak > 0 else Decimal("1")  # the gridlines' amounts stay Decimal; only lengths are float
+    fonts.use(6)
+    pdf.set_draw_color(215, 215, 215)
+    for step in range(3):
+        value = (scale * step / 2).quantize(Decimal("0.01"))
+        line_y = top + plot_h - plot_h * step / 2
+        pdf.line(axis_x, line_y, axis_x + plot_w, line_y)
+        pdf.set_text_color(*GREY)
+        pdf.set_xy(LEFT, line_y - 1.5)
+        pdf.cell(23, 3, fonts.text(fmt.brl(value)), align="R")
+    slot = plot_w / max(1, len(categories))
+    bar = slot * 0.8 / max(1, len(series))
+    for index, category in enumerate(categories):
+        x0 = axis_x + index * slot + slot * 0.1
+        for s, (_, values) in enumerate(series):
+            h = plot_h * float(values[index] / scale)
+            if h > 0:
+                pdf.set_fill_color(*SERIES_COLOURS[s % len(SERIES_COLOURS)])
+                pdf.rect(x0 + s * bar, top + plot_h - h, bar, h, style="F")
+        pdf.set_xy(axis_x + index * slot, top + plot_h + 0.5)
+        pdf.cell(slot, 3, fonts.text(category[:22]), align="C")
+    legend_y, x = top + plot_h + 5, axis_x
+    for s, (name, _) in enumerate(series):
+        pdf.set_fill_color(*SERIES_COLOURS[s % len(SERIES_COLOURS)])
+        pdf.rect(x, legend_y + 0.5, 3, 2.5, style="F")
+        pdf.set_text_color(0, 0, 0)
+        pdf.set_xy(x + 4, legend_y)
+        pdf.cell(60, 3.5, fonts.text(name))
+        x += 5 + pdf.get_string_width(fonts.text(name)) + 6
+    pdf.set_text_color(0, 0, 0)
+    return y + height
+
+
+def render_management_report(figures, secretariat: str, address: str, head=None) -> bytes:
+    """One A4 page: letterhead, KPIs, two charts and the payment differences of ``figures`` (a Summary)."""
+    from services.summary.figures import ZERO, _year_before, difference_text, month_label
+
+    pdf = FPDF(unit="mm", format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(LEFT, 12, LEFT)
+    pdf.add_page()
+    fonts = Fonts(pdf)
+    y = letterhead(pdf, fonts, figures.municipality_name, secretariat, address, head=head)
+    period = figures.period
+    y = title(pdf, fonts, y + 1, "RELATÓRIO GERENCIAL",
+              f"{period.start:%d/%m/%Y} a {period.end:%d/%m/%Y}")
+    fonts.use(7.5)
+    pdf.set_text_color(*GREY)
+    pdf.set_xy(LEFT, y - 2)
+    pdf.cell(WIDTH, 4, fonts.text(f"Comparação com o período anterior de mesma duração "
+                                  f"({figures.previous.start:%d/%m/%Y} a {figures.previous.end:%d/%m/%Y})"),
+             align="C")
+    pdf.set_text_color(0, 0, 0)
+    y += 4
+    box_w = WIDTH / 3
+    for index, kpi in enumerate(figures.kpis):
+        _kpi_box(pdf, fonts, LEFT + (index % 3) * box_w, y + (index // 3) * 17, box_w - 1, kpi)
+    y += -(-len(figures.kpis) // 3) * 17 + 3
+    months = period.months()[-12:]
+    paid, before = figures.revenue.by_month("paid"), figures.revenue_year_before.by_month("paid")
+    y = _bars(pdf, fonts, y, 62, "Arrecadado por mês × mesmo mês do ano anterior",
+              [month_label(m) for m in months],
+              [("Período", [paid.get(m, ZERO) for m in months]),
+               ("Ano anterior", [before.get(_year_before(m), ZERO) for m in months])])
+    kinds = figures.revenue.by_kind()
+    names = sorted(kinds)
+    y = _bars(pdf, fonts, y + 2, 62, "DAM por receita no período",
+              names or ["Nenhum DAM"],
+              [("Emitido", [kinds[n].issued for n in names] or [ZERO]),
+               ("Pago", [kinds[n].paid for n in names] or [ZERO]),
+               ("Vencido no último dia", [kinds[n].overdue for n in names] or [ZERO])])
+    fonts.use(9, bold=True)
+    pdf.set_xy(LEFT, y + 2)
+    pdf.cell(WIDTH, 5, fonts.text("Valor emitido × valor recebido"))
+    fonts.use(8.5)
+    pdf.set_xy(LEFT, y + 8)
+    pdf.multi_cell(WIDTH, 4.5, fonts.text(difference_text(figures.revenue.differences)), align="L")
+    pdf.set_draw_color(*BLUE)
+    footer(pdf, fonts, f"Números agregados, sem dados pessoais (LGPD). Gerado em "
+                       f"{fmt.moment(clock.to_local(clock.now_utc()))} pelo Painel Municipal.")
+    return bytes(pdf.output())
