@@ -23,4 +23,4 @@ run: venv
 		--server.headless true --server.port $(PORT) --browser.gatherUsageStats false
 
 test: venv
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
