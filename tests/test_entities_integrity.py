@@ -216,7 +216,7 @@ def test_numbers_and_dates_are_exported_without_the_text_prefix(db):
 
 
 def test_a_script_that_imports_only_the_registry_finds_every_spec(data_dir):
-    code = ("from services import entities\n"
+    code = ("from services.shared import entities\n"
             "from services.store import connect\n"
             "from services.shared.auth import Actor\n"
             "SECRETARIA_CG = Actor('sec.cg', 'Servidora', 'secretaria', ('chapada',))\n"

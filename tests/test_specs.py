@@ -160,6 +160,6 @@ def test_ride_hailing_services_register_their_specs_on_import():
     import subprocess
     import sys
 
-    code = "from services import ridehailing\nfrom services.shared.entities import SPECS\nprint(sorted(SPECS))"
+    code = "from services.ridehailing import registry\nfrom services.shared.entities import SPECS\nprint(sorted(SPECS))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True).stdout
     assert {"drivers", "vehicles", "authorizations"} <= set(eval(out))
