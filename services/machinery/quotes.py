@@ -28,7 +28,6 @@ from services.shared.auth import Actor, authorize
 from services.shared.errors import ServiceError, ValidationFailed
 from services.store import parse_date
 
-
 # ---- technical visit and social report ----
 
 def _after_visit_status(doc: dict) -> str:
