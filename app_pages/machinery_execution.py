@@ -7,8 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.machinery import bookings, documents
-from services.machinery.bookings import ExecutionInput
+from services.machinery import attachments, booking_requests, documents, execution, trips
+from services.machinery.execution import ExecutionInput
 from services.shared import clock, fields
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings as ui_bookings
@@ -24,7 +24,7 @@ if st.session_state.get("exec_done"):
 
 rows = []
 for status in ("agendado", "em_execucao"):
-    ok, found = common.attempt(bookings.list_requests, db, actor, mun, status)
+    ok, found = common.attempt(booking_requests.list_requests, db, actor, mun, status)
     rows += found if ok else []
 if not rows:
     st.info("Nenhum pedido agendado ou em execução.")
@@ -32,18 +32,18 @@ if not rows:
 rid = st.selectbox("Pedido", [r["id"] for r in rows], key="exec_request",
                    format_func=lambda i: next(f"{r['protocol']} · {r['requester']['name']} · {r['status_label']}"
                                               for r in rows if r["id"] == i), placeholder="Escolha...")
-ok, doc = common.attempt(bookings.get_request, db, actor, mun, rid)
+ok, doc = common.attempt(booking_requests.get_request, db, actor, mun, rid)
 if not ok:
     st.stop()
 schedule = doc.get("schedule") or {}
-st.markdown(f"**{doc['protocol']}** · {bookings.describe_services(doc['services'])} · agendado para "
+st.markdown(f"**{doc['protocol']}** · {booking_requests.describe_services(doc['services'])} · agendado para "
             f"{fmt.day(schedule['day']) if schedule.get('day') else '—'}")
 ok, order = common.attempt(documents.service_order_pdf, db, actor, mun, rid)
 if ok:
     st.download_button("Ordem de serviço (PDF)", order, f"os_{doc['sequence']}.pdf", "application/pdf",
                        key="exec_order_pdf", icon=":material/picture_as_pdf:")
 if doc["status"] == "agendado" and st.button("Registrar início do serviço hoje", key="exec_start"):
-    done, _ = common.attempt(bookings.start_execution, db, actor, mun, rid, today)
+    done, _ = common.attempt(execution.start_execution, db, actor, mun, rid, today)
     if done:
         st.session_state["exec_done"] = "Início registrado."
         st.rerun()
@@ -111,9 +111,9 @@ if submitted:
         st.session_state["exec_errors"] = bad
         st.rerun()
     operator = bookings_[0]["operator_id"] if bookings_ else ""
-    sha = tuple(bookings.add_attachment(db, actor, mun, rid, f.getvalue(), f.name, "foto") for f in photos or [])
+    sha = tuple(attachments.add_attachment(db, actor, mun, rid, f.getvalue(), f.name, "foto") for f in photos or [])
     try:
-        result = bookings.complete(db, actor, mun, rid, ExecutionInput(
+        result = execution.complete(db, actor, mun, rid, ExecutionInput(
             started, ended, operator, tuple(read), int(loads) if loads is not None else None, tuple(worked), sha, notes))
     except ValidationFailed as exc:
         st.session_state["exec_errors"] = exc.errors
@@ -139,7 +139,7 @@ if doc["services"] and any(s["kind"] == "passenger_transport" for s in doc["serv
                                   key="exec_trip_passengers")
         route = st.text_input("Rota", trip.get("route", ""), key="exec_trip_route")
         if st.form_submit_button("Salvar dados da viagem"):
-            done, _ = common.attempt(bookings.record_trip, db, actor, mun, rid, name, document, driver or "",
+            done, _ = common.attempt(trips.record_trip, db, actor, mun, rid, name, document, driver or "",
                                      [p for p in passengers.splitlines() if p.strip()], route)
             if done:
                 st.session_state["exec_done"] = "Dados da viagem registrados."
@@ -152,11 +152,11 @@ if doc["services"] and any(s["kind"] == "passenger_transport" for s in doc["serv
                  width="stretch")
     with st.form("exec_incident"):
         on = st.date_input("Data", today, max_value=today, format="DD/MM/YYYY", key="exec_inc_on")
-        kind = st.selectbox("Ocorrência", list(bookings.INCIDENT_KINDS), format_func=bookings.INCIDENT_KINDS.get,
+        kind = st.selectbox("Ocorrência", list(trips.INCIDENT_KINDS), format_func=trips.INCIDENT_KINDS.get,
                             key="exec_inc_kind", placeholder="Escolha...")
         description = st.text_area("Descrição", key="exec_inc_text")
         if st.form_submit_button("Registrar ocorrência"):
-            done, _ = common.attempt(bookings.record_incident, db, actor, mun, rid, on, kind, description)
+            done, _ = common.attempt(trips.record_incident, db, actor, mun, rid, on, kind, description)
             if done:
                 st.session_state["exec_done"] = "Ocorrência registrada contra o responsável pela viagem."
                 st.rerun()

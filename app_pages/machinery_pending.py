@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.machinery import bookings
+from services.machinery import pending
 from services.shared import clock, exports
 from ui import bookings as ui_bookings
 from ui import common
@@ -14,7 +14,7 @@ db = common.db()
 mun = common.municipality()
 today = clock.today()
 common.page_header("Pendências do módulo", "Serviços de máquinas e veículos")
-ok, items = common.attempt(bookings.pending, db, actor, mun, today)
+ok, items = common.attempt(pending.pending, db, actor, mun, today)
 items = items if ok else []
 rows = [{"Data": i.on, "Pendência": i.title, "Detalhe": i.detail, "Vencida": "Sim" if i.overdue else ""}
         for i in items]

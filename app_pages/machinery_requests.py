@@ -9,8 +9,9 @@ import streamlit as st
 from rules import fmt
 from rules.machinery.discounts import DiscountCriterion, EvidenceKind
 from rules.machinery.payment import ExtensionGround
-from services.machinery import bookings, documents
-from services.machinery.bookings import ClaimInput, ExtensionInput, RequestInput, ServiceAsked
+from services.machinery import booking_requests, documents, payment, protocol, quotes, schedule
+from services.machinery.payment import ExtensionInput
+from services.machinery.protocol import ClaimInput, RequestInput, ServiceAsked
 from services.shared import clock, exports, fields
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings as ui_bookings
@@ -172,10 +173,10 @@ def new_request() -> None:
         trip_responsible=trip_responsible, harms_essential_activities=harms, requester_is_public_agent=agent)
     try:
         if verify:
-            st.session_state["req_findings"] = bookings.check(db, actor, mun, values)
+            st.session_state["req_findings"] = protocol.check(db, actor, mun, values)
         else:
-            rid = bookings.create_request(db, actor, mun, values)
-            doc = bookings.get_request(db, actor, mun, rid)
+            rid = protocol.create_request(db, actor, mun, values)
+            doc = booking_requests.get_request(db, actor, mun, rid)
             st.session_state["req_done"] = (f"Solicitação protocolada sob o nº {doc['protocol']}. "
                                             f"Próximo passo: {doc['status_label']}.")
             st.session_state["req_open"] = rid
@@ -257,7 +258,7 @@ def next_step(doc: dict) -> None:
             notes = st.text_area("Observações da equipe técnica", key="req_visit_notes")
             licence = st.text_input("Licença ambiental conferida (art. 10, III)", key="req_visit_licence")
             if st.form_submit_button("Registrar vistoria", type="primary"):
-                act("visit", bookings.record_technical_visit, rid, visited, viable == "Favorável", notes, licence,
+                act("visit", quotes.record_technical_visit, rid, visited, viable == "Favorável", notes, licence,
                     done="Vistoria registrada.")
     elif status == "aguardando_parecer":
         st.info("Próximo passo: registrar o parecer social da Assistência Social (art. 7, §4).")
@@ -266,15 +267,15 @@ def next_step(doc: dict) -> None:
             favourable = st.radio("Resultado", ["Favorável", "Desfavorável"], key="req_social_fav", horizontal=True)
             reference = st.text_input("Referência do parecer", key="req_social_ref")
             if st.form_submit_button("Registrar parecer", type="primary"):
-                act("social", bookings.record_social_report, rid, answered, favourable == "Favorável", reference,
+                act("social", quotes.record_social_report, rid, answered, favourable == "Favorável", reference,
                     done="Parecer social registrado.")
     elif status == "aguardando_orcamento":
         st.info("Próximo passo: fazer o orçamento pela tabela de preços em vigor (Anexo I).")
         cols = st.columns(2)
         if cols[0].button("Fazer orçamento", type="primary", key="req_quote"):
-            act("quote", bookings.make_quote, rid, today, done="Orçamento feito.")
+            act("quote", quotes.make_quote, rid, today, done="Orçamento feito.")
         if cols[1].button("Pedir parecer social à Assistência Social", key="req_ask_social"):
-            act("ask", bookings.request_social_report, rid, today, done="Parecer social pedido.")
+            act("ask", quotes.request_social_report, rid, today, done="Parecer social pedido.")
     elif status == "aguardando_pagamento" and not doc.get("payment"):
         st.info("Próximo passo: emitir os DAMs do plano de pagamento (art. 8).")
         with st.form("req_pay"):
@@ -288,7 +289,7 @@ def next_step(doc: dict) -> None:
             if st.form_submit_button("Emitir DAMs", type="primary"):
                 extension = ExtensionInput(ground, reason, int(days), prior_authorization=authorization) \
                     if defer else None
-                act("pay", bookings.issue_payment, rid, today, service_start=start, extension=extension,
+                act("pay", payment.issue_payment, rid, today, service_start=start, extension=extension,
                     done="DAMs emitidos. Após o pagamento (tela DAM), o pedido vai para a Agenda.")
     elif status == "aguardando_pagamento":
         st.info("Aguardando o pagamento dos DAMs (tela DAM); pago, o pedido vai para a Agenda.")
@@ -297,7 +298,7 @@ def next_step(doc: dict) -> None:
         with st.form("req_urgent"):
             why = st.text_area("Justificativa de urgência ou relevância pública (art. 3, §2)", key="req_urgent_why")
             if st.form_submit_button("Marcar como urgente"):
-                act("urgent", bookings.mark_urgent, rid, why, done="Urgência registrada com a justificativa.")
+                act("urgent", schedule.mark_urgent, rid, why, done="Urgência registrada com a justificativa.")
     elif status in ("agendado", "em_execucao"):
         st.info("Próximo passo: registrar a execução na tela Execução.")
     elif status == "concluido":
@@ -309,16 +310,17 @@ def next_step(doc: dict) -> None:
             with st.form("req_refuse"):
                 reason = st.text_area("Motivo da recusa", key="req_refuse_reason")
                 if st.form_submit_button("Recusar"):
-                    act("refuse", bookings.refuse_request, rid, reason, done="Solicitação recusada com o motivo.")
+                    act("refuse", booking_requests.refuse_request, rid, reason,
+                        done="Solicitação recusada com o motivo.")
 
 
 def record(rid: str) -> None:
-    ok, doc = common.attempt(bookings.get_request, db, actor, mun, rid)
+    ok, doc = common.attempt(booking_requests.get_request, db, actor, mun, rid)
     if not ok:
         return
     st.subheader(f"Pedido {doc['protocol']} · {doc['requester']['name']}")
     st.markdown(f"**Situação:** {doc['status_label']} · {doc['zone']} / {doc['locality']} · pedido em "
-                f"{fmt.day(doc['requested_on'])} · {bookings.describe_services(doc['services'])}")
+                f"{fmt.day(doc['requested_on'])} · {booking_requests.describe_services(doc['services'])}")
     findings(doc.get("findings", []))
     visit, report = doc.get("technical_visit") or {}, doc.get("social_report")
     if visit.get("required"):
@@ -352,9 +354,9 @@ tab_list, tab_new = st.tabs(["Pedidos", "Nova solicitação"])
 with tab_new:
     new_request()
 with tab_list:
-    status = st.selectbox("Situação", [""] + list(bookings.STATUS), key="req_status",
-                          format_func=lambda s: bookings.STATUS.get(s, "Todas"), placeholder="Escolha...")
-    ok, rows = common.attempt(bookings.list_requests, db, actor, mun, status or None)
+    status = st.selectbox("Situação", [""] + list(booking_requests.STATUS), key="req_status",
+                          format_func=lambda s: booking_requests.STATUS.get(s, "Todas"), placeholder="Escolha...")
+    ok, rows = common.attempt(booking_requests.list_requests, db, actor, mun, status or None)
     rows = rows if ok else []
     listed = [{"Protocolo": r["protocol"], "Data": r["requested_on"], "Solicitante": r["requester"]["name"],
                "Zona": r.get("zone", ""), "Localidade": r.get("locality", ""), "Serviços": r["services_text"],

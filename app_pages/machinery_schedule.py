@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.machinery import bookings, documents
+from services.machinery import documents, schedule
 from services.shared import clock, exports
 from services.shared.specs.maquinas import ASSET_KINDS, DUTIES
 from ui import bookings as ui_bookings
@@ -22,7 +22,7 @@ if st.session_state.get("sched_done"):
     st.success(st.session_state.pop("sched_done"))
 
 day = st.date_input("Dia", today, min_value=today, format="DD/MM/YYYY", key="sched_day")
-ok, board = common.attempt(bookings.schedule_board, db, actor, mun, day)
+ok, board = common.attempt(schedule.schedule_board, db, actor, mun, day)
 if not ok:
     st.stop()
 st.subheader("Fila a agendar")
@@ -70,7 +70,7 @@ if board.queue:
                                        placeholder="—")
         if st.form_submit_button("Agendar neste dia", type="primary"):
             pairs = [(a, o) for a, o in ((asset, operator), (asset_2, operator_2)) if a and o]
-            done, doc = common.attempt(bookings.book, db, actor, mun, entry, day, pairs)
+            done, doc = common.attempt(schedule.book, db, actor, mun, entry, day, pairs)
             if done:
                 st.session_state["sched_done"] = f"Pedido {doc['protocol']} agendado para {fmt.day(day)}."
                 st.rerun()
@@ -83,7 +83,7 @@ if board.queue:
                                                                  placeholder="Escolha...")
             why = st.text_area("Justificativa registrada", key="sched_urgent_why")
             if st.form_submit_button("Antecipar com justificativa") and urgent:
-                done, doc = common.attempt(bookings.mark_urgent, db, actor, mun, urgent, why)
+                done, doc = common.attempt(schedule.mark_urgent, db, actor, mun, urgent, why)
                 if done:
                     st.session_state["sched_done"] = f"Pedido {doc['protocol']} antecipado, com a justificativa."
                     st.rerun()

@@ -2,7 +2,8 @@
 machines and vehicles, operators and drivers, requesters, and requests in every stage.
 
 All names are invented; CPF/CNPJ have valid check digits (generated from a fixed seed). The
-requests are made through ``services.machinery.bookings`` as a clerk would; the stories that began weeks ago
+requests are made through the services of ``services.machinery`` (protocol, quotes, payment, schedule,
+execution, trips) as a clerk would; the stories that began weeks ago
 (a balance now overdue) are replayed on their own days by setting the panel's "today" for the
 duration of each step (``_on``), so every date the services check holds.
 """
@@ -20,8 +21,10 @@ from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from rules.params import ParameterVersion
 from seed.demo import cnpj, cpf, person, phone
 from services.dam import dams
-from services.machinery import bookings
-from services.machinery.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
+from services.machinery import booking_requests, execution, localities, payment, protocol, quotes, schedule, trips
+from services.machinery.execution import ExecutionInput
+from services.machinery.payment import ExtensionInput
+from services.machinery.protocol import ClaimInput, RequestInput, ServiceAsked
 from services.setup import bootstrap
 from services.shared import clock, entities
 from services.shared.auth import Actor
@@ -113,77 +116,77 @@ def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:
     bpc = ClaimInput("BPC", "BPC_RECEIPT", "NB 704.118.552-3")
     past = max(today - timedelta(days=40), DECREE_IN_FORCE)  # no price table before the decree
     with _on(past):  # a farmer's backhoe hours: advance paid, 7 h worked, balance now overdue
-        rid = bookings.create_request(db, CLERK, NL, _form(people[1], past, hours))
-        bookings.make_quote(db, CLERK, NL, rid, past)
-        _paid(db, bookings.issue_payment(db, CLERK, NL, rid, past), past)
-        bookings.book(db, CLERK, NL, rid, past + timedelta(days=2), [(assets[0], ops[0])])
+        rid = protocol.create_request(db, CLERK, NL, _form(people[1], past, hours))
+        quotes.make_quote(db, CLERK, NL, rid, past)
+        _paid(db, payment.issue_payment(db, CLERK, NL, rid, past), past)
+        schedule.book(db, CLERK, NL, rid, past + timedelta(days=2), [(assets[0], ops[0])])
     with _on(past + timedelta(days=2)):
         day = past + timedelta(days=2)
-        bookings.complete(db, CLERK, NL, rid, ExecutionInput(day, day, ops[0], ((assets[0], Decimal(4203),
-                                                                                Decimal(4210)),),
-                                                             worked_hours=(("01", Decimal(7)),)))
+        execution.complete(db, CLERK, NL, rid, ExecutionInput(day, day, ops[0], ((assets[0], Decimal(4203),
+                                                                                 Decimal(4210)),),
+                                                              worked_hours=(("01", Decimal(7)),)))
     recent = max(today - timedelta(days=10), DECREE_IN_FORCE)
     with _on(recent):  # a BPC family's 5 loads with 70% off, paid and delivered
         on = recent
-        rid = bookings.create_request(db, CLERK, NL, _form(people[0], on, loads, claims=(bpc,)))
-        bookings.make_quote(db, CLERK, NL, rid, on)
-        _paid(db, bookings.issue_payment(db, CLERK, NL, rid, on), on)
-        bookings.book(db, CLERK, NL, rid, on + timedelta(days=1), [(assets[4], drivers[0])])
+        rid = protocol.create_request(db, CLERK, NL, _form(people[0], on, loads, claims=(bpc,)))
+        quotes.make_quote(db, CLERK, NL, rid, on)
+        _paid(db, payment.issue_payment(db, CLERK, NL, rid, on), on)
+        schedule.book(db, CLERK, NL, rid, on + timedelta(days=1), [(assets[4], drivers[0])])
     with _on(recent + timedelta(days=1)):
         on = recent + timedelta(days=1)
-        bookings.complete(db, CLERK, NL, rid, ExecutionInput(on, on, drivers[0], loads_delivered=5))
+        execution.complete(db, CLERK, NL, rid, ExecutionInput(on, on, drivers[0], loads_delivered=5))
     # awaiting the technical visit: private property
-    bookings.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="04",
+    protocol.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="04",
                                                                                  hours=Decimal(8)),
                                                  private_property=True, property_proof="Matrícula 3.118",
                                                  property_description="Sítio Santa Luzia"))
     # awaiting the social report
-    rid = bookings.create_request(db, CLERK, NL, _form(people[3], today, ServiceAsked("earth_loads", loads=3)))
-    bookings.request_social_report(db, CLERK, NL, rid, today, "Família sem comprovante de renda")
+    rid = protocol.create_request(db, CLERK, NL, _form(people[3], today, ServiceAsked("earth_loads", loads=3)))
+    quotes.request_social_report(db, CLERK, NL, rid, today, "Família sem comprovante de renda")
     # awaiting quote and awaiting payment
-    bookings.create_request(db, CLERK, NL, _form(people[4], today, ServiceAsked("machine_hours", item="02",
+    protocol.create_request(db, CLERK, NL, _form(people[4], today, ServiceAsked("machine_hours", item="02",
                                                                                  hours=Decimal(5))))
-    rid = bookings.create_request(db, CLERK, NL, _form(people[5], today, ServiceAsked("earth_loads", loads=4)))
-    bookings.make_quote(db, CLERK, NL, rid, today)
-    bookings.issue_payment(db, CLERK, NL, rid, today)
+    rid = protocol.create_request(db, CLERK, NL, _form(people[5], today, ServiceAsked("earth_loads", loads=4)))
+    quotes.make_quote(db, CLERK, NL, rid, today)
+    payment.issue_payment(db, CLERK, NL, rid, today)
     # paid or deferred, waiting on the board (one urgent); one scheduled for tomorrow
     for n, requester in enumerate((people[6], people[7], ids["entities"][0])):
-        rid = bookings.create_request(db, CLERK, NL, _form(requester, today, ServiceAsked("earth_loads", loads=2 + n)))
-        bookings.make_quote(db, CLERK, NL, rid, today)
+        rid = protocol.create_request(db, CLERK, NL, _form(requester, today, ServiceAsked("earth_loads", loads=2 + n)))
+        quotes.make_quote(db, CLERK, NL, rid, today)
         if requester == ids["entities"][0]:
-            bookings.issue_payment(db, CLERK, NL, rid, today, extension=ExtensionInput(
+            payment.issue_payment(db, CLERK, NL, rid, today, extension=ExtensionInput(
                 "NON_PROFIT_OR_VULNERABLE", "Associação sem liquidez imediata; ofício 12/2026", 30))
         else:
-            _paid(db, bookings.issue_payment(db, CLERK, NL, rid, today), today)
+            _paid(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
         if n == 1:
-            bookings.mark_urgent(db, CLERK, NL, rid, "Estrada vicinal interditada após chuva")
-    rid = bookings.create_request(db, CLERK, NL, _form(people[8], today, ServiceAsked("machine_hours", item="02",
+            schedule.mark_urgent(db, CLERK, NL, rid, "Estrada vicinal interditada após chuva")
+    rid = protocol.create_request(db, CLERK, NL, _form(people[8], today, ServiceAsked("machine_hours", item="02",
                                                                                        hours=Decimal(3))))
-    bookings.make_quote(db, CLERK, NL, rid, today)
-    _paid(db, bookings.issue_payment(db, CLERK, NL, rid, today), today)
-    bookings.book(db, CLERK, NL, rid, today + timedelta(days=1), [(assets[1], ops[1])])
+    quotes.make_quote(db, CLERK, NL, rid, today)
+    _paid(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
+    schedule.book(db, CLERK, NL, rid, today + timedelta(days=1), [(assets[1], ops[1])])
     # in execution today
-    rid = bookings.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="01",
+    rid = protocol.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="01",
                                                                                        hours=Decimal(4))))
-    bookings.make_quote(db, CLERK, NL, rid, today)
-    _paid(db, bookings.issue_payment(db, CLERK, NL, rid, today), today)
-    bookings.book(db, CLERK, NL, rid, today, [(assets[0], ops[2])])
-    bookings.start_execution(db, CLERK, NL, rid, today)
+    quotes.make_quote(db, CLERK, NL, rid, today)
+    _paid(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
+    schedule.book(db, CLERK, NL, rid, today, [(assets[0], ops[2])])
+    execution.start_execution(db, CLERK, NL, rid, today)
     # a bus hire with its responsible person and driver
-    rid = bookings.create_request(db, CLERK, NL, _form(ids["entities"][1], today, ServiceAsked(
+    rid = protocol.create_request(db, CLERK, NL, _form(ids["entities"][1], today, ServiceAsked(
         "passenger_transport", item="10", distance_km=Decimal(480)), trip_responsible="Presidente da associação",
         route="Nova Lacerda – Vila Bela da Santíssima Trindade"))
-    bookings.record_trip(db, CLERK, NL, rid, "Rosana Prado Lima", "52998224725", drivers[1],
-                         ["Rosana Prado Lima", "Grupo de dança (28 pessoas)"], "Nova Lacerda – Vila Bela (ida e volta)")
+    trips.record_trip(db, CLERK, NL, rid, "Rosana Prado Lima", "52998224725", drivers[1],
+                      ["Rosana Prado Lima", "Grupo de dança (28 pessoas)"], "Nova Lacerda – Vila Bela (ida e volta)")
     # a requester in debt (art. 2 §1), refused with the reason
-    rid = bookings.create_request(db, CLERK, NL, _form(people[9], today, ServiceAsked("earth_loads", loads=2)))
-    bookings.refuse_request(db, CLERK, NL, rid, "Solicitante em débito com o Município (Decreto 017/2026, art. 2, §1)")
+    rid = protocol.create_request(db, CLERK, NL, _form(people[9], today, ServiceAsked("earth_loads", loads=2)))
+    booking_requests.refuse_request(db, CLERK, NL, rid, "Solicitante em débito com o Município (Decreto 017/2026, art. 2, §1)")
 
 
 def seed_bookings(db: Database) -> None:
     """Load the machinery demo of Nova Lacerda once (skipped when assets already exist)."""
     bootstrap.ensure_parameter(db, NL, ParameterVersion(
-        bookings.LOCALITIES, date(2026, 3, 24), LOCALITIES, "Demonstração (zonas do cronograma regionalizado)",
+        localities.LOCALITIES, date(2026, 3, 24), LOCALITIES, "Demonstração (zonas do cronograma regionalizado)",
         "Zonas e localidades fictícias — a TI cadastra as reais"))
     if db["machinery_assets"].count_documents({"municipality": NL}) > 0:
         return

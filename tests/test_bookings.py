@@ -9,8 +9,21 @@ from decimal import Decimal
 import pytest
 
 from services.dam import dams
-from services.machinery import bookings, price_tables
-from services.machinery.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
+from services.machinery import (
+    booking_requests,
+    execution,
+    localities,
+    payment,
+    pending,
+    price_tables,
+    protocol,
+    quotes,
+    schedule,
+    trips,
+)
+from services.machinery.execution import ExecutionInput
+from services.machinery.payment import ExtensionInput
+from services.machinery.protocol import ClaimInput, RequestInput, ServiceAsked
 from services.shared import entities, events
 from services.shared.auth import Actor
 from services.shared.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
@@ -27,7 +40,7 @@ D = Decimal
 def nl(db, today):
     """Nova Lacerda with zones, two machines, a truck, two operators and three requesters."""
     today.set(MONDAY)
-    bookings.set_localities(db, TI_NL, NL, date(2026, 3, 24), [
+    localities.set_localities(db, TI_NL, NL, date(2026, 3, 24), [
         {"zone": "Zona Norte", "locality": "Assentamento Bandeira", "area": "rural"},
         {"zone": "Zona Norte", "locality": "Comunidade Pontal", "area": "rural"},
         {"zone": "Zona Urbana", "locality": "Centro", "area": "urbana"},
@@ -89,75 +102,75 @@ def upfront(doc):
 # ---- the two stories of the issue ----
 
 def test_bpc_family_five_loads_seventy_percent_paid_scheduled_executed(db, nl, today):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["family"], LOADS5, claims=(BPC,)))
-    doc = bookings.make_quote(db, CLERK, NL, rid, MONDAY)
+    rid = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5, claims=(BPC,)))
+    doc = quotes.make_quote(db, CLERK, NL, rid, MONDAY)
     line = doc["quote"]["lines"][0]
     assert (line["item"], line["amount"], line["discount"], doc["quote"]["total"]) == ("12", D("750.00"), D("525.00"),
                                                                                         D("225.00"))
     assert doc["quote"]["price_table"]["version_id"] == "2026-03-24"
-    doc = bookings.issue_payment(db, CLERK, NL, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, NL, rid, MONDAY)
     [full] = upfront(doc)
     assert (full["key"], full["amount"], doc["status"]) == ("integral", D("225.00"), "aguardando_pagamento")
     assert dams.get(db, CLERK, NL, full["dam_id"])["pays"]["collection"] == "booking_requests"
     pay(db, full["dam_id"])
-    assert bookings.get_request(db, CLERK, NL, rid)["status"] == "a_agendar"
+    assert booking_requests.get_request(db, CLERK, NL, rid)["status"] == "a_agendar"
     day = MONDAY + timedelta(days=2)
-    board = bookings.schedule_board(db, CLERK, NL, day)
+    board = schedule.schedule_board(db, CLERK, NL, day)
     assert [(e.protocol, e.zone, e.locality) for e in board.queue] == [(doc["protocol"], "Zona Norte",
                                                                        "Assentamento Bandeira")]
-    bookings.book(db, CLERK, NL, rid, day, [(nl["truck"], nl["pedro"])])
-    board = bookings.schedule_board(db, CLERK, NL, day)
+    schedule.book(db, CLERK, NL, rid, day, [(nl["truck"], nl["pedro"])])
+    board = schedule.schedule_board(db, CLERK, NL, day)
     assert board.queue == () and [b["asset"] for b in board.booked] == ["QBA1D23"]
     assert "QBA1D23" not in [a["identifier"] for a in board.free_assets]
     today.set(day)
-    bookings.start_execution(db, CLERK, NL, rid, day)
-    done = bookings.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["pedro"], ((nl["truck"], D(80000), D(80060)),),
+    execution.start_execution(db, CLERK, NL, rid, day)
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["pedro"], ((nl["truck"], D(80000), D(80060)),),
                                                                loads_delivered=5))
     assert done["status"] == "concluido" and done["settlement"] is None
     assert entities.get(db, CLERK, "machinery_assets", NL, nl["truck"])["meter_reading"] == 80060
 
 
 def test_farmer_six_hours_advance_seven_worked_balance_due_and_next_request_blocked(db, nl, today):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    doc = bookings.issue_payment(db, CLERK, NL, rid, MONDAY)
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, NL, rid, MONDAY)
     [advance] = upfront(doc)
     assert (advance["key"], advance["amount"]) == ("adiantamento", D("900.00"))  # art. 8 §2: 50% of 6 h × R$ 300
     pay(db, advance["dam_id"])
     day = date(2026, 4, 8)
-    bookings.book(db, CLERK, NL, rid, day, [(nl["backhoe"], nl["joao"])])
+    schedule.book(db, CLERK, NL, rid, day, [(nl["backhoe"], nl["joao"])])
     today.set(day)
-    done = bookings.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["joao"], ((nl["backhoe"], D(1200), D(1207)),),
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["joao"], ((nl["backhoe"], D(1200), D(1207)),),
                                                                worked_hours=(("01", D(7)),)))
     settlement = done["settlement"]
     assert (settlement["executed"], settlement["amount_due"]) == (D("2100.00"), D("1200.00"))
     assert settlement["due"] == date(2026, 4, 23)  # art. 8 §2: 15 days after completion on 08/04
     balance = dams.get(db, CLERK, NL, settlement["dam_id"])
     assert balance["amount"] == D("1200.00") and balance["due_on"] == date(2026, 4, 23)
-    titles = [(p.title, p.overdue) for p in bookings.pending(db, CLERK, NL, date(2026, 4, 10)) if p.record_id == rid]
+    titles = [(p.title, p.overdue) for p in pending.pending(db, CLERK, NL, date(2026, 4, 10)) if p.record_id == rid]
     assert titles == [("Saldo a pagar", False)]
     today.set(date(2026, 4, 24))  # the balance is overdue
-    assert [(p.title, p.overdue) for p in bookings.pending(db, CLERK, NL, date(2026, 4, 24))
+    assert [(p.title, p.overdue) for p in pending.pending(db, CLERK, NL, date(2026, 4, 24))
             if p.record_id == rid] == [("Saldo vencido", True)]
-    with pytest.raises(bookings.RequestsSuspended) as blocked:
-        bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=date(2026, 4, 24)))
+    with pytest.raises(protocol.RequestsSuspended) as blocked:
+        protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=date(2026, 4, 24)))
     assert "Antônio Sitiante tem DAM vencido" in blocked.value.message
     assert balance["number"] in blocked.value.message and "art. 8, §4" in blocked.value.message
     pay(db, balance["id"])
-    assert bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=date(2026, 4, 24)))
+    assert protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=date(2026, 4, 24)))
 
 
 def test_a_completion_reported_after_the_balance_term_gets_a_payable_dam_15_days_from_issue(db, nl, today):
     """Art. 8 §2 gives 15 days to pay the balance; when the team reports the completion after those
     days, the DAM cannot be due in the past: the requester gets the 15 days from the issue."""
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    [advance] = upfront(bookings.issue_payment(db, CLERK, NL, rid, MONDAY))
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    [advance] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
     pay(db, advance["dam_id"])
     day = date(2026, 4, 8)
-    bookings.book(db, CLERK, NL, rid, day, [(nl["backhoe"], nl["joao"])])
+    schedule.book(db, CLERK, NL, rid, day, [(nl["backhoe"], nl["joao"])])
     today.set(date(2026, 4, 28))  # reported 20 days after the work ended
-    done = bookings.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["joao"], ((nl["backhoe"], D(1200), D(1207)),),
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["joao"], ((nl["backhoe"], D(1200), D(1207)),),
                                                                worked_hours=(("01", D(7)),)))
     balance = dams.get(db, CLERK, NL, done["settlement"]["dam_id"])
     assert balance["due_on"] == date(2026, 5, 13) and balance["amount"] == D("1200.00")
@@ -165,141 +178,143 @@ def test_a_completion_reported_after_the_balance_term_gets_a_payable_dam_15_days
 
 
 def test_a_dam_due_today_does_not_block_yet(db, nl, today):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], LOADS5))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    [full] = upfront(bookings.issue_payment(db, CLERK, NL, rid, MONDAY))
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], LOADS5))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
     due = dams.get(db, CLERK, NL, full["dam_id"])["due_on"]
     today.set(due)  # art. 8 §4: paying on the due date is on time
-    assert bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=due))
+    assert protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=due))
     today.set(due + timedelta(days=1))
-    with pytest.raises(bookings.RequestsSuspended):
-        bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=due + timedelta(days=1)))
+    with pytest.raises(protocol.RequestsSuspended):
+        protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=due + timedelta(days=1)))
 
 
 # ---- steps ----
 
 def test_six_loads_are_refused_at_the_protocol_with_the_next_stage(db, nl):
     with pytest.raises(ValidationFailed) as refused:
-        bookings.create_request(db, CLERK, NL, form(nl["family"], ServiceAsked("earth_loads", loads=6)))
+        protocol.create_request(db, CLERK, NL, form(nl["family"], ServiceAsked("earth_loads", loads=6)))
     assert "art. 9, §1 e §2" in refused.value.errors["services"]
     assert db["booking_requests"].count_documents({}) == 0
 
 
 def test_protocol_numbers_run_per_year(db, nl):
-    first = bookings.get_request(db, CLERK, NL, bookings.create_request(db, CLERK, NL, form(nl["family"], LOADS5)))
-    second = bookings.get_request(db, CLERK, NL, bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6)))
+    first = booking_requests.get_request(db, CLERK, NL,
+                                         protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5)))
+    second = booking_requests.get_request(db, CLERK, NL,
+                                          protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6)))
     assert (first["protocol"], second["protocol"]) == ("0001/2026", "0002/2026")
 
 
 def test_short_notice_is_a_warning_not_a_refusal(db, nl):
-    findings = bookings.check(db, CLERK, NL, form(nl["farmer"], HOURS6, desired_start=MONDAY + timedelta(days=10)))
+    findings = protocol.check(db, CLERK, NL, form(nl["farmer"], HOURS6, desired_start=MONDAY + timedelta(days=10)))
     notice = next(f for f in findings if f.reference.endswith("art. 2, caput") and "Antecedência" in f.message)
     assert not notice.ok and not notice.blocking
 
 
 def test_private_property_waits_for_the_visit_and_an_unviable_visit_refuses(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, private_property=True,
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, private_property=True,
                                                       property_proof="Matrícula 4.321"))
-    assert bookings.get_request(db, CLERK, NL, rid)["status"] == "aguardando_vistoria"
-    with pytest.raises(bookings.WrongStep):
-        bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    doc = bookings.record_technical_visit(db, CLERK, NL, rid, MONDAY, False, "Encosta instável, risco à máquina")
+    assert booking_requests.get_request(db, CLERK, NL, rid)["status"] == "aguardando_vistoria"
+    with pytest.raises(booking_requests.WrongStep):
+        quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    doc = quotes.record_technical_visit(db, CLERK, NL, rid, MONDAY, False, "Encosta instável, risco à máquina")
     assert doc["status"] == "recusado" and "art. 5" in doc["refusal"]["reason"]
 
 
 def test_natural_materials_need_the_licence_at_the_visit(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, removes_natural_materials=True,
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, removes_natural_materials=True,
                                                       environmental_licence=""))
     with pytest.raises(ValidationFailed) as refused:
-        bookings.record_technical_visit(db, CLERK, NL, rid, MONDAY, True, "Acesso bom")
+        quotes.record_technical_visit(db, CLERK, NL, rid, MONDAY, True, "Acesso bom")
     assert "art. 10, III" in refused.value.errors["environmental_licence"]
-    doc = bookings.record_technical_visit(db, CLERK, NL, rid, MONDAY, True, "Acesso bom", "LO SEMA 77/2026")
+    doc = quotes.record_technical_visit(db, CLERK, NL, rid, MONDAY, True, "Acesso bom", "LO SEMA 77/2026")
     assert doc["status"] == "aguardando_orcamento"
-    assert bookings.make_quote(db, CLERK, NL, rid, MONDAY)["quote"]["total"] == D("1800.00")
+    assert quotes.make_quote(db, CLERK, NL, rid, MONDAY)["quote"]["total"] == D("1800.00")
 
 
 def test_favourable_social_report_gives_seventy_percent(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], ServiceAsked("earth_loads", loads=2)))
-    assert bookings.request_social_report(db, CLERK, NL, rid, MONDAY)["status"] == "aguardando_parecer"
-    assert "Aguardando parecer social" in [p.title for p in bookings.pending(db, CLERK, NL, MONDAY)]
-    doc = bookings.record_social_report(db, CLERK, NL, rid, MONDAY, True, "Parecer SMAS 14/2026")
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], ServiceAsked("earth_loads", loads=2)))
+    assert quotes.request_social_report(db, CLERK, NL, rid, MONDAY)["status"] == "aguardando_parecer"
+    assert "Aguardando parecer social" in [p.title for p in pending.pending(db, CLERK, NL, MONDAY)]
+    doc = quotes.record_social_report(db, CLERK, NL, rid, MONDAY, True, "Parecer SMAS 14/2026")
     assert doc["status"] == "aguardando_orcamento"
-    assert bookings.make_quote(db, CLERK, NL, rid, MONDAY)["quote"]["total"] == D("90.00")  # 300 - 70%
+    assert quotes.make_quote(db, CLERK, NL, rid, MONDAY)["quote"]["total"] == D("90.00")  # 300 - 70%
 
 
 def test_unproven_discount_keeps_the_full_price_with_a_warning(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["family"], LOADS5, claims=(ClaimInput("BPC"),)))
-    q = bookings.make_quote(db, CLERK, NL, rid, MONDAY)["quote"]
+    rid = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5, claims=(ClaimInput("BPC"),)))
+    q = quotes.make_quote(db, CLERK, NL, rid, MONDAY)["quote"]
     assert q["total"] == D("750.00") and not q["discount"]["findings"][0]["ok"]
 
 
 def test_non_profit_deferral_goes_to_schedule_and_gets_its_dam_after_completion(db, nl, today):
     charter = ClaimInput("NON_PROFIT", "NON_PROFIT_CHARTER", "Estatuto livro A-3; CNPJ 11.222.333/0001-81")
-    rid = bookings.create_request(db, CLERK, NL, form(nl["association"], LOADS5, claims=(charter,)))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
+    rid = protocol.create_request(db, CLERK, NL, form(nl["association"], LOADS5, claims=(charter,)))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
     with pytest.raises(ValidationFailed):  # art. 8 §3: express justification required
-        bookings.issue_payment(db, CLERK, NL, rid, MONDAY,
-                               extension=ExtensionInput("NON_PROFIT_OR_VULNERABLE", " ", 30))
-    doc = bookings.issue_payment(db, CLERK, NL, rid, MONDAY, extension=ExtensionInput(
+        payment.issue_payment(db, CLERK, NL, rid, MONDAY,
+                              extension=ExtensionInput("NON_PROFIT_OR_VULNERABLE", " ", 30))
+    doc = payment.issue_payment(db, CLERK, NL, rid, MONDAY, extension=ExtensionInput(
         "NON_PROFIT_OR_VULNERABLE", "Entidade sem liquidez imediata", 30))
     assert doc["status"] == "a_agendar" and upfront(doc) == []
     day = date(2026, 4, 9)
-    bookings.book(db, CLERK, NL, rid, day, [(nl["truck"], nl["pedro"])])
+    schedule.book(db, CLERK, NL, rid, day, [(nl["truck"], nl["pedro"])])
     today.set(day)
-    done = bookings.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["pedro"], loads_delivered=5))
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["pedro"], loads_delivered=5))
     [full] = upfront(done)
     assert full["amount"] == D("525.00")  # Anexo II: 5 loads × R$ 150,00 less 30% for the non-profit
     assert full["due"] == date(2026, 5, 11)  # 30 days after 09/04 = 09/05 (Sat) → Monday 11/05
 
 
 def test_fewer_hours_than_the_advance_give_a_credit_to_return(db, nl, today):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    pay(db, upfront(bookings.issue_payment(db, CLERK, NL, rid, MONDAY))[0]["dam_id"])
-    bookings.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
-    done = bookings.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"],
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    pay(db, upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))[0]["dam_id"])
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"],
                                                                worked_hours=(("01", D(2)),)))
     assert done["settlement"]["credit_to_return"] == D("300.00") and done["settlement"]["dam_id"] is None
-    assert [p.title for p in bookings.pending(db, CLERK, NL, MONDAY) if p.record_id == rid] == ["Crédito a devolver"]
-    bookings.record_credit_returned(db, CLERK, NL, rid, MONDAY, "Restituição 5/2026")
-    assert [p for p in bookings.pending(db, CLERK, NL, MONDAY) if p.record_id == rid] == []
+    assert [p.title for p in pending.pending(db, CLERK, NL, MONDAY) if p.record_id == rid] == ["Crédito a devolver"]
+    execution.record_credit_returned(db, CLERK, NL, rid, MONDAY, "Restituição 5/2026")
+    assert [p for p in pending.pending(db, CLERK, NL, MONDAY) if p.record_id == rid] == []
 
 
 def test_paid_handler_runs_once_whatever_the_retries(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    [full] = upfront(bookings.issue_payment(db, CLERK, NL, rid, MONDAY))
+    rid = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
     pay(db, full["dam_id"])
-    version = bookings.get_request(db, CLERK, NL, rid)["version"]
-    bookings.dam_paid(db, {"id": full["dam_id"]})
+    version = booking_requests.get_request(db, CLERK, NL, rid)["version"]
+    payment.dam_paid(db, {"id": full["dam_id"]})
     events.dam_paid(db, full["dam_id"])
-    bookings.dam_paid(db, {"id": full["dam_id"], "status": "pago", "pays": {"collection": "booking_requests"}})
-    doc = bookings.get_request(db, CLERK, NL, rid)
+    payment.dam_paid(db, {"id": full["dam_id"], "status": "pago", "pays": {"collection": "booking_requests"}})
+    doc = booking_requests.get_request(db, CLERK, NL, rid)
     assert doc["version"] == version and doc["status"] == "a_agendar"
     assert upfront(doc)[0]["paid_on"] == MONDAY
 
 
 def test_an_unpaid_dam_is_never_taken_as_paid_by_the_handler(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    [full] = upfront(bookings.issue_payment(db, CLERK, NL, rid, MONDAY))
-    bookings.dam_paid(db, {"id": full["dam_id"], "status": "pago"})
-    assert bookings.get_request(db, CLERK, NL, rid)["status"] == "aguardando_pagamento"
+    rid = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
+    payment.dam_paid(db, {"id": full["dam_id"], "status": "pago"})
+    assert booking_requests.get_request(db, CLERK, NL, rid)["status"] == "aguardando_pagamento"
 
 
 def test_unpaid_request_is_not_on_the_board_and_cannot_be_booked(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    bookings.issue_payment(db, CLERK, NL, rid, MONDAY)
-    assert bookings.schedule_board(db, CLERK, NL, MONDAY).queue == ()
-    with pytest.raises(bookings.WrongStep):
-        bookings.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
+    rid = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    payment.issue_payment(db, CLERK, NL, rid, MONDAY)
+    assert schedule.schedule_board(db, CLERK, NL, MONDAY).queue == ()
+    with pytest.raises(booking_requests.WrongStep):
+        schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
 
 
 def ready(db, nl, requester, services=(LOADS5,)):
-    rid = bookings.create_request(db, CLERK, NL, form(requester, *services))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
-    doc = bookings.issue_payment(db, CLERK, NL, rid, MONDAY, extension=ExtensionInput(
+    rid = protocol.create_request(db, CLERK, NL, form(requester, *services))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, NL, rid, MONDAY, extension=ExtensionInput(
         "NON_PROFIT_OR_VULNERABLE", "Família sem liquidez imediata", 30))
     assert doc["status"] == "a_agendar"
     return rid
@@ -308,25 +323,25 @@ def ready(db, nl, requester, services=(LOADS5,)):
 def test_board_follows_zone_and_locality_and_a_justified_urgency_moves_ahead(db, nl):
     urban = ready(db, nl, nl["association"])
     north = ready(db, nl, nl["family"])
-    assert [e.request_id for e in bookings.schedule_board(db, CLERK, NL, MONDAY).queue] == [north, urban]
+    assert [e.request_id for e in schedule.schedule_board(db, CLERK, NL, MONDAY).queue] == [north, urban]
     with pytest.raises(ValidationFailed):
-        bookings.mark_urgent(db, CLERK, NL, urban, "  ")
-    bookings.mark_urgent(db, CLERK, NL, urban, "Ponte caída na estrada da escola")
-    queue = bookings.schedule_board(db, CLERK, NL, MONDAY).queue
+        schedule.mark_urgent(db, CLERK, NL, urban, "  ")
+    schedule.mark_urgent(db, CLERK, NL, urban, "Ponte caída na estrada da escola")
+    queue = schedule.schedule_board(db, CLERK, NL, MONDAY).queue
     assert [e.request_id for e in queue] == [urban, north] and "art. 3, §2" in queue[0].reference
 
 
 def test_a_machine_or_operator_is_not_booked_twice_on_a_day(db, nl):
     first, second = ready(db, nl, nl["family"]), ready(db, nl, nl["association"])
-    bookings.book(db, CLERK, NL, first, MONDAY, [(nl["truck"], nl["pedro"])])
+    schedule.book(db, CLERK, NL, first, MONDAY, [(nl["truck"], nl["pedro"])])
     with pytest.raises(Conflict):
-        bookings.book(db, CLERK, NL, second, MONDAY, [(nl["truck"], nl["joao"])])
+        schedule.book(db, CLERK, NL, second, MONDAY, [(nl["truck"], nl["joao"])])
     with pytest.raises(Conflict):
-        bookings.book(db, CLERK, NL, second, MONDAY, [(nl["backhoe"], nl["pedro"])])
-    assert bookings.get_request(db, CLERK, NL, second)["status"] == "a_agendar"
-    assert bookings.book(db, CLERK, NL, second, MONDAY + timedelta(days=1),
+        schedule.book(db, CLERK, NL, second, MONDAY, [(nl["backhoe"], nl["pedro"])])
+    assert booking_requests.get_request(db, CLERK, NL, second)["status"] == "a_agendar"
+    assert schedule.book(db, CLERK, NL, second, MONDAY + timedelta(days=1),
                          [(nl["truck"], nl["pedro"])])["status"] == "agendado"
-    assert [r["protocol"] for r in bookings.week_schedule(db, CLERK, NL, MONDAY)] == ["0001/2026", "0002/2026"]
+    assert [r["protocol"] for r in schedule.week_schedule(db, CLERK, NL, MONDAY)] == ["0001/2026", "0002/2026"]
 
 
 def test_two_clerks_booking_one_machine_for_one_day_at_once_get_one_conflict(db, nl):
@@ -336,7 +351,7 @@ def test_two_clerks_booking_one_machine_for_one_day_at_once_get_one_conflict(db,
     def run(rid, operator):
         start.wait()
         try:
-            results[rid] = bookings.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], operator)])
+            results[rid] = schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], operator)])
         except Exception as exc:  # noqa: BLE001 — the test inspects what each clerk got
             results[rid] = exc
 
@@ -352,13 +367,13 @@ def test_two_clerks_booking_one_machine_for_one_day_at_once_get_one_conflict(db,
 
 
 def test_bus_hire_records_the_responsible_driver_and_incidents(db, nl):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["association"], ServiceAsked(
+    rid = protocol.create_request(db, CLERK, NL, form(nl["association"], ServiceAsked(
         "passenger_transport", item="10", distance_km=D(300)), trip_responsible="Ana Responsável"))
     with pytest.raises(ValidationFailed):  # the driver must be municipal staff on duty as a driver
-        bookings.record_trip(db, CLERK, NL, rid, "Ana Responsável", "52998224725", nl["joao"], ["A"], "Nova Lacerda–Cuiabá")
-    bookings.record_trip(db, CLERK, NL, rid, "Ana Responsável", "52998224725", nl["pedro"], ["Ana", "Bia"],
-                         "Nova Lacerda – Vila Bela")
-    doc = bookings.record_incident(db, CLERK, NL, rid, MONDAY, "lotacao", "46 passageiros em 44 lugares")
+        trips.record_trip(db, CLERK, NL, rid, "Ana Responsável", "52998224725", nl["joao"], ["A"], "Nova Lacerda–Cuiabá")
+    trips.record_trip(db, CLERK, NL, rid, "Ana Responsável", "52998224725", nl["pedro"], ["Ana", "Bia"],
+                      "Nova Lacerda – Vila Bela")
+    doc = trips.record_incident(db, CLERK, NL, rid, MONDAY, "lotacao", "46 passageiros em 44 lugares")
     incident = doc["trip"]["incidents"][0]
     assert incident["responsible"] == "Ana Responsável" and doc["trip"]["driver"] == "Pedro Motorista"
 
@@ -367,14 +382,14 @@ def test_incidents_recorded_by_two_clerks_at_once_are_both_kept(db, nl):
     """Art. 6: every incident answers against the responsible person; none may be lost to a race."""
     import threading
 
-    rid = bookings.create_request(db, CLERK, NL, form(nl["association"], ServiceAsked(
+    rid = protocol.create_request(db, CLERK, NL, form(nl["association"], ServiceAsked(
         "passenger_transport", item="10", distance_km=D(300)), trip_responsible="Ana Responsável"))
-    bookings.record_trip(db, CLERK, NL, rid, "Ana Responsável", "52998224725", nl["pedro"], ["Ana"], "Nova Lacerda")
+    trips.record_trip(db, CLERK, NL, rid, "Ana Responsável", "52998224725", nl["pedro"], ["Ana"], "Nova Lacerda")
     errors = []
 
     def add(n: int) -> None:
         try:
-            bookings.record_incident(db, CLERK, NL, rid, MONDAY, "dano", f"Avaria {n}")
+            trips.record_incident(db, CLERK, NL, rid, MONDAY, "dano", f"Avaria {n}")
         except Exception as exc:  # noqa: BLE001 — a refusal is what this test looks for
             errors.append(exc)
 
@@ -383,59 +398,59 @@ def test_incidents_recorded_by_two_clerks_at_once_are_both_kept(db, nl):
         t.start()
     for t in threads:
         t.join()
-    doc = bookings.get_request(db, CLERK, NL, rid)
+    doc = booking_requests.get_request(db, CLERK, NL, rid)
     assert errors == [] and sorted(i["description"] for i in doc["trip"]["incidents"]) == [f"Avaria {n}" for n in range(6)]
 
 
 def test_price_update_previews_every_price_and_old_quotes_keep_their_version(db, nl, today):
-    rid = bookings.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
-    bookings.make_quote(db, CLERK, NL, rid, MONDAY)
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
     preview = price_tables.preview_update(db, TI_NL, NL, "IPCA", "4,50", "03/2026", date(2026, 5, 1), "Decreto 030/2026")
     assert len(preview.rows) == 12 and (preview.rows[0].current, preview.rows[0].new) == (D("300.00"), D("313.50"))
     with pytest.raises(PermissionDenied):
         price_tables.save_update(db, CLERK, NL, preview)
     price_tables.save_update(db, TI_NL, NL, preview)
     assert [t.effective for t in price_tables.versions(db, CLERK, NL)] == [date(2026, 5, 1), date(2026, 3, 24)]
-    assert bookings.get_request(db, CLERK, NL, rid)["quote"]["price_table"]["version_id"] == "2026-03-24"
+    assert booking_requests.get_request(db, CLERK, NL, rid)["quote"]["price_table"]["version_id"] == "2026-03-24"
     today.set(date(2026, 5, 4))
-    later = bookings.create_request(db, CLERK, NL, form(nl["family"], HOURS6, requested_on=date(2026, 5, 4)))
-    q = bookings.make_quote(db, CLERK, NL, later, date(2026, 5, 4))["quote"]
+    later = protocol.create_request(db, CLERK, NL, form(nl["family"], HOURS6, requested_on=date(2026, 5, 4)))
+    q = quotes.make_quote(db, CLERK, NL, later, date(2026, 5, 4))["quote"]
     assert q["price_table"]["version_id"] == "2026-05-01" and q["total"] == D("1881.00")
 
 
 def test_a_clerk_of_another_municipality_is_refused(db, nl):
     other = Actor("sec.cg", "Chapada", "secretaria", ("chapada",))
     with pytest.raises(PermissionDenied):
-        bookings.create_request(db, other, NL, form(nl["family"], LOADS5))
+        protocol.create_request(db, other, NL, form(nl["family"], LOADS5))
 
 
 def test_a_second_request_of_loads_in_the_same_stage_waits_for_the_next(db, nl):
     ready(db, nl, nl["family"])
-    again = bookings.create_request(db, CLERK, NL, form(nl["family"], ServiceAsked("earth_loads", loads=2)))
+    again = protocol.create_request(db, CLERK, NL, form(nl["family"], ServiceAsked("earth_loads", loads=2)))
     with pytest.raises(ServiceError) as refused:  # art. 9 §1-§2: 5 already granted in stage 2026
-        bookings.make_quote(db, CLERK, NL, again, MONDAY)
+        quotes.make_quote(db, CLERK, NL, again, MONDAY)
     assert "art. 9, §1 e §2" in refused.value.message
-    later = bookings.create_request(db, CLERK, NL, form(nl["family"], ServiceAsked("earth_loads", loads=2),
+    later = protocol.create_request(db, CLERK, NL, form(nl["family"], ServiceAsked("earth_loads", loads=2),
                                                         stage="2026-2"))
-    assert bookings.make_quote(db, CLERK, NL, later, MONDAY)["quote"]["total"] == D("300.00")
+    assert quotes.make_quote(db, CLERK, NL, later, MONDAY)["quote"]["total"] == D("300.00")
 
 
 def test_a_refused_request_frees_its_machines_and_keeps_the_reason(db, nl):
     rid = ready(db, nl, nl["family"])
-    bookings.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
     with pytest.raises(ValidationFailed):
-        bookings.refuse_request(db, CLERK, NL, rid, " ")
-    doc = bookings.refuse_request(db, CLERK, NL, rid, "Desistência do solicitante")
+        booking_requests.refuse_request(db, CLERK, NL, rid, " ")
+    doc = booking_requests.refuse_request(db, CLERK, NL, rid, "Desistência do solicitante")
     assert (doc["status"], doc["refusal"]["reason"]) == ("recusado", "Desistência do solicitante")
-    assert "QBA1D23" in [a["identifier"] for a in bookings.schedule_board(db, CLERK, NL, MONDAY).free_assets]
+    assert "QBA1D23" in [a["identifier"] for a in schedule.schedule_board(db, CLERK, NL, MONDAY).free_assets]
 
 
 def test_machines_are_in_service_while_the_team_works(db, nl):
     rid = ready(db, nl, nl["farmer"], (HOURS6,))
-    bookings.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
-    bookings.start_execution(db, CLERK, NL, rid, MONDAY)
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    execution.start_execution(db, CLERK, NL, rid, MONDAY)
     assert entities.get(db, CLERK, "machinery_assets", NL, nl["backhoe"])["status"] == "em_servico"
-    bookings.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"], worked_hours=(("01", D(6)),)))
+    execution.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"], worked_hours=(("01", D(6)),)))
     assert entities.get(db, CLERK, "machinery_assets", NL, nl["backhoe"])["status"] == "disponivel"
 
 
@@ -444,6 +459,6 @@ def test_demo_seed_has_requests_in_every_stage(db, today):
 
     today.set(date(2026, 6, 1))
     seed_bookings(db)
-    assert {d["status"] for d in db["booking_requests"].find({"municipality": NL})} == set(bookings.STATUS)
-    titles = {p.title for p in bookings.pending(db, CLERK, NL, date(2026, 6, 1))}
+    assert {d["status"] for d in db["booking_requests"].find({"municipality": NL})} == set(booking_requests.STATUS)
+    titles = {p.title for p in pending.pending(db, CLERK, NL, date(2026, 6, 1))}
     assert {"Saldo vencido", "Aguardando vistoria técnica", "Aguardando parecer social", "A agendar"} <= titles

@@ -30,7 +30,7 @@ SETUP = (
     "import random\n"
     "from seed import demo\n"
     "from seed.demo import cpf\n"
-    "from services import clock, entities\n"
+    "from services.shared import clock, entities\n"
     "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
     "db = connect(); demo.seed_demo(db)\n"
@@ -43,12 +43,14 @@ SETUP = (
 
 PAY = (
     "import sys\n"
-    "from services import bookings, dams\n"
+    "from services.dam import dams\n"
+    "from services.machinery import booking_requests\n"
     "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
     "db = connect(); actor = Actor('banco', 'Retorno bancário', 'secretaria', ('nova_lacerda',))\n"
-    "row = next(r for r in bookings.list_requests(db, actor, 'nova_lacerda') if r['requester']['name'] == sys.argv[1])\n"
-    "doc = bookings.get_request(db, actor, 'nova_lacerda', row['id'])\n"
+    "row = next(r for r in booking_requests.list_requests(db, actor, 'nova_lacerda')\n"
+    "           if r['requester']['name'] == sys.argv[1])\n"
+    "doc = booking_requests.get_request(db, actor, 'nova_lacerda', row['id'])\n"
     "for inst in doc['payment']['instalments']:\n"
     "    if inst['dam_id'] and not inst['paid_on']:\n"
     "        dam = dams.get(db, actor, 'nova_lacerda', inst['dam_id'])\n"
@@ -58,11 +60,11 @@ PAY = (
 
 RECEIPT = (
     "import sys\n"
-    "from services import booking_documents, dams\n"
+    "from services.machinery import documents\n"
     "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
     "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('nova_lacerda',))\n"
-    "open(sys.argv[2], 'wb').write(getattr(booking_documents, sys.argv[3])(db, actor, 'nova_lacerda', sys.argv[1]))\n"
+    "open(sys.argv[2], 'wb').write(getattr(documents, sys.argv[3])(db, actor, 'nova_lacerda', sys.argv[1]))\n"
 )
 
 
@@ -187,7 +189,7 @@ def test_bpc_family_and_farmer_stories(panel, browser, tmp_path):
     later = tmp_path / "later"
     later.mkdir()
     (later / "sitecustomize.py").write_text(
-        "import datetime, os\nfrom services import clock\n"
+        "import datetime, os\nfrom services.shared import clock\n"
         "clock.today = lambda: datetime.date.fromisoformat(os.environ['BKUI_TODAY'])\n")
     env_later = {**env, "PYTHONPATH": os.pathsep.join([str(later), str(ROOT)]),
                  "BKUI_TODAY": (done + timedelta(days=20)).isoformat()}

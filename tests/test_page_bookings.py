@@ -77,7 +77,7 @@ from datetime import date  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from services.dam import dams  # noqa: E402
-from services.machinery import bookings, documents
+from services.machinery import booking_requests, documents, payment, protocol, quotes, schedule
 from tests.test_bookings import HOURS6, LOADS5, MONDAY, form, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
 
 
@@ -122,7 +122,7 @@ def test_bpc_family_story_on_the_screens(db, nl, today):
     next(b for b in at.button if b.label == "Emitir DAMs").click()
     at.run()
     assert "DAMs emitidos" in texts(at, "success")
-    [full] = [i for i in bookings.get_request(db, CLERK, MUN, rid)["payment"]["instalments"] if i["dam_id"]]
+    [full] = [i for i in booking_requests.get_request(db, CLERK, MUN, rid)["payment"]["instalments"] if i["dam_id"]]
     dam = dams.get(db, CLERK, MUN, full["dam_id"])
     dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
 
@@ -162,20 +162,20 @@ def test_farmer_story_balance_due_and_next_request_blocked_on_the_screen(db, nl,
     at.button(key="req_quote").click().run()
     next(b for b in at.button if b.label == "Emitir DAMs").click()
     at.run()
-    doc = bookings.get_request(db, CLERK, MUN, rid)
+    doc = booking_requests.get_request(db, CLERK, MUN, rid)
     advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
     assert advance["amount"] == D("900.00")
     dam = dams.get(db, CLERK, MUN, advance["dam_id"])
     dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
     day = MONDAY + timedelta(days=1)
-    bookings.book(db, CLERK, MUN, rid, day, [(nl["backhoe"], nl["joao"])])
+    schedule.book(db, CLERK, MUN, rid, day, [(nl["backhoe"], nl["joao"])])
     today.set(day)
     run = page("machinery_execution.py")
     run.text_input(key="exec_hours_01").input("7")
     next(b for b in run.button if b.label == "Concluir serviço").click()
     run.run()
     assert not run.exception, run.exception
-    settlement = bookings.get_request(db, CLERK, MUN, rid)["settlement"]
+    settlement = booking_requests.get_request(db, CLERK, MUN, rid)["settlement"]
     assert settlement["amount_due"] == D("1200.00") and settlement["due"] == date(2026, 4, 22)
     assert "Serviço concluído." in texts(run, "success")
 
@@ -187,7 +187,7 @@ def test_farmer_story_balance_due_and_next_request_blocked_on_the_screen(db, nl,
     assert not again.exception
     shown = texts(again, "error")
     assert "tem DAM vencido e não pago deste serviço" in shown and "art. 8" in shown
-    assert bookings.list_requests(db, CLERK, MUN) and len(bookings.list_requests(db, CLERK, MUN)) == 1
+    assert booking_requests.list_requests(db, CLERK, MUN) and len(booking_requests.list_requests(db, CLERK, MUN)) == 1
 
 
 def test_pending_and_registers_pages_open_for_the_clerk(db, nl, today):
@@ -201,13 +201,13 @@ def test_pending_and_registers_pages_open_for_the_clerk(db, nl, today):
 def test_a_completion_refused_by_the_services_says_why(db, nl, today):
     """The balance DAM cannot be issued (TI has not set the FEBRABAN code yet): the service refuses,
     the screen says so (the refusal names no field of the execution form) and nothing is completed."""
-    rid = bookings.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
-    bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
-    doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
     advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
     dam = dams.get(db, CLERK, MUN, advance["dam_id"])
     dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
-    bookings.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=2), [(nl["backhoe"], nl["joao"])])
+    schedule.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=2), [(nl["backhoe"], nl["joao"])])
     today.set(MONDAY + timedelta(days=2))
     db["parameters"].delete_many({"municipality": MUN, "name": "dam_febraban_code"})
     run = page("machinery_execution.py")
@@ -218,7 +218,7 @@ def test_a_completion_refused_by_the_services_says_why(db, nl, today):
     run.run()
     assert not run.exception
     assert "FEBRABAN" in texts(run, "error")
-    assert bookings.get_request(db, CLERK, MUN, rid)["status"] == "agendado"
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["status"] == "agendado"
 
 
 MODULE_PAGES = [p for p in __import__("ui.navigation", fromlist=["PAGES"]).PAGES if p.module == "maquinas"]
@@ -244,11 +244,11 @@ def test_module_page_by_role_in_nova_lacerda(db, nl, today, role, module_page):
 
 
 def test_urgency_needs_a_justification_and_then_moves_ahead(db, nl, today):
-    first = bookings.create_request(db, CLERK, MUN, form(nl["family"], LOADS5))
-    second = bookings.create_request(db, CLERK, MUN, form(nl["association"], LOADS5))
+    first = protocol.create_request(db, CLERK, MUN, form(nl["family"], LOADS5))
+    second = protocol.create_request(db, CLERK, MUN, form(nl["association"], LOADS5))
     for rid in (first, second):
-        bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
-        doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+        quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+        doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
         [full] = [i for i in doc["payment"]["instalments"] if i["dam_id"]]
         dam = dams.get(db, CLERK, MUN, full["dam_id"])
         dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
@@ -268,20 +268,20 @@ def test_urgency_needs_a_justification_and_then_moves_ahead(db, nl, today):
 
 
 def test_van_hire_records_the_responsible_person_and_an_incident_against_them(db, nl, today):
-    from services.machinery.bookings import ServiceAsked
+    from services.machinery.protocol import ServiceAsked
     from services.shared import entities
 
     van = entities.create(db, CLERK, "machinery_assets", MUN, {
         "identifier": "QBH9K21", "kind": "micro_onibus_van", "description": "Renault Master", "status": "disponivel",
         "meter_kind": "odometro", "meter_reading": 61200})
-    rid = bookings.create_request(db, CLERK, MUN, form(nl["association"], ServiceAsked(
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["association"], ServiceAsked(
         "passenger_transport", item="11", distance_km=D(120)), trip_responsible="Carla Responsável"))
-    bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
-    doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
     [full] = [i for i in doc["payment"]["instalments"] if i["dam_id"]]
     dam = dams.get(db, CLERK, MUN, full["dam_id"])
     dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
-    bookings.book(db, CLERK, MUN, rid, MONDAY, [(van, nl["pedro"])])
+    schedule.book(db, CLERK, MUN, rid, MONDAY, [(van, nl["pedro"])])
     at = page("machinery_execution.py")
     at.text_input(key="exec_trip_name").input("Carla Responsável")
     at.text_input(key="exec_trip_doc").input("52998224725")
@@ -303,7 +303,7 @@ def test_van_hire_records_the_responsible_person_and_an_incident_against_them(db
 
 
 def test_pending_lists_what_awaits_action(db, nl, today):
-    bookings.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    protocol.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
     at = page("machinery_pending.py")
     assert not at.exception
     assert "Aguardando orçamento" in frame_text(at, "Pendência")
@@ -312,13 +312,13 @@ def test_pending_lists_what_awaits_action(db, nl, today):
 
 def test_execution_opens_for_a_service_booked_for_a_later_day(db, nl, today):
     """A service booked for next week can be reported done today (the team went earlier)."""
-    rid = bookings.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
-    bookings.make_quote(db, CLERK, MUN, rid, MONDAY)
-    doc = bookings.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
     advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
     dam = dams.get(db, CLERK, MUN, advance["dam_id"])
     dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
-    bookings.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=7), [(nl["backhoe"], nl["joao"])])
+    schedule.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=7), [(nl["backhoe"], nl["joao"])])
     at = page("machinery_execution.py")
     assert not at.exception, at.exception
     assert at.date_input(key="exec_started").value == MONDAY

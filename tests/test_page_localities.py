@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.machinery import bookings
+from services.machinery import localities
 from services.shared import clock
 from services.shared.auth import Actor
 from tests.conftest import GABINETE, TI
@@ -56,16 +56,16 @@ def test_ti_saves_a_new_version_with_two_zones_in_force_from_its_date(db):
     at = review_and_confirm(at, "Portaria 12/2027")
     assert [s.value for s in at.success] == [
         f"Nova lista registrada com 2 localidade(s), em vigor a partir de {tomorrow:%d/%m/%Y}."]
-    assert bookings.localities(db, MUN, clock.today()) == []
-    assert bookings.localities(db, MUN, tomorrow) == [
+    assert localities.localities(db, MUN, clock.today()) == []
+    assert localities.localities(db, MUN, tomorrow) == [
         {"zone": "Zona Urbana", "locality": "Centro", "area": "urbana"},
         {"zone": "Zona Sul", "locality": "Linha 04", "area": "rural"},
     ]
-    assert bookings.zone_order(bookings.localities(db, MUN, tomorrow)) == ["Zona Urbana", "Zona Sul"]
+    assert localities.zone_order(localities.localities(db, MUN, tomorrow)) == ["Zona Urbana", "Zona Sul"]
 
 
 def test_a_version_in_force_today_is_the_list_shown(db):
-    bookings.set_localities(db, TI, MUN, clock.today(), [
+    localities.set_localities(db, TI, MUN, clock.today(), [
         {"zone": "Zona Norte", "locality": "Assentamento Corixa", "area": "rural"}], "Portaria 1/2026")
     at = page([])
     table = at.dataframe[0].value
@@ -82,13 +82,13 @@ def test_a_line_without_area_shows_its_error_and_keeps_the_typed_rows(db):
     editor = at.data_editor[0].value
     assert list(editor["Localidade"]) == ["Linha 04", "Assentamento Corixa"]
     assert list(editor["Zona"]) == ["Zona Sul", "Zona Norte"]
-    assert bookings.localities(db, MUN, clock.today() + timedelta(days=1)) == []
+    assert localities.localities(db, MUN, clock.today() + timedelta(days=1)) == []
 
 
 def test_a_save_without_act_shows_its_error_under_the_act(db):
     at = review_and_confirm(page(TYPED), "")
     assert "Informe o ato que fixou o valor (lei, decreto, portaria)." in captions(at)
-    assert bookings.localities(db, MUN, clock.today() + timedelta(days=1)) == []
+    assert localities.localities(db, MUN, clock.today() + timedelta(days=1)) == []
 
 
 @pytest.mark.parametrize("actor", [CLERK, GABINETE], ids=["secretaria", "gabinete"])

@@ -301,7 +301,7 @@ def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(d
         assert not [p for p in personal if p in text], municipality
 
 
-# ---- autos (services.ridehailing.enforcement.autos) and bookings (services.machinery.bookings) ----
+# ---- autos (services.ridehailing.enforcement.autos) and bookings (services.machinery.booking_requests) ----
 
 def test_autos_of_the_period_by_severity_and_stage(known):
     for n, (committed_on, severity, stage) in enumerate((

@@ -1,6 +1,7 @@
 """Documents of the machinery bookings of Nova Lacerda (PDF bytes): quote, service order, receipt,
-statement and the week schedule board. Each reads the request through services.machinery.bookings and prints it
-with services/machinery/booking_pdf.py on the municipal letterhead."""
+statement and the week schedule board. Each reads the request through services.machinery.booking_requests
+(the week through services.machinery.schedule) and prints it with services/machinery/booking_pdf.py on the
+municipal letterhead."""
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -9,7 +10,7 @@ from decimal import Decimal
 from pymongo.database import Database
 
 from rules.fmt import cnpj, cpf
-from services.machinery import bookings
+from services.machinery import booking_requests, schedule
 from services.machinery.booking_pdf import (
     BoardRow,
     BookingPrint,
@@ -71,7 +72,8 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
         requester_name=requester.get("name", ""), requester_document=_document(requester.get("document")),
         requester_address=requester.get("address", ""), zone=doc.get("zone", ""), locality=doc.get("locality", ""),
         place=" · ".join(p for p in ((doc.get("property") or {}).get("description", ""), doc.get("route", "")) if p),
-        services=tuple(bookings.describe_services(doc.get("services", [])).split("; ")), issued_on=clock.today(),
+        services=tuple(booking_requests.describe_services(doc.get("services", [])).split("; ")),
+        issued_on=clock.today(),
         lines=tuple(LinePrint(line["item"], line["description"], line["unit"], Decimal(line["quantity"]),
                               Decimal(line["unit_price"]), Decimal(line["amount"]), Decimal(line["discount"]),
                               Decimal(line["net"]), line.get("note", "")) for line in quote.get("lines", [])),
@@ -94,7 +96,7 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
 
 def _request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
     authorize(actor, "read", municipality)
-    return bookings.get_request(db, actor, municipality, request_id)
+    return booking_requests.get_request(db, actor, municipality, request_id)
 
 
 def quote_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
@@ -128,12 +130,12 @@ def statement_pdf(db: Database, actor: Actor, municipality: str, request_id: str
 
 def week_board_pdf(db: Database, actor: Actor, municipality: str, week_start: date) -> bytes:
     """The printed week view: the 7 days from ``week_start`` with their bookings by zone and locality."""
-    rows = bookings.week_schedule(db, actor, municipality, week_start)
+    rows = schedule.week_schedule(db, actor, municipality, week_start)
     ids = sorted({r["request_id"] for r in rows})
     requests = {}
     if ids:
-        found = db[bookings.REQUESTS].find(
-            {"municipality": municipality, "_id": {"$in": [bookings._oid(i) for i in ids]}},
+        found = db[booking_requests.REQUESTS].find(
+            {"municipality": municipality, "_id": {"$in": [booking_requests._oid(i) for i in ids]}},
             {"requester.name": 1, "services": 1})
         requests = {str(r["_id"]): decode(r) for r in found}
     days = []
@@ -144,6 +146,6 @@ def week_board_pdf(db: Database, actor: Actor, municipality: str, week_start: da
         days.append((when, tuple(BoardRow(
             r["protocol"], requests.get(r["request_id"], {}).get("requester", {}).get("name", ""),
             r.get("zone", ""), r.get("locality", ""),
-            bookings.describe_services(requests.get(r["request_id"], {}).get("services", [])),
+            booking_requests.describe_services(requests.get(r["request_id"], {}).get("services", [])),
             r.get("asset", ""), r.get("operator", "")) for r in entries)))
     return render_week_board(WeekPrint(_town(db, municipality), week_start, tuple(days), clock.today()))

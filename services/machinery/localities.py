@@ -1,9 +1,10 @@
 """Zones and localities of Nova Lacerda's machinery module, as the TI screen keeps them.
 
-The list is the dated parameter ``machinery_localities`` (services/machinery/bookings.py): each entry a zone, a
+The list is the dated parameter ``machinery_localities`` (:data:`LOCALITIES`): each entry a zone, a
 locality and its area (rural or urbana). The order of the zones is the order of the regional schedule
-(Decreto 017/2026, art. 3, §1), so the screen edits the rows with an "Ordem" number and this module
-turns the edited rows into that list. A new version is in force from its date; history is never edited.
+(Decreto 017/2026, art. 3, §1): :func:`localities` and :func:`zone_order` give it to the schedule board
+(:mod:`.schedule`). The screen edits the rows with an "Ordem" number and :func:`save` turns the edited rows
+into that list. A new version is in force from its date; history is never edited.
 """
 from __future__ import annotations
 
@@ -13,22 +14,55 @@ from decimal import Decimal, InvalidOperation
 from pymongo.database import Database
 
 from rules import fmt
+from rules.params import ParameterMissing
 from services import store
-from services.machinery import bookings
-from services.shared import clock, exports
+from services.shared import clock, exports, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import ValidationFailed
 
+LOCALITIES = "machinery_localities"
 AREAS = ("rural", "urbana")
 LAST = Decimal("Infinity")  # a row without "Ordem" goes after the numbered ones, in typed order
 COLUMNS = ("Ordem", "Zona", "Localidade", "Área")
+
+
+def localities(db: Database, municipality: str, on: date) -> list[dict]:
+    """Zones and localities in force (TI parameter ``machinery_localities``), in schedule order."""
+    try:
+        return list(parameters.value(db, municipality, LOCALITIES, on))
+    except ParameterMissing:
+        return []
+
+
+def zone_order(entries: list[dict]) -> list[str]:
+    """The zones in the order of the list (the regional schedule, art. 3 §1)."""
+    return list(dict.fromkeys(e["zone"] for e in entries))
+
+
+def set_localities(db: Database, actor: Actor, municipality: str, effective: date, entries: list[dict],
+                   act: str) -> None:
+    """A new version of the zones/localities list (``ti``): [{"zone", "locality", "area" rural|urbana}]."""
+    authorize(actor, "admin", municipality)
+    clean, errors = [], {}
+    for n, entry in enumerate(entries, start=1):
+        zone, locality = str(entry.get("zone", "")).strip(), str(entry.get("locality", "")).strip()
+        area = entry.get("area")
+        if not zone or not locality or area not in ("rural", "urbana"):
+            errors[f"linha {n}"] = f"Linha {n}: informe zona, localidade e área (rural ou urbana)."
+        clean.append({"zone": zone, "locality": locality, "area": area})
+    if not clean:
+        errors["entries"] = "Informe ao menos uma localidade."
+    if errors:
+        raise ValidationFailed(errors)
+    parameters.add_version(db, actor, municipality, LOCALITIES, effective, clean, act,
+                           "Zonas e localidades do cronograma regionalizado (Decreto 017/2026, art. 3, §1)")
 
 
 def in_force(db: Database, actor: Actor, municipality: str, on: date) -> list[dict]:
     """The rows of the list in force on ``on``, in schedule order (``read``)."""
     authorize(actor, "read", municipality)
     return [{"Ordem": n, "Zona": e["zone"], "Localidade": e["locality"], "Área": e["area"]}
-            for n, e in enumerate(bookings.localities(db, municipality, on), start=1)]
+            for n, e in enumerate(localities(db, municipality, on), start=1)]
 
 
 def export_csv(db: Database, actor: Actor, municipality: str, on: date) -> bytes:
@@ -83,5 +117,5 @@ def save(db: Database, actor: Actor, municipality: str, effective: date, rows: l
         raise ValidationFailed(errors)
     entries = [entry for _, _, entry in sorted(lines, key=lambda line: line[:2])]
     with store.transaction(db):
-        bookings.set_localities(db, actor, municipality, effective, entries, act)
+        set_localities(db, actor, municipality, effective, entries, act)
     return len(entries)

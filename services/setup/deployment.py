@@ -21,7 +21,7 @@ from rules.dam.pix import MAX_NAME, merchant_name_cut
 from rules.params import ParameterBook, ParameterMissing
 from rules.registry import MACHINERY, RIDE_HAILING, demo_parameters
 from services import store
-from services.machinery.bookings import LOCALITIES
+from services.machinery.localities import LOCALITIES
 from services.ridehailing.registry import FEE_PARAMETER
 from services.shared import audit, clock, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize

@@ -3,8 +3,8 @@
 Municipal assets (machines and vehicles), the municipal staff who operate or drive them, and the
 requesters (a person by CPF or a non-profit by CNPJ with its proof of constitution, art. 2 caput),
 with the standing staff checked (art. 2 §1) and its date. Zones and localities are the TI parameter
-``machinery_localities`` (services.machinery.bookings.localities). Requests, bookings and execution are
-written by ``services.machinery.bookings``; these specs drive the lists, forms, CSV export and import.
+``machinery_localities`` (services.machinery.localities). Requests, bookings and execution are
+written by the stage modules of ``services.machinery``; these specs drive the lists, forms, CSV export and import.
 """
 from __future__ import annotations
 

@@ -1,0 +1,268 @@
+"""The request of a service booking of Nova Lacerda (module "maquinas", Decreto 017/2026; issue 13):
+its collection, its statuses and the one unit of work every stage writes through.
+
+A request (pedido) goes: protocol (:mod:`.protocol`) → technical visit (art. 2 §3, art. 5, art. 10
+III) → social report when a discount needs it (art. 7) → quote (Anexo I/II; :mod:`.quotes`) → payment
+plan and DAMs (art. 8; :mod:`.payment`) → schedule board and bookings (art. 3, art. 9; :mod:`.schedule`)
+→ execution → completion with the balance DAM or the credit to return (art. 8 §2; :mod:`.execution`).
+Bus and van hire (art. 6) is :mod:`.trips`, files of a request :mod:`.attachments`, what awaits action
+:mod:`.pending`. Rules live in ``rules/machinery``; the services fetch, call a rule, save with audit,
+return plain values. This module holds what every stage reads and writes: the collection names, the
+statuses, the indexes, :func:`_change` (read, check the step, write on ``version``, audit), the reads
+(:func:`get_request`, :func:`list_requests`) and the refusal at any step before execution.
+
+Registers (EntitySpecs in ``services/shared/specs/maquinas.py``, lists/forms/CSV by services.shared.entities):
+``machinery_assets`` (kind, identifier = plate or asset number, status disponivel/em_servico/
+em_manutencao, meter_kind horimetro/odometro, meter_reading), ``machinery_operators`` (municipal
+staff: name, cpf, registration, duty operador/motorista, licence_category), ``machinery_requesters``
+(kind pf/entidade, name, document CPF/CNPJ, constitution_proof, address, zone, locality, phone,
+standing nada_deve/parcelamento_em_dia/em_debito, standing_checked_on). Zones and localities are
+the dated parameter ``machinery_localities`` (TI; :mod:`.localities`).
+
+Collection ``booking_requests`` (one document per request; every write is conditional on
+``version`` and goes with its audit entry in one ``store.transaction``)::
+
+    municipality, protocol "0001/2026" (numbers kind "maquinas_protocolo"), year, sequence,
+    protocolled_at (UTC), requested_on (date), desired_start (date|None),
+    requester_id, requester {name, document, kind, address, zone, locality}, zone, locality,
+    services [{kind: "machine_hours", item "01".."04", hours} | {kind: "earth_loads", loads}
+              | {kind: "dump_truck_day", distance_km, half_day} | {kind: "lowboy_trip", distance_km}
+              | {kind: "passenger_transport", item "10"|"11", distance_km}],
+    justification (art. 2 §4 IV), identification (I), residence_proof (II),
+    property {private, description, proof (III), standing, standing_checked_on} , route,
+    declarations {payment_terms (V), liability (VI)},
+    removes_natural_materials, environmental_licence, difficult_access,
+    attachments [{sha256, name, kind, added_at, by}],
+    technical_visit {required, status dispensada|pendente|favoravel|desfavoravel, visited_on,
+                     notes, environmental_licence, by},
+    discount_claims [{criterion (DiscountCriterion name), evidence_kind (EvidenceKind name),
+                      evidence_reference, family_income}],
+    social_report {requested_on, requested_by, note, answered_on, favourable, reference,
+                   answer_note} | None,
+    findings [{ok, message, reference, level}]  (eligibility at protocol, art. 2/5/6/8/10),
+    stage (load stage of the schedule, art. 9; default the year "2026"), urgent,
+    urgency_justification (art. 3 §2),
+    quote {on, price_table {version_id, effective, act}, km_reading, km_reading_text, lines [{item,
+           description, unit, quantity, unit_price, amount, discount, discount_reason, note, net}],
+           gross, discount_total, total, discount {rate, criterion, reference, reason, findings},
+           km_reading_applies (the km reading changed an amount)} | None,
+    payment {issued_on, extension {ground, ground_label, justification, days_after_completion,
+             instalments, prior_authorization} | None, instalments [{key integral|adiantamento|saldo,
+             label, amount, due, due_rule, reference, dam_id, dam_number, paid_on, deferred}],
+             findings} | None   (the "saldo" instalment is the estimate; its DAM is the settlement's),
+    schedule {day, bookings [{asset_id, asset, operator_id, operator}]} | None,
+    execution {started_on, ended_on, operator_id, operator, meters [{asset_id, start, end}],
+               loads_delivered, worked_hours {item: hours}, photos [sha256], notes} | None,
+    settlement {executed, advance, amount_due, credit_to_return, due, message, reference,
+                completed_on, dam_id, dam_number, paid_on, credit_returned_on, credit_note} | None,
+    settlement_open (a balance DAM unpaid or a credit not yet returned: read by :mod:`.pending`),
+    trip {responsible_name, responsible_document, driver_operator_id, driver, passengers [str],
+          route, incidents [{on, kind (INCIDENT_KINDS), kind_label, description, responsible,
+          by}]} | None,
+    refusal {reason, on, by} | None,
+    status (see STATUS), version, created_at, created_by, updated_at
+
+Collection ``machinery_bookings``: one document per (asset, operator, day) assignment::
+
+    municipality, request_id, protocol, day (ISO date), asset_id, asset, operator_id, operator,
+    zone, locality, created_at, by
+
+with unique indexes (municipality, asset_id, day) and (municipality, operator_id, day): two
+clerks saving at once cannot book one machine or one operator twice on a day; the
+DuplicateKeyError becomes :class:`services.shared.errors.Conflict`.
+"""
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from bson import ObjectId
+from bson.errors import InvalidId
+from pymongo.database import Database
+
+from rules.machinery.prices import CATALOGUE
+from services import store
+from services.shared import audit, clock
+from services.shared.auth import Actor, authorize
+from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
+from services.store import decode, encode, parse_date
+
+REQUESTS = "booking_requests"
+BOOKINGS = "machinery_bookings"
+ASSETS = "machinery_assets"
+OPERATORS = "machinery_operators"
+REQUESTERS = "machinery_requesters"
+
+INDEXES = {
+    REQUESTS: [
+        ([("municipality", 1), ("year", 1), ("sequence", 1)], {"unique": True, "name": "u_booking_requests_protocol"}),
+        ([("municipality", 1), ("status", 1)], {"name": "i_booking_requests_status"}),
+        ([("municipality", 1), ("requester_id", 1)], {"name": "i_booking_requests_requester"}),
+    ],
+    BOOKINGS: [
+        # Issue 13: no machine or operator booked twice for the same day, even with two clerks at once
+        ([("municipality", 1), ("asset_id", 1), ("day", 1)], {"unique": True, "name": "u_bookings_asset_day"}),
+        ([("municipality", 1), ("operator_id", 1), ("day", 1)], {"unique": True, "name": "u_bookings_operator_day"}),
+        ([("municipality", 1), ("request_id", 1)], {"name": "i_bookings_request"}),
+    ],
+}
+
+# Stored statuses of a request, with the pt-BR label the screens show.
+STATUS = {
+    "aguardando_vistoria": "Aguardando vistoria técnica",
+    "aguardando_parecer": "Aguardando parecer social",
+    "aguardando_orcamento": "Aguardando orçamento",
+    "aguardando_pagamento": "Aguardando pagamento",
+    "a_agendar": "Pago ou autorizado: a agendar",
+    "agendado": "Agendado",
+    "em_execucao": "Em execução",
+    "concluido": "Concluído",
+    "recusado": "Recusado",
+}
+OPEN = ("aguardando_vistoria", "aguardando_parecer", "aguardando_orcamento", "aguardando_pagamento", "a_agendar",
+        "agendado", "em_execucao")
+SERVICE_KINDS = {
+    "machine_hours": "Horas-máquina", "earth_loads": "Cargas de terra/cascalho", "dump_truck_day": "Caminhão basculante",
+    "lowboy_trip": "Caminhão prancha", "passenger_transport": "Ônibus, micro-ônibus ou van",
+}
+
+
+class WrongStep(ServiceError):
+    """The request is not at the step this action belongs to."""
+
+
+# ---- store plumbing ----
+
+_prepared: weakref.WeakSet = weakref.WeakSet()
+
+
+def prepare(db: Database) -> None:
+    """Create the indexes of requests and bookings (idempotent), once per database handle."""
+    if db in _prepared:
+        return
+    store.ensure_indexes(db, INDEXES)
+    _prepared.add(db)
+
+
+def _oid(record_id: str, what: str = "Pedido") -> ObjectId:
+    try:
+        return ObjectId(str(record_id))
+    except (InvalidId, TypeError):
+        raise NotFound(f"{what} não encontrado.") from None
+
+
+def _record(db: Database, collection: str, municipality: str, record_id: str, what: str) -> dict:
+    doc = db[collection].find_one({"_id": _oid(record_id, what)})
+    if doc is None or doc.get("municipality") != municipality:
+        raise NotFound(f"{what} não encontrado.")
+    doc = decode(doc)
+    doc["id"] = str(doc.pop("_id"))
+    return doc
+
+
+def _load(db: Database, municipality: str, request_id: str) -> dict:
+    return _record(db, REQUESTS, municipality, request_id, "Pedido")
+
+
+_DATES = ("requested_on", "desired_start")
+
+
+def _plain(doc: dict) -> dict:
+    """A stored request with dates as ``date`` and the status label (for pages and PDFs)."""
+    for key in _DATES:
+        doc[key] = parse_date(doc.get(key))
+    doc["status_label"] = STATUS.get(doc.get("status"), doc.get("status"))
+    for inst in (doc.get("payment") or {}).get("instalments", []):
+        inst["due"], inst["paid_on"] = parse_date(inst.get("due")), parse_date(inst.get("paid_on"))
+    for section, keys in (("technical_visit", ("visited_on",)), ("social_report", ("requested_on", "answered_on")),
+                          ("schedule", ("day",)), ("execution", ("started_on", "ended_on")),
+                          ("settlement", ("due", "completed_on", "paid_on", "credit_returned_on")),
+                          ("refusal", ("on",)), ("quote", ("on",))):
+        part = doc.get(section)
+        if part:
+            for key in keys:
+                if key in part:
+                    part[key] = parse_date(part[key])
+    return doc
+
+
+def _change(db: Database, actor: Actor, municipality: str, request_id: str, steps: tuple[str, ...] | None,
+            build: Callable[[dict], dict], action: str, note: str = "") -> dict:
+    """One unit of work on a request: read, check the step, build the $set, write on ``version``, audit."""
+    prepare(db)
+    with store.transaction(db):
+        doc = _load(db, municipality, request_id)
+        if steps is not None and doc["status"] not in steps:
+            raise WrongStep(f"O pedido {doc['protocol']} está '{STATUS.get(doc['status'], doc['status'])}': "
+                            "esta ação não cabe nesta etapa.")
+        changes = build(doc)
+        changes["updated_at"] = clock.now_utc()
+        result = db[REQUESTS].update_one({"_id": ObjectId(doc["id"]), "version": doc["version"]},
+                                         {"$set": encode(changes), "$inc": {"version": 1}})
+        if result.matched_count != 1:
+            raise Conflict("O pedido foi alterado por outra pessoa enquanto você salvava; abra-o de novo e repita.")
+        audit.record(db, actor, municipality, action, REQUESTS, doc["id"],
+                     {k: encode(doc.get(k)) for k in changes if k != "updated_at"},
+                     {k: v for k, v in encode(changes).items() if k != "updated_at"}, note=note or doc["protocol"])
+    return get_request_unchecked(db, municipality, request_id)
+
+
+def get_request_unchecked(db: Database, municipality: str, request_id: str) -> dict:
+    """A request as plain values, for a service that already authorized the caller."""
+    return _plain(_load(db, municipality, request_id))
+
+
+def describe_services(services: list[dict]) -> str:
+    """The services of a request in one line, as the board and the service order show them."""
+    parts = []
+    for s in services:
+        if s["kind"] == "machine_hours":
+            parts.append(f"{CATALOGUE[s['item']].machine if s['item'] in CATALOGUE else s['item']}: {s['hours']} h")
+        elif s["kind"] == "earth_loads":
+            parts.append(f"{s['loads']} carga(s) de terra/cascalho")
+        elif s["kind"] == "dump_truck_day":
+            parts.append(f"Caminhão basculante ({'meia diária' if s.get('half_day') else 'diária'}, {s['distance_km']} km)")
+        elif s["kind"] == "lowboy_trip":
+            parts.append(f"Caminhão prancha ({s['distance_km']} km)")
+        else:
+            parts.append(f"{'Ônibus' if s.get('item') == '10' else 'Micro-ônibus/van'} ({s['distance_km']} km)")
+    return "; ".join(parts)
+
+
+def get_request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
+    """One request as plain values (``id``, status label in ``status_label``)."""
+    authorize(actor, "read", municipality)
+    return get_request_unchecked(db, municipality, request_id)
+
+
+SUMMARY = {k: 1 for k in ("protocol", "year", "sequence", "requested_on", "requester", "zone", "locality", "status",
+                          "services", "urgent", "quote.total", "schedule.day")}
+
+
+def list_requests(db: Database, actor: Actor, municipality: str, status: str | None = None,
+                  limit: int = 200) -> list[dict]:
+    """Requests of the municipality, newest protocol first (summary fields)."""
+    authorize(actor, "read", municipality)
+    query: dict[str, Any] = {"municipality": municipality}
+    if status:
+        query["status"] = status
+    rows = []
+    for raw in db[REQUESTS].find(query, SUMMARY).sort([("year", -1), ("sequence", -1)]).limit(limit):
+        doc = decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        doc["services_text"] = describe_services(doc.get("services", []))
+        rows.append(_plain(doc))
+    return rows
+
+
+def refuse_request(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
+    """Refuse the request with its reason (any step before execution); its bookings are freed."""
+    authorize(actor, "write", municipality)
+    if not reason.strip():
+        raise ValidationFailed({"reason": "Informe o motivo da recusa."})
+    with store.transaction(db):
+        db[BOOKINGS].delete_many({"municipality": municipality, "request_id": str(request_id)})
+        return _change(db, actor, municipality, request_id, OPEN[:-1], lambda doc: {
+            "status": "recusado", "schedule": None,
+            "refusal": {"reason": reason.strip(), "on": clock.today(), "by": actor.username}}, "refuse")
