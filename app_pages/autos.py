@@ -9,7 +9,7 @@ from rules import fmt
 from rules.fmt import brl, day
 from rules.ridehailing.concepts import Measure
 from services.ridehailing import registry
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import autos, lavratura, lists, penalties, process
 from services.ridehailing.enforcement import documents as enforcement_documents
 from services.shared import clock, entities, fields
 from services.shared.errors import ServiceError, ValidationFailed
@@ -73,7 +73,7 @@ def autos_list() -> None:
     search = cols[0].text_input("Buscar", key="autos_search", placeholder="Número, nome, CPF, placa ou código")
     stage = cols[1].selectbox("Etapa", [""] + list(autos.STAGES), key="autos_stage",
                               format_func=lambda s: autos.STAGES.get(s, "Todas"), placeholder="Escolha...")
-    ok, rows = common.attempt(autos.list_autos, db, actor, mun, search, stage)
+    ok, rows = common.attempt(lists.list_autos, db, actor, mun, search, stage)
     if not ok:
         return
     frame = pd.DataFrame([{
@@ -87,8 +87,8 @@ def autos_list() -> None:
                          key="autos_table")
     places = st.columns(2)
     export_buttons(places[0], places[1], "autos de infração", mun, "autos",
-                   lambda: autos.export_csv(db, actor, mun, search, stage),
-                   lambda: autos.export_xlsx(db, actor, mun, search, stage))
+                   lambda: lists.export_csv(db, actor, mun, search, stage),
+                   lambda: lists.export_xlsx(db, actor, mun, search, stage))
     picked = event.selection.rows if event and event.selection else []
     chosen = rows[picked[0]].id if picked else None
     if chosen and chosen != st.session_state.get("autos_list_picked"):
@@ -100,7 +100,7 @@ def autos_list() -> None:
 # ---- new auto ----
 
 def new_auto() -> None:
-    catalogue = {c["code"]: c for c in autos.catalogue(mun)}
+    catalogue = {c["code"]: c for c in lavratura.catalogue(mun)}
     code = st.selectbox("Infração (artigo, inciso, gravidade)", list(catalogue), index=None, key="autos_new_code",
                         format_func=lambda c: catalogue[c]["label"], placeholder="Escolha a infração do catálogo")
     code_slot = st.empty()
@@ -149,7 +149,7 @@ def new_auto() -> None:
         code_slot.error("Infração: escolha no catálogo.")
         return
     if preview:
-        ok, found = submit(slots, autos.assess, db, actor, mun, **who, infraction_code=code,
+        ok, found = submit(slots, lavratura.assess, db, actor, mun, **who, infraction_code=code,
                            committed_on=committed_on)
         if ok:
             show_assessment(found)
@@ -157,7 +157,7 @@ def new_auto() -> None:
         evidence = [(f"{evidence_text or 'Anexo'} — {f.name}", f.name, f.getvalue()) for f in files or []]
         if evidence_text and not evidence:
             evidence = [(evidence_text, "", None)]
-        ok, auto_id = submit(slots, autos.lavrar, db, actor, mun, **who, infraction_code=code, facts=facts,
+        ok, auto_id = submit(slots, lavratura.lavrar, db, actor, mun, **who, infraction_code=code, facts=facts,
                              committed_on=committed_on, time=time, place=place, agent_registration=registration,
                              agent_name=agent_name, auto_on=auto_on, evidence=evidence)
         if ok:
@@ -180,8 +180,8 @@ def show_assessment(found: dict) -> None:
 
 # ---- one auto's process ----
 
-def process() -> None:
-    ok, rows = common.attempt(autos.list_autos, db, actor, mun)
+def process_tab() -> None:
+    ok, rows = common.attempt(lists.list_autos, db, actor, mun)
     if not ok:
         return
     # the label never changes with the stage: the browser keeps the choice by its label
@@ -206,12 +206,12 @@ def process() -> None:
     if doc["status"] == "nulo":
         st.error(f"Auto nulo: {doc.get('void_reason', '')} ({doc.get('void_reference', '')}).")
         return
-    ok, state = common.attempt(autos.process_status, db, actor, mun, auto_id, today)
+    ok, state = common.attempt(process.process_status, db, actor, mun, auto_id, today)
     if ok:
         deadlines(state)
     notification(doc)
     defence_and_decision(doc)
-    penalties(doc, state if ok else None)
+    penalties_stage(doc, state if ok else None)
 
 
 def summary(doc: dict) -> None:
@@ -244,7 +244,7 @@ def lavrar_draft(doc: dict) -> None:
         submitted = st.form_submit_button("Lavrar auto", type="primary")
     if submitted:
         ok, _ = submit({"committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
-                        "place": place_slot}, autos.lavrar, db, actor, mun, doc["id"], committed_on=committed_on,
+                        "place": place_slot}, lavratura.lavrar, db, actor, mun, doc["id"], committed_on=committed_on,
                        time=time, place=place, agent_registration=registration)
         if ok:
             done("Auto lavrado.")
@@ -307,7 +307,7 @@ def notification(doc: dict) -> None:
             submitted = st.form_submit_button("Registrar notificação", type="primary")
         if submitted:
             ok, result = submit({"method": method_slot, "sent_on": sent_slot, "received_on": received_slot,
-                                 "juntada_on": juntada_slot}, autos.notify, db, actor, mun, doc["id"],
+                                 "juntada_on": juntada_slot}, process.notify, db, actor, mun, doc["id"],
                                 method=method, sent_on=sent_on, received_on=received_on, juntada_on=juntada_on,
                                 recipient=recipient)
             if ok:
@@ -366,27 +366,27 @@ def defence_and_decision(doc: dict) -> None:
         if defence:
             st.write(f"Por {defence['by']}: {defence['summary']}" + (" — **fora do prazo**" if defence.get("late") else ""))
         elif not decision:
-            filing_form("autos_defence", "Registrar defesa", autos.file_defence, doc)
+            filing_form("autos_defence", "Registrar defesa", process.file_defence, doc)
     st.markdown("#### Decisão")
     if decision:
         st.write(f"{autos.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
                  f"{decision['authority']}: {decision['reasons']}")
     else:
-        ruling_form("autos_decision", "Registrar decisão", autos.decide, doc)
+        ruling_form("autos_decision", "Registrar decisão", process.decide, doc)
     if decision:
         with st.expander("Recurso" + (" — em análise" if appeal and not appeal.get("decision") else "")):
             if not appeal:
-                filing_form("autos_appeal", "Registrar recurso", autos.file_appeal, doc)
+                filing_form("autos_appeal", "Registrar recurso", process.file_appeal, doc)
             elif not appeal.get("decision"):
                 st.write(f"Recurso de {appeal['by']} em {day(appeal['filed_on'])}: {appeal['summary']}")
-                ruling_form("autos_appeal_decision", "Registrar decisão do recurso", autos.decide_appeal, doc)
+                ruling_form("autos_appeal_decision", "Registrar decisão do recurso", process.decide_appeal, doc)
             else:
                 ruled = appeal["decision"]
                 st.write(f"Recurso: {autos.OUTCOMES[ruled['outcome']]} em {day(ruled['decided_on'])} por "
                          f"{ruled['authority']}: {ruled['reasons']}")
 
 
-def penalties(doc: dict, state: dict | None) -> None:
+def penalties_stage(doc: dict, state: dict | None) -> None:
     ruled = (doc.get("appeal") or {}).get("decision") or doc.get("decision") or {}
     if not ruled:
         return
@@ -398,7 +398,7 @@ def penalties(doc: dict, state: dict | None) -> None:
                      + (f"**pago em {day(fine['paid_on'])}**" if fine.get("paid") else "em aberto"))
         elif "multa" in ruled.get("penalties", []):
             if st.button("Emitir DAM da multa", key="autos_fine_dam", type="primary"):
-                ok, dam = common.attempt(autos.issue_fine_dam, db, actor, mun, doc["id"])
+                ok, dam = common.attempt(penalties.issue_fine_dam, db, actor, mun, doc["id"])
                 if ok:
                     done(f"DAM {dam['number']} da multa emitido, vencimento {day(dam['due_on'])}.")
         for applied in doc.get("sanctions_applied", []):
@@ -414,7 +414,7 @@ def penalties(doc: dict, state: dict | None) -> None:
                 note = st.text_input("Observação", key="autos_sanction_note")
                 submitted = st.form_submit_button("Aplicar penalidade", type="primary")
             if submitted:
-                ok, applied = submit({"start": start_slot}, autos.apply_sanction, db, actor, mun, doc["id"],
+                ok, applied = submit({"start": start_slot}, penalties.apply_sanction, db, actor, mun, doc["id"],
                                      penalty=penalty, start=start, note=note)
                 if ok:
                     done(f"{penalty.capitalize()} aplicada a partir de {day(applied['start'])}"
@@ -429,7 +429,7 @@ def penalties(doc: dict, state: dict | None) -> None:
             by, by_slot = field(cols[2].text_input, "Responsável", key="autos_measure_by")
             submitted = st.form_submit_button("Registrar medida")
         if submitted:
-            ok, _ = submit({"on": on_slot, "by": by_slot}, autos.record_measure, db, actor, mun, doc["id"],
+            ok, _ = submit({"on": on_slot, "by": by_slot}, penalties.record_measure, db, actor, mun, doc["id"],
                            measure=measure, on=on, by=by)
             if ok:
                 done("Medida registrada.")
@@ -444,7 +444,7 @@ def history_tab() -> None:
     if not digits and not plate_key:
         st.caption("Informe o CPF ou a placa para ver todos os autos, com etapa, resultado, valor e pagamento.")
         return
-    ok, rows = common.attempt(autos.history, db, actor, mun, driver_cpf=digits, plate="" if digits else plate_key)
+    ok, rows = common.attempt(lists.history, db, actor, mun, driver_cpf=digits, plate="" if digits else plate_key)
     if ok:
         st.dataframe(pd.DataFrame([{"Número": r.number, "Data": day(r.committed_on) if r.committed_on else "",
                                     "Infração": r.infraction_code, "Gravidade": r.severity, "Etapa": r.stage,
@@ -464,6 +464,6 @@ with tab_list:
 with tab_new:
     new_auto()
 with tab_process:
-    process()
+    process_tab()
 with tab_history:
     history_tab()
