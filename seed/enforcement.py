@@ -11,7 +11,7 @@ from pymongo.database import Database
 
 from services.dam import dams
 from services.ridehailing import registry
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import autos, lavratura, penalties, process
 from services.shared import clock, entities, parameters
 from services.shared.auth import Actor
 
@@ -25,10 +25,10 @@ def _actor(municipality: str) -> Actor:
 
 
 def _lavrar(db: Database, actor: Actor, municipality: str, code: str, on: date, cpf: str, index: int = 0) -> str:
-    return autos.lavrar(db, actor, municipality, target_kind="driver", driver_cpf=cpf, infraction_code=code,
-                              facts=FACTS, committed_on=on, auto_on=on, time=f"{8 + index % 10:02d}:15",
-                              place=PLACES[index % len(PLACES)], agent_registration=f"AF-{40 + index % 5:04d}",
-                              agent_name="Agente Fiscal (demonstração)")
+    return lavratura.lavrar(db, actor, municipality, target_kind="driver", driver_cpf=cpf, infraction_code=code,
+                            facts=FACTS, committed_on=on, auto_on=on, time=f"{8 + index % 10:02d}:15",
+                            place=PLACES[index % len(PLACES)], agent_registration=f"AF-{40 + index % 5:04d}",
+                            agent_name="Agente Fiscal (demonstração)")
 
 
 def _notify(db: Database, actor: Actor, municipality: str, auto_id: str, on: date, juntada: bool = True) -> date | None:
@@ -37,8 +37,8 @@ def _notify(db: Database, actor: Actor, municipality: str, auto_id: str, on: dat
     if on + timedelta(days=6) > clock.today():
         return None
     method = "post"
-    autos.notify(db, actor, municipality, auto_id, method=method, sent_on=on + timedelta(days=2),
-                       received_on=on + timedelta(days=5), juntada_on=on + timedelta(days=6) if juntada else None)
+    process.notify(db, actor, municipality, auto_id, method=method, sent_on=on + timedelta(days=2),
+                   received_on=on + timedelta(days=5), juntada_on=on + timedelta(days=6) if juntada else None)
     if not juntada:
         return None
     juntada_on = on + timedelta(days=6)
@@ -52,10 +52,10 @@ def _decide(db: Database, actor: Actor, municipality: str, auto_id: str, on: dat
     if last is None or last + timedelta(days=1) > clock.today():
         return None
     decided_on = last + timedelta(days=1)
-    autos.decide(db, actor, municipality, auto_id, outcome=outcome, decided_on=decided_on,
-                       reasons="Fatos comprovados pelo relatório e pelas fotos do agente (demonstração)"
-                       if outcome != "anulado" else "Identificação do veículo divergente no auto (demonstração)",
-                       authority="Secretário(a) Municipal de Finanças")
+    process.decide(db, actor, municipality, auto_id, outcome=outcome, decided_on=decided_on,
+                   reasons="Fatos comprovados pelo relatório e pelas fotos do agente (demonstração)"
+                   if outcome != "anulado" else "Identificação do veículo divergente no auto (demonstração)",
+                   authority="Secretário(a) Municipal de Finanças")
     return decided_on
 
 
@@ -91,8 +91,8 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     decided_on = _decide(db, actor, municipality, second, back(120))
     recurrent = autos.get(db, actor, municipality, second)["recurrent"]
     if cg and decided_on and recurrent:  # CG art. 29 §1: 30 days from the decision's next day, already over
-        autos.apply_sanction(db, actor, municipality, second, penalty="suspensão da autorização",
-                                   start=decided_on + timedelta(days=1), note="Suspensão cumprida (demonstração)")
+        penalties.apply_sanction(db, actor, municipality, second, penalty="suspensão da autorização",
+                                 start=decided_on + timedelta(days=1), note="Suspensão cumprida (demonstração)")
 
     # one auto per stage, each on a different driver
     pool = iter(others + active[2:])
@@ -108,19 +108,19 @@ def _seed(db: Database, municipality: str, today: date) -> None:
         elif stage == "prazo":
             _notify(db, actor, municipality, auto_id, on)
         elif stage == "defesa" and _notify(db, actor, municipality, auto_id, on):
-            autos.file_defence(db, actor, municipality, auto_id, filed_on=min(on + timedelta(days=12), today),
-                                     by="O próprio condutor", summary="Alega que aguardava passageiro chamado pelo "
-                                                                      "aplicativo (demonstração)")
+            process.file_defence(db, actor, municipality, auto_id, filed_on=min(on + timedelta(days=12), today),
+                                 by="O próprio condutor", summary="Alega que aguardava passageiro chamado pelo "
+                                                                  "aplicativo (demonstração)")
         elif stage == "anulado":
             _decide(db, actor, municipality, auto_id, on, "anulado")
         elif stage == "recurso":
             ruled = _decide(db, actor, municipality, auto_id, on)
             if ruled is None:
                 continue
-            autos.file_appeal(db, actor, municipality, auto_id, filed_on=ruled + timedelta(days=3),
-                                    by="Advogado do condutor", summary="Pede a redução da multa (demonstração)")
+            process.file_appeal(db, actor, municipality, auto_id, filed_on=ruled + timedelta(days=3),
+                                by="Advogado do condutor", summary="Pede a redução da multa (demonstração)")
         elif _decide(db, actor, municipality, auto_id, on):
-            dam = autos.issue_fine_dam(db, actor, municipality, auto_id)
+            dam = penalties.issue_fine_dam(db, actor, municipality, auto_id)
             if stage == "pago":
                 dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
 
@@ -134,17 +134,17 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     else:
         late = _lavrar(db, actor, municipality, "MP-12-VII", back(150), next(pool), 12)
         try:  # MP art. 21 §1: delivered after 90 days, so the auto is void
-            autos.notify(db, actor, municipality, late, method="post", sent_on=back(55), received_on=back(50))
-        except autos.DeadlineMissed:
+            process.notify(db, actor, municipality, late, method="post", sent_on=back(55), received_on=back(50))
+        except process.DeadlineMissed:
             pass
         cassado = active[1]
         aggression = _lavrar(db, actor, municipality, "MP-26-VI", back(70), cassado, 13)
         ruled = _decide(db, actor, municipality, aggression, back(70))
         if ruled:
-            autos.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
-                                       start=ruled + timedelta(days=1), note="Cassação (demonstração)")
-        autos.record_measure(db, actor, municipality, aggression, measure="apreensão de documentos ou equipamentos",
-                                   on=back(70), by="Agente Fiscal AF-0043 (demonstração)")
+            penalties.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
+                                     start=ruled + timedelta(days=1), note="Cassação (demonstração)")
+        penalties.record_measure(db, actor, municipality, aggression, measure="apreensão de documentos ou equipamentos",
+                                 on=back(70), by="Agente Fiscal AF-0043 (demonstração)")
 
 
 def seed_enforcement(db: Database) -> None:

@@ -7,7 +7,7 @@ from decimal import Decimal
 from rules.params import ParameterVersion
 from services.dam import dams
 from services.ridehailing import registry
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import lavratura, process
 from services.setup import bootstrap
 from services.shared import parameters
 from tests.ridehailing_data import ACTORS, inspected, register, set_fee
@@ -39,11 +39,11 @@ def driver(db, municipality: str, seed: int, protocol: date = date(2026, 2, 1)) 
 def lavrado(db, today, municipality: str, code: str, committed_on: date, cpf: str = "", plate: str = "",
             **extra) -> str:
     today.set(max(today.value, committed_on))
-    return autos.lavrar(db, ACTORS[municipality], municipality, target_kind=extra.pop("target_kind", "driver"),
-                              driver_cpf=cpf, plate=plate, infraction_code=code, facts="Constatado em fiscalização",
-                              committed_on=committed_on, auto_on=committed_on, time="10:30",
-                              place="Avenida Brasil, 100", agent_registration="AF-0042", agent_name="Agente Fiscal",
-                              **extra)
+    return lavratura.lavrar(db, ACTORS[municipality], municipality, target_kind=extra.pop("target_kind", "driver"),
+                            driver_cpf=cpf, plate=plate, infraction_code=code, facts="Constatado em fiscalização",
+                            committed_on=committed_on, auto_on=committed_on, time="10:30",
+                            place="Avenida Brasil, 100", agent_registration="AF-0042", agent_name="Agente Fiscal",
+                            **extra)
 
 
 def defence_deadline(db, municipality: str, juntada: date) -> date:
@@ -55,8 +55,8 @@ def notified(db, today, municipality: str, auto_id: str, auto_on: date) -> date:
     last day of the defence."""
     received, juntada = auto_on + timedelta(days=5), auto_on + timedelta(days=6)
     today.set(max(today.value, juntada))
-    autos.notify(db, ACTORS[municipality], municipality, auto_id, method="post",
-                       sent_on=auto_on + timedelta(days=2), received_on=received, juntada_on=juntada)
+    process.notify(db, ACTORS[municipality], municipality, auto_id, method="post",
+                   sent_on=auto_on + timedelta(days=2), received_on=received, juntada_on=juntada)
     return defence_deadline(db, municipality, juntada)
 
 
@@ -65,7 +65,7 @@ def decided(db, today, municipality: str, auto_id: str, auto_on: date, outcome: 
     last = notified(db, today, municipality, auto_id, auto_on)
     decided_on = last + timedelta(days=1)
     today.set(max(today.value, decided_on))
-    autos.decide(db, ACTORS[municipality], municipality, auto_id, outcome=outcome,
-                       reasons="Fatos comprovados pelo relatório do agente", authority="Secretário de Finanças",
-                       decided_on=decided_on)
+    process.decide(db, ACTORS[municipality], municipality, auto_id, outcome=outcome,
+                   reasons="Fatos comprovados pelo relatório do agente", authority="Secretário de Finanças",
+                   decided_on=decided_on)
     return decided_on

@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from pypdf import PdfReader
 
+from services.shared import clock
 from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
 from tests.test_browser_ridehailing import BASE_DEMO, SHOTS, choose, go, shot, typed, wait_text
 
@@ -55,8 +56,6 @@ def browser():
 
 @pytest.mark.parametrize("municipality", list(CASES))
 def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipality):
-    from services.shared import clock
-
     name, infraction, amount = CASES[municipality]
     today = clock.today()
     context = browser.new_context(viewport={"width": 1400, "height": 1100}, accept_downloads=True)

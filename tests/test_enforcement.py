@@ -9,7 +9,7 @@ import pytest
 from services import store
 from services.dam import dams
 from services.ridehailing import public_check, registry, work_queue
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import autos, lavratura, lists, penalties, process
 from services.shared import events
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from tests.enforcement_support import (
@@ -40,8 +40,8 @@ def test_a_draft_has_no_number_and_lavrar_numbers_per_municipality_and_year(db, 
                                    facts="Ponto de táxi na praça", origin="Conciliação da relação da plataforma")
     assert auto(db, "chapada", draft)["number"] == "" and auto(db, "chapada", draft)["stage"] == "rascunho"
     first = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 9), cpf)
-    autos.lavrar(db, CG, "chapada", draft, committed_on=date(2026, 3, 9), time="08:15", place="Praça Dom Wunibaldo",
-                       agent_registration="AF-0042")
+    lavratura.lavrar(db, CG, "chapada", draft, committed_on=date(2026, 3, 9), time="08:15", place="Praça Dom Wunibaldo",
+                     agent_registration="AF-0042")
     other = lavrado(db, today, "matupa", "MP-12-III", date(2026, 3, 9), mp_cpf)
     assert [auto(db, m, a)["number"] for m, a in (("chapada", first), ("chapada", draft), ("matupa", other))] == \
         ["0001/2026", "0002/2026", "0001/2026"]
@@ -55,8 +55,8 @@ def test_lavrar_names_each_missing_field(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     today.set(date(2026, 3, 10))
     with pytest.raises(ValidationFailed) as refused:
-        autos.lavrar(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
-                           facts="x", committed_on=date(2026, 3, 9), time="25:00", place="", agent_registration="")
+        lavratura.lavrar(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
+                         facts="x", committed_on=date(2026, 3, 9), time="25:00", place="", agent_registration="")
     assert set(refused.value.errors) == {"time", "place", "agent_registration"}
     with pytest.raises(ValidationFailed) as unknown:
         autos.draft_auto(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="MP-27", facts="x")
@@ -81,7 +81,7 @@ def test_an_auto_against_a_platform(db, today):
     auto_id = lavrado(db, today, "chapada", "CG-30", date(2026, 3, 9), target_kind="platform", platform_id=platform)
     shown = auto(db, "chapada", auto_id)
     assert (shown["offender_name"], shown["offender_document"]) == ("Plataforma Teste Ltda", "11222333000181")
-    assert [r.number for r in autos.history(db, CG, "chapada", platform_id=platform)] == ["0001/2026"]
+    assert [r.number for r in lists.history(db, CG, "chapada", platform_id=platform)] == ["0001/2026"]
 
 
 # ---- notification ----
@@ -96,24 +96,24 @@ def test_matupa_notification_limit_of_90_days(db, today, received, refused):
     today.set(date(2026, 6, 10))
     call = dict(method="post", sent_on=date(2026, 5, 20), received_on=received)
     if not refused:
-        autos.notify(db, MP, "matupa", auto_id, **call)
+        process.notify(db, MP, "matupa", auto_id, **call)
         assert auto(db, "matupa", auto_id)["stage"] == "notificado"
         return
-    with pytest.raises(autos.DeadlineMissed) as late:
-        autos.notify(db, MP, "matupa", auto_id, **call)
+    with pytest.raises(process.DeadlineMissed) as late:
+        process.notify(db, MP, "matupa", auto_id, **call)
     assert "art. 21, §1º" in late.value.message and "02/06/2026" in late.value.message
     shown = auto(db, "matupa", auto_id)
     assert (shown["status"], shown["stage"]) == ("nulo", "nulo") and "art. 21, §1º" in shown["void_reference"]
     with pytest.raises(ServiceError, match="nulo"):
-        autos.file_defence(db, MP, "matupa", auto_id, filed_on=date(2026, 6, 5), by="Condutor", summary="x")
+        process.file_defence(db, MP, "matupa", auto_id, filed_on=date(2026, 6, 5), by="Condutor", summary="x")
 
 
 def test_chapada_has_no_90_day_limit(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)
     today.set(date(2026, 9, 1))
-    autos.notify(db, CG, "chapada", auto_id, method="official_gazette", sent_on=date(2026, 8, 20),
-                       received_on=date(2026, 8, 20))
+    process.notify(db, CG, "chapada", auto_id, method="official_gazette", sent_on=date(2026, 8, 20),
+                   received_on=date(2026, 8, 20))
     assert auto(db, "chapada", auto_id)["status"] == "lavrado"
 
 
@@ -127,8 +127,8 @@ def test_notification_method_from_the_acts_list(db, today, municipality, method,
     code = "CG-29-I" if municipality == "chapada" else "MP-26-I"
     auto_id = lavrado(db, today, municipality, code, date(2026, 3, 4), cpf)
     today.set(date(2026, 3, 20))
-    call = lambda: autos.notify(db, ACTORS[municipality], municipality, auto_id, method=method,  # noqa: E731
-                                      sent_on=date(2026, 3, 5), received_on=date(2026, 3, 9))
+    call = lambda: process.notify(db, ACTORS[municipality], municipality, auto_id, method=method,  # noqa: E731
+                                  sent_on=date(2026, 3, 5), received_on=date(2026, 3, 9))
     if ok:
         call()
     else:
@@ -141,12 +141,12 @@ def test_defence_deadline_runs_from_the_juntada(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)
     today.set(date(2026, 3, 20))
-    notice = autos.notify(db, CG, "chapada", auto_id, method="post", sent_on=date(2026, 3, 5),
-                                received_on=date(2026, 3, 9), juntada_on=date(2026, 3, 12))
+    notice = process.notify(db, CG, "chapada", auto_id, method="post", sent_on=date(2026, 3, 5),
+                            received_on=date(2026, 3, 9), juntada_on=date(2026, 3, 12))
     assert notice["defence_deadline"] == date(2026, 4, 13)  # 30 days from 12/03 = 11/04 (Saturday) → Monday 13/04
     with pytest.raises(ValidationFailed) as refused:
-        autos.notify(db, CG, "chapada", auto_id, method="post", sent_on=date(2026, 3, 5),
-                           received_on=date(2026, 3, 9), juntada_on=date(2026, 3, 8))
+        process.notify(db, CG, "chapada", auto_id, method="post", sent_on=date(2026, 3, 5),
+                       received_on=date(2026, 3, 9), juntada_on=date(2026, 3, 8))
     assert "juntada_on" in refused.value.errors
 
 
@@ -158,13 +158,13 @@ def test_no_decision_upholding_the_auto_before_the_defence_period_ends(db, today
     last = notified(db, today, "chapada", auto_id, date(2026, 3, 4))
     today.set(last + timedelta(days=5))
     with pytest.raises(ServiceError, match="Prazo de defesa") as early:
-        autos.decide(db, CG, "chapada", auto_id, outcome="mantido", reasons="r", authority="a", decided_on=last)
+        process.decide(db, CG, "chapada", auto_id, outcome="mantido", reasons="r", authority="a", decided_on=last)
     assert "art. 25, §2º" in early.value.message
-    state = autos.process_status(db, CG, "chapada", auto_id, last)
+    state = process.process_status(db, CG, "chapada", auto_id, last)
     assert not state["may_apply"] and state["defence_deadline"] == last
-    autos.decide(db, CG, "chapada", auto_id, outcome="mantido", reasons="r", authority="a",
-                       decided_on=last + timedelta(days=1))
-    assert autos.process_status(db, CG, "chapada", auto_id, last + timedelta(days=1))["may_apply"]
+    process.decide(db, CG, "chapada", auto_id, outcome="mantido", reasons="r", authority="a",
+                   decided_on=last + timedelta(days=1))
+    assert process.process_status(db, CG, "chapada", auto_id, last + timedelta(days=1))["may_apply"]
 
 
 def test_defence_filed_late_is_kept_and_flagged(db, today):
@@ -172,8 +172,8 @@ def test_defence_filed_late_is_kept_and_flagged(db, today):
     auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)
     last = notified(db, today, "chapada", auto_id, date(2026, 3, 4))
     today.set(last + timedelta(days=3))
-    on_time = autos.file_defence(db, CG, "chapada", auto_id, filed_on=last, by="Condutor", summary="Não estava no local",
-                                       attachments=[("declaracao.pdf", b"%PDF-1.4 x")])
+    on_time = process.file_defence(db, CG, "chapada", auto_id, filed_on=last, by="Condutor", summary="Não estava no local",
+                                   attachments=[("declaracao.pdf", b"%PDF-1.4 x")])
     assert on_time["late"] is False and store.get_file(db, on_time["attachments"][0]["sha256"]) == b"%PDF-1.4 x"
     assert auto(db, "chapada", auto_id)["stage"] == "defesa"
 
@@ -184,23 +184,23 @@ def test_annulled_auto_applies_no_penalty(db, today):
     decided(db, today, "chapada", auto_id, date(2026, 3, 4), outcome="anulado")
     assert auto(db, "chapada", auto_id)["stage"] == "anulado"
     with pytest.raises(ServiceError, match="já foi decidido"):
-        autos.notify(db, CG, "chapada", auto_id, method="post", sent_on=date(2026, 3, 5))
-    with pytest.raises(autos.PenaltyNotYet, match="anulado"):
-        autos.issue_fine_dam(db, CG, "chapada", auto_id)
+        process.notify(db, CG, "chapada", auto_id, method="post", sent_on=date(2026, 3, 5))
+    with pytest.raises(penalties.PenaltyNotYet, match="anulado"):
+        penalties.issue_fine_dam(db, CG, "chapada", auto_id)
 
 
 def test_pending_appeal_holds_the_penalty_and_its_decision_can_reduce_the_fine(db, today):
     cpf, _ = driver(db, "matupa", seed=3)
     auto_id = lavrado(db, today, "matupa", "MP-12-I", date(2026, 3, 4), cpf)
     decided_on = decided(db, today, "matupa", auto_id, date(2026, 3, 4))
-    autos.file_appeal(db, MP, "matupa", auto_id, filed_on=decided_on, by="Advogado", summary="Multa excessiva")
-    with pytest.raises(autos.PenaltyNotYet, match="Recurso"):
-        autos.issue_fine_dam(db, MP, "matupa", auto_id)
+    process.file_appeal(db, MP, "matupa", auto_id, filed_on=decided_on, by="Advogado", summary="Multa excessiva")
+    with pytest.raises(penalties.PenaltyNotYet, match="Recurso"):
+        penalties.issue_fine_dam(db, MP, "matupa", auto_id)
     today.set(decided_on + timedelta(days=10))
-    autos.decide_appeal(db, MP, "matupa", auto_id, outcome="parcialmente", reasons="Primeira infração",
-                              authority="Prefeito", decided_on=decided_on + timedelta(days=10),
-                              fine_amount=Decimal("250.00"))
-    dam = autos.issue_fine_dam(db, MP, "matupa", auto_id)
+    process.decide_appeal(db, MP, "matupa", auto_id, outcome="parcialmente", reasons="Primeira infração",
+                          authority="Prefeito", decided_on=decided_on + timedelta(days=10),
+                          fine_amount=Decimal("250.00"))
+    dam = penalties.issue_fine_dam(db, MP, "matupa", auto_id)
     assert dam["amount"] == Decimal("250.00") and dam["revenue_kind"] == "multa"
 
 
@@ -209,18 +209,18 @@ def test_pending_appeal_holds_the_penalty_and_its_decision_can_reduce_the_fine(d
 def test_fine_becomes_a_dam_and_paying_it_closes_the_fine_once(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     auto_id = lavrado(db, today, "chapada", "CG-18-III", date(2026, 3, 4), cpf)
-    with pytest.raises(autos.PenaltyNotYet, match="não notificado"):
-        autos.issue_fine_dam(db, CG, "chapada", auto_id)
+    with pytest.raises(penalties.PenaltyNotYet, match="não notificado"):
+        penalties.issue_fine_dam(db, CG, "chapada", auto_id)
     decided(db, today, "chapada", auto_id, date(2026, 3, 4))
-    dam = autos.issue_fine_dam(db, CG, "chapada", auto_id)
+    dam = penalties.issue_fine_dam(db, CG, "chapada", auto_id)
     assert (dam["amount"], dam["pays"]["label"]) == (Decimal("2000.00"), "Auto nº 0001/2026")
     assert dam["due_on"] >= today.value + timedelta(days=30)
     with pytest.raises(Conflict):
-        autos.issue_fine_dam(db, CG, "chapada", auto_id)
+        penalties.issue_fine_dam(db, CG, "chapada", auto_id)
     dams.record_payment(db, CG, "chapada", dam["id"], today.value, dam["amount"], "Banco do Brasil")
     shown = auto(db, "chapada", auto_id)
     assert shown["fine_dam"]["paid"] is True and shown["stage"] == "multa_paga"
-    autos.fine_paid(db, dams.get(db, CG, "chapada", dam["id"]))  # a second run changes nothing
+    penalties.fine_paid(db, dams.get(db, CG, "chapada", dam["id"]))  # a second run changes nothing
     assert db["audit"].count_documents({"collection": "autos", "action": "fine_paid"}) == 1
     assert events.resume_pending(db) == 0
 
@@ -236,7 +236,7 @@ def test_second_street_boarding_in_chapada_suspends_30_days_and_the_public_check
     assert any("art. 29, §1º" in f["reference"] for f in shown["findings"])
     decided(db, today, "chapada", second, date(2026, 5, 4))
     start = today.value + timedelta(days=2)
-    applied = autos.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
+    applied = penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
     assert applied["until"] == start + timedelta(days=29)
     token = public_check.token_for("chapada", auth)
     words = [public_check.check(db, token, start + timedelta(days=n)).status_word for n in (-1, 0, 29, 30)]
@@ -250,12 +250,12 @@ def test_a_suspended_drivers_later_auto_counts_the_recurrence(db, today):
     second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
     decided(db, today, "chapada", second, date(2026, 5, 4))
     start = today.value
-    autos.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
+    penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
     assert registry.status(db, CG, "chapada", auth, start).status.value == "suspended"
     third = lavrado(db, today, "chapada", "CG-29-IV", start + timedelta(days=3), cpf)
     shown = auto(db, "chapada", third)
     assert shown["recurrent"] and shown["recurrence_of"]["number"] == "0002/2026" and shown["suspension_days"] == 30
-    rows = autos.history(db, CG, "chapada", driver_cpf=cpf)
+    rows = lists.history(db, CG, "chapada", driver_cpf=cpf)
     assert [(r.number, r.recurrence_of.split(" de ")[0]) for r in rows] == \
         [("0001/2026", ""), ("0002/2026", "Auto nº 0001/2026"), ("0003/2026", "Auto nº 0002/2026")]
 
@@ -280,11 +280,11 @@ def test_penalty_not_in_the_decision_is_refused_and_cassacao_ends_the_authorizat
     auto_id = lavrado(db, today, "matupa", "MP-26-VI", date(2026, 3, 2), cpf)
     decided(db, today, "matupa", auto_id, date(2026, 3, 2))
     with pytest.raises(ServiceError, match="não aplica"):
-        autos.apply_sanction(db, MP, "matupa", auto_id, penalty="suspensão da autorização", start=today.value)
-    autos.apply_sanction(db, MP, "matupa", auto_id, penalty="cassação da autorização", start=today.value)
+        penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="suspensão da autorização", start=today.value)
+    penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="cassação da autorização", start=today.value)
     assert registry.status(db, MP, "matupa", auth, today.value).status.value == "cassada"
-    item = autos.record_measure(db, MP, "matupa", auto_id, measure="apreensão do veículo até a regularização",
-                                      on=today.value, by="Agente AF-0042")
+    item = penalties.record_measure(db, MP, "matupa", auto_id, measure="apreensão do veículo até a regularização",
+                                    on=today.value, by="Agente AF-0042")
     assert item["by"] == "Agente AF-0042" and auto(db, "matupa", auto_id)["measures_applied"][0]["on"] == today.value
 
 
@@ -295,7 +295,7 @@ def test_pending_lists_the_matupa_limit_defences_decisions_and_overdue_fines(db,
     waiting = lavrado(db, today, "matupa", "MP-12-III", date(2026, 3, 4), cpf)
     fined = lavrado(db, today, "matupa", "MP-26-I", date(2026, 3, 4), cpf)
     decided(db, today, "matupa", fined, date(2026, 3, 4))
-    dam = autos.issue_fine_dam(db, MP, "matupa", fined)
+    dam = penalties.issue_fine_dam(db, MP, "matupa", fined)
     later = dam["due_on"] + timedelta(days=1)
     queue = [p for p in work_queue.pendencias(db, MP, "matupa", later) if p.protocol.startswith("Auto")]
     by_kind = {p.kind: p for p in queue}
@@ -308,9 +308,9 @@ def test_export_lists_what_the_filter_shows(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)
     lavrado(db, today, "chapada", "CG-29-VI", date(2026, 3, 5), cpf)
-    text = autos.export_csv(db, CG, "chapada", search="CG-29-VI").decode("utf-8-sig")
+    text = lists.export_csv(db, CG, "chapada", search="CG-29-VI").decode("utf-8-sig")
     assert "CG-29-VI" in text and "CG-29-I;" not in text
-    assert autos.export_xlsx(db, CG, "chapada")[:2] == b"PK"
+    assert lists.export_xlsx(db, CG, "chapada")[:2] == b"PK"
 
 
 def test_pending_lists_defences_running_decisions_due_and_suspensions_ending(db, today):
@@ -320,7 +320,7 @@ def test_pending_lists_defences_running_decisions_due_and_suspensions_ending(db,
     decided(db, today, "chapada", first, date(2026, 3, 2))
     second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
     decided(db, today, "chapada", second, date(2026, 5, 4))
-    applied = autos.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=today.value)
+    applied = penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=today.value)
     running = lavrado(db, today, "chapada", "CG-29-I", today.value - timedelta(days=10), other)
     last = notified(db, today, "chapada", running, today.value - timedelta(days=10))
     queue = {p.kind: p for p in work_queue.pendencias(db, CG, "chapada", today.value)
@@ -339,9 +339,9 @@ def test_a_draft_is_lavrado_once(db, today):
     draft = autos.draft_auto(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
                                    facts="Não compareceu à vistoria", origin="Conciliação")
     values = dict(committed_on=date(2026, 3, 9), time="08:15", place="Sede", agent_registration="AF-0042")
-    autos.lavrar(db, CG, "chapada", draft, **values)
+    lavratura.lavrar(db, CG, "chapada", draft, **values)
     with pytest.raises(Conflict, match="já foi lavrado"):
-        autos.lavrar(db, CG, "chapada", draft, **values)
+        lavratura.lavrar(db, CG, "chapada", draft, **values)
     assert db["counters"].find_one({"_id": "chapada/auto/2026"})["seq"] == 1
 
 
@@ -359,8 +359,8 @@ def test_the_platform_is_notified_apart_and_its_notice_opens_no_defence(db, toda
     cpf, _ = driver(db, "chapada", seed=2)
     auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)
     today.set(date(2026, 3, 20))
-    autos.notify(db, CG, "chapada", auto_id, method="electronic", sent_on=date(2026, 3, 5),
-                       received_on=date(2026, 3, 6), juntada_on=date(2026, 3, 7), recipient="plataforma")
+    process.notify(db, CG, "chapada", auto_id, method="electronic", sent_on=date(2026, 3, 5),
+                   received_on=date(2026, 3, 6), juntada_on=date(2026, 3, 7), recipient="plataforma")
     shown = auto(db, "chapada", auto_id)
     assert shown["platform_notification"]["received_on"] == date(2026, 3, 6)
     assert shown["stage"] == "aguardando_notificacao" and not shown.get("notification")

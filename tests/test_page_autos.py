@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import autos, lists
 from tests.enforcement_support import decided, driver, lavrado, notified
 from tests.ridehailing_data import ACTORS
 
@@ -70,7 +70,7 @@ def test_errors_show_under_each_field(db, today):
     button(at, "Lavrar auto").click().run()
     errors = [e.value for e in at.error]
     assert {"Hora: obrigatório.", "Local: obrigatório.", "Matrícula do agente: obrigatório."} <= set(errors)
-    assert autos.list_autos(db, ACTORS["chapada"], "chapada") == []
+    assert lists.list_autos(db, ACTORS["chapada"], "chapada") == []
 
 
 def test_matupa_notification_after_90_days_is_refused_on_screen(db, today):

@@ -16,6 +16,7 @@ from rules.fmt import brl
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from services.ridehailing import changes, registry
+from services.ridehailing.enforcement import lists as auto_lists
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import fields
 from services.shared.auth import Actor, authorize
@@ -115,7 +116,5 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
         for due, kind, message, reference in _items(doc, on, scope):
             queue.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
                                    due < on and kind != EVALUATE, doc["id"]))
-    from services.ridehailing.enforcement import autos  # the autos de infração add their deadlines to the same queue
-
-    queue += autos.pending(db, actor, municipality, on)
+    queue += auto_lists.pending(db, actor, municipality, on)  # the autos de infração's deadlines
     return sorted(queue, key=lambda p: (p.due, p.protocol))

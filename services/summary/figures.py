@@ -43,6 +43,7 @@ from rules.base import RuleError
 from rules.ridehailing.concepts import EventKind, InsurancePolicy, Platform
 from rules.ridehailing.lifecycle import LABELS, Status
 from services.dam import dams
+from services.ridehailing.enforcement import autos
 from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.errors import ValidationFailed
@@ -528,8 +529,6 @@ def _fines(db: Database, municipality: str, period: Period, dam_docs: list[dict]
 
 def _autos(db: Database, municipality: str, period: Period) -> tuple[dict[str, int], dict[str, int]]:
     """Autos lavrados in the period (committed then; drafts left out) by severity and by stage: one query."""
-    from services.ridehailing.enforcement import autos
-
     query = {"municipality": municipality, "stage": {"$ne": "rascunho"},
              "committed_on": {"$gte": period.start.isoformat(), "$lte": period.end.isoformat()}}
     severities: Counter[str] = Counter()

@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 from pypdf import PdfReader
 
-from services.ridehailing.enforcement import autos, documents
+from services.ridehailing.enforcement import documents, penalties
 from tests.enforcement_support import active_authorization, decided, lavrado
 from tests.ridehailing_data import ACTORS
 
@@ -27,8 +27,8 @@ def case(db, today):
                      evidence=[("Foto do embarque", "foto.jpg", b"jpeg")])
     decided(db, today, "chapada", second, date(2026, 5, 4))
     actor = ACTORS["chapada"]
-    autos.apply_sanction(db, actor, "chapada", second, penalty="suspensão da autorização", start=today.value)
-    autos.issue_fine_dam(db, actor, "chapada", second)
+    penalties.apply_sanction(db, actor, "chapada", second, penalty="suspensão da autorização", start=today.value)
+    penalties.issue_fine_dam(db, actor, "chapada", second)
     return second
 
 

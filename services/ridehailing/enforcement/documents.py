@@ -9,7 +9,7 @@ from pymongo.database import Database
 
 from rules.fmt import brl, day
 from services.ridehailing import registry
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import autos, process
 from services.ridehailing.enforcement.auto_pdf import (
     AutoPrint,
     NoticePrint,
@@ -158,7 +158,7 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     authorize(actor, "read", municipality)
     doc = _doc(db, actor, municipality, auto_id)
     rules = registry.rules_of(municipality)
-    state = autos.process_status(db, actor, municipality, auto_id, on or clock.today())
+    state = process.process_status(db, actor, municipality, auto_id, on or clock.today())
     first, *rest = _auto_sections(doc)
     sections = [Section(f"Auto de infração nº {doc['number']}", first.rows),
                 *(Section(s.title, s.rows, s.paragraphs, piece=False) for s in rest)]

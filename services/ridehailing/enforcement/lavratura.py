@@ -1,0 +1,161 @@
+"""Lavratura of an auto de infração: the catalogue the clerk picks from, what the rules make of an
+infraction given the offender's earlier autos (severity after recurrence, fine, penalties, measures and
+the findings that say why), and the auto numbered per municipality and year (CG Decreto 06/2026 arts.
+22 and 25; MP Lei 1.552/2025 arts. 18 and 21).
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from pymongo.database import Database
+
+from rules.fmt import brl
+from rules.params import ParameterMissing
+from rules.ridehailing.concepts import OffenceRecord
+from rules.ridehailing.errors import UnknownInfraction
+from services import store
+from services.ridehailing.enforcement import autos
+from services.shared import clock, parameters
+from services.shared.auth import Actor, authorize
+from services.shared.errors import Conflict, ServiceError, ValidationFailed
+from services.shared.numbers import next_number
+from services.store import decode, encode, parse_date
+
+NUMBER_KIND = "auto"
+
+
+def catalogue(municipality: str) -> list[dict]:
+    """The municipality's infractions as the clerk picks them: code, article, inciso, text, severity."""
+    rows = []
+    for item in autos._rules(municipality).catalogue:
+        article = item.reference.split(", ", 1)[1] if ", " in item.reference else item.reference
+        rows.append({"code": item.code, "text": item.text, "reference": item.reference, "article": article,
+                     "inciso": item.code.split("-", 2)[-1] if item.code.count("-") >= 2 else "",
+                     "severity": item.severity.value, "offender": item.offender,
+                     "label": f"{article} — {item.text} ({item.severity.value})"})
+    return rows
+
+
+def _history(db: Database, municipality: str, doc: dict, committed_on: date) -> list[dict]:
+    """Earlier autos of the same offender (same CPF, plate or platform) that could count as recurrence."""
+    key = {"driver": "driver_cpf", "vehicle": "plate", "platform": "platform_id"}[doc["target_kind"]]
+    query = {"municipality": municipality, key: doc[key], "status": "lavrado",
+             "committed_on": {"$lt": encode(committed_on)}}
+    fields_ = {"number": 1, "infraction_code": 1, "committed_on": 1, "decision": 1, "appeal": 1, "status": 1}
+    return [decode(r) for r in db[autos.COLLECTION].find(query, fields_).sort("committed_on", 1)]
+
+
+def _records(earlier: list[dict]) -> list[tuple[OffenceRecord, dict]]:
+    """Earlier autos as the rules count them: final only when decided and not annulled, with no appeal
+    pending (CG art. 25 and art. 27; MP art. 23 §2 and art. 25 §4)."""
+    out = []
+    for prior in earlier:
+        outcome = autos._final_outcome(prior)
+        appeal = prior.get("appeal") or {}
+        final = outcome in ("mantido", "parcialmente") and not (appeal and not appeal.get("decision"))
+        out.append((OffenceRecord(prior["infraction_code"], parse_date(prior["committed_on"]), final), prior))
+    return out
+
+
+def assess(db: Database, actor: Actor, municipality: str, *, target_kind: str, driver_cpf: str = "",
+           plate: str = "", platform_id: str = "", infraction_code: str, committed_on: date) -> dict:
+    """What the rules make of an infraction given the offender's earlier autos (shown before lavrar):
+    severity after recurrence, fine, penalties, measures, the findings and the earlier auto counted."""
+    authorize(actor, "read", municipality)
+    return _assess(db, municipality, {"target_kind": target_kind, "driver_cpf": driver_cpf, "plate": plate,
+                                      "platform_id": platform_id}, infraction_code, committed_on)
+
+
+def _assess(db: Database, municipality: str, who: dict, code: str, committed_on: date) -> dict:
+    rules, book = autos._rules(municipality), parameters.book(db, municipality)
+    try:
+        rules.infraction(code)
+    except UnknownInfraction as exc:
+        raise ValidationFailed({"infraction_code": f"Infração: {exc.message}."}) from None
+    records = _records(_history(db, municipality, who, committed_on))
+    history = [r for r, _ in records]
+    try:
+        sanction = rules.sanction(code, committed_on, history, book)
+    except ParameterMissing as exc:
+        raise ServiceError(f"Parâmetro ausente para calcular a multa: {exc}") from None
+    counted = None
+    if sanction.recurrent:  # the most recent earlier auto that alone makes the recurrence
+        for record, prior in reversed(records):
+            if record.final and rules.sanction(code, committed_on, [record], book).recurrent:
+                counted = {"id": str(prior["_id"]), "number": prior["number"], "code": prior["infraction_code"],
+                           "committed_on": parse_date(prior["committed_on"])}
+                break
+    return {
+        "infraction_text": sanction.infraction.text, "infraction_reference": sanction.infraction.reference,
+        "base_severity": sanction.infraction.severity.value, "severity": sanction.severity.value,
+        "fine_amount": sanction.fine.amount, "penalties": [p.value for p in sanction.penalties],
+        "measures": [m.value for m in sanction.measures], "suspension_days": sanction.suspension_days,
+        "suspension_months": sanction.suspension_months, "recurrent": sanction.recurrent, "recurrence_of": counted,
+        "findings": [{"ok": f.ok, "message": f.message, "reference": f.reference} for f in sanction.findings],
+    }
+
+
+def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, target_kind: str = "driver",
+           driver_cpf: str = "", plate: str = "", platform_id: str = "", infraction_code: str = "",
+           facts: str = "", committed_on: date | None = None, time: str = "", place: str = "",
+           agent_registration: str = "", agent_name: str = "", auto_on: date | None = None,
+           evidence: Any = (), origin: str = "") -> str:
+    """Lavrar an auto: a draft (``auto_id``) completed with the values given, or a new one. Numbers it
+    per municipality and year of the auto and stores the rules' assessment (CG art. 22 and 25; MP art.
+    18 and 21); ``evidence`` is ``[(description, file name, bytes or None), …]``. Returns the id."""
+    authorize(actor, "write", municipality)
+    with store.transaction(db):  # a new auto refused at lavratura leaves no draft behind
+        if not auto_id:
+            auto_id = autos.draft_auto(db, actor, municipality, target_kind=target_kind, driver_cpf=driver_cpf,
+                                       plate=plate, platform_id=platform_id, infraction_code=infraction_code,
+                                       facts=facts, origin=origin or "Lavratura direta", committed_on=committed_on)
+        _lavrar(db, actor, municipality, auto_id, committed_on, time, place, agent_registration, agent_name, auto_on,
+                evidence)
+    return auto_id
+
+
+def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committed_on: date | None, time: str,
+            place: str, agent_registration: str, agent_name: str, auto_on: date | None, evidence: Any) -> None:
+    doc = autos._load(db, municipality, auto_id)
+    if doc["status"] != "rascunho":
+        raise Conflict(f"O auto nº {doc['number']} já foi lavrado.")
+    committed_on = committed_on or doc.get("committed_on")
+    auto_on = auto_on or clock.today()
+    errors = {}
+    if not isinstance(committed_on, date):
+        errors["committed_on"] = "Data da infração: informe a data."
+    for name, label, value in (("time", "Hora", time), ("place", "Local", place),
+                               ("agent_registration", "Matrícula do agente", agent_registration)):
+        if not str(value or "").strip():
+            errors[name] = f"{label}: obrigatório."
+    if time and not _is_time(time):
+        errors["time"] = "Hora: use HH:MM."
+    if errors:
+        raise ValidationFailed(errors)
+    autos._not_future("committed_on", "Data da infração", committed_on)
+    autos._not_future("auto_on", "Data do auto", auto_on)
+    if auto_on < committed_on:
+        raise ValidationFailed({"auto_on": "Data do auto: não pode ser anterior à infração."})
+    assessment = _assess(db, municipality, doc, doc["infraction_code"], committed_on)
+    kept = []
+    for description, name, data in evidence or ():
+        item = {"description": str(description), "name": str(name or "")}
+        if data:
+            item["sha256"] = store.put_file(db, bytes(data), str(name or description))
+        kept.append(item)
+    with store.transaction(db):
+        number = next_number(db, municipality, NUMBER_KIND, auto_on.year)
+        changes = {"status": "lavrado", "number": number.text, "year": number.year, "sequence": number.sequence,
+                   "committed_on": committed_on, "auto_on": auto_on, "time": time.strip(), "place": place.strip(),
+                   "agent_registration": agent_registration.strip(), "agent_name": agent_name.strip(),
+                   "evidence": kept, **assessment}
+        autos._save(db, actor, municipality, doc, changes, "lavrar",
+                    f"Auto nº {number.text} lavrado: {assessment['severity']}, {brl(assessment['fine_amount'])}")
+
+
+def _is_time(text: str) -> bool:
+    hours, _, minutes = text.strip().partition(":")
+    return hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60 and len(minutes) == 2
+
+

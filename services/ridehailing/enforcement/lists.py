@@ -1,0 +1,176 @@
+"""Autos de infração in lists: the list with its search and exports, every auto of a driver, a vehicle
+or a platform (with the earlier auto a recurrence counted), and the autos' deadlines in the Pendências
+queue (notification, with the Matupá limit of MP Lei 1.552/2025 art. 21 §1; defence; decision; fine;
+suspension).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+from pymongo.database import Database
+
+from rules.fmt import brl, day
+from services.ridehailing.enforcement import autos
+from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
+from services.shared import exports, fields, parameters
+from services.shared.auth import Actor, authorize
+from services.shared.errors import ValidationFailed
+from services.store import decode, parse_date
+
+DECIDE = "Decidir auto"  # dated by the end of the defence: the acts set no term to decide, never "late"
+
+
+@dataclass(frozen=True)
+class AutoRow:
+    id: str
+    number: str
+    committed_on: date | None
+    target: str
+    offender_name: str
+    driver_cpf: str
+    plate: str
+    infraction_code: str
+    severity: str
+    stage: str
+    outcome: str
+    amount: Decimal | None
+    payment: str
+    recurrence_of: str
+
+
+LIST_FIELDS = {name: 1 for name in ("number", "committed_on", "target_kind", "offender_name", "driver_cpf", "plate",
+                                    "platform_id", "infraction_code", "severity", "stage", "decision", "appeal",
+                                    "fine_amount", "fine_dam", "recurrence_of", "status")}
+
+
+def _row(doc: dict) -> AutoRow:
+    ruled = autos._ruled(doc)
+    fine = doc.get("fine_dam") or {}
+    payment = (f"Pago em {day(parse_date(fine['paid_on']))}" if fine.get("paid") else
+               f"DAM {fine['number']} vence {day(parse_date(fine['due_on']))}" if fine else "")
+    amount = ruled.get("fine_amount", doc.get("fine_amount"))
+    prior = doc.get("recurrence_of") or {}
+    return AutoRow(str(doc.get("id") or doc.get("_id")), doc.get("number") or "", parse_date(doc.get("committed_on")),
+                   autos.TARGETS.get(doc["target_kind"], ""), doc.get("offender_name") or "",
+                   doc.get("driver_cpf") or "", doc.get("plate") or "", doc["infraction_code"],
+                   doc.get("severity") or "", autos.STAGES.get(doc["stage"], doc["stage"]),
+                   autos.OUTCOMES.get(ruled.get("outcome"), ""),
+                   Decimal(str(amount)) if amount is not None else None, payment,
+                   f"Auto nº {prior['number']} de {day(parse_date(prior['committed_on']))}" if prior else "")
+
+
+def _query(municipality: str, search: str, stage: str) -> dict:
+    query: dict[str, Any] = {"municipality": municipality}
+    if stage:
+        query["stage"] = stage
+    term = (search or "").replace("\x00", "").strip()
+    if term:
+        plain = {"$regex": re.escape(term), "$options": "i"}
+        bare = {"$regex": re.escape(term.replace("-", "").replace(".", "")), "$options": "i"}
+        query["$or"] = [{"number": plain}, {"offender_name": plain}, {"infraction_code": plain},
+                        {"driver_cpf": bare}, {"plate": bare}]
+    return query
+
+
+def list_autos(db: Database, actor: Actor, municipality: str, search: str = "", stage: str = "",
+               limit: int = 200) -> list[AutoRow]:
+    """Autos matching ``search`` (number, name, CPF, plate, code) and ``stage``, newest first."""
+    authorize(actor, "read", municipality)
+    raws = db[autos.COLLECTION].find(_query(municipality, search, stage), LIST_FIELDS).sort(
+        [("committed_on", -1), ("_id", 1)]).limit(max(1, int(limit)))
+    return [_row(decode(r)) for r in raws]
+
+
+EXPORT_COLUMNS = ["Número", "Data", "Autuado", "Nome", "CPF", "Placa", "Infração", "Gravidade", "Etapa",
+                  "Resultado", "Multa", "Pagamento", "Reincidência de"]
+
+
+def _export_rows(db: Database, actor: Actor, municipality: str, search: str, stage: str) -> list[dict]:
+    return [dict(zip(EXPORT_COLUMNS, (r.number, r.committed_on, r.target, r.offender_name,
+                                      fields.show("cpf", r.driver_cpf) if r.driver_cpf else "",
+                                      fields.show("plate", r.plate) if r.plate else "", r.infraction_code,
+                                      r.severity, r.stage, r.outcome, r.amount, r.payment, r.recurrence_of)))
+            for r in list_autos(db, actor, municipality, search, stage, limit=100000)]
+
+
+def export_csv(db: Database, actor: Actor, municipality: str, search: str = "", stage: str = "") -> bytes:
+    """The autos the filter shows, as CSV (pt-BR)."""
+    return exports.to_csv(_export_rows(db, actor, municipality, search, stage), EXPORT_COLUMNS)
+
+
+def export_xlsx(db: Database, actor: Actor, municipality: str, search: str = "", stage: str = "") -> bytes:
+    """The autos the filter shows, as XLSX."""
+    return exports.to_xlsx(_export_rows(db, actor, municipality, search, stage), EXPORT_COLUMNS, "Autos")
+
+
+def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = "", plate: str = "",
+            platform_id: str = "") -> list[AutoRow]:
+    """Every auto of a driver (CPF), a vehicle (plate) or a platform, oldest first, with its stage,
+    outcome, amount, payment and the earlier auto a recurrence counted."""
+    authorize(actor, "read", municipality)
+    key, value = next(((k, v) for k, v in (("driver_cpf", driver_cpf), ("plate", plate), ("platform_id", platform_id))
+                       if v), ("driver_cpf", None))
+    if value is None:
+        raise ValidationFailed({"driver_cpf": "Informe o CPF, a placa ou a plataforma."})
+    raws = db[autos.COLLECTION].find({"municipality": municipality, key: value}, LIST_FIELDS).sort("committed_on", 1)
+    return [_row(decode(r)) for r in raws]
+
+
+def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any]:
+    """Autos awaiting notification (with the Matupá limit), defences due, decisions due, fines overdue
+    and suspensions ending, as items of the Pendências queue."""
+    authorize(actor, "read", municipality)
+    rules = autos._rules(municipality)
+    book = parameters.book(db, municipality)
+    calendar = parameters.calendar_from(book, on)
+    open_stages = ["aguardando_notificacao", "notificado", "prazo_defesa", "defesa", "decidido", "penalidade"]
+    items = []
+    for raw in db[autos.COLLECTION].find({"municipality": municipality, "stage": {"$in": open_stages}}):
+        doc = decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        for due, kind, message, reference in _due_items(doc, on, rules, book, calendar):
+            if due <= on + timedelta(days=HORIZON_DAYS):
+                items.append(Pendencia(due, kind, f"Auto {doc['number']}", doc.get("plate") or "",
+                                       doc.get("driver_cpf") or "", message, reference, due < on and kind != DECIDE, ""))
+    return sorted(items, key=lambda p: (p.due, p.protocol))
+
+
+def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> list[tuple[date, str, str, str]]:
+    stage, number = doc["stage"], doc["number"]
+    auto_on = parse_date(doc["auto_on"])
+    if stage == "aguardando_notificacao":
+        if rules.notification_limit_days:
+            limit = calendar.add_days(auto_on, rules.notification_limit_days)
+            return [(limit, "Notificar auto", f"Auto nº {number}: entregar a notificação até {day(limit)} "
+                     f"({rules.notification_limit_days} dias da lavratura); depois, o auto é nulo",
+                     rules.ref("notification"))]
+        return [(auto_on, "Notificar auto", f"Auto nº {number} lavrado em {day(auto_on)} aguardando notificação",
+                 rules.ref("notification"))]
+    notice = doc.get("notification") or {}
+    if stage == "notificado":
+        return [(parse_date(notice["received_on"]), "Juntar notificação",
+                 f"Auto nº {number}: juntar a notificação recebida para abrir o prazo de defesa", rules.ref("defence"))]
+    if stage in ("prazo_defesa", "defesa"):
+        deadline = parse_date(notice.get("defence_deadline"))
+        if stage == "prazo_defesa" and deadline and on <= deadline:
+            return [(deadline, "Prazo de defesa", f"Auto nº {number}: prazo de defesa até {day(deadline)}",
+                     rules.ref("defence"))]
+        due = deadline + timedelta(days=1) if deadline else on
+        return [(due, DECIDE, f"Auto nº {number}: prazo de defesa encerrado em {day(deadline or on)}; decidir "
+                 f"a partir de {day(due)}", rules.ref("due_process"))]
+    items = []
+    fine = doc.get("fine_dam") or {}
+    if fine and not fine.get("paid"):
+        due = parse_date(fine["due_on"])
+        items.append((due, "Multa", f"Auto nº {number}: DAM {fine['number']} da multa ({brl(fine['amount'])}) "
+                      f"vence em {day(due)}", doc.get("infraction_reference", "")))
+    for applied in doc.get("sanctions_applied", []):
+        until = parse_date(applied.get("until"))
+        if until and until >= on:
+            items.append((until, "Suspensão (auto)", f"Auto nº {number}: suspensão até {day(until)}; volta a valer "
+                          f"em {day(until + timedelta(days=1))}", rules.ref("suspension")))
+    return items

@@ -1,0 +1,156 @@
+"""Penalties of a decided auto de infração, applied only when the process allows them (due process):
+the fine as a DAM ("multa de transporte", paying it closes the fine), suspension, revocation, cassação
+and deregistration on the authorization (CG Decreto 06/2026 art. 27 §ú, 29 §1; MP Lei 1.552/2025 art.
+23 §1, 26 IV–V), and the administrative measures taken (CG art. 27 II; MP art. 24).
+"""
+from __future__ import annotations
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+from pymongo.database import Database
+
+from rules.fmt import day
+from rules.params import ParameterMissing
+from rules.ridehailing.concepts import EventKind, Measure, Penalty
+from rules.ridehailing.sanctions import suspension_last_day
+from services import store
+from services.dam import dams
+from services.ridehailing import registry
+from services.ridehailing.enforcement import autos, process
+from services.shared import clock, events, parameters
+from services.shared.auth import Actor, authorize
+from services.shared.errors import Conflict, ServiceError, ValidationFailed
+from services.store import decode, parse_date
+
+REVENUE_KIND = "multa"  # services.dam.dams.REVENUE_KINDS: "Multa (auto de infração)"
+FINE_DUE_PARAMETER = "fine_due_days"
+DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
+SANCTIONS = {  # what a decided penalty does to the authorization (None: recorded on the auto only)
+    Penalty.SUSPENSAO.value: EventKind.SUSPENDED, Penalty.REVOGACAO.value: EventKind.REVOKED,
+    Penalty.CASSACAO.value: EventKind.CASSADA, Penalty.DESCADASTRAMENTO_CONDUTOR.value: None,
+    Penalty.DESCADASTRAMENTO_VEICULO.value: None,
+}
+
+
+class PenaltyNotYet(ServiceError):
+    """The process does not yet allow the penalty (due process): the reasons say why."""
+
+
+def _may_apply(db: Database, municipality: str, doc: dict, on: date) -> None:
+    state = process._penalty_state(db, municipality, doc, on)
+    if not state["may_apply"]:
+        raise PenaltyNotYet("A penalidade ainda não pode ser aplicada: " + "; ".join(state["reasons"]))
+
+
+def fine_due_date(db: Database, municipality: str, on: date) -> date:
+    """Due date of the fine DAM: ``fine_due_days`` (a dated parameter; the acts only say "no prazo")
+    after its issue; the DAM service moves it to a business day."""
+    try:
+        days = int(parameters.value(db, municipality, FINE_DUE_PARAMETER, on))
+    except ParameterMissing:
+        raise ServiceError("Parâmetro 'fine_due_days' (dias para pagar a multa) sem valor em vigor: "
+                           "peça à TI para defini-lo.") from None
+    return on + timedelta(days=days)
+
+
+def issue_fine_dam(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
+    """The decided fine as a DAM ("multa de transporte"); paying it closes the fine."""
+    authorize(actor, "write", municipality)
+    doc = process._lavrado(db, municipality, auto_id)
+    today = clock.today()
+    _may_apply(db, municipality, doc, today)
+    ruled = autos._ruled(doc)
+    if Penalty.MULTA.value not in ruled.get("penalties", []) or not ruled.get("fine_amount"):
+        raise ServiceError("A decisão não mantém multa neste auto.")
+    if (doc.get("fine_dam") or {}).get("id"):
+        raise Conflict(f"O DAM da multa já foi emitido ({doc['fine_dam']['number']}).")
+    address = doc.get("driver_address") or ""
+    with store.transaction(db):
+        dam = dams.issue(db, actor, municipality, taxpayer_name=doc["offender_name"],
+                         taxpayer_document=doc["offender_document"],
+                         taxpayer_address=address, revenue_kind=REVENUE_KIND,
+                         description=f"Multa do auto de infração nº {doc['number']} ({doc['infraction_code']})",
+                         legal_basis=doc["infraction_reference"], amount=Decimal(str(ruled["fine_amount"])),
+                         due=fine_due_date(db, municipality, today),
+                         pays={"collection": autos.COLLECTION, "id": doc["id"], "label": f"Auto nº {doc['number']}"})
+        fine = {"id": dam["id"], "number": dam["number"], "amount": dam["amount"], "due_on": dam["due_on"],
+                "issued_on": dam["issued_on"], "paid": False, "paid_on": None}
+        autos._save(db, actor, municipality, doc, {"fine_dam": fine}, "fine_dam",
+                    f"DAM {dam['number']} da multa emitido")
+    return dam
+
+
+@events.on_dam_paid(autos.COLLECTION)
+def fine_paid(db: Database, dam: dict) -> None:
+    """A paid fine DAM closes the fine of its auto (idempotent: a second run finds it closed)."""
+    pays = dam.get("pays") or {}
+    municipality = dam["municipality"]
+    raw = db[autos.COLLECTION].find_one({"_id": autos._oid(pays["id"]), "municipality": municipality})
+    if raw is None:
+        return
+    doc = decode(raw)
+    doc["id"] = str(doc.pop("_id"))
+    fine = doc.get("fine_dam") or {}
+    if fine.get("id") != dam["id"] or fine.get("paid"):
+        return
+    payment = dam.get("payment") or {}
+    closed = {**fine, "paid": True, "paid_on": parse_date(payment.get("paid_on")), "paid_amount": payment.get("amount"),
+              "flags": payment.get("flags") or []}
+    autos._save(db, DAM_ACTOR, municipality, doc, {"fine_dam": closed}, "fine_paid",
+                f"DAM {fine['number']} pago: multa do auto nº {doc['number']} quitada")
+
+
+def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, *, penalty: str, start: date,
+                   note: str = "") -> dict:
+    """Apply one decided penalty other than the fine from ``start``: a suspension ends after exactly its
+    days or months (CG art. 27 §ú, 29 §1; MP art. 23 §1, 26 IV–V); revocation and cassação end the
+    authorization; deregistrations are recorded. The authorization's status changes on ``start``."""
+    authorize(actor, "write", municipality)
+    doc = process._lavrado(db, municipality, auto_id)
+    if penalty not in SANCTIONS:
+        raise ValidationFailed({"penalty": "Penalidade: escolha uma das previstas."})
+    if penalty not in autos._ruled(doc).get("penalties", []):
+        raise ServiceError(f"A decisão não aplica {penalty} neste auto.")
+    if any(s["penalty"] == penalty for s in doc.get("sanctions_applied", [])):
+        raise Conflict(f"{penalty.capitalize()} já aplicada.")
+    if not isinstance(start, date):
+        raise ValidationFailed({"start": "Início: informe a data."})
+    _may_apply(db, municipality, doc, start)
+    until = None
+    if penalty == Penalty.SUSPENSAO.value:
+        until = suspension_last_day(start, doc.get("suspension_days"), doc.get("suspension_months"))
+    kind = SANCTIONS[penalty]
+    applied = {"penalty": penalty, "start": start, "until": until, "by": actor.username, "note": note.strip(),
+               "authorization_id": None, "recorded_at": clock.now_utc()}
+    text = f"{penalty.capitalize()} a partir de {day(start)}" + (f" até {day(until)}" if until else "")
+    with store.transaction(db):
+        if kind is not None:
+            auth_id = registry.authorization_of(db, actor, municipality, doc.get("driver_cpf", ""),
+                                                doc.get("plate", ""))
+            registry.apply_penalty(db, actor, municipality, auth_id, kind, start, until,
+                                   f"Auto nº {doc['number']}: {text}")
+            applied["authorization_id"] = auth_id
+        autos._save(db, actor, municipality, doc, {}, "sanction", text, push={"sanctions_applied": applied})
+    return applied
+
+
+def record_measure(db: Database, actor: Actor, municipality: str, auto_id: str, *, measure: str, on: date,
+                   by: str, note: str = "") -> dict:
+    """An administrative measure taken (retention, removal, seizure of documents or of the vehicle),
+    with who took it and when (CG art. 27 II; MP art. 24)."""
+    authorize(actor, "write", municipality)
+    doc = process._lavrado(db, municipality, auto_id)
+    known = {m.value for m in Measure}
+    if measure not in known:
+        raise ValidationFailed({"measure": "Medida: escolha uma das previstas."})
+    autos._not_future("on", "Data da medida", on)
+    if not (by or "").strip():
+        raise ValidationFailed({"by": "Responsável: obrigatório."})
+    item = {"measure": measure, "on": on, "by": by.strip(), "note": (note or "").strip(), "recorded_by": actor.username}
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, {}, "measure",
+                    f"{measure.capitalize()} em {day(on)} por {by}", push={"measures_applied": item})
+    return item
+
+

@@ -1,0 +1,288 @@
+"""The process of an auto de infração once lavrado: notification, defence, decision, appeal and its
+decision, and whether the process allows a penalty yet (due process).
+
+The notification is by a lawful method (CG Decreto 06/2026 art. 25 §1 I–IV; MP Lei 1.552/2025 art. 21
+§1), the defence period running from the juntada (CG art. 25 §2; MP art. 21 §2); in Matupá a
+notification delivered after 90 days of the auto is refused and the auto is void (``nulo``, MP art. 21
+§1). Upholding the auto needs the process in order (CG art. 25; MP art. 23 §2, 25 §4); the appeal's
+decision replaces the first one.
+"""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from pymongo.database import Database
+
+from rules.base import Finding, cents
+from rules.fmt import brl, day
+from rules.ridehailing.concepts import InfractionProcess, Penalty
+from services import store
+from services.ridehailing.enforcement import autos
+from services.shared import clock, parameters
+from services.shared.auth import Actor, authorize
+from services.shared.errors import Conflict, ServiceError, ValidationFailed
+from services.store import parse_date
+
+
+class DeadlineMissed(ServiceError):
+    """A step of the process came after the legal deadline; carries the article."""
+
+    def __init__(self, message: str, reference: str, field: str | None = None) -> None:
+        super().__init__(f"{message} ({reference})", field)
+        self.reference = reference
+
+
+# ---- whether the process allows a penalty ----
+
+def process_of(doc: dict) -> InfractionProcess:
+    """The auto's process as the rules see it (the notification counts from its receipt)."""
+    notice = doc.get("notification") or {}
+    decided = (doc.get("decision") or {}).get("decided_on")
+    return InfractionProcess(parse_date(doc["auto_on"]), parse_date(notice.get("received_on")),
+                             notice.get("method"), parse_date(notice.get("juntada_on")), parse_date(decided))
+
+
+def process_status(db: Database, actor: Actor, municipality: str, auto_id: str, on: date) -> dict:
+    """Whether a penalty may be applied on ``on``, why (findings with articles) and until when."""
+    authorize(actor, "read", municipality)
+    doc = autos._load(db, municipality, auto_id)
+    return _penalty_state(db, municipality, doc, on)
+
+
+def _penalty_state(db: Database, municipality: str, doc: dict, on: date) -> dict:
+    rules, book = autos._rules(municipality), parameters.book(db, municipality)
+    state = rules.process_status(process_of(doc), on, book, parameters.calendar_from(book, on))
+    findings = list(state.decision.findings)
+    outcome = autos._final_outcome(doc)
+    appeal = doc.get("appeal") or {}
+    if appeal and not appeal.get("decision"):
+        findings.append(Finding(False, f"Recurso apresentado em {day(parse_date(appeal['filed_on']))} aguardando "
+                                       "decisão", rules.ref("due_process")))
+    if outcome == "anulado":
+        findings.append(Finding(False, "Auto anulado na decisão", rules.ref("due_process")))
+    if doc.get("status") == "nulo":
+        findings.append(Finding(False, "Auto nulo: notificação fora do prazo", rules.ref("notification")))
+    ok = not any(f.blocking for f in findings)
+    return {"may_apply": ok, "findings": findings, "reasons": [f.text() for f in findings if not f.ok],
+            "notification_deadline": state.notification_deadline, "defence_deadline": state.defence_deadline,
+            "appeal_deadline": _appeal_deadline(db, municipality, doc)}
+
+
+def _appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
+    decided = parse_date((doc.get("decision") or {}).get("decided_on"))
+    if decided is None:
+        return None
+    days = int(parameters.value(db, municipality, "defence_period_days", decided))
+    return parameters.calendar(db, municipality, decided).add_days(decided, days)
+
+
+def _lavrado(db: Database, municipality: str, auto_id: str) -> dict:
+    doc = autos._load(db, municipality, auto_id)
+    if doc["status"] == "rascunho":
+        raise ServiceError("O auto ainda é rascunho: lavre-o primeiro.")
+    if doc["status"] == "nulo":
+        raise ServiceError(f"O auto nº {doc['number']} é nulo: a notificação foi entregue fora do prazo.")
+    return doc
+
+
+# ---- notification ----
+
+def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, method: str, sent_on: date,
+           received_on: date | None = None, juntada_on: date | None = None, recipient: str = "infrator") -> dict:
+    """Record the notification (sent, received, juntada) to the offender, or to the platform
+    (``recipient="plataforma"``, CG art. 25 caput). Method from the act's list (CG art. 25 §1 I–IV;
+    MP art. 21 §1). In Matupá a notification delivered after 90 days of the auto is refused with its
+    article and the auto becomes void (MP art. 21 §1). Returns the dates the rules compute."""
+    authorize(actor, "write", municipality)
+    doc = _lavrado(db, municipality, auto_id)
+    rules = autos._rules(municipality)
+    methods = {m.code: m for m in rules.notification_methods}
+    if method not in methods:
+        raise ValidationFailed({"method": "Forma de notificação: escolha uma das previstas em "
+                                          f"{rules.ref('notification')}."})
+    autos._not_future("sent_on", "Enviada em", sent_on)
+    auto_on = parse_date(doc["auto_on"])
+    errors = {}
+    if sent_on < auto_on:
+        errors["sent_on"] = "Enviada em: não pode ser anterior ao auto."
+    if received_on is not None:
+        autos._not_future("received_on", "Recebida em", received_on)
+        if received_on < sent_on:
+            errors["received_on"] = "Recebida em: não pode ser anterior ao envio."
+    if juntada_on is not None:
+        autos._not_future("juntada_on", "Juntada em", juntada_on)
+        if received_on is None or juntada_on < received_on:
+            errors["juntada_on"] = "Juntada em: só depois do recebimento da notificação."
+    if errors:
+        raise ValidationFailed(errors)
+    notice = {"method": method, "method_label": methods[method].label, "method_reference": methods[method].reference,
+              "sent_on": sent_on, "received_on": received_on, "juntada_on": juntada_on}
+    if recipient != "plataforma" and doc.get("decision"):
+        raise ServiceError("O auto já foi decidido: a notificação do infrator não pode mais ser alterada.")
+    if recipient == "plataforma":
+        with store.transaction(db):
+            autos._save(db, actor, municipality, doc, {"platform_notification": notice}, "notify_platform",
+                        f"Notificação à plataforma por {notice['method_label']}")
+        return notice
+    book = parameters.book(db, municipality)
+    limit = None
+    if rules.notification_limit_days:
+        limit = parameters.calendar_from(book, auto_on).add_days(auto_on, rules.notification_limit_days)
+        delivered = received_on or sent_on
+        if delivered > limit:
+            note = (f"Notificação de {day(delivered)} após o prazo máximo de {rules.notification_limit_days} dias da "
+                    f"lavratura ({day(auto_on)} → {day(limit)}): auto nulo")
+            with store.transaction(db):
+                autos._save(db, actor, municipality, doc, {"status": "nulo", "void_reason": note,
+                                                           "void_reference": rules.ref("notification"),
+                                                           "late_notification": notice}, "void", note)
+            raise DeadlineMissed(note, rules.ref("notification"), "received_on" if received_on else "sent_on")
+    process = InfractionProcess(auto_on, received_on, method, juntada_on)
+    state = rules.process_status(process, max(clock.today(), juntada_on or auto_on), book,
+                                 parameters.calendar_from(book, auto_on))
+    notice.update(limit=limit, defence_deadline=state.defence_deadline)
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, {"notification": notice}, "notify",
+                    f"Notificação por {notice['method_label']}" + (
+                        f"; prazo de defesa até {day(state.defence_deadline)}" if state.defence_deadline else ""))
+    return notice
+
+
+# ---- defence, decision, appeal ----
+
+def _files(db: Database, attachments: Any) -> list[dict]:
+    """Attachments ``[(name, bytes), …]`` kept with store.put_file; the auto keeps only the hashes."""
+    kept = []
+    for name, data in attachments or ():
+        kept.append({"name": str(name), "sha256": store.put_file(db, bytes(data), str(name))})
+    return kept
+
+
+def _filing(db: Database, name: str, filed_on: date, by: str, summary: str, attachments: Any) -> dict:
+    autos._not_future("filed_on", "Apresentada em", filed_on)
+    errors = {}
+    if not (by or "").strip():
+        errors["by"] = "Apresentada por: obrigatório."
+    if not (summary or "").strip():
+        errors["summary"] = "Resumo: obrigatório."
+    if errors:
+        raise ValidationFailed(errors)
+    return {"filed_on": filed_on, "by": by.strip(), "summary": summary.strip(), "attachments": _files(db, attachments)}
+
+
+def file_defence(db: Database, actor: Actor, municipality: str, auto_id: str, *, filed_on: date, by: str,
+                 summary: str, attachments: Any = ()) -> dict:
+    """Record the defence (filed on, by whom, summary, attachments); a late one is kept and flagged."""
+    authorize(actor, "write", municipality)
+    doc = _lavrado(db, municipality, auto_id)
+    if doc.get("decision"):
+        raise ServiceError("O auto já foi decidido; apresente recurso.")
+    defence = _filing(db, "defence", filed_on, by, summary, attachments)
+    if filed_on < parse_date(doc["auto_on"]):
+        raise ValidationFailed({"filed_on": "Apresentada em: não pode ser anterior ao auto."})
+    deadline = parse_date((doc.get("notification") or {}).get("defence_deadline"))
+    defence["late"] = bool(deadline and filed_on > deadline)
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, {"defence": defence}, "defence",
+                    "Defesa apresentada" + (" fora do prazo" if defence["late"] else ""))
+    return defence
+
+
+def _ruling(outcome: str, reasons: str, authority: str, decided_on: date) -> dict:
+    autos._not_future("decided_on", "Decidido em", decided_on)
+    errors = {}
+    if outcome not in autos.OUTCOMES:
+        errors["outcome"] = "Resultado: escolha mantido, mantido em parte ou anulado."
+    if not (reasons or "").strip():
+        errors["reasons"] = "Fundamentação: obrigatória."
+    if not (authority or "").strip():
+        errors["authority"] = "Autoridade: obrigatória."
+    if errors:
+        raise ValidationFailed(errors)
+    return {"outcome": outcome, "reasons": reasons.strip(), "authority": authority.strip(), "decided_on": decided_on}
+
+
+def decide(db: Database, actor: Actor, municipality: str, auto_id: str, *, outcome: str, reasons: str,
+           authority: str, decided_on: date, fine_amount: Decimal | None = None,
+           penalties: list[str] | None = None) -> dict:
+    """The first-instance decision. Upholding (in whole or in part) needs the process in order: notified
+    in time, juntada, and the defence period over (CG art. 25; MP art. 23 §2, 25 §4). In part: a
+    lower fine and/or fewer penalties than the auto's."""
+    authorize(actor, "write", municipality)
+    doc = _lavrado(db, municipality, auto_id)
+    if doc.get("decision"):
+        raise Conflict("O auto já tem decisão; registre o recurso.")
+    ruling = _ruling(outcome, reasons, authority, decided_on)
+    if decided_on < parse_date(doc["auto_on"]):
+        raise ValidationFailed({"decided_on": "Decidido em: não pode ser anterior ao auto."})
+    if outcome != "anulado":
+        state = _penalty_state(db, municipality, {**doc, "decision": ruling}, decided_on)
+        if not state["may_apply"]:
+            raise ServiceError("Não é possível manter o auto nesta data: " + "; ".join(state["reasons"]),
+                               field="decided_on")
+    ruling["fine_amount"], ruling["penalties"] = _ruled_penalties(doc, outcome, fine_amount, penalties)
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, {"decision": ruling}, "decide",
+                    f"Decisão: {autos.OUTCOMES[outcome]} por {ruling['authority']}")
+    return ruling
+
+
+def _ruled_penalties(doc: dict, outcome: str, amount: Decimal | None, penalties: list[str] | None
+                     ) -> tuple[Decimal, list[str]]:
+    original = Decimal(str(doc["fine_amount"]))
+    if outcome == "anulado":
+        return Decimal("0.00"), []
+    if outcome == "mantido":
+        return original, list(doc["penalties"])
+    kept = list(doc["penalties"]) if penalties is None else [p for p in doc["penalties"] if p in penalties]
+    amount = original if amount is None else cents(Decimal(str(amount)))
+    if amount < 0 or amount > original:
+        raise ValidationFailed({"fine_amount": f"Multa mantida: entre R$ 0,00 e {brl(original)}."})
+    if Penalty.MULTA.value in kept and amount == 0:
+        kept.remove(Penalty.MULTA.value)
+    return amount, kept
+
+
+def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, filed_on: date, by: str,
+                summary: str, attachments: Any = ()) -> dict:
+    """An appeal against the decision (CG art. 25 caput "recurso administrativo"; MP art. 25 §4)."""
+    authorize(actor, "write", municipality)
+    doc = _lavrado(db, municipality, auto_id)
+    decision = doc.get("decision")
+    if not decision:
+        raise ServiceError("Só cabe recurso depois da decisão.")
+    if doc.get("appeal"):
+        raise Conflict("O recurso já foi registrado.")
+    appeal = _filing(db, "appeal", filed_on, by, summary, attachments)
+    if filed_on < parse_date(decision["decided_on"]):
+        raise ValidationFailed({"filed_on": "Apresentado em: não pode ser anterior à decisão."})
+    deadline = _appeal_deadline(db, municipality, doc)
+    appeal["late"] = bool(deadline and filed_on > deadline)
+    appeal["decision"] = None
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, {"appeal": appeal}, "appeal",
+                    "Recurso apresentado" + (" fora do prazo" if appeal["late"] else ""))
+    return appeal
+
+
+def decide_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, outcome: str, reasons: str,
+                  authority: str, decided_on: date, fine_amount: Decimal | None = None,
+                  penalties: list[str] | None = None) -> dict:
+    """The appeal's decision; it replaces the first decision's outcome, fine and penalties."""
+    authorize(actor, "write", municipality)
+    doc = _lavrado(db, municipality, auto_id)
+    appeal = doc.get("appeal")
+    if not appeal or appeal.get("decision"):
+        raise ServiceError("Não há recurso aguardando decisão.")
+    ruling = _ruling(outcome, reasons, authority, decided_on)
+    if decided_on < parse_date(appeal["filed_on"]):
+        raise ValidationFailed({"decided_on": "Decidido em: não pode ser anterior ao recurso."})
+    ruling["fine_amount"], ruling["penalties"] = _ruled_penalties(doc, outcome, fine_amount, penalties)
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, {"appeal": {**appeal, "decision": ruling}}, "decide_appeal",
+                    f"Recurso: {autos.OUTCOMES[outcome]} por {ruling['authority']}")
+    return ruling
+
+

@@ -1,0 +1,310 @@
+"""The process of one auto de infração on the Autos de infração screen (``app_pages/autos.py``): its
+summary, the lavratura of a draft, its PDFs, its deadlines and the form of each stage (notification,
+defence, decision, appeal, penalties and measures), each error shown in a slot under its field.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import streamlit as st
+
+from rules import fmt
+from rules.fmt import brl, day
+from rules.ridehailing.concepts import Measure
+from services.ridehailing import registry
+from services.ridehailing.enforcement import autos, lavratura, penalties, process
+from services.ridehailing.enforcement import documents as enforcement_documents
+from services.shared import clock, fields
+from services.shared.auth import Actor
+from services.shared.errors import ServiceError, ValidationFailed
+from ui import common
+from ui.ridehailing import clear_reads
+
+# ---- forms: each error in a slot under its field ----
+
+def submit(slots: dict, action, *args, **kwargs):
+    """Run a service; a field error is shown under its field, any other error at the form."""
+    def call():
+        try:
+            return "ok", action(*args, **kwargs)
+        except ValidationFailed as exc:
+            return "fields", exc.errors
+        except ServiceError as exc:
+            if exc.field in slots:
+                return "fields", {exc.field: exc.message}
+            raise
+
+    ok, result = common.attempt(call)
+    if not ok:
+        return False, None
+    status, value = result
+    if status == "fields":
+        for name, message in value.items():
+            (slots[name] if name in slots else st).error(message)
+        return False, None
+    return True, value
+
+
+def done(message: str, open_id: str | None = None) -> None:
+    """After a write: the message on the rerun, in the process tab (on the auto ``open_id`` when new)."""
+    clear_reads()
+    st.session_state["autos_flash"] = ("success", message)
+    st.session_state["autos_tab_next"] = "Processo do auto"
+    if open_id:  # opened by the process tab on the rerun, before its picker exists
+        st.session_state["autos_open_next"] = open_id
+    st.rerun()
+
+
+def field(widget, *args, **kwargs):
+    """A widget with an empty slot under it for its error."""
+    value = widget(*args, **kwargs)
+    return value, st.empty()
+
+
+# ---- one auto's process ----
+
+def auto_process(actor: Actor, mun: str, doc: dict) -> None:
+    """One auto: its summary, then the draft's lavratura or its PDFs, deadlines and stage forms."""
+    summary(doc)
+    if doc["status"] == "rascunho":
+        lavrar_draft(actor, mun, doc)
+        return
+    documents(actor, mun, doc)
+    if doc["status"] == "nulo":
+        st.error(f"Auto nulo: {doc.get('void_reason', '')} ({doc.get('void_reference', '')}).")
+        return
+    ok, state = common.attempt(process.process_status, common.db(), actor, mun, doc["id"], clock.today())
+    if ok:
+        deadlines(mun, state)
+    notification(actor, mun, doc)
+    defence_and_decision(actor, mun, doc)
+    penalties_stage(actor, mun, doc, state if ok else None)
+
+
+def summary(doc: dict) -> None:
+    st.subheader(f"Auto nº {doc['number']}" if doc["number"] else "Rascunho de auto")
+    cols = st.columns(4)
+    cols[0].metric("Etapa", doc["stage_label"])
+    cols[1].metric("Gravidade", doc.get("severity") or "—")
+    cols[2].metric("Multa", brl(doc["fine_amount"]) if doc.get("fine_amount") is not None else "—")
+    cols[3].metric("Autuado", autos.TARGETS[doc["target_kind"]])
+    st.write(f"**{doc['offender_name']}** · {doc['infraction_code']} — {doc.get('infraction_text') or ''} "
+             f"({doc.get('infraction_reference') or ''})")
+    if doc.get("recurrence_of"):
+        prior = doc["recurrence_of"]
+        st.warning(f"Reincidência: conta o auto nº {prior['number']} de {day(prior['committed_on'])}.")
+    if doc.get("findings"):
+        with st.expander("Por que esta gravidade, multa e penalidades"):
+            for f in doc["findings"]:
+                st.write(f"{'✅' if f['ok'] else '❌'} {f['message']} — *{f['reference']}*")
+
+
+def lavrar_draft(actor: Actor, mun: str, doc: dict) -> None:
+    db, today = common.db(), clock.today()
+    st.info(f"Rascunho ({doc.get('origin') or 'manual'}): confira e lavre.")
+    with st.form("autos_draft_form"):
+        cols = st.columns(3)
+        committed_on, committed_slot = field(cols[0].date_input, "Data da infração", doc.get("committed_on") or today,
+                                             format="DD/MM/YYYY", key="autos_draft_on")
+        time, time_slot = field(cols[1].text_input, "Hora (HH:MM)", key="autos_draft_time")
+        registration, registration_slot = field(cols[2].text_input, "Matrícula do agente", key="autos_draft_agent")
+        place, place_slot = field(st.text_input, "Local", key="autos_draft_place")
+        submitted = st.form_submit_button("Lavrar auto", type="primary")
+    if submitted:
+        ok, _ = submit({"committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
+                        "place": place_slot}, lavratura.lavrar, db, actor, mun, doc["id"], committed_on=committed_on,
+                       time=time, place=place, agent_registration=registration)
+        if ok:
+            done("Auto lavrado.")
+
+
+def documents(actor: Actor, mun: str, doc: dict) -> None:
+    db = common.db()
+    cols = st.columns(4)
+    number = doc["number"].replace("/", "-")
+    cols[0].download_button("Auto (PDF)", lambda: enforcement_documents.auto_pdf(db, actor, mun, doc["id"]),
+                            f"auto_{number}.pdf", "application/pdf", key="autos_pdf_auto", icon=":material/picture_as_pdf:")
+    cols[1].download_button("Notificação ao condutor",
+                            lambda: enforcement_documents.notification_pdf(db, actor, mun, doc["id"], "condutor"),
+                            f"notificacao_{number}.pdf", "application/pdf", key="autos_pdf_notice")
+    cols[2].download_button("Notificação à plataforma",
+                            lambda: enforcement_documents.notification_pdf(db, actor, mun, doc["id"], "plataforma"),
+                            f"notificacao_plataforma_{number}.pdf", "application/pdf", key="autos_pdf_platform")
+    cols[3].download_button("Processo completo (PDF)",
+                            lambda: enforcement_documents.case_file_pdf(db, actor, mun, doc["id"]),
+                            f"processo_auto_{number}.pdf", "application/pdf", key="autos_pdf_case",
+                            icon=":material/folder_open:")
+
+
+def deadlines(mun: str, state: dict) -> None:
+    rules = registry.rules_of(mun)
+    lines = []
+    if state["notification_deadline"]:
+        lines.append(f"Notificar até **{day(state['notification_deadline'])}** ({rules.ref('notification')})")
+    if state["defence_deadline"]:
+        lines.append(f"Defesa até **{day(state['defence_deadline'])}**, contada da juntada ({rules.ref('defence')})")
+    if state["appeal_deadline"]:
+        lines.append(f"Recurso até **{day(state['appeal_deadline'])}**")
+    if lines:
+        st.markdown(" · ".join(lines))
+    if state["may_apply"]:
+        st.success("O processo permite aplicar as penalidades decididas.")
+    else:
+        st.warning("Penalidade ainda não pode ser aplicada: " + "; ".join(state["reasons"]))
+
+
+def notification(actor: Actor, mun: str, doc: dict) -> None:
+    db, rules, today = common.db(), registry.rules_of(mun), clock.today()
+    methods = {m.code: m for m in rules.notification_methods}
+    notice = doc.get("notification") or {}
+    if notice.get("juntada_on"):
+        st.markdown(f"**Notificação** por {notice['method_label']}: enviada em {day(notice['sent_on'])}, recebida em "
+                    f"{day(notice['received_on'])}, juntada em {day(notice['juntada_on'])}.")
+    place = st.expander("Notificação à plataforma ou correção") if notice.get("juntada_on") else st.container()
+    with place:
+        if not notice.get("juntada_on"):
+            st.markdown("#### Notificação")
+        with st.form("autos_notice_form"):
+            recipient = st.radio("Destinatário", ["infrator", "plataforma"], horizontal=True, key="autos_notice_to")
+            method, method_slot = field(st.selectbox, "Forma (prevista no ato)", list(methods), key="autos_notice_method",
+                                        format_func=lambda c: f"{methods[c].label} — {methods[c].reference}")
+            cols = st.columns(3)
+            sent_on, sent_slot = field(cols[0].date_input, "Enviada em", notice.get("sent_on") or today,
+                                       format="DD/MM/YYYY", key="autos_notice_sent")
+            received_on, received_slot = field(cols[1].date_input, "Recebida em", notice.get("received_on"),
+                                               format="DD/MM/YYYY", key="autos_notice_received")
+            juntada_on, juntada_slot = field(cols[2].date_input, "Juntada em", notice.get("juntada_on"),
+                                             format="DD/MM/YYYY", key="autos_notice_juntada")
+            submitted = st.form_submit_button("Registrar notificação", type="primary")
+        if submitted:
+            ok, result = submit({"method": method_slot, "sent_on": sent_slot, "received_on": received_slot,
+                                 "juntada_on": juntada_slot}, process.notify, db, actor, mun, doc["id"],
+                                method=method, sent_on=sent_on, received_on=received_on, juntada_on=juntada_on,
+                                recipient=recipient)
+            if ok:
+                deadline = result.get("defence_deadline")
+                done("Notificação registrada." + (f" Prazo de defesa até {day(deadline)}." if deadline else ""))
+
+
+def ruling_form(actor: Actor, mun: str, key: str, label: str, service, doc: dict) -> None:
+    db, today = common.db(), clock.today()
+    with st.form(key):
+        outcome, outcome_slot = field(st.selectbox, "Resultado", list(autos.OUTCOMES), key=f"{key}_outcome",
+                                      format_func=autos.OUTCOMES.get)
+        reasons, reasons_slot = field(st.text_area, "Fundamentação", key=f"{key}_reasons")
+        cols = st.columns(3)
+        authority, authority_slot = field(cols[0].text_input, "Autoridade", key=f"{key}_authority")
+        decided_on, decided_slot = field(cols[1].date_input, "Decidido em", today, format="DD/MM/YYYY", key=f"{key}_on")
+        amount, amount_slot = field(cols[2].text_input, "Multa mantida, R$ (se em parte)",
+                                    value=fmt.number(doc.get("fine_amount") or Decimal("0"), 2), key=f"{key}_amount")
+        submitted = st.form_submit_button(label, type="primary")
+    if submitted and outcome == "parcialmente":
+        try:
+            fine_amount = fields.parse_money(amount)
+        except ValueError as exc:
+            amount_slot.error(f"Multa mantida: {exc}.")
+            return
+    else:
+        fine_amount = None
+    if submitted:
+        ok, _ = submit({"outcome": outcome_slot, "reasons": reasons_slot, "authority": authority_slot,
+                        "decided_on": decided_slot, "fine_amount": amount_slot}, service, db, actor, mun, doc["id"],
+                       outcome=outcome, reasons=reasons, authority=authority, decided_on=decided_on,
+                       fine_amount=fine_amount)
+        if ok:
+            done(f"Decisão registrada: {autos.OUTCOMES[outcome]}.")
+
+
+def filing_form(actor: Actor, mun: str, key: str, label: str, service, doc: dict) -> None:
+    db, today = common.db(), clock.today()
+    with st.form(key):
+        cols = st.columns(2)
+        filed_on, filed_slot = field(cols[0].date_input, "Apresentada em", today, format="DD/MM/YYYY", key=f"{key}_on")
+        by, by_slot = field(cols[1].text_input, "Apresentada por", key=f"{key}_by")
+        summary_text, summary_slot = field(st.text_area, "Resumo", key=f"{key}_summary")
+        files = st.file_uploader("Anexos", accept_multiple_files=True, key=f"{key}_files")
+        submitted = st.form_submit_button(label, type="primary")
+    if submitted:
+        ok, result = submit({"filed_on": filed_slot, "by": by_slot, "summary": summary_slot}, service, db, actor, mun,
+                            doc["id"], filed_on=filed_on, by=by, summary=summary_text,
+                            attachments=[(f.name, f.getvalue()) for f in files or []])
+        if ok:
+            done(f"{label.removeprefix('Registrar ').capitalize()} registrado(a)"
+                 + (" — fora do prazo." if result.get("late") else "."))
+
+
+def defence_and_decision(actor: Actor, mun: str, doc: dict) -> None:
+    defence, decision, appeal = doc.get("defence"), doc.get("decision"), doc.get("appeal") or {}
+    with st.expander("Defesa" + (f" — apresentada em {day(defence['filed_on'])}" if defence else "")):
+        if defence:
+            st.write(f"Por {defence['by']}: {defence['summary']}" + (" — **fora do prazo**" if defence.get("late") else ""))
+        elif not decision:
+            filing_form(actor, mun, "autos_defence", "Registrar defesa", process.file_defence, doc)
+    st.markdown("#### Decisão")
+    if decision:
+        st.write(f"{autos.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
+                 f"{decision['authority']}: {decision['reasons']}")
+    else:
+        ruling_form(actor, mun, "autos_decision", "Registrar decisão", process.decide, doc)
+    if decision:
+        with st.expander("Recurso" + (" — em análise" if appeal and not appeal.get("decision") else "")):
+            if not appeal:
+                filing_form(actor, mun, "autos_appeal", "Registrar recurso", process.file_appeal, doc)
+            elif not appeal.get("decision"):
+                st.write(f"Recurso de {appeal['by']} em {day(appeal['filed_on'])}: {appeal['summary']}")
+                ruling_form(actor, mun, "autos_appeal_decision", "Registrar decisão do recurso", process.decide_appeal,
+                            doc)
+            else:
+                ruled = appeal["decision"]
+                st.write(f"Recurso: {autos.OUTCOMES[ruled['outcome']]} em {day(ruled['decided_on'])} por "
+                         f"{ruled['authority']}: {ruled['reasons']}")
+
+
+def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> None:
+    db, today = common.db(), clock.today()
+    ruled = (doc.get("appeal") or {}).get("decision") or doc.get("decision") or {}
+    if not ruled:
+        return
+    st.markdown("#### Penalidades")
+    with st.container():
+        fine = doc.get("fine_dam") or {}
+        if fine:
+            st.write(f"DAM {fine['number']} da multa ({brl(fine['amount'])}), vence em {day(fine['due_on'])}: "
+                     + (f"**pago em {day(fine['paid_on'])}**" if fine.get("paid") else "em aberto"))
+        elif "multa" in ruled.get("penalties", []):
+            if st.button("Emitir DAM da multa", key="autos_fine_dam", type="primary"):
+                ok, dam = common.attempt(penalties.issue_fine_dam, db, actor, mun, doc["id"])
+                if ok:
+                    done(f"DAM {dam['number']} da multa emitido, vencimento {day(dam['due_on'])}.")
+        for applied in doc.get("sanctions_applied", []):
+            st.write(f"{applied['penalty'].capitalize()} desde {day(applied['start'])}"
+                     + (f" até {day(applied['until'])}" if applied.get("until") else ""))
+        others = [p for p in ruled.get("penalties", []) if p != "multa"
+                  and p not in {a["penalty"] for a in doc.get("sanctions_applied", [])}]
+        if others:
+            with st.form("autos_sanction_form"):
+                penalty = st.selectbox("Penalidade decidida", others, key="autos_sanction_penalty",
+                    placeholder="Escolha...")
+                start, start_slot = field(st.date_input, "Início", today, format="DD/MM/YYYY", key="autos_sanction_start")
+                note = st.text_input("Observação", key="autos_sanction_note")
+                submitted = st.form_submit_button("Aplicar penalidade", type="primary")
+            if submitted:
+                ok, applied = submit({"start": start_slot}, penalties.apply_sanction, db, actor, mun, doc["id"],
+                                     penalty=penalty, start=start, note=note)
+                if ok:
+                    done(f"{penalty.capitalize()} aplicada a partir de {day(applied['start'])}"
+                         + (f" até {day(applied['until'])}." if applied.get("until") else "."))
+        for measure in doc.get("measures_applied", []):
+            st.write(f"{measure['measure'].capitalize()} em {day(measure['on'])} por {measure['by']}")
+        with st.form("autos_measure_form"):
+            cols = st.columns(3)
+            measure = cols[0].selectbox("Medida administrativa", [m.value for m in Measure], key="autos_measure",
+                placeholder="Escolha...")
+            on, on_slot = field(cols[1].date_input, "Data", today, format="DD/MM/YYYY", key="autos_measure_on")
+            by, by_slot = field(cols[2].text_input, "Responsável", key="autos_measure_by")
+            submitted = st.form_submit_button("Registrar medida")
+        if submitted:
+            ok, _ = submit({"on": on_slot, "by": by_slot}, penalties.record_measure, db, actor, mun, doc["id"],
+                           measure=measure, on=on, by=by)
+            if ok:
+                done("Medida registrada.")
