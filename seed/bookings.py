@@ -18,7 +18,7 @@ from pymongo.database import Database
 
 from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from rules.params import ParameterVersion
-from seed.demo import cnpj, cpf, person, phone
+from seed.people import cnpj, cpf, person, phone
 from services.dam import dams
 from services.machinery import bookings
 from services.machinery.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
