@@ -62,7 +62,8 @@ def test_the_demo_store_has_the_demo_values(demo):
 
 PREPARE_AND_LOOK = """
 import sys
-from services import bootstrap, store
+from services import store
+from services.setup import bootstrap
 bootstrap.prepare(store.connect(uri="", data_dir=sys.argv[1]))
 print(sorted(name for name in sys.modules if name == "seed" or name.startswith("seed.")))
 """
