@@ -7,7 +7,8 @@ import streamlit as st
 
 from rules import fmt
 from services.shared import exports
-from services.summary import figures as summary
+from services.summary import report_tables, summary, text
+from services.summary.figures import Summary
 from ui import charts, common
 from ui.entity import export_buttons
 
@@ -32,7 +33,7 @@ def preset_period(name: str, today: date) -> tuple[date, date]:
 
 
 @st.cache_data(ttl=600, show_spinner="Calculando os números…", max_entries=64)
-def figures(_actor, username: str, municipality: str, start: date, end: date, version: str) -> summary.Summary:
+def figures(_actor, username: str, municipality: str, start: date, end: date, version: str) -> Summary:
     """The figures under one data version (the latest audited write): recomputed after any write."""
     return summary.summary(common.db(), _actor, municipality, start, end)
 
@@ -67,7 +68,7 @@ columns = st.columns(3)
 for index, kpi in enumerate(data.kpis):
     worse_when_up = kpi.key in ("overdue", "inspections_overdue", "days_to_authorization", "waiting",
                                  "balances_overdue")
-    columns[index % 3].metric(kpi.label, summary.shown(kpi, kpi.value), delta=summary.change_text(kpi),
+    columns[index % 3].metric(kpi.label, text.shown(kpi, kpi.value), delta=text.change_text(kpi),
                               delta_color="off" if not kpi.change else "inverse" if worse_when_up else "normal")
 
 st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf",
@@ -75,7 +76,7 @@ st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="su
                    file_name=exports.file_name("relatorio gerencial", municipality, today, "pdf"),
                    icon=":material/picture_as_pdf:")
 
-tables = summary.tables(data)
+tables = report_tables.tables(data)
 
 
 def table(title: str, key: str) -> None:
@@ -103,7 +104,7 @@ table("Arrecadação por receita", "kinds")
 table("Arrecadação por mês", "months")
 differences = data.revenue.differences
 table("Valor emitido × valor pago", "differences")
-st.markdown(summary.difference_text(differences))
+st.markdown(text.difference_text(differences))
 
 if data.ride_hailing is not None:
     st.header("Transporte por aplicativo")

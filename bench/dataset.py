@@ -47,6 +47,7 @@ from rules import fmt  # noqa: E402
 from rules.dam.dates import due_date, due_date_finding  # noqa: E402
 from rules.ridehailing.concepts import EventKind  # noqa: E402
 from seed import demo as demo_seed  # noqa: E402
+from seed import people as people_seed  # noqa: E402
 from seed import ridehailing as ride_seed  # noqa: E402
 from seed.municipalities import DEMO_ACT, seed_demo_parameters  # noqa: E402
 from services.dam import dams
@@ -417,11 +418,11 @@ class Generator:
         for _ in range(count):
             kind = rng.choices(("pf", "pj", "entidade"), (85, 12, 3))[0]
             values = {
-                "name": demo_seed.person(rng) if kind == "pf" else f"{rng.choice(demo_seed.LAST)} "
+                "name": people_seed.person(rng) if kind == "pf" else f"{rng.choice(people_seed.LAST)} "
                         f"{rng.choice(('Comércio', 'Serviços', 'Agropecuária', 'Transportes'))} Ltda",
-                "document": demo_seed.cpf(rng) if kind == "pf" else demo_seed.cnpj(rng), "kind": kind,
-                "address": f"{rng.choice(demo_seed.STREETS)}, {rng.randint(10, 1999)}",
-                "district": rng.choice(demo_seed.DISTRICTS[mun]), "phone": demo_seed.phone(rng, mun),
+                "document": people_seed.cpf(rng) if kind == "pf" else people_seed.cnpj(rng), "kind": kind,
+                "address": f"{rng.choice(people_seed.STREETS)}, {rng.randint(10, 1999)}",
+                "district": rng.choice(people_seed.DISTRICTS[mun]), "phone": people_seed.phone(rng, mun),
             }
             if ("taxpayer", mun, values["document"]) in self.taken:  # a CPF/CNPJ drawn twice (past ~40k)
                 continue
@@ -434,8 +435,8 @@ class Generator:
         for index, (name, slug) in enumerate(demo_seed.PLATFORMS):
             credentialed = RIDE_FIRST_DAY[mun] + timedelta(days=30 * index)
             values = {
-                "name": name, "cnpj": demo_seed.cnpj(rng), "contact_name": demo_seed.person(rng),
-                "phone": demo_seed.phone(rng, mun), "email": f"regulatorio@{slug.replace('á', 'a')}.com.br",
+                "name": name, "cnpj": people_seed.cnpj(rng), "contact_name": people_seed.person(rng),
+                "phone": people_seed.phone(rng, mun), "email": f"regulatorio@{slug.replace('á', 'a')}.com.br",
                 "insurer": rng.choice(["Porto Seguro", "Tokio Marine", "Mapfre"]),
                 "policy_number": f"{rng.randint(10**9, 10**10 - 1)}",
                 "insurance_coverage": Decimal(["100000.00", "50000.00", "30000.00"][index]),
@@ -775,7 +776,7 @@ class Generator:
             created = doc["created_at"]
             moment = max(_instant(day, rng), created)
             field = "color" if name == "vehicles" else "phone"
-            new = rng.choice(ride_seed.COLORS) if name == "vehicles" else demo_seed.phone(rng, mun)
+            new = rng.choice(ride_seed.COLORS) if name == "vehicles" else people_seed.phone(rng, mun)
             if doc.get(field) == new:
                 continue
             actor = rng.choice(staff)

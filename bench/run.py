@@ -335,7 +335,7 @@ def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]
 
 def summary_figures(db: Any, repeat: int) -> dict[str, Any]:
     """The mayor's office figures of the year to date, uncached (issue 14): the service and its PDF."""
-    from services.summary import figures as summary
+    from services.summary import summary
 
     actor, start = ROLE_ACTORS["summary"], dataset.TODAY.replace(month=1, day=1)
     return {

@@ -16,6 +16,10 @@ import os
 import sys
 
 from services.setup import bootstrap
+from services.setup.defaults import MUNICIPALITIES
+from services.shared import backup
+from services.shared.auth import create_first_ti
+from services.shared.config import mongodb_db
 from services.shared.errors import ServiceError
 from services.store import connect
 
@@ -33,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.backup or args.restore or args.from_tinymongo:
         return _move_data(db, args)
     if args.demo:
+        # imported here on purpose, not to dodge a cycle: a real deployment's run (and --backup,
+        # --restore, --create-ti) neither loads the demo package nor pays for it (PIL, the machinery
+        # rules and every seed module: about 0.4 s)
         from seed.demo import seed_demo
 
         users = seed_demo(db)
@@ -46,9 +53,6 @@ def main(argv: list[str] | None = None) -> int:
         print("Aviso: este armazenamento é de demonstração.", file=sys.stderr)
     bootstrap.mark_store(db, "real")
     if args.create_ti:
-        from services.setup.defaults import MUNICIPALITIES
-        from services.shared.auth import create_first_ti
-
         password = os.environ.get("PAINEL_TI_PASSWORD") or getpass.getpass("Senha do usuário de TI: ")
         try:
             create_first_ti(db, args.create_ti[0], args.create_ti[1], password, [m["code"] for m in MUNICIPALITIES])
@@ -62,9 +66,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _move_data(db, args: argparse.Namespace) -> int:
-    from services.shared import backup
-    from services.shared.config import mongodb_db
-
     def progress(line: str) -> None:
         print(f"  {line}", flush=True)
 

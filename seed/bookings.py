@@ -19,7 +19,7 @@ from pymongo.database import Database
 
 from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from rules.params import ParameterVersion
-from seed.demo import cnpj, cpf, person, phone
+from seed.people import cnpj, cpf, person, phone
 from services.dam import dams
 from services.machinery import booking_requests, execution, localities, payment, protocol, quotes, schedule, trips
 from services.machinery.execution import ExecutionInput

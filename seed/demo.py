@@ -1,19 +1,29 @@
 """Demo store: demo users for each role and invented records for the three municipalities.
 
 Every CPF, CNPJ and plate is generated with valid check digits from a fixed random seed; names
-are invented. Demo users exist only in a store marked as demo.
+are invented (``seed.people``). Demo users exist only in a store marked as demo. This module runs
+the others: documents, ride-hailing, forms, enforcement, platform obligations and bookings.
 """
 from __future__ import annotations
 
 import random
+from datetime import date, timedelta
+from decimal import Decimal
 
 from pymongo.database import Database
 
-from seed.municipalities import seed_demo_parameters
+from rules.dam import parameters as dam_parameters
+from rules.params import ParameterVersion
+from seed import bookings, documents, enforcement, forms, platform_obligations, ridehailing
+from seed.municipalities import DEMO_ACT, seed_demo_parameters
+from seed.people import DISTRICTS, STREETS, cnpj, cpf, person, phone
+from services.dam import dams
 from services.setup import bootstrap
-from services.shared import entities
-from services.shared.auth import SYSTEM, create_user
+from services.shared import clock, entities
+from services.shared.auth import SYSTEM, Actor, create_user
+from services.shared.entities import ListQuery
 from services.shared.errors import Conflict
+from services.store import exists
 
 DEMO_PASSWORD = "painel2026"
 ALL = ["chapada", "matupa", "nova_lacerda"]
@@ -25,44 +35,8 @@ DEMO_USERS = [
     ("ti", "TI Municipal (demonstração)", "ti", ALL),
 ]
 
-FIRST = ["Maria", "José", "Antônio", "Francisca", "Luiz", "Adriana", "Marcos", "Patrícia", "Rafael", "Sandra",
-         "Paulo", "Juliana", "Ricardo", "Aline", "Eduardo", "Cláudia", "Fernando", "Luciana", "Rodrigo", "Vanessa"]
-LAST = ["Silva", "Santos", "Oliveira", "Souza", "Rodrigues", "Ferreira", "Alves", "Pereira", "Lima", "Gomes",
-        "Costa", "Ribeiro", "Martins", "Carvalho", "Almeida", "Lopes", "Soares", "Fernandes", "Vieira", "Barbosa"]
-STREETS = ["Rua das Palmeiras", "Avenida Brasil", "Rua Cuiabá", "Rua dos Ipês", "Avenida Mato Grosso",
-           "Rua São Benedito", "Rua Sete de Setembro", "Travessa do Buriti"]
-DISTRICTS = {
-    "chapada": ["Centro", "Bom Jardim", "Vila Aurora", "Água Fria", "Cachoeira Rica"],
-    "matupá".replace("á", "a"): ["Centro", "Jardim das Flores", "Bairro Industrial", "Vila Operária"],
-    "nova_lacerda": ["Centro", "Assentamento Corixa", "Comunidade Vale do Guaporé", "Zona Rural Norte"],
-}
 PLATFORMS = [("MoveJá Mobilidade Ltda", "movejá"), ("Rota Certa Transportes Digitais S.A.", "rotacerta"),
              ("Chama Aí Tecnologia Ltda", "chamaai")]
-
-
-def cpf(rng: random.Random) -> str:
-    base = [rng.randint(0, 9) for _ in range(9)]
-    for weight_start in (10, 11):
-        total = sum(d * w for d, w in zip(base, range(weight_start, 1, -1)))
-        base.append((total * 10 % 11) % 10)
-    return "".join(map(str, base))
-
-
-def cnpj(rng: random.Random) -> str:
-    base = [rng.randint(0, 9) for _ in range(8)] + [0, 0, 0, 1]
-    for weights in ([5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]):
-        remainder = sum(d * w for d, w in zip(base, weights)) % 11
-        base.append(0 if remainder < 2 else 11 - remainder)
-    return "".join(map(str, base))
-
-
-def phone(rng: random.Random, code: str) -> str:
-    ddd = "66" if code == "matupa" else "65"
-    return f"{ddd}9{rng.randint(8100, 9999)}{rng.randint(1000, 9999)}"
-
-
-def person(rng: random.Random) -> str:
-    return f"{rng.choice(FIRST)} {rng.choice(LAST)} {rng.choice(LAST)}"
 
 
 def seed_demo(db: Database) -> list[tuple[str, str, str]]:
@@ -72,9 +46,7 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     if bootstrap.store_kind(db) != "demo":
         raise SystemExit("Este armazenamento é de produção: dados de demonstração não são carregados nele.")
     seed_demo_parameters(db)
-    from seed.documents import seed_documents
-
-    seed_documents(db)
+    documents.seed_documents(db)
     for username, name, role, municipalities in DEMO_USERS:
         try:
             create_user(db, SYSTEM, username, name, role, municipalities, DEMO_PASSWORD)
@@ -88,27 +60,15 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
         for code in ("chapada", "matupa"):
             _platforms(db, staff[code], code, rng)
     _dams(db, staff)
-    from seed.ridehailing import seed_ridehailing
-
-    seed_ridehailing(db)
-    from seed.forms import seed_corrections
-
-    seed_corrections(db)
-    from seed.enforcement import seed_enforcement
-
-    seed_enforcement(db)
-    from seed.platform_obligations import seed_platform_obligations
-
-    seed_platform_obligations(db)
-    from seed.bookings import seed_bookings
-
-    seed_bookings(db)
+    ridehailing.seed_ridehailing(db)
+    forms.seed_corrections(db)
+    enforcement.seed_enforcement(db)
+    platform_obligations.seed_platform_obligations(db)
+    bookings.seed_bookings(db)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 
-def _staff(code: str):
-    from services.shared.auth import Actor
-
+def _staff(code: str) -> Actor:
     return Actor(f"carga.{code}", "Carga de demonstração", "secretaria", (code,))
 
 
@@ -133,9 +93,6 @@ def _taxpayers(db: Database, actor, code: str, rng: random.Random) -> None:
 
 
 def _platforms(db: Database, actor, code: str, rng: random.Random) -> None:
-    from datetime import date
-    from decimal import Decimal
-
     for index, (name, slug) in enumerate(PLATFORMS):
         entities.create(db, actor, "platforms", code, {
             "name": name,
@@ -182,17 +139,6 @@ DEMO_DAMS = {
 def _dams(db: Database, staff: dict) -> None:
     """PIX for Matupá with a fictitious key, then six demo DAMs per municipality (once): issued,
     paid in full, paid with a different amount (flagged) and one cancelled."""
-    from datetime import date, timedelta
-    from decimal import Decimal
-
-    from rules.dam import parameters as dam_parameters
-    from rules.params import ParameterVersion
-    from seed.municipalities import DEMO_ACT
-    from services.dam import dams
-    from services.shared import clock
-    from services.shared.entities import ListQuery
-    from services.store import exists
-
     note = "Chave PIX fictícia de demonstração; substituir pela chave do município"
     for name, value in ((dam_parameters.PIX_ENABLED, True), (dam_parameters.PIX_KEY, DEMO_PIX_KEY),
                         (dam_parameters.PIX_MERCHANT_NAME, "Prefeitura de Matupa"),

@@ -14,8 +14,8 @@ from pymongo.database import Database
 
 from rules.params import ParameterVersion
 from rules.ridehailing.lifecycle import Status
-from seed.demo import cpf
 from seed.municipalities import DEMO_ACT
+from seed.people import cpf
 from services.dam import dams
 from services.ridehailing import obligations as po
 from services.ridehailing import registry

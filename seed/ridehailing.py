@@ -24,7 +24,7 @@ from pymongo.database import Database
 
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
-from seed.demo import DISTRICTS, STREETS, cpf, person, phone
+from seed.people import DISTRICTS, STREETS, cpf, person, phone
 from services.dam import dams
 from services.ridehailing import changes as ridehailing_changes
 from services.ridehailing import platforms as ridehailing_platforms

@@ -29,7 +29,7 @@ FAMILY, FARMER = "Rosa Cândida Família Teste", "Sebastião Sitiante Teste"
 SETUP = (
     "import random\n"
     "from seed import demo\n"
-    "from seed.demo import cpf\n"
+    "from seed.people import cpf\n"
     "from services.shared import clock, entities\n"
     "from services.shared.auth import Actor\n"
     "from services.store import connect\n"

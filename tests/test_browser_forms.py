@@ -62,9 +62,9 @@ def store_query(data: Path, code: str) -> str:
 
 
 def unregistered_cpf() -> str:
-    from seed import demo
+    from seed import people
 
-    return demo.cpf(random.Random(424242))
+    return people.cpf(random.Random(424242))
 
 
 def visible_captions(page) -> str:

@@ -29,12 +29,12 @@ pytestmark = pytest.mark.browser
 
 def _new_driver() -> dict:
     """What the clerk types: a Chapada resident with a valid CPF and CNH, and his 3-year-old car."""
-    from seed import demo, ridehailing
+    from seed import people, ridehailing
     from services.shared import clock
 
     rng, today = random.Random(777), clock.today()
     return {
-        "name": "Beatriz Navegadora Teste", "cpf": demo.cpf(rng), "address": "Rua das Orquídeas, 120",
+        "name": "Beatriz Navegadora Teste", "cpf": people.cpf(rng), "address": "Rua das Orquídeas, 120",
         "district": "Centro", "cnh_number": "04512345678", "first_license": date(today.year - 9, 3, 15),
         "cnh_valid_until": date(today.year + 3, 3, 15), "inss_number": "12345678901",
         "plate": ridehailing.plate(rng), "renavam": ridehailing.renavam(rng), "model_year": today.year - 3,

@@ -10,7 +10,7 @@ from datetime import date, timedelta
 import pytest
 
 from rules.ridehailing.lifecycle import Status
-from seed.demo import cpf as random_cpf
+from seed.people import cpf as random_cpf
 from seed.ridehailing import vehicle_values
 from services.ridehailing import registry
 from services.shared import audit, clock, entities

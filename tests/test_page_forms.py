@@ -10,7 +10,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from rules.ridehailing.lifecycle import Status
-from seed.demo import cpf as random_cpf
+from seed.people import cpf as random_cpf
 from services.ridehailing import registry
 from services.shared import audit, clock, entities
 from services.shared.entities import ListQuery

@@ -183,7 +183,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.platforms.platform_concept": "read",
     "services.ridehailing.platforms.platform_reports": "read",
     "services.ridehailing.work_queue.pendencias": "read",
-    "services.summary.figures.data_version": "summary",
+    "services.summary.summary.data_version": "summary",
     "services.shared.entities.remove": "write",
     "services.shared.entities.custom_field_rows": "admin",
     "services.shared.entities.edit_custom_field": "admin",
@@ -192,8 +192,8 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.registry.inspection_computed": "read",
     "services.ridehailing.registry.open_authorization": "read",
     "services.ridehailing.registry.export_authorizations": "read",
-    "services.summary.figures.report_pdf": "summary",
-    "services.summary.figures.summary": "summary",
+    "services.summary.summary.report_pdf": "summary",
+    "services.summary.summary.summary": "summary",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit

@@ -16,7 +16,7 @@ import pytest
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed import ridehailing as demo
-from seed.demo import cnpj, cpf
+from seed.people import cnpj, cpf
 from services.dam import dams
 from services.ridehailing import obligations as po
 from services.ridehailing import registry, work_queue

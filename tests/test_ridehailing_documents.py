@@ -132,7 +132,7 @@ def issue_in(db, municipality: str, platform: str | None = None) -> str:
     if platform:
         import random
 
-        from seed.demo import cnpj
+        from seed.people import cnpj
 
         number = cnpj(random.Random(11))
         entities.create(db, ACTORS[municipality], "platforms", municipality,

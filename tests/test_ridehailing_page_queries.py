@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from seed.demo import cnpj
+from seed.people import cnpj
 from seed.ridehailing import passing
 from services.dam import dams
 from services.ridehailing import registry

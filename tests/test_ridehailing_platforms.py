@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from seed.demo import cnpj
+from seed.people import cnpj
 from services.ridehailing import platforms, registry
 from services.shared import parameters
 from services.shared.errors import ValidationFailed

@@ -17,7 +17,9 @@ from streamlit.testing.v1 import AppTest
 from services.shared import clock, entities, privacy
 from services.shared.errors import PermissionDenied, ValidationFailed
 from services.store import encode, insert_one
-from services.summary import figures as summary
+from services.summary import report_tables, summary
+from services.summary.periods import Period
+from services.summary.text import difference_text
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP, TI
 from tests.test_dams import issue
 
@@ -115,7 +117,7 @@ def test_ride_hailing_figures_of_the_period_and_of_the_previous_one(known):
     assert ride.by_status == {"Ativa": 3, "Suspensa": 1, "Cassada": 1, "Aguardando vistoria": 1, "Requerida": 1}
     assert [p.name for p in ride.platforms] == ["Plataforma Exemplo Ltda"]
     assert ride.platforms[0].insurance is False  # no APP policy on record
-    assert figures.previous == summary.Period(date(2026, 1, 29), date(2026, 2, 28))
+    assert figures.previous == Period(date(2026, 1, 29), date(2026, 2, 28))
     kpis = {k.key: (k.value, k.previous, k.change) for k in figures.kpis}
     assert kpis["active"] == (3, 3, 0)
     assert kpis["new"] == (2, 1, 1)
@@ -150,7 +152,7 @@ def test_the_difference_between_face_value_and_amount_paid_is_explained(known):
     assert (d.paid_count, d.face_value, d.received) == (3, Decimal("702.30"), Decimal("690.00"))
     assert (d.short_count, d.short, d.over_count, d.over) == (1, Decimal("20.00"), 1, Decimal("7.70"))
     assert (d.late_count, d.late, d.difference) == (2, Decimal("540.00"), Decimal("-12.30"))
-    assert summary.difference_text(d) == (
+    assert difference_text(d) == (
         "Os DAM pagos no período somam R$ 702,30 de valor emitido e R$ 690,00 recebidos (diferença de -R$ 12,30): "
         "pagamentos a menor faltaram R$ 20,00; pagamentos a maior excederam R$ 7,70. "
         "Pagos após o vencimento: R$ 540,00.")
@@ -164,7 +166,7 @@ def test_authorizations_expiring_within_30_days_of_the_last_day(known):
 
 
 def test_tables_show_small_cells_as_less_than_three_and_name_nobody(known):
-    tables = summary.tables(summary.summary(known, GABINETE, "chapada", *MARCH))
+    tables = report_tables.tables(summary.summary(known, GABINETE, "chapada", *MARCH))
     assert tables["Autorizações por situação"][0] == {"Situação": "Ativa", "Quantidade": 3}
     assert {r["Quantidade"] for r in tables["Autorizações por situação"][1:]} == {"< 3"}
     kinds = {r["Receita"]: r for r in tables["Arrecadação por receita"]}
@@ -193,9 +195,9 @@ def test_a_cpf_is_masked_to_its_middle_digits(cpf, masked):
     (date(2028, 2, 29), date(2028, 2, 29), (date(2028, 2, 28), date(2028, 2, 28)), (date(2027, 2, 28), date(2027, 2, 28))),
 ], ids=["march", "leap-day"])
 def test_previous_period_has_the_same_length_and_the_year_before_the_same_dates(start, end, previous, year_before):
-    period = summary.Period(start, end)
-    assert period.previous() == summary.Period(*previous)
-    assert period.year_before() == summary.Period(*year_before)
+    period = Period(start, end)
+    assert period.previous() == Period(*previous)
+    assert period.year_before() == Period(*year_before)
 
 
 def test_a_period_ending_before_it_starts_is_refused(db):
@@ -313,7 +315,7 @@ def test_autos_of_the_period_by_severity_and_stage(known):
     fines = summary.summary(known, GABINETE, "chapada", *MARCH).fines
     assert fines.by_severity == {"Grave": 2, "Leve": 1}  # the draft and February's auto left out
     assert fines.by_stage == {"Notificado": 1, "Multa paga": 1, "Decidido": 1}
-    rows = summary.tables(summary.summary(known, GABINETE, "chapada", *MARCH))["Multas"]
+    rows = report_tables.tables(summary.summary(known, GABINETE, "chapada", *MARCH))["Multas"]
     assert {"Situação": "Autos — gravidade Grave", "Quantidade": "< 3", "Valor (R$)": None} in rows
 
 

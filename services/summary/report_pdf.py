@@ -15,13 +15,13 @@ from rules import fmt
 from services.shared import clock
 from services.shared.pdf.letterhead import LEFT, WIDTH, footer, letterhead, title
 from services.shared.pdf.style import BLUE, GREY, Fonts
+from services.summary import periods, text
+from services.summary.figures import ZERO, Kpi, Summary
 
 SERIES_COLOURS = ((31, 95, 139), (150, 180, 205), (178, 34, 34))
 
 
-def _kpi_box(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, kpi) -> None:
-    from services.summary.figures import change_text, shown
-
+def _kpi_box(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, kpi: Kpi) -> None:
     pdf.set_draw_color(170, 170, 170)
     pdf.rect(x, y, w, 16)
     pdf.set_text_color(*GREY)
@@ -31,12 +31,12 @@ def _kpi_box(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, kpi) -> None
     pdf.set_text_color(0, 0, 0)
     fonts.use(11, bold=True)
     pdf.set_xy(x + 1.5, y + 5)
-    pdf.cell(w - 3, 6, fonts.text(shown(kpi, kpi.value)))
+    pdf.cell(w - 3, 6, fonts.text(text.shown(kpi, kpi.value)))
     pdf.set_text_color(*GREY)
     fonts.use(6.5)
     pdf.set_xy(x + 1.5, y + 11.5)
-    change = change_text(kpi)
-    pdf.cell(w - 3, 3, fonts.text(f"Período anterior: {shown(kpi, kpi.previous)}"
+    change = text.change_text(kpi)
+    pdf.cell(w - 3, 3, fonts.text(f"Período anterior: {text.shown(kpi, kpi.previous)}"
                                   + (f" ({change})" if change else "")))
     pdf.set_text_color(0, 0, 0)
 
@@ -83,10 +83,8 @@ def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, catego
     return y + height
 
 
-def render_management_report(figures, secretariat: str, address: str, head=None) -> bytes:
-    """One A4 page: letterhead, KPIs, two charts and the payment differences of ``figures`` (a Summary)."""
-    from services.summary.figures import ZERO, _year_before, difference_text, month_label
-
+def render_management_report(figures: Summary, secretariat: str, address: str, head=None) -> bytes:
+    """One A4 page: letterhead, KPIs, two charts and the payment differences of ``figures``."""
     pdf = FPDF(unit="mm", format="A4")
     pdf.set_auto_page_break(False)
     pdf.set_margins(LEFT, 12, LEFT)
@@ -111,9 +109,9 @@ def render_management_report(figures, secretariat: str, address: str, head=None)
     months = period.months()[-12:]
     paid, before = figures.revenue.by_month("paid"), figures.revenue_year_before.by_month("paid")
     y = _bars(pdf, fonts, y, 62, "Arrecadado por mês × mesmo mês do ano anterior",
-              [month_label(m) for m in months],
+              [text.month_label(m) for m in months],
               [("Período", [paid.get(m, ZERO) for m in months]),
-               ("Ano anterior", [before.get(_year_before(m), ZERO) for m in months])])
+               ("Ano anterior", [before.get(periods.day_a_year_before(m), ZERO) for m in months])])
     kinds = figures.revenue.by_kind()
     names = sorted(kinds)
     y = _bars(pdf, fonts, y + 2, 62, "DAM por receita no período",
@@ -126,7 +124,7 @@ def render_management_report(figures, secretariat: str, address: str, head=None)
     pdf.cell(WIDTH, 5, fonts.text("Valor emitido × valor recebido"))
     fonts.use(8.5)
     pdf.set_xy(LEFT, y + 8)
-    pdf.multi_cell(WIDTH, 4.5, fonts.text(difference_text(figures.revenue.differences)), align="L")
+    pdf.multi_cell(WIDTH, 4.5, fonts.text(text.difference_text(figures.revenue.differences)), align="L")
     pdf.set_draw_color(*BLUE)
     footer(pdf, fonts, f"Números agregados, sem dados pessoais (LGPD). Gerado em "
                        f"{fmt.moment(clock.to_local(clock.now_utc()))} pelo Painel Municipal.")

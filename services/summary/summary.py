@@ -1,0 +1,92 @@
+"""The mayor's office summary (issue 14): every figure of a municipality and period, the data version
+the page caches them under, and the Relatório gerencial PDF.
+
+Each collection is read once with a projection of the fields the figures need (no query per
+record): the DAMs in ``revenue``, the authorizations and platforms in ``ride_hailing``, the autos in
+``fines``, the bookings in ``machinery``. What each figure means is written in
+``services.summary.figures``; only aggregates leave this package.
+"""
+from __future__ import annotations
+
+from datetime import date
+
+from pymongo.database import Database
+
+from services.shared import municipalities
+from services.shared.auth import Actor, authorize
+from services.store import decode
+from services.summary import fines, machinery, revenue, ride_hailing
+from services.summary.figures import BookingsFigures, Kpi, Revenue, RideHailingFigures, Summary
+from services.summary.periods import Period
+from services.summary.report_pdf import render_management_report
+
+
+def summary(db: Database, actor: Actor, municipality: str, start: date, end: date) -> Summary:
+    """Every figure of the mayor's office for the municipality and period (see the module)."""
+    authorize(actor, "summary", municipality)
+    period = Period(start, end)
+    previous, year_before = period.previous(), period.year_before()
+    mun = municipalities.get(db, municipality)
+    dam_docs = revenue.dam_docs(db, municipality, min(previous.start, year_before.start))
+    revenue_now, revenue_before = revenue.in_period(dam_docs, period), revenue.in_period(dam_docs, previous)
+    ride = ride_before = fines_now = None
+    if "transporte" in mun.modules:
+        ride, ride_before = ride_hailing.of_periods(db, municipality, (period, previous))
+        fines_now = fines.of_period(db, municipality, period, dam_docs)
+    bookings = bookings_before = None
+    if "maquinas" in mun.modules:
+        bookings = machinery.of_period(db, municipality, period)
+        bookings_before = machinery.of_period(db, municipality, previous)
+    return Summary(
+        municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
+        year_before=year_before,
+        kpis=_kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before),
+        revenue=revenue_now, revenue_year_before=revenue.in_period(dam_docs, year_before),
+        ride_hailing=ride, fines=fines_now, bookings=bookings,
+    )
+
+
+def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: date) -> bytes:
+    """The one-page "Relatório gerencial" of the period on the municipal letterhead (KPIs, two charts)."""
+    figures = summary(db, actor, municipality, start, end)
+    mun = municipalities.get(db, municipality)
+    return render_management_report(figures, mun.secretariat, mun.address, head=municipalities.letterhead(db, municipality))
+
+
+def data_version(db: Database, actor: Actor, municipality: str) -> str:
+    """The instant of the municipality's latest audited write: every write of the panel leaves one, so
+    figures computed under the same version are still right (one indexed query)."""
+    authorize(actor, "summary", municipality)
+    latest = db["audit"].find_one({"municipality": municipality}, {"at": 1}, sort=[("at", -1)])
+    return decode(latest["at"]).isoformat() if latest else ""
+
+
+def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,
+          ride_before: RideHailingFigures | None, bookings: BookingsFigures | None = None,
+          bookings_before: BookingsFigures | None = None) -> tuple[Kpi, ...]:
+    kpis = [
+        Kpi("paid", "Arrecadado (DAM pagos)", current.total("paid"), before.total("paid"), "brl"),
+        Kpi("issued", "DAM emitidos (valor)", current.total("issued"), before.total("issued"), "brl"),
+        Kpi("overdue", "DAM vencidos no fim do período", current.total("overdue"), before.total("overdue"), "brl"),
+    ]
+    if ride is not None and ride_before is not None:
+        kpis += [
+            Kpi("active", "Autorizações ativas", ride.active, ride_before.active),
+            Kpi("new", "Autorizações novas", ride.new, ride_before.new),
+            Kpi("renewed", "Renovações", ride.renewed, ride_before.renewed),
+            Kpi("inspections_done", "Vistorias realizadas", ride.inspections_done, ride_before.inspections_done),
+            Kpi("inspections_overdue", "Vistorias em atraso", ride.inspections_overdue,
+                ride_before.inspections_overdue),
+            Kpi("days_to_authorization", "Dias do protocolo à autorização (média)",
+                ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days"),
+        ]
+    if bookings is not None and bookings_before is not None:
+        kpis += [
+            Kpi("requests", "Pedidos de serviço protocolados", sum(bookings.by_zone.values()),
+                sum(bookings_before.by_zone.values())),
+            Kpi("waiting", "Espera até a execução (mediana)", bookings.waiting_median_days,
+                bookings_before.waiting_median_days, "days"),
+            Kpi("balances_overdue", "Saldos de serviços vencidos", bookings.balances_overdue,
+                bookings_before.balances_overdue, "brl"),
+        ]
+    return tuple(kpis)

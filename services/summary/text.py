@@ -1,0 +1,57 @@
+"""How the mayor's office figures read in pt-BR: months (``jan/2026``), KPI values and their change
+against the previous period, and the sentence that explains the payment differences. The page, the
+export tables and the Relatório gerencial all write them with these."""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from rules import fmt
+from services.summary.figures import Kpi, PaymentDifferences
+
+MONTHS = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
+
+
+def month_label(month: date) -> str:
+    """``jan/2026``: the month as the panel writes it."""
+    return f"{MONTHS[month.month - 1]}/{month.year}"
+
+
+def shown(kpi: Kpi, value: int | Decimal | None) -> str:
+    """A KPI value as text: R$ for money, days with one decimal, counts with thousands."""
+    if value is None:
+        return "—"
+    if kpi.unit == "brl":
+        return fmt.brl(value)
+    if kpi.unit == "days":
+        return f"{fmt.number(value, 1)} dias"
+    return fmt.number(value)
+
+
+def change_text(kpi: Kpi) -> str | None:
+    """The change against the previous period, signed ("+R$ 10,00", "-2", "+1,5 dias"); None if unknown."""
+    change = kpi.change
+    if change is None:
+        return None
+    sign = "-" if change < 0 else "+" if change > 0 else ""
+    return sign + shown(kpi, abs(change))
+
+
+def difference_text(d: PaymentDifferences) -> str:
+    """Why "arrecadado" differs from the face value of the DAMs paid, in one pt-BR sentence."""
+    if not d.paid_count:
+        return "Nenhum DAM pago no período."
+    text = (f"Os DAM pagos no período somam {fmt.brl(d.face_value)} de valor emitido e {fmt.brl(d.received)} "
+            f"recebidos")
+    if d.difference == 0:
+        text += ": não há diferença de valor."
+    else:
+        parts = []
+        if d.short_count:
+            parts.append(f"pagamentos a menor faltaram {fmt.brl(d.short)}")
+        if d.over_count:
+            parts.append(f"pagamentos a maior excederam {fmt.brl(d.over)}")
+        text += f" (diferença de {fmt.brl(d.difference)}): " + "; ".join(parts) + "."
+    if d.late_count:
+        text += f" Pagos após o vencimento: {fmt.brl(d.late)}."
+    return text
