@@ -1,4 +1,4 @@
-"""The machinery part of the mayor's office figures (Nova Lacerda, ``services.machinery.bookings``):
+"""The machinery part of the mayor's office figures (Nova Lacerda, ``services.machinery``):
 requests by zone, service and stage, waiting until execution, machine hours and days booked, discounts,
 balances overdue and credits to return (see ``services.summary.figures``)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pymongo.database import Database
 
 from rules.base import cents
 from rules.machinery.discounts import DiscountCriterion
-from services.machinery import bookings
+from services.machinery import booking_requests
 from services.shared import entities, parameters
 from services.store import decode, parse_date
 from services.summary.figures import BookingsFigures
@@ -38,14 +38,14 @@ def of_period(db: Database, municipality: str, period: Period) -> BookingsFigure
     waits: list[int] = []
     hours: dict[str, Decimal] = defaultdict(Decimal)
     discounts = overdue = credits = Decimal("0")
-    for raw in db[bookings.REQUESTS].find({"municipality": municipality}, fields):
+    for raw in db[booking_requests.REQUESTS].find({"municipality": municipality}, fields):
         doc = decode(raw)
         requested = parse_date(doc.get("requested_on"))
         if requested in period:
             zones[doc.get("zone") or "Sem zona"] += 1
-            stages[bookings.STATUS.get(doc.get("status"), doc.get("status") or "")] += 1
+            stages[booking_requests.STATUS.get(doc.get("status"), doc.get("status") or "")] += 1
             for kind in {s.get("kind") for s in doc.get("services") or []}:
-                services_[bookings.SERVICE_KINDS.get(kind, kind)] += 1
+                services_[booking_requests.SERVICE_KINDS.get(kind, kind)] += 1
         execution = doc.get("execution") or {}
         started = parse_date(execution.get("started_on"))
         if started in period and requested is not None:
@@ -68,11 +68,11 @@ def of_period(db: Database, municipality: str, period: Period) -> BookingsFigure
         if Decimal(str(settlement.get("credit_to_return") or 0)) > 0 and completed and completed <= period.end and (
                 returned is None or returned > period.end):
             credits += Decimal(str(settlement["credit_to_return"]))
-    kinds = dict(entities.SPECS[bookings.ASSETS].field("kind").choices)
+    kinds = dict(entities.SPECS[booking_requests.ASSETS].field("kind").choices)
     assets = {str(a["_id"]): f"{kinds.get(a.get('kind'), a.get('kind') or '')} {a.get('identifier', '')}".strip()
-              for a in db[bookings.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
+              for a in db[booking_requests.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
     booked: Counter[str] = Counter()
-    for row in db[bookings.BOOKINGS].find({"municipality": municipality, "day": {
+    for row in db[booking_requests.BOOKINGS].find({"municipality": municipality, "day": {
             "$gte": period.start.isoformat(), "$lte": period.end.isoformat()}}, {"asset_id": 1}):
         booked[str(row.get("asset_id"))] += 1
     calendar = parameters.calendar(db, municipality, period.end)
