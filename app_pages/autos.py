@@ -11,7 +11,7 @@ from rules.ridehailing.concepts import Measure
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos
 from services.ridehailing.enforcement import documents as enforcement_documents
-from services.shared import clock, entities, fields
+from services.shared import clock, fields, schema
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons, record_picker
@@ -22,8 +22,8 @@ db = common.db()
 mun = common.municipality()
 rules = registry.rules_of(mun)
 today = clock.today()
-show_cpf = entities.SPECS["drivers"].field("cpf").show
-show_plate = entities.SPECS["vehicles"].field("plate").show
+show_cpf = schema.SPECS["drivers"].field("cpf").show
+show_plate = schema.SPECS["vehicles"].field("plate").show
 common.page_header("Autos de infração", rules.act)
 flash("autos_flash")
 

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     bootstrap.mark_store(db, "real")
     if args.create_ti:
         from services.setup.defaults import MUNICIPALITIES
-        from services.shared.auth import create_first_ti
+        from services.shared.accounts import create_first_ti
 
         password = os.environ.get("PAINEL_TI_PASSWORD") or getpass.getpass("Senha do usuário de TI: ")
         try:

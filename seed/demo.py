@@ -11,8 +11,9 @@ from pymongo.database import Database
 
 from seed.municipalities import seed_demo_parameters
 from services.setup import bootstrap
-from services.shared import entities
-from services.shared.auth import SYSTEM, create_user
+from services.shared import entities, entity_lists
+from services.shared.accounts import create_user
+from services.shared.auth import SYSTEM
 from services.shared.errors import Conflict
 
 DEMO_PASSWORD = "painel2026"
@@ -190,7 +191,7 @@ def _dams(db: Database, staff: dict) -> None:
     from seed.municipalities import DEMO_ACT
     from services.dam import dams
     from services.shared import clock
-    from services.shared.entities import ListQuery
+    from services.shared.schema import ListQuery
     from services.store import exists
 
     note = "Chave PIX fictícia de demonstração; substituir pela chave do município"
@@ -203,7 +204,7 @@ def _dams(db: Database, staff: dict) -> None:
         if exists(db["dams"], {"municipality": code}):
             continue
         actor = staff[code]
-        people = entities.list_all(db, actor, "taxpayers", code, ListQuery(sort="name"))[:6]
+        people = entity_lists.list_all(db, actor, "taxpayers", code, ListQuery(sort="name"))[:6]
         issued = []
         for index, person in enumerate(people):
             kind, description, basis, amount = DEMO_DAMS[code][index % 3]

@@ -38,7 +38,7 @@ from services.ridehailing import platforms, registry
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import audit, clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
-from services.shared.entities import RowError
+from services.shared.entity_files import RowError
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import decode, encode, insert_one, parse_date
 

@@ -39,7 +39,7 @@ from rules.ridehailing.concepts import (
 )
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services import store
-from services.shared import audit, clock, entities, events, exports, numbers, parameters, specs
+from services.shared import audit, clock, entities, events, exports, numbers, parameters, schema, specs
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, parse_date
@@ -94,7 +94,7 @@ def _one(db: Database, collection: str, municipality: str, query: dict, missing:
     doc = db[collection].find_one({"municipality": municipality, **encode(query)})
     if doc is None:
         raise NotFound(missing)
-    return entities._typed(entities.SPECS[collection], decode(doc))
+    return entities._typed(schema.SPECS[collection], decode(doc))
 
 
 def driver_record(db: Database, municipality: str, cpf: str) -> dict:
@@ -106,7 +106,7 @@ def vehicle_record(db: Database, municipality: str, plate: str) -> dict:
 
 
 def _children(db: Database, collection: str, municipality: str, cpf: str) -> list[dict]:
-    spec = entities.SPECS[collection]
+    spec = schema.SPECS[collection]
     rows = db[collection].find({"municipality": municipality, "driver_cpf": cpf, **entities.NOT_REMOVED})
     return [entities._typed(spec, decode(r)) for r in rows]
 
@@ -902,7 +902,7 @@ def matching(rows: list[AuthorizationRow], search: str) -> list[AuthorizationRow
 
 
 # One page of the authorization list (rows are AuthorizationRow) and how many match in all.
-RowsPage = entities.Page
+RowsPage = schema.Page
 
 
 ROW_SORT = [("protocol_date", -1), ("protocol", -1)]
@@ -1022,7 +1022,7 @@ def _rows_of(db: Database, municipality: str, docs: list[dict], on: date, scope:
 def record_history(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str) -> list[dict]:
     """Changes of a driver's or vehicle's data with their dates (the 7-day reporting rule needs them)."""
     authorize(actor, "read", municipality)
-    spec = entities.SPECS[collection]
+    spec = schema.SPECS[collection]
     labels = {f.name: f for f in spec.fields}
     rows = []
     query = {"collection": collection, "doc_id": doc_id, "municipality": municipality, "action": "update"}

@@ -551,7 +551,7 @@ def _bookings(db: Database, municipality: str, period: Period) -> BookingsFigure
     """Nova Lacerda's machinery bookings of the period: one query per collection (see the module)."""
     from rules.machinery.discounts import DiscountCriterion
     from services.machinery import bookings
-    from services.shared import entities, parameters
+    from services.shared import parameters, schema
 
     fields = {"requested_on": 1, "zone": 1, "services": 1, "status": 1, "execution.started_on": 1,
               "execution.ended_on": 1, "execution.meters": 1, "quote.on": 1, "quote.discount_total": 1,
@@ -593,7 +593,7 @@ def _bookings(db: Database, municipality: str, period: Period) -> BookingsFigure
         if Decimal(str(settlement.get("credit_to_return") or 0)) > 0 and completed and completed <= period.end and (
                 returned is None or returned > period.end):
             credits += Decimal(str(settlement["credit_to_return"]))
-    kinds = dict(entities.SPECS[bookings.ASSETS].field("kind").choices)
+    kinds = dict(schema.SPECS[bookings.ASSETS].field("kind").choices)
     assets = {str(a["_id"]): f"{kinds.get(a.get('kind'), a.get('kind') or '')} {a.get('identifier', '')}".strip()
               for a in db[bookings.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
     booked: Counter[str] = Counter()

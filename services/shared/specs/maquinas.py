@@ -8,7 +8,7 @@ written by ``services.machinery.bookings``; these specs drive the lists, forms, 
 """
 from __future__ import annotations
 
-from services.shared.entities import EntitySpec, Field, register
+from services.shared.schema import EntitySpec, Field, register
 
 MODULE = "maquinas"
 
