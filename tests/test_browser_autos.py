@@ -22,7 +22,7 @@ DRIVERS = (
     "import random\n"
     "from datetime import timedelta\n"
     "from services.store import connect\n"
-    "from services import clock\n"
+    "from services.shared import clock\n"
     "from services.shared.auth import Actor\n"
     "from seed import ridehailing as demo\n"
     "db = connect(); day = clock.today()\n"

@@ -30,7 +30,7 @@ SETUP = (
     "import random\n"
     "from seed import demo\n"
     "from seed.demo import cpf\n"
-    "from services import clock, entities\n"
+    "from services.shared import clock, entities\n"
     "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
     "db = connect(); demo.seed_demo(db)\n"
@@ -187,7 +187,7 @@ def test_bpc_family_and_farmer_stories(panel, browser, tmp_path):
     later = tmp_path / "later"
     later.mkdir()
     (later / "sitecustomize.py").write_text(
-        "import datetime, os\nfrom services import clock\n"
+        "import datetime, os\nfrom services.shared import clock\n"
         "clock.today = lambda: datetime.date.fromisoformat(os.environ['BKUI_TODAY'])\n")
     env_later = {**env, "PYTHONPATH": os.pathsep.join([str(later), str(ROOT)]),
                  "BKUI_TODAY": (done + timedelta(days=20)).isoformat()}
