@@ -4,7 +4,7 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from services.shared import audit, clock
+from services.shared import audit_log, clock
 from ui import common, navigation
 from ui.entity import export_buttons
 
@@ -16,12 +16,12 @@ start = common.date_input(cols[0], "De", clock.today() - timedelta(days=30), key
 end = common.date_input(cols[1], "Até", clock.today(), key="audit_end")
 username = cols[2].text_input("Usuário", key="audit_user")
 collection = cols[3].text_input("Coleção (identificador)", key="audit_collection")
-action = common.selectbox(cols[4], "Ação", [""] + audit.actions(db, actor), key="audit_action",
-                          format_func=lambda a: audit.action_label(a, collection.strip()) if a else "Todas",
+action = common.selectbox(cols[4], "Ação", [""] + audit_log.actions(db, actor), key="audit_action",
+                          format_func=lambda a: audit_log.action_label(a, collection.strip()) if a else "Todas",
                           placeholder="Escolha...")
 only_here = st.toggle("Somente o município escolhido", value=True, key="audit_only_here")
 page = st.number_input("Página", min_value=1, value=1, key="audit_page")
-ok, result = common.attempt(audit.search, db, actor, common.municipality() if only_here else None,
+ok, result = common.attempt(audit_log.search, db, actor, common.municipality() if only_here else None,
                             username.strip().lower() or None, collection.strip() or None, action or None,
                             start, end, 100, (page - 1) * 100)
 if ok:
@@ -29,9 +29,9 @@ if ok:
     st.caption(f"{total} registro(s)")
     shown = [{**row, "Quando": clock.to_local(row["Quando"]).strftime("%d/%m/%Y %H:%M:%S"),
               "Abrir": navigation.record_link(entry["collection"], entry.get("doc_id"), entry.get("key"))}
-             for row, entry in zip(audit.rows_shown(rows, db), rows)]
+             for row, entry in zip(audit_log.rows_shown(rows, db), rows)]
     if shown:
-        frame = pd.DataFrame(shown, columns=[*audit.EXPORT_COLUMNS, "Abrir"])
+        frame = pd.DataFrame(shown, columns=[*audit_log.EXPORT_COLUMNS, "Abrir"])
         st.dataframe(frame, hide_index=True, width="stretch", column_config={
             "Abrir": st.column_config.LinkColumn("Abrir", display_text="Abrir registro"),
         })
@@ -41,4 +41,4 @@ if ok:
               collection.strip() or None, action or None, start, end)
     left, right, _ = st.columns([2, 2, 6])
     export_buttons(left, right, "Auditoria", common.municipality() if only_here else "todos", "audit",
-                   lambda: audit.export_csv(*wanted), lambda: audit.export_xlsx(*wanted))
+                   lambda: audit_log.export_csv(*wanted), lambda: audit_log.export_xlsx(*wanted))

@@ -7,10 +7,18 @@ from rules.fmt import brl, day
 from rules.ridehailing.lifecycle import Status
 from services.dam import dams
 from services.ridehailing import documents, registry
-from services.shared import clock, entities
+from services.shared import clock, entity_lists, schema
 from services.store import parse_date
 from ui import common, links
-from ui.entity import PER_PAGE, confirm_button, field_error, form_errors, list_view, record_picker, submit
+from ui.entity import (
+    PER_PAGE,
+    confirm_button,
+    field_error,
+    form_errors,
+    list_view,
+    record_picker,
+    submit,
+)
 from ui.ridehailing import (
     EVENT_LABELS,
     authorization_page,
@@ -28,8 +36,8 @@ db = common.db()
 mun = common.municipality()
 rules = registry.rules_of(mun)
 today = clock.today()
-show_plate = entities.SPECS["vehicles"].field("plate").show
-show_cpf = entities.SPECS["drivers"].field("cpf").show
+show_plate = schema.SPECS["vehicles"].field("plate").show
+show_cpf = schema.SPECS["drivers"].field("cpf").show
 common.page_header("Autorizações", rules.act)
 flash("auth_flash")
 
@@ -49,7 +57,7 @@ def request_form() -> None:
     cpf = driver["cpf"] if driver else None
     vehicles = []
     if cpf:
-        ok, vehicles = common.attempt(entities.lookup, db, actor, "vehicles", mun, "", {"driver_cpf": cpf})
+        ok, vehicles = common.attempt(entity_lists.lookup, db, actor, "vehicles", mun, "", {"driver_cpf": cpf})
     own = {v["plate"]: f"{show_plate(v['plate'])} · {v['model']}" for v in vehicles or []}
     plate = st.selectbox("Veículo do condutor", list(own), format_func=own.get, index=None, key="auth_new_plate",
                          placeholder="Escolha o veículo…" if own or not cpf else "Nenhum veículo vinculado a este CPF")
@@ -228,7 +236,7 @@ def authorization_list() -> str | None:
     """The list: search, status, sort, pages, CSV + XLSX of the filter; a click on a row opens it."""
     cols = st.columns([3, 2, 2, 1.4])
     search = cols[0].text_input("Buscar", key="auth_search", placeholder="Protocolo, nº, placa, CPF ou nome")
-    statuses = dict(entities.SPECS["authorizations"].field("status").choices)
+    statuses = dict(schema.SPECS["authorizations"].field("status").choices)
     status = cols[1].selectbox("Situação", [None, *statuses], key="auth_status",
                                format_func=lambda v: "Todas" if v is None else statuses[v], placeholder="Escolha...")
     sort = cols[2].selectbox("Ordenar por", list(registry.ROW_SORTS), key="auth_sort",

@@ -7,7 +7,7 @@ import streamlit as st
 from rules.fmt import brl, day
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos, lavratura, lists
-from services.shared import clock, entities
+from services.shared import clock, schema
 from ui import common
 from ui.autos import auto_process, done, field, submit
 from ui.entity import export_buttons, record_picker
@@ -18,8 +18,8 @@ db = common.db()
 mun = common.municipality()
 rules = registry.rules_of(mun)
 today = clock.today()
-show_cpf = entities.SPECS["drivers"].field("cpf").show
-show_plate = entities.SPECS["vehicles"].field("plate").show
+show_cpf = schema.SPECS["drivers"].field("cpf").show
+show_plate = schema.SPECS["vehicles"].field("plate").show
 common.page_header("Autos de infração", rules.act)
 flash("autos_flash")
 

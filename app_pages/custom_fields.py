@@ -2,18 +2,26 @@
 import pandas as pd
 import streamlit as st
 
-from services.shared import entities, fields
+from services.shared import custom_fields, fields, schema
 from ui import common
-from ui.entity import announce, announced, confirm_button, field_error, forget, form_errors, submit
+from ui.entity import (
+    announce,
+    announced,
+    confirm_button,
+    field_error,
+    forget,
+    form_errors,
+    submit,
+)
 
 actor = common.guard("admin")
 common.page_header("Campos personalizados", "Valem apenas para o município escolhido")
 announced()
 db = common.db()
 mun = common.municipality()
-entity = st.selectbox("Cadastro", list(entities.SPECS), format_func=lambda n: entities.SPECS[n].label_plural,
+entity = st.selectbox("Cadastro", list(schema.SPECS), format_func=lambda n: schema.SPECS[n].label_plural,
                       key="cf_entity", placeholder="Escolha...")
-ok, existing = common.attempt(entities.custom_field_rows, db, actor, entity, mun)
+ok, existing = common.attempt(custom_fields.custom_field_rows, db, actor, entity, mun)
 existing = existing if ok else []
 
 
@@ -30,7 +38,7 @@ def edit(row: dict) -> None:
         required = st.checkbox("Obrigatório", row.get("required", False), key=f"{key}_required")
         saved = st.form_submit_button("Salvar alterações", type="primary")
     if saved:
-        submit(key, entities.edit_custom_field, db, actor, mun, row["id"], label, required, row["active"],
+        submit(key, custom_fields.edit_custom_field, db, actor, mun, row["id"], label, required, row["active"],
                choices.split(",") if choices else [], expected_version=row["version"])
         forget(f"{key}_label", f"{key}_choices", f"{key}_required")
         announce(f"Campo '{label}' alterado.")
@@ -39,12 +47,12 @@ def edit(row: dict) -> None:
         if confirm_button("Desativar o campo", f"{key}_off",
                           f"Desativar '{row['label']}'? Ele sai dos formulários, das listas e das exportações; os "
                           "valores já digitados ficam guardados e voltam se o campo for reativado."):
-            submit(key, entities.edit_custom_field, db, actor, mun, row["id"], row["label"], row["required"], False,
-                   row.get("choices", []), expected_version=row["version"])
+            submit(key, custom_fields.edit_custom_field, db, actor, mun, row["id"], row["label"], row["required"],
+                   False, row.get("choices", []), expected_version=row["version"])
             announce(f"Campo '{row['label']}' desativado.")
             st.rerun()
     elif st.button("Reativar o campo", key=f"{key}_on", icon=":material/restart_alt:"):
-        submit(key, entities.edit_custom_field, db, actor, mun, row["id"], row["label"], row["required"], True,
+        submit(key, custom_fields.edit_custom_field, db, actor, mun, row["id"], row["label"], row["required"], True,
                row.get("choices", []), expected_version=row["version"])
         announce(f"Campo '{row['label']}' reativado.")
         st.rerun()
@@ -76,7 +84,7 @@ with st.form("cf_new"):
     field_error("cf_new", "choices")
     required = st.checkbox("Obrigatório", key="cf_required")
     if st.form_submit_button("Adicionar campo", type="primary"):
-        submit("cf_new", entities.add_custom_field, db, actor, entity, mun, label, kind, required,
+        submit("cf_new", custom_fields.add_custom_field, db, actor, entity, mun, label, kind, required,
                choices.split(",") if choices else [])
         forget("cf_label", "cf_choices", "cf_required")
         announce(f"Campo '{label}' adicionado. Ele já aparece no formulário, na lista, na exportação e na "

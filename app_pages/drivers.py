@@ -4,10 +4,18 @@ import streamlit as st
 
 from rules.fmt import day
 from services.ridehailing import registry
-from services.shared import clock, entities
-from services.shared.entities import ListQuery
+from services.shared import clock, entities, entity_lists, schema
+from services.shared.schema import ListQuery
 from ui import common
-from ui.entity import announce, confirm_button, field_error, forget, form_errors, record_picker, submit
+from ui.entity import (
+    announce,
+    confirm_button,
+    field_error,
+    forget,
+    form_errors,
+    record_picker,
+    submit,
+)
 from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
 
 actor = common.guard("write")
@@ -19,7 +27,7 @@ common.page_header("Condutores", rules.act)
 
 
 def children(entity: str, cpf: str) -> list[dict]:
-    ok, rows = common.attempt(entities.list_all, db, actor, entity, mun, ListQuery(filters={"driver_cpf": cpf}))
+    ok, rows = common.attempt(entity_lists.list_all, db, actor, entity, mun, ListQuery(filters={"driver_cpf": cpf}))
     return rows if ok else []
 
 
@@ -67,7 +75,7 @@ def removable_table(entity: str, rows: list[dict], frame: pd.DataFrame, key: str
 def documents(cpf: str) -> None:
     st.markdown(f"**Documentos exigidos** — {rules.act}")
     rows = children("driver_documents", cpf)
-    labels = dict(entities.SPECS["driver_documents"].field("code").choices)
+    labels = dict(schema.SPECS["driver_documents"].field("code").choices)
     required = {req.code: req.label for req in rules.documents}
     handed = [{"Documento": required.get(r["code"]) or labels.get(r["code"], r["code"]),
                "Emissão": day(r["issued_on"]),
@@ -100,7 +108,7 @@ def records(cpf: str) -> None:
     with left:
         st.markdown("**Infrações de trânsito (CNH)**")
         rows = children("traffic_infractions", cpf)
-        severity = entities.SPECS["traffic_infractions"].field("severity")
+        severity = schema.SPECS["traffic_infractions"].field("severity")
         removable_table("traffic_infractions", rows, pd.DataFrame(
             [{"Data": day(r["committed_on"]), "Gravidade": severity.show(r["severity"]),
               "Descrição": r.get("description") or ""} for r in rows], columns=["Data", "Gravidade", "Descrição"]),

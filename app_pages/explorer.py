@@ -2,19 +2,19 @@
 import pandas as pd
 import streamlit as st
 
-from services.shared import entities, exports
+from services.shared import explorer, exports
 from ui import common
 
 actor = common.guard("admin")
 common.page_header("Explorador de dados", "Somente leitura")
 db = common.db()
-names = [n for n in entities.collections(db) if n not in ("meta", "sessions")]
+names = [n for n in explorer.collections(db) if n not in ("meta", "sessions")]
 cols = st.columns([3, 2, 1])
 collection = common.selectbox(cols[0], "Coleção", names, key="explorer_collection", placeholder="Escolha...")
 only_here = cols[1].toggle("Somente o município escolhido", value=True, key="explorer_only_here")
 page = cols[2].number_input("Página", min_value=1, value=1, key="explorer_page")
 if collection:
-    ok, result = common.attempt(entities.browse, db, actor, collection,
+    ok, result = common.attempt(explorer.browse, db, actor, collection,
                                 common.municipality() if only_here else None, (page - 1) * 50, 50)
     if ok:
         rows, total = result

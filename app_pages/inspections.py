@@ -8,7 +8,7 @@ from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
 from services.ridehailing import documents, registry, work_queue
 from services.ridehailing.queue_item import Pendencia
-from services.shared import clock, entities, exports
+from services.shared import clock, entities, exports, schema
 from ui import common
 from ui.entity import entity_list, field_error, forget, form_errors, list_view, submit
 from ui.ridehailing import (
@@ -27,8 +27,8 @@ db = common.db()
 mun = common.municipality()
 rules = registry.rules_of(mun)
 today = clock.today()
-show_plate = entities.SPECS["vehicles"].field("plate").show
-KINDS = dict(entities.SPECS["inspections"].field("kind").choices)
+show_plate = schema.SPECS["vehicles"].field("plate").show
+KINDS = dict(schema.SPECS["inspections"].field("kind").choices)
 common.page_header("Vistorias", rules.act)
 flash("insp_flash")
 

@@ -1,7 +1,7 @@
 """Login page (pt-BR)."""
 import streamlit as st
 
-from services.shared import auth
+from services.shared import sessions
 from ui import common
 
 st.title("Painel Municipal")
@@ -16,7 +16,7 @@ if submitted:
     if not username or not password:
         st.error("Informe usuário e senha.")
     else:
-        ok, signed_in = common.attempt(auth.login, common.db(), username, password)
+        ok, signed_in = common.attempt(sessions.login, common.db(), username, password)
         if ok:
             common.sign_in(*signed_in)
             st.session_state.pop("login_password", None)

@@ -7,7 +7,13 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.machinery import attachments, booking_requests, documents, execution, trips
+from services.machinery import (
+    attachments,
+    booking_requests,
+    documents,
+    execution,
+    trips,
+)
 from services.machinery.execution import ExecutionInput
 from services.shared import clock, fields
 from services.shared.errors import ServiceError, ValidationFailed

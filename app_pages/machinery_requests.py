@@ -9,7 +9,14 @@ import streamlit as st
 from rules import fmt
 from rules.machinery.discounts import DiscountCriterion, EvidenceKind
 from rules.machinery.payment import ExtensionGround
-from services.machinery import booking_requests, documents, payment, protocol, quotes, schedule
+from services.machinery import (
+    booking_requests,
+    documents,
+    payment,
+    protocol,
+    quotes,
+    schedule,
+)
 from services.machinery.payment import ExtensionInput
 from services.machinery.protocol import ClaimInput, RequestInput, ServiceAsked
 from services.shared import clock, exports, fields

@@ -11,7 +11,15 @@ from services.shared import clock, exports, fields, parameters
 from services.shared.errors import ValidationFailed
 from services.shared.parameter_labels import label
 from ui import common
-from ui.entity import announce, announced, export_buttons, field_error, forget, form_errors, submit
+from ui.entity import (
+    announce,
+    announced,
+    export_buttons,
+    field_error,
+    forget,
+    form_errors,
+    submit,
+)
 
 actor = common.guard("admin")
 common.page_header("Parâmetros", "Valores com data de vigência e o ato que os fixou")

@@ -5,7 +5,7 @@ import streamlit as st
 from rules.fmt import day
 from services.ridehailing import registry, work_queue
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
-from services.shared import clock, entities, exports
+from services.shared import clock, exports, schema
 from ui import common
 from ui.entity import list_view, page_of
 from ui.ridehailing import pendencias
@@ -13,7 +13,7 @@ from ui.ridehailing import pendencias
 actor = common.guard("write")
 mun = common.municipality()
 today = clock.today()
-show_plate = entities.SPECS["vehicles"].field("plate").show
+show_plate = schema.SPECS["vehicles"].field("plate").show
 common.page_header("Pendências", registry.rules_of(mun).act)
 st.caption(f"Prazos vencidos e os que vencem nos próximos {HORIZON_DAYS} dias, em {day(today)}.")
 SORTS = {"due": "Prazo", "kind": "Tipo", "plate": "Placa", "protocol": "Protocolo"}

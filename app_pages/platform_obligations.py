@@ -10,7 +10,7 @@ from rules.fmt import brl, day, moment
 from rules.ridehailing.obligations import TRIP_COLUMNS
 from services.ridehailing import obligations as po
 from services.ridehailing import registry
-from services.shared import clock, entities, exports, fields
+from services.shared import clock, entity_lists, exports, fields, schema
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons
@@ -69,7 +69,7 @@ def file_report(report: po.FileReport, key: str) -> None:
                  hide_index=True, width="stretch", key=f"{key}_errors_table")
 
 
-ok, platforms = common.attempt(entities.list_all, db, actor, "platforms", mun, entities.ListQuery(sort="name"))
+ok, platforms = common.attempt(entity_lists.list_all, db, actor, "platforms", mun, schema.ListQuery(sort="name"))
 names = {p["id"]: p["name"] for p in platforms} if ok else {}
 if not names:
     st.info("Cadastre as plataformas na página Plataformas para registrar suas obrigações.")

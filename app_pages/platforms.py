@@ -5,7 +5,7 @@ import streamlit as st
 
 from rules.fmt import day
 from services.ridehailing import platforms, registry
-from services.shared import clock, entities
+from services.shared import clock, entities, schema
 from ui import common
 from ui.entity import (
     announce,
@@ -27,7 +27,7 @@ db = common.db()
 mun = common.municipality()
 rules = registry.rules_of(mun)
 spec = entities.spec_for(db, "platforms", mun)
-KINDS = dict(entities.SPECS["platform_reports"].field("kind").choices)
+KINDS = dict(schema.SPECS["platform_reports"].field("kind").choices)
 common.page_header("Plataformas", rules.act)
 announced()
 

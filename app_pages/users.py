@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from services.shared import auth, clock, exports, municipalities
+from services.shared import accounts, auth, clock, exports, municipalities
 from ui import common
 from ui.entity import export_buttons
 
@@ -11,7 +11,7 @@ common.page_header("Usuários")
 db = common.db()
 names = {m.code: m.name for m in municipalities.all_municipalities(db)}
 grantable = {m.code: m.name for m in municipalities.of_actor(db, actor)}
-ok, users = common.attempt(auth.list_users, db, actor)
+ok, users = common.attempt(accounts.list_users, db, actor)
 if ok:
     search = st.text_input("Buscar usuário", key="users_search")
     shown = [u for u in users if search.lower() in (u["username"] + u["name"]).lower()]
@@ -38,10 +38,10 @@ with left, st.form("users_new"):
         placeholder="Escolha...")
     muns = st.multiselect("Municípios", list(grantable), format_func=grantable.get, key="users_new_muns",
         placeholder="Escolha...")
-    password = st.text_input(f"Senha inicial (mín. {auth.MIN_PASSWORD_LENGTH} caracteres)", type="password",
+    password = st.text_input(f"Senha inicial (mín. {accounts.MIN_PASSWORD_LENGTH} caracteres)", type="password",
                              key="users_new_password")
     if st.form_submit_button("Criar usuário", type="primary"):
-        done, _ = common.attempt(auth.create_user, db, actor, username, name, role, muns, password)
+        done, _ = common.attempt(accounts.create_user, db, actor, username, name, role, muns, password)
         if done:
             st.success(f"Usuário '{username}' criado.")
 with right, st.form("users_edit"):
@@ -60,6 +60,6 @@ with right, st.form("users_edit"):
         else:
             changes = {"Desbloquear": {"unlock": True}, "Desativar": {"active": False},
                        "Reativar": {"active": True}, "Nova senha": {"password": new_password}}[action]
-            done, _ = common.attempt(auth.update_user, db, actor, target, **changes)
+            done, _ = common.attempt(accounts.update_user, db, actor, target, **changes)
             if done:
                 st.success("Alteração aplicada.")

@@ -53,8 +53,9 @@ from seed.municipalities import DEMO_ACT, seed_demo_parameters  # noqa: E402
 from services.dam import dams
 from services.ridehailing import registry  # noqa: E402
 from services.setup import bootstrap
-from services.shared import audit, clock, entities, parameters
-from services.shared.auth import SYSTEM, Actor, create_user  # noqa: E402
+from services.shared import audit, clock, entities, parameters, schema
+from services.shared.accounts import create_user  # noqa: E402
+from services.shared.auth import SYSTEM, Actor  # noqa: E402
 from services.shared.errors import Conflict  # noqa: E402
 from services.store import connect, decode, encode  # noqa: E402
 
@@ -265,7 +266,7 @@ class Generator:
         self.audit_entries: Counter[str | None] = Counter()
         self.audit_template = _audit_template()
         self.checked: set[tuple[str, str]] = set()  # (entity, municipality) whose first record the service wrote
-        self.specs: dict[tuple[str, str], entities.EntitySpec] = {}
+        self.specs: dict[tuple[str, str], schema.EntitySpec] = {}
         self.parsed: dict[tuple[str, str], Any] = {}  # (field, text) -> clean value
         self.stored_events: dict[Any, list[dict]] = {}  # authorization id -> its events in stored form
         self.due_dates: dict[date, tuple[date, str, str | None]] = {}  # per municipality: its calendar

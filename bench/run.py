@@ -186,7 +186,7 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
     from datetime import datetime
 
     from services.dam import dams
-    from services.shared import entities
+    from services.shared import schema
 
     mun = {"municipality": MUNICIPALITY}
 
@@ -206,7 +206,7 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
         db["audit"].count_documents(query)
         return list(db["audit"].find(query).sort("at", -1).limit(100))
 
-    spec = entities.SPECS
+    spec = schema.SPECS
     return {
         "app_pages/taxpayers.py": entity("taxpayers", spec["taxpayers"].default_sort),
         "app_pages/dams.py": dam_list,

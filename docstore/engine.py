@@ -55,8 +55,18 @@ from bson.decimal128 import Decimal128, create_decimal128_context
 from bson.errors import InvalidDocument
 from bson.objectid import ObjectId
 from pymongo import ReturnDocument
-from pymongo.errors import BulkWriteError, DuplicateKeyError, OperationFailure, WriteError
-from pymongo.results import DeleteResult, InsertManyResult, InsertOneResult, UpdateResult
+from pymongo.errors import (
+    BulkWriteError,
+    DuplicateKeyError,
+    OperationFailure,
+    WriteError,
+)
+from pymongo.results import (
+    DeleteResult,
+    InsertManyResult,
+    InsertOneResult,
+    UpdateResult,
+)
 
 __all__ = ["Client", "Database", "Collection", "Cursor"]
 

@@ -18,7 +18,7 @@ import sys
 from services.setup import bootstrap
 from services.setup.defaults import MUNICIPALITIES
 from services.shared import backup
-from services.shared.auth import create_first_ti
+from services.shared.accounts import create_first_ti
 from services.shared.config import mongodb_db
 from services.shared.errors import ServiceError
 from services.store import connect

@@ -21,7 +21,16 @@ from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from rules.params import ParameterVersion
 from seed.people import cnpj, cpf, person, phone
 from services.dam import dams
-from services.machinery import booking_requests, execution, localities, payment, protocol, quotes, schedule, trips
+from services.machinery import (
+    booking_requests,
+    execution,
+    localities,
+    payment,
+    protocol,
+    quotes,
+    schedule,
+    trips,
+)
 from services.machinery.execution import ExecutionInput
 from services.machinery.payment import ExtensionInput
 from services.machinery.protocol import ClaimInput, RequestInput, ServiceAsked

@@ -14,15 +14,23 @@ from pymongo.database import Database
 
 from rules.dam import parameters as dam_parameters
 from rules.params import ParameterVersion
-from seed import bookings, documents, enforcement, forms, platform_obligations, ridehailing
+from seed import (
+    bookings,
+    documents,
+    enforcement,
+    forms,
+    platform_obligations,
+    ridehailing,
+)
 from seed.municipalities import DEMO_ACT, seed_demo_parameters
 from seed.people import DISTRICTS, STREETS, cnpj, cpf, person, phone
 from services.dam import dams
 from services.setup import bootstrap
-from services.shared import clock, entities
-from services.shared.auth import SYSTEM, Actor, create_user
-from services.shared.entities import ListQuery
+from services.shared import clock, entities, entity_lists
+from services.shared.accounts import create_user
+from services.shared.auth import SYSTEM, Actor
 from services.shared.errors import Conflict
+from services.shared.schema import ListQuery
 from services.store import exists
 
 DEMO_PASSWORD = "painel2026"
@@ -149,7 +157,7 @@ def _dams(db: Database, staff: dict) -> None:
         if exists(db["dams"], {"municipality": code}):
             continue
         actor = staff[code]
-        people = entities.list_all(db, actor, "taxpayers", code, ListQuery(sort="name"))[:6]
+        people = entity_lists.list_all(db, actor, "taxpayers", code, ListQuery(sort="name"))[:6]
         issued = []
         for index, person in enumerate(people):
             kind, description, basis, amount = DEMO_DAMS[code][index % 3]

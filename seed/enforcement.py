@@ -12,7 +12,7 @@ from pymongo.database import Database
 from services.dam import dams
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
-from services.shared import clock, entities, parameters
+from services.shared import clock, entity_lists, parameters, schema
 from services.shared.auth import Actor
 
 FACTS = "Constatado pelo agente em fiscalização de rotina (demonstração)"
@@ -67,7 +67,7 @@ def _drivers(db: Database, actor: Actor, municipality: str) -> list[str]:
 
 
 def _others(db: Database, actor: Actor, municipality: str, taken: set[str]) -> list[str]:
-    rows = entities.list_all(db, actor, "drivers", municipality, entities.ListQuery(sort="name"))
+    rows = entity_lists.list_all(db, actor, "drivers", municipality, schema.ListQuery(sort="name"))
     return [r["cpf"] for r in rows if r["cpf"] not in taken]
 
 
@@ -125,7 +125,7 @@ def _seed(db: Database, municipality: str, today: date) -> None:
                 dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
 
     if cg:
-        platforms = entities.list_all(db, actor, "platforms", municipality, entities.ListQuery(sort="name"))
+        platforms = entity_lists.list_all(db, actor, "platforms", municipality, schema.ListQuery(sort="name"))
         autos.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=next(pool),
                                infraction_code="CG-30", facts="Condutor na relação da plataforma sem autorização "
                                                               "válida (demonstração)",

@@ -10,9 +10,9 @@ from pymongo.database import Database
 
 from seed import ridehailing as demo
 from services.ridehailing import registry
-from services.shared import clock, entities
+from services.shared import clock, entities, entity_lists
 from services.shared.auth import Actor
-from services.shared.entities import ListQuery
+from services.shared.schema import ListQuery
 
 
 def seed_corrections(db: Database) -> None:
@@ -29,7 +29,7 @@ def seed_corrections(db: Database) -> None:
     twice = registry.request_authorization(db, actor, "chapada", cpf, plate, today - timedelta(days=1))
     registry.cancel_request(db, actor, "chapada", twice, "Protocolado em duplicidade (demonstração)")
     registry.request_authorization(db, actor, "chapada", cpf, plate, today)
-    wrong = entities.list_all(db, actor, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))[0]
+    wrong = entity_lists.list_all(db, actor, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))[0]
     entities.remove(db, actor, "driver_documents", "chapada", wrong["id"],
                     "Certidão de outro condutor lançada por engano (demonstração)")
     demo.add_documents(db, actor, "chapada", cpf, today - timedelta(days=2),

@@ -20,7 +20,7 @@ from services.dam import dams
 from services.ridehailing import obligations as po
 from services.ridehailing import registry
 from services.setup import bootstrap
-from services.shared import clock, entities
+from services.shared import clock, entity_lists, schema
 from services.shared.auth import Actor
 from services.store import decode, exists
 
@@ -78,8 +78,8 @@ def seed_platform_obligations(db: Database) -> None:
         if exists(db[po.LISTS], {"municipality": code}):
             continue
         actor = Actor(f"carga.{code}", "Carga de demonstração", "secretaria", (code,))
-        platforms = entities.list_all(db, actor, "platforms", code,
-                                      entities.ListQuery(filters={"status": "ativo"}, sort="name"))
+        platforms = entity_lists.list_all(db, actor, "platforms", code,
+                                          schema.ListQuery(filters={"status": "ativo"}, sort="name"))
         if not platforms:
             continue
         first = platforms[0]

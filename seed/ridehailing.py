@@ -30,7 +30,7 @@ from services.ridehailing import changes as ridehailing_changes
 from services.ridehailing import platforms as ridehailing_platforms
 from services.ridehailing import registry
 from services.setup import bootstrap
-from services.shared import clock, entities, parameters
+from services.shared import clock, entities, entity_lists, parameters, schema
 from services.shared.auth import Actor
 
 FEE = Decimal("180.00")
@@ -222,7 +222,7 @@ def _seed_platforms(db: Database, actor: Actor, municipality: str, today: date, 
     second with its list late, the third with its first month of ISSQN missing."""
     rules = registry.rules_of(municipality)
     calendar = parameters.calendar(db, municipality, today)
-    rows = entities.list_all(db, actor, "platforms", municipality, entities.ListQuery(sort="name"))
+    rows = entity_lists.list_all(db, actor, "platforms", municipality, schema.ListQuery(sort="name"))
     credentialed = max(first_day, today - timedelta(days=CREDENTIALED_DAYS_AGO))
     for index, row in enumerate(rows):
         entities.update(db, actor, "platforms", municipality, row["id"],

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.shared import audit, auth, entities
+from services.shared import accounts, audit_log, entities, sessions
 from tests.conftest import SECRETARIA_CG, TI
 
 PASSWORD = "senha-forte-1"
@@ -17,49 +17,49 @@ TAXPAYER = {"name": "João Teste", "document": "52998224725", "kind": "pf", "add
 
 
 def newest(db, **query):
-    entries, _ = audit.search(db, TI, None, None, None, None, None, None, 50)
+    entries, _ = audit_log.search(db, TI, None, None, None, None, None, None, 50)
     return [e for e in entries if all(e.get(k) == v for k, v in query.items())]
 
 
 def test_login_refused_login_lockout_and_logout_are_recorded_in_portuguese(db):
-    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
-    actor, session = auth.login(db, "maria.silva", PASSWORD)
-    auth.logout(db, actor, session)
-    for _ in range(auth.MAX_FAILED_LOGINS):
-        with pytest.raises(auth.InvalidCredentials if _ < auth.MAX_FAILED_LOGINS - 1 else auth.AccountLocked):
-            auth.login(db, "maria.silva", "errada-errada")
-    shown = [row["Ação"] for row in audit.rows_shown(newest(db, username="maria.silva"))]
+    accounts.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    actor, session = sessions.login(db, "maria.silva", PASSWORD)
+    sessions.logout(db, actor, session)
+    for _ in range(sessions.MAX_FAILED_LOGINS):
+        with pytest.raises(sessions.InvalidCredentials if _ < sessions.MAX_FAILED_LOGINS - 1 else sessions.AccountLocked):
+            sessions.login(db, "maria.silva", "errada-errada")
+    shown = [row["Ação"] for row in audit_log.rows_shown(newest(db, username="maria.silva"))]
     assert set(shown[:2]) == {"Bloqueio da conta por tentativas", "Tentativa de entrada recusada"}
-    assert shown.count("Tentativa de entrada recusada") == auth.MAX_FAILED_LOGINS
+    assert shown.count("Tentativa de entrada recusada") == sessions.MAX_FAILED_LOGINS
     assert {"Entrada no painel", "Saída do painel"} <= set(shown)
 
 
 def test_a_logout_ends_the_stored_session_so_its_cookie_no_longer_opens_it(db):
-    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
-    actor, session = auth.login(db, "maria.silva", PASSWORD)
+    accounts.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    actor, session = sessions.login(db, "maria.silva", PASSWORD)
     now = datetime.now(timezone.utc)
-    assert auth.resume_cookie(db, session.token, now)[0].username == "maria.silva"
-    auth.logout(db, actor, session)
-    assert auth.resume_cookie(db, session.token, now) is None
+    assert sessions.resume_cookie(db, session.token, now)[0].username == "maria.silva"
+    sessions.logout(db, actor, session)
+    assert sessions.resume_cookie(db, session.token, now) is None
 
 
 @pytest.mark.parametrize("cookie", ["", "lixo", "a.1.b", "x" * 43 + ".9999999999.assinatura"],
                          ids=["empty", "garbage", "short", "forged"])
 def test_a_forged_or_unknown_cookie_is_no_session(db, cookie):
-    assert auth.resume_cookie(db, cookie, datetime.now(timezone.utc)) is None
+    assert sessions.resume_cookie(db, cookie, datetime.now(timezone.utc)) is None
 
 
 def test_a_tampered_expiry_breaks_the_signature(db):
-    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
-    token, expiry, signature = auth.login(db, "maria.silva", PASSWORD)[1].token.split(".")
+    accounts.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    token, expiry, signature = sessions.login(db, "maria.silva", PASSWORD)[1].token.split(".")
     later = f"{token}.{int(expiry) + 86400}.{signature}"
-    assert auth.resume_cookie(db, later, datetime.now(timezone.utc)) is None
+    assert sessions.resume_cookie(db, later, datetime.now(timezone.utc)) is None
 
 
 def test_a_change_shows_the_action_entity_key_and_labelled_fields(db):
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
     entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Alterado", "kind": "pj"})
-    row = audit.rows_shown(newest(db, doc_id=doc_id, action="update"))[0]
+    row = audit_log.rows_shown(newest(db, doc_id=doc_id, action="update"))[0]
     assert (row["Ação"], row["Registro"], row["Chave"]) == ("Alteração de contribuinte", "Contribuinte", "52998224725")
     assert "Nome / Razão social: João Teste → João Alterado" in row["Alterações"]
     assert "Tipo: Pessoa física → Pessoa jurídica" in row["Alterações"]
@@ -74,7 +74,7 @@ def test_a_change_shows_the_action_entity_key_and_labelled_fields(db):
     (None, "—"),
 ], ids=["money", "date", "iso date", "instant in Cuiabá", "yes", "empty"])
 def test_values_are_formatted_as_people_read_them(value, shown):
-    assert audit.shown_value(value) == shown
+    assert audit_log.shown_value(value) == shown
 
 
 def test_the_parts_of_a_changed_value_read_by_their_labels():
@@ -82,8 +82,8 @@ def test_the_parts_of_a_changed_value_read_by_their_labels():
     entry = {"collection": "dams", "changes": {"payment": {"before": None, "after": {
         "paid_on": "2026-12-01", "amount": Decimal("95.50"), "bank": "Banco do Brasil", "flags": [],
         "recorded_by": "ana.souza"}}}}
-    assert audit.changes_shown(entry) == ("Pagamento: — → Pago em: 01/12/2026; Valor: R$\xa095,50; "
-                                          "Banco: Banco do Brasil; Alertas: —; Registrado por: ana.souza")
+    assert audit_log.changes_shown(entry) == ("Pagamento: — → Pago em: 01/12/2026; Valor: R$\xa095,50; "
+                                              "Banco: Banco do Brasil; Alertas: —; Registrado por: ana.souza")
 
 
 def test_another_record_named_in_a_change_is_shown_by_its_key(db, today):
@@ -96,7 +96,7 @@ def test_another_record_named_in_a_change_is_shown_by_its_key(db, today):
     entry = {"at": datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc), "username": "carga.chapada",
              "municipality": "chapada", "action": "update", "collection": "platform_issqn", "key": "WFB4A55",
              "changes": {"dam_id": {"before": None, "after": dam["id"]}}}
-    (row,) = audit.rows_shown([entry], db)
+    (row,) = audit_log.rows_shown([entry], db)
     assert row["Alterações"] == f"DAM: — → {dam['number']}"
 
 
@@ -107,7 +107,7 @@ def test_another_record_named_in_a_change_is_shown_by_its_key(db, today):
     ("login", "users", "Entrada no painel"),
 ], ids=["dam payment", "driver", "vehicle", "login"])
 def test_actions_are_named_in_portuguese(action, collection, label):
-    assert audit.action_label(action, collection) == label
+    assert audit_log.action_label(action, collection) == label
 
 
 def test_the_audit_page_lists_the_register_with_a_link_to_the_record(db):

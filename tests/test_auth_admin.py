@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.shared import auth
+from services.shared import accounts, auth, sessions
 from services.shared.auth import Actor
 from services.shared.errors import NotFound, PermissionDenied, ValidationFailed
 from tests.conftest import TI
@@ -14,11 +14,11 @@ PASSWORD = "senha-forte-1"
 
 @pytest.fixture
 def users(db):
-    auth.create_user(db, TI, "ti.matupa", "TI de Matupá", "ti", ["matupa"], PASSWORD)
-    auth.create_user(db, TI, "secretaria.chapada", "Ana", "secretaria", ["chapada"], PASSWORD)
-    auth.create_user(db, TI, "secretaria.matupa", "Carlos", "secretaria", ["matupa"], PASSWORD)
-    auth.create_user(db, TI, "gabinete", "Gabinete", "gabinete", ["chapada", "matupa"], PASSWORD)
-    auth.create_user(db, auth.SYSTEM, "ti.geral", "TI geral", "ti", ["*"], PASSWORD)
+    accounts.create_user(db, TI, "ti.matupa", "TI de Matupá", "ti", ["matupa"], PASSWORD)
+    accounts.create_user(db, TI, "secretaria.chapada", "Ana", "secretaria", ["chapada"], PASSWORD)
+    accounts.create_user(db, TI, "secretaria.matupa", "Carlos", "secretaria", ["matupa"], PASSWORD)
+    accounts.create_user(db, TI, "gabinete", "Gabinete", "gabinete", ["chapada", "matupa"], PASSWORD)
+    accounts.create_user(db, auth.SYSTEM, "ti.geral", "TI geral", "ti", ["*"], PASSWORD)
 
 
 @pytest.mark.parametrize("target", ["secretaria.chapada", "gabinete", "ti.geral"])
@@ -28,16 +28,16 @@ def users(db):
 def test_ti_of_one_municipality_cannot_manage_a_user_of_another(db, users, target, changes):
     before = db["users"].find_one({"username": target})
     with pytest.raises(NotFound):
-        auth.update_user(db, TI_MATUPA, target, **changes)
+        accounts.update_user(db, TI_MATUPA, target, **changes)
     assert db["users"].find_one({"username": target}) == before
     if "password" in changes:
-        with pytest.raises(auth.InvalidCredentials):
-            auth.authenticate(db, target, changes["password"])
+        with pytest.raises(sessions.InvalidCredentials):
+            sessions.authenticate(db, target, changes["password"])
 
 
 def test_ti_of_one_municipality_manages_users_of_their_own(db, users):
-    auth.update_user(db, TI_MATUPA, "secretaria.matupa", password="nova-senha-12")
-    assert auth.authenticate(db, "secretaria.matupa", "nova-senha-12").username == "secretaria.matupa"
+    accounts.update_user(db, TI_MATUPA, "secretaria.matupa", password="nova-senha-12")
+    assert sessions.authenticate(db, "secretaria.matupa", "nova-senha-12").username == "secretaria.matupa"
 
 
 @pytest.mark.parametrize("municipalities,refused", [
@@ -47,7 +47,7 @@ def test_ti_of_one_municipality_manages_users_of_their_own(db, users):
     (["*"], True),
 ], ids=["own", "other", "own and other", "all"])
 def test_ti_creates_users_only_within_their_municipalities(db, users, municipalities, refused):
-    create = lambda: auth.create_user(db, TI_MATUPA, "novo.user", "Novo", "secretaria", municipalities, PASSWORD)  # noqa: E731
+    create = lambda: accounts.create_user(db, TI_MATUPA, "novo.user", "Novo", "secretaria", municipalities, PASSWORD)  # noqa: E731
     if refused:
         with pytest.raises(PermissionDenied):
             create()
@@ -59,41 +59,41 @@ def test_ti_creates_users_only_within_their_municipalities(db, users, municipali
 
 def test_only_a_ti_with_every_municipality_grants_every_municipality(db, users):
     with pytest.raises(PermissionDenied, match="todos os municípios"):
-        auth.create_user(db, TI, "quase.tudo", "Quase", "ti", ["*"], PASSWORD)
-    geral = auth.authenticate(db, "ti.geral", PASSWORD)
-    auth.create_user(db, geral, "tudo", "Tudo", "ti", ["*"], PASSWORD)
+        accounts.create_user(db, TI, "quase.tudo", "Quase", "ti", ["*"], PASSWORD)
+    geral = sessions.authenticate(db, "ti.geral", PASSWORD)
+    accounts.create_user(db, geral, "tudo", "Tudo", "ti", ["*"], PASSWORD)
     assert db["users"].find_one({"username": "tudo"})["municipalities"] == ["*"]
 
 
 def test_ti_cannot_widen_a_user_beyond_their_municipalities(db, users):
     with pytest.raises(PermissionDenied):
-        auth.update_user(db, TI_MATUPA, "secretaria.matupa", municipalities=["matupa", "chapada"])
+        accounts.update_user(db, TI_MATUPA, "secretaria.matupa", municipalities=["matupa", "chapada"])
     with pytest.raises(PermissionDenied):
-        auth.update_user(db, TI_MATUPA, "secretaria.matupa", municipalities=["*"])
+        accounts.update_user(db, TI_MATUPA, "secretaria.matupa", municipalities=["*"])
     assert db["users"].find_one({"username": "secretaria.matupa"})["municipalities"] == ["matupa"]
 
 
 def test_update_refuses_an_unknown_role(db, users):
     with pytest.raises(ValidationFailed, match="Perfil inválido"):
-        auth.update_user(db, TI, "secretaria.matupa", role="superadmin")
+        accounts.update_user(db, TI, "secretaria.matupa", role="superadmin")
     assert db["users"].find_one({"username": "secretaria.matupa"})["role"] == "secretaria"
 
 
 @pytest.mark.parametrize("changes", [{"active": False}, {"role": "secretaria"}], ids=["deactivate", "demote"])
 def test_nobody_locks_themselves_out(db, users, changes):
     with pytest.raises(PermissionDenied, match="sua própria conta"):
-        auth.update_user(db, TI_MATUPA, "ti.matupa", **changes)
+        accounts.update_user(db, TI_MATUPA, "ti.matupa", **changes)
     doc = db["users"].find_one({"username": "ti.matupa"})
     assert doc["active"] and doc["role"] == "ti"
 
 
 def test_the_list_shows_only_manageable_users(db, users):
-    seen = [u["username"] for u in auth.list_users(db, TI_MATUPA)]
+    seen = [u["username"] for u in accounts.list_users(db, TI_MATUPA)]
     assert seen == ["secretaria.matupa", "ti.matupa"]
-    three = {u["username"] for u in auth.list_users(db, TI)}
+    three = {u["username"] for u in accounts.list_users(db, TI)}
     assert {"gabinete", "secretaria.chapada", "secretaria.matupa", "ti.matupa"} <= three
     assert "ti.geral" not in three  # '*' is more than the three named municipalities
-    assert "ti.geral" in {u["username"] for u in auth.list_users(db, auth.SYSTEM)}
+    assert "ti.geral" in {u["username"] for u in accounts.list_users(db, auth.SYSTEM)}
 
 
 def test_the_users_page_shows_and_offers_only_the_actors_municipalities(db, users):

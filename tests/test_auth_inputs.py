@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.shared import auth
+from services.shared import accounts, auth, sessions
 from services.shared.errors import ServiceError
 from tests.conftest import TI
 
@@ -24,14 +24,14 @@ SETTINGS = settings(max_examples=150, suppress_health_check=[HealthCheck.functio
 @pytest.fixture
 def cheap_bcrypt(monkeypatch):
     """The lowest bcrypt cost, so that many inputs fit in a test run (the rules are the same)."""
-    monkeypatch.setattr(auth, "BCRYPT_ROUNDS", 4)
+    monkeypatch.setattr(sessions, "BCRYPT_ROUNDS", 4)
     dummy = bcrypt.hashpw(b"x", bcrypt.gensalt(4)).decode()
-    monkeypatch.setattr(auth, "_dummy_hash", lambda: dummy)
+    monkeypatch.setattr(sessions, "_dummy_hash", lambda: dummy)
 
 
 @pytest.fixture
 def user(db, cheap_bcrypt):
-    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], "senha-forte-1")
+    accounts.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], "senha-forte-1")
 
 
 def refused_in_portuguese(error: ServiceError) -> bool:
@@ -42,7 +42,7 @@ def refused_in_portuguese(error: ServiceError) -> bool:
 @given(username=TEXT, password=TEXT)
 def test_login_answers_any_input_with_an_actor_or_a_portuguese_refusal(db, user, username, password):
     try:
-        auth.authenticate(db, username, password)
+        sessions.authenticate(db, username, password)
     except ServiceError as refused:
         assert refused_in_portuguese(refused)
     db["users"].update_one({"username": "maria.silva"}, {"$set": {"failed_logins": 0, "locked_until": None}})
@@ -56,8 +56,8 @@ def test_create_user_answers_any_input_with_a_user_or_a_portuguese_refusal(
     db, cheap_bcrypt, username, name, role, municipalities, password
 ):
     try:
-        auth.create_user(db, TI, username, name, role, municipalities, password)
+        accounts.create_user(db, TI, username, name, role, municipalities, password)
     except ServiceError as refused:
         assert refused_in_portuguese(refused)
     else:
-        assert auth.authenticate(db, username, password).username == username.strip().lower()
+        assert sessions.authenticate(db, username, password).username == username.strip().lower()

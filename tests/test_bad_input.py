@@ -18,14 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services import store
-from services.shared import entities
-from services.shared.entities import ListQuery
+from services.shared import entities, entity_files, entity_lists, schema
 from services.shared.errors import ServiceError, ValidationFailed
+from services.shared.schema import ListQuery
 from tests import figures
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP
 
 TAXPAYER = {"name": "Rosa Amaral", "document": "52998224725", "kind": "pf", "address": "Rua C, 3"}
-SPEC_NAMES = sorted(entities.SPECS)
+SPEC_NAMES = sorted(schema.SPECS)
 
 ODD = ["\x00", "a\x00b", ".*", "(", "[a-", "\\", "$ne", "$where", "{'$gt': ''}", "🚕👩🏽‍💼", "=HYPERLINK(\"x\")",
        "'; DROP TABLE x; --", "\u202e", "\ud7ff", "529.982.247-25", "ABC-1234", "Pessoa física", "Sim", "01/02/2026",
@@ -85,8 +85,8 @@ def test_list_search_and_filters_refuse_in_pt_br_and_never_leave_the_municipalit
     inputs_tried["list search and filters"] += 1
     query = ListQuery(search=search, filters=filters)
     try:
-        page = entities.list_page(db, SECRETARIA_MP, entity, "matupa", query)
-        exported = entities.export_csv(db, SECRETARIA_MP, entity, "matupa", query)
+        page = entity_lists.list_page(db, SECRETARIA_MP, entity, "matupa", query)
+        exported = entity_files.export_csv(db, SECRETARIA_MP, entity, "matupa", query)
     except ValidationFailed as exc:
         assert_pt_br_refusal(exc)
         return
@@ -97,7 +97,7 @@ def test_list_search_and_filters_refuse_in_pt_br_and_never_leave_the_municipalit
 @EXAMPLES
 @given(data=st.data(), entity=st.sampled_from(SPEC_NAMES))
 def test_every_form_validator_refuses_only_with_validation_failed(inputs_tried, data, entity):
-    spec = entities.SPECS[entity]
+    spec = schema.SPECS[entity]
     names = [f.name for f in spec.fields]
     raw = data.draw(st.dictionaries(st.one_of(st.sampled_from(names), odd_text), values, max_size=len(names) + 1))
     inputs_tried["form validators"] += 1

@@ -26,7 +26,12 @@ from services.machinery.payment import ExtensionInput
 from services.machinery.protocol import ClaimInput, RequestInput, ServiceAsked
 from services.shared import entities, events
 from services.shared.auth import Actor
-from services.shared.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
+from services.shared.errors import (
+    Conflict,
+    PermissionDenied,
+    ServiceError,
+    ValidationFailed,
+)
 from tests import figures
 
 NL = "nova_lacerda"

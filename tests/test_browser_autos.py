@@ -14,8 +14,24 @@ import pytest
 from pypdf import PdfReader
 
 from services.shared import clock
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
-from tests.test_browser_ridehailing import BASE_DEMO, SHOTS, choose, go, shot, typed, wait_text
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    served,
+)
+from tests.test_browser_ridehailing import (
+    BASE_DEMO,
+    SHOTS,
+    choose,
+    go,
+    shot,
+    typed,
+    wait_text,
+)
 
 pytestmark = pytest.mark.browser
 

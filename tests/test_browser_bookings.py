@@ -19,7 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    served,
+)
 from tests.test_browser_ridehailing import choose, go, shot, typed, wait_text
 
 SHOTS = Path(os.environ.get("PAINEL_SHOTS", "/tmp/painel-shots"))

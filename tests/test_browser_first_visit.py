@@ -14,7 +14,14 @@ import sys
 
 import pytest
 
-from tests.browser_support import ROOT, chromium, free_port, panel_env, require_chromium, served
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    free_port,
+    panel_env,
+    require_chromium,
+    served,
+)
 
 pytestmark = pytest.mark.browser
 

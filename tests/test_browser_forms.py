@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    served,
+)
 from tests.test_browser_ridehailing import BASE_DEMO, choose, go, shot, typed, wait_text
 
 pytestmark = pytest.mark.browser

@@ -6,7 +6,15 @@ import sys
 
 import pytest
 
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    served,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -66,14 +74,14 @@ def test_wrong_password_shows_the_message_in_portuguese(panel, browser):
 
 def test_an_open_session_ends_when_the_user_is_deactivated(panel, panel_data, browser):
     from services import store
-    from services.shared import auth
+    from services.shared import accounts, auth
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     login(page, panel, "secretaria.matupa")
     page.get_by_test_id("stSidebarNav").get_by_text("Resumo").click()
     page.get_by_role("heading", name="Resumo").first.wait_for(timeout=30000)
     db = store.connect(uri="", data_dir=str(panel_data))
-    auth.update_user(db, auth.SYSTEM, "secretaria.matupa", active=False)
+    accounts.update_user(db, auth.SYSTEM, "secretaria.matupa", active=False)
     page.get_by_test_id("stSidebarNav").get_by_text("Início").click()
     page.get_by_text("Sua conta foi desativada").wait_for(timeout=30000)
     page.get_by_role("button", name="Entrar").wait_for(timeout=30000)

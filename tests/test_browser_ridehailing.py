@@ -21,7 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    served,
+)
 
 SHOTS = Path(os.environ.get("PAINEL_SHOTS", "/tmp/painel-shots"))
 pytestmark = pytest.mark.browser

@@ -10,7 +10,15 @@ from datetime import timedelta
 
 import pytest
 
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    served,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -170,7 +178,7 @@ def test_sair_ends_the_session_and_removes_the_cookie(panel, browser):
 
 def test_an_idle_session_expires_on_the_next_reload(panel, panel_data, browser):
     from services import store
-    from services.shared import auth, clock
+    from services.shared import clock, sessions
 
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
@@ -178,7 +186,7 @@ def test_an_idle_session_expires_on_the_next_reload(panel, panel_data, browser):
     wait_for_cookie(page, context)
     db = store.connect(uri="", data_dir=str(panel_data))
     long_ago = store.encode(clock.now_utc() - timedelta(minutes=IDLE_MINUTES + 1))
-    db[auth.SESSIONS].update_many({"username": "ti", "ended_at": None}, {"$set": {"last_seen": long_ago}})
+    db[sessions.SESSIONS].update_many({"username": "ti", "ended_at": None}, {"$set": {"last_seen": long_ago}})
     page.reload()
     page.get_by_text("Sua sessão expirou por inatividade").wait_for(timeout=30000)
     page.get_by_role("button", name="Entrar").wait_for(timeout=30000)

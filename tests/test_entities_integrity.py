@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from services.shared import clock, entities
-from services.shared.entities import ListQuery
+from services.shared import clock, entities, entity_files, entity_lists, explorer
 from services.shared.errors import Conflict, ValidationFailed
+from services.shared.schema import ListQuery
 from services.store import insert_one
 from tests import figures
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP
@@ -121,6 +121,9 @@ def two_towns(db):
     return db
 
 
+LISTINGS = {"list_page": entity_lists, "list_all": entity_lists, "export_csv": entity_files}  # call -> its module
+
+
 @pytest.mark.parametrize("filters", [
     {"municipality": "chapada"},
     {"kind": {"$ne": None}},
@@ -134,22 +137,22 @@ def two_towns(db):
 @pytest.mark.parametrize("call", ["list_page", "list_all", "export_csv"])
 def test_a_matupa_user_never_reaches_chapada_rows_through_filters(two_towns, call, filters):
     with pytest.raises(ValidationFailed) as refused:
-        getattr(entities, call)(two_towns, SECRETARIA_MP, "taxpayers", "matupa", ListQuery(filters=filters))
+        getattr(LISTINGS[call], call)(two_towns, SECRETARIA_MP, "taxpayers", "matupa", ListQuery(filters=filters))
     assert refused.value.errors and all(refused.value.errors.values())
 
 
 def test_filter_values_are_parsed_as_the_fields_type(two_towns):
-    page = entities.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa",
-                              ListQuery(filters={"kind": "Pessoa jurídica"}))
+    page = entity_lists.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa",
+                                  ListQuery(filters={"kind": "Pessoa jurídica"}))
     assert [r["name"] for r in page.rows] == ["Lia Paz"]
     with pytest.raises(ValidationFailed, match="Tipo: opção inválida"):
-        entities.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa", ListQuery(filters={"kind": "xx"}))
+        entity_lists.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa", ListQuery(filters={"kind": "xx"}))
 
 
 def test_a_list_of_literal_filter_values_matches_any_of_them(two_towns):
     entities.create(two_towns, SECRETARIA_MP, "taxpayers", "matupa", {**TAXPAYER, "kind": "entidade"})
-    page = entities.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa",
-                              ListQuery(filters={"kind": ["pj", "entidade"]}, sort="name"))
+    page = entity_lists.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa",
+                                  ListQuery(filters={"kind": ["pj", "entidade"]}, sort="name"))
     assert [r["name"] for r in page.rows] == ["Lia Paz", "Rosa Amaral"]
 
 
@@ -158,7 +161,7 @@ def test_a_list_of_literal_filter_values_matches_any_of_them(two_towns):
                          ids=["unknown sort", "operator sort", "zero per page", "negative per page"])
 def test_sort_and_paging_outside_the_spec_are_refused(two_towns, query):
     with pytest.raises(ValidationFailed):
-        entities.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa", query)
+        entity_lists.list_page(two_towns, SECRETARIA_MP, "taxpayers", "matupa", query)
 
 
 def test_the_data_explorer_refuses_a_collection_that_does_not_exist(db):
@@ -166,7 +169,7 @@ def test_the_data_explorer_refuses_a_collection_that_does_not_exist(db):
 
     ti_mp = Actor("ti.mp", "TI Matupá", "ti", ("matupa",))
     with pytest.raises(ValidationFailed, match="Coleção"):
-        entities.browse(db, ti_mp, "$cmd", None)
+        explorer.browse(db, ti_mp, "$cmd", None)
     assert "$cmd" not in db.list_collection_names()
 
 
@@ -175,20 +178,20 @@ def test_the_data_explorer_refuses_a_collection_that_does_not_exist(db):
 @pytest.mark.parametrize("term", ["\x00", "Ro\x00sa", "(.*", "[", "\\", "a" * 100_000, "🚕 Rosa 👩🏽‍💼", "$where"],
                          ids=["NUL", "NUL inside", "regex group", "open class", "backslash", "100k", "emoji", "$where"])
 def test_odd_search_text_never_crashes(two_towns, term):
-    page = entities.list_page(two_towns, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search=term))
+    page = entity_lists.list_page(two_towns, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search=term))
     assert all(r["municipality"] == "chapada" for r in page.rows)
 
 
 def test_search_ignores_nul_and_matches_the_rest(two_towns):
-    page = entities.list_page(two_towns, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="Ro\x00sa"))
+    page = entity_lists.list_page(two_towns, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="Ro\x00sa"))
     assert [r["name"] for r in page.rows] == ["Rosa Amaral"]
 
 
 def test_search_reads_only_the_first_200_characters(db):
     """A longer term is trimmed, not refused: what follows character 200 is ignored."""
     entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {**TAXPAYER, "name": "A" * 250})
-    query = ListQuery(search="A" * entities.SEARCH_MAX + "B" * 100_000)
-    assert entities.list_page(db, SECRETARIA_CG, "taxpayers", "chapada", query).total == 1
+    query = ListQuery(search="A" * entity_lists.SEARCH_MAX + "B" * 100_000)
+    assert entity_lists.list_page(db, SECRETARIA_CG, "taxpayers", "chapada", query).total == 1
 
 
 # ---- defect 15: CSV formula injection and spec registration ----
@@ -200,7 +203,7 @@ def test_text_that_starts_a_formula_is_exported_as_text(db, text):
     import csv
     import io
 
-    exported = entities.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery()).decode("utf-8-sig")
+    exported = entity_files.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery()).decode("utf-8-sig")
     rows = list(csv.reader(io.StringIO(exported), delimiter=";"))
     assert rows[1][0] == "'" + text
 
@@ -209,21 +212,21 @@ def test_numbers_and_dates_are_exported_without_the_text_prefix(db):
     entities.create(db, SECRETARIA_CG, "platforms", "chapada", {
         "name": "Roda", "cnpj": "11222333000181", "status": "ativo", "insurance_coverage": "1.234,56",
         "credentialed_on": "02/03/2026"})
-    exported = entities.export_csv(db, SECRETARIA_CG, "platforms", "chapada", ListQuery()).decode("utf-8-sig")
+    exported = entity_files.export_csv(db, SECRETARIA_CG, "platforms", "chapada", ListQuery()).decode("utf-8-sig")
     row = exported.splitlines()[1].split(";")
     assert "1234,56" in row or "1.234,56" in row
     assert "02/03/2026" in row
 
 
 def test_a_script_that_imports_only_the_registry_finds_every_spec(data_dir):
-    code = ("from services.shared import entities\n"
+    code = ("from services.shared import entities, schema\n"
             "from services.store import connect\n"
             "from services.shared.auth import Actor\n"
             "SECRETARIA_CG = Actor('sec.cg', 'Servidora', 'secretaria', ('chapada',))\n"
             "db = connect()\n"
             "doc_id = entities.create(db, SECRETARIA_CG, 'taxpayers', 'chapada', "
             "{'name': 'Rosa', 'document': '52998224725', 'kind': 'pf', 'address': 'Rua C, 3'})\n"
-            "print(entities.spec('taxpayers').label, sorted(entities.SPECS)[:1], 'drivers' in entities.SPECS)\n")
+            "print(entities.spec('taxpayers').label, sorted(schema.SPECS)[:1], 'drivers' in schema.SPECS)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["Contribuinte", "['authorizations']", "True"]
@@ -276,15 +279,15 @@ def test_a_picker_offers_at_most_twenty_records_and_finds_an_old_one_by_its_key(
     """The searchable picker asks the store for a bounded page, whatever the register's size."""
     import random
 
-    from seed.people import cpf
+    from seed.demo import cpf
 
     rng = random.Random(5)
     documents = [cpf(rng) for _ in range(30)]
     for n, document in enumerate(documents):
         entities.create(db, SECRETARIA_CG, "taxpayers", "chapada",
                         {**TAXPAYER, "name": f"Contribuinte {n:02d}", "document": document})
-    offered = entities.lookup(db, SECRETARIA_CG, "taxpayers", "chapada")
-    assert len(offered) == entities.LOOKUP_LIMIT and offered[0]["name"] == "Contribuinte 29"  # newest first
-    [oldest] = entities.lookup(db, SECRETARIA_CG, "taxpayers", "chapada", documents[0])
+    offered = entity_lists.lookup(db, SECRETARIA_CG, "taxpayers", "chapada")
+    assert len(offered) == entity_lists.LOOKUP_LIMIT and offered[0]["name"] == "Contribuinte 29"  # newest first
+    [oldest] = entity_lists.lookup(db, SECRETARIA_CG, "taxpayers", "chapada", documents[0])
     assert oldest["name"] == "Contribuinte 00"
-    assert entities.lookup(db, SECRETARIA_MP, "taxpayers", "matupa", documents[0]) == []
+    assert entity_lists.lookup(db, SECRETARIA_MP, "taxpayers", "matupa", documents[0]) == []

@@ -15,8 +15,8 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
 from services.dam import dams
-from services.shared import audit, clock, entities, exports
-from services.shared.entities import Field, ListQuery
+from services.shared import audit_log, clock, entities, entity_files, exports, schema
+from services.shared.schema import Field, ListQuery
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP, TI
 from tests.dams_support import MONDAY
 
@@ -101,10 +101,10 @@ def test_file_names_are_pt_br_ascii_lower_case_without_spaces(kind, municipality
 @pytest.fixture
 def taxpayers_with_money_and_dates(monkeypatch):
     """The taxpayers register with a date and a money field, as a municipality might add."""
-    spec = entities.SPECS["taxpayers"]
+    spec = schema.SPECS["taxpayers"]
     extended = replace(spec, fields=spec.fields + (Field("since", "Contribuinte desde", "date"),
                                                    Field("debt", "Débito em aberto", "money")))
-    monkeypatch.setitem(entities.SPECS, "taxpayers", extended)
+    monkeypatch.setitem(schema.SPECS, "taxpayers", extended)
     return extended
 
 
@@ -115,7 +115,7 @@ def test_a_register_exports_the_filter_with_typed_cells(db, taxpayers_with_money
     entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {
         "name": "Rosa Amaral", "document": "11144477735", "kind": "pf", "address": "Rua D, 4"})
     query = ListQuery(filters={"kind": "pj"})
-    ws = sheet(entities.export_xlsx(db, SECRETARIA_CG, "taxpayers", "chapada", query))
+    ws = sheet(entity_files.export_xlsx(db, SECRETARIA_CG, "taxpayers", "chapada", query))
     assert header(ws) == [f.label for f in taxpayers_with_money_and_dates.fields]
     assert ws.max_row == 2  # the header and the one record the filter shows
     (name,), (document,), (kind,) = (column(ws, t) for t in ("Nome / Razão social", "CPF/CNPJ", "Tipo"))
@@ -124,7 +124,7 @@ def test_a_register_exports_the_filter_with_typed_cells(db, taxpayers_with_money
     (since,), (debt,) = column(ws, "Contribuinte desde"), column(ws, "Débito em aberto")
     assert is_date(since) and since.value.date() == date(2024, 3, 15)
     assert is_money(debt) and debt.value == pytest.approx(1234.56)
-    csv_lines = entities.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", query).decode("utf-8-sig").splitlines()
+    csv_lines = entity_files.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", query).decode("utf-8-sig").splitlines()
     assert len(csv_lines) == ws.max_row
 
 
@@ -152,15 +152,15 @@ def test_the_audit_log_exports_its_filter_with_local_times(db):
         entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {
             "name": f"Pessoa {index}", "document": ["52998224725", "11144477735", "39053344705"][index],
             "kind": "pf", "address": "Rua E, 5"})
-    ws = sheet(audit.export_xlsx(db, TI, "chapada", collection="taxpayers"))
-    assert header(ws) == list(audit.EXPORT_COLUMNS)
+    ws = sheet(audit_log.export_xlsx(db, TI, "chapada", collection="taxpayers"))
+    assert header(ws) == list(audit_log.EXPORT_COLUMNS)
     when = column(ws, "Quando")
     assert len(when) == 3 and all(is_date(c) and c.number_format == "dd/mm/yyyy hh:mm:ss" for c in when)
-    entries, _ = audit.search(db, TI, "chapada", collection="taxpayers")
+    entries, _ = audit_log.search(db, TI, "chapada", collection="taxpayers")
     local = clock.to_local(entries[0]["at"]).replace(tzinfo=None)
     assert abs((when[0].value - local).total_seconds()) < 1  # newest first, in Cuiabá time
-    csv_lines = audit.export_csv(db, TI, "chapada", collection="taxpayers").decode("utf-8-sig").splitlines()
-    assert csv_lines[0] == ";".join(audit.EXPORT_COLUMNS) and len(csv_lines) == 4
+    csv_lines = audit_log.export_csv(db, TI, "chapada", collection="taxpayers").decode("utf-8-sig").splitlines()
+    assert csv_lines[0] == ";".join(audit_log.EXPORT_COLUMNS) and len(csv_lines) == 4
 
 
 # ---- the screens ----

@@ -13,9 +13,16 @@ from rules.ridehailing.lifecycle import Status
 from seed.people import cpf as random_cpf
 from seed.ridehailing import vehicle_values
 from services.ridehailing import registry
-from services.shared import audit, clock, entities
-from services.shared.entities import ListQuery
+from services.shared import (
+    audit_log,
+    clock,
+    custom_fields,
+    entities,
+    entity_files,
+    entity_lists,
+)
 from services.shared.errors import Conflict, ValidationFailed
+from services.shared.schema import ListQuery
 from tests.conftest import TI
 from tests.ridehailing_data import ACTORS, register, requested
 
@@ -66,13 +73,13 @@ def test_an_import_reports_each_row_with_an_unknown_driver(db):
     text = ("CPF do condutor;Documento;Emissão\n"
             f"{cpf};CNH;01/02/2026\n"
             f"{UNKNOWN_CPF};CNH;01/02/2026\n")
-    report = entities.import_csv(db, ACTOR, "driver_documents", "chapada", text.encode(), commit=True)
+    report = entity_files.import_csv(db, ACTOR, "driver_documents", "chapada", text.encode(), commit=True)
     assert [(e.line, e.field) for e in report.errors] == [(3, "CPF do condutor")]
     assert report.inserted == 0
 
 
 def documents_of(db, cpf: str) -> list[dict]:
-    return entities.list_all(db, ACTOR, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))
+    return entity_lists.list_all(db, ACTOR, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))
 
 
 def test_a_removed_document_leaves_the_list_and_the_verdict_and_stays_in_the_store(db):
@@ -87,7 +94,7 @@ def test_a_removed_document_leaves_the_list_and_the_verdict_and_stays_in_the_sto
     kept = entities.get(db, ACTOR, "driver_documents", "chapada", medical["id"])
     assert (kept["removed"]["by"], kept["removed"]["reason"]) == (ACTOR.username, "Lançado no condutor errado")
     assert kept["version"] == medical["version"] + 1
-    entries = audit.search(db, TI, "chapada", action="remove")[0]
+    entries = audit_log.search(db, TI, "chapada", action="remove")[0]
     assert [(e["doc_id"], e["changes"]["removed"]["after"]["reason"], e["note"]) for e in entries] == [
         (medical["id"], "Lançado no condutor errado", "Removido(a) por engano: Lançado no condutor errado")]
 
@@ -124,8 +131,8 @@ def test_a_removed_infraction_no_longer_refuses_the_driver(db):
     entities.create(db, ACTOR, "traffic_infractions", "chapada", {
         "driver_cpf": cpf, "committed_on": clock.today() - timedelta(days=30), "severity": "gravissima"})
     assert not registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
-    infraction = entities.list_all(db, ACTOR, "traffic_infractions", "chapada",
-                                   ListQuery(filters={"driver_cpf": cpf}))[0]
+    infraction = entity_lists.list_all(db, ACTOR, "traffic_infractions", "chapada",
+                                       ListQuery(filters={"driver_cpf": cpf}))[0]
     entities.remove(db, ACTOR, "traffic_infractions", "chapada", infraction["id"], "Infração de outro condutor")
     assert registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
 
@@ -140,7 +147,7 @@ def test_a_wrong_protocol_is_cancelled_and_frees_the_plate(db):
     events = registry.get_authorization(db, ACTOR, "chapada", auth)["events"]
     assert (events[-1]["kind"], events[-1]["note"], events[-1]["by"]) == (
         "cancelled", "Protocolado em duplicidade", ACTOR.username)
-    assert [e["doc_id"] for e in audit.search(db, TI, "chapada", action="cancelled")[0]] == [auth]
+    assert [e["doc_id"] for e in audit_log.search(db, TI, "chapada", action="cancelled")[0]] == [auth]
 
 
 def test_a_cancellation_needs_a_reason_and_an_undecided_request(db):
@@ -154,27 +161,27 @@ def test_a_cancellation_needs_a_reason_and_an_undecided_request(db):
 
 
 def test_a_custom_field_is_edited_and_deactivated(db):
-    entities.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
-    row = entities.custom_field_rows(db, TI, "drivers", "chapada")[0]
-    entities.edit_custom_field(db, TI, "chapada", row["id"], "Apelido no ponto", True, True,
-                               expected_version=row["version"])
+    custom_fields.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
+    row = custom_fields.custom_field_rows(db, TI, "drivers", "chapada")[0]
+    custom_fields.edit_custom_field(db, TI, "chapada", row["id"], "Apelido no ponto", True, True,
+                                    expected_version=row["version"])
     field = entities.spec_for(db, "drivers", "chapada").field("cf_apelido")
     assert (field.label, field.required) == ("Apelido no ponto", True)
-    row = entities.custom_field_rows(db, TI, "drivers", "chapada")[0]
-    entities.edit_custom_field(db, TI, "chapada", row["id"], row["label"], False, False,
-                               expected_version=row["version"])
+    row = custom_fields.custom_field_rows(db, TI, "drivers", "chapada")[0]
+    custom_fields.edit_custom_field(db, TI, "chapada", row["id"], row["label"], False, False,
+                                    expected_version=row["version"])
     assert "cf_apelido" not in {f.name for f in entities.spec_for(db, "drivers", "chapada").fields}
-    assert entities.custom_field_rows(db, TI, "drivers", "chapada")[0]["active"] is False
-    assert len(audit.search(db, TI, "chapada", collection="custom_fields")[0]) == 3
+    assert custom_fields.custom_field_rows(db, TI, "drivers", "chapada")[0]["active"] is False
+    assert len(audit_log.search(db, TI, "chapada", collection="custom_fields")[0]) == 3
 
 
 def test_a_stale_custom_field_edit_is_refused(db):
-    entities.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
-    row = entities.custom_field_rows(db, TI, "drivers", "chapada")[0]
-    entities.edit_custom_field(db, TI, "chapada", row["id"], "Outro", False, True, expected_version=row["version"])
+    custom_fields.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
+    row = custom_fields.custom_field_rows(db, TI, "drivers", "chapada")[0]
+    custom_fields.edit_custom_field(db, TI, "chapada", row["id"], "Outro", False, True, expected_version=row["version"])
     with pytest.raises(Conflict):
-        entities.edit_custom_field(db, TI, "chapada", row["id"], "Mais um", False, True,
-                                   expected_version=row["version"])
+        custom_fields.edit_custom_field(db, TI, "chapada", row["id"], "Mais um", False, True,
+                                        expected_version=row["version"])
 
 
 # ---- contradictions the panel knows about are not "ok" (item 7) and "falta comprovar" (item 9) ----

@@ -8,7 +8,7 @@ import pytest
 
 from seed.ridehailing import passing
 from services.ridehailing import registry
-from services.shared import entities
+from services.shared import entities, schema
 from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS, register, requested
 
@@ -28,7 +28,7 @@ IDS = [f"{entity}.{name}" for entity, name, _ in NOT_FUTURE]
 
 
 def test_the_table_names_every_date_that_cannot_be_in_the_future():
-    declared = {(s.name, f.name) for s in entities.SPECS.values() for f in s.fields if f.not_future}
+    declared = {(s.name, f.name) for s in schema.SPECS.values() for f in s.fields if f.not_future}
     assert declared == {(entity, name) for entity, name, _ in NOT_FUTURE}
 
 

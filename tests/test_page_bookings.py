@@ -77,7 +77,14 @@ from datetime import date  # noqa: E402
 from pypdf import PdfReader  # noqa: E402
 
 from services.dam import dams  # noqa: E402
-from services.machinery import booking_requests, documents, payment, protocol, quotes, schedule
+from services.machinery import (
+    booking_requests,
+    documents,
+    payment,
+    protocol,
+    quotes,
+    schedule,
+)
 from tests.test_bookings import HOURS6, LOADS5, MONDAY, form, nl  # noqa: E402,F401 — the fixture with zones, machines and requesters
 
 

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 from rules.ridehailing.lifecycle import Status
 from seed.people import cpf as random_cpf
 from services.ridehailing import registry
-from services.shared import audit, clock, entities
-from services.shared.entities import ListQuery
+from services.shared import audit_log, clock, custom_fields, entities, entity_lists
+from services.shared.schema import ListQuery
 from tests.conftest import TI
 from tests.ridehailing_data import ACTORS, register, requested
 
@@ -117,8 +117,8 @@ def test_a_document_is_removed_with_a_reason_and_a_confirmation(db):
     cpf, _ = register(db, "chapada")
     at = open_driver(db, cpf)
     assert "Condutor: atende a todos os requisitos da lei." in texts(at, "success")
-    documents = entities.list_all(db, ACTORS["chapada"], "driver_documents", "chapada",
-                                  ListQuery(filters={"driver_cpf": cpf}))
+    documents = entity_lists.list_all(db, ACTORS["chapada"], "driver_documents", "chapada",
+                                      ListQuery(filters={"driver_cpf": cpf}))
     medical = next(i for i, d in enumerate(documents) if d["code"] == "medical")
     at.session_state["drivers_docs_table_0"] = {"selection": {"rows": [medical], "columns": [], "cells": []}}
     at.run()
@@ -135,7 +135,7 @@ def test_a_document_is_removed_with_a_reason_and_a_confirmation(db):
     assert not at.exception
     assert "removido(a). O motivo ficou no registro de auditoria." in texts(at, "success")
     assert "Condutor — Falta comprovar" in texts(at, "warning")
-    entries, _ = audit.search(db, TI, "chapada", action="remove")
+    entries, _ = audit_log.search(db, TI, "chapada", action="remove")
     assert [e["note"] for e in entries] == ["Removido(a) por engano: Atestado de outro condutor"]
 
 
@@ -219,10 +219,10 @@ def test_a_parameter_error_shows_under_the_value_and_keeps_the_act(db):
 
 
 def test_a_custom_field_is_deactivated_after_confirmation(db):
-    entities.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
+    custom_fields.add_custom_field(db, TI, "drivers", "chapada", "Apelido", "text")
     at = page("custom_fields.py", TI)
     at.selectbox(key="cf_entity").set_value("drivers").run()
-    row = entities.custom_field_rows(db, TI, "drivers", "chapada")[0]
+    row = custom_fields.custom_field_rows(db, TI, "drivers", "chapada")[0]
     at.selectbox(key="cf_chosen").set_value(row["id"]).run()
     button(at, "Desativar o campo").click().run()
     assert "Desativar 'Apelido'?" in texts(at, "warning")

@@ -57,9 +57,9 @@ def test_page_by_role(db, role, page):
 
 
 def test_login_with_right_password_sets_the_user(db):
-    from services.shared import auth
+    from services.shared import accounts
 
-    auth.create_user(db, TI, "ana.souza", "Ana Souza", "secretaria", ["chapada"], "senha-forte-1")
+    accounts.create_user(db, TI, "ana.souza", "Ana Souza", "secretaria", ["chapada"], "senha-forte-1")
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.text_input(key="login_username").input("ana.souza")
     at.text_input(key="login_password").input("senha-forte-1")

@@ -31,13 +31,13 @@ ACTORS = {role: Actor(f"{role}.cg", f"Perfil {role}", role, (OWN,)) for role in 
 # The one table: public service → permission it needs. "admin" services of users act on users of a
 # municipality (the target user's municipalities play the municipality's part).
 REQUIRED: dict[str, str] = {
-    "services.shared.audit.actions": "admin",
-    "services.shared.audit.export_csv": "admin",
-    "services.shared.audit.export_xlsx": "admin",
-    "services.shared.audit.search": "admin",
-    "services.shared.auth.create_user": "admin",
-    "services.shared.auth.list_users": "admin",
-    "services.shared.auth.update_user": "admin",
+    "services.shared.audit_log.actions": "admin",
+    "services.shared.audit_log.export_csv": "admin",
+    "services.shared.audit_log.export_xlsx": "admin",
+    "services.shared.audit_log.search": "admin",
+    "services.shared.accounts.create_user": "admin",
+    "services.shared.accounts.list_users": "admin",
+    "services.shared.accounts.update_user": "admin",
     "services.machinery.documents.quote_pdf": "read",
     "services.machinery.documents.receipt_pdf": "read",
     "services.machinery.documents.service_order_pdf": "read",
@@ -112,16 +112,16 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.enforcement.documents.auto_pdf": "read",
     "services.ridehailing.enforcement.documents.case_file_pdf": "read",
     "services.ridehailing.enforcement.documents.notification_pdf": "read",
-    "services.shared.entities.add_custom_field": "admin",
-    "services.shared.entities.browse": "admin",
+    "services.shared.custom_fields.add_custom_field": "admin",
+    "services.shared.explorer.browse": "admin",
     "services.shared.entities.create": "write",
-    "services.shared.entities.export_csv": "read",
-    "services.shared.entities.export_xlsx": "read",
+    "services.shared.entity_files.export_csv": "read",
+    "services.shared.entity_files.export_xlsx": "read",
     "services.shared.entities.get": "read",
-    "services.shared.entities.import_csv": "write",
-    "services.shared.entities.list_all": "read",
-    "services.shared.entities.list_page": "read",
-    "services.shared.entities.lookup": "read",
+    "services.shared.entity_files.import_csv": "write",
+    "services.shared.entity_lists.list_all": "read",
+    "services.shared.entity_lists.list_page": "read",
+    "services.shared.entity_lists.lookup": "read",
     "services.shared.entities.update": "write",
     "services.shared.parameters.add_version": "admin",
     "services.ridehailing.obligations.answer_data_request": "write",
@@ -185,9 +185,9 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.work_queue.pendencias": "read",
     "services.summary.summary.data_version": "summary",
     "services.shared.entities.remove": "write",
-    "services.shared.entities.custom_field_rows": "admin",
-    "services.shared.entities.edit_custom_field": "admin",
-    "services.shared.entities.referenced": "read",
+    "services.shared.custom_fields.custom_field_rows": "admin",
+    "services.shared.custom_fields.edit_custom_field": "admin",
+    "services.shared.entity_lists.referenced": "read",
     "services.ridehailing.registry.cancel_request": "write",
     "services.ridehailing.registry.inspection_computed": "read",
     "services.ridehailing.registry.open_authorization": "read",
@@ -199,8 +199,9 @@ REQUIRED: dict[str, str] = {
 # the actor's own list of municipalities, the query that limits to the actor's scope), and the audit
 # log's append, which records what an authorized service did and is reached from no page; the end of
 # the actor's own session.
-NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalities.of_actor", "services.shared.entities.scope_of",
-                "services.shared.auth.users_scope", "services.shared.audit.record", "services.shared.auth.logout"}
+NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalities.of_actor",
+                "services.shared.auth.scope_of", "services.shared.accounts.users_scope", "services.shared.audit.record",
+                "services.shared.sessions.logout"}
 
 
 def public_services() -> dict[str, object]:
@@ -299,11 +300,11 @@ def test_every_public_service_is_in_the_table():
 
 
 def test_permission_matrix(db):
-    from services.shared import auth
+    from services.shared import accounts, auth
 
     for municipality in (OWN, OTHER):  # the targets of the user-administration services
-        auth.create_user(db, auth.SYSTEM, f"alguem.{municipality}", "Usuária de teste", "secretaria",
-                         [municipality], "senha-de-teste-1")
+        accounts.create_user(db, auth.SYSTEM, f"alguem.{municipality}", "Usuária de teste", "secretaria",
+                             [municipality], "senha-de-teste-1")
     checked, leaks = 0, []
     for qualified, fn in sorted(public_services().items()):
         needed = REQUIRED[qualified]
@@ -354,11 +355,11 @@ def test_no_page_opens_on_a_municipality_that_is_not_the_actors(db):
 
 
 def test_data_explorer_shows_a_ti_only_the_users_within_their_municipalities(db):
-    from services.shared import auth, entities
+    from services.shared import accounts, auth, explorer
 
     for municipality in (OWN, OTHER):
-        auth.create_user(db, auth.SYSTEM, f"pessoa.{municipality}", "Pessoa", "secretaria", [municipality],
-                         "senha-de-teste-1")
-    rows, total = entities.browse(db, ACTORS["ti"], "users", None)
+        accounts.create_user(db, auth.SYSTEM, f"pessoa.{municipality}", "Pessoa", "secretaria", [municipality],
+                             "senha-de-teste-1")
+    rows, total = explorer.browse(db, ACTORS["ti"], "users", None)
     assert [r["username"] for r in rows] == ["pessoa.chapada"] and total == 1
     assert all("password_hash" not in r and "hash_scheme" not in r for r in rows)

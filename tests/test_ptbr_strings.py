@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from services import store
-from services.shared import auth
+from services.shared import accounts
 from services.shared.parameter_labels import LABELS, label
 from tests.conftest import TI
 
@@ -36,7 +36,7 @@ def test_the_stored_parameters_all_have_labels(db):
 
 
 def test_the_data_explorer_shows_instants_in_cuiaba_time(db):
-    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], "senha-forte-1")
+    accounts.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], "senha-forte-1")
     db["users"].update_one({"username": "maria.silva"},
                            {"$set": {"created_at": store.encode(datetime(2026, 12, 1, 15, 0, tzinfo=timezone.utc))}})
     at = AppTest.from_file(str(ROOT / "app_pages" / "explorer.py"), default_timeout=60)
@@ -73,12 +73,12 @@ def test_an_audit_link_names_the_key_that_opens_its_record_on_the_page():
 ], ids=["user", "parameter", "user not listed"])
 def test_an_audit_link_by_key_opens_the_user_or_the_parameter(db, page, key, ident, opened):
     from seed.municipalities import seed_demo_parameters
-    from services.shared import auth
+    from services.shared import accounts
     from tests.test_pages_smoke import app_as
 
     seed_demo_parameters(db)
     for username in ("ana.souza", "maria.silva"):  # the list would show ana.souza first
-        auth.create_user(db, TI, username, username.title(), "secretaria", ["chapada"], "senha-forte-1")
+        accounts.create_user(db, TI, username, username.title(), "secretaria", ["chapada"], "senha-forte-1")
     at = app_as(TI)
     at.query_params["id"] = ident
     at.switch_page(page).run()
@@ -91,24 +91,24 @@ def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):
     """Item 10: the register names each action in pt-BR ("Lavratura de auto de infração"), never an
     identifier ("lavrar", "platform_issqn") — over every action and collection the demo writes."""
     from seed.demo import seed_demo
-    from services.shared import audit
+    from services.shared import audit_log
 
     seed_demo(db)
     pairs = {(e["action"], e["collection"]) for e in db["audit"].find({}, {"action": 1, "collection": 1})}
     assert len(pairs) > 40
-    named = set(audit.VERBS) | set(audit.SESSION_ACTIONS)
-    technical = {f"{action}/{collection}": audit.action_label(action, collection) for action, collection in pairs
-                 if (action not in named and (action, collection) not in audit.ACTION_LABELS)
-                 or audit.entity_label(collection) == collection}
+    named = set(audit_log.VERBS) | set(audit_log.SESSION_ACTIONS)
+    technical = {f"{action}/{collection}": audit_log.action_label(action, collection) for action, collection in pairs
+                 if (action not in named and (action, collection) not in audit_log.ACTION_LABELS)
+                 or audit_log.entity_label(collection) == collection}
     assert technical == {}
 
 
 def test_every_field_the_demo_changes_has_a_label_in_the_audit_log(db):
     """Item 10: changed fields by their label ("Pago em"), not the identifier ("paid_on")."""
     from seed.demo import seed_demo
-    from services.shared import audit
+    from services.shared import audit_log
 
     seed_demo(db)
     raw = {f"{e['collection']}.{name}" for e in db["audit"].find({}, {"changes": 1, "collection": 1})
-           for name in (e.get("changes") or {}) if audit.field_label(e["collection"], name) == name}
+           for name in (e.get("changes") or {}) if audit_log.field_label(e["collection"], name) == name}
     assert raw == set()

@@ -19,10 +19,10 @@ entities.create(db, SECRETARIA_CG, "taxpayers", "chapada",
                 {"name": "Persistente", "document": "52998224725", "kind": "pf", "address": "Rua A, 1"})
 """
 READ = """
-from services.shared import entities
+from services.shared import entity_lists, schema
 from services.store import connect
 from tests.conftest import SECRETARIA_CG
-page = entities.list_page(connect(), SECRETARIA_CG, "taxpayers", "chapada", entities.ListQuery(search="persist"))
+page = entity_lists.list_page(connect(), SECRETARIA_CG, "taxpayers", "chapada", schema.ListQuery(search="persist"))
 print(page.total, page.rows[0]["document"])
 """
 

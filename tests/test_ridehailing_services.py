@@ -14,7 +14,7 @@ from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import passing
 from services.dam import dams
 from services.ridehailing import registry, work_queue
-from services.shared import clock, entities
+from services.shared import clock, entities, entity_lists, schema
 from services.shared.errors import PermissionDenied
 from tests.conftest import GABINETE
 from tests.ridehailing_data import ACTORS, FEE, inspected, register, requested, set_fee
@@ -121,7 +121,7 @@ def test_failed_inspection_blocks_for_five_days(db):
     assert not outcome.decision.ok
     assert outcome.fix_deadline == rules.fix_deadline(failed_on, registry.parameters.calendar(db, "chapada"))
     assert any("art. 14, II" in r for r in outcome.decision.reasons())
-    stored = entities.list_all(db, actor, "inspections", "chapada", entities.ListQuery())
+    stored = entity_lists.list_all(db, actor, "inspections", "chapada", schema.ListQuery())
     assert [(i["result"], i["fix_deadline"]) for i in stored] == [("failed", outcome.fix_deadline)]
 
 

@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.shared import auth, clock
-from services.shared.auth import SessionEnded
+from services.shared import accounts, clock, sessions
+from services.shared.sessions import SessionEnded
 from tests.conftest import TI
 from tests.test_pages_smoke import APP
 
@@ -17,12 +17,12 @@ IDLE = "Sua sessão expirou por inatividade; entre novamente."
 
 @pytest.fixture
 def signed_in(db):
-    auth.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
-    return auth.login(db, "maria.silva", PASSWORD)[1]
+    accounts.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], PASSWORD)
+    return sessions.login(db, "maria.silva", PASSWORD)[1]
 
 
 def resume(db, session, after=timedelta(minutes=1)):
-    return auth.resume_session(db, session.username, session.generation, session.last_seen, session.last_seen + after)
+    return sessions.resume_session(db, session.username, session.generation, session.last_seen, session.last_seen + after)
 
 
 def test_an_unchanged_user_resumes_with_role_and_municipalities_from_the_store(db, signed_in):
@@ -37,14 +37,14 @@ def test_an_unchanged_user_resumes_with_role_and_municipalities_from_the_store(d
     ({"municipalities": ["chapada", "matupa"]}, "alterado"),
 ], ids=["deactivated", "password", "role", "municipalities"])
 def test_a_change_to_the_user_ends_their_open_sessions(db, signed_in, changes, message):
-    auth.update_user(db, TI, "maria.silva", **changes)
+    accounts.update_user(db, TI, "maria.silva", **changes)
     with pytest.raises(SessionEnded, match=message):
         resume(db, signed_in)
 
 
 @pytest.mark.parametrize("changes", [{"name": "Maria S. Silva"}, {"unlock": True}], ids=["name", "unlock"])
 def test_a_change_that_grants_nothing_keeps_the_session(db, signed_in, changes):
-    auth.update_user(db, TI, "maria.silva", **changes)
+    accounts.update_user(db, TI, "maria.silva", **changes)
     assert resume(db, signed_in).username == "maria.silva"
 
 
@@ -119,7 +119,7 @@ def test_an_open_session_resumes_on_the_next_request(db, signed_in):
 
 
 def test_an_open_session_of_a_deactivated_user_lands_on_the_login_page(db, signed_in):
-    auth.update_user(db, TI, "maria.silva", active=False)
+    accounts.update_user(db, TI, "maria.silva", active=False)
     at = request(signed_in, "chapada")
     assert on_login_page(at)
     assert "desativada" in at.warning[0].value
@@ -142,7 +142,7 @@ def test_the_actor_is_rebuilt_from_the_store_on_each_request(db, signed_in):
 
 def test_logout_is_audited_once(db, signed_in):
     actor = resume(db, signed_in)
-    auth.logout(db, actor)
+    sessions.logout(db, actor)
     assert db["audit"].count_documents({"action": "logout", "username": "maria.silva"}) == 1
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.shared import entities
-from services.shared.entities import Field, ListQuery
+from services.shared import custom_fields, entities, entity_files, entity_lists, schema
 from services.shared.errors import Conflict, ValidationFailed
+from services.shared.schema import Field, ListQuery
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP, TI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,9 +19,9 @@ TAXPAYER = {"name": "Rosa Amaral", "document": "52998224725", "kind": "pf", "add
 @pytest.fixture
 def nickname_field(monkeypatch):
     """A field added to the taxpayers spec in code, as a developer would."""
-    spec = entities.SPECS["taxpayers"]
+    spec = schema.SPECS["taxpayers"]
     extended = replace(spec, fields=spec.fields + (Field("nickname", "Apelido", searchable=True),))
-    monkeypatch.setitem(entities.SPECS, "taxpayers", extended)
+    monkeypatch.setitem(schema.SPECS, "taxpayers", extended)
     return extended
 
 
@@ -35,15 +35,15 @@ def page_with(actor, municipality="chapada") -> AppTest:
 def test_a_field_added_to_a_spec_appears_in_validation_list_export_and_import(db, nickname_field):
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {**TAXPAYER, "nickname": "Rosinha"})
     assert entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)["nickname"] == "Rosinha"
-    page = entities.list_page(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="rosinha"))
+    page = entity_lists.list_page(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="rosinha"))
     assert [r["id"] for r in page.rows] == [doc_id]
-    csv_text = entities.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="rosinha")).decode("utf-8-sig")
+    csv_text = entity_files.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="rosinha")).decode("utf-8-sig")
     header, row = csv_text.splitlines()[:2]
     assert "Apelido" in header.split(";") and "Rosinha" in row.split(";")
     upload = "Nome / Razão social;CPF/CNPJ;Tipo;Endereço;Apelido\nLia Paz;111.444.777-35;Pessoa física;Rua D, 4;Lia\n"
-    report = entities.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", upload.encode(), commit=True)
+    report = entity_files.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", upload.encode(), commit=True)
     assert report.ok and report.inserted == 1
-    page = entities.list_page(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="Lia"))
+    page = entity_lists.list_page(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery(search="Lia"))
     assert page.rows[0]["nickname"] == "Lia"
 
 
@@ -89,8 +89,8 @@ def test_list_is_filtered_sorted_and_paginated_in_the_store(db):
         entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {
             "name": f"Pessoa {index:02d}", "document": _cpf(index), "kind": "pj" if index % 3 == 0 else "pf",
             "address": "Rua F, 6"})
-    page = entities.list_page(db, SECRETARIA_CG, "taxpayers", "chapada",
-                              ListQuery(filters={"kind": "pj"}, sort="name", descending=True, page=2, per_page=4))
+    page = entity_lists.list_page(db, SECRETARIA_CG, "taxpayers", "chapada",
+                                  ListQuery(filters={"kind": "pj"}, sort="name", descending=True, page=2, per_page=4))
     assert page.total == 10 and page.pages == 3
     assert [r["name"] for r in page.rows] == ["Pessoa 15", "Pessoa 12", "Pessoa 09", "Pessoa 06"]
 
@@ -99,8 +99,8 @@ def test_export_is_exactly_what_the_filter_shows(db):
     for index in range(6):
         entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {
             "name": f"Export {index}", "document": _cpf(index), "kind": "pj" if index < 2 else "pf", "address": "R"})
-    lines = entities.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada",
-                                ListQuery(filters={"kind": "pj"})).decode("utf-8-sig").splitlines()
+    lines = entity_files.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada",
+                                    ListQuery(filters={"kind": "pj"})).decode("utf-8-sig").splitlines()
     assert len(lines) == 3 and all("Pessoa jurídica" in line for line in lines[1:])
 
 
@@ -111,7 +111,7 @@ def test_import_dry_run_reports_every_bad_row_and_writes_nothing(db):
               ";111.444.777-36;Pessoa física;Rua 2\n"
               "Repetida;529.982.247-25;Pessoa física;Rua 3\n"
               "Dupla;111.444.777-35;Alienígena;Rua 4\n")
-    report = entities.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", upload.encode(), commit=True)
+    report = entity_files.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", upload.encode(), commit=True)
     problems = {(e.line, e.field) for e in report.errors}
     assert problems == {(3, "Nome / Razão social"), (3, "CPF/CNPJ"), (4, "CPF/CNPJ"), (5, "Tipo")}
     assert report.inserted == 0 and db["taxpayers"].count_documents({}) == 1
@@ -123,18 +123,18 @@ def test_import_dry_run_reports_every_bad_row_and_writes_nothing(db):
 ], ids=["empty file", "latin-1 file"])
 def test_import_refuses_an_unreadable_file_with_a_message(db, data, message):
     with pytest.raises(ValidationFailed, match=message):
-        entities.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", data)
+        entity_files.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", data)
 
 
 def test_import_reports_a_value_repeated_inside_the_file(db):
     upload = ("Nome / Razão social;CPF/CNPJ;Tipo;Endereço\n"
               "Uma;111.444.777-35;Pessoa física;Rua 1\nOutra;111.444.777-35;Pessoa física;Rua 2\n")
-    report = entities.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", upload.encode())
+    report = entity_files.import_csv(db, SECRETARIA_CG, "taxpayers", "chapada", upload.encode())
     assert [(e.line, e.message) for e in report.errors] == [(3, "repetido na linha 2 do arquivo")]
 
 
 def test_custom_field_is_stored_and_shown_for_its_municipality_only(db):
-    entities.add_custom_field(db, TI, "taxpayers", "chapada", "Inscrição municipal", "text", required=True)
+    custom_fields.add_custom_field(db, TI, "taxpayers", "chapada", "Inscrição municipal", "text", required=True)
     with pytest.raises(ValidationFailed, match="Inscrição municipal"):
         entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", {**TAXPAYER, "cf_inscricao_municipal": "123"})
@@ -143,14 +143,14 @@ def test_custom_field_is_stored_and_shown_for_its_municipality_only(db):
     labels_cg = [t.label for t in page_with(SECRETARIA_CG).text_input]
     labels_mp = [t.label for t in page_with(SECRETARIA_MP, "matupa").text_input]
     assert "Inscrição municipal *" in labels_cg and "Inscrição municipal *" not in labels_mp
-    export = entities.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery()).decode("utf-8-sig")
+    export = entity_files.export_csv(db, SECRETARIA_CG, "taxpayers", "chapada", ListQuery()).decode("utf-8-sig")
     assert "Inscrição municipal" in export.splitlines()[0] and "123" in export
 
 
 def _cpf(seed: int) -> str:
     import random
 
-    from seed.people import cpf
+    from seed.demo import cpf
 
     return cpf(random.Random(seed))
 
@@ -160,6 +160,6 @@ def test_ride_hailing_services_register_their_specs_on_import():
     import subprocess
     import sys
 
-    code = "from services.ridehailing import registry\nfrom services.shared.entities import SPECS\nprint(sorted(SPECS))"
+    code = "from services.ridehailing import registry\nfrom services.shared.schema import SPECS\nprint(sorted(SPECS))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True).stdout
     assert {"drivers", "vehicles", "authorizations"} <= set(eval(out))

@@ -11,9 +11,10 @@ import streamlit as st
 
 from rules.base import RuleError
 from services.setup import bootstrap
-from services.shared import auth, clock, config, municipalities
-from services.shared.auth import Actor, SessionEnded
+from services.shared import clock, config, municipalities, sessions
+from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
+from services.shared.sessions import SessionEnded
 from services.store import connect
 
 log = logging.getLogger("painel")
@@ -68,7 +69,7 @@ def resume() -> Actor | None:
     now = clock.now_utc()
     try:
         if session is not None:
-            current, session = auth.resume(db(), session, now)
+            current, session = sessions.resume(db(), session, now)
         elif st.session_state.get("actor") is not None:
             return st.session_state["actor"]
         else:
@@ -87,15 +88,15 @@ def resume() -> Actor | None:
 
 def _browser_cookie() -> str:
     """The login cookie the browser sent when it opened this tab ("" without one)."""
-    value = st.context.cookies.get(auth.SESSION_COOKIE, "")
+    value = st.context.cookies.get(sessions.SESSION_COOKIE, "")
     return value if isinstance(value, str) else ""  # AppTest's stand-in client answers with a mock
 
 
-def _resume_from_cookie(now) -> tuple[Actor, auth.Session] | None:
+def _resume_from_cookie(now) -> tuple[Actor, sessions.Session] | None:
     cookie = _browser_cookie()
     if not cookie or st.session_state.get("cookie_refused") == cookie:
         return None
-    resumed = auth.resume_cookie(db(), cookie, now)
+    resumed = sessions.resume_cookie(db(), cookie, now)
     if resumed is None:
         st.session_state["cookie_refused"] = cookie
     return resumed
@@ -132,15 +133,15 @@ def _keep_cookie() -> bool:
     reading = st.session_state.get("cookie_reading", 0)
     manager = stx.CookieManager(key=f"painel_cookie_{'in' if wanted else 'out'}_{reading}")
     seen = manager.cookies or {}
-    if seen and seen.get(auth.SESSION_COOKIE, "") == wanted:
+    if seen and seen.get(sessions.SESSION_COOKIE, "") == wanted:
         st.session_state["cookie_written"] = wanted
         st.session_state.pop("cookie_reading", None)
         return True
     if wanted:
-        manager.set(auth.SESSION_COOKIE, wanted, key="painel_cookie_set", expires_at=session.expires_at,
+        manager.set(sessions.SESSION_COOKIE, wanted, key="painel_cookie_set", expires_at=session.expires_at,
                     same_site="strict")
-    elif auth.SESSION_COOKIE in seen:
-        manager.delete(auth.SESSION_COOKIE, key="painel_cookie_delete")
+    elif sessions.SESSION_COOKIE in seen:
+        manager.delete(sessions.SESSION_COOKIE, key="painel_cookie_delete")
     if seen and reading < COOKIE_READINGS:  # read before the browser stored it: read again
         st.session_state["cookie_reading"] = reading + 1
         stx.CookieManager(key=f"painel_cookie_{'in' if wanted else 'out'}_{reading + 1}")
@@ -164,7 +165,7 @@ def _forget_session() -> None:
     st.session_state["cookie_refused"] = _browser_cookie()
 
 
-def sign_in(actor: Actor, session: auth.Session) -> None:
+def sign_in(actor: Actor, session: sessions.Session) -> None:
     """Keep a fresh login in this browser session (app.py then writes its cookie)."""
     st.session_state["session"] = session
     st.session_state["actor"] = actor
@@ -176,7 +177,7 @@ def sign_out() -> None:
     """Record the logout, end the stored session and forget this browser session (the cookie is removed)."""
     current = actor()
     if current is not None:
-        auth.logout(db(), current, st.session_state.get("session"))
+        sessions.logout(db(), current, st.session_state.get("session"))
     _forget_session()
 
 

@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from rules.base import RuleError
-from services.shared import clock, entities, exports
-from services.shared.entities import EntitySpec, Field, ListQuery
+from services.shared import clock, entities, entity_files, entity_lists, exports
 from services.shared.errors import ServiceError, ValidationFailed
+from services.shared.schema import EntitySpec, Field, ListQuery
 from ui import common
 
 PER_PAGE = (25, 50, 100)
@@ -72,7 +72,7 @@ def record_picker(entity: str, actor, mun: str, label: str, describe, key: str,
     matches (never the whole register). Returns the chosen record or None."""
     # "Buscar", not the picker's own label: a screen reader (and a browser test) finds each by its name
     term = st.text_input("Buscar", key=f"{key}_term", placeholder=f"{label}: digite parte do nome, CPF/CNPJ ou placa")
-    ok, rows = common.attempt(entities.lookup, common.db(), actor, entity, mun, term, filters)
+    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, entity, mun, term, filters)
     found = {r["id"]: r for r in rows} if ok else {}
     chosen = st.session_state.get(key)
     if chosen and chosen not in found:  # keep the current choice while another term is typed
@@ -105,14 +105,14 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
     query = ListQuery(search=search, filters=filters, sort=sort, descending=descending,
                       page=st.session_state.get(f"{key}_page", 1),
                       per_page=st.session_state.get(f"{key}_per_page", PER_PAGE[0]))
-    ok, page = common.attempt(entities.list_page, common.db(), actor, spec.name, mun, query)
+    ok, page = common.attempt(entity_lists.list_page, common.db(), actor, spec.name, mun, query)
     if not ok:
         return None
     frame = pd.DataFrame([{f.label: f.show(row.get(f.name)) for f in spec.list_fields} for row in page.rows],
                          columns=[f.label for f in spec.list_fields])
     index = list_view(key, frame, page.total, page.pages, spec.label_plural, mun,
-                      lambda: entities.export_csv(common.db(), actor, spec.name, mun, query),
-                      lambda: entities.export_xlsx(common.db(), actor, spec.name, mun, query))
+                      lambda: entity_files.export_csv(common.db(), actor, spec.name, mun, query),
+                      lambda: entity_files.export_xlsx(common.db(), actor, spec.name, mun, query))
     return page.rows[index]["id"] if index is not None else None
 
 
@@ -261,13 +261,13 @@ def reference_picker(f: Field, key: str, current: Any, actor, mun: str, error: s
     collection, key_field = f.refers_to
     term = st.text_input("Buscar", key=f"{key}_term",
                          placeholder=f"{f.label}: digite parte do nome ou do número do cadastro")
-    ok, rows = common.attempt(entities.lookup, common.db(), actor, collection, mun, term)
+    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, collection, mun, term)
     found = {r[key_field]: r for r in rows} if ok else {}
     if key not in st.session_state and current:
         st.session_state[key] = current
     chosen = st.session_state.get(key)
     if chosen and chosen not in found:  # keep the current choice while another term is typed
-        ok, doc = common.attempt(entities.referenced, common.db(), actor, collection, mun, key_field, chosen)
+        ok, doc = common.attempt(entity_lists.referenced, common.db(), actor, collection, mun, key_field, chosen)
         if ok:  # a value saved before it had to be registered stays shown, never silently dropped
             found = {chosen: doc, **found}
     target = entities.spec(collection).label_plural.lower()
@@ -381,7 +381,7 @@ def entity_import(spec: EntitySpec, actor, mun: str) -> None:
     if upload is None:
         return
     data = upload.getvalue()
-    ok, report = common.attempt(entities.import_csv, common.db(), actor, spec.name, mun, data, commit=False)
+    ok, report = common.attempt(entity_files.import_csv, common.db(), actor, spec.name, mun, data, commit=False)
     if not ok:
         return
     if report.errors:
@@ -392,6 +392,6 @@ def entity_import(spec: EntitySpec, actor, mun: str) -> None:
     st.success(f"Verificação concluída: {report.rows} linha(s) válida(s).")
     if st.button(f"Importar {report.rows} registro(s)", type="primary", key=f"{key}_commit"):
         with st.spinner("Importando…"):
-            ok, done = common.attempt(entities.import_csv, common.db(), actor, spec.name, mun, data, commit=True)
+            ok, done = common.attempt(entity_files.import_csv, common.db(), actor, spec.name, mun, data, commit=True)
         if ok:
             st.success(f"{done.inserted} registro(s) importado(s).")

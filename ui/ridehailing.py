@@ -13,8 +13,8 @@ from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.ridehailing import changes as ridehailing_changes
 from services.ridehailing import registry, work_queue
 from services.ridehailing.queue_item import Pendencia
-from services.shared import clock, config, entities
-from services.shared.entities import EntitySpec
+from services.shared import clock, config, entities, entity_lists, schema
+from services.shared.schema import EntitySpec
 from ui import common
 from ui.entity import (
     announced,
@@ -179,7 +179,7 @@ def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[
     if chosen and chosen not in known:  # opened from another page: the record is read once
         ok, doc = common.attempt(registry.get_authorization, common.db(), actor, mun, chosen)
         if ok:
-            known[chosen] = (f"{entities.SPECS['vehicles'].field('plate').show(doc['plate'])} · "
+            known[chosen] = (f"{schema.SPECS['vehicles'].field('plate').show(doc['plate'])} · "
                              f"protocolo {doc['protocol']}")
     if chosen in known and chosen not in labels:  # keep the current choice while another term is typed
         labels = {chosen: known[chosen], **labels}
@@ -329,7 +329,7 @@ def next_step(entity: str, actor, mun: str, doc: dict) -> Step | None:
     if not cpf:
         return None
     if entity == "drivers":
-        ok, vehicles = common.attempt(entities.lookup, db, actor, "vehicles", mun, "", {"driver_cpf": cpf}, 1)
+        ok, vehicles = common.attempt(entity_lists.lookup, db, actor, "vehicles", mun, "", {"driver_cpf": cpf}, 1)
         if ok and not vehicles:
             return Step("Cadastrar o veículo", "app_pages/vehicles.py",
                         {"vehicles_tabs": "Novo veículo", "vehicles_form_new_driver_cpf": cpf},
@@ -341,7 +341,7 @@ def next_step(entity: str, actor, mun: str, doc: dict) -> Step | None:
         return authorization_step(actor, mun, current["id"])
     if entity == "drivers":
         return request_step(doc["id"])
-    ok, driver = common.attempt(entities.referenced, db, actor, "drivers", mun, "cpf", cpf)
+    ok, driver = common.attempt(entity_lists.referenced, db, actor, "drivers", mun, "cpf", cpf)
     return request_step(driver["id"], doc["plate"]) if ok and driver else None
 
 

@@ -21,8 +21,19 @@ from enum import Enum
 
 from rules.base import RuleError, cents
 from rules.fmt import number
-from rules.machinery.discounts import DISCOUNTED_ITEM, DiscountClaim, DiscountDecision, evaluate_discount
-from rules.machinery.prices import ANEXO_I, CATALOGUE, DECREE, PriceTable, price_table_on
+from rules.machinery.discounts import (
+    DISCOUNTED_ITEM,
+    DiscountClaim,
+    DiscountDecision,
+    evaluate_discount,
+)
+from rules.machinery.prices import (
+    ANEXO_I,
+    CATALOGUE,
+    DECREE,
+    PriceTable,
+    price_table_on,
+)
 from rules.params import ParameterBook
 
 HUNDREDTH = Decimal("0.01")

@@ -19,12 +19,23 @@ from rules.ridehailing import eligibility as check
 from rules.ridehailing import matupa_catalogue as cat
 from rules.ridehailing.catalogue import InfractionType
 from rules.ridehailing.common_parameters import common_parameters
-from rules.ridehailing.concepts import Driver, Holder, Measure, OffenceRecord, Severity, Vehicle
+from rules.ridehailing.concepts import (
+    Driver,
+    Holder,
+    Measure,
+    OffenceRecord,
+    Severity,
+    Vehicle,
+)
 from rules.ridehailing.errors import FineAboveCap, InvalidParameter
 from rules.ridehailing.matupa_catalogue import ACT, art
 from rules.ridehailing.platforms import ListPeriod
 from rules.ridehailing.ruleset import RideHailingRules
-from rules.ridehailing.sanctions import FineAssessment, prior_offences, recurrence_finding
+from rules.ridehailing.sanctions import (
+    FineAssessment,
+    prior_offences,
+    recurrence_finding,
+)
 
 MAX_VEHICLE_AGE = 10  # art. 2 §1
 CNH_YEARS = 2  # art. 11 I

@@ -41,7 +41,12 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules import fmt
-from rules.dam.bank_return import ReturnDetail, ReturnFile, ReturnHeader, parse_return_lines
+from rules.dam.bank_return import (
+    ReturnDetail,
+    ReturnFile,
+    ReturnHeader,
+    parse_return_lines,
+)
 from rules.dam.barcode import BarcodeError, parse_barcode
 from rules.dam.parameters import FEBRABAN_CODE
 from services import store

@@ -47,12 +47,21 @@ from rules.dam.parameters import DamSettings, dam_settings, revenue_code
 from rules.params import ParameterMissing
 from services import store
 from services.dam.slip_pdf import DamPrint, render_dams
-from services.shared import audit, clock, events, exports, fields, municipalities, parameter_labels, parameters
+from services.shared import (
+    audit,
+    clock,
+    events,
+    exports,
+    fields,
+    municipalities,
+    parameter_labels,
+    parameters,
+)
 from services.shared.auth import Actor, authorize
-from services.shared.entities import Page
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
 from services.shared.numbers import next_number
 from services.shared.pdf.letterhead import Letterhead
+from services.shared.schema import Page
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
 
 COLLECTION = "dams"

@@ -18,7 +18,16 @@ from fpdf import FPDF
 from fpdf.fonts import FontFace
 
 from rules.fmt import brl, day, number
-from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, box, footer, letterhead, signature, title
+from services.shared.pdf.letterhead import (
+    LEFT,
+    WIDTH,
+    Letterhead,
+    box,
+    footer,
+    letterhead,
+    signature,
+    title,
+)
 from services.shared.pdf.style import BLUE, GREY, Fonts
 
 FOOTER = "Documento emitido pelo Painel Municipal — Decreto Municipal 017/2026 (Nova Lacerda)."

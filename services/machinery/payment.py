@@ -21,7 +21,15 @@ from pymongo.database import Database
 
 from rules.base import RuleError
 from rules.fmt import day as show_day
-from rules.machinery.payment import ADVANCE, BALANCE, FULL, DueExtension, ExtensionGround, Instalment, payment_plan
+from rules.machinery.payment import (
+    ADVANCE,
+    BALANCE,
+    FULL,
+    DueExtension,
+    ExtensionGround,
+    Instalment,
+    payment_plan,
+)
 from services.dam import dams
 from services.machinery import booking_requests, protocol, quotes
 from services.machinery.booking_requests import REQUESTS, WrongStep

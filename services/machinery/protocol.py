@@ -20,11 +20,29 @@ from pymongo.database import Database
 from rules.base import Finding, RuleError
 from rules.fmt import brl
 from rules.fmt import day as show_day
-from rules.machinery.discounts import DiscountClaim, DiscountCriterion, Evidence, EvidenceKind
-from rules.machinery.eligibility import Assessment, DebtStatus, RequesterKind, ServiceRequest, check_request
+from rules.machinery.discounts import (
+    DiscountClaim,
+    DiscountCriterion,
+    Evidence,
+    EvidenceKind,
+)
+from rules.machinery.eligibility import (
+    Assessment,
+    DebtStatus,
+    RequesterKind,
+    ServiceRequest,
+    check_request,
+)
 from rules.machinery.payment import InstalmentStatus, new_requests_allowed
 from rules.machinery.prices import DECREE
-from rules.machinery.quote import DumpTruckDay, EarthLoads, LowboyTrip, MachineHours, PassengerTransport, quote
+from rules.machinery.quote import (
+    DumpTruckDay,
+    EarthLoads,
+    LowboyTrip,
+    MachineHours,
+    PassengerTransport,
+    quote,
+)
 from services import store
 from services.machinery import booking_requests
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, SERVICE_KINDS

@@ -18,7 +18,13 @@ from rules.machinery.prices import DECREE
 from rules.machinery.schedule import QueuedRequest, order_of_service
 from services import store
 from services.machinery import booking_requests, localities
-from services.machinery.booking_requests import ASSETS, BOOKINGS, OPEN, OPERATORS, REQUESTS
+from services.machinery.booking_requests import (
+    ASSETS,
+    BOOKINGS,
+    OPEN,
+    OPERATORS,
+    REQUESTS,
+)
 from services.shared import clock
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, ValidationFailed

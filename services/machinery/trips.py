@@ -11,7 +11,13 @@ from pymongo.database import Database
 from rules.machinery.prices import DECREE
 from services import store
 from services.machinery import booking_requests
-from services.machinery.booking_requests import OPEN, OPERATORS, REQUESTS, STATUS, WrongStep
+from services.machinery.booking_requests import (
+    OPEN,
+    OPERATORS,
+    REQUESTS,
+    STATUS,
+    WrongStep,
+)
 from services.shared import audit, clock, fields
 from services.shared.auth import Actor, authorize
 from services.shared.errors import ValidationFailed

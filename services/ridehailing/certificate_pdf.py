@@ -13,7 +13,14 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
-from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, box, letterhead, signature
+from services.shared.pdf.letterhead import (
+    LEFT,
+    WIDTH,
+    Letterhead,
+    box,
+    letterhead,
+    signature,
+)
 from services.shared.pdf.style import BLUE, GREY, Fonts, qr_png
 
 

@@ -12,7 +12,16 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
-from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, box, footer, letterhead, signature, title
+from services.shared.pdf.letterhead import (
+    LEFT,
+    WIDTH,
+    Letterhead,
+    box,
+    footer,
+    letterhead,
+    signature,
+    title,
+)
 from services.shared.pdf.style import Fonts
 
 

@@ -7,10 +7,17 @@ from pymongo.database import Database
 from rules.fmt import cpf as fmt_cpf
 from services.ridehailing import public_check, registry
 from services.ridehailing.certificate_pdf import CertificatePrint, render_certificate
-from services.ridehailing.convocation_notice_pdf import ConvocationNoticePrint, render_convocation_notice
-from services.ridehailing.inspection_report_pdf import ChecklistLine, InspectionReportPrint, render_inspection_report
+from services.ridehailing.convocation_notice_pdf import (
+    ConvocationNoticePrint,
+    render_convocation_notice,
+)
+from services.ridehailing.inspection_report_pdf import (
+    ChecklistLine,
+    InspectionReportPrint,
+    render_inspection_report,
+)
 from services.ridehailing.sticker_pdf import StickerPrint, render_sticker
-from services.shared import clock, entities, municipalities, parameters
+from services.shared import clock, entities, municipalities, parameters, schema
 from services.shared.auth import Actor, authorize
 from services.shared.errors import NotFound, ServiceError
 from services.store import parse_date
@@ -60,7 +67,7 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
     rules = registry.rules_of(municipality)
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
-    spec = entities.SPECS["vehicles"]
+    spec = schema.SPECS["vehicles"]
     return render_certificate(CertificatePrint(
         municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
         act=town.acts.get("transporte", rules.act), legal_basis=rules.ref("validity"),
@@ -91,7 +98,7 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
     answers = inspection.get("answers") or {}
     decision = rules.evaluate_inspection(answers)
-    spec = entities.SPECS["inspections"]
+    spec = schema.SPECS["inspections"]
     notes = [line for line in (inspection.get("notes") or "").splitlines()
              if line and not line.startswith(("Pendência:", "Item não verificado:"))]
     return render_inspection_report(InspectionReportPrint(
@@ -112,7 +119,7 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
 
 def _copies(db: Database, municipality: str, driver: dict) -> tuple[str, ...]:
     """The driver's platform; when his record names none, every credentialed platform of the town."""
-    show = entities.SPECS["platforms"].field("cnpj").show
+    show = schema.SPECS["platforms"].field("cnpj").show
     query = ({"cnpj": driver["platform_cnpj"]} if driver.get("platform_cnpj") else {"status": "ativo"})
     rows = db["platforms"].find({"municipality": municipality, **query}).sort("name", 1)
     return tuple(f"{r['name']} — CNPJ {show(r['cnpj'])}" for r in rows) or (

@@ -14,7 +14,16 @@ from fpdf import FPDF
 from fpdf.fonts import FontFace
 
 from rules.fmt import day
-from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, box, footer, letterhead, signature, title
+from services.shared.pdf.letterhead import (
+    LEFT,
+    WIDTH,
+    Letterhead,
+    box,
+    footer,
+    letterhead,
+    signature,
+    title,
+)
 from services.shared.pdf.style import GREY, Fonts
 
 GREEN = (27, 122, 62)

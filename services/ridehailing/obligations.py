@@ -38,7 +38,7 @@ from services.ridehailing import platforms, registry
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import audit, clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
-from services.shared.entities import RowError
+from services.shared.entity_files import RowError
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import decode, encode, insert_one, parse_date
 
@@ -228,7 +228,9 @@ def reconciliation_reference(municipality: str) -> str:
 def _draft(db: Database, actor: Actor, municipality: str, draft: dict) -> str | None:
     """Hand one hit to the autos de infração service as a draft auto; None while there is none."""
     try:
-        from services.ridehailing.enforcement import autos  # written by another part of the project
+        from services.ridehailing.enforcement import (
+            autos,  # written by another part of the project
+        )
     except ImportError:
         return None
     facts = (f"Relação da plataforma {draft['platform_name']} recebida em {day(parse_date(draft['on']))}, linha "

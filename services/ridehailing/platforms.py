@@ -15,17 +15,17 @@ from pymongo.database import Database
 from rules.base import Decision
 from rules.ridehailing.concepts import InsurancePolicy, Platform
 from services.ridehailing import registry
-from services.shared import entities, parameters
+from services.shared import entities, entity_lists, parameters, schema
 from services.shared.auth import Actor, authorize
-from services.shared.entities import ListQuery
 from services.shared.errors import ValidationFailed
+from services.shared.schema import ListQuery
 
 POLICY_FIELDS = ("insurer", "insurance_coverage", "insurance_valid_from", "insurance_valid_until")
 
 
 def missing_policy_fields(doc: dict) -> list[str]:
     """Labels of the policy fields left blank (the policy cannot be checked without them)."""
-    spec = entities.SPECS["platforms"]
+    spec = schema.SPECS["platforms"]
     return [spec.field(name).label for name in POLICY_FIELDS if doc.get(name) in (None, "")]
 
 
@@ -59,8 +59,8 @@ def compliance(db: Database, actor: Actor, municipality: str, platform_id: str, 
 
 def platform_reports(db: Database, actor: Actor, municipality: str, cnpj: str) -> list[dict]:
     """Lists handed in and ISSQN months paid by the platform, oldest first."""
-    return entities.list_all(db, actor, "platform_reports", municipality,
-                             ListQuery(filters={"platform_cnpj": cnpj}, sort="on"))
+    return entity_lists.list_all(db, actor, "platform_reports", municipality,
+                                 ListQuery(filters={"platform_cnpj": cnpj}, sort="on"))
 
 
 def add_report(db: Database, actor: Actor, municipality: str, cnpj: str, kind: str, on: date,

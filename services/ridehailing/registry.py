@@ -39,10 +39,27 @@ from rules.ridehailing.concepts import (
 )
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services import store
-from services.shared import audit, clock, entities, events, exports, numbers, parameters, specs
+from services.shared import (
+    audit,
+    clock,
+    entities,
+    events,
+    exports,
+    numbers,
+    parameters,
+    schema,
+    specs,
+)
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, parse_date
+from services.store import (
+    DuplicateKeyError,
+    decode,
+    encode,
+    ensure_indexes,
+    insert_one,
+    parse_date,
+)
 
 FEE_PARAMETER = "authorization_fee"  # R$ of the authorization and renewal fee (taxa do CTM)
 FEE_DUE_DAYS = 10  # days the fee DAM gives to pay; a convenience of the panel, not a legal term
@@ -94,7 +111,7 @@ def _one(db: Database, collection: str, municipality: str, query: dict, missing:
     doc = db[collection].find_one({"municipality": municipality, **encode(query)})
     if doc is None:
         raise NotFound(missing)
-    return entities._typed(entities.SPECS[collection], decode(doc))
+    return entities._typed(schema.SPECS[collection], decode(doc))
 
 
 def driver_record(db: Database, municipality: str, cpf: str) -> dict:
@@ -106,7 +123,7 @@ def vehicle_record(db: Database, municipality: str, plate: str) -> dict:
 
 
 def _children(db: Database, collection: str, municipality: str, cpf: str) -> list[dict]:
-    spec = entities.SPECS[collection]
+    spec = schema.SPECS[collection]
     rows = db[collection].find({"municipality": municipality, "driver_cpf": cpf, **entities.NOT_REMOVED})
     return [entities._typed(spec, decode(r)) for r in rows]
 
@@ -683,7 +700,9 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
         what = "Taxa de "
     driver = driver_record(db, municipality, doc["driver_cpf"])
     rules = scope.rules
-    from services.dam import dams  # the DAM module (issue 6) owns numbering, barcode and payment
+    from services.dam import (
+        dams,  # the DAM module (issue 6) owns numbering, barcode and payment
+    )
 
     with store.transaction(db):  # the DAM, its number and the fee record on the authorization
         dam = dams.issue(
@@ -902,7 +921,7 @@ def matching(rows: list[AuthorizationRow], search: str) -> list[AuthorizationRow
 
 
 # One page of the authorization list (rows are AuthorizationRow) and how many match in all.
-RowsPage = entities.Page
+RowsPage = schema.Page
 
 
 ROW_SORT = [("protocol_date", -1), ("protocol", -1)]
@@ -1022,7 +1041,7 @@ def _rows_of(db: Database, municipality: str, docs: list[dict], on: date, scope:
 def record_history(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str) -> list[dict]:
     """Changes of a driver's or vehicle's data with their dates (the 7-day reporting rule needs them)."""
     authorize(actor, "read", municipality)
-    spec = entities.SPECS[collection]
+    spec = schema.SPECS[collection]
     labels = {f.name: f for f in spec.fields}
     rows = []
     query = {"collection": collection, "doc_id": doc_id, "municipality": municipality, "action": "update"}

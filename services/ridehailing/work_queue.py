@@ -106,7 +106,9 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
     authorize(actor, "read", municipality)
     scope = registry.Scope(db, municipality)
     queue = _data_changes(db, actor, municipality, on, scope)
-    from services.ridehailing import obligations  # it builds Pendencia items: imported here, not at the top
+    from services.ridehailing import (
+        obligations,  # it builds Pendencia items: imported here, not at the top
+    )
 
     queue += obligations.pending(db, actor, municipality, on)
     fields = {**registry.ROW_FIELDS, "fee_dam": 1}

@@ -16,7 +16,13 @@ from PIL import Image, UnidentifiedImageError
 from pymongo.database import Database
 
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
-from rules.dam.parameters import FEBRABAN_CODE, PIX_ENABLED, PIX_KEY, PIX_MERCHANT_NAME, revenue_code_parameter
+from rules.dam.parameters import (
+    FEBRABAN_CODE,
+    PIX_ENABLED,
+    PIX_KEY,
+    PIX_MERCHANT_NAME,
+    revenue_code_parameter,
+)
 from rules.dam.pix import MAX_NAME, merchant_name_cut
 from rules.params import ParameterBook, ParameterMissing
 from rules.registry import MACHINERY, RIDE_HAILING, demo_parameters

@@ -20,7 +20,11 @@ from rules.ridehailing.lifecycle import LABELS, Status
 from services.ridehailing import registry
 from services.shared import clock
 from services.store import decode, encode, parse_date
-from services.summary.figures import EXPIRING_DAYS, PlatformCompliance, RideHailingFigures
+from services.summary.figures import (
+    EXPIRING_DAYS,
+    PlatformCompliance,
+    RideHailingFigures,
+)
 from services.summary.periods import Period
 
 INSPECTION_TERMS = ("presentation", "failed_inspection", "annual_inspection", "convocation")

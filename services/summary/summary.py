@@ -16,7 +16,13 @@ from services.shared import municipalities
 from services.shared.auth import Actor, authorize
 from services.store import decode
 from services.summary import fines, machinery, revenue, ride_hailing
-from services.summary.figures import BookingsFigures, Kpi, Revenue, RideHailingFigures, Summary
+from services.summary.figures import (
+    BookingsFigures,
+    Kpi,
+    Revenue,
+    RideHailingFigures,
+    Summary,
+)
 from services.summary.periods import Period
 from services.summary.report_pdf import render_management_report
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal as D
 
-from services.machinery.booking_pdf import BoardRow, BookingPrint, InstalmentPrint, LinePrint, Town, WeekPrint
+from services.machinery.booking_pdf import (
+            BoardRow,
+            BookingPrint,
+            InstalmentPrint,
+            LinePrint,
+            Town,
+            WeekPrint,
+)
 
 TOWN = Town("Nova Lacerda", "Secretaria Municipal de Obras e Infraestrutura",
             "Avenida Mato Grosso, 200, Centro, Nova Lacerda - MT, 78243-000")

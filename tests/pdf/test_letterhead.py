@@ -14,8 +14,15 @@ from pypdf import PdfReader
 
 from seed.documents import demo_cnpj, demo_coat_of_arms
 from services.ridehailing.certificate_pdf import CertificatePrint, render_certificate
-from services.ridehailing.convocation_notice_pdf import ConvocationNoticePrint, render_convocation_notice
-from services.ridehailing.inspection_report_pdf import ChecklistLine, InspectionReportPrint, render_inspection_report
+from services.ridehailing.convocation_notice_pdf import (
+    ConvocationNoticePrint,
+    render_convocation_notice,
+)
+from services.ridehailing.inspection_report_pdf import (
+    ChecklistLine,
+    InspectionReportPrint,
+    render_inspection_report,
+)
 from services.ridehailing.sticker_pdf import StickerPrint, render_sticker
 from services.shared.pdf.letterhead import Letterhead
 

@@ -7,7 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from rules.dam.late import LateRates, NotOverdue, late_charges, late_rates, months_or_fraction
+from rules.dam.late import (
+    LateRates,
+    NotOverdue,
+    late_charges,
+    late_rates,
+    months_or_fraction,
+)
 from rules.dam.pix import merchant_name_cut
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion
 

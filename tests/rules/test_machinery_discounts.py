@@ -4,7 +4,13 @@ from decimal import Decimal
 
 import pytest
 
-from rules.machinery.discounts import DiscountClaim, DiscountCriterion, Evidence, EvidenceKind, evaluate_discount
+from rules.machinery.discounts import (
+    DiscountClaim,
+    DiscountCriterion,
+    Evidence,
+    EvidenceKind,
+    evaluate_discount,
+)
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.params import ParameterBook, ParameterVersion
 

@@ -5,7 +5,13 @@ from decimal import Decimal
 
 import pytest
 
-from rules.machinery.eligibility import Assessment, DebtStatus, RequesterKind, ServiceRequest, check_request
+from rules.machinery.eligibility import (
+    Assessment,
+    DebtStatus,
+    RequesterKind,
+    ServiceRequest,
+    check_request,
+)
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.payment import InstalmentStatus
 from rules.machinery.quote import EarthLoads, MachineHours, PassengerTransport

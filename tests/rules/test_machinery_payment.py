@@ -22,7 +22,13 @@ from rules.machinery.payment import (
     payment_plan,
     settle_balance,
 )
-from rules.machinery.quote import EarthLoads, MachineHours, PassengerTransport, UnknownItem, quote
+from rules.machinery.quote import (
+    EarthLoads,
+    MachineHours,
+    PassengerTransport,
+    UnknownItem,
+    quote,
+)
 from rules.params import ParameterBook, ParameterVersion
 
 BOOK = ParameterBook(DEFAULT_PARAMETERS)

@@ -6,7 +6,12 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.machinery.discounts import DiscountClaim, DiscountCriterion, Evidence, EvidenceKind
+from rules.machinery.discounts import (
+    DiscountClaim,
+    DiscountCriterion,
+    Evidence,
+    EvidenceKind,
+)
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import (
     DumpTruckDay,

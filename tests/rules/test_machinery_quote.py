@@ -4,7 +4,12 @@ from decimal import Decimal
 
 import pytest
 
-from rules.machinery.discounts import DiscountClaim, DiscountCriterion, Evidence, EvidenceKind
+from rules.machinery.discounts import (
+    DiscountClaim,
+    DiscountCriterion,
+    Evidence,
+    EvidenceKind,
+)
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import (
     DistanceAboveLimit,

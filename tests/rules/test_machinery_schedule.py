@@ -5,7 +5,12 @@ import pytest
 
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
-from rules.machinery.schedule import LoadRecord, QueuedRequest, loads_allowance, order_of_service
+from rules.machinery.schedule import (
+    LoadRecord,
+    QueuedRequest,
+    loads_allowance,
+    order_of_service,
+)
 from rules.params import ParameterBook, ParameterVersion
 
 BOOK = ParameterBook(DEFAULT_PARAMETERS)

@@ -9,7 +9,15 @@ from rules.ridehailing.concepts import EventKind as E
 from rules.ridehailing.concepts import OffenceRecord
 from rules.ridehailing.errors import InvalidEventSequence
 from rules.ridehailing.lifecycle import Status
-from tests.rules.ridehailing_support import CAL, CG, CG_BOOK, ISSUED_2026, MP, MP_BOOK, authorization
+from tests.rules.ridehailing_support import (
+    CAL,
+    CG,
+    CG_BOOK,
+    ISSUED_2026,
+    MP,
+    MP_BOOK,
+    authorization,
+)
 
 REQUESTED = ISSUED_2026[:1]
 APPROVED = ISSUED_2026[:2]

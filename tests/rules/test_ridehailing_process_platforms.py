@@ -6,7 +6,12 @@ from decimal import Decimal
 
 import pytest
 
-from rules.ridehailing.concepts import DataRequest, InfractionProcess, InsurancePolicy, Platform
+from rules.ridehailing.concepts import (
+    DataRequest,
+    InfractionProcess,
+    InsurancePolicy,
+    Platform,
+)
 from tests.rules.ridehailing_support import CAL, CG, CG_BOOK, MP, MP_BOOK
 
 AUTO = date(2026, 3, 2)

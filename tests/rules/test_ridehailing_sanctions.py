@@ -8,7 +8,12 @@ import pytest
 
 from rules.params import ParameterMissing, ParameterVersion
 from rules.ridehailing.concepts import Measure, OffenceRecord, Penalty, Severity
-from rules.ridehailing.errors import FineAboveCap, InvalidParameter, InvalidPenaltyPeriod, UnknownInfraction
+from rules.ridehailing.errors import (
+    FineAboveCap,
+    InvalidParameter,
+    InvalidPenaltyPeriod,
+    UnknownInfraction,
+)
 from rules.ridehailing.sanctions import suspension_last_day
 from tests.rules.ridehailing_support import CG, CG_BOOK, MP, MP_BOOK
 

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from fpdf import FPDF
 
-from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, footer, letterhead, signature, title
+from services.shared.pdf.letterhead import (
+    LEFT,
+    WIDTH,
+    Letterhead,
+    footer,
+    letterhead,
+    signature,
+    title,
+)
 from services.shared.pdf.style import GREY, Fonts
 
 

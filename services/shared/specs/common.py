@@ -1,7 +1,7 @@
 """Entity specs shared by every module: taxpayers (contribuintes)."""
 from __future__ import annotations
 
-from services.shared.entities import EntitySpec, Field, register
+from services.shared.schema import EntitySpec, Field, register
 
 TAXPAYERS = register(
     EntitySpec(

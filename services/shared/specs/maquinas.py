@@ -8,7 +8,7 @@ written by the stage modules of ``services.machinery``; these specs drive the li
 """
 from __future__ import annotations
 
-from services.shared.entities import EntitySpec, Field, register
+from services.shared.schema import EntitySpec, Field, register
 
 MODULE = "maquinas"
 

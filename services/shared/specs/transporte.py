@@ -10,7 +10,7 @@ lists, forms, CSV export and import.
 from __future__ import annotations
 
 from rules.ridehailing.concepts import Holder, Severity
-from services.shared.entities import EntitySpec, Field, register
+from services.shared.schema import EntitySpec, Field, register
 
 MODULE = "transporte"
 

@@ -1,0 +1,183 @@
+"""The administration of user accounts (``ti``): create, change, unlock and list the users of one's
+municipalities.
+
+A ``ti`` user manages only users whose municipalities are all within their own, and only a ``ti``
+with every municipality (``*``) grants ``*``. Passwords are kept only hashed
+(:func:`services.shared.sessions.hash_password`); a password, role, municipality or active change
+bumps the user's session generation, which ends their open sessions.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pymongo.database import Database
+
+from services import store
+from services.shared import audit, auth, clock, sessions
+from services.shared.auth import (
+    ALL_MUNICIPALITIES,
+    MAX_USERNAME_LENGTH,
+    ROLES,
+    SYSTEM,
+    Actor,
+    authorize,
+)
+from services.shared.errors import (
+    Conflict,
+    NotFound,
+    PermissionDenied,
+    ValidationFailed,
+)
+from services.store import DuplicateKeyError, decode, encode, insert_one
+
+MIN_PASSWORD_LENGTH = 10
+
+
+def _password_errors(password: str) -> str | None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        return f"A senha deve ter ao menos {MIN_PASSWORD_LENGTH} caracteres."
+    return None
+
+
+def _validate_user(username: str, name: str, role: str, municipalities: list[str], password: str | None) -> dict[str, str]:
+    errors = {}
+    if not auth._is_username(username.strip()):
+        errors["username"] = f"Usuário: use letras, números, ponto ou sublinhado (até {MAX_USERNAME_LENGTH})."
+    if not name.strip():
+        errors["name"] = "Nome é obrigatório."
+    if role not in ROLES:
+        errors["role"] = "Perfil inválido."
+    if not municipalities:
+        errors["municipalities"] = "Escolha ao menos um município."
+    if password is not None and (problem := _password_errors(password)):
+        errors["password"] = problem
+    return errors
+
+
+def _may_grant(actor: Actor, municipalities: list[str]) -> None:
+    if ALL_MUNICIPALITIES in municipalities and ALL_MUNICIPALITIES not in actor.municipalities:
+        raise PermissionDenied("Só a TI com acesso a todos os municípios pode conceder acesso a todos.")
+    if not auth._covers(actor.municipalities, list(municipalities)):
+        raise PermissionDenied("Você só pode dar acesso aos municípios em que você atua.")
+
+
+def create_user(
+    db: Database, actor: Actor, username: str, name: str, role: str, municipalities: list[str], password: str
+) -> str:
+    """Create a user (``ti`` only, within the actor's municipalities); the password is kept only hashed."""
+    authorize(actor, "admin")
+    errors = _validate_user(username, name, role, municipalities, password)
+    if errors:
+        raise ValidationFailed(errors)
+    _may_grant(actor, municipalities)
+    doc = {
+        "username": username.strip().lower(),
+        "name": name.strip(),
+        "role": role,
+        "municipalities": list(municipalities),
+        "password_hash": sessions.hash_password(password),
+        "hash_scheme": sessions.HASH_SCHEME,
+        "active": True,
+        "failed_logins": 0,
+        "locked_until": None,
+        "session_generation": 0,
+        "created_at": clock.now_utc(),
+    }
+    public = {k: v for k, v in doc.items() if k not in ("password_hash", "hash_scheme", "session_generation")}
+    with store.transaction(db):
+        try:
+            inserted = insert_one(db["users"], encode(doc))
+        except DuplicateKeyError:
+            raise Conflict(f"Já existe o usuário '{doc['username']}'.", field="username") from None
+        audit.record(db, actor, None, "create", "users", inserted, {}, public)
+    return str(inserted)
+
+
+def _update_of(actor: Actor, doc: dict, changes: dict) -> dict:
+    """The fields to set for ``changes`` on the user ``doc``, refused with a pt-BR message if not allowed."""
+    update: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    if "name" in changes:
+        if not str(changes["name"] or "").strip():
+            errors["name"] = "Nome é obrigatório."
+        update["name"] = str(changes["name"] or "").strip()
+    if "role" in changes:
+        if changes["role"] not in ROLES:
+            errors["role"] = "Perfil inválido."
+        update["role"] = changes["role"]
+    if "municipalities" in changes:
+        if not changes["municipalities"]:
+            errors["municipalities"] = "Escolha ao menos um município."
+        update["municipalities"] = list(changes["municipalities"] or [])
+    if "active" in changes:
+        update["active"] = bool(changes["active"])
+    if changes.get("password") is not None:
+        if problem := _password_errors(changes["password"]):
+            errors["password"] = problem
+    if errors:
+        raise ValidationFailed(errors)
+    if "municipalities" in update:
+        _may_grant(actor, update["municipalities"])
+    if doc["username"] == actor.username and (
+        update.get("active") is False or update.get("role", doc["role"]) != doc["role"]
+    ):
+        raise PermissionDenied("Você não pode desativar nem mudar o perfil da sua própria conta; peça a outro usuário da TI.")
+    if changes.get("unlock"):
+        update.update(failed_logins=0, locked_until=None)
+    if changes.get("password"):
+        update.update(password_hash=sessions.hash_password(changes["password"]), hash_scheme=sessions.HASH_SCHEME)
+    return update
+
+
+def _ends_sessions(doc: dict, update: dict) -> bool:
+    """Whether the change must end the user's open sessions."""
+    return (
+        "password_hash" in update
+        or update.get("active") is False
+        or update.get("role", doc["role"]) != doc["role"]
+        or update.get("municipalities", doc.get("municipalities", [])) != doc.get("municipalities", [])
+    )
+
+
+def update_user(db: Database, actor: Actor, username: str, **changes) -> None:
+    """Change name, role, municipalities, active flag, password, or unlock (``ti`` only, within scope)."""
+    authorize(actor, "admin")
+    doc = decode(db["users"].find_one({"username": username}, {"password_hash": 0}))
+    if doc is None or not auth._covers(actor.municipalities, doc.get("municipalities", [])):
+        raise NotFound(f"Usuário '{username}' não encontrado entre os que você administra.")
+    update = _update_of(actor, doc, changes)
+    if not update:
+        return
+    operation: dict[str, Any] = {"$set": encode(update)}
+    if _ends_sessions(doc, update):
+        operation["$inc"] = {"session_generation": 1}
+    secret = ("password_hash", "hash_scheme")
+    before = {k: doc.get(k) for k in update if k not in secret}
+    after = {k: v for k, v in update.items() if k not in secret}
+    if "password_hash" in update:
+        before["password"], after["password"] = "(anterior)", "(alterada)"
+    with store.transaction(db):
+        db["users"].update_one({"_id": doc["_id"]}, operation)
+        audit.record(db, actor, None, "update", "users", doc["_id"], before, after)
+
+
+def list_users(db: Database, actor: Actor) -> list[dict]:
+    """The users the actor may manage: those whose municipalities are all within the actor's."""
+    authorize(actor, "admin")
+    rows = db["users"].find(users_scope(db, actor), {"password_hash": 0, "hash_scheme": 0}).sort("username", 1)
+    return [decode(r) for r in rows]
+
+
+def users_scope(db: Database, actor: Actor) -> dict[str, Any]:
+    """A query of the users whose municipalities are all within the actor's (every user for ``*``)."""
+    if ALL_MUNICIPALITIES in actor.municipalities:
+        return {}
+    outside = [c for c in db["users"].distinct("municipalities") if c not in actor.municipalities]
+    return {"municipalities": {"$nin": outside + [ALL_MUNICIPALITIES]}}
+
+
+def create_first_ti(db: Database, username: str, name: str, password: str, municipalities: list[str]) -> str:
+    """For a real deployment: the first ``ti`` user, allowed only while no ``ti`` user exists."""
+    if db["users"].count_documents({"role": "ti"}) > 0:
+        raise Conflict("Já existe um usuário de TI; crie os demais pelo painel.")
+    return create_user(db, SYSTEM, username, name, "ti", municipalities, password)

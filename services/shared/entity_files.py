@@ -1,0 +1,150 @@
+"""Registers as files: CSV and XLSX export of exactly what a filter shows, and CSV import with a dry
+run that reports every bad row (format, duplicate, unknown reference) before anything is written.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any
+
+from pymongo.database import Database
+
+from services.shared import entities, entity_lists, exports, fields
+from services.shared.auth import Actor, authorize
+from services.shared.errors import ValidationFailed
+from services.shared.exports import spreadsheet_safe
+from services.shared.schema import Field, ListQuery
+from services.store import encode, exists
+
+CSV_DELIMITER = ";"
+
+
+def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
+    """Exactly the records the filter shows, one column per field, pt-BR formats, ';' separated."""
+    spec = entities.spec_for(db, entity, municipality)
+    rows = entity_lists.list_all(db, actor, entity, municipality, query)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=CSV_DELIMITER)
+    writer.writerow([f.label for f in spec.fields])
+    for row in rows:
+        writer.writerow([_csv_cell(f, row.get(f.name)) for f in spec.fields])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+def export_xlsx(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
+    """The same records and columns as :func:`export_csv`, as an XLSX sheet: dates as dates, money
+    as numbers in reais, the rest as the list shows it (text, never a formula)."""
+    spec = entities.spec_for(db, entity, municipality)
+    rows = entity_lists.list_all(db, actor, entity, municipality, query)
+    headers = [f.label for f in spec.fields]
+    typed = [{f.label: _xlsx_cell(f, row.get(f.name)) for f in spec.fields} for row in rows]
+    return exports.to_xlsx(typed, headers, sheet=spec.label_plural)
+
+
+def _xlsx_cell(f: Field, value: Any) -> Any:
+    """A value typed for a spreadsheet: a date, money (Decimal), a whole number or the shown text."""
+    if value is None or value == "":
+        return None
+    if f.kind == "money":
+        return Decimal(str(value))
+    if f.kind == "date":
+        return fields.parse_date_input(value)
+    if f.kind == "int":
+        return int(value)
+    return f.show(value)
+
+
+# Kinds whose cell the panel formats itself (numbers, dates, documents): never user-typed text.
+FORMATTED_KINDS = ("money", "int", "date", "bool", "cpf", "cnpj", "cpf_cnpj", "phone", "renavam", "plate")
+
+
+def _csv_cell(f: Field, value: Any) -> str:
+    """A value as the list shows it; text typed by a user can never open as a spreadsheet formula."""
+    if value is None:
+        return ""
+    if f.kind == "money":
+        return fields.fmt.number(value, 2)
+    shown = f.show(value)
+    return shown if f.kind in FORMATTED_KINDS else spreadsheet_safe(shown)
+
+
+@dataclass(frozen=True)
+class RowError:
+    line: int
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    rows: int
+    errors: tuple[RowError, ...]
+    inserted: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data: bytes, commit: bool = False) -> ImportReport:
+    """Check every row (dry run); with ``commit`` and no errors, insert them all.
+
+    Nothing is written when any row is bad: the report lists every bad row first.
+    """
+    authorize(actor, "write", municipality)
+    spec = entities.spec_for(db, entity, municipality)
+    try:
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        raise ValidationFailed({"file": "O arquivo não está em UTF-8; salve o CSV como UTF-8 e envie de novo."}) from None
+    lines = text.splitlines()
+    if not lines:
+        raise ValidationFailed({"file": "O arquivo está vazio."})
+    reader = csv.reader(io.StringIO(text), delimiter=CSV_DELIMITER if CSV_DELIMITER in lines[0] else ",")
+    header = next(reader, [])
+    by_heading = {f.label.lower(): f for f in spec.fields} | {f.name.lower(): f for f in spec.fields}
+    columns = [by_heading.get(h.strip().lower()) for h in header]
+    errors: list[RowError] = []
+    unknown = [h for h, c in zip(header, columns) if c is None and h.strip()]
+    for heading in unknown:
+        errors.append(RowError(1, heading, f"coluna '{heading}' não existe neste cadastro"))
+    for f in spec.fields:
+        if f.required and f not in columns:
+            errors.append(RowError(1, f.label, "coluna obrigatória ausente"))
+    cleaned: list[dict] = []
+    lines_of: list[int] = []
+    data_rows = 0
+    seen: dict[str, dict[Any, int]] = {f.name: {} for f in spec.fields if f.unique}
+    for line, cells in enumerate(reader, start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        data_rows += 1
+        values = {c.name: cell for c, cell in zip(columns, cells) if c is not None}
+        try:
+            clean = entities.validate(spec, values)
+        except ValidationFailed as exc:
+            errors.extend(RowError(line, spec.field(name).label, msg) for name, msg in exc.errors.items())
+            continue
+        for name, values_seen in seen.items():
+            value = clean.get(name)
+            if value is None:
+                continue
+            label = spec.field(name).label
+            if value in values_seen:
+                errors.append(RowError(line, label, f"repetido na linha {values_seen[value]} do arquivo"))
+            elif exists(db[entity], {"municipality": municipality, name: encode(value)}):
+                errors.append(RowError(line, label, "já cadastrado"))
+            values_seen.setdefault(value, line)
+        cleaned.append(clean)
+        lines_of.append(line)
+    for index, bad in entities.check_references(db, spec, municipality, cleaned).items():
+        errors.extend(RowError(lines_of[index], spec.field(name).label, msg) for name, msg in bad.items())
+    errors.sort(key=lambda e: e.line)
+    report = ImportReport(rows=data_rows, errors=tuple(errors))
+    if not commit or errors:
+        return report
+    for clean in cleaned:
+        entities.create(db, actor, entity, municipality, clean)
+    return replace(report, inserted=len(cleaned))

@@ -1,0 +1,110 @@
+"""The vocabulary of the low-code registers: a field, an entity spec, the registry of specs, and the
+plain data a listing asks for and answers.
+
+A spec lists its fields (kind, pt-BR label, required, choices, list column, filter, search) and its
+indexes; ``services.shared.specs`` declares one per collection and adds it to :data:`SPECS` through
+:func:`register`. This module imports no service: the specs, the generic services of
+``services.shared.entities`` and the audit register all read it from below.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.shared import clock, fields
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    label: str
+    kind: str = "text"
+    required: bool = False
+    choices: tuple[tuple[str, str], ...] = ()
+    in_list: bool = True
+    filterable: bool = False
+    searchable: bool = False
+    unique: bool = False  # unique per municipality; only for required fields (a missing value is null)
+    help: str = ""
+    not_future: bool = False  # a date of something already done (issued, filed, decided, inspected)
+    max_years_ahead: int | None = None  # a year at most this many years after today's (the model year)
+    refers_to: tuple[str, str] | None = None  # (collection, key field): the value must name a registered record
+
+    def parse(self, raw: Any) -> Any:
+        return fields.parse(self.kind, raw, self.choices)
+
+    def clean(self, raw: Any) -> Any:
+        """The parsed value, refused when it is later than today (Cuiabá) allows."""
+        value = self.parse(raw)
+        if self.not_future:
+            fields.not_after_today(value, clock.today())
+        if self.max_years_ahead is not None:
+            fields.year_at_most(value, clock.today().year + self.max_years_ahead)
+        return value
+
+    def show(self, value: Any) -> str:
+        return fields.show(self.kind, value, self.choices)
+
+
+@dataclass(frozen=True)
+class EntitySpec:
+    name: str
+    label: str
+    label_plural: str
+    fields: tuple[Field, ...]
+    module: str | None = None
+    default_sort: str = "created_at"
+    title_field: str = ""
+    removable: bool = False  # a record entered by mistake can be removed (kept as removed, with who and why)
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def list_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.in_list)
+
+    def indexes(self) -> list[tuple[list[tuple[str, int]], dict]]:
+        """Unique fields are unique per municipality; searchable and filter fields are indexed."""
+        result = [([("municipality", 1), ("created_at", 1)], {"name": f"i_{self.name}_created"})]
+        for f in self.fields:
+            if f.unique:
+                result.append(([("municipality", 1), (f.name, 1)], {"unique": True, "name": f"u_{self.name}_{f.name}"}))
+            elif f.filterable:
+                result.append(([("municipality", 1), (f.name, 1)], {"name": f"i_{self.name}_{f.name}"}))
+        return result
+
+
+# Every spec of the product by name. It is complete once ``services.shared.specs`` is imported, which
+# ``services.shared.entities`` (and so every service above it) does at the top.
+SPECS: dict[str, EntitySpec] = {}
+
+
+def register(spec: EntitySpec) -> EntitySpec:
+    SPECS[spec.name] = spec
+    return spec
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    search: str = ""
+    filters: dict[str, Any] = field(default_factory=dict)
+    sort: str | None = None
+    descending: bool = False
+    page: int = 1
+    per_page: int = 25
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict]
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
