@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 _PAID_HANDLERS: dict[str, list[Callable[[Any, dict], None]]] = {}
 # Modules whose handlers must be registered before an outbox entry is run (import registers them).
-HANDLER_MODULES = ("services.ridehailing.registry", "services.ridehailing.enforcement.autos", "services.ridehailing.obligations",
+HANDLER_MODULES = ("services.ridehailing.fees", "services.ridehailing.enforcement.autos", "services.ridehailing.issqn",
                    "services.machinery.bookings")
 
 

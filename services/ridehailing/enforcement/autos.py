@@ -30,7 +30,7 @@ from rules.ridehailing.errors import UnknownInfraction
 from rules.ridehailing.sanctions import suspension_last_day
 from services import store
 from services.dam import dams
-from services.ridehailing import registry
+from services.ridehailing import authorizations, registry
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import audit, clock, entities, events, exports, fields, parameters
 from services.shared.auth import Actor, authorize
@@ -748,10 +748,10 @@ def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, 
     text = f"{penalty.capitalize()} a partir de {day(start)}" + (f" até {day(until)}" if until else "")
     with store.transaction(db):
         if kind is not None:
-            auth_id = registry.authorization_of(db, actor, municipality, doc.get("driver_cpf", ""),
-                                                   doc.get("plate", ""))
-            registry.apply_penalty(db, actor, municipality, auth_id, kind, start, until,
-                                      f"Auto nº {doc['number']}: {text}")
+            auth_id = authorizations.authorization_of(db, actor, municipality, doc.get("driver_cpf", ""),
+                                                      doc.get("plate", ""))
+            authorizations.apply_penalty(db, actor, municipality, auth_id, kind, start, until,
+                                         f"Auto nº {doc['number']}: {text}")
             applied["authorization_id"] = auth_id
         _save(db, actor, municipality, doc, {}, "sanction", text, push={"sanctions_applied": applied})
     return applied
