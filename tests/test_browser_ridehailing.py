@@ -45,7 +45,7 @@ LOAD_PREAMBLE = (
     "import random, sys\n"
     "from datetime import timedelta\n"
     "from services.store import connect\n"
-    "from services import clock\n"
+    "from services.shared import clock\n"
     "from services.shared.auth import Actor\n"
     "from seed import ridehailing as demo\n"
     "db = connect(); actor = Actor('teste', 'Teste', 'secretaria', ('chapada',)); day = clock.today()\n"
