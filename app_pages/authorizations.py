@@ -6,7 +6,14 @@ import streamlit as st
 from rules.fmt import brl, day
 from rules.ridehailing.lifecycle import Status
 from services.dam import dams
-from services.ridehailing import documents, registry
+from services.ridehailing import (
+    authorization_lists,
+    authorizations,
+    documents,
+    fees,
+    inspections,
+    registry,
+)
 from services.shared import clock, entity_lists, schema
 from services.store import parse_date
 from ui import common, links
@@ -66,8 +73,9 @@ def request_form() -> None:
     field_error("auth_new", "protocol_date")
     form_errors("auth_new", ["plate", "protocol_date"])
     if st.button("Protocolar requerimento", type="primary", key="auth_new_submit", disabled=not (cpf and plate)):
-        ok, auth_id = submit("auth_new", registry.request_authorization, db, actor, mun, cpf, plate, protocol_date)
-        doc = registry.get_authorization(db, actor, mun, auth_id)
+        ok, auth_id = submit("auth_new", authorizations.request_authorization, db, actor, mun, cpf, plate,
+                             protocol_date)
+        doc = authorizations.get_authorization(db, actor, mun, auth_id)
         for name in ("auth_new_driver", "auth_new_driver_term", "auth_new_plate", "auth_new_date"):
             st.session_state.pop(name, None)
         done(f"Requerimento protocolado sob o nº {doc['protocol']}.", auth_id)
@@ -82,7 +90,7 @@ def events_table(doc: dict) -> None:
 
 
 def evaluation(doc: dict) -> None:
-    ok, result = common.attempt(registry.evaluate, db, actor, mun, doc["id"])
+    ok, result = common.attempt(authorizations.evaluate, db, actor, mun, doc["id"])
     if not ok:
         return
     st.markdown(f"**Avaliação na data do protocolo ({day(result.on)})**")
@@ -92,7 +100,7 @@ def evaluation(doc: dict) -> None:
     left, right = st.columns(2)
     with left:
         if st.button("Aprovar", type="primary", key="auth_approve", disabled=not result.ok, icon=":material/check:"):
-            ok, state = common.attempt(registry.approve, db, actor, mun, doc["id"], on)
+            ok, state = common.attempt(authorizations.approve, db, actor, mun, doc["id"], on)
             if ok:
                 done(f"Aprovado. Apresentar o veículo para vistoria até {day(state.deadline)}.", doc["id"])
     with right:
@@ -100,7 +108,7 @@ def evaluation(doc: dict) -> None:
         if confirm_button("Indeferir", "auth_refuse", f"Indeferir o requerimento {doc['protocol']}? O indeferimento "
                           "encerra o pedido, com os requisitos não atendidos e o motivo acima.",
                           icon=":material/block:"):
-            ok, reasons = common.attempt(registry.refuse, db, actor, mun, doc["id"], on, note)
+            ok, reasons = common.attempt(authorizations.refuse, db, actor, mun, doc["id"], on, note)
             if ok:
                 done("Indeferido: " + "; ".join(reasons), doc["id"])
     cancel(doc)
@@ -116,7 +124,7 @@ def cancel(doc: dict) -> None:
         field_error("auth_cancel", "reason")
         if confirm_button("Cancelar o protocolo", "auth_cancel",
                           f"Cancelar o protocolo {doc['protocol']}? Esta ação fica no registro de auditoria."):
-            submit("auth_cancel", registry.cancel_request, db, actor, mun, doc["id"], reason)
+            submit("auth_cancel", authorizations.cancel_request, db, actor, mun, doc["id"], reason)
             st.session_state.pop("auth_cancel_reason", None)
             done(f"Protocolo {doc['protocol']} cancelado. O motivo ficou no histórico e na auditoria.", doc["id"])
 
@@ -124,7 +132,7 @@ def cancel(doc: dict) -> None:
 def fee(doc: dict, renewal: bool) -> None:
     bill = doc.get("fee_dam") or {}
     same_purpose = (bill.get("purpose") == "renewal") == renewal
-    short = registry.open_shortfall(doc) if same_purpose else None
+    short = fees.open_shortfall(doc) if same_purpose else None
     waiting = bill and not bill.get("paid") and same_purpose and not short
     if waiting:
         kind = "DAM complementar" if bill.get("short") else "DAM"
@@ -136,16 +144,16 @@ def fee(doc: dict, renewal: bool) -> None:
                            icon=":material/picture_as_pdf:")
         return
     if short:
-        st.warning(registry.shortfall_text(short) + f" ({rules.ref('fee')})", icon=":material/money_off:")
+        st.warning(fees.shortfall_text(short) + f" ({rules.ref('fee')})", icon=":material/money_off:")
         label = f"Emitir DAM complementar de {brl(short['difference'])}"
     else:
-        ok, amount = common.attempt(registry.fee_amount, db, mun, today)
+        ok, amount = common.attempt(fees.fee_amount, db, mun, today)
         if not ok:
             return
         st.write(f"Taxa {'de renovação' if renewal else 'de autorização'}: **{brl(amount)}** ({rules.ref('fee')})")
         label = "Emitir DAM da taxa"
     if st.button(label, type="primary", key="auth_issue_dam", icon=":material/receipt_long:"):
-        ok, dam = common.attempt(registry.issue_fee_dam, db, actor, mun, doc["id"], today)
+        ok, dam = common.attempt(fees.issue_fee_dam, db, actor, mun, doc["id"], today)
         if ok:
             done(f"DAM nº {dam['number']} emitido, vencimento {day(dam['due_on'])}.", doc["id"])
 
@@ -170,16 +178,16 @@ def active(doc: dict) -> None:
                           f"autorizacao_{doc['number'].replace('/', '_')}.pdf", "application/pdf",
                           key="auth_certificate", icon=":material/workspace_premium:")
     with st.expander("Renovação"):
-        if registry.pending_renewal(doc):
+        if fees.pending_renewal(doc):
             fee(doc, renewal=True)
         elif st.button("Registrar pedido de renovação", key="auth_renew"):
-            ok, _ = common.attempt(registry.request_renewal, db, actor, mun, doc["id"], today)
+            ok, _ = common.attempt(fees.request_renewal, db, actor, mun, doc["id"], today)
             if ok:
                 done("Pedido de renovação registrado.", doc["id"])
     with st.expander("Convocar para vistoria extraordinária"):
         note = st.text_input("Motivo da convocação", key="auth_call_note")
         if st.button("Convocar", key="auth_call"):
-            ok, deadline = common.attempt(registry.call_inspection, db, actor, mun, doc["id"], today, note)
+            ok, deadline = common.attempt(inspections.call_inspection, db, actor, mun, doc["id"], today, note)
             if ok:
                 done(f"Convocação registrada: comparecer até {day(deadline)}. Baixe a notificação ao condutor, "
                      "com cópia à plataforma, aqui ou na página Vistorias.", doc["id"])
@@ -192,17 +200,17 @@ def active(doc: dict) -> None:
         plate = st.text_input("Placa do novo veículo (já cadastrado)", key="auth_sub_plate")
         reason = st.text_input("Motivo", key="auth_sub_reason")
         if st.button("Substituir", key="auth_sub"):
-            ok, state = common.attempt(registry.substitute_vehicle, db, actor, mun, doc["id"], plate, today,
+            ok, state = common.attempt(authorizations.substitute_vehicle, db, actor, mun, doc["id"], plate, today,
                                        reason)
             if ok:
                 done(f"Veículo substituído. Nova vistoria até {day(state.deadline)}.", doc["id"])
 
 
 def detail(auth_id: str) -> None:
-    ok, doc = common.attempt(registry.get_authorization, db, actor, mun, auth_id)
+    ok, doc = common.attempt(authorizations.get_authorization, db, actor, mun, auth_id)
     if not ok:
         return
-    ok, state = common.attempt(registry.status, db, actor, mun, auth_id, today)
+    ok, state = common.attempt(authorizations.status, db, actor, mun, auth_id, today)
     if not ok:
         return
     st.subheader(f"Protocolo {doc['protocol']} · placa {show_plate(doc['plate'])}")
@@ -239,21 +247,21 @@ def authorization_list() -> str | None:
     statuses = dict(schema.SPECS["authorizations"].field("status").choices)
     status = cols[1].selectbox("Situação", [None, *statuses], key="auth_status",
                                format_func=lambda v: "Todas" if v is None else statuses[v], placeholder="Escolha...")
-    sort = cols[2].selectbox("Ordenar por", list(registry.ROW_SORTS), key="auth_sort",
-                             format_func=registry.ROW_SORTS.get, placeholder="Escolha...")
+    sort = cols[2].selectbox("Ordenar por", list(authorization_lists.ROW_SORTS), key="auth_sort",
+                             format_func=authorization_lists.ROW_SORTS.get, placeholder="Escolha...")
     descending = cols[3].toggle("Decrescente", value=True, key="auth_desc")
     ok, listing = authorization_page(actor, mun, search, st.session_state.get("auth_page", 1),
                                      st.session_state.get("auth_per_page", PER_PAGE[0]), status, sort, descending)
     if not ok:
         return None
     rows = listing.rows
-    frame = pd.DataFrame([{**registry.row_cells(r), "Data do protocolo": day(r.protocol_date),
+    frame = pd.DataFrame([{**authorization_lists.row_cells(r), "Data do protocolo": day(r.protocol_date),
                            "Validade": day(r.state.valid_until) if r.state.valid_until else "—",
-                           "Nº": r.number or "—"} for r in rows], columns=registry.ROW_COLUMNS)
+                           "Nº": r.number or "—"} for r in rows], columns=authorization_lists.ROW_COLUMNS)
     index = list_view("auth", frame, listing.total, listing.pages, "Autorizações", mun,
-                      lambda: registry.export_authorizations(db, actor, mun, today, search, status, sort,
+                      lambda: authorization_lists.export_authorizations(db, actor, mun, today, search, status, sort,
                                                                 descending, "csv"),
-                      lambda: registry.export_authorizations(db, actor, mun, today, search, status, sort,
+                      lambda: authorization_lists.export_authorizations(db, actor, mun, today, search, status, sort,
                                                                 descending, "xlsx"),
                       "autorização(ões)")
     if index is not None:
@@ -263,7 +271,7 @@ def authorization_list() -> str | None:
         st.session_state["auth_open"] = st.session_state.pop("auth_goto")
     current = st.session_state.get("auth_open")
     if current and current not in labels:  # opened from an action or another page of the list
-        found, doc = common.attempt(registry.get_authorization, db, actor, mun, current)
+        found, doc = common.attempt(authorizations.get_authorization, db, actor, mun, current)
         if found:
             labels = {current: f"{doc['protocol']} · {show_plate(doc['plate'])}", **labels}
         else:

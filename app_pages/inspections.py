@@ -6,7 +6,12 @@ import streamlit as st
 
 from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
-from services.ridehailing import documents, registry, work_queue
+from services.ridehailing import (
+    authorizations,
+    documents,
+    inspections,
+    registry,
+)
 from services.ridehailing.queue_item import Pendencia
 from services.shared import clock, entities, exports, schema
 from ui import common
@@ -39,9 +44,9 @@ def record() -> None:
         lambda r: f"{show_plate(r.plate)} · {r.driver_name} · protocolo {r.protocol} · {r.state.label}")
     if not chosen:
         return
-    doc = registry.get_authorization(db, actor, mun, chosen)
-    st.caption(f"Vistoria {KINDS[registry.inspection_kind(doc)].lower()} · checklist de {rules.act}")
-    ok, computed = common.attempt(registry.inspection_computed, db, actor, mun, chosen, today)
+    doc = authorizations.get_authorization(db, actor, mun, chosen)
+    st.caption(f"Vistoria {KINDS[inspections.inspection_kind(doc)].lower()} · checklist de {rules.act}")
+    ok, computed = common.attempt(inspections.inspection_computed, db, actor, mun, chosen, today)
     computed = computed if ok else {}
     form_errors("insp_form", ["performed_on", "inspector"])
     with st.form("insp_form"):
@@ -64,7 +69,7 @@ def record() -> None:
         notes = st.text_area("Observações", key="insp_notes")
         submitted = st.form_submit_button("Registrar vistoria", type="primary")
     if submitted:
-        ok, outcome = submit("insp_form", registry.record_inspection, db, actor, mun, chosen, performed_on,
+        ok, outcome = submit("insp_form", inspections.record_inspection, db, actor, mun, chosen, performed_on,
                              answers, inspector, notes)
         if ok:
             forget("insp_inspector", "insp_notes", "insp_on", *(f"insp_item_{i.code}" for i in rules.inspection_items))
@@ -107,7 +112,7 @@ def convocations(queue: list[Pendencia]) -> None:
         note = st.text_input("Motivo da convocação", key="insp_call_note")
         submitted = st.form_submit_button("Convocar para vistoria extraordinária", type="primary")
     if submitted and chosen:
-        ok, deadline = common.attempt(registry.call_inspection, db, actor, mun, chosen, today, note)
+        ok, deadline = common.attempt(inspections.call_inspection, db, actor, mun, chosen, today, note)
         if ok:
             clear_reads()
             st.session_state["insp_flash"] = ("success", f"Convocação registrada: comparecer até {day(deadline)}. "

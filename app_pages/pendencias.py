@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from rules.fmt import day
-from services.ridehailing import registry, work_queue
+from services.ridehailing import registry
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import clock, exports, schema
 from ui import common

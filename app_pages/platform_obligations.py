@@ -8,8 +8,13 @@ import streamlit as st
 
 from rules.fmt import brl, day, moment
 from rules.ridehailing.obligations import TRIP_COLUMNS
-from services.ridehailing import obligations as po
-from services.ridehailing import registry
+from services.ridehailing import (
+    issqn,
+    platform_files,
+    platform_lists,
+    registry,
+    trip_data,
+)
 from services.shared import clock, entity_lists, exports, fields, schema
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
@@ -61,7 +66,7 @@ def table(rows: list[dict], key: str, kind: str, empty: str) -> None:
     export_buttons(cols[0], cols[1], kind, mun, key, lambda: exports.to_csv(rows), lambda: exports.to_xlsx(rows))
 
 
-def file_report(report: po.FileReport, key: str) -> None:
+def file_report(report: platform_files.FileReport, key: str) -> None:
     if report.ok:
         return
     st.error(f"{len(report.errors)} problema(s) no arquivo; nada foi gravado. Corrija e envie de novo.")
@@ -80,7 +85,7 @@ tab_lists, tab_requests, tab_trips, tab_issqn = st.tabs(["Relações e concilia�
 
 with tab_lists:
     st.caption(f"Relação de condutores e veículos: {rules.ref('lists')}. Conciliação contra o cadastro: quem aparece "
-               f"sem autorização ativa vira rascunho de auto ({po.reconciliation_reference(mun)}).")
+               f"sem autorização ativa vira rascunho de auto ({platform_lists.reconciliation_reference(mun)}).")
     with st.form("pob_list_form"):
         cols = st.columns(2)
         platform_id = cols[0].selectbox("Plataforma", list(names), format_func=names.get, key="pob_list_platform",
@@ -96,8 +101,8 @@ with tab_lists:
     if (check or receive) and upload is None:
         st.error("Escolha o arquivo da relação.")
     elif check or receive:
-        _ok, report = call("pob_list", po.receive_list, db, actor, mun, platform_id, received_on, upload.getvalue(),
-                      upload.name, commit=receive)
+        _ok, report = call("pob_list", platform_lists.receive_list, db, actor, mun, platform_id, received_on,
+                           upload.getvalue(), upload.name, commit=receive)
         if report is not None:
             file_report(report, "pob_list")
             if report.ok and receive:
@@ -105,24 +110,25 @@ with tab_lists:
             elif report.ok:
                 st.success(f"Arquivo sem problemas: {report.rows} linhas. Clique em Receber e conciliar para gravar.")
     st.subheader("Prazos das relações")
-    ok, statuses = common.attempt(po.list_statuses, db, actor, mun, today)
+    ok, statuses = common.attempt(platform_lists.list_statuses, db, actor, mun, today)
     if ok:
         table([{"Plataforma": s.platform_name, "Última relação": s.last_received, "Próxima até": s.due,
                 "Situação": "🔴 atrasada" if s.late else "em dia", "Fundamento": s.reference} for s in statuses],
               "pob_status", "relacoes_prazos", "Nenhuma plataforma credenciada com data de credenciamento.")
-    ok, received = common.attempt(po.received_lists, db, actor, mun)
+    ok, received = common.attempt(platform_lists.received_lists, db, actor, mun)
     if ok:
         st.subheader("Relações recebidas")
         table([{"Plataforma": r["platform_name"], "Recebida em": r["received_on"], "Arquivo": r["file_name"],
                 "Linhas": r["row_count"], "Irregulares": r["hit_count"]} for r in received],
               "pob_lists", "relacoes_recebidas", "Nenhuma relação recebida.")
-    ok, hits = common.attempt(po.drafts, db, actor, mun)
+    ok, hits = common.attempt(platform_lists.drafts, db, actor, mun)
     if ok:
         st.subheader("Rascunhos de autos (conciliação)")
         table([{"Relação de": d["platform_name"], "Recebida em": d["on"], "Linha": d["line"],
                 "Nome": d["name"], "CPF": fields.show("cpf", d["cpf"]), "Placa": fields.show("plate", d["plate"]),
                 "Achado": d["message"], "Fundamento": d["reference"],
-                "Situação": "rascunho para revisão" if d["status"] == po.DRAFT else "auto em rascunho"} for d in hits],
+                "Situação": "rascunho para revisão" if d["status"] == platform_lists.DRAFT
+                else "auto em rascunho"} for d in hits],
               "pob_drafts", "conciliacao_rascunhos", "Nenhum condutor ou veículo irregular nas relações recebidas.")
 
 with tab_requests:
@@ -138,10 +144,10 @@ with tab_requests:
         notified_time = cols[1].time_input("Hora (Cuiabá)", time(9, 0), step=60, key="pob_req_time")
         field_error("pob_req", "notified_at")
         sent = st.form_submit_button("Registrar pedido", type="primary")
-    if sent and call("pob_req", po.request_data, db, actor, mun, req_platform, justification,
+    if sent and call("pob_req", trip_data.request_data, db, actor, mun, req_platform, justification,
                      datetime.combine(notified_day, notified_time, tzinfo=clock.LOCAL_TZ))[0]:
         st.success("Pedido registrado.")
-    ok, requests = common.attempt(po.data_requests, db, actor, mun)
+    ok, requests = common.attempt(trip_data.data_requests, db, actor, mun)
     if ok:
         table([{"Plataforma": r.platform_name, "Justificativa": r.justification,
                 "Notificada em": moment(clock.to_local(r.notified_at)), "Prazo": moment(clock.to_local(r.deadline)),
@@ -159,7 +165,7 @@ with tab_requests:
                 ans_time = cols[1].time_input("Hora (Cuiabá)", now_local, step=60, key="pob_ans_time")
                 field_error("pob_ans", "answered_at")
                 answered = st.form_submit_button("Registrar resposta")
-            if answered and call("pob_ans", po.answer_data_request, db, actor, mun, chosen,
+            if answered and call("pob_ans", trip_data.answer_data_request, db, actor, mun, chosen,
                                  datetime.combine(ans_day, ans_time, tzinfo=clock.LOCAL_TZ))[0]:
                 st.success("Resposta registrada; recarregue a lista para ver a situação.")
 
@@ -178,8 +184,8 @@ with tab_trips:
     if (trip_check or trip_import) and trip_file is None:
         st.error("Escolha o arquivo de viagens.")
     elif trip_check or trip_import:
-        _ok, report = call("pob_trip", po.import_trips, db, actor, mun, trip_platform, trip_file.getvalue(), trip_file.name,
-                      commit=trip_import)
+        _ok, report = call("pob_trip", trip_data.import_trips, db, actor, mun, trip_platform, trip_file.getvalue(),
+                           trip_file.name, commit=trip_import)
         if report is not None:
             file_report(report, "pob_trip")
             if report.ok:
@@ -196,10 +202,10 @@ with tab_issqn:
                                         key="pob_iss_month")
         assess = st.form_submit_button("Apurar o ISSQN do mês")
     if assess:
-        _ok, written = call("pob_iss", po.assess_issqn, db, actor, mun, iss_platform, competence)
+        _ok, written = call("pob_iss", issqn.assess_issqn, db, actor, mun, iss_platform, competence)
         if written is not None:
             st.success(f"{written} veículo(s) apurado(s) em {competence:%m/%Y}.")
-    ok, months = common.attempt(po.issqn_months, db, actor, mun, today)
+    ok, months = common.attempt(issqn.issqn_months, db, actor, mun, today)
     if ok:
         table([{"Plataforma": m.platform_name, "Competência": f"{m.competence[5:]}/{m.competence[:4]}",
                 "Placa": fields.show("plate", m.plate), "Viagens": m.trips, "Base": m.base, "ISSQN": m.amount,
@@ -216,6 +222,6 @@ with tab_issqn:
                 field_error("pob_dam", "address")
                 issue = st.form_submit_button("Emitir DAM")
             if issue:
-                _ok, dam = call("pob_dam", po.issue_issqn_dam, db, actor, mun, chosen_month, address)
+                _ok, dam = call("pob_dam", issqn.issue_issqn_dam, db, actor, mun, chosen_month, address)
                 if dam is not None:
                     st.success(f"DAM {dam['number']} emitido, vencimento {day(dam['due_on'])}; imprima na página DAM.")

@@ -12,7 +12,7 @@ Shapes come from the services: the first registry record of each entity in a mun
 written by the real ``entities.create`` against a stand-in database that keeps what it inserts, and
 every other record is built here in stored form and must match it field for field (the generator
 stops otherwise); audit entries clone one written by ``audit.record``. Authorizations and DAMs copy
-the dicts of ``services.ridehailing.registry`` and ``services.dam.dams`` with the status, due dates, barcodes and
+the dicts of ``services.ridehailing.authorizations`` and ``services.dam.dams`` with the status, due dates, barcodes and
 PIX computed by the rules (``tests/test_bench.py`` checks every shape against documents the
 services write). Rules whose result depends only on a value (a due date, a text's cleaning) run
 once per value. Everything is written with ``insert_many`` in batches through
@@ -51,7 +51,13 @@ from seed import people as people_seed  # noqa: E402
 from seed import ridehailing as ride_seed  # noqa: E402
 from seed.municipalities import DEMO_ACT, seed_demo_parameters  # noqa: E402
 from services.dam import dams
-from services.ridehailing import registry  # noqa: E402
+from services.ridehailing import (  # noqa: E402
+    authorization_records,
+    authorizations,
+    fees,
+    inspections,
+    registry,
+)
 from services.setup import bootstrap
 from services.shared import audit, clock, entities, parameters, schema
 from services.shared.accounts import create_user  # noqa: E402
@@ -510,7 +516,7 @@ class Generator:
 
     def authorization(self, mun: str, actor: Actor, driver: dict, vehicle: dict, protocol: date, outcome: str) -> None:
         rng = self.rng
-        _, protocol_number = self.number(mun, registry.PROTOCOL_KIND, protocol.year)
+        _, protocol_number = self.number(mun, authorizations.PROTOCOL_KIND, protocol.year)
         doc = self.create(actor, "authorizations", mun, {
             "protocol": protocol_number, "protocol_date": protocol, "driver_cpf": driver["cpf"],
             "plate": vehicle["plate"], "status": "requested"}, _instant(protocol, rng), keep="return")
@@ -606,8 +612,8 @@ class Generator:
     def done(self, doc: dict) -> None:
         status = self.state(doc, doc["municipality"], TODAY).status
         self.statuses[status.value] += 1
-        if status not in registry.ENDED:  # only open records carry the keys (an expired one until reused)
-            doc.update(registry.open_keys(doc["municipality"], doc["plate"], doc["driver_cpf"]))
+        if status not in authorization_records.ENDED:  # only open records carry the keys (an expired one until reused)
+            doc.update(authorization_records.open_keys(doc["municipality"], doc["plate"], doc["driver_cpf"]))
         self.out.add("authorizations", encode(doc))
 
     def inspection(self, mun: str, actor: Actor, doc: dict, on: date, passed: bool) -> None:
@@ -619,7 +625,7 @@ class Generator:
         deadline = None if decision.ok else self.rules.fix_deadline(on, self.calendar)
         pendings = "; ".join(f.message for f in decision.failures)
         record = self.create(actor, "inspections", mun, {
-            "authorization_id": str(doc["_id"]), "plate": doc["plate"], "kind": registry.inspection_kind(doc),
+            "authorization_id": str(doc["_id"]), "plate": doc["plate"], "kind": inspections.inspection_kind(doc),
             "performed_on": on, "result": "approved" if decision.ok else "failed", "fix_deadline": deadline,
             "inspector": "Vistoriador municipal", "notes": pendings}, _instant(on, self.rng), keep="return")
         record["answers"] = dict(answers)
@@ -629,14 +635,14 @@ class Generator:
 
     def call(self, mun: str, actor: Actor, doc: dict, on: date) -> None:
         deadline = self.rules.convocation_deadline(on, self.book, self.calendar)
-        _, number = self.number(mun, registry.CONVOCATION_KIND, on.year)
+        _, number = self.number(mun, inspections.CONVOCATION_KIND, on.year)
         note = "Denúncia de passageiro sobre o estado do veículo"
         self.event(mun, actor, doc, EventKind.INSPECTION_CALLED, on, note=note,
                    extra={"convocation": {"number": number, "called_on": on, "deadline": deadline, "reason": note}})
 
     def fee_dam(self, mun: str, actor: Actor, doc: dict, on: date, purpose: str, paid: bool) -> None:
         """The fee DAM of ``issue_fee_dam`` and, when paid, what ``fee_paid`` records."""
-        amount = Decimal(str(self.book.get(registry.FEE_PARAMETER, on)))
+        amount = Decimal(str(self.book.get(fees.FEE_PARAMETER, on)))
         renewal = purpose == "renewal"
         driver = next(d for d in reversed(self.held["drivers"]) if d["cpf"] == doc["driver_cpf"])
         address = ", ".join(x for x in (driver.get("address"), driver.get("district")) if x)
@@ -644,7 +650,7 @@ class Generator:
                        f"aplicativo — protocolo {doc['protocol']}, placa {entities.fields.show('plate', doc['plate'])}")
         dam = self.dam(mun, actor, on, {"name": driver["name"], "document": doc["driver_cpf"], "address": address},
                        "taxa_autorizacao", description,
-                       self.rules.ref("fee"), amount, self.calendar.add_days(on, registry.FEE_DUE_DAYS),
+                       self.rules.ref("fee"), amount, self.calendar.add_days(on, fees.FEE_DUE_DAYS),
                        {"collection": "authorizations", "id": str(doc["_id"]), "label": f"Autorização {doc['protocol']}"},
                        paid_on=on if paid else None)
         fee = {"dam_id": str(dam["_id"]), "number": dam["number"], "amount": amount, "due": dam["due_on"],
@@ -657,7 +663,7 @@ class Generator:
         received = [{"dam_id": fee["dam_id"], "number": fee["number"], "amount": amount, "paid_on": on, "alerts": []}]
         extra = {"fee_dam": {**fee, "received": received, "paid": True, "paid_on": on, "short": None}}
         if not renewal:
-            _, extra["number"] = self.number(mun, registry.NUMBER_KIND, on.year)
+            _, extra["number"] = self.number(mun, fees.NUMBER_KIND, on.year)
             extra["issued_on"] = on
         kind = EventKind.RENEWAL_FEE_PAID if renewal else EventKind.FEE_PAID
         self.event(mun, actor, doc, kind, on, note=f"DAM {fee['number']} pago", extra=extra, who=registry.DAM_ACTOR)

@@ -226,7 +226,7 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
 def writes(db: Any, runs: int) -> dict[str, Any]:
     """p50 ms of DAM issue, an authorization event and an audit entry; the store is put back after."""
     from services.dam import dams
-    from services.ridehailing import registry
+    from services.ridehailing import authorization_records, inspections
     from services.shared import audit
 
     counters = {d["_id"]: d["seq"] for d in db["counters"].find({"_id": {"$regex": f"^{MUNICIPALITY}/"}})}
@@ -249,11 +249,11 @@ def writes(db: Any, runs: int) -> dict[str, Any]:
                     break
                 try:
                     start = time.perf_counter()
-                    registry.call_inspection(db, WRITER, MUNICIPALITY, str(doc["_id"]), dataset.TODAY,
+                    inspections.call_inspection(db, WRITER, MUNICIPALITY, str(doc["_id"]), dataset.TODAY,
                                                 "Convocação do benchmark")
                     figures.append(ms(time.perf_counter() - start))
                     originals.append(doc)
-                except registry.WrongStep:
+                except authorization_records.WrongStep:
                     continue
             if not figures:
                 raise RuntimeError("nenhuma autorização ativa")

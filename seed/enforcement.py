@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from pymongo.database import Database
 
 from services.dam import dams
-from services.ridehailing import registry
+from services.ridehailing import authorization_lists
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
 from services.shared import clock, entity_lists, parameters, schema
 from services.shared.auth import Actor
@@ -61,7 +61,7 @@ def _decide(db: Database, actor: Actor, municipality: str, auto_id: str, on: dat
 
 def _drivers(db: Database, actor: Actor, municipality: str) -> list[str]:
     """CPFs of the demo drivers with an authorization in force today, oldest protocol first."""
-    rows = registry.authorization_rows(db, actor, municipality, clock.today())
+    rows = authorization_lists.authorization_rows(db, actor, municipality, clock.today())
     active = [r for r in sorted(rows, key=lambda r: r.protocol_date) if r.state.status.value == "active"]
     return [r.driver_cpf for r in active]
 

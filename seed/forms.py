@@ -9,10 +9,10 @@ from datetime import timedelta
 from pymongo.database import Database
 
 from seed import ridehailing as demo
-from services.ridehailing import registry
+from services.ridehailing import authorizations
 from services.shared import clock, entities, entity_lists
 from services.shared.auth import Actor
-from services.shared.schema import ListQuery
+from services.shared.entities import ListQuery
 
 
 def seed_corrections(db: Database) -> None:
@@ -26,9 +26,9 @@ def seed_corrections(db: Database) -> None:
     today = clock.today()
     cpf, plate = demo.register(db, actor, "chapada", random.Random(61), today - timedelta(days=1),
                                driver={"name": "Márcio Protocolo Duplicado (demonstração)"})
-    twice = registry.request_authorization(db, actor, "chapada", cpf, plate, today - timedelta(days=1))
-    registry.cancel_request(db, actor, "chapada", twice, "Protocolado em duplicidade (demonstração)")
-    registry.request_authorization(db, actor, "chapada", cpf, plate, today)
+    twice = authorizations.request_authorization(db, actor, "chapada", cpf, plate, today - timedelta(days=1))
+    authorizations.cancel_request(db, actor, "chapada", twice, "Protocolado em duplicidade (demonstração)")
+    authorizations.request_authorization(db, actor, "chapada", cpf, plate, today)
     wrong = entity_lists.list_all(db, actor, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))[0]
     entities.remove(db, actor, "driver_documents", "chapada", wrong["id"],
                     "Certidão de outro condutor lançada por engano (demonstração)")

@@ -17,8 +17,13 @@ from rules.ridehailing.lifecycle import Status
 from seed.municipalities import DEMO_ACT
 from seed.people import cpf
 from services.dam import dams
-from services.ridehailing import obligations as po
-from services.ridehailing import registry
+from services.ridehailing import (
+    authorization_lists,
+    issqn,
+    platform_lists,
+    registry,
+    trip_data,
+)
 from services.setup import bootstrap
 from services.shared import clock, entity_lists, schema
 from services.shared.auth import Actor
@@ -39,7 +44,8 @@ def _csv(rows: list[dict[str, str]]) -> bytes:
 def _register_by_status(db: Database, municipality: str, on: date) -> dict[Status, list[dict]]:
     scope = registry.Scope(db, municipality)
     found: dict[Status, list[dict]] = {}
-    for raw in db["authorizations"].find({"municipality": municipality}, registry.ROW_FIELDS).sort("protocol", 1):
+    for raw in db["authorizations"].find({"municipality": municipality},
+                                         authorization_lists.ROW_FIELDS).sort("protocol", 1):
         doc = decode(raw)
         found.setdefault(scope.state(doc, on).status, []).append(doc)
     return found
@@ -73,9 +79,9 @@ def seed_platform_obligations(db: Database) -> None:
     rng = random.Random(12)
     for code in ("chapada", "matupa"):
         bootstrap.ensure_parameter(db, code, ParameterVersion(
-            po.RATE_PARAMETER, date(2025, 1, 1), DEMO_RATE, DEMO_ACT,
+            issqn.RATE_PARAMETER, date(2025, 1, 1), DEMO_RATE, DEMO_ACT,
             "Alíquota do ISSQN sobre o valor das viagens — substituir pela do Código Tributário Municipal"))
-        if exists(db[po.LISTS], {"municipality": code}):
+        if exists(db[platform_lists.LISTS], {"municipality": code}):
             continue
         actor = Actor(f"carga.{code}", "Carga de demonstração", "secretaria", (code,))
         platforms = entity_lists.list_all(db, actor, "platforms", code,
@@ -95,25 +101,26 @@ def seed_platform_obligations(db: Database) -> None:
         if not not_valid:
             rows.append({"CPF": cpf(rng), "Placa": "SEM1C23", "Nome": "Outro condutor sem cadastro"})
         received_on = today - timedelta(days=5)
-        po.receive_list(db, actor, code, first["id"], received_on, _csv(rows),
+        platform_lists.receive_list(db, actor, code, first["id"], received_on, _csv(rows),
                         f"relacao_{code}_{received_on:%Y%m%d}.csv", commit=True)
         now = clock.now_utc()
-        answered = po.request_data(db, actor, code, first["id"], "Apuração de denúncia de embarque na via pública",
+        answered = trip_data.request_data(db, actor, code, first["id"],
+                                          "Apuração de denúncia de embarque na via pública",
                                    now - timedelta(days=6))
-        po.answer_data_request(db, actor, code, answered, now - timedelta(days=5, hours=4))
-        po.request_data(db, actor, code, first["id"], "Conferência das viagens de um condutor suspenso",
+        trip_data.answer_data_request(db, actor, code, answered, now - timedelta(days=5, hours=4))
+        trip_data.request_data(db, actor, code, first["id"], "Conferência das viagens de um condutor suspenso",
                         now - timedelta(hours=30))
-        po.request_data(db, actor, code, platforms[-1]["id"], "Reclamação de passageiro na Ouvidoria",
+        trip_data.request_data(db, actor, code, platforms[-1]["id"], "Reclamação de passageiro na Ouvidoria",
                         now - timedelta(hours=3))
         if not valid:
             continue
         paid_month, overdue_month = _month_start(today, 3), _month_start(today, 2)
         data = _csv(_trips(valid, paid_month, rng) + _trips(valid, overdue_month, rng))
-        po.import_trips(db, actor, code, first["id"], data, f"viagens_{code}.csv", commit=True)
-        po.assess_issqn(db, actor, code, first["id"], paid_month)
-        po.assess_issqn(db, actor, code, first["id"], overdue_month)
+        trip_data.import_trips(db, actor, code, first["id"], data, f"viagens_{code}.csv", commit=True)
+        issqn.assess_issqn(db, actor, code, first["id"], paid_month)
+        issqn.assess_issqn(db, actor, code, first["id"], overdue_month)
         competence = f"{paid_month:%Y-%m}"
-        for month in po.issqn_months(db, actor, code, today):
+        for month in issqn.issqn_months(db, actor, code, today):
             if month.competence == competence:
-                dam = po.issue_issqn_dam(db, actor, code, month.id, DEMO_ADDRESS)
+                dam = issqn.issue_issqn_dam(db, actor, code, month.id, DEMO_ADDRESS)
                 dams.record_payment(db, actor, code, dam["id"], today, dam["amount"], "Banco do Brasil (demonstração)")

@@ -26,9 +26,9 @@ from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed.people import DISTRICTS, STREETS, cpf, person, phone
 from services.dam import dams
+from services.ridehailing import authorizations, fees, inspections, registry
 from services.ridehailing import changes as ridehailing_changes
 from services.ridehailing import platforms as ridehailing_platforms
-from services.ridehailing import registry
 from services.setup import bootstrap
 from services.shared import clock, entities, entity_lists, parameters, schema
 from services.shared.auth import Actor
@@ -120,29 +120,29 @@ def passing(municipality: str) -> dict[str, bool]:
 
 def paid_earlier(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date) -> None:
     """History loaded into the panel: the fee paid on ``paid_on``, before the panel, issues it."""
-    registry.record_earlier_payment(db, actor, municipality, auth_id, paid_on)
+    fees.record_earlier_payment(db, actor, municipality, auth_id, paid_on)
 
 
 def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, protocol: date, until: str,
           **register_args) -> str:
     """A request taken through the flow up to ``until`` with plausible dates after ``protocol``."""
     driver_cpf, car = register(db, actor, municipality, rng, protocol, **register_args)
-    auth = registry.request_authorization(db, actor, municipality, driver_cpf, car, protocol)
+    auth = authorizations.request_authorization(db, actor, municipality, driver_cpf, car, protocol)
     if until == "requested":
         return auth
     if until == "refused":
-        registry.refuse(db, actor, municipality, auth, protocol + timedelta(days=3))
+        authorizations.refuse(db, actor, municipality, auth, protocol + timedelta(days=3))
         return auth
-    registry.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
+    authorizations.approve(db, actor, municipality, auth, protocol + timedelta(days=2))
     if until == "approved":
         return auth
     inspected = protocol + timedelta(days=4)
     if until == "failed":
         answers = {**passing(municipality), "I": False}
-        registry.record_inspection(db, actor, municipality, auth, inspected, answers, "Vistoriador de demonstração",
+        inspections.record_inspection(db, actor, municipality, auth, inspected, answers, "Vistoriador de demonstração",
                                       "Pneus dianteiros desgastados")
         return auth
-    registry.record_inspection(db, actor, municipality, auth, inspected, passing(municipality),
+    inspections.record_inspection(db, actor, municipality, auth, inspected, passing(municipality),
                                   "Vistoriador de demonstração")
     if until == "inspected":
         return auth
@@ -151,10 +151,10 @@ def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, pro
 
 
 def _seed_changes(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date,
-                  authorizations: list[str]) -> None:
+                  auth_ids: list[str]) -> None:
     """Data changes of drivers already in the flow: reported in time, reported late, never reported."""
-    for auth_id, days_ago, reported_after in zip(authorizations, (12, 40, 20), (3, 15, None)):
-        doc = registry.get_authorization(db, actor, municipality, auth_id)
+    for auth_id, days_ago, reported_after in zip(auth_ids, (12, 40, 20), (3, 15, None)):
+        doc = authorizations.get_authorization(db, actor, municipality, auth_id)
         changed_on = today - timedelta(days=days_ago)
         reported_on = changed_on + timedelta(days=reported_after) if reported_after is not None else None
         if days_ago == 40:
@@ -175,15 +175,15 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
 
     active = [_flow(db, actor, municipality, rng, back(days), "active") for days in (200, 150, 120, 90, 60, 45)]
     renewing = _flow(db, actor, municipality, rng, back(100), "active")
-    registry.request_renewal(db, actor, municipality, renewing, today)
-    registry.issue_fee_dam(db, actor, municipality, renewing, today)
+    fees.request_renewal(db, actor, municipality, renewing, today)
+    fees.issue_fee_dam(db, actor, municipality, renewing, today)
     paid_now = _flow(db, actor, municipality, rng, back(12), "inspected")
-    dam = registry.issue_fee_dam(db, actor, municipality, paid_now, today)
+    dam = fees.issue_fee_dam(db, actor, municipality, paid_now, today)
     dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
     awaiting_fee = _flow(db, actor, municipality, rng, back(9), "inspected")
-    registry.issue_fee_dam(db, actor, municipality, awaiting_fee, today)
+    fees.issue_fee_dam(db, actor, municipality, awaiting_fee, today)
     paid_short = _flow(db, actor, municipality, rng, back(10), "inspected")
-    dam = registry.issue_fee_dam(db, actor, municipality, paid_short, today)
+    dam = fees.issue_fee_dam(db, actor, municipality, paid_short, today)
     dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"] - Decimal("30.00"), "Caixa")
     _flow(db, actor, municipality, rng, back(7), "inspected")
     _flow(db, actor, municipality, rng, back(3), "approved")
@@ -199,13 +199,13 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
         "driver_cpf": cpf_grav, "committed_on": infraction, "severity": "gravissima",
         "description": "Avançar o sinal vermelho (CTB art. 208)"})
     called = _flow(db, actor, municipality, rng, back(110), "active")
-    registry.call_inspection(db, actor, municipality, called, today - timedelta(days=2),
+    inspections.call_inspection(db, actor, municipality, called, today - timedelta(days=2),
                                 "Denúncia de passageiro sobre o estado dos pneus (demonstração)")
     suspended = _flow(db, actor, municipality, rng, back(130), "active")
-    registry.record_sanction(db, actor, municipality, suspended, EventKind.SUSPENDED, today - timedelta(days=10),
+    authorizations.record_sanction(db, actor, municipality, suspended, EventKind.SUSPENDED, today - timedelta(days=10),
                                 today + timedelta(days=19), "Suspensão de 30 dias (demonstração)")  # 30 days, both ends counted
     cassada = _flow(db, actor, municipality, rng, back(140), "active")
-    registry.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
+    authorizations.record_sanction(db, actor, municipality, cassada, EventKind.CASSADA, today - timedelta(days=20),
                                 note="Cassação após processo administrativo (demonstração)")
     _seed_changes(db, actor, municipality, rng, today, active[:3])
     register(db, actor, municipality, rng, today, driver={"cnh_valid_until": today - timedelta(days=15)})
@@ -247,7 +247,7 @@ def seed_fee(db: Database) -> None:
     """The fictitious demo fee of both municipalities (idempotent)."""
     for code in ("chapada", "matupa"):
         bootstrap.ensure_parameter(db, code, ParameterVersion(
-            registry.FEE_PARAMETER, date(2025, 1, 1), FEE, DEMO_ACT,
+            fees.FEE_PARAMETER, date(2025, 1, 1), FEE, DEMO_ACT,
             "Taxa de autorização do transporte por aplicativo — substituir pelo valor do Código Tributário"))
 
 

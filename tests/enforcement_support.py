@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from rules.params import ParameterVersion
 from services.dam import dams
-from services.ridehailing import registry
+from services.ridehailing import authorizations, fees
 from services.ridehailing.enforcement import lavratura, process
 from services.setup import bootstrap
 from services.shared import parameters
@@ -25,8 +25,8 @@ def active_authorization(db, today, municipality: str, issued_on: date = date(20
     set_upfm(db)
     today.set(issued_on)
     auth = inspected(db, municipality)
-    doc = registry.get_authorization(db, ACTORS[municipality], municipality, auth)
-    dam = registry.issue_fee_dam(db, ACTORS[municipality], municipality, auth, issued_on)
+    doc = authorizations.get_authorization(db, ACTORS[municipality], municipality, auth)
+    dam = fees.issue_fee_dam(db, ACTORS[municipality], municipality, auth, issued_on)
     dams.record_payment(db, ACTORS[municipality], municipality, dam["id"], issued_on, dam["amount"], "Banco do Brasil")
     return auth, doc["driver_cpf"], doc["plate"]
 

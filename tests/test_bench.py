@@ -11,7 +11,7 @@ from bench import dataset, run
 from seed import ridehailing as ride_seed
 from services import store
 from services.dam import dams
-from services.ridehailing import registry
+from services.ridehailing import authorization_records, fees
 from services.shared import clock, entities
 from services.shared.auth import Actor
 
@@ -55,7 +55,7 @@ def test_a_dataset_already_generated_is_reused(tmp_path, today_is_the_datasets, 
 
 def test_authorizations_cover_the_statuses_of_the_law(tmp_path, today_is_the_datasets):
     db = tiny_store(tmp_path / "a")
-    statuses = {registry.state_of(store.decode(d), d["municipality"], dataset.TODAY, db).status.value
+    statuses = {authorization_records.state_of(store.decode(d), d["municipality"], dataset.TODAY, db).status.value
                 for d in db["authorizations"].find({})}
     assert {"requested", "refused", "awaiting_inspection", "awaiting_fee", "active", "blocked", "suspended",
             "revoked", "cassada"} <= statuses
@@ -70,7 +70,7 @@ def test_documents_have_the_shape_the_services_write(db, tmp_path):
     dataset.prepare(db)
     actor = Actor("carga.chapada", "Carga", "secretaria", ("chapada",))
     auth_id = ride_seed._flow(db, actor, "chapada", random.Random(1), clock.today() - timedelta(days=12), "inspected")
-    dam = registry.issue_fee_dam(db, actor, "chapada", auth_id, clock.today())
+    dam = fees.issue_fee_dam(db, actor, "chapada", auth_id, clock.today())
     dams.record_payment(db, actor, "chapada", dam["id"], clock.today(), dam["amount"], "Banco do Brasil")
     real = {name: db[name].find_one({"municipality": "chapada"}) for name in ("drivers", "vehicles", "inspections")}
     real_auth = db["authorizations"].find_one({})

@@ -179,18 +179,18 @@ def test_a_3a_via_counts_from_the_first_due_date(db, second, today):
 
 
 def test_the_2a_via_of_an_authorization_fee_issues_the_authorization_once(db, today, rates):
-    from services.ridehailing import registry
+    from services.ridehailing import authorizations, fees
     from tests.ridehailing_data import inspected, set_fee
 
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
-    fee = registry.issue_fee_dam(db, SECRETARIA_MP, "matupa", auth, today.value)
+    fee = fees.issue_fee_dam(db, SECRETARIA_MP, "matupa", auth, today.value)
     today.set(fee["due_on"] + timedelta(days=10))
     via = dams.reissue(db, SECRETARIA_MP, "matupa", fee["id"], today.value + timedelta(days=3))
     assert via["pays"] == fee["pays"] and via["amount"] > fee["amount"]
     import_file(db, (via, today.value, str(via["amount"])))
-    doc = registry.get_authorization(db, SECRETARIA_MP, "matupa", auth)
+    doc = authorizations.get_authorization(db, SECRETARIA_MP, "matupa", auth)
     assert doc.get("number") and [r["number"] for r in doc["fee_dam"]["received"]] == [via["number"]]
     import_file(db, (fee, today.value, str(fee["amount"])), sequence=2)  # the old slip paid too: refund
-    again = registry.get_authorization(db, SECRETARIA_MP, "matupa", auth)
+    again = authorizations.get_authorization(db, SECRETARIA_MP, "matupa", auth)
     assert again["number"] == doc["number"] and len(again["fee_dam"]["received"]) == 1

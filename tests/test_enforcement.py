@@ -8,7 +8,7 @@ import pytest
 
 from services import store
 from services.dam import dams
-from services.ridehailing import public_check, registry, work_queue
+from services.ridehailing import authorizations, public_check, work_queue
 from services.ridehailing.enforcement import autos, lavratura, lists, penalties, process
 from services.shared import events
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
@@ -251,7 +251,7 @@ def test_a_suspended_drivers_later_auto_counts_the_recurrence(db, today):
     decided(db, today, "chapada", second, date(2026, 5, 4))
     start = today.value
     penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
-    assert registry.status(db, CG, "chapada", auth, start).status.value == "suspended"
+    assert authorizations.status(db, CG, "chapada", auth, start).status.value == "suspended"
     third = lavrado(db, today, "chapada", "CG-29-IV", start + timedelta(days=3), cpf)
     shown = auto(db, "chapada", third)
     assert shown["recurrent"] and shown["recurrence_of"]["number"] == "0002/2026" and shown["suspension_days"] == 30
@@ -282,7 +282,7 @@ def test_penalty_not_in_the_decision_is_refused_and_cassacao_ends_the_authorizat
     with pytest.raises(ServiceError, match="não aplica"):
         penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="suspensão da autorização", start=today.value)
     penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="cassação da autorização", start=today.value)
-    assert registry.status(db, MP, "matupa", auth, today.value).status.value == "cassada"
+    assert authorizations.status(db, MP, "matupa", auth, today.value).status.value == "cassada"
     item = penalties.record_measure(db, MP, "matupa", auto_id, measure="apreensão do veículo até a regularização",
                                     on=today.value, by="Agente AF-0042")
     assert item["by"] == "Agente AF-0042" and auto(db, "matupa", auto_id)["measures_applied"][0]["on"] == today.value

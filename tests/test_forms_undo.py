@@ -12,7 +12,13 @@ import pytest
 from rules.ridehailing.lifecycle import Status
 from seed.people import cpf as random_cpf
 from seed.ridehailing import vehicle_values
-from services.ridehailing import registry
+from services.ridehailing import (
+    authorization_lists,
+    authorization_records,
+    authorizations,
+    inspections,
+    registry,
+)
 from services.shared import (
     audit_log,
     clock,
@@ -139,12 +145,12 @@ def test_a_removed_infraction_no_longer_refuses_the_driver(db):
 
 def test_a_wrong_protocol_is_cancelled_and_frees_the_plate(db):
     auth = requested(db, "chapada")
-    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
-    state = registry.cancel_request(db, ACTOR, "chapada", auth, "Protocolado em duplicidade")
+    doc = authorizations.get_authorization(db, ACTOR, "chapada", auth)
+    state = authorizations.cancel_request(db, ACTOR, "chapada", auth, "Protocolado em duplicidade")
     assert state.status is Status.CANCELLED
-    again = registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], clock.today())
+    again = authorizations.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], clock.today())
     assert again != auth
-    events = registry.get_authorization(db, ACTOR, "chapada", auth)["events"]
+    events = authorizations.get_authorization(db, ACTOR, "chapada", auth)["events"]
     assert (events[-1]["kind"], events[-1]["note"], events[-1]["by"]) == (
         "cancelled", "Protocolado em duplicidade", ACTOR.username)
     assert [e["doc_id"] for e in audit_log.search(db, TI, "chapada", action="cancelled")[0]] == [auth]
@@ -153,11 +159,11 @@ def test_a_wrong_protocol_is_cancelled_and_frees_the_plate(db):
 def test_a_cancellation_needs_a_reason_and_an_undecided_request(db):
     auth = requested(db, "chapada")
     with pytest.raises(ValidationFailed) as refused:
-        registry.cancel_request(db, ACTOR, "chapada", auth, "")
+        authorizations.cancel_request(db, ACTOR, "chapada", auth, "")
     assert set(refused.value.errors) == {"reason"}
-    registry.approve(db, ACTOR, "chapada", auth, clock.today())
-    with pytest.raises(registry.WrongStep):
-        registry.cancel_request(db, ACTOR, "chapada", auth, "Engano")
+    authorizations.approve(db, ACTOR, "chapada", auth, clock.today())
+    with pytest.raises(authorization_records.WrongStep):
+        authorizations.cancel_request(db, ACTOR, "chapada", auth, "Engano")
 
 
 def test_a_custom_field_is_edited_and_deactivated(db):
@@ -190,9 +196,9 @@ def test_a_vistoria_needs_the_inspectors_name(db):
     from seed.ridehailing import passing
 
     auth = requested(db, "chapada")
-    registry.approve(db, ACTOR, "chapada", auth, clock.today())
+    authorizations.approve(db, ACTOR, "chapada", auth, clock.today())
     with pytest.raises(ValidationFailed) as refused:
-        registry.record_inspection(db, ACTOR, "chapada", auth, clock.today(), passing("chapada"), "  ")
+        inspections.record_inspection(db, ACTOR, "chapada", auth, clock.today(), passing("chapada"), "  ")
     assert set(refused.value.errors) == {"inspector"}
     assert db["inspections"].count_documents({}) == 0
 
@@ -201,9 +207,9 @@ def test_the_vistoria_age_item_comes_from_the_model_year_not_the_checkbox(db):
     from seed.ridehailing import passing
 
     auth = requested(db, "chapada", vehicle={"model_year": clock.today().year - 10})
-    registry.approve(db, ACTOR, "chapada", auth, clock.today())
+    authorizations.approve(db, ACTOR, "chapada", auth, clock.today())
     ticked = {**passing("chapada"), "III": False}  # the inspector unticked an item the register answers
-    outcome = registry.record_inspection(db, ACTOR, "chapada", auth, clock.today(), ticked, "Vistoriador")
+    outcome = inspections.record_inspection(db, ACTOR, "chapada", auth, clock.today(), ticked, "Vistoriador")
     assert outcome.decision.ok
 
 
@@ -214,7 +220,7 @@ def test_the_vistoria_age_item_comes_from_the_model_year_not_the_checkbox(db):
 def test_the_age_item_turns_with_the_year(db, on, passes):
     year = clock.today().year
     auth = requested(db, "chapada", vehicle={"model_year": year - 10})
-    item = registry.inspection_computed(db, ACTOR, "chapada", auth, on(year))["III"]
+    item = inspections.inspection_computed(db, ACTOR, "chapada", auth, on(year))["III"]
     assert item.ok is passes
 
 
@@ -255,13 +261,13 @@ def test_the_status_filter_counts_an_authorization_expired_by_time(db):
     active = _flow(db, ACTOR, "chapada", random.Random(31), clock.today() - timedelta(days=10), "active")
     waiting = requested(db, "chapada", seed=32)
     after_year = date(clock.today().year + 1, 1, 2)  # Chapada: valid to 31/12 of the payment year (art. 9, §1)
-    ids = lambda status, on: [r.id for r in registry.authorization_page(db, ACTOR, "chapada", on,
+    ids = lambda status, on: [r.id for r in authorization_lists.authorization_page(db, ACTOR, "chapada", on,
                                                                             status=status).rows]
     assert ids("active", clock.today()) == [active]
     assert ids("active", after_year) == [] and ids("expired", after_year) == [active]
     assert ids("requested", clock.today()) == [waiting]
     with pytest.raises(ValidationFailed):
-        registry.authorization_page(db, ACTOR, "chapada", clock.today(), status="$ne")
+        authorization_lists.authorization_page(db, ACTOR, "chapada", clock.today(), status="$ne")
 
 
 def test_the_authorization_export_is_what_the_filter_shows(db):
@@ -271,11 +277,12 @@ def test_the_authorization_export_is_what_the_filter_shows(db):
 
     requested(db, "chapada")
     approved = requested(db, "chapada", seed=2)
-    registry.approve(db, ACTOR, "chapada", approved, clock.today())
-    data = registry.export_authorizations(db, ACTOR, "chapada", clock.today(), status="awaiting_inspection")
+    authorizations.approve(db, ACTOR, "chapada", approved, clock.today())
+    data = authorization_lists.export_authorizations(db, ACTOR, "chapada", clock.today(), status="awaiting_inspection")
     sheet = load_workbook(io.BytesIO(data)).active
     rows = list(sheet.iter_rows(values_only=True))
-    assert list(rows[0]) == registry.ROW_COLUMNS
+    assert list(rows[0]) == authorization_lists.ROW_COLUMNS
     assert [r[6] for r in rows[1:]] == ["Aguardando vistoria"]
-    text = registry.export_authorizations(db, ACTOR, "chapada", clock.today(), kind="csv").decode("utf-8-sig")
-    assert text.splitlines()[0].split(";") == registry.ROW_COLUMNS and len(text.splitlines()) == 3
+    text = authorization_lists.export_authorizations(db, ACTOR, "chapada", clock.today(),
+                                                     kind="csv").decode("utf-8-sig")
+    assert text.splitlines()[0].split(";") == authorization_lists.ROW_COLUMNS and len(text.splitlines()) == 3

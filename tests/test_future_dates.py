@@ -7,7 +7,7 @@ from datetime import date, timedelta
 import pytest
 
 from seed.ridehailing import passing
-from services.ridehailing import registry
+from services.ridehailing import authorizations, inspections
 from services.shared import entities, schema
 from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS, register, requested
@@ -73,19 +73,19 @@ def test_a_request_protocolled_tomorrow_is_refused_and_reserves_no_number(db, to
     cpf, plate = register(db, "chapada")
     tomorrow = today.value + timedelta(days=1)
     with pytest.raises(ValidationFailed) as refused:
-        registry.request_authorization(db, ACTORS["chapada"], "chapada", cpf, plate, tomorrow)
+        authorizations.request_authorization(db, ACTORS["chapada"], "chapada", cpf, plate, tomorrow)
     assert refused.value.errors == {"protocol_date": "Data do protocolo: não pode ser posterior a hoje (02/03/2026)."}
     assert db["authorizations"].count_documents({}) == 0
     assert db["counters"].count_documents({}) == 0
 
 
 def _events(db, auth: str) -> list:
-    return registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)["events"]
+    return authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["events"]
 
 
 @pytest.mark.parametrize("decide", [
-    pytest.param(lambda db, auth, on: registry.approve(db, ACTORS["chapada"], "chapada", auth, on), id="approve"),
-    pytest.param(lambda db, auth, on: registry.refuse(db, ACTORS["chapada"], "chapada", auth, on, "Motivo"),
+    pytest.param(lambda db, auth, on: authorizations.approve(db, ACTORS["chapada"], "chapada", auth, on), id="approve"),
+    pytest.param(lambda db, auth, on: authorizations.refuse(db, ACTORS["chapada"], "chapada", auth, on, "Motivo"),
                  id="refuse"),
 ])
 def test_a_decision_dated_tomorrow_is_refused_and_nothing_is_recorded(db, today, decide):
@@ -99,10 +99,10 @@ def test_a_decision_dated_tomorrow_is_refused_and_nothing_is_recorded(db, today,
 
 def test_a_vistoria_dated_tomorrow_is_refused_and_nothing_is_stored(db, today):
     auth = requested(db, "chapada")
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
     before = _events(db, auth)
     with pytest.raises(ValidationFailed) as refused:
-        registry.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value + timedelta(days=1),
+        inspections.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value + timedelta(days=1),
                                       passing("chapada"), "Vistoriador")
     assert refused.value.errors == {"performed_on": "Data da vistoria: não pode ser posterior a hoje (02/03/2026)."}
     assert db["inspections"].count_documents({}) == 0
@@ -111,8 +111,8 @@ def test_a_vistoria_dated_tomorrow_is_refused_and_nothing_is_stored(db, today):
 
 def test_a_vistoria_performed_today_is_recorded(db, today):
     auth = requested(db, "chapada")
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
-    outcome = registry.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value,
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, today.value)
+    outcome = inspections.record_inspection(db, ACTORS["chapada"], "chapada", auth, today.value,
                                             passing("chapada"), "Vistoriador")
     assert outcome.decision.ok and db["inspections"].count_documents({}) == 1
 

@@ -10,9 +10,16 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from rules.ridehailing.lifecycle import Status
+from seed.demo import cpf as random_cpf
 from seed.people import cpf as random_cpf
-from services.ridehailing import registry
-from services.shared import audit_log, clock, custom_fields, entities, entity_lists
+from services.ridehailing import authorizations, registry
+from services.shared import (
+    audit_log,
+    clock,
+    custom_fields,
+    entities,
+    entity_lists,
+)
 from services.shared.schema import ListQuery
 from tests.conftest import TI
 from tests.ridehailing_data import ACTORS, register, requested
@@ -100,8 +107,8 @@ def test_a_driver_with_vehicle_offers_the_request_as_next_step(db):
 
 def test_a_vehicle_in_vistoria_offers_to_record_it(db):
     auth = requested(db, "chapada")
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, TODAY)
-    plate = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)["plate"]
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    plate = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["plate"]
     at = page("vehicles.py")
     at.selectbox(key="vehicles_open").set_value(registry.vehicle_record(db, "chapada", plate)["id"]).run()
     assert "Registrar vistoria" in [b.label for b in at.button]
@@ -148,14 +155,14 @@ def test_a_wrong_protocol_is_cancelled_from_the_screen(db):
     at.button(key="auth_cancel_yes").click().run()
     assert not at.exception
     assert "cancelado. O motivo ficou no histórico e na auditoria." in texts(at, "success")
-    state = registry.status(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    state = authorizations.status(db, ACTORS["chapada"], "chapada", auth, TODAY)
     assert state.status is Status.CANCELLED
 
 
 def test_the_authorization_list_filters_by_status_exports_xlsx_and_opens_a_row(db):
     first = requested(db, "chapada")
     second = requested(db, "chapada", seed=2)
-    registry.approve(db, ACTORS["chapada"], "chapada", second, TODAY)
+    authorizations.approve(db, ACTORS["chapada"], "chapada", second, TODAY)
     at = page("authorizations.py")
     downloads = [b.proto.label for b in at.get("download_button")]
     assert "Exportar CSV (filtro atual)" in downloads and "Exportar XLSX (filtro atual)" in downloads
@@ -164,14 +171,14 @@ def test_the_authorization_list_filters_by_status_exports_xlsx_and_opens_a_row(d
     assert list(table["Situação"]) == ["Aguardando vistoria"]
     at.session_state["auth_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
-    protocol = registry.get_authorization(db, ACTORS["chapada"], "chapada", second)["protocol"]
+    protocol = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", second)["protocol"]
     assert any(protocol in s.value for s in at.subheader)
     assert first != second
 
 
 def test_the_pendencias_queue_pages_exports_and_opens(db):
     auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
     at = page("pendencias.py")
     assert "Exportar XLSX (filtro atual)" in [b.proto.label for b in at.get("download_button")]
     assert list(at.dataframe[0].value["Protocolo"]) != []
@@ -181,8 +188,8 @@ def test_a_click_on_a_pendencia_opens_its_authorization(db):
     from tests.test_pages_smoke import app_as
 
     auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
-    protocol = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)["protocol"]
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
+    protocol = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["protocol"]
     at = app_as(ACTORS["chapada"])
     at.switch_page("app_pages/pendencias.py").run()
     at.session_state["pend_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
@@ -195,7 +202,7 @@ def test_a_click_on_a_pendencia_opens_its_authorization(db):
 
 def test_the_vistoria_computes_the_age_item_and_needs_the_inspector(db):
     auth = requested(db, "chapada")
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, TODAY)
     at = page("inspections.py")
     at.selectbox(key="insp_auth").set_value(auth).run()
     assert "insp_item_III" not in [c.key for c in at.checkbox]
@@ -265,15 +272,15 @@ def test_a_refusal_is_confirmed_before_it_is_recorded(db):
     at.selectbox(key="auth_open").set_value(auth).run()
     at.button(key="auth_refuse").click().run()
     assert "Indeferir o requerimento" in texts(at, "warning")
-    assert registry.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
+    assert authorizations.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
     at.button(key="auth_refuse_no").click().run()
-    assert registry.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
+    assert authorizations.status(db, ACTORS["chapada"], "chapada", auth, TODAY).status is Status.REQUESTED
 
 
 
 def test_a_vistoria_due_opens_in_the_record_tab(db):
     auth = requested(db, "chapada")
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, TODAY)
     at = page("inspections.py")
     assert "Exportar XLSX (filtro atual)" in [b.proto.label for b in at.get("download_button")]
     at.session_state["insp_due_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}

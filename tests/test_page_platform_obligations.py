@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from services.ridehailing import obligations as po
+from services.ridehailing import trip_data
 from services.shared import clock
 from tests.conftest import SECRETARIA_CG
 from tests.test_platform_obligations import platform
@@ -30,7 +30,7 @@ def test_without_platforms_the_page_says_where_to_register_them(db):
 def test_a_late_data_request_and_a_late_list_are_flagged(db):
     pid = platform(db, "chapada")
     notified = clock.now_utc() - timedelta(hours=24, minutes=2)
-    po.request_data(db, SECRETARIA_CG, "chapada", pid, "Denúncia de embarque na via", notified)
+    trip_data.request_data(db, SECRETARIA_CG, "chapada", pid, "Denúncia de embarque na via", notified)
     at = page()
     assert not at.exception and not at.error
     tables = [df.value for df in at.dataframe]
@@ -47,8 +47,8 @@ def test_a_request_without_justification_is_refused_under_the_field(db):
     at.button(key="FormSubmitter:pob_req_form-Registrar pedido").click().run()
     assert not at.exception
     assert any("Justificativa: obrigatória" in e.value for e in at.error)
-    assert db[po.REQUESTS].count_documents({}) == 0
+    assert db[trip_data.REQUESTS].count_documents({}) == 0
     at.text_area(key="pob_req_justification").input("Apurar reclamação de passageiro")
     at.button(key="FormSubmitter:pob_req_form-Registrar pedido").click().run()
     assert not at.exception and at.success[0].value == "Pedido registrado."
-    assert db[po.REQUESTS].count_documents({"municipality": "chapada"}) == 1
+    assert db[trip_data.REQUESTS].count_documents({"municipality": "chapada"}) == 1

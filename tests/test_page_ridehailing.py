@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from services.dam import dams
-from services.ridehailing import public_check, registry
+from services.ridehailing import authorizations, fees, public_check, registry
 from services.shared import clock
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
 
@@ -87,7 +87,7 @@ def test_request_approve_inspect_pay_and_issue(db):
     assert "Taxa de autorização: **R$ 180,00**" in " ".join(m.value for m in at.markdown)
     at.button(key="auth_issue_dam").click().run()
     assert "DAM nº" in texts(at, "success")
-    bill = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
+    bill = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["dam_id"], TODAY, bill["amount"], "Caixa")
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()
@@ -117,7 +117,7 @@ def test_fee_without_parameter_shows_the_missing_parameter(db):
 
 def test_failed_inspection_shows_pendencias_and_the_deadline(db):
     auth = requested(db, "matupa")
-    registry.approve(db, ACTORS["matupa"], "matupa", auth, TODAY - timedelta(days=1))
+    authorizations.approve(db, ACTORS["matupa"], "matupa", auth, TODAY - timedelta(days=1))
     at = page("inspections.py", "matupa")
     at.selectbox(key="insp_auth").set_value(auth).run()
     for box in at.checkbox[:-1]:
@@ -131,7 +131,7 @@ def test_failed_inspection_shows_pendencias_and_the_deadline(db):
 
 def test_pendencias_lists_the_late_presentation(db):
     auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
-    registry.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
+    authorizations.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
     at = page("pendencias.py")
     assert not at.exception
     table = at.dataframe[0].value
@@ -145,12 +145,12 @@ def test_public_check_shows_the_status_and_only_the_first_name(db, sanction, wor
 
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    bill = registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     if sanction:
-        registry.record_sanction(db, ACTORS["chapada"], "chapada", auth, EventKind(sanction), TODAY,
+        authorizations.record_sanction(db, ACTORS["chapada"], "chapada", auth, EventKind(sanction), TODAY,
                                     TODAY + timedelta(days=30) if sanction == "suspended" else None)
-    doc = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)
+    doc = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)
     driver = registry.driver_record(db, "chapada", doc["driver_cpf"])
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["t"] = public_check.token_for("chapada", auth)
@@ -174,7 +174,7 @@ def test_short_fee_payment_keeps_the_authorization_awaiting_and_offers_the_compl
 
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
-    bill = registry.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
+    bill = fees.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
     dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, Decimal("150.00"), "Caixa")
     at = page("authorizations.py", "matupa")
     at.selectbox(key="auth_open").set_value(auth).run()
@@ -192,7 +192,7 @@ def test_short_fee_payment_keeps_the_authorization_awaiting_and_offers_the_compl
 def test_inspections_page_calls_an_extraordinary_vistoria_and_offers_the_notice(db):
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
-    bill = registry.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
+    bill = fees.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
     dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, bill["amount"], "Caixa")
     at = page("inspections.py", "matupa")
     at.selectbox(key="insp_call_auth").set_value(auth)
@@ -209,7 +209,7 @@ def test_fee_paid_above_the_amount_issues_and_shows_the_alert(db):
 
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    bill = registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, Decimal("200.00"), "Caixa")
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()

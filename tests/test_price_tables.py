@@ -8,7 +8,7 @@ import pytest
 
 from rules.machinery.nova_lacerda import RULESET
 from rules.machinery.prices import ANEXO_I
-from rules.machinery.quote import EarthLoads, MachineHours
+from rules.machinery.quote import EarthLoads
 from services.machinery import price_tables
 from services.shared import clock, parameters
 from services.shared.errors import Conflict, PermissionDenied, ValidationFailed

@@ -9,8 +9,15 @@ import pytest
 from pypdf import PdfReader
 
 from services.dam import dams
-from services.ridehailing import documents, public_check, registry
-from services.shared import clock
+from services.ridehailing import (
+    authorizations,
+    documents,
+    fees,
+    inspections,
+    public_check,
+    registry,
+)
+from services.shared import clock, entities, parameters
 from tests.ridehailing_data import ACTORS, inspected, set_fee
 
 TODAY = clock.today()
@@ -20,7 +27,7 @@ TODAY = clock.today()
 def issued(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    bill = registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
@@ -50,7 +57,7 @@ def test_sticker_shows_number_validity_ouvidoria_and_a_signed_qr(db, issued, tmp
 
 
 def test_certificate_names_driver_vehicle_and_legal_basis(db, issued, tmp_path):
-    doc = registry.get_authorization(db, ACTORS["chapada"], "chapada", issued)
+    doc = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", issued)
     driver = registry.driver_record(db, "chapada", doc["driver_cpf"])
     pdf = documents.certificate_pdf(db, ACTORS["chapada"], "chapada", issued)
     shown = text(pdf)
@@ -85,19 +92,18 @@ def test_token_of_another_install_is_refused(db, issued, monkeypatch):
 def test_inspection_report_shows_the_checklist_result_and_deadline(db, tmp_path, municipality, failed_item,
                                                                     item_article, fix_article):
     from seed.ridehailing import passing
-    from services.ridehailing.registry import parameters
-    from services.shared import entities, municipalities
+    from services.shared import municipalities
     from tests.ridehailing_data import requested
 
     actor = ACTORS[municipality]
     auth = requested(db, municipality)
-    registry.approve(db, actor, municipality, auth, TODAY)
+    authorizations.approve(db, actor, municipality, auth, TODAY)
     answers = {**passing(municipality), **({failed_item: False} if failed_item else {})}
-    outcome = registry.record_inspection(db, actor, municipality, auth, TODAY, answers, "Carla Vistoriadora",
+    outcome = inspections.record_inspection(db, actor, municipality, auth, TODAY, answers, "Carla Vistoriadora",
                                             "Vidro traseiro com película")
     pdf = documents.inspection_report_pdf(db, actor, municipality, outcome.inspection_id)
     shown = text(pdf)
-    doc = registry.get_authorization(db, actor, municipality, auth)
+    doc = authorizations.get_authorization(db, actor, municipality, auth)
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
     town = municipalities.get(db, municipality)
     for expected in (f"PREFEITURA MUNICIPAL DE {town.name.upper()}", "LAUDO DE VISTORIA VEICULAR", doc["protocol"],
@@ -137,10 +143,10 @@ def issue_in(db, municipality: str, platform: str | None = None) -> str:
         number = cnpj(random.Random(11))
         entities.create(db, ACTORS[municipality], "platforms", municipality,
                         {"name": platform, "cnpj": number, "status": "ativo"})
-        cpf = registry.get_authorization(db, ACTORS[municipality], municipality, auth)["driver_cpf"]
+        cpf = authorizations.get_authorization(db, ACTORS[municipality], municipality, auth)["driver_cpf"]
         driver = registry.driver_record(db, municipality, cpf)
         entities.update(db, ACTORS[municipality], "drivers", municipality, driver["id"], {"platform_cnpj": number})
-    bill = registry.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
+    bill = fees.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
     dams.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
@@ -152,20 +158,18 @@ def issue_in(db, municipality: str, platform: str | None = None) -> str:
                  id="MP art. 15 §1: no platform on record, the copy says so"),
 ])
 def test_convocation_notice_names_driver_platform_deadline_and_article(db, municipality, platform, article):
-    from services.ridehailing.registry import parameters
-
     actor = ACTORS[municipality]
     auth = issue_in(db, municipality, platform)
-    deadline = registry.call_inspection(db, actor, municipality, auth, TODAY, "Denúncia sobre os pneus")
+    deadline = inspections.call_inspection(db, actor, municipality, auth, TODAY, "Denúncia sobre os pneus")
     rules = registry.rules_of(municipality)
     assert deadline == rules.convocation_deadline(TODAY, parameters.book(db, municipality),
                                                   parameters.calendar(db, municipality, TODAY))
-    doc = registry.get_authorization(db, actor, municipality, auth)
+    doc = authorizations.get_authorization(db, actor, municipality, auth)
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
     shown = text(documents.convocation_notice_pdf(db, actor, municipality, auth))
     days = parameters.value(db, municipality, "inspection_call_days", TODAY)
     for expected in (f"NOTIFICAÇÃO Nº 0001/{TODAY.year}", "CONVOCAÇÃO PARA VISTORIA EXTRAORDINÁRIA", driver["name"],
-                     registry.entities.fields.show("plate", doc["plate"]), f"Nº {doc['number']}",
+                     entities.fields.show("plate", doc["plate"]), f"Nº {doc['number']}",
                      f"Prazo para comparecimento: até {deadline:%d/%m/%Y} ({days} dias contados de {TODAY:%d/%m/%Y}",
                      "Motivo da convocação: Denúncia sobre os pneus.", article, "Cópia para ciência da plataforma"):
         assert expected in shown

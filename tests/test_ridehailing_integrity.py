@@ -16,8 +16,15 @@ from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import vehicle_values
 from services.dam import dams
-from services.ridehailing import public_check, registry
-from services.shared import audit, clock, entities, events
+from services.ridehailing import (
+    authorization_lists,
+    authorization_records,
+    authorizations,
+    fees,
+    inspections,
+    public_check,
+)
+from services.shared import audit, clock, entities, events, parameters
 from services.shared.errors import Conflict, NotFound
 from tests import figures
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
@@ -49,36 +56,36 @@ def together(task, count: int = THREADS) -> list:
 def active(db) -> str:
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = registry.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
+    dam = fees.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
     dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     return auth
 
 
 def kinds(db, auth: str) -> list[str]:
-    return [e["kind"] for e in registry.get_authorization(db, ACTOR, "chapada", auth)["events"]]
+    return [e["kind"] for e in authorizations.get_authorization(db, ACTOR, "chapada", auth)["events"]]
 
 
 # ---- defect 2: no concurrent step is lost ----
 
 def test_eight_concurrent_convocations_keep_eight_events_audits_and_numbers(db):
     auth = active(db)
-    results = together(lambda: registry.call_inspection(db, ACTOR, "chapada", auth, TODAY, "Denúncia"))
+    results = together(lambda: inspections.call_inspection(db, ACTOR, "chapada", auth, TODAY, "Denúncia"))
     assert not [r for r in results if isinstance(r, Exception)]
     assert kinds(db, auth).count(EventKind.INSPECTION_CALLED.value) == THREADS
     entries = list(db["audit"].find({"doc_id": auth, "action": EventKind.INSPECTION_CALLED.value}))
     assert len(entries) == THREADS
-    counter = db["counters"].find_one({"_id": f"chapada/{registry.CONVOCATION_KIND}/{TODAY.year}"})
+    counter = db["counters"].find_one({"_id": f"chapada/{inspections.CONVOCATION_KIND}/{TODAY.year}"})
     assert counter["seq"] == THREADS  # eight numbers reserved, none skipped
-    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
+    doc = authorizations.get_authorization(db, ACTOR, "chapada", auth)
     assert doc["version"] >= THREADS
     figures.concurrency("eventos de uma autorização", THREADS, 0)
 
 
 def test_two_clerks_approving_at_once_give_one_approval(db):
     auth = requested(db, "chapada")
-    results = together(lambda: registry.approve(db, ACTOR, "chapada", auth, TODAY))
+    results = together(lambda: authorizations.approve(db, ACTOR, "chapada", auth, TODAY))
     assert sum(1 for r in results if not isinstance(r, Exception)) == 1
-    assert all(isinstance(r, registry.WrongStep) for r in results if isinstance(r, Exception))
+    assert all(isinstance(r, authorization_records.WrongStep) for r in results if isinstance(r, Exception))
     assert kinds(db, auth).count(EventKind.APPROVED.value) == 1
     figures.concurrency("aprovações de um pedido", THREADS, THREADS - 1)
 
@@ -87,7 +94,7 @@ def test_two_clerks_approving_at_once_give_one_approval(db):
 
 def test_eight_concurrent_requests_for_one_plate_make_one_record(db):
     cpf, plate = register(db, "chapada")
-    results = together(lambda: registry.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY))
+    results = together(lambda: authorizations.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY))
     conflicts = [r for r in results if isinstance(r, Conflict)]
     assert len(conflicts) == THREADS - 1
     assert all("Já há autorização em andamento" in c.message for c in conflicts)
@@ -97,59 +104,60 @@ def test_eight_concurrent_requests_for_one_plate_make_one_record(db):
 
 def test_a_driver_has_one_open_request_whatever_the_vehicle(db):
     cpf, plate = register(db, "chapada")
-    first = registry.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY)
+    first = authorizations.request_authorization(db, ACTOR, "chapada", cpf, plate, TODAY)
     second = vehicle_values(random.Random(7), cpf, TODAY)
     entities.create(db, ACTOR, "vehicles", "chapada", second)
     with pytest.raises(Conflict, match="condutor"):
-        registry.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)
+        authorizations.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)
     assert db["authorizations"].count_documents({"driver_cpf": cpf}) == 1
-    registry.refuse(db, ACTOR, "chapada", first, TODAY, "Desistência do requerente")
-    registry.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)  # refused frees him
+    authorizations.refuse(db, ACTOR, "chapada", first, TODAY, "Desistência do requerente")
+    authorizations.request_authorization(db, ACTOR, "chapada", cpf, second["plate"], TODAY)  # refused frees him
 
 
 def test_an_expired_authorization_frees_its_plate_for_a_new_request(db, monkeypatch):
     auth = active(db)
-    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
+    doc = authorizations.get_authorization(db, ACTOR, "chapada", auth)
     with pytest.raises(Conflict, match="placa"):
-        registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
-    expired = registry.status(db, ACTOR, "chapada", auth, TODAY).valid_until + timedelta(days=1)
+        authorizations.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
+    expired = authorizations.status(db, ACTOR, "chapada", auth, TODAY).valid_until + timedelta(days=1)
     monkeypatch.setattr(clock, "today", lambda: expired)
-    assert registry.status(db, ACTOR, "chapada", auth, expired).status is Status.EXPIRED
-    new = registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], expired)
+    assert authorizations.status(db, ACTOR, "chapada", auth, expired).status is Status.EXPIRED
+    new = authorizations.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], expired)
     assert new != auth
     old = db["authorizations"].find_one({"_id": ObjectId(auth)})
-    assert registry.OPEN_PLATE not in old and old["status"] == Status.EXPIRED.value
+    assert authorization_records.OPEN_PLATE not in old and old["status"] == Status.EXPIRED.value
     assert db["audit"].count_documents({"doc_id": auth, "action": "open_keys_released"}) == 1
 
 
 def test_a_vehicle_cannot_be_substituted_by_a_plate_in_another_open_authorization(db):
     auth = active(db)
-    cpf = registry.get_authorization(db, ACTOR, "chapada", auth)["driver_cpf"]
+    cpf = authorizations.get_authorization(db, ACTOR, "chapada", auth)["driver_cpf"]
     second = vehicle_values(random.Random(9), cpf, TODAY)
     entities.create(db, ACTOR, "vehicles", "chapada", second)
     other_cpf, other_plate = register(db, "chapada", seed=3)
-    registry.request_authorization(db, ACTOR, "chapada", other_cpf, other_plate, TODAY)
+    authorizations.request_authorization(db, ACTOR, "chapada", other_cpf, other_plate, TODAY)
     db["vehicles"].update_one({"plate": other_plate}, {"$set": {"driver_cpf": cpf}})  # sold to the first driver
     with pytest.raises(Conflict, match="placa"):
-        registry.substitute_vehicle(db, ACTOR, "chapada", auth, other_plate, TODAY, "Venda")
-    assert registry.get_authorization(db, ACTOR, "chapada", auth)["plate"] != other_plate
-    registry.substitute_vehicle(db, ACTOR, "chapada", auth, second["plate"], TODAY, "Acidente")
+        authorizations.substitute_vehicle(db, ACTOR, "chapada", auth, other_plate, TODAY, "Venda")
+    assert authorizations.get_authorization(db, ACTOR, "chapada", auth)["plate"] != other_plate
+    authorizations.substitute_vehicle(db, ACTOR, "chapada", auth, second["plate"], TODAY, "Acidente")
     doc = db["authorizations"].find_one({"_id": ObjectId(auth)})
-    assert doc[registry.OPEN_PLATE] == f"chapada/{second['plate']}"
+    assert doc[authorization_records.OPEN_PLATE] == f"chapada/{second['plate']}"
 
 
 def test_start_up_gives_open_keys_to_older_open_authorizations_once(db):
     auth = requested(db, "chapada")
     refused = requested(db, "chapada", seed=2)
-    registry.refuse(db, ACTOR, "chapada", refused, TODAY, "Documentação incompleta")
-    db["authorizations"].update_many({}, {"$unset": {registry.OPEN_PLATE: "", registry.OPEN_DRIVER: ""}})
-    registry.prepare(db)
-    registry.prepare(db)
+    authorizations.refuse(db, ACTOR, "chapada", refused, TODAY, "Documentação incompleta")
+    db["authorizations"].update_many({}, {"$unset": {authorization_records.OPEN_PLATE: "",
+                                                     authorization_records.OPEN_DRIVER: ""}})
+    authorization_records.prepare(db)
+    authorization_records.prepare(db)
     doc = db["authorizations"].find_one({"_id": ObjectId(auth)})
-    assert doc[registry.OPEN_PLATE] == f"chapada/{doc['plate']}"
-    assert registry.OPEN_PLATE not in db["authorizations"].find_one({"_id": ObjectId(refused)})
+    assert doc[authorization_records.OPEN_PLATE] == f"chapada/{doc['plate']}"
+    assert authorization_records.OPEN_PLATE not in db["authorizations"].find_one({"_id": ObjectId(refused)})
     with pytest.raises(Conflict):
-        registry.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
+        authorizations.request_authorization(db, ACTOR, "chapada", doc["driver_cpf"], doc["plate"], TODAY)
 
 
 # ---- defects 3 and 12: the fee handler trusts the store and runs once ----
@@ -157,23 +165,23 @@ def test_start_up_gives_open_keys_to_older_open_authorizations_once(db):
 def test_a_forged_paid_dam_issues_nothing(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = registry.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)  # issued, never paid
+    dam = fees.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)  # issued, never paid
     forged = {**dam, "status": dams.PAID, "payment": {"paid_on": TODAY, "amount": dam["amount"], "notes": []}}
     for fake in (forged, {"pays": {"collection": "authorizations", "id": auth}, "municipality": "chapada",
                           "payment": {"paid_on": TODAY}}, {**forged, "id": str(ObjectId())}):
-        registry.fee_paid(db, fake)
-    doc = registry.get_authorization(db, ACTOR, "chapada", auth)
+        fees.fee_paid(db, fake)
+    doc = authorizations.get_authorization(db, ACTOR, "chapada", auth)
     assert not doc.get("number") and EventKind.FEE_PAID.value not in kinds(db, auth)
-    assert db["counters"].find_one({"_id": f"chapada/{registry.NUMBER_KIND}/{TODAY.year}"}) is None
+    assert db["counters"].find_one({"_id": f"chapada/{fees.NUMBER_KIND}/{TODAY.year}"}) is None
 
 
 def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
     auth = active(db)
     [dam] = dams.list_all(db, ACTOR, "chapada", dams.DamQuery())
-    registry.fee_paid(db, dam)
-    registry.fee_paid(db, {"id": dam["id"]})
+    fees.fee_paid(db, dam)
+    fees.fee_paid(db, {"id": dam["id"]})
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
-    assert db["counters"].find_one({"_id": f"chapada/{registry.NUMBER_KIND}/{TODAY.year}"})["seq"] == 1
+    assert db["counters"].find_one({"_id": f"chapada/{fees.NUMBER_KIND}/{TODAY.year}"})["seq"] == 1
 
 
 @pytest.mark.parametrize("where", ["_save", "audit"], ids=["before the authorization is written",
@@ -181,8 +189,8 @@ def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
 def test_a_handler_interrupted_midway_is_issued_once_on_rerun(db, monkeypatch, where):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = registry.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
-    module, name = (registry, "_save") if where == "_save" else (audit, "record")
+    dam = fees.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
+    module, name = (authorization_records, "_save") if where == "_save" else (audit, "record")
     original = getattr(module, name)
 
     def crash(*args, **kwargs):
@@ -195,13 +203,13 @@ def test_a_handler_interrupted_midway_is_issued_once_on_rerun(db, monkeypatch, w
     dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     paid = dams.get(db, ACTOR, "chapada", dam["id"])
     assert paid["status"] == dams.PAID and paid["handlers_pending"]  # the payment stays; its handler is owed
-    assert not registry.get_authorization(db, ACTOR, "chapada", auth).get("number")
+    assert not authorizations.get_authorization(db, ACTOR, "chapada", auth).get("number")
     assert events.resume_pending(db) == 1  # the outbox re-runs the handler (at start, or on retry)
     assert events.resume_pending(db) == 0
-    registry.fee_paid(db, {"id": dam["id"]})  # a handler run once more changes nothing
+    fees.fee_paid(db, {"id": dam["id"]})  # a handler run once more changes nothing
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
-    assert registry.status(db, ACTOR, "chapada", auth, TODAY).status is Status.ACTIVE
-    assert registry.get_authorization(db, ACTOR, "chapada", auth)["number"]
+    assert authorizations.status(db, ACTOR, "chapada", auth, TODAY).status is Status.ACTIVE
+    assert authorizations.get_authorization(db, ACTOR, "chapada", auth)["number"]
 
 
 def test_record_earlier_payment_needs_a_writer(db):
@@ -210,7 +218,7 @@ def test_record_earlier_payment_needs_a_writer(db):
 
     auth = inspected(db, "chapada")
     with pytest.raises(PermissionDenied):
-        registry.record_earlier_payment(db, GABINETE, "chapada", auth, TODAY)
+        fees.record_earlier_payment(db, GABINETE, "chapada", auth, TODAY)
 
 
 # ---- issue 9: one parameter load per call, however many authorizations ----
@@ -219,9 +227,9 @@ def test_a_list_reads_the_parameters_once(db, monkeypatch):
     for seed in range(1, 4):
         requested(db, "chapada", seed=seed)
     calls = []
-    original = registry.parameters.book
-    monkeypatch.setattr(registry.parameters, "book", lambda *a: calls.append(a) or original(*a))
-    rows = registry.authorization_rows(db, ACTOR, "chapada", TODAY)
+    original = parameters.book
+    monkeypatch.setattr(parameters, "book", lambda *a: calls.append(a) or original(*a))
+    rows = authorization_lists.authorization_rows(db, ACTOR, "chapada", TODAY)
     assert len(rows) == 3 and len(calls) == 1
 
 

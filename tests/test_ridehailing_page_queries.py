@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from seed.people import cnpj
 from seed.ridehailing import passing
 from services.dam import dams
-from services.ridehailing import registry
+from services.ridehailing import authorizations, fees, inspections
 from services.shared import clock, entities
 from tests.ridehailing_data import ACTORS, requested, set_fee
 
@@ -67,17 +67,17 @@ def population(db, seed: int, count: int) -> None:
         base = seed * 100 + index * 10
         requested(db, "chapada", seed=base + 1)
         approved = requested(db, "chapada", seed=base + 2)
-        registry.approve(db, ACTOR, "chapada", approved, today - timedelta(days=1))
+        authorizations.approve(db, ACTOR, "chapada", approved, today - timedelta(days=1))
         failed = requested(db, "chapada", seed=base + 3)
-        registry.approve(db, ACTOR, "chapada", failed, today - timedelta(days=3))
-        registry.record_inspection(db, ACTOR, "chapada", failed, today - timedelta(days=1),
+        authorizations.approve(db, ACTOR, "chapada", failed, today - timedelta(days=3))
+        inspections.record_inspection(db, ACTOR, "chapada", failed, today - timedelta(days=1),
                                       {**passing("chapada"), "I": False}, "Vistoriador")
         awaiting = inspected_with_seed(db, base + 4)
-        registry.issue_fee_dam(db, ACTOR, "chapada", awaiting, today)
+        fees.issue_fee_dam(db, ACTOR, "chapada", awaiting, today)
         active = inspected_with_seed(db, base + 5)
-        dam = registry.issue_fee_dam(db, ACTOR, "chapada", active, today)
+        dam = fees.issue_fee_dam(db, ACTOR, "chapada", active, today)
         dams.record_payment(db, ACTOR, "chapada", dam["id"], today, dam["amount"], "Banco do Brasil")
-        registry.call_inspection(db, ACTOR, "chapada", active, today, "Denúncia de passageiro")
+        inspections.call_inspection(db, ACTOR, "chapada", active, today, "Denúncia de passageiro")
         entities.create(db, ACTOR, "platforms", "chapada", {"name": f"Plataforma {base}",
                                                             "cnpj": cnpj(random.Random(base)), "status": "ativo"})
 
@@ -85,8 +85,8 @@ def population(db, seed: int, count: int) -> None:
 def inspected_with_seed(db, seed: int) -> str:
     today = clock.today()
     auth = requested(db, "chapada", seed=seed)
-    registry.approve(db, ACTOR, "chapada", auth, today - timedelta(days=4))
-    registry.record_inspection(db, ACTOR, "chapada", auth, today - timedelta(days=2), passing("chapada"),
+    authorizations.approve(db, ACTOR, "chapada", auth, today - timedelta(days=4))
+    inspections.record_inspection(db, ACTOR, "chapada", auth, today - timedelta(days=2), passing("chapada"),
                                   "Vistoriador")
     return auth
 
@@ -138,7 +138,7 @@ def test_a_cached_list_shows_a_write_made_elsewhere_on_the_next_render(db):
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     table = at.dataframe[0].value.to_string()
     assert "Avaliar requerimento" in table and "Vistoria" not in table
-    registry.approve(db, ACTOR, "chapada", auth, clock.today())  # another clerk, another session
+    authorizations.approve(db, ACTOR, "chapada", auth, clock.today())  # another clerk, another session
     at.run()
     table = at.dataframe[0].value.to_string()
     assert "Vistoria" in table and "Avaliar requerimento" not in table

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from seed.people import cnpj
 from services.ridehailing import platforms, registry
-from services.shared import parameters
+from services.shared import entities, parameters
 from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS
 
@@ -31,7 +31,7 @@ def platform(db, municipality: str, coverage: str = "100000.00", valid_until: da
               "insurer": "Porto Seguro", "policy_number": "123", "insurance_coverage": Decimal(coverage),
               "insurance_valid_from": date(2026, 3, 1), "insurance_valid_until": valid_until,
               "credentialed_on": CREDENTIALED, **changes}
-    platform_id = registry.entities.create(db, actor, "platforms", municipality, values)
+    platform_id = entities.create(db, actor, "platforms", municipality, values)
     for day in lists:
         platforms.add_report(db, actor, municipality, values["cnpj"], "lista", day, "protocolo")
     for month in issqn or (date(2026, 3, 20), date(2026, 4, 20), date(2026, 5, 20)):
@@ -74,7 +74,7 @@ def test_a_policy_without_its_dates_is_not_taken_as_insurance(db):
     platform_id = platform(db, "matupa", insurance_valid_from=None)
     ok, message, _ = findings(db, "matupa", platform_id)["insurance"]
     assert (ok, message) == (False, "Sem apólice de seguro APP")
-    doc = registry.entities.get(db, ACTORS["matupa"], "platforms", "matupa", platform_id)
+    doc = entities.get(db, ACTORS["matupa"], "platforms", "matupa", platform_id)
     assert platforms.missing_policy_fields(doc) == ["Início da vigência do seguro"]
 
 

@@ -13,9 +13,9 @@ from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import passing
 from services.dam import dams
-from services.ridehailing import registry, work_queue
-from services.shared import clock, entities, entity_lists, schema
-from services.shared.errors import PermissionDenied
+from services.ridehailing import authorizations, fees, inspections, registry, work_queue
+from services.shared import clock, entities, entity_lists, parameters, schema
+from services.shared.errors import PermissionDenied, ValidationFailed
 from tests.conftest import GABINETE
 from tests.ridehailing_data import ACTORS, FEE, inspected, register, requested, set_fee
 
@@ -24,7 +24,7 @@ TODAY = clock.today()
 
 def pay(db, municipality: str, auth: str) -> dict:
     actor = ACTORS[municipality]
-    dam = registry.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dam = fees.issue_fee_dam(db, actor, municipality, auth, TODAY)
     dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     return dam
 
@@ -37,19 +37,19 @@ def test_whole_flow_issues_the_authorization_on_payment(db, municipality, valid_
     actor = ACTORS[municipality]
     set_fee(db, municipality)
     auth = requested(db, municipality)
-    assert registry.status(db, actor, municipality, auth, TODAY).status is Status.REQUESTED
-    assert registry.evaluate(db, actor, municipality, auth).ok
-    state = registry.approve(db, actor, municipality, auth, TODAY - timedelta(days=4))
+    assert authorizations.status(db, actor, municipality, auth, TODAY).status is Status.REQUESTED
+    assert authorizations.evaluate(db, actor, municipality, auth).ok
+    state = authorizations.approve(db, actor, municipality, auth, TODAY - timedelta(days=4))
     assert state.status is Status.AWAITING_INSPECTION
-    outcome = registry.record_inspection(db, actor, municipality, auth, TODAY - timedelta(days=2),
+    outcome = inspections.record_inspection(db, actor, municipality, auth, TODAY - timedelta(days=2),
                                             passing(municipality), "Vistoriador")
     assert outcome.decision.ok and outcome.state.status is Status.AWAITING_FEE
-    dam = registry.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dam = fees.issue_fee_dam(db, actor, municipality, auth, TODAY)
     assert dam["amount"] == FEE and dam["pays"]["id"] == auth
-    assert registry.status(db, actor, municipality, auth, TODAY).status is Status.AWAITING_FEE
+    assert authorizations.status(db, actor, municipality, auth, TODAY).status is Status.AWAITING_FEE
     dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
-    doc = registry.get_authorization(db, actor, municipality, auth)
-    state = registry.status(db, actor, municipality, auth, TODAY)
+    doc = authorizations.get_authorization(db, actor, municipality, auth)
+    state = authorizations.status(db, actor, municipality, auth, TODAY)
     expected = valid_until or registry.rules_of(municipality).validity_end(TODAY)
     assert (doc["number"], state.status, state.valid_until) == (f"0001/{TODAY.year}", Status.ACTIVE, expected)
     assert doc["fee_dam"]["paid"] is True
@@ -59,8 +59,8 @@ def test_the_payment_handler_runs_once_per_dam(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     dam = pay(db, "chapada", auth)
-    registry.fee_paid(db, dams.get(db, ACTORS["chapada"], "chapada", dam["id"]))
-    doc = registry.get_authorization(db, ACTORS["chapada"], "chapada", auth)
+    fees.fee_paid(db, dams.get(db, ACTORS["chapada"], "chapada", dam["id"]))
+    doc = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)
     assert [e["kind"] for e in doc["events"]].count(EventKind.FEE_PAID.value) == 1
 
 
@@ -80,13 +80,13 @@ def test_the_payment_handler_runs_once_per_dam(db):
 def test_refusals_carry_the_article(db, municipality, changes, article):
     actor = ACTORS[municipality]
     auth = requested(db, municipality, **changes)
-    verdict = registry.evaluate(db, actor, municipality, auth)
+    verdict = authorizations.evaluate(db, actor, municipality, auth)
     assert not verdict.ok and any(article in reason for reason in verdict.reasons())
-    with pytest.raises(registry.NotEligible, match=article.replace("º", ".")):
-        registry.approve(db, actor, municipality, auth, TODAY)
-    reasons = registry.refuse(db, actor, municipality, auth, TODAY, "")
+    with pytest.raises(authorizations.NotEligible, match=article.replace("º", ".")):
+        authorizations.approve(db, actor, municipality, auth, TODAY)
+    reasons = authorizations.refuse(db, actor, municipality, auth, TODAY, "")
     assert any(article in r for r in reasons)
-    assert registry.status(db, actor, municipality, auth, TODAY).status is Status.REFUSED
+    assert authorizations.status(db, actor, municipality, auth, TODAY).status is Status.REFUSED
 
 
 @pytest.mark.parametrize("age, ok", [pytest.param(10, True, id="CG art. 14 III: 10 years admitted"),
@@ -106,20 +106,20 @@ def test_gravissima_infraction_in_the_12_months_refuses_the_driver(db):
 
 def test_refusal_of_an_eligible_request_needs_a_written_reason(db):
     auth = requested(db, "chapada")
-    with pytest.raises(registry.ValidationFailed):
-        registry.refuse(db, ACTORS["chapada"], "chapada", auth, TODAY, "  ")
+    with pytest.raises(ValidationFailed):
+        authorizations.refuse(db, ACTORS["chapada"], "chapada", auth, TODAY, "  ")
 
 
 def test_failed_inspection_blocks_for_five_days(db):
     actor = ACTORS["chapada"]
     auth = requested(db, "chapada")
-    registry.approve(db, actor, "chapada", auth, TODAY - timedelta(days=4))
+    authorizations.approve(db, actor, "chapada", auth, TODAY - timedelta(days=4))
     failed_on = TODAY - timedelta(days=1)
-    outcome = registry.record_inspection(db, actor, "chapada", auth, failed_on, {**passing("chapada"), "II": False},
+    outcome = inspections.record_inspection(db, actor, "chapada", auth, failed_on, {**passing("chapada"), "II": False},
                                             "Vistoriador")
     rules = registry.rules_of("chapada")
     assert not outcome.decision.ok
-    assert outcome.fix_deadline == rules.fix_deadline(failed_on, registry.parameters.calendar(db, "chapada"))
+    assert outcome.fix_deadline == rules.fix_deadline(failed_on, parameters.calendar(db, "chapada"))
     assert any("art. 14, II" in r for r in outcome.decision.reasons())
     stored = entity_lists.list_all(db, actor, "inspections", "chapada", schema.ListQuery())
     assert [(i["result"], i["fix_deadline"]) for i in stored] == [("failed", outcome.fix_deadline)]
@@ -128,7 +128,7 @@ def test_failed_inspection_blocks_for_five_days(db):
 def test_fee_without_parameter_is_refused_never_zero(db):
     auth = inspected(db, "chapada")
     with pytest.raises(ParameterMissing, match="authorization_fee"):
-        registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+        fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
     assert db["dams"].count_documents({}) == 0
 
 
@@ -137,7 +137,7 @@ def test_one_vehicle_per_driver(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     pay(db, "chapada", auth)
-    cpf = registry.get_authorization(db, actor, "chapada", auth)["driver_cpf"]
+    cpf = authorizations.get_authorization(db, actor, "chapada", auth)["driver_cpf"]
     import random
 
     from seed.ridehailing import vehicle_values
@@ -153,10 +153,10 @@ def test_renewal_fee_extends_the_validity(db):
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
     pay(db, "matupa", auth)
-    first_end = registry.status(db, actor, "matupa", auth, TODAY).valid_until
-    registry.request_renewal(db, actor, "matupa", auth, TODAY)
+    first_end = authorizations.status(db, actor, "matupa", auth, TODAY).valid_until
+    fees.request_renewal(db, actor, "matupa", auth, TODAY)
     pay(db, "matupa", auth)
-    state = registry.status(db, actor, "matupa", auth, TODAY)
+    state = authorizations.status(db, actor, "matupa", auth, TODAY)
     assert state.valid_until == registry.rules_of("matupa").renewed_validity_end(first_end)
 
 
@@ -165,15 +165,15 @@ def test_sanctions_show_in_the_status(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     pay(db, "chapada", auth)
-    registry.record_sanction(db, actor, "chapada", auth, EventKind.SUSPENDED, TODAY, TODAY + timedelta(days=30))
-    state = registry.status(db, actor, "chapada", auth, TODAY)
+    authorizations.record_sanction(db, actor, "chapada", auth, EventKind.SUSPENDED, TODAY, TODAY + timedelta(days=30))
+    state = authorizations.status(db, actor, "chapada", auth, TODAY)
     assert (state.status, state.deadline) == (Status.SUSPENDED, TODAY + timedelta(days=30))
 
 
 def test_queue_lists_deadlines_with_late_ones_flagged(db):
     actor = ACTORS["chapada"]
     auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
-    registry.approve(db, actor, "chapada", auth, TODAY - timedelta(days=15))
+    authorizations.approve(db, actor, "chapada", auth, TODAY - timedelta(days=15))
     queue = work_queue.pendencias(db, actor, "chapada", TODAY)
     assert [(p.kind, p.late) for p in queue] == [("Vistoria", True)]
     assert "art. 13" in queue[0].reference
@@ -182,7 +182,7 @@ def test_queue_lists_deadlines_with_late_ones_flagged(db):
 def test_gabinete_cannot_write(db):
     cpf, plate = register(db, "chapada")
     with pytest.raises(PermissionDenied):
-        registry.request_authorization(db, GABINETE, "chapada", cpf, plate, TODAY)
+        authorizations.request_authorization(db, GABINETE, "chapada", cpf, plate, TODAY)
 
 
 def test_data_changes_are_kept_with_dates(db):
@@ -198,7 +198,7 @@ def test_data_changes_are_kept_with_dates(db):
 
 def pay_amount(db, municipality: str, auth: str, amount: str, on=TODAY) -> dict:
     actor = ACTORS[municipality]
-    dam = registry.issue_fee_dam(db, actor, municipality, auth, TODAY)
+    dam = fees.issue_fee_dam(db, actor, municipality, auth, TODAY)
     dams.record_payment(db, actor, municipality, dam["id"], on, Decimal(amount), "Caixa")
     return dam
 
@@ -215,17 +215,17 @@ def test_the_authorization_follows_the_full_payment_of_the_fee(db, municipality,
     set_fee(db, municipality)
     auth = inspected(db, municipality)
     dam = pay_amount(db, municipality, auth, amount)
-    doc = registry.get_authorization(db, actor, municipality, auth)
-    state = registry.status(db, actor, municipality, auth, TODAY)
+    doc = authorizations.get_authorization(db, actor, municipality, auth)
+    state = authorizations.status(db, actor, municipality, auth, TODAY)
     assert (state.status is Status.ACTIVE) is issued
     assert bool(doc.get("number")) is issued
     if issued:
         above = Decimal(amount) > FEE
         note = doc["events"][-1]["note"]
-        assert ("a maior" in note) is above and registry.open_shortfall(doc) is None
+        assert ("a maior" in note) is above and fees.open_shortfall(doc) is None
         return
     assert state.status is Status.AWAITING_FEE
-    short = registry.open_shortfall(doc)
+    short = fees.open_shortfall(doc)
     assert (short["due"], short["paid"], short["difference"], short["dam_number"]) == (
         FEE, Decimal(amount), FEE - Decimal(amount), dam["number"])
     queue = work_queue.pendencias(db, actor, municipality, TODAY)
@@ -240,13 +240,13 @@ def test_a_complementary_dam_charges_the_difference_and_its_payment_issues(db):
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
     first = pay_amount(db, "matupa", auth, "150.00")
-    second = registry.issue_fee_dam(db, actor, "matupa", auth, TODAY)
+    second = fees.issue_fee_dam(db, actor, "matupa", auth, TODAY)
     assert second["amount"] == Decimal("30.00") and "pago a menor" in second["description"]
     [item] = work_queue.pendencias(db, actor, "matupa", TODAY)
     assert f"DAM complementar {second['number']}" in item.message and first["number"] in item.message
     dams.record_payment(db, actor, "matupa", second["id"], TODAY, Decimal("30.00"), "Caixa")
-    doc = registry.get_authorization(db, actor, "matupa", auth)
-    assert registry.status(db, actor, "matupa", auth, TODAY).status is Status.ACTIVE
+    doc = authorizations.get_authorization(db, actor, "matupa", auth)
+    assert authorizations.status(db, actor, "matupa", auth, TODAY).status is Status.ACTIVE
     assert doc["number"] == f"0001/{TODAY.year}"
     assert [r["amount"] for r in doc["fee_dam"]["received"]] == [Decimal("150.00"), Decimal("30.00")]
 
@@ -259,11 +259,11 @@ def test_a_late_payment_still_issues_and_keeps_the_flag(db, monkeypatch, days_af
     actor = ACTORS["chapada"]
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
-    dam = registry.issue_fee_dam(db, actor, "chapada", auth, TODAY)
+    dam = fees.issue_fee_dam(db, actor, "chapada", auth, TODAY)
     paid_on = dam["due_on"] + timedelta(days=days_after_due)
     monkeypatch.setattr(clock, "today", lambda: paid_on)
     dams.record_payment(db, actor, "chapada", dam["id"], paid_on, dam["amount"], "Caixa")
-    doc = registry.get_authorization(db, actor, "chapada", auth)
-    assert registry.status(db, actor, "chapada", auth, paid_on).status is Status.ACTIVE
+    doc = authorizations.get_authorization(db, actor, "chapada", auth)
+    assert authorizations.status(db, actor, "chapada", auth, paid_on).status is Status.ACTIVE
     assert ("dia(s) após o vencimento" in " ".join(doc["fee_dam"]["received"][0]["alerts"])) is late
     assert ("alertas do DAM" in doc["events"][-1]["note"]) is late

@@ -10,8 +10,13 @@ import streamlit as st
 from rules.base import Decision, Finding, Level
 from rules.fmt import day
 from rules.ridehailing.lifecycle import AuthorizationState, Status
+from services.ridehailing import (
+    authorization_lists,
+    authorizations,
+    registry,
+    work_queue,
+)
 from services.ridehailing import changes as ridehailing_changes
-from services.ridehailing import registry, work_queue
 from services.ridehailing.queue_item import Pendencia
 from services.shared import clock, config, entities, entity_lists, schema
 from services.shared.schema import EntitySpec
@@ -141,14 +146,15 @@ def _queue(store: str, actor, mun: str, on, version: str) -> list[Pendencia]:
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
 def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int, version: str,
-          status: str | None = None, sort: str | None = None, descending: bool = True) -> registry.RowsPage:
-    return registry.authorization_page(common.db(), actor, mun, on, search, page, per_page, status, sort, descending)
+          status: str | None = None, sort: str | None = None, descending: bool = True) -> authorization_lists.RowsPage:
+    return authorization_lists.authorization_page(common.db(), actor, mun, on, search, page, per_page, status, sort,
+                                                  descending)
 
 
 def authorization_page(actor, mun: str, search: str, page: int, per_page: int, status: str | None = None,
-                       sort: str | None = None, descending: bool = True) -> tuple[bool, registry.RowsPage]:
+                       sort: str | None = None, descending: bool = True) -> tuple[bool, authorization_lists.RowsPage]:
     """(ok, page) of the authorization list on today, cached under the store's data version."""
-    ok, version = common.attempt(registry.data_version, common.db(), actor, mun)
+    ok, version = common.attempt(authorization_lists.data_version, common.db(), actor, mun)
     if not ok:
         return False, None
     return common.attempt(_page, _store_key(), actor, mun, clock.today(), search, page, per_page, version,
@@ -157,7 +163,7 @@ def authorization_page(actor, mun: str, search: str, page: int, per_page: int, s
 
 def pendencias(actor, mun: str) -> tuple[bool, list[Pendencia]]:
     """(ok, queue) of today, cached under the store's data version."""
-    ok, version = common.attempt(registry.data_version, common.db(), actor, mun)
+    ok, version = common.attempt(authorization_lists.data_version, common.db(), actor, mun)
     if not ok:
         return False, []
     return common.attempt(_queue, _store_key(), actor, mun, clock.today(), version)
@@ -177,7 +183,7 @@ def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[
     known.update(labels)
     chosen = st.session_state.get(key)
     if chosen and chosen not in known:  # opened from another page: the record is read once
-        ok, doc = common.attempt(registry.get_authorization, common.db(), actor, mun, chosen)
+        ok, doc = common.attempt(authorizations.get_authorization, common.db(), actor, mun, chosen)
         if ok:
             known[chosen] = (f"{schema.SPECS['vehicles'].field('plate').show(doc['plate'])} · "
                              f"protocolo {doc['protocol']}")
@@ -302,7 +308,7 @@ def go(step: Step, key: str) -> None:
 
 def authorization_step(actor, mun: str, auth_id: str) -> Step | None:
     """What comes next for an authorization in its status today."""
-    ok, state = common.attempt(registry.status, common.db(), actor, mun, auth_id, clock.today())
+    ok, state = common.attempt(authorizations.status, common.db(), actor, mun, auth_id, clock.today())
     if not ok:
         return None
     if state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
@@ -334,7 +340,7 @@ def next_step(entity: str, actor, mun: str, doc: dict) -> Step | None:
             return Step("Cadastrar o veículo", "app_pages/vehicles.py",
                         {"vehicles_tabs": "Novo veículo", "vehicles_form_new_driver_cpf": cpf},
                         ":material/directions_car:")
-    ok, current = common.attempt(registry.open_authorization, db, actor, mun, cpf)
+    ok, current = common.attempt(authorizations.open_authorization, db, actor, mun, cpf)
     if not ok:
         return None
     if current is not None:

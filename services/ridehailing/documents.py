@@ -5,7 +5,12 @@ from __future__ import annotations
 from pymongo.database import Database
 
 from rules.fmt import cpf as fmt_cpf
-from services.ridehailing import public_check, registry
+from services.ridehailing import (
+    authorization_records,
+    authorizations,
+    public_check,
+    registry,
+)
 from services.ridehailing.certificate_pdf import CertificatePrint, render_certificate
 from services.ridehailing.convocation_notice_pdf import (
     ConvocationNoticePrint,
@@ -17,7 +22,7 @@ from services.ridehailing.inspection_report_pdf import (
     render_inspection_report,
 )
 from services.ridehailing.sticker_pdf import StickerPrint, render_sticker
-from services.shared import clock, entities, municipalities, parameters, schema
+from services.shared import clock, entities, fields, municipalities, parameters, schema
 from services.shared.auth import Actor, authorize
 from services.shared.errors import NotFound, ServiceError
 from services.store import parse_date
@@ -31,10 +36,10 @@ class NotIssued(ServiceError):
 
 def _issued(db: Database, actor: Actor, municipality: str, auth_id: str) -> tuple[dict, object]:
     authorize(actor, "read", municipality)
-    doc = registry.get_authorization(db, actor, municipality, auth_id)
+    doc = authorizations.get_authorization(db, actor, municipality, auth_id)
     if not doc.get("number"):
         raise NotIssued("A autorização ainda não foi expedida: o selo e o certificado saem após o pagamento da taxa.")
-    return doc, registry.state_of(doc, municipality, clock.today(), db)
+    return doc, authorization_records.state_of(doc, municipality, clock.today(), db)
 
 
 def _vehicle_text(vehicle: dict) -> str:
@@ -51,7 +56,7 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])
     return render_sticker(StickerPrint(
         municipality_name=town.name, secretariat=town.secretariat, act=registry.rules_of(municipality).act,
-        number=doc["number"], plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
+        number=doc["number"], plate=fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         valid_until=state.valid_until or parse_date(doc.get("valid_until")),
         ouvidoria_phone=str(parameters.value(db, municipality, OUVIDORIA, clock.today())),
         check_url=public_check.check_url(municipality, auth_id, base_url),
@@ -76,7 +81,7 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
         valid_until=state.valid_until or parse_date(doc.get("valid_until")),
         driver_name=driver["name"], driver_cpf=fmt_cpf(driver["cpf"]),
         cnh=f"{driver['cnh_number']} · categoria {driver['cnh_category']}",
-        plate=entities.fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
+        plate=fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         renavam=vehicle["renavam"], holder=spec.field("holder").show(vehicle["holder"]),
         check_url=public_check.check_url(municipality, auth_id, base_url),
         head=municipalities.letterhead(db, municipality),
@@ -91,7 +96,7 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
     """The laudo of one vistoria: the law's checklist item by item, the result, pendências and deadline."""
     authorize(actor, "read", municipality)
     inspection = entities.get(db, actor, "inspections", municipality, inspection_id)
-    doc = registry.get_authorization(db, actor, municipality, inspection["authorization_id"])
+    doc = authorizations.get_authorization(db, actor, municipality, inspection["authorization_id"])
     town = municipalities.get(db, municipality)
     rules = registry.rules_of(municipality)
     vehicle = registry.vehicle_record(db, municipality, inspection["plate"])
@@ -105,7 +110,7 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
         municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
         act=town.acts.get("transporte", rules.act), authorization=_authorization_text(doc), protocol=doc["protocol"],
         driver_name=driver["name"], driver_cpf=fmt_cpf(driver["cpf"]),
-        plate=entities.fields.show("plate", inspection["plate"]), vehicle=_vehicle_text(vehicle),
+        plate=fields.show("plate", inspection["plate"]), vehicle=_vehicle_text(vehicle),
         renavam=vehicle["renavam"], kind=spec.field("kind").show(inspection["kind"]),
         performed_on=inspection["performed_on"], inspector=inspection.get("inspector") or "",
         items=tuple(ChecklistLine(item.code, item.text, answers.get(item.code), item.reference)
@@ -130,7 +135,7 @@ def convocation_notice_pdf(db: Database, actor: Actor, municipality: str, auth_i
     """The notice of the authorization's last extraordinary convocation, to the driver with a copy
     to the platform, with the deadline of the rule set."""
     authorize(actor, "read", municipality)
-    doc = registry.get_authorization(db, actor, municipality, auth_id)
+    doc = authorizations.get_authorization(db, actor, municipality, auth_id)
     convocation = doc.get("convocation")
     if not convocation:
         raise NotFound("Não há convocação para vistoria extraordinária nesta autorização.")
@@ -145,7 +150,7 @@ def convocation_notice_pdf(db: Database, actor: Actor, municipality: str, auth_i
         reason=convocation.get("reason") or "", legal_basis=registry.rules_of(municipality).ref("convocation"),
         driver_name=driver["name"], driver_cpf=fmt_cpf(driver["cpf"]),
         driver_address=", ".join(x for x in (driver.get("address"), driver.get("district"), town.name) if x),
-        authorization=_authorization_text(doc), plate=entities.fields.show("plate", doc["plate"]),
+        authorization=_authorization_text(doc), plate=fields.show("plate", doc["plate"]),
         vehicle=_vehicle_text(vehicle), copies=_copies(db, municipality, driver),
         head=municipalities.letterhead(db, municipality),
     ))

@@ -20,10 +20,9 @@ from pymongo.database import Database
 from rules.fmt import day
 from rules.params import ParameterMissing
 from rules.ridehailing.lifecycle import Status
-from services.ridehailing import registry
-from services.shared import config, municipalities, parameters
-from services.shared.errors import NotFound, ServiceError
-from services.store import decode
+from services.ridehailing import authorization_records
+from services.shared import config, fields, municipalities, parameters
+from services.shared.errors import ServiceError
 
 WORDS = {
     Status.ACTIVE: "válida", Status.EXPIRED: "vencida", Status.SUSPENDED: "suspensa", Status.CASSADA: "cassada",
@@ -100,13 +99,8 @@ class PublicCheck:
 def check(db: Database, token: str, on: date) -> PublicCheck:
     """What a passenger sees for a token on ``on``; nothing personal beyond the first name."""
     municipality, auth_id = read_token(token)
-    doc = db["authorizations"].find_one({"_id": registry.entities._object_id(auth_id),
-                                         "municipality": municipality})
-    if doc is None:
-        raise NotFound("Autorização não encontrada.")
-    doc = decode(doc)
-    doc["id"] = str(doc.pop("_id"))
-    state = registry.state_of(doc, municipality, on, db)
+    doc = authorization_records.load(db, municipality, auth_id)
+    state = authorization_records.state_of(doc, municipality, on, db)
     vehicle = db["vehicles"].find_one({"municipality": municipality, "plate": doc["plate"]},
                                       {"make": 1, "model": 1}) or {}
     driver = db["drivers"].find_one({"municipality": municipality, "cpf": doc["driver_cpf"]}, {"name": 1}) or {}
@@ -125,7 +119,7 @@ def check(db: Database, token: str, on: date) -> PublicCheck:
         municipality_name=municipalities.get(db, municipality).name,
         status_word=word, valid=state.can_operate and bool(doc.get("number")),
         number=doc.get("number") or "", valid_until=state.valid_until,
-        plate=registry.entities.fields.show("plate", doc["plate"]),
+        plate=fields.show("plate", doc["plate"]),
         vehicle_model=" ".join(x for x in (vehicle.get("make"), vehicle.get("model")) if x),
         driver_first_name=(driver.get("name") or "").split(" ")[0], detail=detail, ouvidoria_phone=ouvidoria,
     )

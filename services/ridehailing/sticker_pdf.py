@@ -6,6 +6,7 @@ is printed under it for whoever cannot scan. Fonts and QR code: :mod:`services.s
 """
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from datetime import date
 

@@ -4,7 +4,9 @@ Each item comes from an authorization's status on the day (the rule set folds it
 from the deadlines the rule set computes: requests to evaluate, vehicles to present for
 vistoria, 5-day windows after a failed vistoria, fees to charge or unpaid fee DAMs, annual
 vistorias and renewals inside the horizon, convocations and suspensions ending, and changes of
-drivers' and vehicles' data reported late or not reported.
+drivers' and vehicles' data reported late or not reported. The platforms' lists and trip data
+requests (``platform_lists``, ``trip_data``) and the autos de infração (``enforcement.autos``) add
+their own items.
 """
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ from pymongo.database import Database
 from rules.fmt import brl
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
-from services.ridehailing import changes, registry
+from services.ridehailing import (
+    authorization_lists,
+    changes,
+    fees,
+    platform_lists,
+    registry,
+    trip_data,
+)
 from services.ridehailing.enforcement import lists as auto_lists
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import fields
@@ -34,9 +43,9 @@ def _last(doc: dict, kind: EventKind) -> date | None:
 def _fee_message(doc: dict, what: str) -> str:
     """An unpaid fee DAM, a short payment still to complement, or a complementary DAM to pay."""
     fee = doc["fee_dam"]
-    short = registry.open_shortfall(doc)
+    short = fees.open_shortfall(doc)
     if short:
-        return registry.shortfall_text(short)
+        return fees.shortfall_text(short)
     if fee.get("short"):
         return (f"DAM complementar {fee['number']} {what} ({brl(fee['amount'])}) aguardando pagamento; o DAM "
                 f"{fee['short']['dam_number']} foi pago a menor")
@@ -75,7 +84,7 @@ def _items(doc: dict, on: date, scope: registry.Scope) -> list[tuple[date, str, 
         deadline = rules.convocation_deadline(called, book, calendar)
         items.append((deadline, "Vistoria extraordinária", f"Comparecer à vistoria convocada até {deadline:%d/%m/%Y}",
                       rules.ref("convocation")))
-    if registry.pending_renewal(doc):
+    if fees.pending_renewal(doc):
         fee = doc.get("fee_dam") or {}
         unpaid = fee.get("purpose") == "renewal" and not fee.get("paid")
         items.append((parse_date(fee["due"]) if unpaid else on, "Renovação",
@@ -106,13 +115,10 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
     authorize(actor, "read", municipality)
     scope = registry.Scope(db, municipality)
     queue = _data_changes(db, actor, municipality, on, scope)
-    from services.ridehailing import (
-        obligations,  # it builds Pendencia items: imported here, not at the top
-    )
-
-    queue += obligations.pending(db, actor, municipality, on)
-    fields = {**registry.ROW_FIELDS, "fee_dam": 1}
-    for raw in db["authorizations"].find({"municipality": municipality}, fields):
+    queue += platform_lists.pending(db, actor, municipality, on)
+    queue += trip_data.pending(db, actor, municipality, on)
+    projection = {**authorization_lists.ROW_FIELDS, "fee_dam": 1}
+    for raw in db["authorizations"].find({"municipality": municipality}, projection):
         doc = decode(raw)
         doc["id"] = str(doc.pop("_id"))
         for due, kind, message, reference in _items(doc, on, scope):

@@ -5,7 +5,7 @@ from pymongo.database import Database
 
 from rules.params import ParameterVersion
 from services import store  # noqa: F401  (specs registers the entity specs)
-from services.ridehailing import obligations, registry
+from services.ridehailing import authorization_records, issqn, platform_lists, trip_data
 from services.ridehailing.enforcement import autos
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
 
@@ -42,9 +42,11 @@ def prepare(db: Database) -> None:
         db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
         for version in initial_parameters(municipality["code"]):
             ensure_parameter(db, municipality["code"], version)
-    registry.prepare(db)  # open-authorization keys and their unique indexes
+    authorization_records.prepare(db)  # open-authorization keys and their unique indexes
     autos.prepare(db)  # indexes of the autos de infração
-    obligations.prepare(db)  # lists, drafts, data requests, trips and ISSQN of the platforms
+    platform_lists.prepare(db)  # lists and drafts of the platforms
+    trip_data.prepare(db)  # data requests, trip imports and trips
+    issqn.prepare(db)  # ISSQN of each vehicle and month
     events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 

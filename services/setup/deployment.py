@@ -28,7 +28,7 @@ from rules.params import ParameterBook, ParameterMissing
 from rules.registry import MACHINERY, RIDE_HAILING, demo_parameters
 from services import store
 from services.machinery.localities import LOCALITIES
-from services.ridehailing.registry import FEE_PARAMETER
+from services.ridehailing.fees import FEE_PARAMETER
 from services.shared import audit, clock, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import ValidationFailed

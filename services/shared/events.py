@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 _PAID_HANDLERS: dict[str, list[Callable[[Any, dict], None]]] = {}
 # Modules whose handlers must be registered before an outbox entry is run (import registers them).
-HANDLER_MODULES = ("services.ridehailing.registry", "services.ridehailing.enforcement.penalties",
-                   "services.ridehailing.obligations", "services.machinery.payment")
+HANDLER_MODULES = ("services.ridehailing.fees", "services.ridehailing.enforcement.penalties",
+                   "services.ridehailing.issqn", "services.machinery.payment")
 
 
 def on_dam_paid(collection: str) -> Callable:

@@ -16,7 +16,7 @@ from rules.ridehailing.concepts import EventKind, Measure, Penalty
 from rules.ridehailing.sanctions import suspension_last_day
 from services import store
 from services.dam import dams
-from services.ridehailing import registry
+from services.ridehailing import authorizations
 from services.ridehailing.enforcement import autos, process
 from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
@@ -126,9 +126,9 @@ def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, 
     text = f"{penalty.capitalize()} a partir de {day(start)}" + (f" até {day(until)}" if until else "")
     with store.transaction(db):
         if kind is not None:
-            auth_id = registry.authorization_of(db, actor, municipality, doc.get("driver_cpf", ""),
+            auth_id = authorizations.authorization_of(db, actor, municipality, doc.get("driver_cpf", ""),
                                                 doc.get("plate", ""))
-            registry.apply_penalty(db, actor, municipality, auth_id, kind, start, until,
+            authorizations.apply_penalty(db, actor, municipality, auth_id, kind, start, until,
                                    f"Auto nº {doc['number']}: {text}")
             applied["authorization_id"] = auth_id
         autos._save(db, actor, municipality, doc, {}, "sanction", text, push={"sanctions_applied": applied})

@@ -1,0 +1,220 @@
+"""Trip data the platforms owe the municipality: requests for it and the files they hand in
+(rules in rules/ridehailing/obligations.py).
+
+- Data requests (CG art. 11 §2º; MP art. 4º §2º): justification, notification instant (UTC stored,
+  Cuiabá shown) and the 24-hour deadline, late to the minute; an unanswered one goes to the work
+  queue (:func:`pending`).
+- Trip data (CG art. 11 §1º; MP art. 4º §1º): CSV import with a dry run reporting each bad row
+  (line, column, pt-BR message), then commit. The ISSQN of each vehicle and month is computed from
+  these trips (``services.ridehailing.issqn``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time
+
+from pymongo.database import Database
+
+from rules.fmt import moment
+from rules.ridehailing import obligations as rule
+from services import store
+from services.ridehailing import platform_files, registry
+from services.ridehailing.queue_item import Pendencia
+from services.shared import audit, clock, entities, fields
+from services.shared.auth import Actor, authorize
+from services.shared.entities import RowError
+from services.shared.errors import Conflict, NotFound, ValidationFailed
+from services.store import decode, encode, insert_one
+
+REQUESTS, TRIPS, TRIP_IMPORTS = "platform_data_requests", "platform_trips", "platform_trip_imports"
+
+INDEXES = {
+    REQUESTS: [([("municipality", 1), ("answered_at", 1), ("notified_at", -1)], {"name": "i_platform_requests"})],
+    TRIPS: [([("municipality", 1), ("platform_id", 1), ("competence", 1), ("plate", 1)], {"name": "i_platform_trips"})],
+    TRIP_IMPORTS: [([("municipality", 1), ("platform_id", 1), ("file_sha", 1)],
+                     {"unique": True, "name": "u_platform_trip_imports"})],
+}
+
+
+def prepare(db: Database) -> None:
+    """Indexes of this module's collections (idempotent; called from bootstrap.prepare)."""
+    store.ensure_indexes(db, INDEXES)
+
+
+class TripsAlreadyImported(Conflict):
+    """The same trip file was imported for the platform before."""
+
+
+# ---- data requests ----
+
+@dataclass(frozen=True)
+class DataRequestRow:
+    id: str
+    platform_name: str
+    justification: str
+    notified_at: datetime
+    deadline: datetime
+    answered_at: datetime | None
+    late: bool
+    reference: str
+
+    @property
+    def situation(self) -> str:
+        if self.answered_at is not None:
+            return "Respondido com atraso" if self.late else "Respondido no prazo"
+        return "Atrasado" if self.late else "Aguardando resposta"
+
+
+def _aware(value: datetime, name: str, label: str) -> datetime:
+    if not isinstance(value, datetime):
+        raise ValidationFailed({name: f"{label}: informe data e hora."})
+    return value if value.tzinfo else value.replace(tzinfo=clock.LOCAL_TZ)
+
+
+def request_data(db: Database, actor: Actor, municipality: str, platform_id: str, justification: str,
+                 notified_at: datetime) -> str:
+    """Record a justified request for trip data and the instant the platform was notified (a naive
+    instant is Cuiabá time); the deadline is 24 hours later (CG art. 11 §2º; MP art. 4º §2º)."""
+    authorize(actor, "write", municipality)
+    errors = {}
+    if not (justification or "").strip():
+        errors["justification"] = "Justificativa: obrigatória (CG art. 11 caput; MP art. 4º caput)."
+    try:
+        notified = _aware(notified_at, "notified_at", "Notificada em")
+        if notified > clock.now_utc():
+            errors["notified_at"] = "Notificada em: não pode ser posterior a agora."
+    except ValidationFailed as exc:
+        errors.update(exc.errors)
+    if errors:
+        raise ValidationFailed(errors)
+    platform = entities.get(db, actor, "platforms", municipality, platform_id)
+    doc = {"municipality": municipality, "platform_id": platform_id, "platform_name": platform["name"],
+           "justification": fields.parse("textarea", justification), "notified_at": notified,
+           "deadline_at": rule.data_request_deadline(notified), "answered_at": None,
+           "created_at": clock.now_utc(), "created_by": actor.username, "version": 1}
+    with store.transaction(db):
+        request_id = str(insert_one(db[REQUESTS], encode(doc)))
+        audit.record(db, actor, municipality, "create", REQUESTS, request_id, {}, doc,
+                     note=f"Pedido de dados de viagem a {platform['name']}")
+    return request_id
+
+
+def answer_data_request(db: Database, actor: Actor, municipality: str, request_id: str, answered_at: datetime) -> None:
+    """Record when the platform handed the data over (once)."""
+    authorize(actor, "write", municipality)
+    answered = _aware(answered_at, "answered_at", "Respondido em")
+    doc = db[REQUESTS].find_one({"_id": platform_files.object_id(request_id, "Pedido não encontrado."),
+                                 "municipality": municipality})
+    if doc is None:
+        raise NotFound("Pedido não encontrado.")
+    notified = decode(doc["notified_at"])
+    if answered < notified or answered > clock.now_utc():
+        raise ValidationFailed({"answered_at": "Respondido em: entre a notificação e agora."})
+    with store.transaction(db):
+        done = db[REQUESTS].update_one({"_id": doc["_id"], "version": doc["version"], "answered_at": None},
+                                       {"$set": {"answered_at": encode(answered)}, "$inc": {"version": 1}})
+        if not done.modified_count:
+            raise Conflict("Este pedido já foi respondido ou mudou enquanto era editado; recarregue.")
+        audit.record(db, actor, municipality, "update", REQUESTS, request_id, {"answered_at": None},
+                     {"answered_at": answered}, note="Resposta da plataforma registrada")
+
+
+def data_requests(db: Database, actor: Actor, municipality: str, now: datetime | None = None,
+                  open_only: bool = False) -> list[DataRequestRow]:
+    """Data requests, newest first, with the deadline and whether each is late at ``now``."""
+    authorize(actor, "read", municipality)
+    now = now or clock.now_utc()
+    ref = registry.rules_of(municipality).ref("data_request")
+    query = {"municipality": municipality, **({"answered_at": None} if open_only else {})}
+    rows = []
+    for doc in map(platform_files.plain, db[REQUESTS].find(query).sort([("notified_at", -1), ("_id", -1)])):
+        rows.append(DataRequestRow(doc["id"], doc["platform_name"], doc["justification"], doc["notified_at"],
+                                   doc["deadline_at"], doc["answered_at"],
+                                   rule.data_request_late(doc["notified_at"], doc["answered_at"], now), ref))
+    return rows
+
+
+# ---- trip data ----
+
+def _trip_rows(municipality: str, rows: list[dict[str, str]]) -> tuple[list[dict], list[RowError], int]:
+    names = {c.name: c.label for c in rule.TRIP_COLUMNS if c.required}
+    errors = platform_files.missing_columns(rows, names)
+    if errors:
+        return [], errors, 0
+    fields_of_law = registry.rules_of(municipality).trip_data_fields
+    now_local = clock.to_local(clock.now_utc()).replace(tzinfo=None)
+    clean, count = [], 0
+    for line, row in enumerate(rows, start=2):
+        if not any(row.values()):
+            continue
+        count += 1
+        bad = [RowError(line, column, message) for column, message in rule.trip_errors(row, fields_of_law, now_local)]
+        parsed = {}
+        for name, kind, label in (("cpf_condutor", "cpf", "CPF do condutor"), ("placa", "plate", "Placa")):
+            if row.get(name):
+                try:
+                    parsed[name] = fields.parse(kind, row[name])
+                except ValueError as exc:
+                    bad.append(RowError(line, label, str(exc)))
+        errors.extend(bad)
+        if bad:
+            continue
+        start = rule.trip_moment(row["data_hora"]).replace(tzinfo=clock.LOCAL_TZ)
+        clean.append({"line": line, "started_at": start, "trip_on": start.date(), "competence": f"{start:%Y-%m}",
+                      "origin": row["origem"], "destination": row["destino"],
+                      "duration_min": int(rule.trip_value(row["duracao_min"])),
+                      "distance_km": rule.trip_value(row["distancia_km"]), "route_map": row["mapa"],
+                      "driver_cpf": parsed["cpf_condutor"], "plate": parsed["placa"],
+                      "fare": rule.trip_value(row["valor_total"]), "fare_composition": row["composicao_valor"],
+                      "rating": int(row["avaliacao"]) if row.get("avaliacao") else None})
+    return clean, errors, count
+
+
+def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str, data: bytes, file_name: str,
+                 commit: bool = False) -> platform_files.FileReport:
+    """Check a trip data file (dry run, every bad row with line, column and message); with ``commit``
+    and no bad row, keep the file and every trip. The same file twice for a platform is refused."""
+    authorize(actor, "write", municipality)
+    platform = entities.get(db, actor, "platforms", municipality, platform_id)
+    rows, errors, count = _trip_rows(municipality, platform_files.read_table(data, file_name))
+    report = platform_files.FileReport(count, tuple(errors))
+    if errors or not commit:
+        return report
+    sha = store.put_file(db, data, file_name)
+    if store.exists(db[TRIP_IMPORTS], {"municipality": municipality, "platform_id": platform_id, "file_sha": sha}):
+        raise TripsAlreadyImported("Este arquivo de viagens já foi importado para esta plataforma.")
+    now = clock.now_utc()
+    with store.transaction(db):
+        batch = {"municipality": municipality, "platform_id": platform_id, "platform_name": platform["name"],
+                 "file_sha": sha, "file_name": file_name, "trips": len(rows), "created_at": now,
+                 "created_by": actor.username}
+        try:
+            import_id = str(insert_one(db[TRIP_IMPORTS], encode(batch)))
+        except store.DuplicateKeyError:
+            raise TripsAlreadyImported("Este arquivo de viagens já foi importado para esta plataforma.") from None
+        if rows:
+            db[TRIPS].insert_many([encode({**r, "municipality": municipality, "platform_id": platform_id,
+                                           "import_id": import_id}) for r in rows])
+        audit.record(db, actor, municipality, "import", TRIP_IMPORTS, import_id, {}, batch,
+                     note=f"{len(rows)} viagens de {platform['name']} importadas")
+    return platform_files.FileReport(len(rows), (), import_id)
+
+
+# ---- the work queue ----
+
+def _end_of(on: date) -> datetime:
+    return datetime.combine(on, time(23, 59), tzinfo=clock.LOCAL_TZ)
+
+
+def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
+    """Data requests unanswered (late ones flagged at the current minute when ``on`` is today, else at
+    the end of ``on``)."""
+    authorize(actor, "read", municipality)
+    items = []
+    now = clock.now_utc() if on == clock.today() else _end_of(on)
+    for r in data_requests(db, actor, municipality, now, open_only=True):
+        deadline = clock.to_local(r.deadline)
+        items.append(Pendencia(deadline.date(), "Dados de viagem", "", "", "",
+                               f"{r.platform_name}: dados devidos até {moment(deadline)} (Cuiabá)", r.reference,
+                               r.late, ""))
+    return items
