@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.dam import bank_import, dams
+from services.dam import bank_import, dams, lists, payments, printing, reissue
 from services.shared import clock, fields
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
@@ -74,7 +74,7 @@ def money_input(raw: str):
         return None
 
 
-def query() -> dams.DamQuery:
+def query() -> lists.DamQuery:
     cols = st.columns([3, 2, 2, 2, 3])
     search = cols[0].text_input("Buscar", key="dams_search", placeholder="Contribuinte, CPF/CNPJ ou nº do DAM")
     status = cols[1].selectbox("Situação", ["", *dams.SITUATIONS], key="dams_status",
@@ -87,7 +87,7 @@ def query() -> dams.DamQuery:
     period = cols[4].date_input("Período", value=(), format="DD/MM/YYYY", key="dams_period")
     start = period[0] if len(period) > 0 else None
     end = period[1] if len(period) > 1 else start
-    return dams.DamQuery(search=search, status=status, revenue_kind=kind, start=start, end=end,
+    return lists.DamQuery(search=search, status=status, revenue_kind=kind, start=start, end=end,
                          date_field=date_field, page=st.session_state.get("dams_page", 1),
                          per_page=st.session_state.get("dams_per_page", PER_PAGE[0]))
 
@@ -101,7 +101,7 @@ def table(rows: list[dict]) -> None:
         "Valor": fmt.brl(d["amount"]),
         "Emissão": fmt.day(d["issued_on"]),
         "Vencimento": fmt.day(d["due_on"]),
-        "Situação": " ⚠ ".join(filter(None, (dams.SITUATIONS[d["situation"]], dams.flag_text(d.get("payment"))))),
+        "Situação": " ⚠ ".join(filter(None, (dams.SITUATIONS[d["situation"]], payments.flag_text(d.get("payment"))))),
     } for d in rows], columns=["Nº", "Contribuinte", "CPF/CNPJ", "Receita", "Valor", "Emissão", "Vencimento",
                                "Situação"])
     st.dataframe(frame, hide_index=True, width="stretch", key="dams_table", column_config={
@@ -115,7 +115,7 @@ def label(d: dict) -> str:
     return f"{d['number']} · {d['taxpayer_name']} · {fmt.brl(d['amount'])} · {dams.SITUATIONS[d['situation']]}"
 
 
-def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
+def batch_print(page_rows: list[dict], filters: lists.DamQuery) -> None:
     st.subheader("Imprimir em lote")
     printable = {d["id"]: d for d in page_rows if d["status"] != dams.CANCELLED}
     chosen = st.multiselect("DAMs a imprimir (vazio: todos do filtro atual, exceto cancelados)", list(printable),
@@ -125,7 +125,7 @@ def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
         if chosen:
             ids = chosen
         else:
-            ok, every = common.attempt(dams.ids_to_print, db, actor, mun, filters)
+            ok, every = common.attempt(lists.ids_to_print, db, actor, mun, filters)
             ids = every if ok else []
         if len(ids) > MAX_BATCH:
             st.warning(f"O filtro tem {len(ids)} DAMs; serão impressos os {MAX_BATCH} primeiros. Refine o filtro para o restante.")
@@ -134,7 +134,7 @@ def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
             st.info("Nenhum DAM para imprimir neste filtro.")
             return
         bar = st.progress(0.0, text="Gerando PDF…")
-        ok, data = common.attempt(dams.pdf_batch, db, actor, mun, ids,
+        ok, data = common.attempt(printing.pdf_batch, db, actor, mun, ids,
                                   lambda i, n: bar.progress(i / n, text=f"DAM {i} de {n}"))
         if ok:
             st.session_state["dams_batch_pdf"] = (data, len(ids))
@@ -181,7 +181,7 @@ def detail(dam: dict) -> None:
     elif dam["status"] == dams.CANCELLED:
         st.caption(f"Cancelado: {dam.get('cancel_reason')}.")
     else:
-        st.download_button(f"Baixar PDF do DAM {dam['number']}", lambda: dams.pdf_batch(db, actor, mun, [dam["id"]]),
+        st.download_button(f"Baixar PDF do DAM {dam['number']}", lambda: printing.pdf_batch(db, actor, mun, [dam["id"]]),
                            f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
                            key="dams_pdf_one", icon=":material/picture_as_pdf:")
     with st.expander("Histórico"):
@@ -198,13 +198,13 @@ def detail(dam: dict) -> None:
 
 def pending_update(dam: dict) -> None:
     """A paid DAM whose linked record was not updated yet: say so and offer the retry."""
-    st.warning(dams.pending_message(dam))
+    st.warning(payments.pending_message(dam))
     if st.button("Tentar de novo a atualização do registro vinculado", key="dams_retry_linked",
                  icon=":material/refresh:"):
-        ok, done = common.attempt(dams.retry_linked_update, db, actor, mun, dam["id"])
+        ok, done = common.attempt(payments.retry_linked_update, db, actor, mun, dam["id"])
         if ok:
             if done.get("handlers_pending"):
-                st.session_state["dams_flash"] = ("warning", [dams.pending_message(done)])
+                st.session_state["dams_flash"] = ("warning", [payments.pending_message(done)])
             else:
                 st.session_state["dams_flash"] = ("success", [f"Registro vinculado ao DAM {done['number']} atualizado."])
             st.rerun()
@@ -228,12 +228,12 @@ def payment_form(dam: dict) -> None:
                 field_error(errors, "bank")
             submitted = st.form_submit_button("Registrar pagamento", type="primary")
         if submitted:
-            paid = submit("dams_pay_errors", dams.record_payment, db, actor, mun, dam["id"], paid_on,
+            paid = submit("dams_pay_errors", payments.record_payment, db, actor, mun, dam["id"], paid_on,
                           money_input(raw), bank)
             if paid:
                 notes = paid["payment"]["notes"]
                 if paid.get("handlers_pending"):  # the payment stands; only the linked update is pending
-                    st.session_state["dams_flash"] = ("warning", [dams.pending_message(paid), *notes])
+                    st.session_state["dams_flash"] = ("warning", [payments.pending_message(paid), *notes])
                 else:
                     st.session_state["dams_flash"] = ("success", [f"Pagamento do DAM {paid['number']} registrado."
                                                                  + (" Com alertas:" if notes else ""), *notes])
@@ -253,7 +253,7 @@ def reissue_form(dam: dict) -> None:
                             format="DD/MM/YYYY", key="dams_reissue_due")
         field_error(errors, "due")
         try:
-            quote = dams.quote_reissue(db, actor, mun, dam["id"], due)
+            quote = reissue.quote_reissue(db, actor, mun, dam["id"], due)
         except (ServiceError, ValidationFailed) as exc:
             st.warning(exc.message)
             return
@@ -266,7 +266,7 @@ def reissue_form(dam: dict) -> None:
             st.caption(reason)
         if st.button("Emitir 2ª via e cancelar este DAM", type="primary", key="dams_reissue",
                      icon=":material/autorenew:"):
-            new = submit("dams_reissue_errors", dams.reissue, db, actor, mun, dam["id"], due)
+            new = submit("dams_reissue_errors", reissue.reissue, db, actor, mun, dam["id"], due)
             if new:
                 st.session_state["dams_flash"] = ("success", [
                     f"2ª via emitida: DAM {new['number']}, {fmt.brl(new['amount'])}, vencimento "
@@ -297,7 +297,7 @@ def cancel_form(dam: dict) -> None:
 
 def list_tab() -> None:
     filters = query()
-    ok, page = common.attempt(dams.list_page, db, actor, mun, filters)
+    ok, page = common.attempt(lists.list_page, db, actor, mun, filters)
     if not ok:
         return
     table(page.rows)
@@ -305,8 +305,8 @@ def list_tab() -> None:
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="dams_page")
     nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page", placeholder="Escolha...")
     nav[2].markdown(f"<br>{page.total} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
-    export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: dams.export_csv(db, actor, mun, filters),
-                   lambda: dams.export_xlsx(db, actor, mun, filters))
+    export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: lists.export_csv(db, actor, mun, filters),
+                   lambda: lists.export_xlsx(db, actor, mun, filters))
     st.divider()
     by_id = {d["id"]: d for d in page.rows}
     linked = st.session_state.get("dams_open")
@@ -402,7 +402,7 @@ def issue_tab() -> None:
     if last:
         ok, dam = common.attempt(dams.get, db, actor, mun, last)
         if ok:
-            st.download_button(f"Baixar PDF do DAM {dam['number']} recém-emitido", lambda: dams.pdf_batch(db, actor, mun, [last]),
+            st.download_button(f"Baixar PDF do DAM {dam['number']} recém-emitido", lambda: printing.pdf_batch(db, actor, mun, [last]),
                                f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
                                key="dams_issue_pdf", icon=":material/picture_as_pdf:")
 

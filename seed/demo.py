@@ -188,7 +188,7 @@ def _dams(db: Database, staff: dict) -> None:
     from rules.dam import parameters as dam_parameters
     from rules.params import ParameterVersion
     from seed.municipalities import DEMO_ACT
-    from services.dam import dams
+    from services.dam import dams, payments
     from services.shared import clock
     from services.shared.entities import ListQuery
     from services.store import exists
@@ -214,7 +214,7 @@ def _dams(db: Database, staff: dict) -> None:
                 due=today + timedelta(days=10 + 7 * index),
             ))
         if len(issued) >= 4:
-            dams.record_payment(db, actor, code, issued[1]["id"], today, issued[1]["amount"], "Banco do Brasil (demonstração)")
-            dams.record_payment(db, actor, code, issued[2]["id"], today, issued[2]["amount"] - Decimal("10.00"),
-                                "PIX (demonstração)")
+            payments.record_payment(db, actor, code, issued[1]["id"], today, issued[1]["amount"], "Banco do Brasil (demonstração)")
+            payments.record_payment(db, actor, code, issued[2]["id"], today, issued[2]["amount"] - Decimal("10.00"),
+                                    "PIX (demonstração)")
             dams.cancel(db, actor, code, issued[3]["id"], "Emitido em duplicidade (demonstração)")

@@ -9,7 +9,7 @@ from datetime import date, timedelta
 
 from pymongo.database import Database
 
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos
 from services.shared import clock, entities, parameters
@@ -122,7 +122,7 @@ def _seed(db: Database, municipality: str, today: date) -> None:
         elif _decide(db, actor, municipality, auto_id, on):
             dam = autos.issue_fine_dam(db, actor, municipality, auto_id)
             if stage == "pago":
-                dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
+                payments.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
 
     if cg:
         platforms = entities.list_all(db, actor, "platforms", municipality, entities.ListQuery(sort="name"))

@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from services.dam import dams
+from services.dam import dams, outbox, payments
 from services.machinery import bookings, price_tables
 from services.machinery.bookings import ClaimInput, ExecutionInput, ExtensionInput, RequestInput, ServiceAsked
-from services.shared import entities, events
+from services.shared import entities
 from services.shared.auth import Actor
 from services.shared.errors import Conflict, PermissionDenied, ServiceError, ValidationFailed
 from tests import figures
@@ -79,7 +79,7 @@ BPC = ClaimInput("BPC", "BPC_RECEIPT", "NB 123.456.789-0")
 
 def pay(db, dam_id):
     dam = dams.get(db, CLERK, NL, dam_id)
-    dams.record_payment(db, CLERK, NL, dam_id, dam["issued_on"], dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, CLERK, NL, dam_id, dam["issued_on"], dam["amount"], "Banco do Brasil")
 
 
 def upfront(doc):
@@ -272,7 +272,7 @@ def test_paid_handler_runs_once_whatever_the_retries(db, nl):
     pay(db, full["dam_id"])
     version = bookings.get_request(db, CLERK, NL, rid)["version"]
     bookings.dam_paid(db, {"id": full["dam_id"]})
-    events.dam_paid(db, full["dam_id"])
+    outbox.dam_paid(db, full["dam_id"])
     bookings.dam_paid(db, {"id": full["dam_id"], "status": "pago", "pays": {"collection": "booking_requests"}})
     doc = bookings.get_request(db, CLERK, NL, rid)
     assert doc["version"] == version and doc["status"] == "a_agendar"

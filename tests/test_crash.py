@@ -26,7 +26,10 @@ CHILD = r"""
 import sys
 from datetime import date
 from decimal import Decimal
-from services import bootstrap, dams, entities, store
+from services import store
+from services.dam import dams
+from services.setup import bootstrap
+from services.shared import entities
 from services.shared.auth import Actor
 from tests.conftest import set_municipal_values
 

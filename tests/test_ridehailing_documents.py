@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from pypdf import PdfReader
 
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import documents, public_check, registry
 from services.shared import clock
 from tests.ridehailing_data import ACTORS, inspected, set_fee
@@ -21,7 +21,7 @@ def issued(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     bill = registry.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
-    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
 
@@ -141,7 +141,7 @@ def issue_in(db, municipality: str, platform: str | None = None) -> str:
         driver = registry.driver_record(db, municipality, cpf)
         entities.update(db, ACTORS[municipality], "drivers", municipality, driver["id"], {"platform_cnpj": number})
     bill = registry.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
-    dams.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import vehicle_values
-from services.dam import dams
+from services.dam import dams, lists, outbox, payments
 from services.ridehailing import public_check, registry
-from services.shared import audit, clock, entities, events
+from services.shared import audit, clock, entities
 from services.shared.errors import Conflict, NotFound
 from tests import figures
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
@@ -50,7 +50,7 @@ def active(db) -> str:
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     dam = registry.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
-    dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     return auth
 
 
@@ -169,7 +169,7 @@ def test_a_forged_paid_dam_issues_nothing(db):
 
 def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
     auth = active(db)
-    [dam] = dams.list_all(db, ACTOR, "chapada", dams.DamQuery())
+    [dam] = lists.list_all(db, ACTOR, "chapada", lists.DamQuery())
     registry.fee_paid(db, dam)
     registry.fee_paid(db, {"id": dam["id"]})
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
@@ -192,12 +192,12 @@ def test_a_handler_interrupted_midway_is_issued_once_on_rerun(db, monkeypatch, w
         raise RuntimeError("falha injetada")
 
     monkeypatch.setattr(module, name, crash)
-    dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     paid = dams.get(db, ACTOR, "chapada", dam["id"])
     assert paid["status"] == dams.PAID and paid["handlers_pending"]  # the payment stays; its handler is owed
     assert not registry.get_authorization(db, ACTOR, "chapada", auth).get("number")
-    assert events.resume_pending(db) == 1  # the outbox re-runs the handler (at start, or on retry)
-    assert events.resume_pending(db) == 0
+    assert outbox.resume_pending(db) == 1  # the outbox re-runs the handler (at start, or on retry)
+    assert outbox.resume_pending(db) == 0
     registry.fee_paid(db, {"id": dam["id"]})  # a handler run once more changes nothing
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
     assert registry.status(db, ACTOR, "chapada", auth, TODAY).status is Status.ACTIVE

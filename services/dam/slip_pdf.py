@@ -15,7 +15,6 @@ their layouts and use the core Courier, which costs nothing to embed. The QR cod
 """
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date

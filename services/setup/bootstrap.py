@@ -5,12 +5,15 @@ from pymongo.database import Database
 
 from rules.params import ParameterVersion
 from services import store  # noqa: F401  (specs registers the entity specs)
+from services.dam import outbox
+
+# Importing a domain module registers its DAM-paid handlers (services.shared.events): each must be
+# known before the pending ones are resumed (a paid DAM whose collection has none stays pending).
+from services.machinery import bookings  # noqa: F401  (registers its DAM-paid handler)
 from services.ridehailing import obligations, registry
 from services.ridehailing.enforcement import autos
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-
-# ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
-from services.shared import audit, clock, config, entities, events, specs
+from services.shared import audit, clock, config, entities, specs
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -45,7 +48,7 @@ def prepare(db: Database) -> None:
     registry.prepare(db)  # open-authorization keys and their unique indexes
     autos.prepare(db)  # indexes of the autos de infração
     obligations.prepare(db)  # lists, drafts, data requests, trips and ISSQN of the platforms
-    events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
+    outbox.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 
 def ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:

@@ -42,7 +42,7 @@ from pymongo.database import Database
 from rules.base import RuleError
 from rules.ridehailing.concepts import EventKind, InsurancePolicy, Platform
 from rules.ridehailing.lifecycle import LABELS, Status
-from services.dam import dams
+from services.dam import dams, payments
 from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.errors import ValidationFailed
@@ -369,7 +369,7 @@ def _revenue(docs: Iterable[dict], period: Period) -> Revenue:
             cell = lines[(kind, doc["paid_on"].replace(day=1))]
             cell["paid_count"] += 1
             cell["paid"] += received
-            _explain(diff, doc["amount"], received, dams.FLAG_LATE in doc["flags"])
+            _explain(diff, doc["amount"], received, payments.FLAG_LATE in doc["flags"])
         if _overdue_on(doc, period.end):
             cell = lines[(kind, doc["due_on"].replace(day=1))]
             cell["overdue_count"] += 1
