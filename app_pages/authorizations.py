@@ -5,7 +5,7 @@ import streamlit as st
 
 from rules.fmt import brl, day
 from rules.ridehailing.lifecycle import Status
-from services.dam import dams
+from services.dam import printing
 from services.ridehailing import (
     authorization_lists,
     authorizations,
@@ -139,7 +139,7 @@ def fee(doc: dict, renewal: bool) -> None:
         st.info(f"{kind} nº {bill['number']} de {brl(bill['amount'])}, vencimento {day(parse_date(bill['due']))}, "
                 "aguardando pagamento. Registre a baixa na página DAM ou pelo arquivo retorno do banco; "
                 "com o pagamento integral da taxa a autorização é expedida automaticamente.")
-        st.download_button("Baixar o DAM (PDF)", lambda: dams.pdf(db, actor, mun, [bill["dam_id"]]),
+        st.download_button("Baixar o DAM (PDF)", lambda: printing.pdf(db, actor, mun, [bill["dam_id"]]),
                            f"dam_{bill['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_dam_pdf",
                            icon=":material/picture_as_pdf:")
         return

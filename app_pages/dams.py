@@ -1,22 +1,21 @@
 """DAMs (secretaria): list and filter, issue by hand, print one or many, record a payment,
-import the bank's return file, cancel with reason and confirmation."""
+import the bank's return file, cancel with reason and confirmation (the form of a DAM typed by hand
+and the return-file tab are drawn by :mod:`ui.dams`)."""
 from datetime import timedelta
-from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.dam import bank_import, dams
+from services.dam import dams, lists, payments, printing, reissue
 from services.shared import clock, fields
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
-from ui.entity import export_buttons, record_picker
+from ui import dams as ui_dams
+from ui.entity import export_buttons
 
 PER_PAGE = (25, 50, 100)
 MAX_BATCH = 500
-COUNT_TITLES = {bank_import.PAID: "Baixados", bank_import.UNMATCHED: "Não encontrados",
-                bank_import.DUPLICATED: "Duplicados", bank_import.CANCELLED: "DAM cancelado"}
 
 actor = common.guard("write")
 db = common.db()
@@ -34,47 +33,7 @@ def flash() -> None:
             st.warning(line)
 
 
-def field_error(errors: dict[str, str], name: str) -> None:
-    """The error of one field, right under it (red)."""
-    if errors.get(name):
-        st.caption(f":red[{errors[name]}]")
-
-
-def submit(errors_key: str, action, *args, **kwargs):
-    """Run a service for a form: its errors are kept by field for the next run (the form keeps what
-    was typed); returns the result, or None after a refusal (the page reruns to show it)."""
-    try:
-        result = action(*args, **kwargs)
-    except ValidationFailed as exc:
-        st.session_state[errors_key] = exc.errors
-    except ServiceError as exc:
-        st.session_state[errors_key] = {exc.field or "_form": exc.message}
-    except Exception:  # noqa: BLE001 — never a traceback on screen
-        common.log.exception("DAM form %s", errors_key)
-        st.session_state[errors_key] = {"_form": "Ocorreu um erro inesperado. Nada foi alterado; tente novamente "
-                                                 "ou avise a TI."}
-    else:
-        st.session_state.pop(errors_key, None)
-        return result
-    st.rerun()
-    return None
-
-
-def form_error(errors: dict[str, str]) -> None:
-    """An error of the whole form (not of one field), above it."""
-    if errors.get("_form"):
-        st.error(errors["_form"])
-
-
-def money_input(raw: str):
-    """What was typed, as a Decimal for the service to check (None when not a number)."""
-    try:
-        return fields.parse_decimal(raw) if raw.strip() else None
-    except ValueError:
-        return None
-
-
-def query() -> dams.DamQuery:
+def query() -> lists.DamQuery:
     cols = st.columns([3, 2, 2, 2, 3])
     search = cols[0].text_input("Buscar", key="dams_search", placeholder="Contribuinte, CPF/CNPJ ou nº do DAM")
     status = cols[1].selectbox("Situação", ["", *dams.SITUATIONS], key="dams_status",
@@ -87,7 +46,7 @@ def query() -> dams.DamQuery:
     period = cols[4].date_input("Período", value=(), format="DD/MM/YYYY", key="dams_period")
     start = period[0] if len(period) > 0 else None
     end = period[1] if len(period) > 1 else start
-    return dams.DamQuery(search=search, status=status, revenue_kind=kind, start=start, end=end,
+    return lists.DamQuery(search=search, status=status, revenue_kind=kind, start=start, end=end,
                          date_field=date_field, page=st.session_state.get("dams_page", 1),
                          per_page=st.session_state.get("dams_per_page", PER_PAGE[0]))
 
@@ -101,7 +60,7 @@ def table(rows: list[dict]) -> None:
         "Valor": fmt.brl(d["amount"]),
         "Emissão": fmt.day(d["issued_on"]),
         "Vencimento": fmt.day(d["due_on"]),
-        "Situação": " ⚠ ".join(filter(None, (dams.SITUATIONS[d["situation"]], dams.flag_text(d.get("payment"))))),
+        "Situação": " ⚠ ".join(filter(None, (dams.SITUATIONS[d["situation"]], payments.flag_text(d.get("payment"))))),
     } for d in rows], columns=["Nº", "Contribuinte", "CPF/CNPJ", "Receita", "Valor", "Emissão", "Vencimento",
                                "Situação"])
     st.dataframe(frame, hide_index=True, width="stretch", key="dams_table", column_config={
@@ -115,7 +74,7 @@ def label(d: dict) -> str:
     return f"{d['number']} · {d['taxpayer_name']} · {fmt.brl(d['amount'])} · {dams.SITUATIONS[d['situation']]}"
 
 
-def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
+def batch_print(page_rows: list[dict], filters: lists.DamQuery) -> None:
     st.subheader("Imprimir em lote")
     printable = {d["id"]: d for d in page_rows if d["status"] != dams.CANCELLED}
     chosen = st.multiselect("DAMs a imprimir (vazio: todos do filtro atual, exceto cancelados)", list(printable),
@@ -125,7 +84,7 @@ def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
         if chosen:
             ids = chosen
         else:
-            ok, every = common.attempt(dams.ids_to_print, db, actor, mun, filters)
+            ok, every = common.attempt(lists.ids_to_print, db, actor, mun, filters)
             ids = every if ok else []
         if len(ids) > MAX_BATCH:
             st.warning(f"O filtro tem {len(ids)} DAMs; serão impressos os {MAX_BATCH} primeiros. Refine o filtro para o restante.")
@@ -134,7 +93,7 @@ def batch_print(page_rows: list[dict], filters: dams.DamQuery) -> None:
             st.info("Nenhum DAM para imprimir neste filtro.")
             return
         bar = st.progress(0.0, text="Gerando PDF…")
-        ok, data = common.attempt(dams.pdf_batch, db, actor, mun, ids,
+        ok, data = common.attempt(printing.pdf_batch, db, actor, mun, ids,
                                   lambda i, n: bar.progress(i / n, text=f"DAM {i} de {n}"))
         if ok:
             st.session_state["dams_batch_pdf"] = (data, len(ids))
@@ -181,7 +140,8 @@ def detail(dam: dict) -> None:
     elif dam["status"] == dams.CANCELLED:
         st.caption(f"Cancelado: {dam.get('cancel_reason')}.")
     else:
-        st.download_button(f"Baixar PDF do DAM {dam['number']}", lambda: dams.pdf_batch(db, actor, mun, [dam["id"]]),
+        st.download_button(f"Baixar PDF do DAM {dam['number']}",
+                           lambda: printing.pdf_batch(db, actor, mun, [dam["id"]]),
                            f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
                            key="dams_pdf_one", icon=":material/picture_as_pdf:")
     with st.expander("Histórico"):
@@ -198,13 +158,13 @@ def detail(dam: dict) -> None:
 
 def pending_update(dam: dict) -> None:
     """A paid DAM whose linked record was not updated yet: say so and offer the retry."""
-    st.warning(dams.pending_message(dam))
+    st.warning(payments.pending_message(dam))
     if st.button("Tentar de novo a atualização do registro vinculado", key="dams_retry_linked",
                  icon=":material/refresh:"):
-        ok, done = common.attempt(dams.retry_linked_update, db, actor, mun, dam["id"])
+        ok, done = common.attempt(payments.retry_linked_update, db, actor, mun, dam["id"])
         if ok:
             if done.get("handlers_pending"):
-                st.session_state["dams_flash"] = ("warning", [dams.pending_message(done)])
+                st.session_state["dams_flash"] = ("warning", [payments.pending_message(done)])
             else:
                 st.session_state["dams_flash"] = ("success", [f"Registro vinculado ao DAM {done['number']} atualizado."])
             st.rerun()
@@ -214,26 +174,26 @@ def payment_form(dam: dict) -> None:
     errors = st.session_state.get("dams_pay_errors", {})
     with st.expander("Registrar pagamento (baixa manual)", expanded=bool(errors)):
         st.caption("Valor diferente ou pagamento após o vencimento são aceitos e ficam sinalizados para a Fazenda conferir.")
-        form_error(errors)
+        ui_dams.form_error(errors)
         with st.form("dams_pay_form"):
             cols = st.columns(3)
             with cols[0]:
                 paid_on = st.date_input("Data do pagamento", clock.today(), format="DD/MM/YYYY", key="dams_pay_date")
-                field_error(errors, "paid_on")
+                ui_dams.field_error(errors, "paid_on")
             with cols[1]:
                 raw = st.text_input("Valor pago (R$)", fmt.number(dam["amount"], 2), key="dams_pay_amount")
-                field_error(errors, "amount")
+                ui_dams.field_error(errors, "amount")
             with cols[2]:
                 bank = st.text_input("Banco ou agente (PIX, caixa…)", key="dams_pay_bank")
-                field_error(errors, "bank")
+                ui_dams.field_error(errors, "bank")
             submitted = st.form_submit_button("Registrar pagamento", type="primary")
         if submitted:
-            paid = submit("dams_pay_errors", dams.record_payment, db, actor, mun, dam["id"], paid_on,
-                          money_input(raw), bank)
+            paid = ui_dams.submit("dams_pay_errors", payments.record_payment, db, actor, mun, dam["id"], paid_on,
+                                  ui_dams.money_input(raw), bank)
             if paid:
                 notes = paid["payment"]["notes"]
                 if paid.get("handlers_pending"):  # the payment stands; only the linked update is pending
-                    st.session_state["dams_flash"] = ("warning", [dams.pending_message(paid), *notes])
+                    st.session_state["dams_flash"] = ("warning", [payments.pending_message(paid), *notes])
                 else:
                     st.session_state["dams_flash"] = ("success", [f"Pagamento do DAM {paid['number']} registrado."
                                                                  + (" Com alertas:" if notes else ""), *notes])
@@ -248,12 +208,12 @@ def reissue_form(dam: dict) -> None:
     with st.expander("Emitir 2ª via com valor atualizado", expanded=True):
         st.caption("A 2ª via cobra o valor principal com a multa e os juros de mora do Código Tributário Municipal "
                    "até o novo vencimento. Este DAM é cancelado e substituído por ela.")
-        form_error(errors)
+        ui_dams.form_error(errors)
         due = st.date_input("Novo vencimento", clock.today() + timedelta(days=5), min_value=clock.today(),
                             format="DD/MM/YYYY", key="dams_reissue_due")
-        field_error(errors, "due")
+        ui_dams.field_error(errors, "due")
         try:
-            quote = dams.quote_reissue(db, actor, mun, dam["id"], due)
+            quote = reissue.quote_reissue(db, actor, mun, dam["id"], due)
         except (ServiceError, ValidationFailed) as exc:
             st.warning(exc.message)
             return
@@ -266,7 +226,7 @@ def reissue_form(dam: dict) -> None:
             st.caption(reason)
         if st.button("Emitir 2ª via e cancelar este DAM", type="primary", key="dams_reissue",
                      icon=":material/autorenew:"):
-            new = submit("dams_reissue_errors", dams.reissue, db, actor, mun, dam["id"], due)
+            new = ui_dams.submit("dams_reissue_errors", reissue.reissue, db, actor, mun, dam["id"], due)
             if new:
                 st.session_state["dams_flash"] = ("success", [
                     f"2ª via emitida: DAM {new['number']}, {fmt.brl(new['amount'])}, vencimento "
@@ -297,7 +257,7 @@ def cancel_form(dam: dict) -> None:
 
 def list_tab() -> None:
     filters = query()
-    ok, page = common.attempt(dams.list_page, db, actor, mun, filters)
+    ok, page = common.attempt(lists.list_page, db, actor, mun, filters)
     if not ok:
         return
     table(page.rows)
@@ -305,8 +265,8 @@ def list_tab() -> None:
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="dams_page")
     nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page", placeholder="Escolha...")
     nav[2].markdown(f"<br>{page.total} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
-    export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: dams.export_csv(db, actor, mun, filters),
-                   lambda: dams.export_xlsx(db, actor, mun, filters))
+    export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: lists.export_csv(db, actor, mun, filters),
+                   lambda: lists.export_xlsx(db, actor, mun, filters))
     st.divider()
     by_id = {d["id"]: d for d in page.rows}
     linked = st.session_state.get("dams_open")
@@ -326,147 +286,11 @@ def list_tab() -> None:
     batch_print(page.rows, filters)
 
 
-def fill_taxpayer(people: dict[str, dict]) -> None:
-    """Copy the chosen taxpayer's name, document and address into the form (they can still be edited)."""
-    person = people.get(st.session_state.get("dams_issue_taxpayer"))
-    if person:
-        address = ", ".join(part for part in (person.get("address"), person.get("district")) if part)
-        st.session_state.update(dams_issue_name=person["name"], dams_issue_document=fields.show("cpf_cnpj", person["document"]),
-                                dams_issue_address=address)
-
-
-def issue_tab() -> None:
-    record_picker("taxpayers", actor, mun, "Contribuinte cadastrado (ou digite os dados abaixo)",
-                  lambda p: f"{p['name']} · {fields.show('cpf_cnpj', p['document'])}", "dams_issue_taxpayer",
-                  on_change=fill_taxpayer)
-    errors = st.session_state.get("dams_issue_errors", {})
-    form_error(errors)
-    with st.form("dams_issue_form"):
-        cols = st.columns(2)
-        with cols[0]:
-            name = st.text_input("Nome / Razão social *", key="dams_issue_name")
-            field_error(errors, "taxpayer_name")
-        with cols[1]:
-            document = st.text_input("CPF/CNPJ *", key="dams_issue_document")
-            field_error(errors, "taxpayer_document")
-        address = st.text_input("Endereço *", key="dams_issue_address")
-        field_error(errors, "taxpayer_address")
-        cols = st.columns(3)
-        with cols[0]:
-            kind = st.selectbox("Tipo de receita *", list(dams.REVENUE_KINDS), index=None, key="dams_issue_kind",
-                                format_func=dams.REVENUE_KINDS.get, placeholder="Escolha…")
-            field_error(errors, "revenue_kind")
-        with cols[1]:
-            legal_basis = st.text_input("Fundamentação legal *", key="dams_issue_legal_basis",
-                                        placeholder="Ex.: Lei Municipal 1.552/2025, art. 30")
-            field_error(errors, "legal_basis")
-        with cols[2]:
-            reference = st.text_input("Exercício / referência", key="dams_issue_reference",
-                                      placeholder=f"{clock.today().year} (ano da emissão)")
-        description = st.text_area("Discriminação da receita *", key="dams_issue_description", height=80)
-        field_error(errors, "description")
-        cols = st.columns(3)
-        with cols[0]:
-            raw = st.text_input("Valor principal (R$) *", key="dams_issue_amount", placeholder="1.234,56")
-            field_error(errors, "amount")
-        with cols[1]:
-            raw_discount = st.text_input("Desconto (R$)", key="dams_issue_discount", placeholder="0,00")
-            field_error(errors, "discount")
-        with cols[2]:
-            due = st.date_input("Vencimento *", clock.today() + timedelta(days=30), min_value=clock.today(),
-                                format="DD/MM/YYYY", key="dams_issue_due",
-                                help="Se cair em fim de semana ou feriado, passa para o dia útil seguinte.")
-            field_error(errors, "due")
-        instructions = st.text_area("Instruções ao contribuinte (uma por linha)", key="dams_issue_instructions", height=80)
-        submitted = st.form_submit_button("Emitir DAM", type="primary")
-    if submitted:
-        discount = money_input(raw_discount) if raw_discount.strip() else Decimal("0")
-        dam = submit(
-            "dams_issue_errors", dams.issue, db, actor, mun, taxpayer_name=name, taxpayer_document=document,
-            taxpayer_address=address, revenue_kind=kind, description=description, legal_basis=legal_basis,
-            amount=money_input(raw), due=due, instructions=instructions, reference=reference, discount=discount,
-            registered_taxpayer=True,
-        )
-        if dam:
-            lines = [f"DAM {dam['number']} emitido: {dam['taxpayer_name']}, {fmt.brl(dam['amount'])}, "
-                     f"vencimento {fmt.day(dam['due_on'])}."]
-            if dam["due_on"] != dam["requested_due"]:
-                lines.append(dam["due_note"])
-            st.session_state["dams_flash"] = ("success", lines)
-            st.session_state["dams_last_issued"] = dam["id"]
-            for key in ("taxpayer", "name", "document", "address", "kind", "legal_basis", "description", "amount",
-                        "instructions", "reference", "discount"):
-                st.session_state.pop(f"dams_issue_{key}", None)
-            st.rerun()
-    last = st.session_state.get("dams_last_issued")
-    if last:
-        ok, dam = common.attempt(dams.get, db, actor, mun, last)
-        if ok:
-            st.download_button(f"Baixar PDF do DAM {dam['number']} recém-emitido", lambda: dams.pdf_batch(db, actor, mun, [last]),
-                               f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
-                               key="dams_issue_pdf", icon=":material/picture_as_pdf:")
-
-
-def report(result: bank_import.ImportResult) -> None:
-    when = clock.to_local(result.imported_at).strftime("%d/%m/%Y %H:%M")
-    header = f"Banco {result.bank} · NSA {result.file_sequence} · gerado em {fmt.day(result.generated_on)}"
-    if result.already_imported:
-        st.info(f"Este arquivo já foi importado em {when} por {result.imported_by}. Nada foi alterado. "
-                "Abaixo, o relatório daquela importação.")
-    else:
-        st.success(f"Arquivo importado: {len(result.paid)} DAM(s) baixado(s).")
-    st.caption(header)
-    cols = st.columns(6)
-    cols[0].metric("Linhas", len(result.lines))
-    cols[1].metric("Baixados", len(result.paid))
-    cols[2].metric("Não encontrados", len(result.unmatched))
-    cols[3].metric("Duplicados", len(result.duplicated))
-    cols[4].metric("Valor diferente", len(result.different_amount))
-    cols[5].metric("DAM cancelado", len(result.cancelled))
-    for title, lines in (("Valor diferente do DAM", result.different_amount), ("Pagos após o vencimento", result.late),
-                         ("DAM cancelado (restituir ou aproveitar)", result.cancelled),
-                         ("Duplicados", result.duplicated), ("Não encontrados", result.unmatched),
-                         ("Baixados", result.paid)):
-        if not lines:
-            continue
-        with st.expander(f"{title} ({len(lines)})", expanded=title != "Não encontrados" and title != "Baixados"):
-            st.dataframe(pd.DataFrame([{
-                "Linha": line.line_number, "DAM": line.dam_number or "", "Pago em": fmt.day(line.paid_on),
-                "Valor recebido": fmt.brl(line.amount_received),
-                "Valor do DAM": fmt.brl(line.dam_amount) if line.dam_amount is not None else "",
-                "Observação": line.message, "Código de barras": line.barcode,
-            } for line in lines]), hide_index=True, width="stretch",
-                column_config={"Observação": st.column_config.TextColumn(width="large")})
-
-
-def import_tab() -> None:
-    st.caption("Arquivo retorno de arrecadação no layout FEBRABAN de 150 posições (registros A, G e Z). "
-               "Importar o mesmo arquivo de novo não altera nada.")
-    upload = st.file_uploader("Arquivo retorno do banco", type=["ret", "txt", "rcb"], key="dams_return_file")
-    if upload is not None and st.button("Importar arquivo", type="primary", key="dams_import"):
-        with st.spinner("Conferindo e baixando os pagamentos…"):
-            ok, result = common.attempt(bank_import.import_return_file, db, actor, mun, upload.getvalue())
-        if ok:
-            st.session_state["dams_import_result"] = result
-    result = st.session_state.get("dams_import_result")
-    if result:
-        report(result)
-    ok, files = common.attempt(bank_import.imported_files, db, actor, mun)
-    if ok and files:
-        st.subheader("Arquivos importados")
-        st.dataframe(pd.DataFrame([{
-            "Importado em": clock.to_local(f["imported_at"]).strftime("%d/%m/%Y %H:%M"), "Por": f["imported_by"],
-            "Banco": f"{f['bank_code']} {f['bank_name']}", "NSA": f["file_sequence"],
-            "Registros": f["records"], "Total": fmt.brl(f["total_amount"]),
-            **{title: f.get("counts", {}).get(k, 0) for k, title in COUNT_TITLES.items()},
-        } for f in files]), hide_index=True, width="stretch")
-
-
 flash()
 tab_list, tab_issue, tab_import = st.tabs(["DAMs emitidos", "Emitir DAM", "Arquivo retorno do banco"])
 with tab_list:
     list_tab()
 with tab_issue:
-    issue_tab()
+    ui_dams.issue_tab(db, actor, mun)
 with tab_import:
-    import_tab()
+    ui_dams.import_tab(db, actor, mun)

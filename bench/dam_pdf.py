@@ -2,7 +2,7 @@
 
 The floor is a bare fpdf2 A4 page with one line of core-font text, the same Interleaved 2 of 5
 barcode and the same PIX QR code (segno PNG), measured in the same run. The DAM is printed through
-the service (``dams.pdf_batch``: DAM read from a real embedded store in a temp folder, one query);
+the service (``printing.pdf_batch``: DAM read from a real embedded store in a temp folder, one query);
 the 500 DAMs are one PDF from one ``$in`` query per chunk. A figure, not a pass/fail.
 
     .venv/bin/python bench/dam_pdf.py [RUNS]
@@ -32,7 +32,7 @@ from rules.dam.barcode import dam_barcode  # noqa: E402
 from rules.params import ParameterVersion  # noqa: E402
 from seed.municipalities import seed_demo_parameters  # noqa: E402
 from services import store  # noqa: E402
-from services.dam import dams
+from services.dam import dams, printing
 from services.ridehailing.certificate_pdf import CertificatePrint, render_certificate  # noqa: E402
 from services.ridehailing.sticker_pdf import StickerPrint, render_sticker  # noqa: E402
 from services.setup import bootstrap
@@ -95,7 +95,7 @@ def main() -> None:
     ids = issued_dams(db)
     one = dams.get(db, ACTOR, "matupa", ids[0])
     floor = p50_ms(lambda: floor_page(one["barcode"], one["pix_payload"]), runs)
-    dam = p50_ms(lambda: dams.pdf_batch(db, ACTOR, "matupa", [ids[0]]), runs)
+    dam = p50_ms(lambda: printing.pdf_batch(db, ACTOR, "matupa", [ids[0]]), runs)
     sticker = p50_ms(lambda: render_sticker(StickerPrint(
         "Matupá", "Secretaria Municipal de Administração", "Lei Municipal 1.552/2025", "0042/2026", "QBC-1D23",
         "Fiat Argo 2022, branco", date(2027, 3, 1), "(66) 3595-1234",
@@ -106,7 +106,7 @@ def main() -> None:
         "João da Silva Araújo", "529.982.247-25", "01234567890 · categoria B", "QBC-1D23", "Fiat Argo 2022, branco",
         "01234567890", "Próprio", "http://localhost:8501/?v=matupa.0123456789abcdef01234567.abcdefabcdefabcdef")), runs)
     start = time.perf_counter()
-    data = dams.pdf_batch(db, ACTOR, "matupa", ids)
+    data = printing.pdf_batch(db, ACTOR, "matupa", ids)
     batch = time.perf_counter() - start
     print(f"pix on the DAM: {'yes' if one['pix_payload'] else 'no'}; runs per figure: {runs}")
     print(f"bare fpdf2 floor (barcode + QR):  {floor:7.1f} ms")

@@ -50,7 +50,7 @@ from seed import demo as demo_seed  # noqa: E402
 from seed import people as people_seed  # noqa: E402
 from seed import ridehailing as ride_seed  # noqa: E402
 from seed.municipalities import DEMO_ACT, seed_demo_parameters  # noqa: E402
-from services.dam import dams
+from services.dam import dams, payments
 from services.ridehailing import (  # noqa: E402
     authorization_records,
     authorizations,
@@ -728,11 +728,11 @@ class Generator:
         amount = due_amount if rng.random() > 0.03 else due_amount - Decimal("10.00")
         flags, notes = [], []
         if amount != due_amount:
-            flags.append(dams.FLAG_AMOUNT)
+            flags.append(payments.FLAG_AMOUNT)
             notes.append(f"Valor pago {_brl(amount)} difere do valor do DAM {_brl(due_amount)} "
                          f"({_brl(due_amount - amount)} a menor)")
         if paid_on > due_on:
-            flags.append(dams.FLAG_LATE)
+            flags.append(payments.FLAG_LATE)
             notes.append(f"Pago em {fmt.day(paid_on)}, após o vencimento em {fmt.day(due_on)}")
         moment = _instant(paid_on, rng)
         payment = {"paid_on": paid_on.isoformat(), "amount": _money(amount), "bank": rng.choice(BANKS),

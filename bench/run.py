@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import dataset  # noqa: E402
 from services import store  # noqa: E402
+from services.dam import lists
 from services.shared import clock, config
 from services.shared.auth import Actor  # noqa: E402
 
@@ -198,7 +199,7 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
 
     def dam_list() -> Any:
         db[dams.COLLECTION].count_documents(mun)
-        return list(db[dams.COLLECTION].find(mun).sort(dams.SORT).limit(25))
+        return list(db[dams.COLLECTION].find(mun).sort(lists.SORT).limit(25))
 
     def audit_list() -> Any:
         start = datetime.combine(dataset.TODAY - timedelta(days=30), datetime.min.time(), clock.LOCAL_TZ)
@@ -294,7 +295,7 @@ def floor_pdf(barcode: str, payload: str | None) -> bytes:
 
 
 def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]:
-    from services.dam import dams
+    from services.dam import dams, printing
 
     actor = ROLE_ACTORS["write"]
     issued = [d for d in db["dams"].find({"municipality": MUNICIPALITY, "status": dams.PAID}, {"_id": 1}).limit(batch)]
@@ -304,7 +305,7 @@ def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]
         return {"DAM PDF": f"{NA} (nenhum DAM)"}
     first = str(issued[0]["_id"])
     doc = db["dams"].find_one({"_id": issued[0]["_id"]})
-    service = attempt("pdf", lambda: p50(timed(lambda: dams.pdf(db, actor, MUNICIPALITY, [first]), repeat)[0]))
+    service = attempt("pdf", lambda: p50(timed(lambda: printing.pdf(db, actor, MUNICIPALITY, [first]), repeat)[0]))
     floor = attempt("floor", lambda: p50(timed(lambda: floor_pdf(doc["barcode"], sample.get("pix_payload")), repeat)[0]))
     result["DAM PDF (serviço)"] = service
     result["Piso fpdf2 (mesmo código e QR)"] = floor
@@ -323,7 +324,7 @@ def documents(db: Any, repeat: int, batch: int, budget: float) -> dict[str, Any]
             raise OverBudget
 
     try:
-        dams.pdf(db, actor, MUNICIPALITY, [str(d["_id"]) for d in issued], progress)
+        printing.pdf(db, actor, MUNICIPALITY, [str(d["_id"]) for d in issued], progress)
         result[f"{len(issued)} DAMs em um PDF"] = ms(time.perf_counter() - start)
     except OverBudget:
         result[f"{len(issued)} DAMs em um PDF"] = (f"{NA} (passou de {budget:.0f} s com {done[0]} de "

@@ -20,7 +20,7 @@ from pymongo.database import Database
 from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from rules.params import ParameterVersion
 from seed.people import cnpj, cpf, person, phone
-from services.dam import dams
+from services.dam import payments
 from services.machinery import (
     booking_requests,
     execution,
@@ -115,7 +115,7 @@ def _form(requester: str, on: date, *services: ServiceAsked, **changes) -> Reque
 def _paid(db: Database, doc: dict, on: date) -> None:
     for inst in doc["payment"]["instalments"]:
         if inst["dam_id"] and not inst["paid_on"]:
-            dams.record_payment(db, CLERK, NL, inst["dam_id"], on, inst["amount"], "Banco do Brasil")
+            payments.record_payment(db, CLERK, NL, inst["dam_id"], on, inst["amount"], "Banco do Brasil")
 
 
 def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:

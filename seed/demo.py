@@ -24,7 +24,7 @@ from seed import (
 )
 from seed.municipalities import DEMO_ACT, seed_demo_parameters
 from seed.people import DISTRICTS, STREETS, cnpj, cpf, person, phone
-from services.dam import dams
+from services.dam import dams, payments
 from services.setup import bootstrap
 from services.shared import clock, entities, entity_lists
 from services.shared.accounts import create_user
@@ -168,7 +168,7 @@ def _dams(db: Database, staff: dict) -> None:
                 due=today + timedelta(days=10 + 7 * index),
             ))
         if len(issued) >= 4:
-            dams.record_payment(db, actor, code, issued[1]["id"], today, issued[1]["amount"], "Banco do Brasil (demonstração)")
-            dams.record_payment(db, actor, code, issued[2]["id"], today, issued[2]["amount"] - Decimal("10.00"),
-                                "PIX (demonstração)")
+            payments.record_payment(db, actor, code, issued[1]["id"], today, issued[1]["amount"], "Banco do Brasil (demonstração)")
+            payments.record_payment(db, actor, code, issued[2]["id"], today, issued[2]["amount"] - Decimal("10.00"),
+                                    "PIX (demonstração)")
             dams.cancel(db, actor, code, issued[3]["id"], "Emitido em duplicidade (demonstração)")

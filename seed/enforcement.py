@@ -9,7 +9,7 @@ from datetime import date, timedelta
 
 from pymongo.database import Database
 
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import authorization_lists
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
 from services.shared import clock, entity_lists, parameters, schema
@@ -122,7 +122,7 @@ def _seed(db: Database, municipality: str, today: date) -> None:
         elif _decide(db, actor, municipality, auto_id, on):
             dam = penalties.issue_fine_dam(db, actor, municipality, auto_id)
             if stage == "pago":
-                dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
+                payments.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
 
     if cg:
         platforms = entity_lists.list_all(db, actor, "platforms", municipality, schema.ListQuery(sort="name"))

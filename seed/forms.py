@@ -12,7 +12,7 @@ from seed import ridehailing as demo
 from services.ridehailing import authorizations
 from services.shared import clock, entities, entity_lists
 from services.shared.auth import Actor
-from services.shared.entities import ListQuery
+from services.shared.schema import ListQuery
 
 
 def seed_corrections(db: Database) -> None:

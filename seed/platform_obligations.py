@@ -16,7 +16,7 @@ from rules.params import ParameterVersion
 from rules.ridehailing.lifecycle import Status
 from seed.municipalities import DEMO_ACT
 from seed.people import cpf
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import (
     authorization_lists,
     issqn,
@@ -123,4 +123,4 @@ def seed_platform_obligations(db: Database) -> None:
         for month in issqn.issqn_months(db, actor, code, today):
             if month.competence == competence:
                 dam = issqn.issue_issqn_dam(db, actor, code, month.id, DEMO_ADDRESS)
-                dams.record_payment(db, actor, code, dam["id"], today, dam["amount"], "Banco do Brasil (demonstração)")
+                payments.record_payment(db, actor, code, dam["id"], today, dam["amount"], "Banco do Brasil (demonstração)")

@@ -25,7 +25,7 @@ from pymongo.database import Database
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed.people import DISTRICTS, STREETS, cpf, person, phone
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import authorizations, fees, inspections, registry
 from services.ridehailing import changes as ridehailing_changes
 from services.ridehailing import platforms as ridehailing_platforms
@@ -179,12 +179,12 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
     fees.issue_fee_dam(db, actor, municipality, renewing, today)
     paid_now = _flow(db, actor, municipality, rng, back(12), "inspected")
     dam = fees.issue_fee_dam(db, actor, municipality, paid_now, today)
-    dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, actor, municipality, dam["id"], today, dam["amount"], "Banco do Brasil")
     awaiting_fee = _flow(db, actor, municipality, rng, back(9), "inspected")
     fees.issue_fee_dam(db, actor, municipality, awaiting_fee, today)
     paid_short = _flow(db, actor, municipality, rng, back(10), "inspected")
     dam = fees.issue_fee_dam(db, actor, municipality, paid_short, today)
-    dams.record_payment(db, actor, municipality, dam["id"], today, dam["amount"] - Decimal("30.00"), "Caixa")
+    payments.record_payment(db, actor, municipality, dam["id"], today, dam["amount"] - Decimal("30.00"), "Caixa")
     _flow(db, actor, municipality, rng, back(7), "inspected")
     _flow(db, actor, municipality, rng, back(3), "approved")
     _flow(db, actor, municipality, rng, back(15), "approved")

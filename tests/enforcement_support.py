@@ -5,7 +5,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from rules.params import ParameterVersion
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import authorizations, fees
 from services.ridehailing.enforcement import lavratura, process
 from services.setup import bootstrap
@@ -27,7 +27,7 @@ def active_authorization(db, today, municipality: str, issued_on: date = date(20
     auth = inspected(db, municipality)
     doc = authorizations.get_authorization(db, ACTORS[municipality], municipality, auth)
     dam = fees.issue_fee_dam(db, ACTORS[municipality], municipality, auth, issued_on)
-    dams.record_payment(db, ACTORS[municipality], municipality, dam["id"], issued_on, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, ACTORS[municipality], municipality, dam["id"], issued_on, dam["amount"], "Banco do Brasil")
     return auth, doc["driver_cpf"], doc["plate"]
 
 

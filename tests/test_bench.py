@@ -10,7 +10,7 @@ import pytest
 from bench import dataset, run
 from seed import ridehailing as ride_seed
 from services import store
-from services.dam import dams
+from services.dam import dams, payments
 from services.ridehailing import authorization_records, fees
 from services.shared import clock, entities
 from services.shared.auth import Actor
@@ -71,7 +71,7 @@ def test_documents_have_the_shape_the_services_write(db, tmp_path):
     actor = Actor("carga.chapada", "Carga", "secretaria", ("chapada",))
     auth_id = ride_seed._flow(db, actor, "chapada", random.Random(1), clock.today() - timedelta(days=12), "inspected")
     dam = fees.issue_fee_dam(db, actor, "chapada", auth_id, clock.today())
-    dams.record_payment(db, actor, "chapada", dam["id"], clock.today(), dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, actor, "chapada", dam["id"], clock.today(), dam["amount"], "Banco do Brasil")
     real = {name: db[name].find_one({"municipality": "chapada"}) for name in ("drivers", "vehicles", "inspections")}
     real_auth = db["authorizations"].find_one({})
     real_dam = db["dams"].find_one({})

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from services.dam import dams
+from services.dam import dams, outbox, payments
 from services.machinery import (
     booking_requests,
     execution,
@@ -24,7 +24,7 @@ from services.machinery import (
 from services.machinery.execution import ExecutionInput
 from services.machinery.payment import ExtensionInput
 from services.machinery.protocol import ClaimInput, RequestInput, ServiceAsked
-from services.shared import entities, events
+from services.shared import entities
 from services.shared.auth import Actor
 from services.shared.errors import (
     Conflict,
@@ -97,7 +97,7 @@ BPC = ClaimInput("BPC", "BPC_RECEIPT", "NB 123.456.789-0")
 
 def pay(db, dam_id):
     dam = dams.get(db, CLERK, NL, dam_id)
-    dams.record_payment(db, CLERK, NL, dam_id, dam["issued_on"], dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, CLERK, NL, dam_id, dam["issued_on"], dam["amount"], "Banco do Brasil")
 
 
 def upfront(doc):
@@ -292,7 +292,7 @@ def test_paid_handler_runs_once_whatever_the_retries(db, nl):
     pay(db, full["dam_id"])
     version = booking_requests.get_request(db, CLERK, NL, rid)["version"]
     payment.dam_paid(db, {"id": full["dam_id"]})
-    events.dam_paid(db, full["dam_id"])
+    outbox.dam_paid(db, full["dam_id"])
     payment.dam_paid(db, {"id": full["dam_id"], "status": "pago", "pays": {"collection": "booking_requests"}})
     doc = booking_requests.get_request(db, CLERK, NL, rid)
     assert doc["version"] == version and doc["status"] == "a_agendar"

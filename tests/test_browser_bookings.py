@@ -4,7 +4,7 @@ for 6 backhoe hours → 50% DAM → paid → works 7 hours → balance DAM due 1
 the overdue balance blocks the farmer's next request with a clear message.
 
 The store is the demo store (Nova Lacerda's zones, machines, operators and requests). The two
-requesters are registered and the DAMs paid through the services (``services.dam.dams.record_payment``,
+requesters are registered and the DAMs paid through the services (``services.dam.payments.record_payment``,
 as a bank return would); everything else is typed and clicked in the browser. The farmer's service
 is completed today; for his next request the panel is served again with its "today" 20 days later
 (a ``sitecustomize`` the test writes sets ``services.shared.clock.today``), when the balance is overdue.
@@ -62,7 +62,7 @@ PAY = (
     "for inst in doc['payment']['instalments']:\n"
     "    if inst['dam_id'] and not inst['paid_on']:\n"
     "        dam = dams.get(db, actor, 'nova_lacerda', inst['dam_id'])\n"
-    "        dams.record_payment(db, actor, 'nova_lacerda', dam['id'], dam['issued_on'], dam['amount'], 'Banco do Brasil')\n"
+    "        payments.record_payment(db, actor, 'nova_lacerda', dam['id'], dam['issued_on'], dam['amount'], 'Banco do Brasil')\n"
     "print(row['id'])\n"
 )
 

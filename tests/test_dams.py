@@ -10,7 +10,7 @@ import pytest
 from rules.dam import parameters as dam_parameters
 from rules.dam.barcode import parse_barcode, parse_line
 from rules.params import ParameterVersion
-from services.dam import dams
+from services.dam import dams, lists, payments, printing
 from services.setup import bootstrap
 from services.shared import events
 from services.shared.errors import PermissionDenied, ValidationFailed
@@ -159,7 +159,7 @@ def audit_entries(db, dam_id):
 
 def test_every_write_is_audited_and_kept_in_the_history(db, today):
     dam = issue(db)
-    paid = dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Banco do Brasil")
+    paid = payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Banco do Brasil")
     other = issue(db)
     dams.cancel(db, SECRETARIA_MP, "matupa", other["id"], "Emitido com valor errado")
     assert [e["action"] for e in audit_entries(db, dam["id"])] == ["create", "pay"]
@@ -188,15 +188,15 @@ def test_cancelled_dam_keeps_reason_and_cannot_be_cancelled_paid_or_printed(db, 
     assert done["history"][-1]["note"] == "Contribuinte desistiu do pedido"
     with pytest.raises(dams.DamNotCancellable, match="já está cancelado"):
         dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "de novo")
-    with pytest.raises(dams.DamNotPayable, match="cancelado"):
-        dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
-    with pytest.raises(dams.DamNotPrintable, match="0001/2026"):
-        dams.pdf(db, SECRETARIA_MP, "matupa", [dam["id"]])
+    with pytest.raises(payments.DamNotPayable, match="cancelado"):
+        payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+    with pytest.raises(printing.DamNotPrintable, match="0001/2026"):
+        printing.pdf(db, SECRETARIA_MP, "matupa", [dam["id"]])
 
 
 def test_paid_dam_cannot_be_cancelled(db, today):
     dam = issue(db)
-    dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+    payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
     with pytest.raises(dams.DamNotCancellable, match="está pago"):
         dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "engano")
 
@@ -217,10 +217,10 @@ def test_overdue_is_computed_from_today(db, today, day, expected):
     dam = issue(db, due=date(2026, 3, 10))
     today.set(day)
     assert dams.get(db, SECRETARIA_MP, "matupa", dam["id"])["situation"] == expected
-    listed = dams.list_page(db, SECRETARIA_MP, "matupa", dams.DamQuery(status=expected))
+    listed = lists.list_page(db, SECRETARIA_MP, "matupa", lists.DamQuery(status=expected))
     assert [d["id"] for d in listed.rows] == [dam["id"]]
     other = dams.OVERDUE if expected == dams.ISSUED else dams.ISSUED
-    assert dams.list_page(db, SECRETARIA_MP, "matupa", dams.DamQuery(status=other)).total == 0
+    assert lists.list_page(db, SECRETARIA_MP, "matupa", lists.DamQuery(status=other)).total == 0
 
 
 # ---- manual payments ----
@@ -241,14 +241,14 @@ def test_overdue_is_computed_from_today(db, today, day, expected):
 def test_manual_payment_marks_paid_and_flags_what_differs(db, today, due, paid_on, amount, flags, note):
     dam = issue(db, due=due)
     today.set(date(2026, 3, 30))
-    paid = dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], paid_on, Decimal(amount), " Caixa Econômica ")
+    paid = payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], paid_on, Decimal(amount), " Caixa Econômica ")
     assert paid["status"] == dams.PAID and paid["situation"] == dams.PAID
     payment = paid["payment"]
     assert payment["flags"] == flags
     assert (payment["paid_on"], payment["amount"], payment["bank"]) == (paid_on, Decimal(amount), "Caixa Econômica")
     assert payment["origin"] == {"kind": "manual"}
     assert note in " ".join(payment["notes"])
-    assert bool(flags) == bool(dams.flag_text(payment))
+    assert bool(flags) == bool(payments.flag_text(payment))
 
 
 @pytest.mark.parametrize("paid_on, amount, bank, field", [
@@ -262,16 +262,16 @@ def test_manual_payment_marks_paid_and_flags_what_differs(db, today, due, paid_o
 def test_manual_payment_input_is_checked(db, today, paid_on, amount, bank, field):
     dam = issue(db)
     with pytest.raises(ValidationFailed) as error:
-        dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], paid_on, Decimal(amount), bank)
+        payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], paid_on, Decimal(amount), bank)
     assert field in error.value.errors
     assert dams.get(db, SECRETARIA_MP, "matupa", dam["id"])["status"] == dams.ISSUED
 
 
 def test_a_paid_dam_is_not_paid_again(db, today):
     dam = issue(db)
-    dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
-    with pytest.raises(dams.DamNotPayable, match="já está pago"):
-        dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+    payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+    with pytest.raises(payments.DamNotPayable, match="já está pago"):
+        payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
 
 
 @pytest.fixture
@@ -287,10 +287,10 @@ def test_paying_tells_the_record_it_pays_exactly_once(db, today, paid_events):
     dam = issue(db, pays=pays)
     unrelated = issue(db)
     assert dam["pays"] == pays and "Referente a: Autorização 0007/2026." in dam["instructions"]
-    dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
-    with pytest.raises(dams.DamNotPayable):
-        dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
-    dams.record_payment(db, SECRETARIA_MP, "matupa", unrelated["id"], MONDAY, Decimal("150.00"), "Caixa")
+    payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+    with pytest.raises(payments.DamNotPayable):
+        payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+    payments.record_payment(db, SECRETARIA_MP, "matupa", unrelated["id"], MONDAY, Decimal("150.00"), "Caixa")
     assert [(c["id"], c["status"], c["pays"]["id"]) for c in paid_events] == [(dam["id"], "pago", "abc123")]
 
 
@@ -301,10 +301,10 @@ def test_search_filters_and_pages_in_the_store(db, today):
     today.set(date(2026, 3, 9))
     for _ in range(3):
         issue(db)
-    query = dams.DamQuery
+    query = lists.DamQuery
 
     def found(**filters):
-        return [d["number"] for d in dams.list_all(db, SECRETARIA_MP, "matupa", query(**filters))]
+        return [d["number"] for d in lists.list_all(db, SECRETARIA_MP, "matupa", query(**filters))]
 
     assert found(search="lúcia") == ["0001/2026"]
     assert found(search="111.444.777-35") == ["0001/2026"]
@@ -312,15 +312,15 @@ def test_search_filters_and_pages_in_the_store(db, today):
     assert found(revenue_kind="multa") == ["0001/2026"]
     assert found(start=date(2026, 3, 3), end=date(2026, 3, 9)) == ["0004/2026", "0003/2026", "0002/2026"]
     assert found(start=MONDAY, end=MONDAY) == ["0001/2026"]
-    page = dams.list_page(db, SECRETARIA_MP, "matupa", query(page=2, per_page=3))
+    page = lists.list_page(db, SECRETARIA_MP, "matupa", query(page=2, per_page=3))
     assert (page.total, page.pages, [d["number"] for d in page.rows]) == (4, 2, ["0001/2026"])
 
 
 def test_csv_export_has_exactly_the_filtered_dams_in_brazilian_formats(db, today):
     first = issue(db, amount=Decimal("1234.50"))
     issue(db, revenue_kind="multa")
-    dams.record_payment(db, SECRETARIA_MP, "matupa", first["id"], MONDAY, Decimal("1200.00"), "Caixa")
-    rows = dams.export_csv(db, SECRETARIA_MP, "matupa", dams.DamQuery(status=dams.PAID)).decode("utf-8-sig").splitlines()
+    payments.record_payment(db, SECRETARIA_MP, "matupa", first["id"], MONDAY, Decimal("1200.00"), "Caixa")
+    rows = lists.export_csv(db, SECRETARIA_MP, "matupa", lists.DamQuery(status=dams.PAID)).decode("utf-8-sig").splitlines()
     assert len(rows) == 2
     cells = rows[1].split(";")
     assert cells[0] == "0001/2026" and cells[2] == "529.982.247-25"

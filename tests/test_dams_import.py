@@ -13,6 +13,7 @@ from rules.base import RuleError
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.barcode import dam_barcode
 from services.dam import bank_import, dams
+from services.dam import payments as dam_payments
 from services.shared import events
 from services.shared.errors import PermissionDenied
 from services.store import decode
@@ -72,7 +73,7 @@ def paid_events(monkeypatch):
 def test_generated_file_covers_every_outcome_and_a_second_import_changes_nothing(db, today, paid_events):
     pays = {"collection": "test_records", "id": "r1", "label": "Registro de teste"}
     exact, short, late, manual, cancelled, repeated = (issue(db, pays=pays) for _ in range(6))
-    dams.record_payment(db, SECRETARIA_MP, "matupa", manual["id"], MONDAY, Decimal("150.00"), "PIX")
+    dam_payments.record_payment(db, SECRETARIA_MP, "matupa", manual["id"], MONDAY, Decimal("150.00"), "PIX")
     dams.cancel(db, SECRETARIA_MP, "matupa", cancelled["id"], "Emitido em duplicidade")
     other_agency = dam_barcode(Decimal("150.00"), "0299", date(2026, 3, 20), 2026, 1).digits
     never_issued = dam_barcode(Decimal("150.00"), "0592", date(2026, 3, 20), 2026, 999).digits

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 from decimal import Decimal
 
 import pytest
 
-from services.dam import dams
+from services.dam import dams, lists, outbox, payments
 from services.setup import bootstrap
 from services.shared import events
 from services.shared.errors import PermissionDenied
@@ -21,7 +22,7 @@ PAYS = {"collection": "test_records", "id": "r1", "label": "Autorização 0007/2
 
 
 def pay(db, dam, actor=SECRETARIA_MP):
-    return dams.record_payment(db, actor, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
+    return payments.record_payment(db, actor, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
 
 
 class FlakyHandler:
@@ -58,12 +59,12 @@ def test_a_failing_handler_leaves_the_dam_paid_with_its_update_pending_and_start
     paid = pay(db, dam)
     assert paid["status"] == dams.PAID and paid["handlers_pending"] is True
     assert handler.done == [] and pay_entries(db, dam) == 1
-    assert "ficou pendente e será refeita automaticamente" in dams.pending_message(paid)
-    assert events.resume_pending(db) == 1
+    assert "ficou pendente e será refeita automaticamente" in payments.pending_message(paid)
+    assert outbox.resume_pending(db) == 1
     after = stored(db, dam)
     assert handler.done == [dam["number"]]
     assert "handlers_pending" not in after and after["handlers_done_at"] is not None
-    assert events.resume_pending(db) == 0 and handler.done == [dam["number"]]
+    assert outbox.resume_pending(db) == 0 and handler.done == [dam["number"]]
 
 
 def test_a_retry_of_the_payment_runs_the_pending_update_instead_of_answering_already_paid(db, today, handler):
@@ -72,7 +73,7 @@ def test_a_retry_of_the_payment_runs_the_pending_update_instead_of_answering_alr
     again = pay(db, dam)
     assert handler.done == [dam["number"]] and "handlers_pending" not in again
     assert pay_entries(db, dam) == 1 and again["payment"]["bank"] == "Caixa"
-    with pytest.raises(dams.DamNotPayable, match="já está pago"):
+    with pytest.raises(payments.DamNotPayable, match="já está pago"):
         pay(db, dam)
 
 
@@ -84,7 +85,7 @@ def test_a_crash_between_paid_and_its_handlers_is_resumed_at_start(db, today, mo
         raise SystemExit("processo interrompido")
 
     with monkeypatch.context() as patch:
-        patch.setattr(events, "dam_paid", crash)
+        patch.setattr(outbox, "dam_paid", crash)
         with pytest.raises(SystemExit):
             pay(db, dam)
     assert stored(db, dam)["status"] == dams.PAID and stored(db, dam)["handlers_pending"] is True
@@ -96,11 +97,11 @@ def test_the_page_retry_runs_the_pending_update_for_who_may_write_only(db, today
     dam = issue(db, pays=PAYS)
     pay(db, dam)
     with pytest.raises(PermissionDenied):
-        dams.retry_linked_update(db, GABINETE, "matupa", dam["id"])
+        payments.retry_linked_update(db, GABINETE, "matupa", dam["id"])
     with pytest.raises(PermissionDenied):
-        dams.retry_linked_update(db, SECRETARIA_CG, "matupa", dam["id"])
+        payments.retry_linked_update(db, SECRETARIA_CG, "matupa", dam["id"])
     assert handler.done == []
-    assert "handlers_pending" not in dams.retry_linked_update(db, SECRETARIA_MP, "matupa", dam["id"])
+    assert "handlers_pending" not in payments.retry_linked_update(db, SECRETARIA_MP, "matupa", dam["id"])
     assert handler.done == [dam["number"]]
 
 
@@ -111,19 +112,35 @@ def test_a_dam_paying_nothing_leaves_nothing_pending(db, today):
 
 def test_gabinete_cannot_mark_a_dam_paid_through_any_public_function(db, today):
     dam = issue(db)
-    assert not hasattr(dams, "apply_payment")
+    assert not hasattr(payments, "apply_payment")
     with pytest.raises(PermissionDenied):
         pay(db, dam, GABINETE)
     with pytest.raises(PermissionDenied):
-        dams.retry_linked_update(db, GABINETE, "matupa", dam["id"])
+        payments.retry_linked_update(db, GABINETE, "matupa", dam["id"])
     assert stored(db, dam)["status"] == dams.ISSUED
 
 
 def test_the_paid_event_reads_the_dam_from_the_store_and_ignores_an_unpaid_one(db, today, handler):
     handler.failures = 0
     dam = issue(db, pays=PAYS)
-    assert events.dam_paid(db, dam["id"]) is False
+    assert outbox.dam_paid(db, dam["id"]) is False
     assert handler.done == []
+
+
+def test_a_paid_dam_whose_collection_has_no_handler_stays_pending_until_one_is_registered(db, today, monkeypatch,
+                                                                                        caplog):
+    """A missing registration (the record's module not imported) never loses the follow-up: the mark stays."""
+    monkeypatch.delitem(events._PAID_HANDLERS, "test_records", raising=False)
+    dam = issue(db, pays=PAYS)
+    with caplog.at_level(logging.WARNING, logger=outbox.__name__):
+        paid = pay(db, dam)
+    assert paid["status"] == dams.PAID and paid["handlers_pending"] is True
+    assert "test_records" in caplog.text
+    assert outbox.dam_paid(db, dam["id"]) is False and stored(db, dam)["handlers_pending"] is True
+    registered = FlakyHandler(failures=0)
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [registered])
+    assert outbox.resume_pending(db) == 1
+    assert registered.done == [dam["number"]] and "handlers_pending" not in stored(db, dam)
 
 
 @pytest.mark.parametrize("name, description", [
@@ -133,7 +150,7 @@ def test_the_paid_event_reads_the_dam_from_the_store_and_ignores_an_unpaid_one(d
 ])
 def test_the_csv_export_never_exports_a_formula(db, today, name, description):
     issue(db, taxpayer_name=name, description=description)
-    data = dams.export_csv(db, SECRETARIA_MP, "matupa", dams.DamQuery()).decode("utf-8-sig")
+    data = lists.export_csv(db, SECRETARIA_MP, "matupa", lists.DamQuery()).decode("utf-8-sig")
     rows = list(csv.reader(io.StringIO(data), delimiter=";"))
     assert rows[1][1] == "'" + name and rows[1][4] == "'" + description
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
@@ -187,7 +204,7 @@ def test_eight_clerks_paying_one_dam_at_once_record_one_payment_and_tell_the_rec
         start.wait()
         try:
             outcomes.append(pay(db, dam)["status"])
-        except dams.DamNotPayable as refused:
+        except payments.DamNotPayable as refused:
             outcomes.append(refused)
 
     threads = [threading.Thread(target=run) for _ in range(8)]
@@ -197,7 +214,7 @@ def test_eight_clerks_paying_one_dam_at_once_record_one_payment_and_tell_the_rec
         thread.join()
     # One payment is recorded; each other clerk is refused, or, while the first one's linked update is
     # still running, answered with the DAM already paid (a retry of that update, not a second payment).
-    assert len(outcomes) == 8 and all(o == dams.PAID or isinstance(o, dams.DamNotPayable) for o in outcomes)
+    assert len(outcomes) == 8 and all(o == dams.PAID or isinstance(o, payments.DamNotPayable) for o in outcomes)
     assert db["audit"].count_documents({"action": "pay", "doc_id": dam["id"]}) == 1
     assert len(db["dams"].find_one({"number": dam["number"]})["history"]) == 2  # issued, paid
     assert handler.done == [dam["number"]]  # the linked record told once

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from rules.dam import parameters as dam_parameters
 from rules.dam.barcode import format_line
 from rules.params import ParameterVersion
-from services.dam import dams
+from services.dam import dams, printing
 from services.setup import bootstrap
 from services.shared.errors import ValidationFailed
 from tests.conftest import SECRETARIA_MP
@@ -46,7 +46,7 @@ def test_the_printed_barcode_and_pix_are_the_stored_ones(db, today, tmp_path):
                         (dam_parameters.PIX_MERCHANT_CITY, "Matupa")):
         bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, "teste"))
     dam = issue(db, "1234.56", date(2026, 3, 21))
-    pdf = dams.pdf(db, SECRETARIA_MP, "matupa", [dam["id"]])
+    pdf = printing.pdf(db, SECRETARIA_MP, "matupa", [dam["id"]])
     (page,) = symbols(pdf, tmp_path)
     assert f"I2/5:{dam['barcode']}" in page
     assert f"QR-Code:{dam['pix_payload']}" in page
@@ -59,7 +59,7 @@ def test_the_printed_barcode_and_pix_are_the_stored_ones(db, today, tmp_path):
 def test_batch_prints_one_page_per_dam_in_order_with_progress(db, today, tmp_path):
     issued = [issue(db, amount, date(2026, 3, 20)) for amount in ("10.00", "20.50", "30.99")]
     calls = []
-    pdf = dams.pdf(db, SECRETARIA_MP, "matupa", [d["id"] for d in reversed(issued)], lambda i, n: calls.append((i, n)))
+    pdf = printing.pdf(db, SECRETARIA_MP, "matupa", [d["id"] for d in reversed(issued)], lambda i, n: calls.append((i, n)))
     assert calls == [(1, 3), (2, 3), (3, 3)]
     pages = symbols(pdf, tmp_path)
     assert [[s for s in page if s.startswith("I2/5:")] for page in pages] == [
@@ -68,7 +68,7 @@ def test_batch_prints_one_page_per_dam_in_order_with_progress(db, today, tmp_pat
 
 def test_printing_nothing_is_refused(db, today):
     with pytest.raises(ValidationFailed, match="ao menos um DAM"):
-        dams.pdf(db, SECRETARIA_MP, "matupa", [])
+        printing.pdf(db, SECRETARIA_MP, "matupa", [])
 
 
 def test_a_dam_of_another_municipality_is_neither_read_nor_printed(db, today):
@@ -83,4 +83,4 @@ def test_a_dam_of_another_municipality_is_neither_read_nor_printed(db, today):
     with pytest.raises(NotFound):
         dams.get(db, SECRETARIA_MP, "matupa", other["id"])
     with pytest.raises(NotFound):
-        dams.pdf_batch(db, SECRETARIA_MP, "matupa", [other["id"]])
+        printing.pdf_batch(db, SECRETARIA_MP, "matupa", [other["id"]])

@@ -12,7 +12,7 @@ import pytest
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.params import ParameterVersion
-from services.dam import bank_import, dams
+from services.dam import bank_import, dams, payments, reissue
 from services.setup import bootstrap
 from services.shared import events
 from services.shared.errors import ValidationFailed
@@ -64,7 +64,7 @@ def second(db, today, rates):
     """An overdue DAM and its 2ª via, asked on LATER for NEW_DUE."""
     original = issue(db)
     today.set(LATER)
-    return original, dams.reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
+    return original, reissue.reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
 
 
 def test_the_2a_via_charges_multa_and_juros_and_cancels_the_original(db, second):
@@ -85,7 +85,7 @@ def test_the_2a_via_charges_multa_and_juros_and_cancels_the_original(db, second)
 def test_the_quote_shows_the_same_amount_before_anything_is_written(db, today, rates):
     original = issue(db)
     today.set(LATER)
-    quote = dams.quote_reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
+    quote = reissue.quote_reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
     assert (quote.fine, quote.interest, quote.total) == (FINE, INTEREST, Decimal("115.53"))
     assert get(db, original)["status"] == dams.ISSUED and db["dams"].count_documents({}) == 1
 
@@ -96,17 +96,17 @@ def test_only_an_overdue_dam_has_a_2a_via(db, today, rates, asked_on, allowed):
     original = issue(db)
     today.set(asked_on)
     if allowed:
-        assert dams.reissue(db, SECRETARIA_MP, "matupa", original["id"], asked_on)["replaces"]["via"] == 2
+        assert reissue.reissue(db, SECRETARIA_MP, "matupa", original["id"], asked_on)["replaces"]["via"] == 2
     else:
-        with pytest.raises(dams.DamNotReissuable, match="ainda não venceu"):
-            dams.reissue(db, SECRETARIA_MP, "matupa", original["id"], asked_on)
+        with pytest.raises(reissue.DamNotReissuable, match="ainda não venceu"):
+            reissue.reissue(db, SECRETARIA_MP, "matupa", original["id"], asked_on)
 
 
 def test_a_new_due_date_in_the_past_is_refused_under_its_field(db, today, rates):
     original = issue(db)
     today.set(LATER)
     with pytest.raises(ValidationFailed) as refused:
-        dams.reissue(db, SECRETARIA_MP, "matupa", original["id"], date(2026, 4, 14))
+        reissue.reissue(db, SECRETARIA_MP, "matupa", original["id"], date(2026, 4, 14))
     assert set(refused.value.errors) == {"due"}
     assert get(db, original)["status"] == dams.ISSUED
 
@@ -115,14 +115,14 @@ def test_without_the_rates_of_the_codigo_tributario_there_is_no_2a_via(db, today
     original = issue(db)
     today.set(LATER)
     with pytest.raises(dams.DamParametersMissing, match="Código Tributário"):
-        dams.reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
+        reissue.reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
     assert get(db, original)["status"] == dams.ISSUED and db["dams"].count_documents({}) == 1
 
 
 def test_a_paid_or_cancelled_dam_has_no_2a_via(db, second, today):
     original, _via = second
-    with pytest.raises(dams.DamNotReissuable, match="cancelado"):
-        dams.reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
+    with pytest.raises(reissue.DamNotReissuable, match="cancelado"):
+        reissue.reissue(db, SECRETARIA_MP, "matupa", original["id"], NEW_DUE)
 
 
 def test_the_return_file_pays_the_2a_via(db, second, told):
@@ -138,14 +138,14 @@ def test_the_original_paid_late_after_the_2a_via_is_recorded_and_the_2a_via_canc
     report = import_file(db, (original, date(2026, 4, 16), "100.00"))
     (line,) = report.lines
     assert line.outcome == bank_import.PAID
-    assert set(line.flags) == {dams.FLAG_LATE, dams.FLAG_REPLACED}
+    assert set(line.flags) == {payments.FLAG_LATE, payments.FLAG_REPLACED}
     assert get(db, original)["status"] == dams.PAID
     cancelled = get(db, via)
     assert cancelled["status"] == dams.CANCELLED and "foi pago" in cancelled["cancel_reason"]
     assert told == [original["number"]]
     # the taxpayer then pays the 2ª via too: kept for refund, counted once
     again = import_file(db, (via, date(2026, 4, 17), "115.53"), sequence=2)
-    assert [(x.outcome, dams.FLAG_CANCELLED in x.flags) for x in again.lines] == [(bank_import.CANCELLED, True)]
+    assert [(x.outcome, payments.FLAG_CANCELLED in x.flags) for x in again.lines] == [(bank_import.CANCELLED, True)]
     assert told == [original["number"]]
     assert db["dams"].count_documents({"status": dams.PAID}) == 1
 
@@ -155,7 +155,7 @@ def test_the_original_paid_after_the_2a_via_was_paid_is_kept_for_refund(db, seco
     import_file(db, (via, date(2026, 4, 17), "115.53"))
     report = import_file(db, (original, date(2026, 4, 18), "100.00"), sequence=2)
     assert [line.outcome for line in report.lines] == [bank_import.CANCELLED]
-    assert dams.FLAG_CANCELLED in report.lines[0].flags
+    assert payments.FLAG_CANCELLED in report.lines[0].flags
     assert get(db, original)["status"] == dams.CANCELLED and get(db, via)["status"] == dams.PAID
     assert told == [via["number"]]
 
@@ -170,7 +170,7 @@ def test_both_in_the_same_file_pay_one_and_keep_the_other_for_refund(db, second,
 def test_a_3a_via_counts_from_the_first_due_date(db, second, today):
     _original, via = second
     today.set(date(2026, 5, 5))
-    third = dams.reissue(db, SECRETARIA_MP, "matupa", via["id"], date(2026, 5, 11))  # a Monday
+    third = reissue.reissue(db, SECRETARIA_MP, "matupa", via["id"], date(2026, 5, 11))  # a Monday
     # 62 days × 0,33 % = 20,46 %, capped at 20 %; 10/03 → 11/05: 3 months (2 and a fraction)
     assert (third["principal"], third["fine"], third["interest"]) == (Decimal("100.00"), Decimal("20.00"),
                                                                      Decimal("3.00"))
@@ -186,7 +186,7 @@ def test_the_2a_via_of_an_authorization_fee_issues_the_authorization_once(db, to
     auth = inspected(db, "matupa")
     fee = fees.issue_fee_dam(db, SECRETARIA_MP, "matupa", auth, today.value)
     today.set(fee["due_on"] + timedelta(days=10))
-    via = dams.reissue(db, SECRETARIA_MP, "matupa", fee["id"], today.value + timedelta(days=3))
+    via = reissue.reissue(db, SECRETARIA_MP, "matupa", fee["id"], today.value + timedelta(days=3))
     assert via["pays"] == fee["pays"] and via["amount"] > fee["amount"]
     import_file(db, (via, today.value, str(via["amount"])))
     doc = authorizations.get_authorization(db, SECRETARIA_MP, "matupa", auth)

@@ -7,10 +7,9 @@ from decimal import Decimal
 import pytest
 
 from services import store
-from services.dam import dams
+from services.dam import dams, outbox, payments
 from services.ridehailing import authorizations, public_check, work_queue
 from services.ridehailing.enforcement import autos, lavratura, lists, penalties, process
-from services.shared import events
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from tests.enforcement_support import (
     active_authorization,
@@ -217,12 +216,12 @@ def test_fine_becomes_a_dam_and_paying_it_closes_the_fine_once(db, today):
     assert dam["due_on"] >= today.value + timedelta(days=30)
     with pytest.raises(Conflict):
         penalties.issue_fine_dam(db, CG, "chapada", auto_id)
-    dams.record_payment(db, CG, "chapada", dam["id"], today.value, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, CG, "chapada", dam["id"], today.value, dam["amount"], "Banco do Brasil")
     shown = auto(db, "chapada", auto_id)
     assert shown["fine_dam"]["paid"] is True and shown["stage"] == "multa_paga"
     penalties.fine_paid(db, dams.get(db, CG, "chapada", dam["id"]))  # a second run changes nothing
     assert db["audit"].count_documents({"collection": "autos", "action": "fine_paid"}) == 1
-    assert events.resume_pending(db) == 0
+    assert outbox.resume_pending(db) == 0
 
 
 def test_second_street_boarding_in_chapada_suspends_30_days_and_the_public_check_is_valid_on_day_31(db, today):

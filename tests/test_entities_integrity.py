@@ -279,7 +279,7 @@ def test_a_picker_offers_at_most_twenty_records_and_finds_an_old_one_by_its_key(
     """The searchable picker asks the store for a bounded page, whatever the register's size."""
     import random
 
-    from seed.demo import cpf
+    from seed.people import cpf
 
     rng = random.Random(5)
     documents = [cpf(rng) for _ in range(30)]

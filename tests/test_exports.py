@@ -14,8 +14,15 @@ import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
-from services.dam import dams
-from services.shared import audit_log, clock, entities, entity_files, exports, schema
+from services.dam import dams, lists, payments
+from services.shared import (
+    audit_log,
+    clock,
+    entities,
+    entity_files,
+    exports,
+    schema,
+)
 from services.shared.schema import Field, ListQuery
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP, TI
 from tests.dams_support import MONDAY
@@ -134,8 +141,8 @@ def test_the_dam_list_exports_dates_and_amounts_as_a_spreadsheet_reads_them(db, 
         taxpayer_address="Rua dos Ipês, 120, Centro", revenue_kind="taxa_autorizacao",
         description="Taxa de autorização do transporte por aplicativo",
         legal_basis="Lei Municipal 1.552/2025 (Matupá), art. 9º", amount=Decimal("1234.50"), due=date(2026, 3, 20))
-    dams.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("1200.00"), "Caixa")
-    ws = sheet(dams.export_xlsx(db, SECRETARIA_MP, "matupa", dams.DamQuery()))
+    payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("1200.00"), "Caixa")
+    ws = sheet(lists.export_xlsx(db, SECRETARIA_MP, "matupa", lists.DamQuery()))
     assert header(ws)[:6] == ["Número", "Contribuinte", "CPF/CNPJ", "Receita", "Descrição", "Valor"]
     row = dict(zip(header(ws), ws[2]))
     assert row["Número"].value == "0001/2026" and row["Número"].data_type == "s"

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from services.dam import payments
+from services.dam import payments as dam_payments
 from services.shared import clock, parameters
 from services.shared.auth import Actor
 from tests.conftest import TI
@@ -131,7 +133,7 @@ def test_bpc_family_story_on_the_screens(db, nl, today):
     assert "DAMs emitidos" in texts(at, "success")
     [full] = [i for i in booking_requests.get_request(db, CLERK, MUN, rid)["payment"]["instalments"] if i["dam_id"]]
     dam = dams.get(db, CLERK, MUN, full["dam_id"])
-    dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
 
     day = MONDAY + timedelta(days=2)
     board = page("machinery_schedule.py")
@@ -173,7 +175,7 @@ def test_farmer_story_balance_due_and_next_request_blocked_on_the_screen(db, nl,
     advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
     assert advance["amount"] == D("900.00")
     dam = dams.get(db, CLERK, MUN, advance["dam_id"])
-    dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
     day = MONDAY + timedelta(days=1)
     schedule.book(db, CLERK, MUN, rid, day, [(nl["backhoe"], nl["joao"])])
     today.set(day)
@@ -213,7 +215,7 @@ def test_a_completion_refused_by_the_services_says_why(db, nl, today):
     doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
     advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
     dam = dams.get(db, CLERK, MUN, advance["dam_id"])
-    dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    dam_payments.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
     schedule.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=2), [(nl["backhoe"], nl["joao"])])
     today.set(MONDAY + timedelta(days=2))
     db["parameters"].delete_many({"municipality": MUN, "name": "dam_febraban_code"})
@@ -258,7 +260,7 @@ def test_urgency_needs_a_justification_and_then_moves_ahead(db, nl, today):
         doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
         [full] = [i for i in doc["payment"]["instalments"] if i["dam_id"]]
         dam = dams.get(db, CLERK, MUN, full["dam_id"])
-        dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+        payments.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
     at = page("machinery_schedule.py")
     assert frame_text(at, "Motivo da posição").index("Maria BPC") < frame_text(at, "Motivo da posição").index(
         "Associação")
@@ -287,7 +289,7 @@ def test_van_hire_records_the_responsible_person_and_an_incident_against_them(db
     doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
     [full] = [i for i in doc["payment"]["instalments"] if i["dam_id"]]
     dam = dams.get(db, CLERK, MUN, full["dam_id"])
-    dams.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    dam_payments.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
     schedule.book(db, CLERK, MUN, rid, MONDAY, [(van, nl["pedro"])])
     at = page("machinery_execution.py")
     at.text_input(key="exec_trip_name").input("Carla Responsável")
@@ -324,7 +326,7 @@ def test_execution_opens_for_a_service_booked_for_a_later_day(db, nl, today):
     doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
     advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
     dam = dams.get(db, CLERK, MUN, advance["dam_id"])
-    dams.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    dam_payments.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
     schedule.book(db, CLERK, MUN, rid, MONDAY + timedelta(days=7), [(nl["backhoe"], nl["joao"])])
     at = page("machinery_execution.py")
     assert not at.exception, at.exception

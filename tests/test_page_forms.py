@@ -10,7 +10,6 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from rules.ridehailing.lifecycle import Status
-from seed.demo import cpf as random_cpf
 from seed.people import cpf as random_cpf
 from services.ridehailing import authorizations, registry
 from services.shared import (

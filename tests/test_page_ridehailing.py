@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import authorizations, fees, public_check, registry
 from services.shared import clock
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
@@ -88,7 +88,7 @@ def test_request_approve_inspect_pay_and_issue(db):
     at.button(key="auth_issue_dam").click().run()
     assert "DAM nº" in texts(at, "success")
     bill = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
-    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["dam_id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["dam_id"], TODAY, bill["amount"], "Caixa")
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()
     assert not at.exception
@@ -146,7 +146,7 @@ def test_public_check_shows_the_status_and_only_the_first_name(db, sanction, wor
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
-    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     if sanction:
         authorizations.record_sanction(db, ACTORS["chapada"], "chapada", auth, EventKind(sanction), TODAY,
                                     TODAY + timedelta(days=30) if sanction == "suspended" else None)
@@ -175,7 +175,7 @@ def test_short_fee_payment_keeps_the_authorization_awaiting_and_offers_the_compl
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
     bill = fees.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
-    dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, Decimal("150.00"), "Caixa")
+    payments.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, Decimal("150.00"), "Caixa")
     at = page("authorizations.py", "matupa")
     at.selectbox(key="auth_open").set_value(auth).run()
     assert not at.exception
@@ -193,7 +193,7 @@ def test_inspections_page_calls_an_extraordinary_vistoria_and_offers_the_notice(
     set_fee(db, "matupa")
     auth = inspected(db, "matupa")
     bill = fees.issue_fee_dam(db, ACTORS["matupa"], "matupa", auth, TODAY)
-    dams.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS["matupa"], "matupa", bill["id"], TODAY, bill["amount"], "Caixa")
     at = page("inspections.py", "matupa")
     at.selectbox(key="insp_call_auth").set_value(auth)
     at.text_input(key="insp_call_note").input("Denúncia de passageiro")
@@ -210,7 +210,7 @@ def test_fee_paid_above_the_amount_issues_and_shows_the_alert(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
-    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, Decimal("200.00"), "Caixa")
+    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, Decimal("200.00"), "Caixa")
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()
     assert not at.exception

@@ -17,7 +17,7 @@ from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed import ridehailing as demo
 from seed.people import cnpj, cpf
-from services.dam import dams
+from services.dam import dams, payments
 from services.ridehailing import (
     authorizations,
     inspections,
@@ -258,7 +258,7 @@ def test_issqn_per_vehicle_and_month_to_a_paid_dam(db):
     dam = issqn.issue_issqn_dam(db, actor, mun, march.id, address="Av. Paulista, 1000, São Paulo - SP")
     assert dam["amount"] == Decimal("3.00") and dam["pays"]["collection"] == issqn.ISSQN
     assert dam["taxpayer_document"] == db["platforms"].find_one()["cnpj"]
-    dams.record_payment(db, actor, mun, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, actor, mun, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     months = {(m.plate, m.competence): m for m in issqn.issqn_months(db, actor, mun, TODAY)}
     paid = months[("QBC1D23", f"{last_month:%Y-%m}")]
     assert (paid.situation, paid.paid_on, paid.dam_number) == ("pago", TODAY, dam["number"])

@@ -13,7 +13,7 @@ import pytest
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import fees, public_check
 from services.shared import clock, config
 from tests.ridehailing_data import ACTORS, inspected, set_fee
@@ -68,7 +68,7 @@ def test_the_public_page_shows_the_ouvidoria_phone_next_to_the_verdict(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
-    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["t"] = public_check.token_for("chapada", auth)
     at.run()

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from pypdf import PdfReader
 
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import (
     authorizations,
     documents,
@@ -28,7 +28,7 @@ def issued(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
-    dams.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
 
@@ -147,7 +147,7 @@ def issue_in(db, municipality: str, platform: str | None = None) -> str:
         driver = registry.driver_record(db, municipality, cpf)
         entities.update(db, ACTORS[municipality], "drivers", municipality, driver["id"], {"platform_cnpj": number})
     bill = fees.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
-    dams.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
+    payments.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
     return auth
 
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import vehicle_values
-from services.dam import dams
+from services.dam import dams, lists, outbox, payments
+from services.dam import payments as dam_payments
 from services.ridehailing import (
     authorization_lists,
     authorization_records,
@@ -24,7 +25,7 @@ from services.ridehailing import (
     inspections,
     public_check,
 )
-from services.shared import audit, clock, entities, events, parameters
+from services.shared import audit, clock, entities, parameters
 from services.shared.errors import Conflict, NotFound
 from tests import figures
 from tests.ridehailing_data import ACTORS, inspected, register, requested, set_fee
@@ -57,7 +58,7 @@ def active(db) -> str:
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     dam = fees.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)
-    dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    dam_payments.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     return auth
 
 
@@ -177,7 +178,7 @@ def test_a_forged_paid_dam_issues_nothing(db):
 
 def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
     auth = active(db)
-    [dam] = dams.list_all(db, ACTOR, "chapada", dams.DamQuery())
+    [dam] = lists.list_all(db, ACTOR, "chapada", lists.DamQuery())
     fees.fee_paid(db, dam)
     fees.fee_paid(db, {"id": dam["id"]})
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
@@ -200,12 +201,12 @@ def test_a_handler_interrupted_midway_is_issued_once_on_rerun(db, monkeypatch, w
         raise RuntimeError("falha injetada")
 
     monkeypatch.setattr(module, name, crash)
-    dams.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, ACTOR, "chapada", dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     paid = dams.get(db, ACTOR, "chapada", dam["id"])
     assert paid["status"] == dams.PAID and paid["handlers_pending"]  # the payment stays; its handler is owed
     assert not authorizations.get_authorization(db, ACTOR, "chapada", auth).get("number")
-    assert events.resume_pending(db) == 1  # the outbox re-runs the handler (at start, or on retry)
-    assert events.resume_pending(db) == 0
+    assert outbox.resume_pending(db) == 1  # the outbox re-runs the handler (at start, or on retry)
+    assert outbox.resume_pending(db) == 0
     fees.fee_paid(db, {"id": dam["id"]})  # a handler run once more changes nothing
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
     assert authorizations.status(db, ACTOR, "chapada", auth, TODAY).status is Status.ACTIVE

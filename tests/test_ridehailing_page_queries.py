@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from seed.people import cnpj
 from seed.ridehailing import passing
-from services.dam import dams
+from services.dam import payments
 from services.ridehailing import authorizations, fees, inspections
 from services.shared import clock, entities
 from tests.ridehailing_data import ACTORS, requested, set_fee
@@ -76,7 +76,7 @@ def population(db, seed: int, count: int) -> None:
         fees.issue_fee_dam(db, ACTOR, "chapada", awaiting, today)
         active = inspected_with_seed(db, base + 5)
         dam = fees.issue_fee_dam(db, ACTOR, "chapada", active, today)
-        dams.record_payment(db, ACTOR, "chapada", dam["id"], today, dam["amount"], "Banco do Brasil")
+        payments.record_payment(db, ACTOR, "chapada", dam["id"], today, dam["amount"], "Banco do Brasil")
         inspections.call_inspection(db, ACTOR, "chapada", active, today, "Denúncia de passageiro")
         entities.create(db, ACTOR, "platforms", "chapada", {"name": f"Plataforma {base}",
                                                             "cnpj": cnpj(random.Random(base)), "status": "ativo"})

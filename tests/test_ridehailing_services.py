@@ -12,7 +12,7 @@ from rules.params import ParameterMissing
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import passing
-from services.dam import dams
+from services.dam import dams, payments
 from services.ridehailing import authorizations, fees, inspections, registry, work_queue
 from services.shared import clock, entities, entity_lists, parameters, schema
 from services.shared.errors import PermissionDenied, ValidationFailed
@@ -25,7 +25,7 @@ TODAY = clock.today()
 def pay(db, municipality: str, auth: str) -> dict:
     actor = ACTORS[municipality]
     dam = fees.issue_fee_dam(db, actor, municipality, auth, TODAY)
-    dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     return dam
 
 
@@ -47,7 +47,7 @@ def test_whole_flow_issues_the_authorization_on_payment(db, municipality, valid_
     dam = fees.issue_fee_dam(db, actor, municipality, auth, TODAY)
     assert dam["amount"] == FEE and dam["pays"]["id"] == auth
     assert authorizations.status(db, actor, municipality, auth, TODAY).status is Status.AWAITING_FEE
-    dams.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
+    payments.record_payment(db, actor, municipality, dam["id"], TODAY, dam["amount"], "Banco do Brasil")
     doc = authorizations.get_authorization(db, actor, municipality, auth)
     state = authorizations.status(db, actor, municipality, auth, TODAY)
     expected = valid_until or registry.rules_of(municipality).validity_end(TODAY)
@@ -199,7 +199,7 @@ def test_data_changes_are_kept_with_dates(db):
 def pay_amount(db, municipality: str, auth: str, amount: str, on=TODAY) -> dict:
     actor = ACTORS[municipality]
     dam = fees.issue_fee_dam(db, actor, municipality, auth, TODAY)
-    dams.record_payment(db, actor, municipality, dam["id"], on, Decimal(amount), "Caixa")
+    payments.record_payment(db, actor, municipality, dam["id"], on, Decimal(amount), "Caixa")
     return dam
 
 
@@ -244,7 +244,7 @@ def test_a_complementary_dam_charges_the_difference_and_its_payment_issues(db):
     assert second["amount"] == Decimal("30.00") and "pago a menor" in second["description"]
     [item] = work_queue.pendencias(db, actor, "matupa", TODAY)
     assert f"DAM complementar {second['number']}" in item.message and first["number"] in item.message
-    dams.record_payment(db, actor, "matupa", second["id"], TODAY, Decimal("30.00"), "Caixa")
+    payments.record_payment(db, actor, "matupa", second["id"], TODAY, Decimal("30.00"), "Caixa")
     doc = authorizations.get_authorization(db, actor, "matupa", auth)
     assert authorizations.status(db, actor, "matupa", auth, TODAY).status is Status.ACTIVE
     assert doc["number"] == f"0001/{TODAY.year}"
@@ -262,7 +262,7 @@ def test_a_late_payment_still_issues_and_keeps_the_flag(db, monkeypatch, days_af
     dam = fees.issue_fee_dam(db, actor, "chapada", auth, TODAY)
     paid_on = dam["due_on"] + timedelta(days=days_after_due)
     monkeypatch.setattr(clock, "today", lambda: paid_on)
-    dams.record_payment(db, actor, "chapada", dam["id"], paid_on, dam["amount"], "Caixa")
+    payments.record_payment(db, actor, "chapada", dam["id"], paid_on, dam["amount"], "Caixa")
     doc = authorizations.get_authorization(db, actor, "chapada", auth)
     assert authorizations.status(db, actor, "chapada", auth, paid_on).status is Status.ACTIVE
     assert ("dia(s) após o vencimento" in " ".join(doc["fee_dam"]["received"][0]["alerts"])) is late

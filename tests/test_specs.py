@@ -150,7 +150,7 @@ def test_custom_field_is_stored_and_shown_for_its_municipality_only(db):
 def _cpf(seed: int) -> str:
     import random
 
-    from seed.demo import cpf
+    from seed.people import cpf
 
     return cpf(random.Random(seed))
 

@@ -3,7 +3,7 @@
 Each G record is matched by its 44-digit barcode to a DAM of the municipality:
 
 - ``pago``: an issued (or overdue) DAM becomes paid; a different amount or a late payment is
-  flagged on the payment (see :func:`services.dam.dams.check_payment`), never silently accepted;
+  flagged on the payment (see :func:`services.dam.payments.check_payment`), never silently accepted;
 - ``nao_encontrado``: no DAM of the municipality has that barcode (another órgão's barcode, an
   invalid one, or one never issued here); nothing is written for it;
 - ``duplicado``: the barcode already appeared earlier in the same file, or the DAM was already
@@ -11,7 +11,7 @@ Each G record is matched by its 44-digit barcode to a DAM of the municipality:
 - ``dam_cancelado``: the DAM had been cancelled; the payment is stored on it, flagged, for the
   treasury to refund or reuse, and the DAM stays cancelled. Except an original replaced by its 2ª
   via whose chain is still unpaid: it is ``pago`` (flagged) and the 2ª via is cancelled
-  (:func:`services.dam.dams._apply_payment`); a DAM changed by an earlier line is read again once.
+  (:func:`services.dam.payments._apply_payment`); a DAM changed by an earlier line is read again once.
 
 A file is known by the SHA-256 of its records (line ends normalised): importing the same file
 again changes nothing and returns the first import's report. A different file with the same
@@ -50,7 +50,7 @@ from rules.dam.bank_return import (
 from rules.dam.barcode import BarcodeError, parse_barcode
 from rules.dam.parameters import FEBRABAN_CODE
 from services import store
-from services.dam import dams
+from services.dam import dams, payments
 from services.shared import audit, clock, config, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, NotFound, ServiceError
@@ -138,11 +138,11 @@ class ImportResult:
 
     @property
     def different_amount(self) -> tuple[ImportLine, ...]:
-        return tuple(line for line in self.lines if dams.FLAG_AMOUNT in line.flags)
+        return tuple(line for line in self.lines if payments.FLAG_AMOUNT in line.flags)
 
     @property
     def late(self) -> tuple[ImportLine, ...]:
-        return tuple(line for line in self.lines if dams.FLAG_LATE in line.flags)
+        return tuple(line for line in self.lines if payments.FLAG_LATE in line.flags)
 
     @property
     def total_received(self) -> Decimal:
@@ -199,7 +199,7 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
             return _line(detail, PAID if dam["status"] == dams.PAID else CANCELLED, "Já baixado por este arquivo",
                          dam, tuple(payment["flags"]))
         return _line(detail, DUPLICATED, _already_paid_reason(dam), dam)
-    check = dams.check_payment(db, dam, detail.paid_on, detail.amount_received)
+    check = payments.check_payment(db, dam, detail.paid_on, detail.amount_received)
     new_payment = {
         "paid_on": detail.paid_on, "amount": detail.amount_received,
         "bank": f"{header.bank_code} {header.bank_name}".strip(),
@@ -210,7 +210,7 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
         "recorded_at": clock.now_utc(), "recorded_by": actor.username,
     }
     # an original replaced by its 2ª via is paid (and the 2ª via cancelled) unless the chain already was
-    applied = dams._apply_payment(db, actor, dam, new_payment)
+    applied = payments._apply_payment(db, actor, dam, new_payment)
     if applied is None and retry:
         fresh = db[dams.COLLECTION].find_one({"_id": ObjectId(dam["id"])}, MATCH_FIELDS)
         return _settle(db, actor, dams.plain(fresh), detail, file_id, header, retry=False)

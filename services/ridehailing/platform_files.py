@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bson import ObjectId
 from bson.errors import InvalidId
 
-from services.shared.entities import RowError
+from services.shared.entity_files import RowError
 from services.shared.errors import NotFound, ValidationFailed
 from services.store import decode
 

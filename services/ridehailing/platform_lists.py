@@ -30,7 +30,7 @@ from services.ridehailing.enforcement import autos
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import audit, clock, entities, fields, parameters
 from services.shared.auth import Actor, authorize
-from services.shared.entities import RowError
+from services.shared.entity_files import RowError
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
 from services.store import decode, encode, insert_one, parse_date
 

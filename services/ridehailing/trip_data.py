@@ -22,7 +22,7 @@ from services.ridehailing import platform_files, registry
 from services.ridehailing.queue_item import Pendencia
 from services.shared import audit, clock, entities, fields
 from services.shared.auth import Actor, authorize
-from services.shared.entities import RowError
+from services.shared.entity_files import RowError
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.store import decode, encode, insert_one
 

@@ -4,13 +4,23 @@ from __future__ import annotations
 from pymongo.database import Database
 
 from rules.params import ParameterVersion
-from services import store  # noqa: F401  (specs registers the entity specs)
-from services.ridehailing import authorization_records, issqn, platform_lists, trip_data
-from services.ridehailing.enforcement import autos
-from services.setup.defaults import MUNICIPALITIES, initial_parameters
+from services import store
 
-# ridehailing registers its DAM-paid handler: it must be known before the pending ones are resumed.
-from services.shared import audit, clock, config, entities, events, specs
+# Importing a domain module registers its DAM-paid handlers (services.shared.events), and importing
+# services.shared.specs registers the entity specs: each handler must be known before the pending ones
+# are resumed (a paid DAM whose collection has none stays pending).
+from services.dam import outbox
+from services.machinery import payment  # noqa: F401  (the booking payments' handler)
+from services.ridehailing import (  # noqa: F401
+    authorization_records,
+    fees,
+    issqn,
+    platform_lists,
+    trip_data,
+)
+from services.ridehailing.enforcement import autos, penalties  # noqa: F401  (penalties: the fine's handler)
+from services.setup.defaults import MUNICIPALITIES, initial_parameters
+from services.shared import audit, clock, config, entities, specs  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -47,7 +57,7 @@ def prepare(db: Database) -> None:
     platform_lists.prepare(db)  # lists and drafts of the platforms
     trip_data.prepare(db)  # data requests, trip imports and trips
     issqn.prepare(db)  # ISSQN of each vehicle and month
-    events.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
+    outbox.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 
 def ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:

@@ -14,7 +14,7 @@ from decimal import Decimal
 from pymongo.database import Database
 
 from rules.base import cents
-from services.dam import dams
+from services.dam import dams, payments
 from services.store import decode, parse_date
 from services.summary.figures import PaymentDifferences, Revenue, RevenueLine
 from services.summary.periods import Period
@@ -65,7 +65,7 @@ def in_period(docs: Iterable[dict], period: Period) -> Revenue:
             cell = lines[(kind, doc["paid_on"].replace(day=1))]
             cell["paid_count"] += 1
             cell["paid"] += received
-            _explain(diff, doc["amount"], received, dams.FLAG_LATE in doc["flags"])
+            _explain(diff, doc["amount"], received, payments.FLAG_LATE in doc["flags"])
         if _overdue_on(doc, period.end):
             cell = lines[(kind, doc["due_on"].replace(day=1))]
             cell["overdue_count"] += 1

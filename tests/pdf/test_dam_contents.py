@@ -15,7 +15,7 @@ from rules.dam import parameters as dam_parameters
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.params import ParameterVersion
 from seed.documents import demo_cnpj
-from services.dam import dams
+from services.dam import dams, printing
 from services.setup import bootstrap, deployment
 from tests.conftest import SECRETARIA_MP, TI
 
@@ -42,7 +42,7 @@ def issue(db, **extra):
 
 
 def text(db, dam) -> str:
-    pdf = dams.pdf(db, SECRETARIA_MP, "matupa", [dam["id"]])
+    pdf = printing.pdf(db, SECRETARIA_MP, "matupa", [dam["id"]])
     return " ".join(PdfReader(io.BytesIO(pdf)).pages[0].extract_text().split())
 
 
