@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from docstore import engine as docstore  # noqa: E402
+from docstore import collection as docstore  # noqa: E402
 
 SAMPLE = 50
 

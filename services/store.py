@@ -33,7 +33,7 @@ from bson.decimal128 import Decimal128, create_decimal128_context
 from pymongo.database import Database
 from pymongo.errors import DuplicateKeyError  # noqa: F401  (re-exported for the services)
 
-from docstore import engine
+from docstore import collection as engine
 from services.shared import config
 
 _lock = threading.Lock()

@@ -200,7 +200,7 @@ def test_connections_of_finished_threads_are_closed(embedded):
 
 
 def test_an_index_made_by_another_process_after_our_check_is_taken_as_made(embedded, monkeypatch):
-    from docstore import engine
+    from docstore import collection as engine
 
     col = embedded["plates"]
     col.create_index([("plate", 1)], unique=True, name="u_p")

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from pymongo.errors import PyMongoError
 
-from docstore import engine as docstore
+from docstore import collection as docstore
 
 BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 # No strings holding a NUL: the engine keeps them out of $gt/$lt ranges (documented in docstore.py).
