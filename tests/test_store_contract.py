@@ -1,6 +1,6 @@
 """Storage contract: every store operation the services use, on each store the product supports.
 
-Runs on the embedded store (docstore.engine over SQLite), on mongomock (a second model of MongoDB's
+Runs on the embedded store (the docstore package, over SQLite), on mongomock (a second model of MongoDB's
 semantics) and on a real server when MONGODB_URI is set.
 """
 from __future__ import annotations
