@@ -126,15 +126,20 @@ class Compiler:
             return pred(_ID_VALUE)
         return self._walk("doc", path.split("."), "", pred, elements)
 
-    def _walk(self, src: str, segs: list[str], done: str, pred, elements: bool) -> str:
-        for k in range(1, len(segs)):
+    def _walk(self, src: str, segs: list[str], done: str, pred, elements: bool, start: int = 1) -> str:
+        """The condition on ``segs`` under ``src``. At the first segment (from ``start``) whose prefix has
+        held an array: either that prefix is not an array here and the walk goes on below it, or it is
+        one and some document element meets the rest of the path (MongoDB's multikey semantics: a
+        missing field inside an array element is missing, not the array itself)."""
+        for k in range(start, len(segs)):
             prefix = ".".join(filter(None, [done, *segs[:k]]))
             if "array" in self.kinds.get(prefix, ()) and not segs[k].isdigit():
-                direct = self._leaf(src, segs, pred)
-                alias = self._next_alias()
                 apath = json_path(segs[:k])
+                direct = self._walk(src, segs, done, pred, elements, k + 1)
+                alias = self._next_alias()
                 inner = self._walk(f"{alias}.value", segs[k:], prefix, pred, elements)
-                return (f"({direct}) OR (json_type({src}, '{apath}') = 'array' AND EXISTS (SELECT 1 FROM "
+                return (f"(json_type({src}, '{apath}') IS NOT 'array' AND ({direct})) OR "
+                        f"(json_type({src}, '{apath}') = 'array' AND EXISTS (SELECT 1 FROM "
                         f"json_each({src}, '{apath}') AS {alias} WHERE {alias}.type = 'object' AND ({inner})))")
         term = self._leaf(src, segs, pred)
         full = ".".join(filter(None, [done, *segs]))

@@ -522,3 +522,72 @@ def test_dotted_updates_min_max_and_array_positions(store):
     assert col.find_one({"_id": 1}) == {"_id": 1, "items": [{"qty": 1}, {"qty": 5}], "low": 3, "high": 9,
                                         "a": {"b": {}}}
     assert col.count_documents({"items.1.qty": 5}) == 1
+
+
+# ------------------------------------------------ issue 25: the engine answers like MongoDB wherever it answers
+NULL_DOCS = [
+    {"_id": "a_empty_subobject", "a": {}}, {"_id": "a_null", "a": None}, {"_id": "a_number", "a": 4},
+    {"_id": "a_subobject_b_not_null", "a": {"b": "hi"}}, {"_id": "a_subobject_b_null", "a": {"b": None}},
+    {"_id": "no_a"}, {"_id": "a_double_array", "a": [[]]}, {"_id": "a_empty_array", "a": []},
+    {"_id": "a_object_array_no_b_nulls", "a": [{"b": 1}, {"b": 3}, {"b": "string"}]},
+    {"_id": "a_object_array_some_b_nulls", "a": [{"b": None}, {"b": 3}, {"b": None}]},
+    {"_id": "a_object_array_some_b_missing", "a": [{"b": 3}, {}]},
+    {"_id": "a_value_array_all_nulls", "a": [None, None]}, {"_id": "a_value_array_no_nulls", "a": [1, "string", 4]},
+    {"_id": "a_leaf_array_with_null", "a": {"b": [1, None]}},
+]
+DOTTED_NULL = {"a_empty_subobject", "a_null", "a_number", "a_subobject_b_null", "no_a", "a_object_array_some_b_nulls",
+               "a_object_array_some_b_missing", "a_leaf_array_with_null"}
+
+
+def ids(cursor) -> list:
+    return sorted(d["_id"] for d in cursor)
+
+
+def test_null_on_a_dotted_path_through_arrays_means_null_or_missing(store, request):
+    """Manual, "Query for Null or Missing Fields" and "Query an Array of Embedded Documents": {"a.b": null}
+    matches a non-document ``a``, a document ``a`` without ``b`` or with ``b`` null (or an array holding
+    null), and an array ``a`` with a document element without ``b`` or with ``b`` null — not an array
+    of scalars, nor documents whose ``b`` are all set (MongoDB 8.0's rule, jstests null_query_semantics)."""
+    mongomock_deviates(request, "{'a.b': None} matches arrays of scalars and skips a scalar 'a'")
+    col = store["nulls"]
+    col.insert_many([dict(d) for d in NULL_DOCS])
+    every = {d["_id"] for d in NULL_DOCS}
+    assert ids(col.find({"a.b": None})) == sorted(DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$eq": None}})) == sorted(DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$in": [None, 75]}})) == sorted(DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$ne": None}})) == sorted(every - DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$nin": [None]}})) == sorted(every - DOTTED_NULL)
+    assert col.count_documents({"a.b": None}) == len(DOTTED_NULL)
+
+
+def test_null_through_an_array_in_counts_deletes_and_updates(store):
+    """Manual, "Query for Null or Missing Fields": the same rule in count, delete and update."""
+    col = store["orders"]
+    col.insert_many([{"_id": 1, "items": [{"sku": "a"}]}, {"_id": 2, "items": [{"sku": "b"}, {"qty": 1}]},
+                     {"_id": 3}, {"_id": 4, "items": [{"sku": None}]}])
+    assert ids(col.find({"items.sku": None})) == [2, 3, 4]
+    assert ids(col.find({"items.sku": {"$ne": None}})) == [1]
+    assert col.count_documents({"items.sku": {"$nin": [None]}}) == 1
+    assert col.update_many({"items.sku": None}, {"$set": {"flag": 1}}).matched_count == 3
+    assert col.delete_many({"items.sku": None}).deleted_count == 3
+    assert ids(col.find()) == [1]
+
+
+def test_a_dotted_path_matches_each_element_and_the_leaf_array(store):
+    """Manual, "Query an Array of Embedded Documents" and "Query an Array": a condition on ``shape.color``
+    is met by any array element of ``shape`` whose ``color`` meets it, and by any element of a ``color``
+    that is itself an array."""
+    col = store["shapes"]
+    col.insert_many([
+        {"_id": 1, "shape": [{"color": "red"}, {"color": "blue"}]}, {"_id": 2, "shape": [{"color": "blue"}]},
+        {"_id": 3, "shape": {"color": "red"}}, {"_id": 4, "shape": {"color": "green"}}, {"_id": 5},
+        {"_id": 6, "shape": {"color": ["red", "green"]}}, {"_id": 7, "shape": [{"color": ["blue", "green"]}]},
+        {"_id": 8, "shape": [{"color": ["red"]}]},
+    ])
+    assert ids(col.find({"shape.color": "red"})) == [1, 3, 6, 8]
+    assert ids(col.find({"shape.color": {"$eq": "red"}})) == [1, 3, 6, 8]
+    assert ids(col.find({"shape.color": {"$ne": "red"}})) == [2, 4, 5, 7]
+    assert ids(col.find({"shape.color": {"$nin": ["red", "blue"]}})) == [4, 5]
+    assert ids(col.find({"shape.color": {"$regex": "^gr"}})) == [4, 6, 7]
+    assert ids(col.find({"shape.color": {"$gt": "q"}})) == [1, 3, 6, 8]
+    assert ids(col.find({"shape.color": {"$in": ["green"]}})) == [4, 6, 7]
