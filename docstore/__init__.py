@@ -12,7 +12,7 @@ processes. One connection per thread.
 Values keep their BSON type. JSON numbers, strings, lists, objects and null are stored as such; the
 other types are text with a tag that sorts correctly within the type: ``\\x01t`` + fixed-width ISO
 UTC instant (milliseconds, as MongoDB keeps them), ``\\x01o`` + ObjectId hex, ``\\x01q0``/``\\x01q1``
-for booleans (so ``True`` is never ``1``), ``\\x01k`` + subtype + hex for binary, ``\\x01a`` + an
+for booleans (so ``True`` is never ``1``), ``\\x01k`` + length + subtype + hex for binary (ordered as MongoDB orders it), ``\\x01a`` + an
 order-preserving decimal key + the exact Decimal128 text (so money compares as decimal, never through
 float). A real string that starts with ``\\x01`` or holds a NUL is kept as ``\\x01s`` + the string with
 those two characters escaped (SQLite's JSON functions stop at a NUL); such strings take part in

@@ -44,7 +44,10 @@ class Client:
     def get_database(self, name: str | None = None) -> Database:
         return Database(self, name or self.default_db)
 
-    def drop_database(self, name: str) -> None:
+    def drop_database(self, name_or_database: str | Database) -> None:
+        name = name_or_database.name if isinstance(name_or_database, Database) else name_or_database
+        if not isinstance(name, str):
+            raise TypeError(f"name_or_database must be an instance of str or a Database, not {type(name)}")
         db = self[name]
         for coll in db.list_collection_names():
             db.drop_collection(coll)
@@ -86,7 +89,10 @@ class Database:
                                           "AND name NOT LIKE 'sqlite_%' AND name NOT IN ('__indexes', '__paths')")
         return [r[0] for r in rows]
 
-    def drop_collection(self, name: str) -> None:
+    def drop_collection(self, name_or_collection: str | collection.Collection) -> None:
+        name = name_or_collection.name if isinstance(name_or_collection, collection.Collection) else name_or_collection
+        if not isinstance(name, str):
+            raise TypeError(f"name_or_collection must be an instance of str, not {type(name)}")
         collection.Collection(self, name).drop()
 
     def command(self, name: Any, *args: Any, **kwargs: Any) -> dict:

@@ -2,8 +2,8 @@
 
 JSON numbers, strings, lists, objects and null are stored as such; the other types are text with a
 tag that sorts correctly within the type: ``\\x01t`` + fixed-width ISO UTC instant (milliseconds),
-``\\x01o`` + ObjectId hex, ``\\x01q0``/``\\x01q1`` for booleans, ``\\x01k`` + subtype + hex for
-binary, ``\\x01a`` + an order-preserving decimal key + the exact Decimal128 text, and ``\\x01s`` for a
+``\\x01o`` + ObjectId hex, ``\\x01q0``/``\\x01q1`` for booleans, ``\\x01k`` + length + subtype + hex
+for binary (MongoDB's order), ``\\x01a`` + an order-preserving decimal key + the exact Decimal128 text, and ``\\x01s`` for a
 real string that starts with ``\\x01`` or holds a NUL. Also MongoDB's order of two values
 (:func:`bson_sort_key`) and the walk of a dotted path in a decoded document (:func:`get_path`).
 """
@@ -86,10 +86,9 @@ def to_json(value: Any) -> Any:
         return TAG + TAG_OID + str(value)
     if isinstance(value, Decimal128):
         return TAG + TAG_DECIMAL + decimal_key(value) + " " + str(value)
-    if isinstance(value, Binary):
-        return TAG + TAG_BINARY + "%02x" % value.subtype + bytes(value).hex()
-    if isinstance(value, (bytes, bytearray)):
-        return TAG + TAG_BINARY + "00" + bytes(value).hex()
+    if isinstance(value, (bytes, bytearray)):  # Binary too: MongoDB orders by length, subtype, bytes
+        data = bytes(value)
+        return TAG + TAG_BINARY + "%08x%02x" % (len(data), getattr(value, "subtype", 0)) + data.hex()
     raise InvalidDocument(f"cannot encode object: {value!r}, of type: {type(value)}")
 
 
@@ -106,7 +105,7 @@ def _from_tagged(text: str) -> Any:
     if tag == TAG_STR:
         return unescape(body)
     if tag == TAG_BINARY:
-        subtype, data = int(body[:2], 16), bytes.fromhex(body[2:])
+        subtype, data = int(body[8:10], 16), bytes.fromhex(body[10:])
         return data if subtype == 0 else Binary(data, subtype)
     return text
 

@@ -145,7 +145,7 @@ class Collection(indexes.IndexMethods):
         if fields is None:
             columns = "id, doc, rowid"
         else:
-            columns = ", ".join(["id", "rowid", *(f"doc -> '{compiler.json_path(f.split('.'))}'" for f in fields)])
+            columns = ", ".join(["id", "rowid", *projections.sql_columns(fields)])
         sql = f"SELECT {columns} FROM {connection.quote(self.name)} WHERE {where}"
         if sort:
             sql += " ORDER BY " + ", ".join(f"{compiler.field_expr(k)} {'DESC' if d == -1 else 'ASC'}" for k, d in sort)
@@ -301,6 +301,7 @@ class Collection(indexes.IndexMethods):
                             upsert: bool = False, return_document: bool = ReturnDocument.BEFORE,
                             **kwargs: Any) -> dict | None:  # noqa: A002
         self._no_kwargs(kwargs)
+        projections.check(projection)
         _, before, after = self._update(filter, update, upsert, False, False, sort)
         doc = after if return_document == ReturnDocument.AFTER else before
         return None if doc is None else projections.project(doc, projection)
@@ -309,6 +310,7 @@ class Collection(indexes.IndexMethods):
                              upsert: bool = False, return_document: bool = ReturnDocument.BEFORE,
                              **kwargs: Any) -> dict | None:  # noqa: A002
         self._no_kwargs(kwargs)
+        projections.check(projection)
         _, before, after = self._update(filter, replacement, upsert, False, True, sort)
         doc = after if return_document == ReturnDocument.AFTER else before
         return None if doc is None else projections.project(doc, projection)
@@ -316,6 +318,7 @@ class Collection(indexes.IndexMethods):
     def find_one_and_delete(self, filter: Mapping, projection: Any = None, sort: Any = None,
                             **kwargs: Any) -> dict | None:  # noqa: A002
         self._no_kwargs(kwargs)
+        projections.check(projection)
         with self._engine.write() as conn:
             if not self._engine.has_table(self.name):
                 return None

@@ -28,6 +28,7 @@ class Cursor:
     def __init__(self, collection: Any, flt: Mapping | None, projection: Any):
         if flt is not None and not isinstance(flt, Mapping):
             raise TypeError("filter must be an instance of dict")
+        projections.check(projection)
         self.collection, self._filter, self._projection = collection, flt, projection
         self._sort: list[tuple[str, int]] | None = None
         self._skip = self._limit = 0

@@ -8,7 +8,33 @@ from typing import Any
 
 from pymongo.errors import OperationFailure
 
-from docstore import codec, support
+from docstore import codec, compiler, support
+
+
+def check(projection: Any) -> None:
+    """Refuse a projection MongoDB refuses, before any document is read ("Projection Restrictions"):
+    a path that collides with another, inclusion mixed with exclusion, and what the engine does not
+    offer (the positional ``$`` and projection operators)."""
+    if projection is None:
+        return
+    if not isinstance(projection, (Mapping, list, tuple)):
+        raise TypeError("projection must be an instance of dict, a list or a tuple")
+    spec = {k: 1 for k in projection} if isinstance(projection, (list, tuple)) else dict(projection)
+    paths = sorted(spec)
+    for path in paths:
+        if not isinstance(path, str):
+            raise TypeError("projection keys must be strings")
+        if any(part.startswith("$") for part in path.split(".")):
+            raise support.unsupported("projeção posicional ($)")
+        if isinstance(spec[path], Mapping):
+            raise support.unsupported("operadores de projeção")
+    for shorter, longer in zip(paths, paths[1:]):
+        if longer.startswith(shorter + "."):
+            raise OperationFailure(f"Path collision at {longer} remaining portion {longer[len(shorter) + 1:]}",
+                                   code=31250)
+    flags = {bool(v) for k, v in spec.items() if k != "_id"}
+    if len(flags) > 1:
+        raise OperationFailure("Cannot do exclusion and inclusion in the same projection", code=31254)
 
 
 def project(doc: dict, projection: Any) -> dict:
@@ -22,12 +48,7 @@ def project(doc: dict, projection: Any) -> dict:
     if list(spec) == ["_id"] and spec["_id"]:
         return {"_id": doc["_id"]} if "_id" in doc else {}
     include_id = bool(spec.pop("_id", True))
-    for value in spec.values():
-        if isinstance(value, Mapping):
-            raise support.unsupported("operadores de projeção")
     flags = {bool(v) for v in spec.values()}
-    if len(flags) > 1:
-        raise OperationFailure("Cannot do exclusion and inclusion in the same projection", code=31254)
     if not spec or flags == {False}:
         out = dict(doc)
         if not include_id:
@@ -96,14 +117,32 @@ def sql_fields(projection: Any, kinds: Callable[[], dict[str, set[str]]]) -> lis
     return list(spec)
 
 
+def sql_columns(fields: list[str]) -> list[str]:
+    """The SQL of each field's JSON value, then of the JSON type of each ancestor of a dotted field
+    (a missing field inside an embedded document leaves that document, empty)."""
+    values = [f"doc -> '{compiler.json_path(f.split('.'))}'" for f in fields]
+    parents = [f"json_type(doc, '{compiler.json_path(p)}')" for p in _ancestors(fields)]
+    return values + parents
+
+
+def _ancestors(fields: list[str]) -> list[list[str]]:
+    return [f.split(".")[:i] for f in fields for i in range(1, f.count(".") + 1)]
+
+
 def projected(row: tuple, fields: list[str], projection: Any) -> dict:
-    """A document of only ``fields`` from a row of (id, rowid, value JSON of each field)."""
+    """A document of only ``fields`` from a row of (id, rowid, then the columns of :func:`sql_columns`)."""
     spec = {k: 1 for k in projection} if isinstance(projection, (list, tuple)) else dict(projection)
     doc: dict = {"_id": codec.from_json(row[0])} if spec.get("_id", True) else {}
+    parent_types = dict(zip((".".join(p) for p in _ancestors(fields)), row[2 + len(fields):]))
     for path, raw in zip(fields, row[2:]):
-        if raw is None:  # missing field: MongoDB leaves it out
-            continue
         *parents, leaf = path.split(".")
+        if raw is None:  # missing field: MongoDB leaves it out, but keeps the documents around it
+            target = doc
+            for i, part in enumerate(parents):
+                if parent_types[".".join(parents[:i + 1])] != "object":
+                    break
+                target = target.setdefault(part, {})
+            continue
         target = doc
         for part in parents:
             target = target.setdefault(part, {})

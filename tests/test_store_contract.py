@@ -591,3 +591,45 @@ def test_a_dotted_path_matches_each_element_and_the_leaf_array(store):
     assert ids(col.find({"shape.color": {"$regex": "^gr"}})) == [4, 6, 7]
     assert ids(col.find({"shape.color": {"$gt": "q"}})) == [1, 3, 6, 8]
     assert ids(col.find({"shape.color": {"$in": ["green"]}})) == [4, 6, 7]
+
+
+@pytest.mark.parametrize("projection", [{"a.$.b": 0}, {"a.$": 1}, {"a.$.b": 1}], ids=["exclude", "include", "inner"])
+def test_a_positional_projection_without_an_array_condition_is_refused(store, request, projection):
+    """Manual, "Projection Restrictions" and "$ (projection)": the positional operator needs the query to
+    hold a condition on the array and may only end the path; otherwise the server refuses the find."""
+    from pymongo.errors import OperationFailure
+
+    if projection != {"a.$.b": 0}:
+        mongomock_deviates(request, "projects 'a.$' without a condition on 'a' instead of refusing")
+    col = store["pos"]
+    col.insert_one({"_id": 1, "a": [{"b": 1}, {"b": 2}]})
+    with pytest.raises(OperationFailure):
+        col.find_one({}, projection)
+
+
+def test_drop_database_takes_a_database_object(store):
+    """pymongo's MongoClient.drop_database(name_or_database): a name or a Database."""
+    store["gone"].insert_one({"a": 1})
+    store.client.drop_database(store.raw if "raw" in type(store).__dict__ else store)  # pymongo: behind the proxy
+    assert store.list_collection_names() == []
+    folder = vars(store.client).get("folder")  # the embedded client's files
+    assert folder is None or [p.name for p in folder.iterdir() if "Database" in p.name] == []
+
+
+def test_bytes_compare_and_sort_by_length_first(store):
+    """Manual, "Comparison/Sort Order": BinData compares by length, then subtype, then byte by byte."""
+    col = store["bin"]
+    col.insert_many([{"_id": 1, "b": b"\xff"}, {"_id": 2, "b": b"\x00\x00"}, {"_id": 3, "b": b"\x01"}])
+    assert [d["_id"] for d in col.find().sort("b", 1)] == [3, 1, 2]
+    assert ids(col.find({"b": {"$gt": b"\xff"}})) == [2]
+    assert ids(col.find({"b": {"$lt": b"\x00\x00"}})) == [1, 3]
+
+
+def test_projecting_a_missing_subfield_keeps_its_parent_document(store):
+    """Manual, "Project Fields to Return from Query": an embedded document stays, empty, when the
+    projected field is missing from it; a parent that is not a document is left out."""
+    col = store["props"]
+    col.insert_many([{"_id": 1, "properties": {"a": 1}}, {"_id": 2, "properties": "x"}, {"_id": 3}])
+    assert list(col.find({}, {"properties.b": 1}).sort("_id", 1)) == [
+        {"_id": 1, "properties": {}}, {"_id": 2}, {"_id": 3}]
+    assert col.find_one({"_id": 1}, {"properties.b.c": 1, "_id": 0}) == {"properties": {}}
