@@ -189,3 +189,13 @@ def get_path(doc: Any, path: str) -> Any:
     return current
 
 
+
+
+def collision(paths: list[str]) -> tuple[str, str] | None:
+    """Two of ``paths`` that name the same field or of which one holds the other (``a`` and ``a.b``)."""
+    for i, one in enumerate(paths):
+        for other in paths[i + 1:]:
+            shorter, longer = sorted((one, other), key=len)
+            if longer == shorter or longer.startswith(shorter + "."):
+                return shorter, longer
+    return None

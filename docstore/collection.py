@@ -86,9 +86,16 @@ class Collection(indexes.IndexMethods):
     def count_documents(self, filter: Mapping, skip: int = 0, limit: int = 0, **kwargs: Any) -> int:  # noqa: A002
         if kwargs:
             raise support.unsupported(f"argumentos de count_documents {sorted(kwargs)}")
+        for stage, value in (("skip", skip), ("limit", limit)):  # pymongo sends them as $skip/$limit stages
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise OperationFailure(f"invalid argument to ${stage} stage: Expected a number in: "
+                                       f"${stage}: {value!r}", code=2)
+            if value < 0:
+                raise OperationFailure(f"invalid argument to ${stage} stage: the number must be positive",
+                                       code=15956 if stage == "skip" else 15958)
+        where, params = self._where(filter)
         if not self._engine.has_table(self.name):
             return 0
-        where, params = self._where(filter)
         if not skip and not limit:
             sql = f"SELECT COUNT(*) FROM {connection.quote(self.name)} WHERE {where}"
         else:
@@ -104,9 +111,11 @@ class Collection(indexes.IndexMethods):
     def distinct(self, key: str, filter: Mapping | None = None, **kwargs: Any) -> list:  # noqa: A002
         if kwargs:
             raise support.unsupported(f"argumentos de distinct {sorted(kwargs)}")
+        if not isinstance(key, str):
+            raise TypeError(f"key must be an instance of str, not {type(key)}")
+        where, params = self._where(filter)
         if not self._engine.has_table(self.name):
             return []
-        where, params = self._where(filter)
         table = connection.quote(self.name)
         parts = key.split(".")
         kinds = self._engine.kinds(self.name)
@@ -139,9 +148,9 @@ class Collection(indexes.IndexMethods):
     def _select(self, flt: Mapping | None, sort: list[tuple[str, int]] | None, skip: int, limit: int,
                 conn: sqlite3.Connection | None = None, fields: list[str] | None = None) -> list[tuple]:
         """Rows (id, doc, rowid) of the matching documents; with ``fields``, (id, rowid, JSON of each field)."""
+        where, params = self._where(flt)
         if not self._engine.has_table(self.name):
             return []
-        where, params = self._where(flt)
         if fields is None:
             columns = "id, doc, rowid"
         else:
@@ -240,11 +249,17 @@ class Collection(indexes.IndexMethods):
     def _update(self, flt: Mapping, update: Mapping, upsert: bool, many: bool, replace: bool,
                 sort: Any = None) -> tuple[dict, dict | None, dict | None]:
         """(raw result, document before, document after) of one update/replace."""
+        if not isinstance(flt, Mapping):
+            raise TypeError(f"filter must be an instance of dict, not {type(flt)}")
+        if not isinstance(update, Mapping):
+            raise TypeError(f"{'replacement' if replace else 'update'} must be an instance of dict, not {type(update)}")
         if replace:
             if any(k.startswith("$") for k in update):
                 raise ValueError("replacement can not include $ operators")
         elif not update or not all(k.startswith("$") for k in update):
             raise ValueError("update only works with $ operators")
+        else:
+            updates.check(update)
         matched = modified = 0
         before = after = None
         upserted = None
@@ -329,10 +344,12 @@ class Collection(indexes.IndexMethods):
         return projections.project(self._load(rows[0]), projection)
 
     def _delete(self, flt: Mapping, many: bool) -> DeleteResult:
+        if not isinstance(flt, Mapping):
+            raise TypeError(f"filter must be an instance of dict, not {type(flt)}")
         with self._engine.write() as conn:
+            where, params = self._where(flt)
             if not self._engine.has_table(self.name):
                 return DeleteResult({"n": 0, "ok": 1.0}, True)
-            where, params = self._where(flt)
             sql = f"DELETE FROM {connection.quote(self.name)} WHERE rowid IN (SELECT rowid FROM {connection.quote(self.name)} WHERE {where}"
             sql += ")" if many else " LIMIT 1)"
             count = conn.execute(sql, params).rowcount

@@ -28,10 +28,9 @@ def check(projection: Any) -> None:
             raise support.unsupported("projeção posicional ($)")
         if isinstance(spec[path], Mapping):
             raise support.unsupported("operadores de projeção")
-    for shorter, longer in zip(paths, paths[1:]):
-        if longer.startswith(shorter + "."):
-            raise OperationFailure(f"Path collision at {longer} remaining portion {longer[len(shorter) + 1:]}",
-                                   code=31250)
+    clash = codec.collision(paths)
+    if clash:
+        raise OperationFailure(f"Path collision at {clash[1]}", code=31250)
     flags = {bool(v) for k, v in spec.items() if k != "_id"}
     if len(flags) > 1:
         raise OperationFailure("Cannot do exclusion and inclusion in the same projection", code=31254)

@@ -113,6 +113,32 @@ def _add(a: Any, b: Any, path: str) -> Any:
     return a + b
 
 
+def check(update: Mapping) -> None:
+    """Refuse an update MongoDB refuses before it looks for a document ("Update Operators"): an
+    unknown or unsupported operator, a field that is not a document of paths, a ``$``-prefixed or
+    empty field name, a non-numeric ``$inc``, two paths of which one is the other or contains it."""
+    paths: list[str] = []
+    for op, fields in update.items():
+        if op not in _UPDATE_OPS:
+            raise support.unsupported(f"operador de atualização {op}")
+        if not isinstance(fields, Mapping):
+            raise WriteError(f"Modifiers operate on fields but we found another type instead: {op}", code=9)
+        for path, arg in fields.items():
+            parts = _split(path)
+            if any(not part for part in parts):
+                raise WriteError(f"The update path '{path}' contains an empty field name, which is not allowed.",
+                                 code=56)
+            if any(part.startswith("$") for part in parts):
+                raise WriteError(f"The dollar ($) prefixed field '{parts[0]}' in '{path}' is not allowed in an "
+                                 f"update operator's path", code=52)
+            if op == "$inc" and (not isinstance(arg, (int, float, Decimal128)) or isinstance(arg, bool)):
+                raise WriteError(f"Cannot increment with non-numeric argument: {{{path}: {arg!r}}}", code=14)
+            paths.append(path)
+    clash = codec.collision(paths)
+    if clash:
+        raise WriteError(f"Updating the path '{clash[1]}' would create a conflict at '{clash[0]}'", code=40)
+
+
 def apply_update(doc: dict, update: Mapping, inserting: bool) -> dict:
     """The document after the update operators (a new dict; ``doc`` is not changed)."""
     doc = codec.from_json(codec.to_json(doc))
@@ -176,6 +202,7 @@ def apply_update(doc: dict, update: Mapping, inserting: bool) -> dict:
 def upsert_seed(flt: Mapping | None) -> dict:
     """The fields an upsert takes from its filter's equality conditions."""
     seed: dict = {}
+    paths: list[str] = []
 
     def take(f: Mapping) -> None:
         for key, cond in f.items():
@@ -186,11 +213,16 @@ def upsert_seed(flt: Mapping | None) -> dict:
                 continue
             elif isinstance(cond, Mapping) and cond and next(iter(cond)).startswith("$"):
                 if "$eq" in cond:
+                    paths.append(key)
                     _put(seed, key, cond["$eq"])
             elif not isinstance(cond, re.Pattern):
+                paths.append(key)
                 _put(seed, key, cond)
 
     take(flt or {})
+    clash = codec.collision(paths)
+    if clash:  # {"a.b": 1, "a": 3} has no document that matches it
+        raise WriteError(f"cannot infer query fields to set, path '{clash[0]}' is matched twice", code=54)
     return seed
 
 

@@ -15,7 +15,7 @@ import mongomock
 import pytest
 from bson import Decimal128, ObjectId
 from pymongo import ReturnDocument
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import DuplicateKeyError, OperationFailure
 
 from services.store import connect, decode, encode, ensure_indexes, exists, insert_one
 
@@ -597,8 +597,6 @@ def test_a_dotted_path_matches_each_element_and_the_leaf_array(store):
 def test_a_positional_projection_without_an_array_condition_is_refused(store, request, projection):
     """Manual, "Projection Restrictions" and "$ (projection)": the positional operator needs the query to
     hold a condition on the array and may only end the path; otherwise the server refuses the find."""
-    from pymongo.errors import OperationFailure
-
     if projection != {"a.$.b": 0}:
         mongomock_deviates(request, "projects 'a.$' without a condition on 'a' instead of refusing")
     col = store["pos"]
@@ -633,3 +631,47 @@ def test_projecting_a_missing_subfield_keeps_its_parent_document(store):
     assert list(col.find({}, {"properties.b": 1}).sort("_id", 1)) == [
         {"_id": 1, "properties": {}}, {"_id": 2}, {"_id": 3}]
     assert col.find_one({"_id": 1}, {"properties.b.c": 1, "_id": 0}) == {"properties": {}}
+
+
+NEVER_WRITTEN = [
+    ("unknown-operator", lambda c: list(c.find({"a": {"$foo": 1}}))),
+    ("empty-or", lambda c: list(c.find({"$or": []}))),
+    ("top-level-not", lambda c: c.count_documents({"$not": 3})),
+    ("count-unknown-operator", lambda c: c.count_documents({"$foo": 1})),
+    ("distinct-bad-filter", lambda c: c.distinct("a", {"a": {"$foo": 1}})),
+    ("delete-bad-filter", lambda c: c.delete_many({"a": {"$foo": 1}})),
+    ("update-bad-operator", lambda c: c.update_one({}, {"$foo": {"a": 1}})),
+    ("update-dollar-field", lambda c: c.update_one({}, {"$set": {"$a": 2}})),
+    ("update-conflicting-paths", lambda c: c.update_one({}, {"$set": {"a.b": 1, "a": 2}})),
+    ("projection-collision", lambda c: list(c.find({}, {"a": 1, "b.c": 1, "b": 1}))),
+]
+
+
+@pytest.mark.parametrize("name", [name for name, _ in NEVER_WRITTEN])
+def test_a_bad_filter_update_or_projection_is_refused_before_the_collection_exists(store, request, name):
+    """The server parses every filter ("Query and Projection Operators"), update ("Update Operators",
+    "Field Names with Periods and Dollar Signs") and projection ("Projection Restrictions": path
+    collisions) before it looks for documents: a collection never written refuses them too."""
+    deviations = {"top-level-not": "accepts $not at the top level", "update-bad-operator": "accepts $foo on no match",
+                  "update-dollar-field": "accepts a $-prefixed field in $set",
+                  "update-conflicting-paths": "accepts $set of a.b and a together",
+                  "projection-collision": "accepts a projection path collision"}
+    if name in deviations:
+        mongomock_deviates(request, deviations[name])
+    with pytest.raises(OperationFailure):
+        dict(NEVER_WRITTEN)[name](store["never_written"])
+
+
+def test_count_limits_and_contradicting_upserts_are_refused(store, request):
+    """pymongo sends count_documents' skip/limit as $skip/$limit stages, which take non-negative numbers
+    (manual, "$skip (aggregation)", "$limit (aggregation)"); an upsert cannot build its document from a
+    filter that names a path twice (manual, "db.collection.updateOne()", upsert: the server answers
+    "cannot infer query fields to set, path 'a' is matched twice")."""
+    mongomock_deviates(request, "accepts limit='one' and negative skip/limit in count_documents")
+    col = people(store)
+    for bad in ({"limit": "one"}, {"limit": -1}, {"skip": -1}):
+        with pytest.raises(OperationFailure):
+            col.count_documents({}, **bad)
+    with pytest.raises(OperationFailure):
+        store["up2"].update_one({"a.b": 1, "a": 3}, {"$set": {"c": 1}}, upsert=True)
+    assert store["up2"].count_documents({}) == 0
