@@ -74,6 +74,8 @@ def to_json(value: Any) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidDocument(f"documents must have only string keys, key was {key!r}")
+            if "\x00" in key:
+                raise InvalidDocument(f"Key names must not contain the NULL byte: {key!r}")
             out[key] = to_json(item)
         return out
     if isinstance(value, (list, tuple)):

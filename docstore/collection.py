@@ -104,6 +104,9 @@ class Collection(indexes.IndexMethods):
         return self._engine.conn().execute(sql, params).fetchone()[0]
 
     def estimated_document_count(self, **kwargs: Any) -> int:
+        if set(kwargs) - {"maxTimeMS", "comment"}:  # pymongo sends the rest to the count command
+            raise OperationFailure(f"BSON field 'count.{sorted(set(kwargs) - {'maxTimeMS', 'comment'})[0]}' "
+                                   "is an unknown field.", code=40415)
         if not self._engine.has_table(self.name):
             return 0
         return self._engine.conn().execute(f"SELECT COUNT(*) FROM {connection.quote(self.name)}").fetchone()[0]

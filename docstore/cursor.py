@@ -17,7 +17,12 @@ def key_list(keys: Any, direction: Any = None) -> list[tuple[str, int]]:
         return list(keys.items())
     out = []
     for item in keys:
-        out.append((item, 1) if isinstance(item, str) else (item[0], item[1]))
+        if isinstance(item, str):
+            item = (item, 1)
+        key, direction = item  # a pair, as pymongo unpacks it (ValueError otherwise)
+        if not isinstance(key, str):
+            raise TypeError(f"first item in each key pair must be an instance of str, not {type(key)}")
+        out.append((key, direction))
     return out
 
 
@@ -50,6 +55,8 @@ class Cursor:
 
     def skip(self, skip: int) -> Cursor:
         self._check()
+        if isinstance(skip, bool) or not isinstance(skip, int):
+            raise TypeError("skip must be an integer")
         if skip < 0:
             raise ValueError("skip must be >= 0")
         self._skip = int(skip)
@@ -57,7 +64,9 @@ class Cursor:
 
     def limit(self, limit: int) -> Cursor:
         self._check()
-        self._limit = abs(int(limit))
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError("limit must be an integer")
+        self._limit = abs(limit)
         return self
 
     def __iter__(self) -> Cursor:

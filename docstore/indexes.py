@@ -87,7 +87,14 @@ class IndexMethods:
         return [self.create_index(i.document["key"].items(), **{k: v for k, v in i.document.items() if k != "key"})
                 for i in indexes]
 
-    def drop_index(self, name: str) -> None:
+    def drop_index(self, index_or_name: str | list) -> None:
+        name = "_".join(f"{k}_{d}" for k, d in index_or_name) if isinstance(index_or_name, list) else index_or_name
+        if not isinstance(name, str):
+            raise TypeError(f"index_or_name must be an instance of str or list, not {type(name)}")
+        if name == "_id_":
+            raise OperationFailure("cannot drop _id index", code=72)
+        if name not in self._index_specs():
+            raise OperationFailure(f"index not found with name [{name}]", code=27)
         with self._engine.write() as conn:
             conn.execute(f"DROP INDEX IF EXISTS {connection.quote(self.name + '__' + name)}")
             conn.execute(f"DROP INDEX IF EXISTS {connection.quote(self.name + '__' + name + '__q')}")
@@ -98,6 +105,8 @@ class IndexMethods:
             self.drop_index(name)
 
     def index_information(self) -> dict[str, dict]:
+        if not self._engine.has_table(self.name):  # a collection never written or dropped has no index
+            return {}
         info: dict[str, dict] = {"_id_": {"v": 2, "key": [("_id", 1)]}}
         for name, spec in self._index_specs().items():
             entry: dict[str, Any] = {"v": 2, "key": spec["key"]}

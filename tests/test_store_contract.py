@@ -14,6 +14,7 @@ from decimal import Decimal
 import mongomock
 import pytest
 from bson import Decimal128, ObjectId
+from bson.errors import InvalidDocument
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
@@ -675,3 +676,30 @@ def test_count_limits_and_contradicting_upserts_are_refused(store, request):
     with pytest.raises(OperationFailure):
         store["up2"].update_one({"a.b": 1, "a": 3}, {"$set": {"c": 1}}, upsert=True)
     assert store["up2"].count_documents({}) == 0
+
+
+def test_index_and_argument_errors_are_pymongos(store, request):
+    """pymongo's own checks (API reference of Collection.drop_index, Cursor.skip/limit, index key
+    pairs, BSON key names) and the server's answers ("dropIndexes": IndexNotFound; "count": unknown
+    field; "listIndexes" of a dropped collection: none)."""
+    mongomock_deviates(request, "raises TypeError, not ValueError, for an index key of three items")
+    col = store["ix"]
+    col.insert_one({"name": "a", "hat": 1})
+    col.create_index([("name", 1), ("hat", -1)])
+    col.drop_index([("name", 1), ("hat", -1)])
+    with pytest.raises(OperationFailure):
+        col.drop_index("unknownIndex")
+    with pytest.raises(ValueError):
+        col.create_index([("name", 1, "extra")])
+    with pytest.raises(TypeError):
+        col.find().skip("1")
+    with pytest.raises(TypeError):
+        col.find().limit("1")
+    with pytest.raises(TypeError):
+        col.delete_one("a")
+    with pytest.raises(InvalidDocument):
+        col.insert_one({"a\x00b": 1})
+    store.drop_collection(col)
+    assert "ix" not in store.list_collection_names() and col.index_information() == {}
+    with pytest.raises(OperationFailure):
+        store["people2"].estimated_document_count(filter={"a": 1})
