@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from docstore import engine as docstore
+import docstore  # noqa: E402
 from services import store  # noqa: E402
 
 MUNICIPALITIES = ("chapada", "matupa", "nova_lacerda")

@@ -1,7 +1,7 @@
 """Benchmark: cost of one insert as a collection with a unique index grows, per engine.
 
 tinymongo 1.3.1 (the previous embedded store) decoded the whole collection on every insert into a
-collection with a unique index; the embedded engine (docstore/engine.py) stays flat.
+collection with a unique index; the embedded engine (docstore/) stays flat.
 
     .venv/bin/python bench/store_inserts.py [SIZE ...]
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from docstore import engine as docstore  # noqa: E402
+import docstore  # noqa: E402
 
 SAMPLE = 50
 

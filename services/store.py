@@ -1,7 +1,7 @@
 """The one place that makes the database, and the codec between Python values and documents.
 
 ``MONGODB_URI`` set: pymongo to that server (database ``MONGODB_DB``). Unset: the embedded store
-(``docstore.engine``, a pymongo subset over SQLite) in ``PAINEL_DATA_DIR/painel.sqlite3``,
+(the ``docstore`` package, a pymongo subset over SQLite) in ``PAINEL_DATA_DIR/painel.sqlite3``,
 persistent across restarts. Only operations that every store supports are used by the services;
 the contract suite in ``tests/test_store_contract.py`` covers each of them.
 
@@ -33,7 +33,7 @@ from bson.decimal128 import Decimal128, create_decimal128_context
 from pymongo.database import Database
 from pymongo.errors import DuplicateKeyError  # noqa: F401  (re-exported for the services)
 
-from docstore import engine
+import docstore
 from services.shared import config
 
 _lock = threading.Lock()
@@ -86,7 +86,7 @@ def _make_client(uri: str | None, folder: str) -> Any:
         logging.getLogger(__name__).warning(
             "A pasta %s tem dados no formato antigo (tinymongo, %s) que o painel não lê mais; copie-os com "
             "`python -m seed --from-tinymongo %s` (veja o README).", folder, legacy.name, folder)
-    return engine.Client(folder, default_db=config.mongodb_db(), synchronous=SYNCHRONOUS)
+    return docstore.Client(folder, default_db=config.mongodb_db(), synchronous=SYNCHRONOUS)
 
 
 # SQLite's durability: FULL syncs the WAL on every commit (a power cut loses no committed write);
@@ -174,7 +174,7 @@ def transaction(db: Database) -> Iterator[Database]:
     counters included. MongoDB replica set: a session transaction. Standalone MongoDB server or
     mongomock: no transaction, the block runs as it is (see ``has_transactions``).
     """
-    if isinstance(db, engine.Database):
+    if isinstance(db, docstore.Database):
         with db.engine.transaction():
             yield db
         return
@@ -197,7 +197,7 @@ def is_standalone_server(db: Any) -> bool:
 
 def has_transactions(db: Any) -> bool:
     """Whether :func:`transaction` is a real transaction on this store."""
-    if isinstance(db, engine.Database):
+    if isinstance(db, docstore.Database):
         return True
     if not isinstance(db, _SessionDatabase):
         return False
@@ -284,7 +284,7 @@ class _SessionDatabase:
 
 
 def _files_folder(db: Any) -> Path:
-    if isinstance(db, engine.Database):
+    if isinstance(db, docstore.Database):
         return db.client.folder / "files"
     return config.data_dir() / "files"
 

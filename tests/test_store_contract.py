@@ -1,6 +1,6 @@
 """Storage contract: every store operation the services use, on each store the product supports.
 
-Runs on the embedded store (docstore.engine over SQLite), on mongomock (a second model of MongoDB's
+Runs on the embedded store (the docstore package, over SQLite), on mongomock (a second model of MongoDB's
 semantics) and on a real server when MONGODB_URI is set.
 """
 from __future__ import annotations
@@ -14,8 +14,9 @@ from decimal import Decimal
 import mongomock
 import pytest
 from bson import Decimal128, ObjectId
+from bson.errors import InvalidDocument
 from pymongo import ReturnDocument
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import DuplicateKeyError, OperationFailure
 
 from services.store import connect, decode, encode, ensure_indexes, exists, insert_one
 
@@ -522,3 +523,183 @@ def test_dotted_updates_min_max_and_array_positions(store):
     assert col.find_one({"_id": 1}) == {"_id": 1, "items": [{"qty": 1}, {"qty": 5}], "low": 3, "high": 9,
                                         "a": {"b": {}}}
     assert col.count_documents({"items.1.qty": 5}) == 1
+
+
+# ------------------------------------------------ issue 25: the engine answers like MongoDB wherever it answers
+NULL_DOCS = [
+    {"_id": "a_empty_subobject", "a": {}}, {"_id": "a_null", "a": None}, {"_id": "a_number", "a": 4},
+    {"_id": "a_subobject_b_not_null", "a": {"b": "hi"}}, {"_id": "a_subobject_b_null", "a": {"b": None}},
+    {"_id": "no_a"}, {"_id": "a_double_array", "a": [[]]}, {"_id": "a_empty_array", "a": []},
+    {"_id": "a_object_array_no_b_nulls", "a": [{"b": 1}, {"b": 3}, {"b": "string"}]},
+    {"_id": "a_object_array_some_b_nulls", "a": [{"b": None}, {"b": 3}, {"b": None}]},
+    {"_id": "a_object_array_some_b_missing", "a": [{"b": 3}, {}]},
+    {"_id": "a_value_array_all_nulls", "a": [None, None]}, {"_id": "a_value_array_no_nulls", "a": [1, "string", 4]},
+    {"_id": "a_leaf_array_with_null", "a": {"b": [1, None]}},
+]
+DOTTED_NULL = {"a_empty_subobject", "a_null", "a_number", "a_subobject_b_null", "no_a", "a_object_array_some_b_nulls",
+               "a_object_array_some_b_missing", "a_leaf_array_with_null"}
+
+
+def ids(cursor) -> list:
+    return sorted(d["_id"] for d in cursor)
+
+
+def test_null_on_a_dotted_path_through_arrays_means_null_or_missing(store, request):
+    """Manual, "Query for Null or Missing Fields" and "Query an Array of Embedded Documents": {"a.b": null}
+    matches a non-document ``a``, a document ``a`` without ``b`` or with ``b`` null (or an array holding
+    null), and an array ``a`` with a document element without ``b`` or with ``b`` null — not an array
+    of scalars, nor documents whose ``b`` are all set (MongoDB 8.0's rule, jstests null_query_semantics)."""
+    mongomock_deviates(request, "{'a.b': None} matches arrays of scalars and skips a scalar 'a'")
+    col = store["nulls"]
+    col.insert_many([dict(d) for d in NULL_DOCS])
+    every = {d["_id"] for d in NULL_DOCS}
+    assert ids(col.find({"a.b": None})) == sorted(DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$eq": None}})) == sorted(DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$in": [None, 75]}})) == sorted(DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$ne": None}})) == sorted(every - DOTTED_NULL)
+    assert ids(col.find({"a.b": {"$nin": [None]}})) == sorted(every - DOTTED_NULL)
+    assert col.count_documents({"a.b": None}) == len(DOTTED_NULL)
+
+
+def test_null_through_an_array_in_counts_deletes_and_updates(store):
+    """Manual, "Query for Null or Missing Fields": the same rule in count, delete and update."""
+    col = store["orders"]
+    col.insert_many([{"_id": 1, "items": [{"sku": "a"}]}, {"_id": 2, "items": [{"sku": "b"}, {"qty": 1}]},
+                     {"_id": 3}, {"_id": 4, "items": [{"sku": None}]}])
+    assert ids(col.find({"items.sku": None})) == [2, 3, 4]
+    assert ids(col.find({"items.sku": {"$ne": None}})) == [1]
+    assert col.count_documents({"items.sku": {"$nin": [None]}}) == 1
+    assert col.update_many({"items.sku": None}, {"$set": {"flag": 1}}).matched_count == 3
+    assert col.delete_many({"items.sku": None}).deleted_count == 3
+    assert ids(col.find()) == [1]
+
+
+def test_a_dotted_path_matches_each_element_and_the_leaf_array(store):
+    """Manual, "Query an Array of Embedded Documents" and "Query an Array": a condition on ``shape.color``
+    is met by any array element of ``shape`` whose ``color`` meets it, and by any element of a ``color``
+    that is itself an array."""
+    col = store["shapes"]
+    col.insert_many([
+        {"_id": 1, "shape": [{"color": "red"}, {"color": "blue"}]}, {"_id": 2, "shape": [{"color": "blue"}]},
+        {"_id": 3, "shape": {"color": "red"}}, {"_id": 4, "shape": {"color": "green"}}, {"_id": 5},
+        {"_id": 6, "shape": {"color": ["red", "green"]}}, {"_id": 7, "shape": [{"color": ["blue", "green"]}]},
+        {"_id": 8, "shape": [{"color": ["red"]}]},
+    ])
+    assert ids(col.find({"shape.color": "red"})) == [1, 3, 6, 8]
+    assert ids(col.find({"shape.color": {"$eq": "red"}})) == [1, 3, 6, 8]
+    assert ids(col.find({"shape.color": {"$ne": "red"}})) == [2, 4, 5, 7]
+    assert ids(col.find({"shape.color": {"$nin": ["red", "blue"]}})) == [4, 5]
+    assert ids(col.find({"shape.color": {"$regex": "^gr"}})) == [4, 6, 7]
+    assert ids(col.find({"shape.color": {"$gt": "q"}})) == [1, 3, 6, 8]
+    assert ids(col.find({"shape.color": {"$in": ["green"]}})) == [4, 6, 7]
+
+
+@pytest.mark.parametrize("projection", [{"a.$.b": 0}, {"a.$": 1}, {"a.$.b": 1}], ids=["exclude", "include", "inner"])
+def test_a_positional_projection_without_an_array_condition_is_refused(store, request, projection):
+    """Manual, "Projection Restrictions" and "$ (projection)": the positional operator needs the query to
+    hold a condition on the array and may only end the path; otherwise the server refuses the find."""
+    if projection != {"a.$.b": 0}:
+        mongomock_deviates(request, "projects 'a.$' without a condition on 'a' instead of refusing")
+    col = store["pos"]
+    col.insert_one({"_id": 1, "a": [{"b": 1}, {"b": 2}]})
+    with pytest.raises(OperationFailure):
+        col.find_one({}, projection)
+
+
+def test_drop_database_takes_a_database_object(store):
+    """pymongo's MongoClient.drop_database(name_or_database): a name or a Database."""
+    store["gone"].insert_one({"a": 1})
+    store.client.drop_database(store.raw if "raw" in type(store).__dict__ else store)  # pymongo: behind the proxy
+    assert store.list_collection_names() == []
+    folder = vars(store.client).get("folder")  # the embedded client's files
+    assert folder is None or [p.name for p in folder.iterdir() if "Database" in p.name] == []
+
+
+def test_bytes_compare_and_sort_by_length_first(store):
+    """Manual, "Comparison/Sort Order": BinData compares by length, then subtype, then byte by byte."""
+    col = store["bin"]
+    col.insert_many([{"_id": 1, "b": b"\xff"}, {"_id": 2, "b": b"\x00\x00"}, {"_id": 3, "b": b"\x01"}])
+    assert [d["_id"] for d in col.find().sort("b", 1)] == [3, 1, 2]
+    assert ids(col.find({"b": {"$gt": b"\xff"}})) == [2]
+    assert ids(col.find({"b": {"$lt": b"\x00\x00"}})) == [1, 3]
+
+
+def test_projecting_a_missing_subfield_keeps_its_parent_document(store):
+    """Manual, "Project Fields to Return from Query": an embedded document stays, empty, when the
+    projected field is missing from it; a parent that is not a document is left out."""
+    col = store["props"]
+    col.insert_many([{"_id": 1, "properties": {"a": 1}}, {"_id": 2, "properties": "x"}, {"_id": 3}])
+    assert list(col.find({}, {"properties.b": 1}).sort("_id", 1)) == [
+        {"_id": 1, "properties": {}}, {"_id": 2}, {"_id": 3}]
+    assert col.find_one({"_id": 1}, {"properties.b.c": 1, "_id": 0}) == {"properties": {}}
+
+
+NEVER_WRITTEN = [
+    ("unknown-operator", lambda c: list(c.find({"a": {"$foo": 1}}))),
+    ("empty-or", lambda c: list(c.find({"$or": []}))),
+    ("top-level-not", lambda c: c.count_documents({"$not": 3})),
+    ("count-unknown-operator", lambda c: c.count_documents({"$foo": 1})),
+    ("distinct-bad-filter", lambda c: c.distinct("a", {"a": {"$foo": 1}})),
+    ("delete-bad-filter", lambda c: c.delete_many({"a": {"$foo": 1}})),
+    ("update-bad-operator", lambda c: c.update_one({}, {"$foo": {"a": 1}})),
+    ("update-dollar-field", lambda c: c.update_one({}, {"$set": {"$a": 2}})),
+    ("update-conflicting-paths", lambda c: c.update_one({}, {"$set": {"a.b": 1, "a": 2}})),
+    ("projection-collision", lambda c: list(c.find({}, {"a": 1, "b.c": 1, "b": 1}))),
+]
+
+
+@pytest.mark.parametrize("name", [name for name, _ in NEVER_WRITTEN])
+def test_a_bad_filter_update_or_projection_is_refused_before_the_collection_exists(store, request, name):
+    """The server parses every filter ("Query and Projection Operators"), update ("Update Operators",
+    "Field Names with Periods and Dollar Signs") and projection ("Projection Restrictions": path
+    collisions) before it looks for documents: a collection never written refuses them too."""
+    deviations = {"top-level-not": "accepts $not at the top level", "update-bad-operator": "accepts $foo on no match",
+                  "update-dollar-field": "accepts a $-prefixed field in $set",
+                  "update-conflicting-paths": "accepts $set of a.b and a together",
+                  "projection-collision": "accepts a projection path collision"}
+    if name in deviations:
+        mongomock_deviates(request, deviations[name])
+    with pytest.raises(OperationFailure):
+        dict(NEVER_WRITTEN)[name](store["never_written"])
+
+
+def test_count_limits_and_contradicting_upserts_are_refused(store, request):
+    """pymongo sends count_documents' skip/limit as $skip/$limit stages, which take non-negative numbers
+    (manual, "$skip (aggregation)", "$limit (aggregation)"); an upsert cannot build its document from a
+    filter that names a path twice (manual, "db.collection.updateOne()", upsert: the server answers
+    "cannot infer query fields to set, path 'a' is matched twice")."""
+    mongomock_deviates(request, "accepts limit='one' and negative skip/limit in count_documents")
+    col = people(store)
+    for bad in ({"limit": "one"}, {"limit": -1}, {"skip": -1}):
+        with pytest.raises(OperationFailure):
+            col.count_documents({}, **bad)
+    with pytest.raises(OperationFailure):
+        store["up2"].update_one({"a.b": 1, "a": 3}, {"$set": {"c": 1}}, upsert=True)
+    assert store["up2"].count_documents({}) == 0
+
+
+def test_index_and_argument_errors_are_pymongos(store, request):
+    """pymongo's own checks (API reference of Collection.drop_index, Cursor.skip/limit, index key
+    pairs, BSON key names) and the server's answers ("dropIndexes": IndexNotFound; "count": unknown
+    field; "listIndexes" of a dropped collection: none)."""
+    mongomock_deviates(request, "raises TypeError, not ValueError, for an index key of three items")
+    col = store["ix"]
+    col.insert_one({"name": "a", "hat": 1})
+    col.create_index([("name", 1), ("hat", -1)])
+    col.drop_index([("name", 1), ("hat", -1)])
+    with pytest.raises(OperationFailure):
+        col.drop_index("unknownIndex")
+    with pytest.raises(ValueError):
+        col.create_index([("name", 1, "extra")])
+    with pytest.raises(TypeError):
+        col.find().skip("1")
+    with pytest.raises(TypeError):
+        col.find().limit("1")
+    with pytest.raises(TypeError):
+        col.delete_one("a")
+    with pytest.raises(InvalidDocument):
+        col.insert_one({"a\x00b": 1})
+    store.drop_collection(col)
+    assert "ix" not in store.list_collection_names() and col.index_information() == {}
+    with pytest.raises(OperationFailure):
+        store["people2"].estimated_document_count(filter={"a": 1})

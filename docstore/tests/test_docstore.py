@@ -11,6 +11,7 @@ import pytest
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
+import docstore
 from services import store
 from services.shared import numbers
 
@@ -114,7 +115,7 @@ def test_two_processes_incrementing_the_same_counter_lose_no_update(tmp_path):
     folder = str(tmp_path / "shared")
     store.connect(uri="", data_dir=folder)["counters"].insert_one({"_id": "k", "seq": 0})
     store.close_all()
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # the repository
     workers = [subprocess.Popen([sys.executable, "-c", INCREMENT, folder, "200"], cwd=root,
                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
     errors = [w.communicate(timeout=120)[1] for w in workers]
@@ -200,16 +201,14 @@ def test_connections_of_finished_threads_are_closed(embedded):
 
 
 def test_an_index_made_by_another_process_after_our_check_is_taken_as_made(embedded, monkeypatch):
-    from docstore import engine
-
     col = embedded["plates"]
     col.create_index([("plate", 1)], unique=True, name="u_p")
-    real = engine.Collection._index_specs
+    real = docstore.Collection._index_specs
     calls = []
 
     def stale_first(self):  # the first look predates the other process's commit
         calls.append(1)
         return {} if len(calls) == 1 else real(self)
 
-    monkeypatch.setattr(engine.Collection, "_index_specs", stale_first)
+    monkeypatch.setattr(docstore.Collection, "_index_specs", stale_first)
     assert col.create_index([("plate", 1)], unique=True, name="u_p") == "u_p"

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from pymongo.errors import PyMongoError
 
-from docstore import engine as docstore
+import docstore
 
 BASE = datetime(2026, 1, 1, tzinfo=timezone.utc)
-# No strings holding a NUL: the engine keeps them out of $gt/$lt ranges (documented in docstore.py).
+# No strings holding a NUL: the engine keeps them out of $gt/$lt ranges (documented in the docstore package).
 scalars = st.one_of(st.none(), st.integers(-3, 3), st.sampled_from(["", "a", "B", "ab", "b\x01", "ção"]),
                     st.integers(0, 3).map(lambda d: BASE + timedelta(days=d)))
 values = st.one_of(scalars, st.lists(scalars, max_size=3), st.fixed_dictionaries({"x": scalars}),

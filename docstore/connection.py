@@ -1,0 +1,182 @@
+"""The SQLite side: one file per database in WAL mode, one connection per thread, and units of work
+(``BEGIN IMMEDIATE`` transactions, nested units under savepoints)."""
+from __future__ import annotations
+
+import sqlite3
+import threading
+import weakref
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pymongo.errors import OperationFailure
+
+from docstore import codec, compiler
+
+META = ("__indexes", "__paths")  # the engine's own tables in each file
+
+
+def _paths_of(value: Any, prefix: str, out: set[tuple[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _paths_of(item, f"{prefix}.{key}" if prefix else key, out)
+    elif isinstance(value, list):
+        out.add((prefix, "array"))
+        for item in value:
+            _paths_of(item, prefix, out)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        out.add((prefix, "number"))
+    elif isinstance(value, str) and value.startswith(codec.TAG + codec.TAG_DECIMAL):
+        out.add((prefix, "decimal"))
+
+
+class Engine:
+    """One SQLite file, one connection per thread, a transaction depth per thread."""
+
+    def __init__(self, path: Path, synchronous: str = "NORMAL"):
+        self.path = path
+        self.synchronous = synchronous
+        self._local = threading.local()
+        self._all: dict[int, tuple[weakref.ref, sqlite3.Connection]] = {}
+        self._lock = threading.Lock()
+        self.closed = False
+        conn = self.conn()
+        with self.write():
+            conn.execute("CREATE TABLE IF NOT EXISTS __indexes (coll TEXT NOT NULL, name TEXT NOT NULL, "
+                         "spec TEXT NOT NULL, PRIMARY KEY (coll, name))")
+            conn.execute("CREATE TABLE IF NOT EXISTS __paths (coll TEXT NOT NULL, path TEXT NOT NULL, "
+                         "kind TEXT NOT NULL, PRIMARY KEY (coll, path, kind)) WITHOUT ROWID")
+
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self.closed:
+                raise OperationFailure("Cannot use a closed client")
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout = 30000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            conn.create_function("painel_regex", 3, compiler.sql_regex, deterministic=True)
+            self._local.conn = conn
+            self._local.depth = 0
+            with self._lock:
+                for ident, (thread, other) in list(self._all.items()):
+                    if thread() is None or not thread().is_alive():  # a finished thread's connection
+                        other.close()
+                        del self._all[ident]
+                self._all[id(conn)] = (weakref.ref(threading.current_thread()), conn)
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            for _, conn in self._all.values():
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._all.clear()
+            self.closed = True
+        self._local = threading.local()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write unit: joins the thread's open transaction or opens one with BEGIN IMMEDIATE."""
+        conn = self.conn()
+        if self._local.depth:
+            self._local.depth += 1
+            try:
+                yield conn
+            except Partial as exc:
+                raise exc.error from None
+            finally:
+                self._local.depth -= 1
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        self._local.depth = 1
+        try:
+            yield conn
+        except BaseException as exc:
+            self._local.depth = 0
+            if isinstance(exc, Partial):
+                conn.execute("COMMIT")
+                raise exc.error from None
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            self._local.depth = 0
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The caller's unit of work; an exception rolls all of it back. A nested unit joins the outer
+        one under a savepoint: an exception leaving it undoes its own writes, and the outer unit, if it
+        catches the exception, goes on with what it wrote before."""
+        conn = self.conn()
+        if self._local.depth:
+            self._local.depth += 1
+            savepoint = f"unit_{self._local.depth}"
+            conn.execute(f"SAVEPOINT {savepoint}")
+            try:
+                yield
+            except BaseException:
+                conn.execute(f"ROLLBACK TO {savepoint}")
+                conn.execute(f"RELEASE {savepoint}")
+                raise
+            else:
+                conn.execute(f"RELEASE {savepoint}")
+            finally:
+                self._local.depth -= 1
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        self._local.depth = 1
+        try:
+            yield
+        except BaseException:
+            self._local.depth = 0
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            self._local.depth = 0
+            conn.execute("COMMIT")
+
+    def in_transaction(self) -> bool:
+        return bool(getattr(self._local, "depth", 0))
+
+    def has_table(self, name: str) -> bool:
+        row = self.conn().execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
+        return row is not None
+
+    def ensure_table(self, conn: sqlite3.Connection, name: str) -> None:
+        """Create the collection's table on its first write (a no-op statement afterwards)."""
+        if name in META or name.startswith("sqlite_"):
+            raise OperationFailure(f"Invalid collection name: {name}")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {quote(name)} (id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)")
+
+    def kinds(self, coll: str) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for path, kind in self.conn().execute("SELECT path, kind FROM __paths WHERE coll = ?", (coll,)):
+            out.setdefault(path, set()).add(kind)
+        return out
+
+    def note_paths(self, conn: sqlite3.Connection, coll: str, docs: Iterable[dict]) -> None:
+        """Remember which paths hold arrays, numbers and decimals (in the same transaction as the write)."""
+        found: set[tuple[str, str]] = set()
+        for doc in docs:
+            _paths_of(doc, "", found)
+        if found:
+            conn.executemany("INSERT OR IGNORE INTO __paths (coll, path, kind) VALUES (?, ?, ?)",
+                             [(coll, p, k) for p, k in found])
+
+
+class Partial(Exception):
+    """Raised inside Engine.write to commit the part already written and raise ``error``."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
