@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import dataset  # noqa: E402
+from bench import dataset, dataset_plan  # noqa: E402
 from services import store  # noqa: E402
 from services.dam import lists
 from services.shared import clock, config
@@ -202,7 +202,7 @@ def raw_queries(db: Any) -> dict[str, Callable[[], Any]]:
         return list(db[dams.COLLECTION].find(mun).sort(lists.SORT).limit(25))
 
     def audit_list() -> Any:
-        start = datetime.combine(dataset.TODAY - timedelta(days=30), datetime.min.time(), clock.LOCAL_TZ)
+        start = datetime.combine(dataset_plan.TODAY - timedelta(days=30), datetime.min.time(), clock.LOCAL_TZ)
         query = {**mun, "at": store.encode({"$gte": start})}
         db["audit"].count_documents(query)
         return list(db["audit"].find(query).sort("at", -1).limit(100))
@@ -239,7 +239,7 @@ def writes(db: Any, runs: int) -> dict[str, Any]:
                        taxpayer_document="52998224725", taxpayer_address="Rua do Teste, 1",
                        revenue_kind="taxa_vistoria", description="Taxa de vistoria (benchmark)",
                        legal_basis="Decreto Municipal 06/2026", amount=Decimal("95.50"),
-                       due=dataset.TODAY + timedelta(days=10))
+                       due=dataset_plan.TODAY + timedelta(days=10))
         result["Emissão de DAM (dams.issue)"] = attempt("issue", lambda: p50(timed(issue, runs)[0]))
 
         def event_figure() -> float:
@@ -250,7 +250,7 @@ def writes(db: Any, runs: int) -> dict[str, Any]:
                     break
                 try:
                     start = time.perf_counter()
-                    inspections.call_inspection(db, WRITER, MUNICIPALITY, str(doc["_id"]), dataset.TODAY,
+                    inspections.call_inspection(db, WRITER, MUNICIPALITY, str(doc["_id"]), dataset_plan.TODAY,
                                                 "Convocação do benchmark")
                     figures.append(ms(time.perf_counter() - start))
                     originals.append(doc)
@@ -338,12 +338,12 @@ def summary_figures(db: Any, repeat: int) -> dict[str, Any]:
     """The mayor's office figures of the year to date, uncached (issue 14): the service and its PDF."""
     from services.summary import summary
 
-    actor, start = ROLE_ACTORS["summary"], dataset.TODAY.replace(month=1, day=1)
+    actor, start = ROLE_ACTORS["summary"], dataset_plan.TODAY.replace(month=1, day=1)
     return {
         "Resumo do ano (serviço, sem cache)": attempt("summary", lambda: p50(timed(
-            lambda: summary.summary(db, actor, MUNICIPALITY, start, dataset.TODAY), repeat)[0])),
+            lambda: summary.summary(db, actor, MUNICIPALITY, start, dataset_plan.TODAY), repeat)[0])),
         "Relatório gerencial PDF (serviço)": attempt("report", lambda: p50(timed(
-            lambda: summary.report_pdf(db, actor, MUNICIPALITY, start, dataset.TODAY), repeat)[0])),
+            lambda: summary.report_pdf(db, actor, MUNICIPALITY, start, dataset_plan.TODAY), repeat)[0])),
     }
 
 
@@ -428,7 +428,7 @@ def title_of(path: str) -> str:
 
 def print_tables(results: dict[int, dict], engine: str) -> list[str]:
     scales = sorted(results)
-    lines = [f"Motor: {engine} · município {MUNICIPALITY} · hoje fixo {dataset.TODAY.isoformat()}"]
+    lines = [f"Motor: {engine} · município {MUNICIPALITY} · hoje fixo {dataset_plan.TODAY.isoformat()}"]
     for scale in scales:
         fig = results[scale]
         lines += ["", f"Escala {scale} — páginas (servidor, AppTest)",
@@ -535,7 +535,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     streamlit.logger.set_log_level("error")  # AppTest's bare-mode warnings would bury the table
     saved_today = clock.today
-    clock.today = lambda: dataset.TODAY  # the dataset's statuses and deadlines count from its fixed today
+    clock.today = lambda: dataset_plan.TODAY  # the dataset's statuses and deadlines count from its fixed today
     try:
         results = {scale: run_scale(scale, args) for scale in scales}
         print()
