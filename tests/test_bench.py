@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from bench import dataset, dataset_plan, run
+from bench import dataset, dataset_plan, run, run_writes
 from seed import ridehailing as ride_seed
 from services import store
 from services.dam import dams, payments
@@ -107,8 +107,8 @@ def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch,
     out = capsys.readouterr().out
     assert "Condutores" in out and "Metas da issue 9" in out
     db = store.connect(uri="", data_dir=str(tmp_path / "scale-1"))
-    assert db["dams"].count_documents({"created_by": run.WRITER.username}) == 0  # the writes were put back
-    assert db["audit"].count_documents({"username": run.WRITER.username}) == 0
+    assert db["dams"].count_documents({"created_by": run_writes.WRITER.username}) == 0  # the writes were put back
+    assert db["audit"].count_documents({"username": run_writes.WRITER.username}) == 0
 
 
 def test_a_dry_run_builds_the_documents_of_a_written_dataset(tmp_path, today_is_the_datasets):
