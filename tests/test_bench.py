@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from bench import dataset, run
+from bench import dataset, dataset_plan, run, run_writes
 from seed import ridehailing as ride_seed
 from services import store
 from services.dam import dams, payments
@@ -35,7 +35,7 @@ def contents(db) -> dict[str, list]:
 
 @pytest.fixture
 def today_is_the_datasets(monkeypatch):
-    monkeypatch.setattr(clock, "today", lambda: dataset.TODAY)
+    monkeypatch.setattr(clock, "today", lambda: dataset_plan.TODAY)
 
 
 def test_the_same_scale_gives_the_same_documents(tmp_path, monkeypatch, today_is_the_datasets):
@@ -55,7 +55,7 @@ def test_a_dataset_already_generated_is_reused(tmp_path, today_is_the_datasets, 
 
 def test_authorizations_cover_the_statuses_of_the_law(tmp_path, today_is_the_datasets):
     db = tiny_store(tmp_path / "a")
-    statuses = {authorization_records.state_of(store.decode(d), d["municipality"], dataset.TODAY, db).status.value
+    statuses = {authorization_records.state_of(store.decode(d), d["municipality"], dataset_plan.TODAY, db).status.value
                 for d in db["authorizations"].find({})}
     assert {"requested", "refused", "awaiting_inspection", "awaiting_fee", "active", "blocked", "suspended",
             "revoked", "cassada"} <= statuses
@@ -107,8 +107,8 @@ def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch,
     out = capsys.readouterr().out
     assert "Condutores" in out and "Metas da issue 9" in out
     db = store.connect(uri="", data_dir=str(tmp_path / "scale-1"))
-    assert db["dams"].count_documents({"created_by": run.WRITER.username}) == 0  # the writes were put back
-    assert db["audit"].count_documents({"username": run.WRITER.username}) == 0
+    assert db["dams"].count_documents({"created_by": run_writes.WRITER.username}) == 0  # the writes were put back
+    assert db["audit"].count_documents({"username": run_writes.WRITER.username}) == 0
 
 
 def test_a_dry_run_builds_the_documents_of_a_written_dataset(tmp_path, today_is_the_datasets):
