@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from pathlib import Path
 
 from services.shared import config
 
@@ -56,3 +57,12 @@ def test_session_idle_minutes_default_and_setting(monkeypatch):
     assert config.session_idle_minutes() == 30
     monkeypatch.setenv("PAINEL_SESSION_IDLE_MINUTES", "45")
     assert config.session_idle_minutes() == 45
+
+
+def test_without_painel_data_dir_the_store_lives_in_the_project_data_folder(monkeypatch):
+    """README: without PAINEL_DATA_DIR the embedded store is in ``data/`` of the project (the folder
+    beside app.py), wherever the config module sits in services/."""
+    monkeypatch.delenv("PAINEL_DATA_DIR", raising=False)
+    project = Path(__file__).resolve().parent.parent
+    assert (project / "app.py").exists()
+    assert config.data_dir() == project / "data"

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]  # services/shared/config.py → the project
 DEFAULT_SESSION_IDLE_MINUTES = 30
 DEFAULT_SESSION_HOURS = 12
 
