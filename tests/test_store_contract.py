@@ -703,3 +703,59 @@ def test_index_and_argument_errors_are_pymongos(store, request):
     assert "ix" not in store.list_collection_names() and col.index_information() == {}
     with pytest.raises(OperationFailure):
         store["people2"].estimated_document_count(filter={"a": 1})
+
+
+WRONG_ARGUMENTS = [
+    ("find-filter-list", TypeError, lambda c: c.find([("a", 1)])),
+    ("find-projection-int", TypeError, lambda c: c.find({}, 5)),
+    ("find-sort-string", TypeError, lambda c: c.find({}, sort="a")),
+    ("find-skip-str", TypeError, lambda c: c.find({}, skip="1")),
+    ("find-limit-float", TypeError, lambda c: c.find({}, limit=1.0)),
+    ("find-batch-size-str", TypeError, lambda c: c.find({}, batch_size="1")),
+    ("cursor-sort-int", TypeError, lambda c: c.find().sort(5)),
+    ("cursor-sort-pairs-and-direction", TypeError, lambda c: c.find().sort([("a", 1)], 1)),
+    ("cursor-sort-key-not-str", TypeError, lambda c: c.find().sort([(1, 1)])),
+    ("update-upsert-str", TypeError, lambda c: c.update_one({}, {"$set": {"a": 1}}, upsert="yes")),
+    ("update-not-document", TypeError, lambda c: c.update_many({}, "a")),
+    ("update-empty", ValueError, lambda c: c.update_one({}, {})),
+    ("update-sort-list", TypeError, lambda c: c.update_one({}, {"$set": {"a": 1}}, sort=[("a", 1)])),
+    ("update-filter-str", TypeError, lambda c: c.update_many("a", {"$set": {"a": 1}})),
+    ("replace-not-document", TypeError, lambda c: c.replace_one({}, [("a", 1)])),
+    ("replace-with-operator", ValueError, lambda c: c.replace_one({}, {"$set": {"a": 1}})),
+    ("find-one-and-update-return-str", TypeError,
+     lambda c: c.find_one_and_update({}, {"$set": {"a": 1}}, return_document="after")),
+    ("find-one-and-delete-filter-str", TypeError, lambda c: c.find_one_and_delete("a")),
+    ("find-one-and-delete-projection-int", TypeError, lambda c: c.find_one_and_delete({}, projection=5)),
+    ("insert-one-list", TypeError, lambda c: c.insert_one([("a", 1)])),
+    ("insert-many-document", TypeError, lambda c: c.insert_many({"a": 1})),
+    ("insert-many-int", TypeError, lambda c: c.insert_many(5)),
+    ("insert-many-of-ints", TypeError, lambda c: c.insert_many([1, 2])),
+    ("delete-filter-list", TypeError, lambda c: c.delete_many([("a", 1)])),
+    ("drop-index-int", TypeError, lambda c: c.drop_index(5)),
+    ("distinct-key-int", TypeError, lambda c: c.distinct(5)),
+]
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in WRONG_ARGUMENTS])
+def test_wrong_argument_types_raise_pymongos_exceptions(store, request, name):
+    """pymongo checks these arguments on the client before it sends anything (API reference of
+    Collection.find, Cursor.sort/skip/limit/batch_size, update_one/update_many/replace_one: "upsert"
+    a bool, "update" a non-empty document of operators, "sort" a document; find_one_and_*: a
+    ReturnDocument; insert_one/insert_many: documents that are mappings; drop_index; distinct: "key"
+    a str) and raises TypeError or ValueError; the engine calls the same checks."""
+    deviations = {"find-sort-string": "accepts a bare field name as find's sort",
+                  "find-batch-size-str": "accepts a batch_size that is not an int",
+                  "cursor-sort-pairs-and-direction": "raises ValueError for a list of pairs with a direction",
+                  "cursor-sort-key-not-str": "raises AttributeError for a sort key that is not a str",
+                  "update-upsert-str": "accepts an upsert that is not a bool",
+                  "find-one-and-update-return-str": "accepts a return_document that is not a bool",
+                  "drop-index-int": "raises OperationFailure, not TypeError, for an index name that is not a str"}
+    if name in deviations:
+        mongomock_deviates(request, deviations[name])
+    expected, call = {n: (e, f) for n, e, f in WRONG_ARGUMENTS}[name]
+    col = store["args"]
+    col.insert_one({"_id": 1, "a": 1})
+    with pytest.raises(expected):
+        found = call(col)
+        list(found) if hasattr(found, "__next__") else None
+    assert col.count_documents({}) == 1
