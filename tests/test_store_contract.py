@@ -759,3 +759,31 @@ def test_wrong_argument_types_raise_pymongos_exceptions(store, request, name):
         found = call(col)
         list(found) if hasattr(found, "__next__") else None
     assert col.count_documents({}) == 1
+
+
+def test_count_documents_refuses_an_explicit_limit_of_zero(store):
+    """pymongo sends count_documents' ``limit`` as a ``$limit`` stage (API reference of
+    Collection.count_documents: "limit (int): ... Must be a positive integer"), and the server refuses
+    ``{"$limit": 0}`` (manual, "$limit (aggregation)": "a positive 64-bit integer"; it answers "the
+    limit must be positive"). An explicit ``skip=0`` is a valid ``$skip`` stage."""
+    col = people(store)
+    assert col.count_documents({}, skip=0) == 20
+    with pytest.raises(OperationFailure):
+        col.count_documents({}, limit=0)
+
+
+@pytest.mark.parametrize("write", ["update_one", "update_many", "replace_one", "delete_one", "delete_many",
+                                   "find_one_and_update", "find_one_and_delete"])
+def test_a_write_that_matches_nothing_does_not_create_the_collection(store, write):
+    """A collection is created by its first insert or upsert (manual, "Databases and Collections":
+    "If a collection does not exist, MongoDB creates the collection when you first store data for
+    that collection"); an update or delete that matches nothing stores nothing, so
+    ``list_collection_names()`` does not show it afterwards."""
+    col = store["never_written"]
+    args = {"update_one": ({"a": 1}, {"$set": {"b": 1}}), "update_many": ({"a": 1}, {"$set": {"b": 1}}),
+            "replace_one": ({"a": 1}, {"b": 1}), "delete_one": ({"a": 1},), "delete_many": ({"a": 1},),
+            "find_one_and_update": ({"a": 1}, {"$set": {"b": 1}}), "find_one_and_delete": ({"a": 1},)}[write]
+    getattr(col, write)(*args)
+    assert "never_written" not in store.list_collection_names()
+    col.update_one({"a": 1}, {"$set": {"b": 1}}, upsert=True)
+    assert "never_written" in store.list_collection_names()
