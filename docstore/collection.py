@@ -97,7 +97,7 @@ class Collection(indexes.IndexMethods):
         else:
             sql = (f"SELECT COUNT(*) FROM (SELECT 1 FROM {connection.quote(self.name)} WHERE {where} LIMIT ? OFFSET ?)")
             params = [*params, limit or -1, skip]
-        return self._engine.conn().execute(sql, params).fetchone()[0]
+        return connection.execute(self._engine.conn(), sql, params).fetchone()[0]
 
     def estimated_document_count(self, **kwargs: Any) -> int:
         if set(kwargs) - {"maxTimeMS", "comment"}:  # pymongo sends the rest to the count command
@@ -121,16 +121,16 @@ class Collection(indexes.IndexMethods):
         parts = key.split(".")
         kinds = self._engine.kinds(self.name)
         if key == "_id":
-            rows = self._engine.conn().execute(f"SELECT DISTINCT json_quote(id) FROM {table} WHERE {where}", params)
+            rows = connection.execute(self._engine.conn(), f"SELECT DISTINCT json_quote(id) FROM {table} WHERE {where}", params)
         elif any("array" in kinds.get(".".join(parts[:k]), ()) for k in range(1, len(parts) + 1)):
             # arrays on the path: each element counts (and documents inside arrays are walked)
             head = compiler.json_path(parts[:1])
-            found = self._engine.conn().execute(f"SELECT DISTINCT doc -> '{head}' FROM {table} "
+            found = connection.execute(self._engine.conn(), f"SELECT DISTINCT doc -> '{head}' FROM {table} "
                                                 f"WHERE json_type(doc, '{head}') IS NOT NULL AND ({where})", params)
             rows = [(codec.dumps(v),) for (text,) in found for v in _distinct_values(json.loads(text), parts[1:])]
         else:
             jpath = compiler.json_path(parts)
-            rows = self._engine.conn().execute(f"SELECT DISTINCT doc -> '{jpath}' FROM {table} "
+            rows = connection.execute(self._engine.conn(), f"SELECT DISTINCT doc -> '{jpath}' FROM {table} "
                                                f"WHERE json_type(doc, '{jpath}') IS NOT NULL AND ({where})", params)
         out, seen = [], set()
         for (text,) in rows:
@@ -162,7 +162,7 @@ class Collection(indexes.IndexMethods):
         if limit or skip:
             sql += " LIMIT ? OFFSET ?"
             params = [*params, limit or -1, skip]
-        return (conn or self._engine.conn()).execute(sql, params).fetchall()
+        return connection.execute(conn or self._engine.conn(), sql, params).fetchall()
 
     # -- writing
     def _row(self, doc: Mapping) -> tuple[Any, Any, str]:
@@ -348,7 +348,7 @@ class Collection(indexes.IndexMethods):
                 return DeleteResult({"n": 0, "ok": 1.0}, True)
             sql = f"DELETE FROM {connection.quote(self.name)} WHERE rowid IN (SELECT rowid FROM {connection.quote(self.name)} WHERE {where}"
             sql += ")" if many else " LIMIT 1)"
-            count = conn.execute(sql, params).rowcount
+            count = connection.execute(conn, sql, params).rowcount
         return DeleteResult({"n": count, "ok": 1.0}, True)
 
     def delete_one(self, filter: Mapping, **kwargs: Any) -> DeleteResult:  # noqa: A002

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
@@ -787,3 +788,71 @@ def test_a_write_that_matches_nothing_does_not_create_the_collection(store, writ
     assert "never_written" not in store.list_collection_names()
     col.update_one({"a": 1}, {"$set": {"b": 1}}, upsert=True)
     assert "never_written" in store.list_collection_names()
+
+
+BAD_INPUTS = [
+    ("find-nul-in-key", InvalidDocument, lambda c: list(c.find({"a\x00": 1}))),
+    ("find-key-not-str", InvalidDocument, lambda c: list(c.find({1: 1}))),
+    ("find-operator-key-not-str", InvalidDocument, lambda c: list(c.find({"a": {1: 2}}))),
+    ("sort-nul-in-key", InvalidDocument, lambda c: list(c.find().sort("a\x00", 1))),
+    ("projection-nul-in-key", InvalidDocument, lambda c: list(c.find({}, {"a\x00": 1}))),
+    ("index-nul-in-key", InvalidDocument, lambda c: c.create_index("a\x00")),
+    ("upsert-nul-in-filter-key", InvalidDocument, lambda c: c.update_one({"q\x00": 1}, {"$set": {"b": 1}}, upsert=True)),
+    ("insert-object", InvalidDocument, lambda c: c.insert_one({"a": object()})),
+    ("count-int-past-64-bits", OverflowError, lambda c: c.count_documents({"a": 2**64})),
+    ("update-int-past-64-bits", OverflowError, lambda c: c.update_one({"a": 2**64}, {"$set": {"b": 1}})),
+    ("delete-int-past-64-bits", OverflowError, lambda c: c.delete_many({"a": {"$gt": 2**64}})),
+    ("skip-past-64-bits", OverflowError, lambda c: list(c.find().skip(2**64))),
+    ("limit-past-64-bits", OverflowError, lambda c: list(c.find().limit(2**64))),
+    ("insert-lone-surrogate", UnicodeEncodeError, lambda c: c.insert_one({"s": "\ud800"})),
+    ("delete-lone-surrogate", UnicodeEncodeError, lambda c: c.delete_one({"s": "\ud800"})),
+    ("distinct-lone-surrogate", UnicodeEncodeError, lambda c: c.distinct("a", {"s": {"$in": ["\ud800"]}})),
+    ("query-too-deep", OperationFailure, lambda c: list(c.find(_nested_and(150)))),
+]
+
+
+def _nested_and(depth: int) -> dict:
+    flt: dict = {"a": 1}
+    for _ in range(depth):
+        flt = {"$and": [flt]}
+    return flt
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in BAD_INPUTS])
+def test_bad_inputs_raise_pymongos_exceptions_never_a_sqlite_one(store, request, name):
+    """What pymongo cannot encode it refuses before sending (bson: InvalidDocument for a key holding
+    NUL or not a str, or a value of no BSON type; OverflowError for an int past 8 bytes;
+    UnicodeEncodeError for a str that is not UTF-8), and the server refuses a filter nested past
+    its query tree depth of 100 (OperationFailure). The embedded engine raises the same types; no
+    ``sqlite3.Error`` escapes it."""
+    deviations = {"find-key-not-str": "matches a non-str key instead of refusing it",
+                  "find-operator-key-not-str": "raises AttributeError for a non-str operator key",
+                  "sort-nul-in-key": "sorts by a key holding NUL", "projection-nul-in-key": "projects a key holding NUL",
+                  "index-nul-in-key": "creates an index on a key holding NUL",
+                  "count-int-past-64-bits": "counts with an int past 8 bytes",
+                  "update-int-past-64-bits": "matches an int past 8 bytes",
+                  "delete-int-past-64-bits": "matches an int past 8 bytes",
+                  "skip-past-64-bits": "skips past 8 bytes", "limit-past-64-bits": "limits past 8 bytes",
+                  "find-nul-in-key": "accepts a filter key holding NUL", "delete-lone-surrogate": "matches a lone surrogate",
+                  "distinct-lone-surrogate": "matches a lone surrogate", "query-too-deep": "has no query depth limit"}
+    if name in deviations:
+        mongomock_deviates(request, deviations[name])
+    expected, call = {n: (e, f) for n, e, f in BAD_INPUTS}[name]
+    col = store["bad"]
+    col.insert_one({"_id": 1, "a": 1, "s": "x"})
+    try:
+        call(col)
+    except sqlite3.Error as exc:  # pragma: no cover - what this test exists to catch
+        pytest.fail(f"a raw sqlite3 exception escaped: {exc!r}")
+    except expected:
+        pass
+    else:
+        pytest.fail(f"{expected.__name__} not raised")
+
+
+def test_an_or_of_thousands_of_clauses_is_answered(store):
+    """MongoDB answers an ``$or`` of any length (manual, "$or"); the engine compiles it as a balanced
+    tree, within SQLite's expression depth."""
+    col = store["bigor"]
+    col.insert_many([{"n": n} for n in range(5)])
+    assert col.count_documents({"$or": [{"n": n} for n in range(3, 3000)]}) == 2
