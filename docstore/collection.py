@@ -13,7 +13,7 @@ from pymongo import ReturnDocument
 from pymongo.errors import BulkWriteError, DuplicateKeyError, OperationFailure, WriteError
 from pymongo.results import DeleteResult, InsertManyResult, InsertOneResult, UpdateResult
 
-from docstore import codec, compiler, connection, cursor, indexes, projections, support, updates
+from docstore import arguments, codec, compiler, connection, cursor, indexes, projections, support, updates
 
 
 def _distinct_values(value: Any, parts: list[str]) -> Iterator[Any]:
@@ -63,12 +63,13 @@ class Collection(indexes.IndexMethods):
 
     # -- reading
     def find(self, filter: Mapping | None = None, projection: Any = None, skip: int = 0, limit: int = 0,
-             sort: Any = None, **kwargs: Any) -> cursor.Cursor:  # noqa: A002
+             sort: Any = None, batch_size: int = 0, **kwargs: Any) -> cursor.Cursor:  # noqa: A002
         if kwargs:
             raise support.unsupported(f"argumentos de find {sorted(kwargs)}")
         found = cursor.Cursor(self, filter, projection)
+        found.batch_size(batch_size)
         if sort:
-            found.sort(sort)
+            found.sort(arguments.sort_keys(sort))
         return found.skip(skip).limit(limit)
 
     def find_one(self, filter: Any = None, projection: Any = None, *args: Any, sort: Any = None,
@@ -83,16 +84,11 @@ class Collection(indexes.IndexMethods):
         query = compiler.Compiler(self._engine.kinds(self.name))
         return query.compile(flt), query.params
 
-    def count_documents(self, filter: Mapping, skip: int = 0, limit: int = 0, **kwargs: Any) -> int:  # noqa: A002
+    def count_documents(self, filter: Mapping, **kwargs: Any) -> int:  # noqa: A002
+        skip, limit = kwargs.pop("skip", None), kwargs.pop("limit", None)
         if kwargs:
             raise support.unsupported(f"argumentos de count_documents {sorted(kwargs)}")
-        for stage, value in (("skip", skip), ("limit", limit)):  # pymongo sends them as $skip/$limit stages
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise OperationFailure(f"invalid argument to ${stage} stage: Expected a number in: "
-                                       f"${stage}: {value!r}", code=2)
-            if value < 0:
-                raise OperationFailure(f"invalid argument to ${stage} stage: the number must be positive",
-                                       code=15956 if stage == "skip" else 15958)
+        skip, limit = arguments.count_stages(filter, skip, limit)
         where, params = self._where(filter)
         if not self._engine.has_table(self.name):
             return 0
@@ -101,7 +97,7 @@ class Collection(indexes.IndexMethods):
         else:
             sql = (f"SELECT COUNT(*) FROM (SELECT 1 FROM {connection.quote(self.name)} WHERE {where} LIMIT ? OFFSET ?)")
             params = [*params, limit or -1, skip]
-        return self._engine.conn().execute(sql, params).fetchone()[0]
+        return connection.execute(self._engine.conn(), sql, params).fetchone()[0]
 
     def estimated_document_count(self, **kwargs: Any) -> int:
         if set(kwargs) - {"maxTimeMS", "comment"}:  # pymongo sends the rest to the count command
@@ -116,6 +112,8 @@ class Collection(indexes.IndexMethods):
             raise support.unsupported(f"argumentos de distinct {sorted(kwargs)}")
         if not isinstance(key, str):
             raise TypeError(f"key must be an instance of str, not {type(key)}")
+        if filter is not None and not isinstance(filter, Mapping):  # the server's answer to a query not a document
+            raise OperationFailure("BSON field 'distinct.query' is the wrong type, expected type 'object'", code=14)
         where, params = self._where(filter)
         if not self._engine.has_table(self.name):
             return []
@@ -123,16 +121,16 @@ class Collection(indexes.IndexMethods):
         parts = key.split(".")
         kinds = self._engine.kinds(self.name)
         if key == "_id":
-            rows = self._engine.conn().execute(f"SELECT DISTINCT json_quote(id) FROM {table} WHERE {where}", params)
+            rows = connection.execute(self._engine.conn(), f"SELECT DISTINCT json_quote(id) FROM {table} WHERE {where}", params)
         elif any("array" in kinds.get(".".join(parts[:k]), ()) for k in range(1, len(parts) + 1)):
             # arrays on the path: each element counts (and documents inside arrays are walked)
             head = compiler.json_path(parts[:1])
-            found = self._engine.conn().execute(f"SELECT DISTINCT doc -> '{head}' FROM {table} "
+            found = connection.execute(self._engine.conn(), f"SELECT DISTINCT doc -> '{head}' FROM {table} "
                                                 f"WHERE json_type(doc, '{head}') IS NOT NULL AND ({where})", params)
             rows = [(codec.dumps(v),) for (text,) in found for v in _distinct_values(json.loads(text), parts[1:])]
         else:
             jpath = compiler.json_path(parts)
-            rows = self._engine.conn().execute(f"SELECT DISTINCT doc -> '{jpath}' FROM {table} "
+            rows = connection.execute(self._engine.conn(), f"SELECT DISTINCT doc -> '{jpath}' FROM {table} "
                                                f"WHERE json_type(doc, '{jpath}') IS NOT NULL AND ({where})", params)
         out, seen = [], set()
         for (text,) in rows:
@@ -164,12 +162,10 @@ class Collection(indexes.IndexMethods):
         if limit or skip:
             sql += " LIMIT ? OFFSET ?"
             params = [*params, limit or -1, skip]
-        return (conn or self._engine.conn()).execute(sql, params).fetchall()
+        return connection.execute(conn or self._engine.conn(), sql, params).fetchall()
 
     # -- writing
     def _row(self, doc: Mapping) -> tuple[Any, Any, str]:
-        if not isinstance(doc, Mapping):
-            raise TypeError("document must be an instance of dict")
         body = codec.to_json(doc)
         _id = doc["_id"]
         body.pop("_id", None)
@@ -191,6 +187,7 @@ class Collection(indexes.IndexMethods):
                                                   "keyPattern": dict(keys), "keyValue": key_value})
 
     def insert_one(self, document: dict, **kwargs: Any) -> InsertOneResult:
+        arguments.validate_is_document_type("document", document)
         if "_id" not in document:
             document["_id"] = ObjectId()
         _id, sql_id, body = self._row(document)
@@ -204,9 +201,11 @@ class Collection(indexes.IndexMethods):
         return InsertOneResult(_id, True)
 
     def insert_many(self, documents: Iterable[dict], ordered: bool = True, **kwargs: Any) -> InsertManyResult:
+        if not isinstance(documents, Iterable) or isinstance(documents, Mapping) or not documents:
+            raise TypeError("documents must be a non-empty list")  # pymongo's check, then each document's
         docs = list(documents)
-        if not docs:
-            raise TypeError("documents must be a non-empty list")
+        for document in docs:
+            arguments.validate_is_document_type("document", document)
         ids, errors, bodies = [], [], []
         with self._engine.write() as conn:
             self._engine.ensure_table(conn, self.name)
@@ -252,23 +251,14 @@ class Collection(indexes.IndexMethods):
     def _update(self, flt: Mapping, update: Mapping, upsert: bool, many: bool, replace: bool,
                 sort: Any = None) -> tuple[dict, dict | None, dict | None]:
         """(raw result, document before, document after) of one update/replace."""
-        if not isinstance(flt, Mapping):
-            raise TypeError(f"filter must be an instance of dict, not {type(flt)}")
-        if not isinstance(update, Mapping):
-            raise TypeError(f"{'replacement' if replace else 'update'} must be an instance of dict, not {type(update)}")
-        if replace:
-            if any(k.startswith("$") for k in update):
-                raise ValueError("replacement can not include $ operators")
-        elif not update or not all(k.startswith("$") for k in update):
-            raise ValueError("update only works with $ operators")
-        else:
+        arguments.update_args(flt, update, upsert, replace)
+        if not replace:
             updates.check(update)
         matched = modified = 0
         before = after = None
         upserted = None
-        with self._engine.write() as conn:
-            self._engine.ensure_table(conn, self.name)
-            rows = self._select(flt, cursor.key_list(sort) if sort else None, 0, 0 if many else 1, conn)
+        with self._engine.write() as conn:  # the table is made only when a document is written (upsert)
+            rows = self._select(flt, sort, 0, 0 if many else 1, conn)
             for row in rows:
                 doc = self._load(row)
                 if replace:
@@ -293,6 +283,7 @@ class Collection(indexes.IndexMethods):
                     new = updates.apply_update(seed, update, True)
                 if "_id" not in new:
                     new = {"_id": ObjectId(), **new}
+                self._engine.ensure_table(conn, self.name)
                 self._write_doc(conn, None, new)
                 upserted = new["_id"]
                 after = new
@@ -305,6 +296,9 @@ class Collection(indexes.IndexMethods):
     def update_one(self, filter: Mapping, update: Mapping, upsert: bool = False, sort: Any = None,
                    **kwargs: Any) -> UpdateResult:  # noqa: A002
         self._no_kwargs(kwargs)
+        if sort is not None:  # pymongo: update_one's sort is a document
+            arguments.validate_is_mapping("sort", sort)
+            sort = arguments.sort_keys(sort)
         return UpdateResult(self._update(filter, update, upsert, False, False, sort)[0], True)
 
     def update_many(self, filter: Mapping, update: Mapping, upsert: bool = False, **kwargs: Any) -> UpdateResult:  # noqa: A002
@@ -319,7 +313,7 @@ class Collection(indexes.IndexMethods):
                             upsert: bool = False, return_document: bool = ReturnDocument.BEFORE,
                             **kwargs: Any) -> dict | None:  # noqa: A002
         self._no_kwargs(kwargs)
-        projections.check(projection)
+        projection, sort = arguments.find_and_modify(filter, projection, sort, return_document)
         _, before, after = self._update(filter, update, upsert, False, False, sort)
         doc = after if return_document == ReturnDocument.AFTER else before
         return None if doc is None else projections.project(doc, projection)
@@ -328,7 +322,7 @@ class Collection(indexes.IndexMethods):
                              upsert: bool = False, return_document: bool = ReturnDocument.BEFORE,
                              **kwargs: Any) -> dict | None:  # noqa: A002
         self._no_kwargs(kwargs)
-        projections.check(projection)
+        projection, sort = arguments.find_and_modify(filter, projection, sort, return_document)
         _, before, after = self._update(filter, replacement, upsert, False, True, sort)
         doc = after if return_document == ReturnDocument.AFTER else before
         return None if doc is None else projections.project(doc, projection)
@@ -336,26 +330,25 @@ class Collection(indexes.IndexMethods):
     def find_one_and_delete(self, filter: Mapping, projection: Any = None, sort: Any = None,
                             **kwargs: Any) -> dict | None:  # noqa: A002
         self._no_kwargs(kwargs)
-        projections.check(projection)
+        projection, sort = arguments.find_and_modify(filter, projection, sort, False)
         with self._engine.write() as conn:
             if not self._engine.has_table(self.name):
                 return None
-            rows = self._select(filter, cursor.key_list(sort) if sort else None, 0, 1, conn)
+            rows = self._select(filter, sort, 0, 1, conn)
             if not rows:
                 return None
             conn.execute(f"DELETE FROM {connection.quote(self.name)} WHERE rowid = ?", (rows[0][2],))
         return projections.project(self._load(rows[0]), projection)
 
     def _delete(self, flt: Mapping, many: bool) -> DeleteResult:
-        if not isinstance(flt, Mapping):
-            raise TypeError(f"filter must be an instance of dict, not {type(flt)}")
+        arguments.validate_is_mapping("filter", flt)
         with self._engine.write() as conn:
             where, params = self._where(flt)
             if not self._engine.has_table(self.name):
                 return DeleteResult({"n": 0, "ok": 1.0}, True)
             sql = f"DELETE FROM {connection.quote(self.name)} WHERE rowid IN (SELECT rowid FROM {connection.quote(self.name)} WHERE {where}"
             sql += ")" if many else " LIMIT 1)"
-            count = conn.execute(sql, params).rowcount
+            count = connection.execute(conn, sql, params).rowcount
         return DeleteResult({"n": count, "ok": 1.0}, True)
 
     def delete_one(self, filter: Mapping, **kwargs: Any) -> DeleteResult:  # noqa: A002

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from bson.decimal128 import Decimal128
+from bson.errors import InvalidDocument
 from pymongo.errors import OperationFailure
 
 from docstore import codec, support
@@ -20,6 +21,8 @@ from docstore import codec, support
 def json_path(segments: list[str]) -> str:
     out = "$"
     for seg in segments:
+        if "\x00" in seg:  # as BSON refuses it in a key (pymongo raises before sending)
+            raise InvalidDocument(f"Key names must not contain the NULL byte: {seg!r}")
         if '"' in seg or "'" in seg or not seg:
             raise support.unsupported(f"nome de campo {seg!r}")
         out += f"[{seg}]" if seg.isdigit() else f'."{seg}"'
@@ -46,6 +49,18 @@ _ID_VALUE = _Value("id", "(CASE typeof(id) WHEN 'integer' THEN 'integer' WHEN 'r
                    "json_quote(id)")
 
 _TOP_LEVEL = {"$and", "$or", "$nor"}
+MAX_DEPTH = 100  # the server's "exceeded maximum query tree depth of 100"
+
+
+def _join(terms: list[str], op: str) -> str:
+    """``terms`` joined by AND/OR as a balanced tree: SQLite's expression depth (1000) grows with the
+    log of the count, so an ``$or`` of thousands of clauses compiles."""
+    if len(terms) == 1:  # no parentheses of its own: SQLite's parser nests at most ~100 deep
+        return terms[0]
+    if len(terms) <= 16:
+        return f" {op} ".join(f"({t})" for t in terms)
+    half = len(terms) // 2
+    return f"({_join(terms[:half], op)}) {op} ({_join(terms[half:], op)})"
 _FIELD_OPS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists", "$regex", "$options", "$not"}
 
 
@@ -56,16 +71,26 @@ class Compiler:
         self.kinds = kinds
         self.params: list[Any] = []
         self._alias = 0
+        self._depth = 0
 
     def compile(self, flt: Mapping | None) -> str:
         if not flt:
             return "1"
         if not isinstance(flt, Mapping):
             raise TypeError("filter must be an instance of dict")
+        self._deeper()
         terms = [self._clause(key, cond) for key, cond in flt.items()]
-        return " AND ".join(f"({t})" for t in terms) if terms else "1"
+        self._depth -= 1
+        return _join(terms, "AND") if terms else "1"
+
+    def _deeper(self) -> None:
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise OperationFailure(f"exceeded maximum query tree depth of {MAX_DEPTH}", code=2)
 
     def _clause(self, key: str, cond: Any) -> str:
+        if not isinstance(key, str):  # as BSON refuses it (pymongo raises before sending)
+            raise InvalidDocument(f"documents must have only string keys, key was {key!r}")
         if key.startswith("$"):
             if key not in _TOP_LEVEL:
                 raise support.unsupported(f"operador {key}")
@@ -73,18 +98,21 @@ class Compiler:
                 raise OperationFailure(f"{key} must be a nonempty array", code=2)
             parts = [self.compile(c) for c in cond]
             if key == "$and":
-                return " AND ".join(f"({p})" for p in parts)
-            joined = " OR ".join(f"({p})" for p in parts)
+                return _join(parts, "AND")
+            joined = _join(parts, "OR")
             return joined if key == "$or" else f"NOT IFNULL(({joined}), 0)"
         if isinstance(cond, re.Pattern):
             return self._field(key, self._regex_pred(cond.pattern, _flags_text(cond.flags)), True)
-        if isinstance(cond, Mapping) and cond and next(iter(cond)).startswith("$"):
+        if isinstance(cond, Mapping) and cond and str(next(iter(cond))).startswith("$"):
             return self._operators(key, cond)
         return self._field(key, self._eq_pred(key, cond), True)
 
     def _operators(self, key: str, ops: Mapping) -> str:
         terms = []
+        self._deeper()
         for op, operand in ops.items():
+            if not isinstance(op, str):
+                raise InvalidDocument(f"documents must have only string keys, key was {op!r}")
             if op not in _FIELD_OPS:
                 raise support.unsupported(f"operador {op}")
             if op == "$options":
@@ -118,7 +146,8 @@ class Compiler:
                 else:
                     raise OperationFailure("$not needs a regex or a document", code=2)
                 terms.append(f"NOT IFNULL(({inner}), 0)")
-        return " AND ".join(f"({t})" for t in terms) if terms else "1"
+        self._depth -= 1
+        return _join(terms, "AND") if terms else "1"
 
     # -- traversal of a dotted path, with array elements where the path has held an array
     def _field(self, path: str, pred, elements: bool) -> str:
@@ -211,8 +240,8 @@ class Compiler:
             terms = []
             if simple:
                 terms.append(f"{v.sql} IN ({', '.join(self._p(s) for s in simple)})")
-            terms += [f"({p(v)})" for p in preds]
-            return " OR ".join(terms)
+            terms += [p(v) for p in preds]
+            return _join(terms, "OR")
         return pred
 
     def _cmp_pred(self, path: str, op: str, operand: Any):

@@ -176,6 +176,19 @@ class Partial(Exception):
         self.error = error
 
 
+def execute(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Cursor:
+    """``conn.execute`` of a compiled query; an error SQLite raises for it (a limit of SQLite's, a value
+    it cannot bind) is the server's ``OperationFailure``, never a raw ``sqlite3`` exception.
+    IntegrityError (a unique index) goes through: the writer makes it a DuplicateKeyError."""
+    try:
+        return conn.execute(sql, params)
+    except sqlite3.IntegrityError:
+        raise
+    except sqlite3.Error as exc:
+        raise OperationFailure(f"A consulta não pôde ser executada pelo armazenamento embutido: {exc}",
+                               code=2) from None
+
+
 def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 

@@ -4,26 +4,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pymongo import helpers_shared
 from pymongo.errors import OperationFailure
 
-from docstore import projections, support
-
-
-def key_list(keys: Any, direction: Any = None) -> list[tuple[str, int]]:
-    """A sort or index key in any of pymongo's spellings as ``[(field, direction), ...]``."""
-    if isinstance(keys, str):
-        return [(keys, 1 if direction is None else direction)]
-    if isinstance(keys, Mapping):
-        return list(keys.items())
-    out = []
-    for item in keys:
-        if isinstance(item, str):
-            item = (item, 1)
-        key, direction = item  # a pair, as pymongo unpacks it (ValueError otherwise)
-        if not isinstance(key, str):
-            raise TypeError(f"first item in each key pair must be an instance of str, not {type(key)}")
-        out.append((key, direction))
-    return out
+from docstore import arguments, projections
 
 
 class Cursor:
@@ -31,10 +15,9 @@ class Cursor:
     the Collection it reads (its ``_select`` runs the query, its ``_load`` decodes a row)."""
 
     def __init__(self, collection: Any, flt: Mapping | None, projection: Any):
-        if flt is not None and not isinstance(flt, Mapping):
-            raise TypeError("filter must be an instance of dict")
-        projections.check(projection)
-        self.collection, self._filter, self._projection = collection, flt, projection
+        flt = flt or {}  # pymongo: ``filter or {}``, then a mapping
+        arguments.validate_is_mapping("filter", flt)
+        self.collection, self._filter, self._projection = collection, flt, arguments.projection_spec(projection)
         self._sort: list[tuple[str, int]] | None = None
         self._skip = self._limit = 0
         self._rows: list | None = None
@@ -46,17 +29,12 @@ class Cursor:
 
     def sort(self, key_or_list: Any, direction: Any = None) -> Cursor:
         self._check()
-        keys = key_list(key_or_list, direction)
-        for _, d in keys:
-            if d not in (1, -1):
-                raise support.unsupported(f"direção de ordenação {d!r}")
-        self._sort = keys
+        self._sort = arguments.sort_keys(helpers_shared._index_list(key_or_list, direction))
         return self
 
     def skip(self, skip: int) -> Cursor:
         self._check()
-        if isinstance(skip, bool) or not isinstance(skip, int):
-            raise TypeError("skip must be an integer")
+        arguments.check_int("skip", skip)
         if skip < 0:
             raise ValueError("skip must be >= 0")
         self._skip = int(skip)
@@ -64,9 +42,16 @@ class Cursor:
 
     def limit(self, limit: int) -> Cursor:
         self._check()
-        if isinstance(limit, bool) or not isinstance(limit, int):
-            raise TypeError("limit must be an integer")
-        self._limit = abs(limit)
+        arguments.check_int("limit", limit)
+        self._limit = min(abs(limit), 2**63 - 1)
+        return self
+
+    def batch_size(self, batch_size: int) -> Cursor:
+        """Accepted and checked as pymongo checks it; the rows come in one query anyway."""
+        self._check()
+        arguments.check_int("batch_size", batch_size)
+        if batch_size < 0:
+            raise ValueError("batch_size must be >= 0")
         return self
 
     def __iter__(self) -> Cursor:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
-from docstore import codec, compiler, connection, cursor, support
+from docstore import arguments, codec, compiler, connection, support
 
 
 class IndexMethods:
@@ -29,7 +29,7 @@ class IndexMethods:
         return out
 
     def create_index(self, keys: Any, **options: Any) -> str:
-        key_list = cursor.key_list(keys)
+        key_list = arguments.key_list(keys)
         for field, direction in key_list:
             if direction not in (1, -1):
                 raise support.unsupported(f"índice do tipo {direction!r}")
@@ -129,7 +129,7 @@ class IndexMethods:
         sql = f"SELECT id, doc FROM {connection.quote(self.name)} WHERE {where}"
         if sort:
             sql += " ORDER BY " + ", ".join(f"{compiler.field_expr(k)} {'DESC' if d == -1 else 'ASC'}"
-                                            for k, d in cursor.key_list(sort))
+                                            for k, d in arguments.key_list(sort))
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [row[3] for row in self._engine.conn().execute("EXPLAIN QUERY PLAN " + sql, params)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
@@ -703,3 +704,155 @@ def test_index_and_argument_errors_are_pymongos(store, request):
     assert "ix" not in store.list_collection_names() and col.index_information() == {}
     with pytest.raises(OperationFailure):
         store["people2"].estimated_document_count(filter={"a": 1})
+
+
+WRONG_ARGUMENTS = [
+    ("find-filter-list", TypeError, lambda c: c.find([("a", 1)])),
+    ("find-projection-int", TypeError, lambda c: c.find({}, 5)),
+    ("find-sort-string", TypeError, lambda c: c.find({}, sort="a")),
+    ("find-skip-str", TypeError, lambda c: c.find({}, skip="1")),
+    ("find-limit-float", TypeError, lambda c: c.find({}, limit=1.0)),
+    ("find-batch-size-str", TypeError, lambda c: c.find({}, batch_size="1")),
+    ("cursor-sort-int", TypeError, lambda c: c.find().sort(5)),
+    ("cursor-sort-pairs-and-direction", TypeError, lambda c: c.find().sort([("a", 1)], 1)),
+    ("cursor-sort-key-not-str", TypeError, lambda c: c.find().sort([(1, 1)])),
+    ("update-upsert-str", TypeError, lambda c: c.update_one({}, {"$set": {"a": 1}}, upsert="yes")),
+    ("update-not-document", TypeError, lambda c: c.update_many({}, "a")),
+    ("update-empty", ValueError, lambda c: c.update_one({}, {})),
+    ("update-sort-list", TypeError, lambda c: c.update_one({}, {"$set": {"a": 1}}, sort=[("a", 1)])),
+    ("update-filter-str", TypeError, lambda c: c.update_many("a", {"$set": {"a": 1}})),
+    ("replace-not-document", TypeError, lambda c: c.replace_one({}, [("a", 1)])),
+    ("replace-with-operator", ValueError, lambda c: c.replace_one({}, {"$set": {"a": 1}})),
+    ("find-one-and-update-return-str", TypeError,
+     lambda c: c.find_one_and_update({}, {"$set": {"a": 1}}, return_document="after")),
+    ("find-one-and-delete-filter-str", TypeError, lambda c: c.find_one_and_delete("a")),
+    ("find-one-and-delete-projection-int", TypeError, lambda c: c.find_one_and_delete({}, projection=5)),
+    ("insert-one-list", TypeError, lambda c: c.insert_one([("a", 1)])),
+    ("insert-many-document", TypeError, lambda c: c.insert_many({"a": 1})),
+    ("insert-many-int", TypeError, lambda c: c.insert_many(5)),
+    ("insert-many-of-ints", TypeError, lambda c: c.insert_many([1, 2])),
+    ("delete-filter-list", TypeError, lambda c: c.delete_many([("a", 1)])),
+    ("drop-index-int", TypeError, lambda c: c.drop_index(5)),
+    ("distinct-key-int", TypeError, lambda c: c.distinct(5)),
+]
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in WRONG_ARGUMENTS])
+def test_wrong_argument_types_raise_pymongos_exceptions(store, request, name):
+    """pymongo checks these arguments on the client before it sends anything (API reference of
+    Collection.find, Cursor.sort/skip/limit/batch_size, update_one/update_many/replace_one: "upsert"
+    a bool, "update" a non-empty document of operators, "sort" a document; find_one_and_*: a
+    ReturnDocument; insert_one/insert_many: documents that are mappings; drop_index; distinct: "key"
+    a str) and raises TypeError or ValueError; the engine calls the same checks."""
+    deviations = {"find-sort-string": "accepts a bare field name as find's sort",
+                  "find-batch-size-str": "accepts a batch_size that is not an int",
+                  "cursor-sort-pairs-and-direction": "raises ValueError for a list of pairs with a direction",
+                  "cursor-sort-key-not-str": "raises AttributeError for a sort key that is not a str",
+                  "update-upsert-str": "accepts an upsert that is not a bool",
+                  "find-one-and-update-return-str": "accepts a return_document that is not a bool",
+                  "drop-index-int": "raises OperationFailure, not TypeError, for an index name that is not a str"}
+    if name in deviations:
+        mongomock_deviates(request, deviations[name])
+    expected, call = {n: (e, f) for n, e, f in WRONG_ARGUMENTS}[name]
+    col = store["args"]
+    col.insert_one({"_id": 1, "a": 1})
+    with pytest.raises(expected):
+        found = call(col)
+        list(found) if hasattr(found, "__next__") else None
+    assert col.count_documents({}) == 1
+
+
+def test_count_documents_refuses_an_explicit_limit_of_zero(store):
+    """pymongo sends count_documents' ``limit`` as a ``$limit`` stage (API reference of
+    Collection.count_documents: "limit (int): ... Must be a positive integer"), and the server refuses
+    ``{"$limit": 0}`` (manual, "$limit (aggregation)": "a positive 64-bit integer"; it answers "the
+    limit must be positive"). An explicit ``skip=0`` is a valid ``$skip`` stage."""
+    col = people(store)
+    assert col.count_documents({}, skip=0) == 20
+    with pytest.raises(OperationFailure):
+        col.count_documents({}, limit=0)
+
+
+@pytest.mark.parametrize("write", ["update_one", "update_many", "replace_one", "delete_one", "delete_many",
+                                   "find_one_and_update", "find_one_and_delete"])
+def test_a_write_that_matches_nothing_does_not_create_the_collection(store, write):
+    """A collection is created by its first insert or upsert (manual, "Databases and Collections":
+    "If a collection does not exist, MongoDB creates the collection when you first store data for
+    that collection"); an update or delete that matches nothing stores nothing, so
+    ``list_collection_names()`` does not show it afterwards."""
+    col = store["never_written"]
+    args = {"update_one": ({"a": 1}, {"$set": {"b": 1}}), "update_many": ({"a": 1}, {"$set": {"b": 1}}),
+            "replace_one": ({"a": 1}, {"b": 1}), "delete_one": ({"a": 1},), "delete_many": ({"a": 1},),
+            "find_one_and_update": ({"a": 1}, {"$set": {"b": 1}}), "find_one_and_delete": ({"a": 1},)}[write]
+    getattr(col, write)(*args)
+    assert "never_written" not in store.list_collection_names()
+    col.update_one({"a": 1}, {"$set": {"b": 1}}, upsert=True)
+    assert "never_written" in store.list_collection_names()
+
+
+BAD_INPUTS = [
+    ("find-nul-in-key", InvalidDocument, lambda c: list(c.find({"a\x00": 1}))),
+    ("find-key-not-str", InvalidDocument, lambda c: list(c.find({1: 1}))),
+    ("find-operator-key-not-str", InvalidDocument, lambda c: list(c.find({"a": {1: 2}}))),
+    ("sort-nul-in-key", InvalidDocument, lambda c: list(c.find().sort("a\x00", 1))),
+    ("projection-nul-in-key", InvalidDocument, lambda c: list(c.find({}, {"a\x00": 1}))),
+    ("index-nul-in-key", InvalidDocument, lambda c: c.create_index("a\x00")),
+    ("upsert-nul-in-filter-key", InvalidDocument, lambda c: c.update_one({"q\x00": 1}, {"$set": {"b": 1}}, upsert=True)),
+    ("insert-object", InvalidDocument, lambda c: c.insert_one({"a": object()})),
+    ("count-int-past-64-bits", OverflowError, lambda c: c.count_documents({"a": 2**64})),
+    ("update-int-past-64-bits", OverflowError, lambda c: c.update_one({"a": 2**64}, {"$set": {"b": 1}})),
+    ("delete-int-past-64-bits", OverflowError, lambda c: c.delete_many({"a": {"$gt": 2**64}})),
+    ("skip-past-64-bits", OverflowError, lambda c: list(c.find().skip(2**64))),
+    ("limit-past-64-bits", OverflowError, lambda c: list(c.find().limit(2**64))),
+    ("insert-lone-surrogate", UnicodeEncodeError, lambda c: c.insert_one({"s": "\ud800"})),
+    ("delete-lone-surrogate", UnicodeEncodeError, lambda c: c.delete_one({"s": "\ud800"})),
+    ("distinct-lone-surrogate", UnicodeEncodeError, lambda c: c.distinct("a", {"s": {"$in": ["\ud800"]}})),
+    ("query-too-deep", OperationFailure, lambda c: list(c.find(_nested_and(150)))),
+]
+
+
+def _nested_and(depth: int) -> dict:
+    flt: dict = {"a": 1}
+    for _ in range(depth):
+        flt = {"$and": [flt]}
+    return flt
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in BAD_INPUTS])
+def test_bad_inputs_raise_pymongos_exceptions_never_a_sqlite_one(store, request, name):
+    """What pymongo cannot encode it refuses before sending (bson: InvalidDocument for a key holding
+    NUL or not a str, or a value of no BSON type; OverflowError for an int past 8 bytes;
+    UnicodeEncodeError for a str that is not UTF-8), and the server refuses a filter nested past
+    its query tree depth of 100 (OperationFailure). The embedded engine raises the same types; no
+    ``sqlite3.Error`` escapes it."""
+    deviations = {"find-key-not-str": "matches a non-str key instead of refusing it",
+                  "find-operator-key-not-str": "raises AttributeError for a non-str operator key",
+                  "sort-nul-in-key": "sorts by a key holding NUL", "projection-nul-in-key": "projects a key holding NUL",
+                  "index-nul-in-key": "creates an index on a key holding NUL",
+                  "count-int-past-64-bits": "counts with an int past 8 bytes",
+                  "update-int-past-64-bits": "matches an int past 8 bytes",
+                  "delete-int-past-64-bits": "matches an int past 8 bytes",
+                  "skip-past-64-bits": "skips past 8 bytes", "limit-past-64-bits": "limits past 8 bytes",
+                  "find-nul-in-key": "accepts a filter key holding NUL", "delete-lone-surrogate": "matches a lone surrogate",
+                  "distinct-lone-surrogate": "matches a lone surrogate", "query-too-deep": "has no query depth limit"}
+    if name in deviations:
+        mongomock_deviates(request, deviations[name])
+    expected, call = {n: (e, f) for n, e, f in BAD_INPUTS}[name]
+    col = store["bad"]
+    col.insert_one({"_id": 1, "a": 1, "s": "x"})
+    try:
+        call(col)
+    except sqlite3.Error as exc:  # pragma: no cover - what this test exists to catch
+        pytest.fail(f"a raw sqlite3 exception escaped: {exc!r}")
+    except expected:
+        pass
+    else:
+        pytest.fail(f"{expected.__name__} not raised")
+
+
+def test_an_or_of_thousands_of_clauses_is_answered(store):
+    """MongoDB answers an ``$or`` of any length (manual, "$or"); the engine compiles it as a balanced
+    tree, within SQLite's expression depth."""
+    col = store["bigor"]
+    col.insert_many([{"n": n} for n in range(5)])
+    assert col.count_documents({"$or": [{"n": n} for n in range(3, 3000)]}) == 2
