@@ -141,3 +141,15 @@ def test_a_full_disk_when_keeping_a_file_writes_nothing(folder, monkeypatch):
     assert full.value.message == FULL
     monkeypatch.undo()
     assert store.list_files(db) == [] and list((folder / "files").iterdir()) == []
+
+
+def test_the_restore_command_brings_back_a_lost_store_file(folder, tmp_path):
+    from seed.__main__ import main as seed_main
+
+    _used(folder)
+    assert seed_main(["--backup", str(tmp_path / "copia")]) == 0
+    store.close_all()
+    (folder / "painel.sqlite3").unlink()
+    assert seed_main(["--restore", str(tmp_path / "copia")]) == 0
+    store.close_all()
+    assert store.connect(uri="", data_dir=str(folder))["dams"].count_documents({"number": "0001/2026"}) == 1
