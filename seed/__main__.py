@@ -4,7 +4,8 @@
 (the password is asked at the prompt, or read from PAINEL_TI_PASSWORD).
 
 ``python -m seed --backup DIR`` writes the whole store to DIR (Extended JSON + files);
-``python -m seed --restore DIR`` loads such a folder into an empty store;
+``python -m seed --restore DIR`` loads such a folder into an empty store, all or nothing (also over a
+lost store file, which every other command refuses to open);
 ``python -m seed --from-tinymongo OLD_DIR`` copies a tinymongo data folder (the format before the
 embedded engine) into the store at PAINEL_DATA_DIR. Each prints its progress and the digest.
 """
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-tinymongo", metavar="PASTA_ANTIGA",
                         help="copia uma pasta de dados do tinymongo (formato anterior) para PAINEL_DATA_DIR")
     args = parser.parse_args(argv)
-    db = connect()
+    db = connect(restoring=bool(args.restore))
     if args.backup or args.restore or args.from_tinymongo:
         return _move_data(db, args)
     if args.demo:

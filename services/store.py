@@ -10,31 +10,34 @@ with a transaction on a MongoDB replica set (Atlas always is), the session passe
 inside the block by the proxies below, so services never pass ``session=``; on a standalone MongoDB
 server or on mongomock the block runs without a transaction.
 
-Codec: ``Decimal`` is stored as Decimal128 and read back as ``Decimal``; ``date`` is stored as an
-ISO string ``YYYY-MM-DD`` (a legal date, not an instant: it sorts and compares as text); instants
-are stored as UTC datetimes and read back aware in UTC.
+Codec (``services/shared/store_codec.py``, re-exported here): ``Decimal`` ↔ Decimal128, ``date`` ↔
+ISO text, instants ↔ UTC datetimes. Store faults and the file's marker: ``store_file.py``.
 """
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import logging
 import os
+import shutil
+import sqlite3
 import threading
+import uuid
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
-from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
-from bson.decimal128 import Decimal128, create_decimal128_context
 from pymongo.database import Database
 from pymongo.errors import DuplicateKeyError  # noqa: F401  (re-exported for the services)
 
 import docstore
-from services.shared import config
+import docstore.connection
+from services.shared import config, store_file
+from services.shared.store_codec import decode, encode, parse_date  # noqa: F401  (the codec, re-exported)
+from services.shared.store_sessions import SESSION as _SESSION
+from services.shared.store_sessions import STAGING_PREFIX, Prefixed
+from services.shared.store_sessions import SessionDatabase as _SessionDatabase
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str], Any] = {}
@@ -61,8 +64,13 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], dict]]] = {
 }
 
 
-def connect(uri: str | None = None, data_dir: str | None = None, db_name: str | None = None) -> Database:
-    """A database handle, one client per target and process (clients are thread-safe)."""
+def connect(uri: str | None = None, data_dir: str | None = None, db_name: str | None = None, *,
+            restoring: bool = False) -> Database:
+    """A database handle, one client per target and process (clients are thread-safe).
+
+    Embedded store: the file is opened here, so a lost or damaged one refuses to start with a pt-BR
+    :class:`~services.shared.store_file.StoreFault` (``services/shared/store_file.py``); ``restoring``
+    (``python -m seed --restore``) leaves a lost file unopened for :func:`promote` to replace."""
     uri = uri if uri is not None else config.mongodb_uri()
     db_name = db_name or config.mongodb_db()
     key = (uri or f"embedded:{data_dir or config.data_dir()}", db_name)
@@ -73,7 +81,10 @@ def connect(uri: str | None = None, data_dir: str | None = None, db_name: str | 
             _clients[key] = client
     if uri:
         return _SessionDatabase(client[db_name])
-    return client[db_name]
+    db = client[db_name]
+    if not restoring:
+        db.engine  # noqa: B018  (opens and checks the file)
+    return db
 
 
 def _make_client(uri: str | None, folder: str) -> Any:
@@ -86,7 +97,80 @@ def _make_client(uri: str | None, folder: str) -> Any:
         logging.getLogger(__name__).warning(
             "A pasta %s tem dados no formato antigo (tinymongo, %s) que o painel não lê mais; copie-os com "
             "`python -m seed --from-tinymongo %s` (veja o README).", folder, legacy.name, folder)
-    return docstore.Client(folder, default_db=config.mongodb_db(), synchronous=SYNCHRONOUS)
+    return _GuardedClient(folder, default_db=config.mongodb_db(), synchronous=SYNCHRONOUS)
+
+
+class _GuardedEngine(docstore.connection.Engine):
+    """The engine of one file, opened only where a store may be (``store_file.check_present``), checked
+    for damage, and whose write units turn busy, full and damaged into pt-BR faults (nothing written)."""
+
+    def __init__(self, path: Path, synchronous: str = "NORMAL"):
+        store_file.check_present(path)
+        try:
+            super().__init__(path, synchronous)
+            self.conn().execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            translated = store_file.fault(exc, path)
+            if translated is None:
+                raise
+            raise translated from exc
+        store_file.ensure_marker(path)
+
+    def conn(self) -> sqlite3.Connection:
+        fresh = getattr(self._local, "conn", None) is None
+        conn = super().conn()
+        if fresh:
+            conn.execute(f"PRAGMA busy_timeout = {int(config.sqlite_busy_seconds() * 1000)}")
+        return conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        with self._translated(), super().write() as conn:
+            yield conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._translated(), super().transaction():
+            yield
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except (sqlite3.DatabaseError, OSError) as exc:
+            translated = store_file.fault(exc, self.path)
+            if translated is None:
+                raise
+            conn = self.conn()
+            if not self.in_transaction() and conn.in_transaction:  # a failed COMMIT
+                conn.execute("ROLLBACK")
+            raise translated from exc
+
+
+class _GuardedClient(docstore.Client):
+    def engine(self, name: str) -> docstore.connection.Engine:
+        with self._lock:
+            engine = self._engines.get(name)
+            if engine is None:
+                engine = _GuardedEngine(self.file_of(name), self.synchronous)
+                self._engines[name] = engine
+            return engine
+
+    def release(self, name: str) -> None:
+        """Close the engine of ``name`` (its file is about to be replaced); the next use reopens it."""
+        with self._lock:
+            engine = self._engines.pop(name, None)
+        if engine is not None:
+            engine.close()
+
+
+def check_store(db: Database) -> None:
+    """At start-up: refuse an embedded store whose file was lost while it was open."""
+    if isinstance(db, docstore.Database):
+        path = db.client.file_of(db.name)
+        if store_file.is_missing(path):
+            raise store_file.lost(path)
 
 
 # SQLite's durability: FULL syncs the WAL on every commit (a power cut loses no committed write);
@@ -116,51 +200,6 @@ def insert_one(collection: Any, doc: dict) -> Any:
 def exists(collection: Any, query: dict) -> bool:
     """Whether any document matches (one index probe: a count that stops at the first match)."""
     return collection.count_documents(query, limit=1) > 0
-
-
-_D128 = create_decimal128_context()
-
-
-def encode(value: Any) -> Any:
-    """A Python value as stored: Decimal→Decimal128, date→ISO text, datetime→UTC."""
-    if isinstance(value, Decimal):
-        with localcontext(_D128) as ctx:
-            return Decimal128(ctx.create_decimal(value))
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise ValueError("Instantes devem ter fuso horário (aware) antes de salvar")
-        return value.astimezone(timezone.utc)
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {k: encode(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
-    return value
-
-
-def decode(value: Any) -> Any:
-    """A stored value as Python: Decimal128→Decimal, datetime→aware UTC."""
-    if isinstance(value, Decimal128):
-        return value.to_decimal()
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    if isinstance(value, dict):
-        return {k: decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    return value
-
-
-def parse_date(value: Any) -> date | None:
-    """A stored legal date (ISO text) back as ``date``; None stays None."""
-    if value in (None, ""):
-        return None
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value)[:10])
 
 
 @contextmanager
@@ -210,78 +249,7 @@ def has_transactions(db: Any) -> bool:
     return known
 
 
-_SESSION: contextvars.ContextVar[Any] = contextvars.ContextVar("painel_store_session", default=None)
 _REPLICA: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # client → is a replica set / mongos
-_SESSION_METHODS = frozenset({
-    "find", "find_one", "insert_one", "insert_many", "update_one", "update_many", "replace_one",
-    "delete_one", "delete_many", "find_one_and_update", "find_one_and_replace", "find_one_and_delete",
-    "count_documents", "distinct", "bulk_write", "aggregate", "create_index", "drop", "index_information",
-})
-
-
-def _with_session(method: Any) -> Any:
-    """``method`` called with the open unit of work's session (unless the caller passed one)."""
-    def call(*args: Any, **kwargs: Any) -> Any:
-        session = _SESSION.get()
-        if session is not None and "session" not in kwargs:
-            kwargs["session"] = session
-        return method(*args, **kwargs)
-
-    return call
-
-
-class _SessionCollection:
-    """A pymongo Collection that adds the open unit of work's session to every operation."""
-
-    def __init__(self, collection: Any):
-        self._collection = collection
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._collection, name)
-        return _with_session(attr) if name in _SESSION_METHODS else attr
-
-    def __getitem__(self, name: str) -> _SessionCollection:
-        return _SessionCollection(self._collection[name])
-
-    def __eq__(self, other: object) -> bool:
-        other = other._collection if isinstance(other, _SessionCollection) else other
-        return self._collection == other
-
-    def __hash__(self) -> int:
-        return hash(self._collection)
-
-
-class _SessionDatabase:
-    """A pymongo Database whose collections take the open unit of work's session."""
-
-    def __init__(self, database: Any):
-        self._database = database
-
-    def __getitem__(self, name: str) -> _SessionCollection:
-        return _SessionCollection(self._database[name])
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("client", "name", "command", "list_collection_names", "drop_collection", "with_options"):
-            attr = getattr(self._database, name)
-            return _with_session(attr) if name in ("list_collection_names", "drop_collection", "command") else attr
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return _SessionCollection(self._database[name])
-
-    def get_collection(self, name: str) -> _SessionCollection:
-        return _SessionCollection(self._database[name])
-
-    @property
-    def raw(self) -> Any:
-        return self._database
-
-    def __eq__(self, other: object) -> bool:
-        other = other._database if isinstance(other, _SessionDatabase) else other
-        return self._database == other
-
-    def __hash__(self) -> int:
-        return hash(self._database)
-
 
 def _files_folder(db: Any) -> Path:
     if isinstance(db, docstore.Database):
@@ -308,11 +276,18 @@ def put_file(db: Database, data: bytes, name: str = "") -> str:
     path = folder / digest
     if not path.exists():
         tmp = folder / f".{digest}.{os.getpid()}.{threading.get_ident()}.tmp"
-        with open(tmp, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        tmp.replace(path)
+        try:
+            with open(tmp, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            tmp.replace(path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            translated = store_file.fault(exc)
+            if translated is None:
+                raise
+            raise translated from exc
         _fsync_dir(folder)
     return digest
 
@@ -349,3 +324,76 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextmanager
+def snapshot(db: Database) -> Iterator[Any]:
+    """The store as of one instant, to read whole (a backup) while the panel goes on writing.
+
+    Embedded: SQLite's online backup API copies the file in one step into a temporary store that
+    is read and then deleted. MongoDB: the database itself (take a consistent copy as the README
+    says: ``mongodump --oplog`` on a replica set, or a disk snapshot)."""
+    if not isinstance(db, docstore.Database):
+        yield db
+        return
+    folder = db.client.folder / f".copia-{uuid.uuid4().hex}"
+    copy = docstore.Client(folder, default_db=db.name)
+    try:
+        target = sqlite3.connect(copy.file_of(db.name))
+        try:
+            db.engine.conn().backup(target)
+        finally:
+            target.close()
+        yield copy[db.name]
+    finally:
+        copy.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def is_empty(db: Database) -> bool:
+    """Whether the store holds no document (a lost embedded file counts as empty; it is not opened)."""
+    if isinstance(db, docstore.Database) and store_file.is_missing(db.client.file_of(db.name)):
+        return True
+    return not any(db[name].count_documents({}, limit=1) for name in db.list_collection_names()
+                   if name not in ("fs.files", "fs.chunks") and not name.startswith(STAGING_PREFIX))
+
+
+@contextmanager
+def staging(db: Database) -> Iterator[Any]:
+    """An empty store beside ``db`` to load a restore into; :func:`promote` inside the block makes it
+    the live one, any exception discards it and leaves ``db`` as it was. Embedded: a new file in a
+    folder of its own in the data folder. MongoDB: collections ``restauracao__<name>`` of ``db``."""
+    if not isinstance(db, docstore.Database):
+        staged = Prefixed(db)
+        for name in staged.list_collection_names():
+            db.drop_collection(STAGING_PREFIX + name)
+        try:
+            yield staged
+        finally:
+            for name in staged.list_collection_names():
+                db.drop_collection(STAGING_PREFIX + name)
+        return
+    folder = db.client.folder / f".restauracao-{uuid.uuid4().hex}"
+    client = _GuardedClient(folder, default_db=db.name, synchronous=SYNCHRONOUS)
+    try:
+        yield client[db.name]
+    finally:
+        client.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def promote(db: Database, staged: Any) -> None:
+    """Make the loaded and verified staging store the live ``db`` (see :func:`staging`)."""
+    if isinstance(staged, Prefixed):
+        for name in staged.list_collection_names():
+            staged[name].rename(name, dropTarget=True)
+        return
+    staged.engine.conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    staged.client.close()  # the last connection folds the WAL into the file
+    source, target = staged.client.file_of(staged.name), db.client.file_of(db.name)
+    db.client.release(db.name)
+    for suffix in ("-wal", "-shm"):
+        target.with_name(target.name + suffix).unlink(missing_ok=True)
+    os.replace(source, target)
+    _fsync_dir(target.parent)
+    store_file.ensure_marker(target)

@@ -124,3 +124,101 @@ def test_an_old_tinymongo_folder_is_pointed_out_at_start(tmp_path, monkeypatch, 
     store.connect(uri="", data_dir=str(tmp_path / "data"))
     assert "--from-tinymongo" in caplog.text
     store.close_all()
+
+
+def _state(folder) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes (the target 'exactly as it was'); SQLite's ``-shm``
+    is its shared-memory index, rewritten by any reader, not data."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.name.endswith("-shm")}
+
+
+def _bad_line(copy):
+    with open(copy / "dams.jsonl", "a", encoding="utf-8") as out:
+        out.write('{"_id": {"$oid": "nao-e-um-id"}, "number": \n')
+
+
+def _repeated_id(copy):
+    lines = (copy / "dams.jsonl").read_text("utf-8").splitlines()
+    (copy / "dams.jsonl").write_text("\n".join(lines + [lines[0]]) + "\n", "utf-8")
+
+
+def _bad_indexes(copy):
+    (copy / "indexes.json").write_text('{"dams": [{"name": "x", "key": 7}]}', "utf-8")
+
+
+def _altered(copy):
+    text = (copy / "dams.jsonl").read_text("utf-8")
+    (copy / "dams.jsonl").write_text(text.replace('"7.10"', '"700.10"'), "utf-8")
+
+
+def _unsigned(damage):
+    """A damage made by an older or broken writer: no manifest to catch it before loading."""
+    def apply(copy):
+        damage(copy)
+        (copy / "manifest.json").unlink()
+    return apply
+
+
+@pytest.mark.parametrize("kind", ["embedded", "mongomock"])
+@pytest.mark.parametrize("damage, said", [
+    (_unsigned(_bad_line), "linha"), (_unsigned(_repeated_id), "repetido"),
+    (_unsigned(_bad_indexes), "indexes.json"), (_altered, "alterada"), (_bad_line, "alterada"),
+])
+def test_a_failed_restore_leaves_the_target_as_it_was_and_a_retry_succeeds(kind, damage, said, tmp_path, monkeypatch):
+    import shutil
+
+    source = stores(kind, tmp_path, monkeypatch, "source")
+    fill(source)
+    for i in range(2500):  # past one batch: the old restore had loaded thousands before failing
+        source["audit"].insert_one({"n": i})
+    written = backup.backup(source, tmp_path / "good")
+    shutil.copytree(tmp_path / "good", tmp_path / "bad")
+    damage(tmp_path / "bad")
+    target = stores(kind, tmp_path, monkeypatch, "target")
+    store.ensure_indexes(target)
+    before = _state(tmp_path / "target")
+    names = sorted(target.list_collection_names())
+    with pytest.raises(ServiceError) as refused:
+        backup.restore(target, tmp_path / "bad")
+    assert said in refused.value.message and "nada foi restaurado" in refused.value.message
+    assert _state(tmp_path / "target") == before
+    assert sorted(target.list_collection_names()) == names
+    assert all(target[n].count_documents({}) == 0 for n in names)
+    assert backup.restore(target, tmp_path / "good") == written
+    store.close_all()
+
+
+def test_a_backup_taken_while_the_panel_writes_is_one_snapshot(tmp_path):
+    import threading
+
+    db = store.connect(uri="", data_dir=str(tmp_path / "live"))
+    for i in range(3000):
+        db["audit"].insert_one({"doc_id": f"old{i}", "filler": "x" * 200})
+    stop = threading.Event()
+
+    def clerk():
+        i = 0
+        while not stop.is_set():
+            with store.transaction(db):
+                db["records"].insert_one({"_id": f"r{i}"})
+                db["audit"].insert_one({"doc_id": f"r{i}"})
+            i += 1
+
+    writer = threading.Thread(target=clerk)
+    writer.start()
+    try:
+        for _ in range(3):
+            backup.backup(db, tmp_path / "copy")
+            if db["records"].count_documents({}) > 50:
+                break
+    finally:
+        stop.set()
+        writer.join()
+    target = store.connect(uri="", data_dir=str(tmp_path / "restored"))
+    backup.restore(target, tmp_path / "copy")
+    records = [d["_id"] for d in target["records"].find({})]
+    audited = {d["doc_id"] for d in target["audit"].find({})}
+    assert [r for r in records if r not in audited] == []
+    assert target["records"].count_documents({}) == target["audit"].count_documents({}) - 3000
+    store.close_all()

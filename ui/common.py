@@ -32,7 +32,7 @@ def db():
     safely stops the page with the reason (never cached, so fixing the setting and reloading works)."""
     try:
         return _database(config.mongodb_uri(), str(config.data_dir()))
-    except bootstrap.StoreWithoutTransactions as exc:
+    except ServiceError as exc:  # a standalone MongoDB; a lost, damaged or busy store file
         st.error(exc.message)
         st.stop()
 

@@ -44,6 +44,7 @@ def require_transactions(db: Database) -> None:
 
 def prepare(db: Database) -> None:
     """Create indexes, municipalities and missing parameter versions. Safe to run at every start."""
+    store.check_store(db)  # a lost store file is refused, never re-created empty
     require_transactions(db)
 
     ensure_indexes(db, entities.all_indexes())

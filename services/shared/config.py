@@ -24,6 +24,14 @@ def data_dir() -> Path:
     return Path(os.environ.get("PAINEL_DATA_DIR") or PROJECT_DIR / "data")
 
 
+def sqlite_busy_seconds() -> float:
+    """PAINEL_SQLITE_BUSY_SECONDS: how long a write waits for another writer before "ocupado" (30)."""
+    try:
+        return max(0.0, float(os.environ.get("PAINEL_SQLITE_BUSY_SECONDS") or 30))
+    except ValueError:
+        return 30.0
+
+
 def public_check_secret() -> bytes:
     """PAINEL_SECRET signs public-check tokens; a per-install file (mode 0600) is made when unset.
 
