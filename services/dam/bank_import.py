@@ -21,7 +21,7 @@ the resend. Every payment records its origin (file, NSA, line); the report is ke
 
 Chunks: the lines are paid in chunks, each one unit of work (``store.transaction``) that also saves
 the import's progress (the next line, the running summary) on its document; a chunk holds the
-store's write lock about ``CHUNK_SECONDS`` at most, then leaves it free about as long, so another
+store's write lock about ``CHUNK_SECONDS`` at most, then leaves it free ``YIELD_SECONDS``, so another
 clerk's write waits well under a second. The stored report is the summary
 (:mod:`services.dam.bank_report`), never one line of text per record.
 
@@ -96,7 +96,7 @@ PROCESSING, DONE = "processando", "processado"
 CLAIM_LEASE = timedelta(minutes=2)  # a claim without a chunk for this long was left by an import that stopped
 RELEASED = datetime(1970, 1, 1, tzinfo=UTC)  # the claim time of an import that stopped on an error
 CHUNK_SECONDS = 0.2  # a chunk's unit of work holds the write lock about this long at most...
-YIELD_SECONDS = 0.15  # ...then leaves it free as long, up to this (SQLite's busy wait polls every 100 ms)
+YIELD_SECONDS = 0.15  # ...then leaves it free this long (SQLite's busy wait polls every 100 ms)
 Progress = Callable[[int, int], None]
 log = logging.getLogger(__name__)
 
@@ -199,8 +199,8 @@ def _process(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, 
             lines.extend(done)
             if progress is not None:
                 progress(claim.summary.records_done, total)
-            if claim.summary.records_done < total:  # leave the lock free about as long as it was held
-                time.sleep(min(YIELD_SECONDS, time.monotonic() - held))
+            if claim.summary.records_done < total:  # leave the lock free longer than a busy writer's poll
+                time.sleep(YIELD_SECONDS)
     return lines
 
 
