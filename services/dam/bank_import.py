@@ -19,11 +19,20 @@ bank, agreement and sequence (NSA) as one already imported is refused: the bank 
 the resend. Every payment records its origin (file, NSA, line); the report is kept in
 ``dam_return_files`` and the raw file outside any document (``store.put_file``, by its hash).
 
-Concurrency: the import document is the claim. It is inserted, under the unique index on
-(municipality, sha256), BEFORE any line is processed; only the winner processes the file. Another
-import of the same file meanwhile is told it is being processed; once done, it gets the
-winner's report. A claim left by an import that stopped half-way is taken over (conditional
-update on the claim time) after ``CLAIM_LEASE``; lines already paid by that file are recognised.
+Chunks: the lines are paid in chunks, each one unit of work (``store.transaction``) that also saves
+the import's progress (the next line, the running summary) on its document; a chunk holds the
+store's write lock about ``CHUNK_SECONDS`` at most, then leaves it free ``YIELD_SECONDS``, so another
+clerk's write waits well under a second. The stored report is the summary
+(:mod:`services.dam.bank_report`), never one line of text per record.
+
+Concurrency and resumption: the import document is the claim. It is inserted, under the unique
+index on (municipality, sha256), BEFORE any line is processed; only the winner processes the file.
+Another import of the same file meanwhile is told it is being processed; once done, it gets the
+winner's report (rebuilt from the file and the payments it made). An import that stops half-way
+releases its claim (an error) or leaves it (a kill); the file sent again takes the claim over at
+once (released, or its process is gone from this machine) or after ``CLAIM_LEASE`` without a chunk,
+and continues from the saved progress; a chunk commits only while its import still holds the claim,
+and lines already paid by that file are recognised, so no DAM is paid twice.
 
 Size: files above ``PAINEL_RETURN_FILE_MAX_MB`` (default 5 MB) are refused before parsing; the
 file is parsed line by line.
@@ -32,8 +41,14 @@ from __future__ import annotations
 
 import hashlib
 import io
-from dataclasses import asdict, dataclass
-from datetime import date, datetime, timedelta
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from bson import ObjectId
@@ -41,16 +56,29 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules import fmt
-from rules.dam.bank_return import (
-    ReturnDetail,
-    ReturnFile,
-    ReturnHeader,
-    parse_return_lines,
-)
-from rules.dam.barcode import BarcodeError, parse_barcode
-from rules.dam.parameters import FEBRABAN_CODE
+from rules.dam.bank_return import ReturnDetail, ReturnFile, ReturnHeader, parse_return_lines
 from services import store
 from services.dam import dams, payments
+from services.dam.bank_report import (  # noqa: F401  (the report's names, re-exported for the callers)
+    CANCELLED,
+    DUPLICATED,
+    MATCH_FIELDS,
+    OUTCOMES,
+    PAID,
+    PROBLEMS_KEPT,
+    UNMATCHED,
+    ImportLine,
+    ImportResult,
+    Summary,
+    batches,
+    changed,
+    judge,
+    known_line,
+    own_codes,
+    paid_message,
+    replay,
+    report_line,
+)
 from services.shared import audit, clock, config, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, NotFound, ServiceError
@@ -65,15 +93,12 @@ INDEXES = {
     ]
 }
 PROCESSING, DONE = "processando", "processado"
-CLAIM_LEASE = timedelta(minutes=30)  # a claim older than this was left by an import that stopped
-
-PAID, UNMATCHED, DUPLICATED, CANCELLED = "pago", "nao_encontrado", "duplicado", "dam_cancelado"
-OUTCOMES = {
-    PAID: "Baixado (pago)",
-    UNMATCHED: "Não encontrado",
-    DUPLICATED: "Duplicado",
-    CANCELLED: "DAM cancelado (restituir ou aproveitar)",
-}
+CLAIM_LEASE = timedelta(minutes=2)  # a claim without a chunk for this long was left by an import that stopped
+RELEASED = datetime(1970, 1, 1, tzinfo=UTC)  # the claim time of an import that stopped on an error
+CHUNK_SECONDS = 0.2  # a chunk's unit of work holds the write lock about this long at most...
+YIELD_SECONDS = 0.15  # ...then leaves it free this long (SQLite's busy wait polls every 100 ms)
+Progress = Callable[[int, int], None]
+log = logging.getLogger(__name__)
 
 
 class ReturnFileResent(Conflict):
@@ -88,65 +113,14 @@ class ImportInProgress(Conflict):
     """The same file is being imported right now (by another user or tab)."""
 
 
-@dataclass(frozen=True)
-class ImportLine:
-    """What happened to one G record of the file."""
+@dataclass
+class _Claim:
+    """The import's hold on its file: the document, the token its chunks commit under, where to go on."""
 
-    line_number: int
-    barcode: str
-    paid_on: date
-    amount_received: Decimal
-    outcome: str
-    message: str
-    dam_id: str | None = None
-    dam_number: str | None = None
-    dam_amount: Decimal | None = None
-    flags: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ImportResult:
-    """The report of an import; ``already_imported`` means this call changed nothing."""
-
-    file_id: str
-    already_imported: bool
-    imported_at: datetime
-    imported_by: str
-    bank: str
-    file_sequence: int
-    generated_on: date
-    lines: tuple[ImportLine, ...]
-
-    def of(self, outcome: str) -> tuple[ImportLine, ...]:
-        return tuple(line for line in self.lines if line.outcome == outcome)
-
-    @property
-    def paid(self) -> tuple[ImportLine, ...]:
-        return self.of(PAID)
-
-    @property
-    def unmatched(self) -> tuple[ImportLine, ...]:
-        return self.of(UNMATCHED)
-
-    @property
-    def duplicated(self) -> tuple[ImportLine, ...]:
-        return self.of(DUPLICATED)
-
-    @property
-    def cancelled(self) -> tuple[ImportLine, ...]:
-        return self.of(CANCELLED)
-
-    @property
-    def different_amount(self) -> tuple[ImportLine, ...]:
-        return tuple(line for line in self.lines if payments.FLAG_AMOUNT in line.flags)
-
-    @property
-    def late(self) -> tuple[ImportLine, ...]:
-        return tuple(line for line in self.lines if payments.FLAG_LATE in line.flags)
-
-    @property
-    def total_received(self) -> Decimal:
-        return sum((line.amount_received for line in self.lines), Decimal("0.00"))
+    file_id: ObjectId
+    token: str
+    next_line: int
+    summary: Summary
 
 
 def file_digest(data: bytes) -> str:
@@ -155,51 +129,14 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(records).hexdigest()
 
 
-def _own_codes(db: Database, municipality: str) -> set[str]:
-    book = parameters.book(db, municipality)
-    return {str(version.value) for version in book.history(FEBRABAN_CODE)}
-
-
-def _unmatched_reason(barcode: str, own_codes: set[str]) -> str:
-    try:
-        parsed = parse_barcode(barcode)
-    except BarcodeError as exc:
-        return f"Código de barras inválido: {exc.message}"
-    if parsed.segment != "1":
-        return f"Código de barras de outro segmento ({parsed.segment}), não de prefeitura"
-    if parsed.company_code not in own_codes:
-        return f"Código de barras de outro órgão (código FEBRABAN {parsed.company_code})"
-    return "Nenhum DAM deste município tem este código de barras"
-
-
-def _already_paid_reason(dam: dict) -> str:
-    payment = dam["payment"]
-    origin = payment["origin"]
-    where = "baixa manual" if origin["kind"] == "manual" else f"arquivo retorno NSA {origin['file_sequence']}"
-    return f"DAM {dam['number']} já tinha pagamento registrado em {fmt.day(payment['paid_on'])} ({where})"
-
-
-def _line(detail: ReturnDetail, outcome: str, message: str, dam: dict | None = None,
-          flags: tuple[str, ...] = ()) -> ImportLine:
-    return ImportLine(
-        line_number=detail.line_number, barcode=detail.barcode, paid_on=detail.paid_on,
-        amount_received=detail.amount_received, outcome=outcome, message=message,
-        dam_id=dam["id"] if dam else None, dam_number=dam["number"] if dam else None,
-        dam_amount=dam["amount"] if dam else None, flags=flags,
-    )
-
-
 def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id: str,
-            header: ReturnHeader, retry: bool = True) -> ImportLine:
+            header: ReturnHeader, calendar: Callable[[date], object], retry: bool = True) -> ImportLine:
     """Pay one matched DAM from one G record, or say why not. A DAM that changed since the file's DAMs
     were read (e.g. a 2ª via cancelled because an earlier line paid its original) is read again once."""
-    payment = dam.get("payment")
-    if payment:
-        if payment["origin"].get("file_id") == file_id:  # resuming an interrupted import of this file
-            return _line(detail, PAID if dam["status"] == dams.PAID else CANCELLED, "Já baixado por este arquivo",
-                         dam, tuple(payment["flags"]))
-        return _line(detail, DUPLICATED, _already_paid_reason(dam), dam)
-    check = payments.check_payment(db, dam, detail.paid_on, detail.amount_received)
+    known = known_line(dam, detail, file_id)
+    if known is not None:
+        return known
+    check = payments.check_payment(db, dam, detail.paid_on, detail.amount_received, calendar(detail.paid_on))
     new_payment = {
         "paid_on": detail.paid_on, "amount": detail.amount_received,
         "bank": f"{header.bank_code} {header.bank_name}".strip(),
@@ -213,69 +150,58 @@ def _settle(db: Database, actor: Actor, dam: dict, detail: ReturnDetail, file_id
     applied = payments._apply_payment(db, actor, dam, new_payment)
     if applied is None and retry:
         fresh = db[dams.COLLECTION].find_one({"_id": ObjectId(dam["id"])}, MATCH_FIELDS)
-        return _settle(db, actor, dams.plain(fresh), detail, file_id, header, retry=False)
+        return _settle(db, actor, dams.plain(fresh), detail, file_id, header, calendar, retry=False)
     if applied is None:
-        return _line(detail, DUPLICATED, f"DAM {dam['number']} mudou de situação durante a importação", dam)
+        return changed(detail, dam)
     status, stored = applied
-    notes, flags = stored["notes"], tuple(stored["flags"])
-    outcome = CANCELLED if status == dams.CANCELLED else PAID
-    message = "; ".join(notes) if notes else f"DAM {dam['number']} pago"
-    return _line(detail, outcome, message, dam, flags)
+    return report_line(detail, CANCELLED if status == dams.CANCELLED else PAID, paid_message(dam, stored["notes"]),
+                       dam, tuple(stored["flags"]))
 
 
-CHUNK = 500  # barcodes per $in query
-# what matching and paying need of a DAM (not its history nor its printing data)
-MATCH_FIELDS = {name: 1 for name in ("municipality", "number", "barcode", "amount", "status", "due_on", "issued_on",
-                                     "payment", "pays", "cancel_reason", "replaced_by", "chain_root")}
+def _save_progress(db: Database, claim: _Claim, changes: dict) -> None:
+    """Inside the chunk's unit of work: the progress, only while this import still holds the claim."""
+    saved = db[FILES].update_one({"_id": claim.file_id, "claim": claim.token, "status": PROCESSING},
+                                 {"$set": encode({**changes, "claimed_at": clock.now_utc()})})
+    if saved.modified_count != 1:
+        raise ImportInProgress("Outra importação assumiu este arquivo enquanto ele era processado. "
+                               "Aguarde alguns instantes e importe de novo para ver o relatório.")
 
 
-def _dams_by_barcode(db: Database, municipality: str, barcodes: list[str]) -> dict[str, dict]:
-    """The municipality's DAMs of those barcodes, read with one ``$in`` query per chunk."""
-    found: dict[str, dict] = {}
-    for start in range(0, len(barcodes), CHUNK):
-        chunk = barcodes[start:start + CHUNK]
-        for doc in db[dams.COLLECTION].find({"municipality": municipality, "barcode": {"$in": chunk}}, MATCH_FIELDS):
-            found[doc["barcode"]] = dams.plain(doc)
-    return found
+def _process(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, claim: _Claim,
+             progress: Progress | None) -> list[ImportLine]:
+    """Pay the lines from the claim's next line on, chunk by chunk; the lines processed now."""
+    file_id, details, total = str(claim.file_id), parsed.details, len(parsed.details)
+    seen = {}
+    for detail in details:  # the lines done before (by an import that stopped) still count as seen
+        if detail.line_number >= claim.next_line:
+            break
+        seen.setdefault(detail.barcode, detail.line_number)
+    todo = tuple(d for d in details if d.line_number >= claim.next_line)
+    codes, calendars, lines = own_codes(db, municipality), {}, []
 
+    def calendar(day: date) -> object:
+        if day not in calendars:
+            calendars[day] = parameters.calendar(db, municipality, day)
+        return calendars[day]
 
-def _apply(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, file_id: str) -> list[ImportLine]:
-    by_barcode = _dams_by_barcode(db, municipality, sorted({d.barcode for d in parsed.details}))
-    own_codes = _own_codes(db, municipality)
-    seen: dict[str, int] = {}
-    lines = []
-    for detail in parsed.details:
-        if detail.barcode in seen:
-            first = seen[detail.barcode]
-            lines.append(_line(detail, DUPLICATED, f"Código de barras repetido na linha {first} do arquivo"))
-            continue
-        seen[detail.barcode] = detail.line_number
-        dam = by_barcode.get(detail.barcode)
-        if dam is None:
-            lines.append(_line(detail, UNMATCHED, _unmatched_reason(detail.barcode, own_codes)))
-            continue
-        lines.append(_settle(db, actor, dam, detail, file_id, parsed.header))
+    for batch, by_barcode in batches(db, municipality, todo):
+        while batch:
+            held = time.monotonic()
+            with store.transaction(db):
+                done = []
+                while batch and (not done or time.monotonic() - held < CHUNK_SECONDS):
+                    detail = batch.pop(0)
+                    dam = by_barcode.get(detail.barcode)
+                    line = judge(detail, dam, seen, codes)
+                    done.append(line or _settle(db, actor, dam, detail, file_id, parsed.header, calendar))
+                    claim.summary.add(done[-1])
+                _save_progress(db, claim, {"next_line": done[-1].line_number + 1, **claim.summary.as_doc()})
+            lines.extend(done)
+            if progress is not None:
+                progress(claim.summary.records_done, total)
+            if claim.summary.records_done < total:  # leave the lock free longer than a busy writer's poll
+                time.sleep(YIELD_SECONDS)
     return lines
-
-
-def _line_doc(line: ImportLine) -> dict:
-    """A line of the report as stored: empty values left out, to keep a large file's report small."""
-    return {key: (list(value) if key == "flags" else value) for key, value in asdict(line).items()
-            if value not in (None, (), "")}
-
-
-def _result(doc: dict, already_imported: bool) -> ImportResult:
-    doc = decode(doc)
-    lines = tuple(
-        ImportLine(**{"message": "", **row, "paid_on": parse_date(row["paid_on"]),
-                      "flags": tuple(row.get("flags", ()))})
-        for row in doc.get("lines", [])
-    )
-    return ImportResult(
-        file_id=str(doc["_id"]), already_imported=already_imported, imported_at=doc["imported_at"],
-        imported_by=doc["imported_by"], bank=f"{doc['bank_code']} {doc['bank_name']}".strip(),
-        file_sequence=doc["file_sequence"], generated_on=parse_date(doc["generated_on"]), lines=lines,
-    )
 
 
 def _refuse_resent(db: Database, municipality: str, parsed: ReturnFile, digest: str) -> None:
@@ -311,13 +237,31 @@ def _in_progress(doc: dict) -> ImportInProgress:
     )
 
 
+def _holder() -> dict:
+    return {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+def _holder_gone(doc: dict) -> bool:
+    """The claim's process has ended (it ran on this machine and is no longer there): a kill."""
+    holder = doc.get("holder") or {}
+    if holder.get("host") != socket.gethostname() or not holder.get("pid") or holder["pid"] == os.getpid():
+        return False
+    try:
+        os.kill(holder["pid"], 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _claim(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, digest: str,
-           data: bytes) -> tuple[object | None, ImportResult | None]:
-    """Claim the file for this import: (file_id, None) for the winner, (None, report) when it was
-    already imported; ImportInProgress while another import holds a fresh claim."""
+           data: bytes) -> tuple[_Claim | None, dict | None]:
+    """Claim the file for this import: (claim, None) for the winner, (None, its document) when it was
+    already imported; ImportInProgress while another import holds a live claim."""
     key = {"municipality": municipality, "sha256": digest}
     existing = db[FILES].find_one(key)
-    now = clock.now_utc()
+    now, token = clock.now_utc(), uuid.uuid4().hex
     if existing is None:
         _refuse_resent(db, municipality, parsed, digest)
         header = parsed.header
@@ -327,31 +271,52 @@ def _claim(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, di
             "agreement_code": header.agreement_code, "company_name": header.company_name,
             "file_sequence": header.file_sequence, "generated_on": header.generated_on,
             "layout_version": header.layout_version, "records": len(parsed.details), "size": len(data),
-            "total_amount": parsed.trailer.total_amount,
-            "imported_at": now, "imported_by": actor.username, "claimed_at": now, "lines": [],
+            "total_amount": parsed.trailer.total_amount, "imported_at": now, "imported_by": actor.username,
+            "claimed_at": now, "claim": token, "holder": _holder(), "next_line": 0, **Summary().as_doc(),
         }
         try:
-            return store.insert_one(db[FILES], encode(record)), None
+            return _Claim(store.insert_one(db[FILES], encode(record)), token, 0, Summary()), None
         except DuplicateKeyError:  # another import claimed the same file a moment ago
             existing = db[FILES].find_one(key)
     if existing["status"] == DONE:
-        return None, _result(existing, already_imported=True)
+        return None, existing
     claimed_at = decode(existing)["claimed_at"]
-    if now - claimed_at < CLAIM_LEASE:
+    if now - claimed_at < CLAIM_LEASE and not _holder_gone(existing):
         raise _in_progress(existing)
     taken = db[FILES].update_one({"_id": existing["_id"], "status": PROCESSING, "claimed_at": existing["claimed_at"]},
-                                 {"$set": encode({"claimed_at": now, "imported_by": actor.username})})
+                                 {"$set": encode({"claimed_at": now, "imported_by": actor.username, "claim": token,
+                                                  "holder": _holder()})})
     if taken.modified_count != 1:
         raise _in_progress(existing)
-    return existing["_id"], None
+    return _Claim(existing["_id"], token, existing.get("next_line", 0), Summary.of(decode(existing))), None
 
 
-def import_return_file(db: Database, actor: Actor, municipality: str, data: bytes) -> ImportResult:
+def _release(db: Database, claim: _Claim) -> None:
+    """An import stopped on an error: its claim is let go, so the file sent again continues at once."""
+    try:
+        db[FILES].update_one({"_id": claim.file_id, "claim": claim.token, "status": PROCESSING},
+                             {"$set": {"claimed_at": RELEASED}})
+    except Exception:
+        log.warning("claim of return file %s not released", claim.file_id, exc_info=True)
+
+
+def _result(doc: dict, lines: list[ImportLine], already_imported: bool) -> ImportResult:
+    doc = decode(doc)
+    return ImportResult(
+        file_id=str(doc["_id"]), already_imported=already_imported, imported_at=doc["imported_at"],
+        imported_by=doc["imported_by"], bank=f"{doc['bank_code']} {doc['bank_name']}".strip(),
+        file_sequence=doc["file_sequence"], generated_on=parse_date(doc["generated_on"]), lines=tuple(lines),
+    )
+
+
+def import_return_file(db: Database, actor: Actor, municipality: str, data: bytes,
+                       progress: Progress | None = None) -> ImportResult:
     """Read a return file and pay the DAMs it reports; the report says what each line did.
 
     The same file imported again changes nothing (its first report comes back with
-    ``already_imported``); while another import of it runs, ImportInProgress says so. A file above
-    the size limit, or that does not follow the layout, is refused whole.
+    ``already_imported``); while another import of it runs, ImportInProgress says so; one that
+    stopped half-way continues. A file above the size limit, or that does not follow the layout, is
+    refused whole. ``progress(lines done, lines)`` is called after each chunk.
     """
     authorize(actor, "write", municipality)
     _refuse_large(data)
@@ -359,21 +324,26 @@ def import_return_file(db: Database, actor: Actor, municipality: str, data: byte
     digest = file_digest(data)
     ensure_indexes(db, INDEXES)
     dams.prepare(db)
-    file_id, earlier = _claim(db, actor, municipality, parsed, digest, data)
+    claim, earlier = _claim(db, actor, municipality, parsed, digest, data)
     if earlier is not None:
-        return earlier
-    lines = _apply(db, actor, municipality, parsed, str(file_id))
-    counts = {outcome: sum(1 for line in lines if line.outcome == outcome) for outcome in OUTCOMES}
-    done = {"status": DONE, "lines": [_line_doc(line) for line in lines], "counts": counts,
-            "done_at": clock.now_utc()}
-    with store.transaction(db):
-        db[FILES].update_one({"_id": file_id}, {"$set": encode(done)})
-        audit.record(db, actor, municipality, "import", FILES, file_id, {},
-                     {"sha256": digest, "bank_code": parsed.header.bank_code,
-                      "file_sequence": parsed.header.file_sequence, "counts": counts},
-                     note=f"Arquivo retorno NSA {parsed.header.file_sequence}: " +
-                          ", ".join(f"{counts[k]} {OUTCOMES[k].lower()}" for k in OUTCOMES))
-    return _result(db[FILES].find_one({"_id": file_id}), already_imported=False)
+        return _result(earlier, replay(db, municipality, parsed.details, str(earlier["_id"])), already_imported=True)
+    before = tuple(d for d in parsed.details if d.line_number < claim.next_line)
+    try:
+        lines = replay(db, municipality, before, str(claim.file_id)) if before else []
+        lines += _process(db, actor, municipality, parsed, claim, progress)
+        counts = claim.summary.counts
+        with store.transaction(db):
+            _save_progress(db, claim, {"status": DONE, "done_at": clock.now_utc()})
+            db[FILES].update_one({"_id": claim.file_id}, {"$unset": {"claim": "", "holder": "", "next_line": ""}})
+            audit.record(db, actor, municipality, "import", FILES, claim.file_id, {},
+                         {"sha256": digest, "bank_code": parsed.header.bank_code,
+                          "file_sequence": parsed.header.file_sequence, "counts": counts},
+                         note=f"Arquivo retorno NSA {parsed.header.file_sequence}: " +
+                              ", ".join(f"{counts[k]} {OUTCOMES[k].lower()}" for k in OUTCOMES))
+    except BaseException:
+        _release(db, claim)
+        raise
+    return _result(db[FILES].find_one({"_id": claim.file_id}), lines, already_imported=False)
 
 
 def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> bytes:
@@ -392,6 +362,6 @@ def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> byt
 def imported_files(db: Database, actor: Actor, municipality: str, limit: int = 50) -> list[dict]:
     """The return files imported in the municipality, newest first, without their content."""
     authorize(actor, "read", municipality)
-    rows = db[FILES].find({"municipality": municipality}, {"lines": 0})
+    rows = db[FILES].find({"municipality": municipality}, {"lines": 0, "problems": 0})
     rows = rows.sort("imported_at", -1).limit(limit)
     return [decode(row) for row in rows]

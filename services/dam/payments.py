@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 from pymongo.database import Database
 
@@ -61,8 +62,9 @@ def flag_text(payment: dict | None) -> str:
     return "; ".join(FLAGS.get(flag, flag) for flag in (payment or {}).get("flags", []))
 
 
-def check_payment(db: Database, dam: dict, paid_on: date, amount: Decimal) -> PaymentCheck:
-    """Flags of a payment: amount different from the DAM's, or paid after the due date."""
+def check_payment(db: Database, dam: dict, paid_on: date, amount: Decimal, calendar: Any = None) -> PaymentCheck:
+    """Flags of a payment: amount different from the DAM's, or paid after the due date. ``calendar``:
+    the legal calendar of ``paid_on`` when the caller already has it (an import checks thousands)."""
     flags, notes = [], []
     if amount != dam["amount"]:
         difference = amount - dam["amount"]
@@ -71,7 +73,8 @@ def check_payment(db: Database, dam: dict, paid_on: date, amount: Decimal) -> Pa
         notes.append(f"Valor pago {fmt.brl(amount)} difere do valor do DAM {fmt.brl(dam['amount'])} "
                      f"({fmt.brl(abs(difference))} {side})")
     # CTN art. 210, parágrafo único: on time up to the due date or the next business day
-    on_time = payment_on_time(dam["due_on"], paid_on, parameters.calendar(db, dam["municipality"], paid_on))
+    calendar = calendar if calendar is not None else parameters.calendar(db, dam["municipality"], paid_on)
+    on_time = payment_on_time(dam["due_on"], paid_on, calendar)
     if not on_time.ok:
         flags.append(FLAG_LATE)
         notes.append(on_time.message)
