@@ -19,6 +19,7 @@ import base64
 import functools
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -44,6 +45,9 @@ HASH_SCHEME = "sha256-bcrypt"
 WRONG_CREDENTIALS = "Usuário ou senha incorretos."
 SESSIONS = "sessions"
 SESSION_COOKIE = "painel_sessao"
+# token.expiry.signature as _store_session writes it: URL-safe base64, an expiry of ASCII digits.
+# Anything else (non-ASCII, "²", a 5.000-digit number, another count of parts) is no session.
+COOKIE_FORM = re.compile(r"([A-Za-z0-9_-]{16,128})\.([0-9]{1,12})\.([A-Za-z0-9_-]{16,128})")
 
 
 @dataclass(frozen=True)
@@ -219,10 +223,10 @@ def _store_session(db: Database, username: str, generation: int, now: datetime) 
 
 def _token_of(cookie: str, now: datetime) -> str | None:
     """The token of a well-signed, unexpired cookie value; None for anything else."""
-    parts = (cookie or "").split(".")
-    if len(parts) != 3 or not parts[1].isdigit():
+    form = COOKIE_FORM.fullmatch(cookie) if isinstance(cookie, str) else None
+    if form is None:
         return None
-    token, expiry, signature = parts[0], int(parts[1]), parts[2]
+    token, expiry, signature = form[1], int(form[2]), form[3]
     if not hmac.compare_digest(signature, _signature(token, expiry)) or expiry <= now.timestamp():
         return None
     return token
