@@ -43,7 +43,7 @@ with left, st.form("users_new"):
     if st.form_submit_button("Criar usuário", type="primary"):
         done, _ = common.attempt(accounts.create_user, db, actor, username, name, role, muns, password)
         if done:
-            st.success(f"Usuário '{username}' criado.")
+            st.success(f"Usuário '{auth.normal_username(username)}' criado.")
 with right, st.form("users_edit"):
     st.subheader("Alterar usuário")
     usernames = [u["username"] for u in users] if ok else []

@@ -20,7 +20,7 @@ from services.ridehailing import (  # noqa: F401
 )
 from services.ridehailing.enforcement import autos, penalties  # noqa: F401  (penalties: the fine's handler)
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-from services.shared import audit, clock, config, entities, specs  # noqa: F401
+from services.shared import accounts, audit, clock, config, entities, specs  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -49,6 +49,7 @@ def prepare(db: Database) -> None:
 
     ensure_indexes(db, entities.all_indexes())
     audit.prepare(db)  # search indexes; audit_actions filled once from an older log
+    accounts.normalise_stored_usernames(db)  # users stored before the username rule (NFKC, no case)
     for municipality in MUNICIPALITIES:
         db["municipalities"].update_one({"code": municipality["code"]}, {"$set": municipality}, upsert=True)
         for version in initial_parameters(municipality["code"]):

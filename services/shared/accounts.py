@@ -8,6 +8,7 @@ bumps the user's session generation, which ends their open sessions.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pymongo.database import Database
@@ -16,7 +17,6 @@ from services import store
 from services.shared import audit, auth, clock, sessions
 from services.shared.auth import (
     ALL_MUNICIPALITIES,
-    MAX_USERNAME_LENGTH,
     ROLES,
     SYSTEM,
     Actor,
@@ -31,9 +31,12 @@ from services.shared.errors import (
 from services.store import DuplicateKeyError, decode, encode, insert_one
 
 MIN_PASSWORD_LENGTH = 10
+log = logging.getLogger("painel")
 
 
 def _password_errors(password: str) -> str | None:
+    if not isinstance(password, str):
+        return "Senha: informe um texto."
     if len(password) < MIN_PASSWORD_LENGTH:
         return f"A senha deve ter ao menos {MIN_PASSWORD_LENGTH} caracteres."
     return None
@@ -41,8 +44,8 @@ def _password_errors(password: str) -> str | None:
 
 def _validate_user(username: str, name: str, role: str, municipalities: list[str], password: str | None) -> dict[str, str]:
     errors = {}
-    if not auth._is_username(username.strip()):
-        errors["username"] = f"Usuário: use letras, números, ponto ou sublinhado (até {MAX_USERNAME_LENGTH})."
+    if problem := auth.username_problem(username):
+        errors["username"] = problem
     if not name.strip():
         errors["name"] = "Nome é obrigatório."
     if role not in ROLES:
@@ -71,7 +74,7 @@ def create_user(
         raise ValidationFailed(errors)
     _may_grant(actor, municipalities)
     doc = {
-        "username": username.strip().lower(),
+        "username": auth.normal_username(username),
         "name": name.strip(),
         "role": role,
         "municipalities": list(municipalities),
@@ -142,7 +145,8 @@ def _ends_sessions(doc: dict, update: dict) -> bool:
 def update_user(db: Database, actor: Actor, username: str, **changes) -> None:
     """Change name, role, municipalities, active flag, password, or unlock (``ti`` only, within scope)."""
     authorize(actor, "admin")
-    doc = decode(db["users"].find_one({"username": username}, {"password_hash": 0}))
+    key = auth.normal_username(username)
+    doc = decode(db["users"].find_one({"username": key}, {"password_hash": 0})) if key else None
     if doc is None or not auth._covers(actor.municipalities, doc.get("municipalities", [])):
         raise NotFound(f"Usuário '{username}' não encontrado entre os que você administra.")
     update = _update_of(actor, doc, changes)
@@ -181,3 +185,33 @@ def create_first_ti(db: Database, username: str, name: str, password: str, munic
     if db["users"].count_documents({"role": "ti"}) > 0:
         raise Conflict("Já existe um usuário de TI; crie os demais pelo painel.")
     return create_user(db, SYSTEM, username, name, "ti", municipalities, password)
+
+
+def normalise_stored_usernames(db: Database) -> list[str]:
+    """Bring users stored before the username rule to their normal form (start-up, idempotent).
+
+    A stored name that differs from its normal form only by case or by NFKC (``Maria.Souza``) is
+    renamed to it, with its open sessions and an audit entry. A name outside the alphabet, or one
+    whose normal form another user already has, is left as it is (nobody can log in with it) and
+    returned, for TI to recreate under a valid name.
+    """
+    for doc in list(db["users"].find({}, {"username": 1})):
+        old, new = doc["username"], auth.normal_username(doc["username"])
+        if new is None or new == old or store.exists(db["users"], {"username": new}):
+            continue
+        with store.transaction(db):
+            db["users"].update_one({"_id": doc["_id"], "username": old}, {"$set": {"username": new}})
+            db[sessions.SESSIONS].update_many({"username": old}, {"$set": {"username": new}})
+            audit.record(db, SYSTEM, None, "update", "users", doc["_id"], {"username": old}, {"username": new},
+                         "nome de usuário na forma normal")
+    left = unnormalised_usernames(db)
+    if left:
+        log.warning("Usuários fora da regra de nomes (ninguém entra com eles; recrie-os com um nome válido): %s",
+                    ", ".join(left))
+    return left
+
+
+def unnormalised_usernames(db: Database) -> list[str]:
+    """The stored usernames that are not in their normal form (none once start-up renamed them)."""
+    names = (doc["username"] for doc in db["users"].find({}, {"username": 1}))
+    return sorted(name for name in names if auth.normal_username(name) != name)

@@ -8,9 +8,11 @@ An actor works in a list of municipalities, or in every one (``*``). Logins and 
 """
 from __future__ import annotations
 
+import string
+import unicodedata
 from dataclasses import dataclass
 
-from services.shared.errors import PermissionDenied
+from services.shared.errors import PermissionDenied, ValidationFailed
 
 ROLES = {
     "secretaria": "Secretaria (cadastros e emissões)",
@@ -64,6 +66,39 @@ def scope_of(actor: Actor) -> dict:
     return {"$or": [{"municipality": {"$in": list(actor.municipalities)}}, {"municipality": None}]}
 
 
-def _is_username(text: str) -> bool:
-    """Letters, digits, dot or underscore, up to ``MAX_USERNAME_LENGTH`` characters."""
-    return 0 < len(text) <= MAX_USERNAME_LENGTH and text.replace(".", "").replace("_", "").isalnum()
+USERNAME_CHARACTERS = frozenset(string.ascii_letters + string.digits + "._-")
+USERNAME_ALPHABET = "use só letras sem acento (a a z), números, ponto, hífen ou sublinhado"
+
+
+def _username(text: object) -> tuple[str | None, str | None]:
+    """(the normal form, None) of a valid username, or (None, the pt-BR reason it is not one)."""
+    if not isinstance(text, str):
+        return None, "Usuário: informe um texto."
+    if len(text) > 16 * MAX_USERNAME_LENGTH:  # before NFKC, which may grow a text
+        return None, f"O usuário pode ter até {MAX_USERNAME_LENGTH} caracteres."
+    name = unicodedata.normalize("NFKC", text).strip()
+    if not name:
+        return None, "Informe o usuário."
+    if len(name) > MAX_USERNAME_LENGTH:
+        return None, f"O usuário pode ter até {MAX_USERNAME_LENGTH} caracteres."
+    bad = next((c for c in name if c not in USERNAME_CHARACTERS), None)
+    if bad is not None:
+        shown = f"'{bad}' (U+{ord(bad):04X})" if bad.isprintable() else f"U+{ord(bad):04X}"
+        return None, f"Usuário: o caractere {shown} não é permitido; {USERNAME_ALPHABET}."
+    return name.lower(), None
+
+
+def normal_username(text: object) -> str | None:
+    """The one form a username is stored, looked up and compared in; None for an invalid name.
+
+    NFKC first (a fullwidth "ｓ" is an "s"), then trimmed; the result must be ASCII letters,
+    digits, ``.``, ``_`` or ``-`` (so a Cyrillic "а", a dotless "ı", a Greek "ο" or an Arabic-Indic
+    digit, which NFKC keeps, are refused, not mistaken for a Latin letter), then lowercase: the
+    stored name is its own case-insensitive key and the unique index on ``username`` holds for it.
+    """
+    return _username(text)[0]
+
+
+def username_problem(text: object) -> str | None:
+    """Why ``text`` is not a valid username (pt-BR), or None."""
+    return _username(text)[1]

@@ -19,6 +19,7 @@ import base64
 import functools
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -31,7 +32,7 @@ from pymongo.database import Database
 from services import store
 from services.shared import audit, auth, clock, config
 from services.shared.auth import Actor
-from services.shared.errors import ServiceError
+from services.shared.errors import ServiceError, ValidationFailed
 from services.store import decode, encode, insert_one
 
 MAX_FAILED_LOGINS = 5
@@ -44,6 +45,9 @@ HASH_SCHEME = "sha256-bcrypt"
 WRONG_CREDENTIALS = "Usuário ou senha incorretos."
 SESSIONS = "sessions"
 SESSION_COOKIE = "painel_sessao"
+# token.expiry.signature as _store_session writes it: URL-safe base64, an expiry of ASCII digits.
+# Anything else (non-ASCII, "²", a 5.000-digit number, another count of parts) is no session.
+COOKIE_FORM = re.compile(r"([A-Za-z0-9_-]{16,128})\.([0-9]{1,12})\.([A-Za-z0-9_-]{16,128})")
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,7 @@ def _actor(doc: dict) -> Actor:
 
 def _stranger(username: str) -> Actor:
     """Who an audit entry names when no user matches (an invalid name is not stored as typed)."""
-    return Actor(username if auth._is_username(username) else "(inválido)", "(desconhecido)", "", ())
+    return Actor(auth.normal_username(username) or "(inválido)", "(desconhecido)", "", ())
 
 
 def authenticate(db: Database, username: str, password: str) -> Actor:
@@ -127,12 +131,29 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
     return login(db, username, password)[0]
 
 
+def _refuse_wrong_types(username: object, password: object) -> None:
+    """A name or password that is not text is a malformed call, not a password attempt: refused
+    before any lookup, so nothing is counted against the account and nothing is audited."""
+    errors = {}
+    if not isinstance(username, str):
+        errors["username"] = "Usuário: informe um texto."
+    if not isinstance(password, str):
+        errors["password"] = "Senha: informe um texto."
+    if errors:
+        raise ValidationFailed(errors)
+
+
 def login(db: Database, username: str, password: str) -> tuple[Actor, Session]:
-    """Check credentials and open a session: the actor and what the browser session keeps."""
+    """Check credentials and open a session: the actor and what the browser session keeps.
+
+    The name is looked up in its normal form (:func:`auth.normal_username`: NFKC, no case); a
+    name outside the alphabet finds nobody and costs the same as an unknown one.
+    """
+    _refuse_wrong_types(username, password)
     users = db["users"]
-    username = username.strip().lower()
+    username = auth.normal_username(username) or ""
     now = clock.now_utc()
-    doc = users.find_one({"username": username}) if auth._is_username(username) else None
+    doc = users.find_one({"username": username}) if username else None
     if doc is None or not doc.get("active", True):
         _check_password(password, _dummy_hash(), HASH_SCHEME)
         audit.record(db, _stranger(username), None, "login_failed", "users", doc and doc["_id"], {}, {},
@@ -219,10 +240,10 @@ def _store_session(db: Database, username: str, generation: int, now: datetime) 
 
 def _token_of(cookie: str, now: datetime) -> str | None:
     """The token of a well-signed, unexpired cookie value; None for anything else."""
-    parts = (cookie or "").split(".")
-    if len(parts) != 3 or not parts[1].isdigit():
+    form = COOKIE_FORM.fullmatch(cookie) if isinstance(cookie, str) else None
+    if form is None:
         return None
-    token, expiry, signature = parts[0], int(parts[1]), parts[2]
+    token, expiry, signature = form[1], int(form[2]), form[3]
     if not hmac.compare_digest(signature, _signature(token, expiry)) or expiry <= now.timestamp():
         return None
     return token
