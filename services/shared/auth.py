@@ -12,7 +12,7 @@ import string
 import unicodedata
 from dataclasses import dataclass
 
-from services.shared.errors import PermissionDenied, ValidationFailed
+from services.shared.errors import PermissionDenied
 
 ROLES = {
     "secretaria": "Secretaria (cadastros e emissões)",
