@@ -12,7 +12,7 @@ import pytest
 from rules.base import RuleError
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.barcode import dam_barcode
-from services.dam import bank_import, dams
+from services.dam import bank_import, bank_report, dams
 from services.dam import payments as dam_payments
 from services.shared import events
 from services.shared.errors import PermissionDenied
@@ -49,7 +49,7 @@ def test_the_real_bank_files_are_all_reported_unmatched_and_change_nothing(db, t
     before, audits = snapshot(db), db["audit"].count_documents({})
     results = [run(db, path.read_bytes()) for path in REAL_FILES]
     assert sum(len(r.lines) for r in results) == 689
-    assert all(line.outcome == bank_import.UNMATCHED for r in results for line in r.lines)
+    assert all(line.outcome == bank_report.UNMATCHED for r in results for line in r.lines)
     assert not any(r.paid or r.duplicated or r.cancelled or r.different_amount for r in results)
     reasons = {line.message for r in results for line in r.lines}
     assert reasons == {"Código de barras de outro segmento (5), não de prefeitura",

@@ -12,7 +12,7 @@ import pytest
 
 from rules.dam.bank_return import ReturnPayment, build_return_file, parse_return_lines
 from services import store
-from services.dam import bank_import, dams
+from services.dam import bank_import, bank_report, dams
 from services.shared.errors import PermissionDenied
 from tests import figures
 from tests.conftest import GABINETE, SECRETARIA_MP
@@ -51,13 +51,13 @@ def test_eight_concurrent_imports_of_one_file_pay_once_with_one_right_report(db,
         thread.join()
     assert db["dams"].count_documents({"status": dams.PAID}) == 5
     (record,) = list(db["dam_return_files"].find({}))
-    assert record["status"] == bank_import.DONE and record["counts"][bank_import.PAID] == 5
-    assert record["counts"][bank_import.DUPLICATED] == 0
+    assert record["status"] == bank_import.DONE and record["counts"][bank_report.PAID] == 5
+    assert record["counts"][bank_report.DUPLICATED] == 0
     assert db["audit"].count_documents({"action": "import"}) == 1
     assert db["audit"].count_documents({"action": "pay"}) == 5
     assert len(outcomes) == 8
-    assert [o for o in outcomes if not isinstance(o, (bank_import.ImportResult, bank_import.ImportInProgress))] == []
-    winners = [o for o in outcomes if isinstance(o, bank_import.ImportResult) and not o.already_imported]
+    assert [o for o in outcomes if not isinstance(o, (bank_report.ImportResult, bank_import.ImportInProgress))] == []
+    winners = [o for o in outcomes if isinstance(o, bank_report.ImportResult) and not o.already_imported]
     assert len(winners) == 1 and len(winners[0].paid) == 5
     for other in outcomes:
         if isinstance(other, bank_import.ImportInProgress):
@@ -128,7 +128,7 @@ def test_the_raw_file_is_kept_outside_the_document_and_read_back_by_its_hash(db,
     data = return_file(db, count=3)
     result = bank_import.import_return_file(db, SECRETARIA_MP, "matupa", data)
     (record,) = list(db["dam_return_files"].find({}))
-    assert "content" not in record and record["records_done"] == 3 and record["counts"][bank_import.PAID] == 3
+    assert "content" not in record and record["records_done"] == 3 and record["counts"][bank_report.PAID] == 3
     assert store.get_file(db, record["file_sha256"]) == data
     assert bank_import.raw_file(db, SECRETARIA_MP, "matupa", result.file_id) == data
     with pytest.raises(PermissionDenied):

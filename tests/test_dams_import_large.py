@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from services import store
-from services.dam import bank_import, dams, payments
+from services.dam import bank_import, bank_report, dams, payments
 from services.shared import audit
 from services.store import decode
 from tests import figures
@@ -63,7 +63,7 @@ def test_a_long_import_never_makes_another_writer_wait_more_than_about_a_second(
         time.sleep(0.02)
     thread.join()
     (result,) = outcome
-    assert isinstance(result, bank_import.ImportResult), result
+    assert isinstance(result, bank_report.ImportResult), result
     assert (len(result.paid), len(result.unmatched), len(result.duplicated)) == (600, 200, 50)
     paid_once(db, batch)
     assert len(waits) > 20
@@ -91,8 +91,8 @@ def test_the_stored_report_of_a_30000_line_file_is_a_summary_under_20_kb(db, tod
                                      payments.FLAG_CANCELLED: 0, payments.FLAG_REPLACED: 0}
     problems = stored["problems"]
     assert stored["problem_count"] == 29_600 + 100 + 12 + 30 - 6  # 6 DAMs are both late and short
-    assert len(problems) == bank_import.PROBLEMS_KEPT
-    first = [line for line in result.lines if line.outcome != bank_import.PAID or line.flags][:len(problems)]
+    assert len(problems) == bank_report.PROBLEMS_KEPT
+    first = [line for line in result.lines if line.outcome != bank_report.PAID or line.flags][:len(problems)]
     assert [p["line_number"] for p in problems] == [line.line_number for line in first]
     assert [p["message"] for p in problems] == [line.message for line in first]
     again = run(db, data)

@@ -12,7 +12,7 @@ import pytest
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.params import ParameterVersion
-from services.dam import bank_import, dams, payments, reissue
+from services.dam import bank_import, bank_report, dams, payments, reissue
 from services.setup import bootstrap
 from services.shared import events
 from services.shared.errors import ValidationFailed
@@ -128,7 +128,7 @@ def test_a_paid_or_cancelled_dam_has_no_2a_via(db, second, today):
 def test_the_return_file_pays_the_2a_via(db, second, told):
     original, via = second
     report = import_file(db, (via, date(2026, 4, 17), "115.53"))
-    assert [line.outcome for line in report.lines] == [bank_import.PAID]
+    assert [line.outcome for line in report.lines] == [bank_report.PAID]
     assert get(db, via)["status"] == dams.PAID and get(db, original)["status"] == dams.CANCELLED
     assert told == [via["number"]]
 
@@ -137,7 +137,7 @@ def test_the_original_paid_late_after_the_2a_via_is_recorded_and_the_2a_via_canc
     original, via = second
     report = import_file(db, (original, date(2026, 4, 16), "100.00"))
     (line,) = report.lines
-    assert line.outcome == bank_import.PAID
+    assert line.outcome == bank_report.PAID
     assert set(line.flags) == {payments.FLAG_LATE, payments.FLAG_REPLACED}
     assert get(db, original)["status"] == dams.PAID
     cancelled = get(db, via)
@@ -145,7 +145,7 @@ def test_the_original_paid_late_after_the_2a_via_is_recorded_and_the_2a_via_canc
     assert told == [original["number"]]
     # the taxpayer then pays the 2ª via too: kept for refund, counted once
     again = import_file(db, (via, date(2026, 4, 17), "115.53"), sequence=2)
-    assert [(x.outcome, payments.FLAG_CANCELLED in x.flags) for x in again.lines] == [(bank_import.CANCELLED, True)]
+    assert [(x.outcome, payments.FLAG_CANCELLED in x.flags) for x in again.lines] == [(bank_report.CANCELLED, True)]
     assert told == [original["number"]]
     assert db["dams"].count_documents({"status": dams.PAID}) == 1
 
@@ -154,7 +154,7 @@ def test_the_original_paid_after_the_2a_via_was_paid_is_kept_for_refund(db, seco
     original, via = second
     import_file(db, (via, date(2026, 4, 17), "115.53"))
     report = import_file(db, (original, date(2026, 4, 18), "100.00"), sequence=2)
-    assert [line.outcome for line in report.lines] == [bank_import.CANCELLED]
+    assert [line.outcome for line in report.lines] == [bank_report.CANCELLED]
     assert payments.FLAG_CANCELLED in report.lines[0].flags
     assert get(db, original)["status"] == dams.CANCELLED and get(db, via)["status"] == dams.PAID
     assert told == [via["number"]]
@@ -163,7 +163,7 @@ def test_the_original_paid_after_the_2a_via_was_paid_is_kept_for_refund(db, seco
 def test_both_in_the_same_file_pay_one_and_keep_the_other_for_refund(db, second, told):
     original, via = second
     report = import_file(db, (original, date(2026, 4, 16), "100.00"), (via, date(2026, 4, 17), "115.53"))
-    assert [line.outcome for line in report.lines] == [bank_import.PAID, bank_import.CANCELLED]
+    assert [line.outcome for line in report.lines] == [bank_report.PAID, bank_report.CANCELLED]
     assert db["dams"].count_documents({"status": dams.PAID}) == 1 and told == [original["number"]]
 
 

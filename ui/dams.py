@@ -10,15 +10,15 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.dam import bank_import, dams, printing
+from services.dam import bank_import, bank_report, dams, printing
 from services.shared import clock, fields
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import record_picker
 
-COUNT_TITLES = {bank_import.PAID: "Baixados", bank_import.UNMATCHED: "Não encontrados",
-                bank_import.DUPLICATED: "Duplicados", bank_import.CANCELLED: "DAM cancelado"}
+COUNT_TITLES = {bank_report.PAID: "Baixados", bank_report.UNMATCHED: "Não encontrados",
+                bank_report.DUPLICATED: "Duplicados", bank_report.CANCELLED: "DAM cancelado"}
 
 
 def field_error(errors: dict[str, str], name: str) -> None:
@@ -144,7 +144,7 @@ def issue_tab(db: Any, actor: Actor, mun: str) -> None:
                                key="dams_issue_pdf", icon=":material/picture_as_pdf:")
 
 
-def report(result: bank_import.ImportResult) -> None:
+def report(result: bank_report.ImportResult) -> None:
     """What an import did: counts, then the lines of each outcome."""
     when = clock.to_local(result.imported_at).strftime("%d/%m/%Y %H:%M")
     header = f"Banco {result.bank} · NSA {result.file_sequence} · gerado em {fmt.day(result.generated_on)}"

@@ -59,14 +59,11 @@ from rules import fmt
 from rules.dam.bank_return import ReturnDetail, ReturnFile, ReturnHeader, parse_return_lines
 from services import store
 from services.dam import dams, payments
-from services.dam.bank_report import (  # noqa: F401  (the report's names, re-exported for the callers)
+from services.dam.bank_report import (
     CANCELLED,
-    DUPLICATED,
     MATCH_FIELDS,
     OUTCOMES,
     PAID,
-    PROBLEMS_KEPT,
-    UNMATCHED,
     ImportLine,
     ImportResult,
     Summary,

@@ -23,11 +23,11 @@ from services.shared import restoring
 from services.shared.backup_format import (  # noqa: F401  (digest, digest_of: this module's API)
     JSON_OPTIONS,
     MANIFEST,
-    sorted_lines,
     collections,
     digest,
     digest_of,
     load_documents,
+    sorted_lines,
 )
 from services.shared.errors import ServiceError
 
