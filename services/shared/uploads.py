@@ -20,6 +20,7 @@ The stable calls (other modules rely on them):
   as text, opened read-only; the sheet's declared dimension is checked against the row and column
   caps before any cell is read, and a sheet without one is read streaming with the caps row by row.
 - ``read_rows(kind, data, filename, *, field="file")``: either of the two, by the content.
+- ``shown_limit(kind)``: "até 5 MB", for the label of a page's file field.
 
 Memory: the reading is streamed (a row at a time from the bytes), so reading costs a small multiple
 of the file's size at most, whatever the file declares.
@@ -78,6 +79,11 @@ class Upload:
 def max_bytes(kind: str) -> int:
     """The largest file of ``kind`` accepted, in bytes."""
     return int(config.upload_max_mb(kind) * MB)
+
+
+def shown_limit(kind: str) -> str:
+    """The limit of ``kind`` as a page shows it beside its file field: "até 5 MB"."""
+    return f"até {_mb(config.upload_max_mb(kind))} MB"
 
 
 def _mb(value: float) -> str:
