@@ -7,7 +7,7 @@ import streamlit as st
 from rules.fmt import brl, day
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos, lavratura, lists
-from services.shared import clock, schema
+from services.shared import clock, schema, uploads
 from ui import common
 from ui.autos import auto_process, done, field, submit
 from ui.entity import export_buttons, record_picker
@@ -96,7 +96,7 @@ def new_auto() -> None:
         facts, facts_slot = field(st.text_area, "Fatos constatados", key="autos_new_facts")
         evidence_text = st.text_input("Provas (descrição)", key="autos_new_evidence",
                                       placeholder="Ex.: fotos do embarque na praça")
-        files = st.file_uploader("Anexos das provas", accept_multiple_files=True, key="autos_new_files")
+        files = st.file_uploader(f"Anexos das provas (PDF, JPEG ou PNG, {uploads.shown_limit('evidence')} cada)", accept_multiple_files=True, key="autos_new_files")
         preview = st.form_submit_button("Calcular gravidade e multa")
         submitted = st.form_submit_button("Lavrar auto", type="primary")
     slots = {"infraction_code": code_slot, "driver_cpf": driver_slot, "plate": plate_slot, "platform_id": platform_slot,

@@ -15,7 +15,7 @@ from services.ridehailing import (
     registry,
     trip_data,
 )
-from services.shared import clock, entity_lists, exports, fields, schema
+from services.shared import clock, entity_lists, exports, fields, schema, uploads
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.entity import export_buttons
@@ -92,7 +92,8 @@ with tab_lists:
             placeholder="Escolha...")
         received_on = cols[1].date_input("Recebida em", today, format="DD/MM/YYYY", key="pob_list_on")
         field_error("pob_list", "received_on")
-        upload = st.file_uploader("Arquivo da relação (CSV ou XLSX com as colunas CPF, Placa, Nome)",
+        upload = st.file_uploader("Arquivo da relação (CSV ou XLSX com as colunas CPF, Placa, Nome; "
+                                  f"{uploads.shown_limit('platform_list')})",
                                   type=["csv", "xlsx"], key="pob_list_file")
         field_error("pob_list", "file")
         buttons = st.columns(2)
@@ -176,7 +177,7 @@ with tab_trips:
     with st.form("pob_trip_form"):
         trip_platform = st.selectbox("Plataforma", list(names), format_func=names.get, key="pob_trip_platform",
             placeholder="Escolha...")
-        trip_file = st.file_uploader("Arquivo de viagens (CSV)", type=["csv"], key="pob_trip_file")
+        trip_file = st.file_uploader(f"Arquivo de viagens (CSV, {uploads.shown_limit('trip_file')})", type=["csv"], key="pob_trip_file")
         field_error("pob_trip", "file")
         buttons = st.columns(2)
         trip_check = buttons[0].form_submit_button("Verificar (sem gravar)")

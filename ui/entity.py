@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from rules.base import RuleError
-from services.shared import clock, entities, entity_files, entity_lists, exports
+from services.shared import clock, entities, entity_files, entity_lists, exports, uploads
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery
 from ui import common
@@ -377,7 +377,7 @@ def entity_import(spec: EntitySpec, actor, mun: str) -> None:
     key = f"{spec.name}_import"
     st.caption("Colunas aceitas (cabeçalho com o rótulo ou o nome do campo; separador ';'): "
                + ", ".join(f.label + (" *" if f.required else "") for f in spec.fields))
-    upload = st.file_uploader("Arquivo CSV", type=["csv"], key=f"{key}_file")
+    upload = st.file_uploader(f"Arquivo CSV ({uploads.shown_limit('register_csv')})", type=["csv"], key=f"{key}_file")
     if upload is None:
         return
     data = upload.getvalue()

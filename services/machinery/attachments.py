@@ -8,18 +8,18 @@ from pymongo.database import Database
 from services import store
 from services.machinery import booking_requests
 from services.machinery.booking_requests import REQUESTS
-from services.shared import audit, clock
+from services.shared import audit, clock, uploads
 from services.shared.auth import Actor, authorize
-from services.shared.errors import NotFound, ValidationFailed
+from services.shared.errors import NotFound
 from services.store import encode
 
 
 def add_attachment(db: Database, actor: Actor, municipality: str, request_id: str, data: bytes, name: str,
                    kind: str = "") -> str:
-    """Keep a file of the request (store.put_file) and return its sha256."""
+    """Keep a file of the request (store.put_file) and return its sha256; the upload guard checks its
+    size (PAINEL_ATTACHMENT_MAX_MB) and that it is a PDF, JPEG or PNG first."""
     authorize(actor, "write", municipality)
-    if not data:
-        raise ValidationFailed({"data": "Arquivo vazio."})
+    uploads.check("attachment", data, str(name or ""), field="data")
     booking_requests._load(db, municipality, request_id)
     digest = store.put_file(db, data, name)
     entry = {"sha256": digest, "name": name.strip() or digest[:12], "kind": kind.strip(),

@@ -7,13 +7,13 @@ before anything is written.
 """
 from __future__ import annotations
 
-import csv
-import io
+import itertools
 from dataclasses import dataclass
 
 from bson import ObjectId
 from bson.errors import InvalidId
 
+from services.shared import uploads
 from services.shared.entity_files import RowError
 from services.shared.errors import NotFound, ValidationFailed
 from services.store import decode
@@ -48,27 +48,15 @@ def plain(doc: dict) -> dict:
     return doc
 
 
-def read_table(data: bytes, file_name: str) -> list[dict[str, str]]:
-    """Rows of a CSV (``;`` or ``,``, UTF-8) or XLSX file as {lower-case heading: text}."""
-    if not data:
+def read_table(data: bytes, file_name: str, kind: str) -> list[dict[str, str]]:
+    """Rows of a CSV (``;`` or ``,``, UTF-8) or XLSX file as {lower-case heading: text}, through the
+    upload guard of ``kind`` ("platform_list" or "trip_file": its size, type, row, column and field caps)."""
+    rows = uploads.read_rows(kind, data, file_name)
+    header = [str(h).strip().lower() for h in next(rows, [])]
+    if not any(header):
         raise ValidationFailed({"file": "O arquivo está vazio."})
-    if file_name.lower().endswith(".xlsx"):
-        import pandas as pd
-
-        try:
-            frame = pd.read_excel(io.BytesIO(data), dtype=str, engine="openpyxl").fillna("")
-        except Exception:  # noqa: BLE001 — any unreadable workbook is the same answer to the user
-            raise ValidationFailed({"file": "Não foi possível ler a planilha XLSX; confira o arquivo."}) from None
-        return [{str(k).strip().lower(): str(v).strip() for k, v in row.items()} for row in frame.to_dict("records")]
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValidationFailed({"file": "O arquivo não está em UTF-8; salve o CSV como UTF-8 e envie de novo."}) from None
-    lines = text.splitlines()
-    if not lines:
-        raise ValidationFailed({"file": "O arquivo está vazio."})
-    reader = csv.DictReader(io.StringIO(text), delimiter=";" if ";" in lines[0] else ",")
-    return [{str(k).strip().lower(): (v or "").strip() for k, v in row.items() if k is not None} for row in reader]
+    missing = itertools.repeat("")
+    return [dict(zip(header, itertools.chain((c.strip() for c in cells), missing))) for cells in rows]
 
 
 def missing_columns(rows: list[dict[str, str]], names: dict[str, str]) -> list[RowError]:

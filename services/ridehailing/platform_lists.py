@@ -99,7 +99,7 @@ def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str
     platform = entities.get(db, actor, "platforms", municipality, platform_id)
     if not isinstance(received_on, date) or received_on > clock.today():
         raise ValidationFailed({"received_on": "Recebida em: informe uma data até hoje."})
-    rows, errors = _list_rows(platform_files.read_table(data, file_name))
+    rows, errors = _list_rows(platform_files.read_table(data, file_name, "platform_list"))
     report = platform_files.FileReport(len(rows), tuple(errors))
     if errors or not commit:
         return report

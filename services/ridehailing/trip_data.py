@@ -176,7 +176,7 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
     and no bad row, keep the file and every trip. The same file twice for a platform is refused."""
     authorize(actor, "write", municipality)
     platform = entities.get(db, actor, "platforms", municipality, platform_id)
-    rows, errors, count = _trip_rows(municipality, platform_files.read_table(data, file_name))
+    rows, errors, count = _trip_rows(municipality, platform_files.read_table(data, file_name, "trip_file"))
     report = platform_files.FileReport(count, tuple(errors))
     if errors or not commit:
         return report

@@ -104,13 +104,36 @@ def session_max_hours() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_SESSION_HOURS
 
 
+# The largest file accepted of each kind a user sends, in MB (services.shared.uploads); each has its
+# variable PAINEL_<KIND>_MAX_MB (upload_variable), listed in the README's settings.
+UPLOAD_LIMITS = {
+    "return_file": 5,      # bank return file (services.dam.bank_import)
+    "platform_list": 5,    # a platform's list of drivers and vehicles, CSV or XLSX
+    "trip_file": 10,       # a platform's trip data, CSV or XLSX
+    "register_csv": 5,     # a register imported as CSV (services.shared.entity_files)
+    "attachment": 10,      # a file of a machinery service request (PDF, JPEG, PNG)
+    "evidence": 10,        # an evidence file or a defence/appeal attachment of an auto (PDF, JPEG, PNG)
+}
+
+
+def upload_variable(kind: str) -> str:
+    """The environment variable of ``kind``'s limit, e.g. PAINEL_PLATFORM_LIST_MAX_MB."""
+    return f"PAINEL_{kind.upper()}_MAX_MB"
+
+
+def upload_max_mb(kind: str) -> float:
+    """PAINEL_<KIND>_MAX_MB, or the default of UPLOAD_LIMITS when unset, not a number or not positive."""
+    default = float(UPLOAD_LIMITS[kind])
+    try:
+        value = float(os.environ.get(upload_variable(kind)) or default)
+    except ValueError:
+        return default
+    return value if 0 < value < float("inf") else default
+
+
 def return_file_max_mb() -> float:
     """PAINEL_RETURN_FILE_MAX_MB: the largest bank return file accepted, in MB (default 5)."""
-    try:
-        value = float(os.environ.get("PAINEL_RETURN_FILE_MAX_MB") or 5)
-    except ValueError:
-        return 5.0
-    return value if value > 0 else 5.0
+    return upload_max_mb("return_file")
 
 
 def allow_standalone_mongodb() -> bool:

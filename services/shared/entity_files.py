@@ -11,7 +11,7 @@ from typing import Any
 
 from pymongo.database import Database
 
-from services.shared import entities, entity_lists, exports, fields
+from services.shared import entities, entity_lists, exports, fields, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.errors import ValidationFailed
 from services.shared.exports import spreadsheet_safe
@@ -91,19 +91,17 @@ class ImportReport:
 def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data: bytes, commit: bool = False) -> ImportReport:
     """Check every row (dry run); with ``commit`` and no errors, insert them all.
 
+    The file passes the upload guard first (``uploads``: size, UTF-8 text, row, column and field caps).
     Nothing is written when any row is bad: the report lists every bad row first.
     """
     authorize(actor, "write", municipality)
     spec = entities.spec_for(db, entity, municipality)
-    try:
-        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-    except UnicodeDecodeError:
-        raise ValidationFailed({"file": "O arquivo não está em UTF-8; salve o CSV como UTF-8 e envie de novo."}) from None
-    lines = text.splitlines()
-    if not lines:
-        raise ValidationFailed({"file": "O arquivo está vazio."})
-    reader = csv.reader(io.StringIO(text), delimiter=CSV_DELIMITER if CSV_DELIMITER in lines[0] else ",")
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    reader = uploads.read_csv_rows("register_csv", data)
     header = next(reader, [])
+    if not any(h.strip() for h in header):
+        raise ValidationFailed({"file": "O arquivo está vazio."})
     by_heading = {f.label.lower(): f for f in spec.fields} | {f.name.lower(): f for f in spec.fields}
     columns = [by_heading.get(h.strip().lower()) for h in header]
     errors: list[RowError] = []

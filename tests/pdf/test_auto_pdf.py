@@ -24,7 +24,7 @@ def case(db, today):
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
     decided(db, today, "chapada", first, date(2026, 3, 2))
     second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf,
-                     evidence=[("Foto do embarque", "foto.jpg", b"jpeg")])
+                     evidence=[("Foto do embarque", "foto.jpg", b"\xff\xd8jpeg")])
     decided(db, today, "chapada", second, date(2026, 5, 4))
     actor = ACTORS["chapada"]
     penalties.apply_sanction(db, actor, "chapada", second, penalty="suspensão da autorização", start=today.value)

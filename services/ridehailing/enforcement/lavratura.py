@@ -16,7 +16,7 @@ from rules.ridehailing.concepts import OffenceRecord
 from rules.ridehailing.errors import UnknownInfraction
 from services import store
 from services.ridehailing.enforcement import autos
-from services.shared import clock, parameters
+from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.shared.numbers import next_number
@@ -105,6 +105,9 @@ def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, 
     per municipality and year of the auto and stores the rules' assessment (CG art. 22 and 25; MP art.
     18 and 21); ``evidence`` is ``[(description, file name, bytes or None), …]``. Returns the id."""
     authorize(actor, "write", municipality)
+    for _description, name, data in evidence or ():
+        if data:
+            uploads.check("evidence", bytes(data), str(name or ""), field="evidence")
     with store.transaction(db):  # a new auto refused at lavratura leaves no draft behind
         if not auto_id:
             auto_id = autos.draft_auto(db, actor, municipality, target_kind=target_kind, driver_cpf=driver_cpf,

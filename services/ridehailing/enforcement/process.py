@@ -20,7 +20,7 @@ from rules.fmt import brl, day
 from rules.ridehailing.concepts import InfractionProcess, Penalty
 from services import store
 from services.ridehailing.enforcement import autos
-from services.shared import clock, parameters
+from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.store import parse_date
@@ -154,8 +154,11 @@ def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, metho
 
 def _files(db: Database, attachments: Any) -> list[dict]:
     """Attachments ``[(name, bytes), …]`` kept with store.put_file; the auto keeps only the hashes."""
+    attachments = list(attachments or ())
+    for name, data in attachments:  # every file checked before any is kept
+        uploads.check("evidence", bytes(data or b""), str(name), field="attachments")
     kept = []
-    for name, data in attachments or ():
+    for name, data in attachments:
         kept.append({"name": str(name), "sha256": store.put_file(db, bytes(data), str(name))})
     return kept
 
