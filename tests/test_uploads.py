@@ -163,7 +163,7 @@ def test_the_limit_of_a_kind_is_set_by_its_variable_and_documented(db, monkeypat
         == "O arquivo tem 1,5 MB; o limite para listas das plataformas é 1 MB."
     monkeypatch.setenv("PAINEL_RETURN_FILE_MAX_MB", "2")
     assert config.return_file_max_mb() == 2 == config.upload_max_mb("return_file")
-    readme = (config.PROJECT_DIR.parent / "README.md").read_text(encoding="utf-8")
+    readme = (config.PROJECT_DIR / "README.md").read_text(encoding="utf-8")
     for kind in config.UPLOAD_LIMITS:
         assert config.upload_variable(kind) in readme, kind
 
