@@ -51,7 +51,8 @@ SETUP = (
 
 PAY = (
     "import sys\n"
-    "from services.dam import dams\n"
+    "from services.dam import dams, payments\n"
+    "from services.setup import bootstrap  # noqa: F401  (registers every DAM-paid handler, as the panel does)\n"
     "from services.machinery import booking_requests\n"
     "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
