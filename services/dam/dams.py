@@ -33,6 +33,7 @@ from rules.dam.late import late_rates
 from rules.dam.parameters import DamSettings, dam_settings, revenue_code
 from rules.params import ParameterMissing
 from services import store
+from services.dam import charges
 from services.shared import audit, clock, fields, parameter_labels, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
@@ -269,13 +270,15 @@ def issue(
 
 
 def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on: date, instructions: str,
-           reference: str, charges: dict | None = None, replaces: dict | None = None) -> dict:
-    """Number, barcode and store a checked DAM (``clean``); ``charges`` adds multa and juros to the
-    principal, ``replaces`` links a 2ª via to the DAM it replaces. Runs inside the caller's unit of
-    work when there is one."""
-    charges = charges or {"fine": Decimal("0"), "interest": Decimal("0")}
+           reference: str, late: dict | None = None, replaces: dict | None = None, charge_id: str | None = None,
+           role: str = "original") -> dict:
+    """Number, barcode and store a checked DAM (``clean``); ``late`` adds multa and juros to the
+    principal, ``replaces`` links a 2ª via to the DAM it replaces. The DAM opens its charge
+    (:mod:`services.dam.charges`) or, with ``charge_id``, joins that one as its live DAM (``role``:
+    "2a_via", "diferenca"). Runs inside the caller's unit of work when there is one."""
+    late = late or {"fine": Decimal("0"), "interest": Decimal("0")}
     principal = clean["amount"]
-    total = principal - clean["discount"] + charges["fine"] + charges["interest"]
+    total = principal - clean["discount"] + late["fine"] + late["interest"]
     calendar = parameters.calendar(db, municipality, issued_on)
     # CTN art. 210, parágrafo único; Lei 9.784/1999, art. 66, §1: due date on a business day
     due_on = due_date(clean["due"], calendar)
@@ -288,7 +291,11 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
     settings.barcode(total, due_on, issued_on.year, 1)  # parameters that cannot print fail here
     settings.pix_payload(total, issued_on.year, 1)
     prepare(db)
-    with store.transaction(db):  # number, document and audit entry: one unit of work
+    code = revenue_code(book, issued_on, clean["revenue_kind"])
+    with store.transaction(db):  # charge, number, document and audit entry: one unit of work
+        if charge_id is None:
+            charge_id = charges.open_charge(db, municipality, clean, due_on, issued_on, code, reference,
+                                            actor.username)
         number = next_number(db, municipality, "dam", issued_on.year)
         barcode = settings.barcode(total, due_on, number.year, number.sequence)
         pix = settings.pix_payload(total, number.year, number.sequence)
@@ -308,10 +315,10 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
             "amount": total,
             "principal": principal,
             "discount": clean["discount"],
-            "fine": charges["fine"],
-            "interest": charges["interest"],
+            "fine": late["fine"],
+            "interest": late["interest"],
             "reference": reference,
-            "revenue_code": revenue_code(book, issued_on, clean["revenue_kind"]),
+            "revenue_code": code,
             "after_due": after_due,
             "issued_on": issued_on,
             "requested_due": clean["due"],
@@ -322,6 +329,8 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
             "pix_payload": pix,
             "instructions": _instructions(instructions, moved, (clean["pays"] or {}).get("label", ""), pix is not None),
             "pays": clean["pays"],
+            "charge_id": charge_id,
+            "charge_role": role,
             **({"replaces": replaces, "chain_root": replaces["chain_root"]} if replaces else {}),
             "status": ISSUED,
             "history": [{"at": now, "status": ISSUED, "by": actor.username,
@@ -335,7 +344,9 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
         audit.record(db, actor, municipality, "create", COLLECTION, inserted, {},
                      {k: v for k, v in doc.items() if k not in ("history", "created_at")},
                      note=f"DAM {number.text} emitido")
-    return _load(db, municipality, str(inserted))
+        stored = _load(db, municipality, str(inserted))
+        charges.attach_dam(db, charge_id, stored)
+    return stored
 
 
 # ---- cancelling ----
@@ -363,6 +374,7 @@ def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: s
         audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"],
                      {"status": dam["status"], "cancel_reason": None}, {"status": CANCELLED, "cancel_reason": reason},
                      note=f"DAM {dam['number']} cancelado: {reason}")
+        charges.dam_cancelled(db, dam.get("charge_id"), dam["id"])  # the charge waits for a new DAM
     return _load(db, municipality, dam_id)
 
 

@@ -2,7 +2,8 @@
 
 The payment (:mod:`services.dam.payments`) marks a DAM paid and sets ``handlers_pending`` in the
 same conditional update; :func:`dam_paid` then runs the handlers registered for the collection the
-DAM pays (``pays.collection``, registry in :mod:`services.shared.events`) and clears the mark
+DAM pays (``pays.collection``, registry in :mod:`services.shared.events`) with the id of the DAM's
+charge, and clears the mark
 (``handlers_done_at``). A crash or an exception in between leaves the mark, and
 :func:`resume_pending` (at start, and when a user retries the payment) runs them again. Handlers
 may therefore run more than once for one DAM: each must be idempotent.
@@ -26,9 +27,11 @@ log = logging.getLogger(__name__)
 
 
 def dam_paid(db: Any, dam_id: str) -> bool:
-    """Run the handlers of the record a paid DAM pays, then clear the DAM's outbox mark.
+    """Run the handlers of the record a paid DAM's charge belongs to, then clear the DAM's outbox mark.
 
-    The DAM is read from the store (never taken from the caller), and only a paid DAM tells anyone.
+    The DAM is read from the store (never taken from the caller), and only a DAM that received a
+    payment tells anyone (a cancelled DAM paid at the bank too: the payment counts on its charge).
+    Each handler gets the charge's id and reads the stored charge (:func:`services.dam.charges.load`).
     Returns False when a handler failed or none is registered for the collection the DAM pays: the
     mark stays and the handlers run again later.
     """
@@ -37,18 +40,20 @@ def dam_paid(db: Any, dam_id: str) -> bool:
         # (another clerk's retry, a resume at start) waits, then finds the mark gone and runs nothing.
         with store.transaction(db):
             doc = db[dams.COLLECTION].find_one({"_id": ObjectId(dam_id)})
-            if doc is None or doc.get("status") != dams.PAID:
+            if doc is None or not doc.get("payment"):
                 return False
             if not doc.get("handlers_pending") and doc.get("handlers_done_at"):
                 return True
-            dam = dams.plain(doc)
-            collection = (dam.get("pays") or {}).get("collection", "")
+            collection = (doc.get("pays") or {}).get("collection", "")
             handlers = events.paid_handlers(collection)
             if collection and not handlers:
                 log.warning("no handler registered for %r: paid DAM %s left pending", collection, dam_id)
                 return False
+            if collection and not doc.get("charge_id"):
+                log.warning("paid DAM %s has no charge yet (start-up moves it over): left pending", dam_id)
+                return False
             for handler in handlers:
-                handler(db, dam)
+                handler(db, str(doc["charge_id"]))
             db[dams.COLLECTION].update_one(
                 {"_id": doc["_id"]},
                 {"$unset": {"handlers_pending": ""}, "$set": {"handlers_done_at": encode(clock.now_utc())}},

@@ -11,9 +11,10 @@ same conditional update that marks the DAM paid sets ``handlers_pending``; the h
 it and clear the mark. A crash or a failing handler in between leaves the mark, and the handlers
 run again at start (:func:`services.dam.outbox.resume_pending`) or when a user retries the payment.
 
-A 2ª via chain (:mod:`services.dam.reissue`) receives one payment: paying the original after its
-2ª via pays the original and cancels the 2ª via; any later payment of the chain is kept on a
-cancelled DAM for refund (docs/LEITURAS.md, seção 9).
+Every payment counts on the DAM's charge (:mod:`services.dam.charges`), whichever of its DAMs it
+paid: the original after its 2ª via was issued pays the charge and cancels the 2ª via; a payment
+beyond what the charge owes is a credit to refund, one short leaves the difference open for a new
+DAM (docs/LEITURAS.md, seções 9 e 19).
 """
 from __future__ import annotations
 
@@ -26,9 +27,10 @@ from pymongo.database import Database
 
 from rules import fmt
 from rules.base import cents
+from rules.dam import charges as charge_rules
 from rules.dam.dates import payment_on_time
 from services import store
-from services.dam import dams, outbox
+from services.dam import charges, dams, outbox
 from services.shared import audit, clock, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import ServiceError, ValidationFailed
@@ -37,11 +39,15 @@ FLAG_AMOUNT = "valor_divergente"
 FLAG_LATE = "pago_em_atraso"
 FLAG_CANCELLED = "dam_cancelado"
 FLAG_REPLACED = "dam_substituido"
+FLAG_SHORT = "debito_pago_a_menor"
+FLAG_CREDIT = "credito_a_restituir"
 FLAGS = {
     FLAG_AMOUNT: "Valor divergente",
     FLAG_LATE: "Pago em atraso",
     FLAG_CANCELLED: "Pago após cancelamento",
     FLAG_REPLACED: "Pago o DAM substituído pela 2ª via",
+    FLAG_SHORT: "Débito pago a menor",
+    FLAG_CREDIT: "Crédito a restituir",
 }
 
 
@@ -87,40 +93,50 @@ class _Changed(Exception):
 
 
 
-def _claim_chain(db: Database, dam: dict) -> bool:
-    """A DAM of a 2ª via chain (the original and its reissues) is paid once: the first payment of any
-    of them claims the chain on its original's document (conditional update); the others cannot."""
-    root = dam.get("chain_root")
-    if not root:
-        return True
-    claimed = db[dams.COLLECTION].update_one({"_id": dams._object_id(root), "chain_paid_by": {"$exists": False}},
-                                        {"$set": {"chain_paid_by": dam["id"]}})
-    return claimed.modified_count == 1
-
-
-def _cancel_rest_of_chain(db: Database, actor: Actor, dam: dict, entry_at) -> None:
-    """The original was paid after its 2ª via was issued: the 2ª via (any issued DAM of the chain) is
-    cancelled, so the record it pays is told once and nobody pays twice."""
-    reason = f"O DAM {dam['number']}, substituído por esta via, foi pago"
+def _cancel_rest(db: Database, actor: Actor, dam: dict, charge: dict, entry_at) -> None:
+    """The charge is paid in full: any other DAM of it still issued (the 2ª via when the original was
+    paid, the original of a chain paid by its 2ª via is already cancelled) is cancelled, so nobody
+    pays twice."""
+    others = [entry["id"] for entry in charge.get("dams", []) if entry["id"] != dam["id"]]
+    if not others:
+        return
+    reason = f"Débito quitado pelo DAM {dam['number']}"
     entry = {"at": entry_at, "status": dams.CANCELLED, "by": actor.username, "note": reason}
     cancelled = {"status": dams.CANCELLED, "cancel_reason": reason}
-    for doc in db[dams.COLLECTION].find({"chain_root": dam["chain_root"], "status": dams.ISSUED},
-                                        {"_id": 1, "number": 1}):
+    for doc in db[dams.COLLECTION].find({"_id": {"$in": [dams._object_id(i) for i in others]},
+                                         "status": dams.ISSUED}, {"_id": 1, "number": 1}):
         other = {"id": str(doc["_id"]), "number": doc["number"]}
         if dams._transition(db, other, {"status": dams.ISSUED}, cancelled, entry):
             audit.record(db, actor, dam["municipality"], "cancel", dams.COLLECTION, other["id"],
                          {"status": dams.ISSUED}, cancelled, note=f"DAM {other['number']} cancelado: {reason}")
 
 
-def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> tuple[str, dict] | None:
-    """Store ``payment`` on the DAM and tell the record it pays; returns the status the DAM ends with
-    and the payment as stored, with its flags (None when the DAM changed meanwhile and nothing was
-    written).
+def _charge_notes(charge: dict | None, dam: dict, payment: dict) -> tuple[list[str], list[str]]:
+    """Flags and notes of what the payment leaves on the DAM's charge: a difference still open, or a
+    credit owed back (never silently settled; docs/LEITURAS.md, seção 19)."""
+    if charge is None:
+        return [], []
+    late = charge["late"] + (dam.get("fine") or Decimal("0")) + (dam.get("interest") or Decimal("0"))
+    state = charge_rules.standing(charge["principal"], late, charge["paid"] + payment["amount"],
+                                  inscribed=bool(charge.get("inscription")))
+    if state.open > 0 and payment["amount"] < dam["amount"]:
+        return [FLAG_SHORT], [f"Débito pago a menor: falta {fmt.brl(state.open)}; emita o DAM da diferença"]
+    if state.credit > charge["credit"]:
+        return [FLAG_CREDIT], [f"Crédito de {fmt.brl(state.credit - charge['credit'])} a restituir ao contribuinte "
+                               f"({charge_rules.LEGAL_BASIS_REFUND})"]
+    return [], []
 
-    An issued DAM becomes paid. An original replaced by a 2ª via and paid late (the taxpayer paid the
-    old slip) becomes paid too, flagged, and its 2ª via is cancelled; only one DAM of a chain is ever
-    paid (:func:`_claim_chain`). Any other cancelled DAM keeps its status and the payment is flagged
-    for refund or reuse; it tells no one.
+
+def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> tuple[str, dict] | None:
+    """Store ``payment`` on the DAM, count it on the DAM's charge and tell the record the charge
+    belongs to; returns the status the DAM ends with and the payment as stored, with its flags (None
+    when the DAM or its charge changed meanwhile and nothing was written).
+
+    An issued DAM becomes paid. An original replaced by a 2ª via, paid while its charge is still owed
+    (the taxpayer paid the old slip), becomes paid too, flagged. Any other cancelled DAM keeps its
+    status and the payment is flagged. Every payment counts on the charge (:mod:`services.dam.charges`):
+    paid in full, the charge's other issued DAMs are cancelled; beyond what is owed, the excess is a
+    credit to refund.
 
     Private: the callers (:func:`record_payment`, :func:`services.dam.bank_import.import_return_file`)
     authorize the actor to write in the DAM's municipality.
@@ -130,32 +146,40 @@ def _apply_payment(db: Database, actor: Actor, dam: dict, payment: dict) -> tupl
              else f"arquivo retorno NSA {origin['file_sequence']}, linha {origin['line_number']}")
     try:
         with store.transaction(db):
-            replaced = dam["status"] == dams.CANCELLED and bool(dam.get("replaced_by")) and _claim_chain(db, dam)
-            if dam["status"] == dams.CANCELLED and not replaced:
-                return dams.CANCELLED, _pay_cancelled(db, actor, dam, payment, where)
-            if replaced:
-                payment = {**payment, "flags": [*payment["flags"], FLAG_REPLACED],
-                           "notes": [*payment["notes"], f"DAM {dam['number']} substituído pela 2ª via "
-                                     f"{dam['replaced_by']['number']}, que foi cancelada"]}
-            elif dam["status"] != dams.ISSUED or not _claim_chain(db, dam):
+            if dam["status"] not in (dams.ISSUED, dams.CANCELLED):
                 raise _Changed
-            entry = {"at": payment["recorded_at"], "status": dams.PAID, "by": actor.username,
-                     "note": _payment_note(payment, where)}
-            # the outbox mark goes in the same conditional update that marks the DAM paid
-            changes = {"status": dams.PAID, "payment": payment,
-                       **({"handlers_pending": True} if dam.get("pays") else {})}
-            if not dams._transition(db, dam, {"status": dam["status"], "payment": None}, changes, entry):
-                raise _Changed
-            audit.record(db, actor, dam["municipality"], "pay", dams.COLLECTION, dam["id"],
-                         {"status": dam["status"], "payment": None}, {"status": dams.PAID, "payment": payment},
-                         note=f"DAM {dam['number']}: {entry['note']}")
-            if replaced:
-                _cancel_rest_of_chain(db, actor, dam, payment["recorded_at"])
-    except _Changed:
+            charge = charges.load(db, dam["charge_id"]) if dam.get("charge_id") else None
+            flags, notes = _charge_notes(charge, dam, payment)
+            payment = {**payment, "flags": [*payment["flags"], *flags], "notes": [*payment["notes"], *notes]}
+            owed = charge is not None and charge["status"] in charges.OWING
+            superseded = dam["status"] == dams.CANCELLED and bool(dam.get("replaced_by")) and owed
+            if dam["status"] == dams.CANCELLED and not superseded:
+                status, payment = dams.CANCELLED, _pay_cancelled(db, actor, dam, payment, where)
+            else:
+                if superseded:
+                    payment = {**payment, "flags": [*payment["flags"], FLAG_REPLACED],
+                               "notes": [*payment["notes"], f"DAM {dam['number']} substituído pela 2ª via "
+                                         f"{dam['replaced_by']['number']}, que foi cancelada"]}
+                entry = {"at": payment["recorded_at"], "status": dams.PAID, "by": actor.username,
+                         "note": _payment_note(payment, where)}
+                # the outbox mark goes in the same conditional update that marks the DAM paid
+                changes = {"status": dams.PAID, "payment": payment,
+                           **({"handlers_pending": True} if dam.get("pays") else {})}
+                if not dams._transition(db, dam, {"status": dam["status"], "payment": None}, changes, entry):
+                    raise _Changed
+                audit.record(db, actor, dam["municipality"], "pay", dams.COLLECTION, dam["id"],
+                             {"status": dam["status"], "payment": None}, {"status": dams.PAID, "payment": payment},
+                             note=f"DAM {dam['number']}: {entry['note']}")
+                status = dams.PAID
+            if charge is not None:
+                after = charges.record_payment(db, charge["id"], dam, payment)
+                if after["status"] == charge_rules.PAID:
+                    _cancel_rest(db, actor, dam, after, payment["recorded_at"])
+    except (_Changed, charges.ChargeChanged):
         return None
     if dam.get("pays"):
         outbox.dam_paid(db, dam["id"])
-    return dams.PAID, payment
+    return status, payment
 
 
 def _pay_cancelled(db: Database, actor: Actor, dam: dict, payment: dict, where: str) -> dict:
@@ -165,7 +189,8 @@ def _pay_cancelled(db: Database, actor: Actor, dam: dict, payment: dict, where: 
                          f"DAM {dam['number']} estava cancelado: {dam.get('cancel_reason') or ''}".rstrip(": ")]}
     entry = {"at": payment["recorded_at"], "status": dams.CANCELLED, "by": actor.username,
              "note": _payment_note(payment, where)}
-    if not dams._transition(db, dam, {"status": dams.CANCELLED, "payment": None}, {"payment": payment}, entry):
+    changes = {"payment": payment, **({"handlers_pending": True} if dam.get("pays") else {})}
+    if not dams._transition(db, dam, {"status": dams.CANCELLED, "payment": None}, changes, entry):
         raise _Changed
     audit.record(db, actor, dam["municipality"], "pay", dams.COLLECTION, dam["id"], {"payment": None},
                  {"payment": payment}, note=f"DAM {dam['number']} (cancelado): {entry['note']}")

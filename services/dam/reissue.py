@@ -3,10 +3,10 @@
 An overdue DAM is reissued as a 2ª via (:func:`reissue`): principal plus multa and juros de mora of
 the municipality's Código Tributário (``rules/dam/late.py``) up to a new due date moved to a
 business day (CTN art. 210, parágrafo único), linked to the original (``replaces`` /
-``replaced_by`` / ``chain_root``), which is cancelled in the same unit of work. A chain receives one
-payment (:mod:`services.dam.payments`): paying the original after its 2ª via pays the original and
-cancels the 2ª via; any later payment of the chain is kept on a cancelled DAM for refund
-(docs/LEITURAS.md, seção 9).
+``replaced_by`` / ``chain_root``), which is cancelled in the same unit of work. Both are DAMs of one
+charge (:mod:`services.dam.charges`), whose live DAM is now the 2ª via; the date the charge fell due
+does not move, so the taxpayer stays in arrears until it is paid (NL art. 8 §4). Paying either DAM
+pays the charge; a second payment is a credit owed back (docs/LEITURAS.md, seções 9 e 19).
 """
 from __future__ import annotations
 
@@ -111,7 +111,8 @@ def reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: dat
     with store.transaction(db):  # the 2ª via, the original's cancellation and both audit entries
         new = dams._issue(db, actor, municipality, clean, today, "\n".join(filter(None, (note, typed))),
                           reference=dam.get("reference") or str(dam["year"]),
-                          charges={"fine": charges.fine, "interest": charges.interest}, replaces=replaces)
+                          late={"fine": charges.fine, "interest": charges.interest}, replaces=replaces,
+                          charge_id=dam.get("charge_id"), role="2a_via")
         reason = f"Substituído pela {via}ª via, DAM {new['number']}"
         entry = {"at": clock.now_utc(), "status": dams.CANCELLED, "by": actor.username, "note": reason}
         changes = {"status": dams.CANCELLED, "cancel_reason": reason, "chain_root": root,
