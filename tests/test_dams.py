@@ -10,7 +10,7 @@ import pytest
 from rules.dam import parameters as dam_parameters
 from rules.dam.barcode import parse_barcode, parse_line
 from rules.params import ParameterVersion
-from services.dam import dams, lists, payments, printing
+from services.dam import charges, dams, lists, payments, printing
 from services.setup import bootstrap
 from services.shared import events
 from services.shared.errors import PermissionDenied, ValidationFailed
@@ -231,12 +231,12 @@ def test_overdue_is_computed_from_today(db, today, day, expected):
                  id="CTN art. 210: next business day after a Friday due date is late"),
     pytest.param(date(2026, 3, 21), date(2026, 3, 23), "150.00", [], "",
                  id="CTN art. 210 pu: Saturday due date printed as Monday, paid Monday"),
-    pytest.param(date(2026, 3, 20), date(2026, 3, 20), "149.99", ["valor_divergente"], "R$ 0,01 a menor",
-                 id="one centavo less"),
-    pytest.param(date(2026, 3, 20), date(2026, 3, 20), "150.01", ["valor_divergente"], "R$ 0,01 a maior",
-                 id="one centavo more"),
-    pytest.param(date(2026, 3, 20), date(2026, 3, 24), "100.00", ["valor_divergente", "pago_em_atraso"], "a menor",
-                 id="late and short"),
+    pytest.param(date(2026, 3, 20), date(2026, 3, 20), "149.99", ["valor_divergente", "debito_pago_a_menor"],
+                 "falta R$ 0,01", id="one centavo less: the charge keeps R$ 0,01 open"),
+    pytest.param(date(2026, 3, 20), date(2026, 3, 20), "150.01", ["valor_divergente", "credito_a_restituir"],
+                 "Crédito de R$ 0,01 a restituir", id="one centavo more: a credit, never absorbed"),
+    pytest.param(date(2026, 3, 20), date(2026, 3, 24), "100.00",
+                 ["valor_divergente", "pago_em_atraso", "debito_pago_a_menor"], "a menor", id="late and short"),
 ])
 def test_manual_payment_marks_paid_and_flags_what_differs(db, today, due, paid_on, amount, flags, note):
     dam = issue(db, due=due)
@@ -278,7 +278,8 @@ def test_a_paid_dam_is_not_paid_again(db, today):
 def paid_events(monkeypatch):
     """DAMs whose paid event reached a handler of the 'test_records' collection."""
     calls: list[dict] = []
-    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [lambda db, dam: calls.append(dam)])
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records",
+                        [lambda db, charge_id: calls.append(charges.load(db, charge_id))])
     return calls
 
 
@@ -291,7 +292,7 @@ def test_paying_tells_the_record_it_pays_exactly_once(db, today, paid_events):
     with pytest.raises(payments.DamNotPayable):
         payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], MONDAY, Decimal("150.00"), "Caixa")
     payments.record_payment(db, SECRETARIA_MP, "matupa", unrelated["id"], MONDAY, Decimal("150.00"), "Caixa")
-    assert [(c["id"], c["status"], c["pays"]["id"]) for c in paid_events] == [(dam["id"], "pago", "abc123")]
+    assert [(c["id"], c["status"], c["owner"]["id"]) for c in paid_events] == [(dam["charge_id"], "pago", "abc123")]
 
 
 # ---- list, search, export ----

@@ -12,13 +12,13 @@ import pytest
 from rules.base import RuleError
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.barcode import dam_barcode
-from services.dam import bank_import, bank_report, dams
+from services.dam import bank_import, bank_report, charges, dams
 from services.dam import payments as dam_payments
 from services.shared import events
 from services.shared.errors import PermissionDenied
 from services.store import decode
 from tests.conftest import GABINETE, SECRETARIA_MP
-from tests.dams_support import MONDAY
+from tests.dams_support import MONDAY, last_paid_dam
 
 REAL_FILES = sorted(
     p for p in (Path(__file__).resolve().parent / "data" / "febraban150").iterdir() if p.suffix in (".ret", ".txt")
@@ -66,7 +66,7 @@ def test_the_real_bank_files_are_all_reported_unmatched_and_change_nothing(db, t
 @pytest.fixture
 def paid_events(monkeypatch):
     calls: list[str] = []
-    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [lambda db, dam: calls.append(dam["number"])])
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [lambda db, charge_id: calls.append(last_paid_dam(db, charge_id))])
     return calls
 
 
@@ -97,7 +97,7 @@ def test_generated_file_covers_every_outcome_and_a_second_import_changes_nothing
     outcome = {line.line_number: (line.outcome, line.flags) for line in result.lines}
     assert outcome == {
         2: ("pago", ()),
-        3: ("pago", ("valor_divergente",)),
+        3: ("pago", ("valor_divergente", "debito_pago_a_menor")),
         4: ("pago", ("pago_em_atraso",)),
         5: ("duplicado", ()),
         6: ("dam_cancelado", ("dam_cancelado",)),
@@ -131,8 +131,10 @@ def test_generated_file_covers_every_outcome_and_a_second_import_changes_nothing
     assert state(manual)["payment"]["origin"] == {"kind": "manual"}
     kept = state(cancelled)
     assert kept["status"] == "cancelado" and kept["payment"]["flags"] == ["dam_cancelado"]
+    # the cancelled DAM's payment counts on its charge too (the bank received it): its record is told
     assert sorted(paid_events) == sorted([manual["number"], exact["number"], short["number"], late["number"],
-                                          repeated["number"]])
+                                          repeated["number"], cancelled["number"]])
+    assert charges.load(db, cancelled["charge_id"])["status"] == "pago"
 
     before, audits, events_before = snapshot(db), db["audit"].count_documents({}), list(paid_events)
     again = run(db, content)

@@ -15,7 +15,7 @@ from services.shared import events
 from services.shared.errors import PermissionDenied
 from tests import figures
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP
-from tests.dams_support import MONDAY
+from tests.dams_support import MONDAY, last_paid_dam
 from tests.test_dams import issue
 
 PAYS = {"collection": "test_records", "id": "r1", "label": "Autorização 0007/2026"}
@@ -32,11 +32,11 @@ class FlakyHandler:
         self.failures = failures
         self.done: list[str] = []
 
-    def __call__(self, db, dam: dict) -> None:
+    def __call__(self, db, charge_id: str) -> None:
         if self.failures:
             self.failures -= 1
             raise RuntimeError("registro vinculado indisponível")
-        self.done.append(dam["number"])
+        self.done.append(last_paid_dam(db, charge_id))
 
 
 @pytest.fixture

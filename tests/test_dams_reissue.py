@@ -1,7 +1,7 @@
 """The 2ª via of an overdue DAM (issue 11, item 14): principal plus multa and juros de mora of the
 municipality's Código Tributário up to the new due date, linked to the original, which is cancelled in
-the same unit of work; the bank return pays either, never both, and the record the DAM pays is told
-once (docs/LEITURAS.md, seção 9)."""
+the same unit of work. Both are DAMs of one charge: paying either pays the charge, a second payment is a
+credit to refund, never a second settlement (docs/LEITURAS.md, seções 9 e 19)."""
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -9,14 +9,16 @@ from decimal import Decimal
 
 import pytest
 
+from rules.dam import charges as charge_rules
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.params import ParameterVersion
-from services.dam import bank_import, bank_report, dams, payments, reissue
+from services.dam import bank_import, bank_report, charges, dams, payments, reissue
 from services.setup import bootstrap
 from services.shared import events
 from services.shared.errors import ValidationFailed
 from tests.conftest import SECRETARIA_MP
+from tests.dams_support import last_paid_dam
 
 CTM = "Lei Complementar 10/2003 (Código Tributário de Matupá), art. 200"
 DUE = date(2026, 3, 10)          # a Tuesday
@@ -28,7 +30,7 @@ FINE, INTEREST = Decimal("13.53"), Decimal("2.00")
 
 @pytest.fixture
 def rates(db):
-    for name, value in ((FINE_DAILY, Decimal("0.33")), (FINE_MAX, Decimal("20")), (INTEREST_MONTHLY, Decimal("1"))):
+    for name, value in ((FINE_DAILY, Decimal("0.33")), (FINE_MAX, Decimal(20)), (INTEREST_MONTHLY, Decimal(1))):
         bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, CTM))
 
 
@@ -36,7 +38,7 @@ def rates(db):
 def told(monkeypatch):
     """The numbers of the DAMs whose payment the record they pay was told of."""
     calls: list[str] = []
-    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [lambda db, dam: calls.append(dam["number"])])
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [lambda db, charge_id: calls.append(last_paid_dam(db, charge_id))])
     return calls
 
 
@@ -133,7 +135,20 @@ def test_the_return_file_pays_the_2a_via(db, second, told):
     assert told == [via["number"]]
 
 
-def test_the_original_paid_late_after_the_2a_via_is_recorded_and_the_2a_via_cancelled(db, second, told):
+def charge_of(db, dam):
+    return charges.load(db, dam["charge_id"])
+
+
+def test_both_dams_are_documents_of_one_charge_whose_due_date_does_not_move(db, second):
+    original, via = second
+    charge = charge_of(db, via)
+    assert via["charge_id"] == original["charge_id"]
+    assert [d["number"] for d in charge["dams"]] == [original["number"], via["number"]]
+    assert charge["live_dam"]["id"] == via["id"] and charge["due_on"] == original["due_on"]
+    assert (charge["status"], charge["open"]) == (charge_rules.OPEN, Decimal("100.00"))
+
+
+def test_the_original_paid_late_after_the_2a_via_pays_the_charge_and_cancels_the_2a_via(db, second, told):
     original, via = second
     report = import_file(db, (original, date(2026, 4, 16), "100.00"))
     (line,) = report.lines
@@ -141,30 +156,43 @@ def test_the_original_paid_late_after_the_2a_via_is_recorded_and_the_2a_via_canc
     assert set(line.flags) == {payments.FLAG_LATE, payments.FLAG_REPLACED}
     assert get(db, original)["status"] == dams.PAID
     cancelled = get(db, via)
-    assert cancelled["status"] == dams.CANCELLED and "foi pago" in cancelled["cancel_reason"]
+    assert cancelled["status"] == dams.CANCELLED and "quitado pelo DAM" in cancelled["cancel_reason"]
+    charge = charge_of(db, original)
+    assert (charge["status"], charge["paid"], charge["open"], charge["paid_on"]) == (
+        charge_rules.PAID, Decimal("100.00"), Decimal(0), date(2026, 4, 16))
     assert told == [original["number"]]
-    # the taxpayer then pays the 2ª via too: kept for refund, counted once
+    # the taxpayer then pays the 2ª via too: the DAM stays cancelled, the charge keeps it as a credit
     again = import_file(db, (via, date(2026, 4, 17), "115.53"), sequence=2)
     assert [(x.outcome, payments.FLAG_CANCELLED in x.flags) for x in again.lines] == [(bank_report.CANCELLED, True)]
-    assert told == [original["number"]]
+    assert payments.FLAG_CREDIT in again.lines[0].flags
+    charge = charge_of(db, original)
+    assert (charge["status"], charge["paid"], charge["credit"], charge["paid_on"]) == (
+        charge_rules.PAID, Decimal("215.53"), Decimal("115.53"), date(2026, 4, 16))
     assert db["dams"].count_documents({"status": dams.PAID}) == 1
 
 
-def test_the_original_paid_after_the_2a_via_was_paid_is_kept_for_refund(db, second, told):
+def test_the_original_paid_after_the_2a_via_was_paid_is_a_credit_to_refund(db, second, told):
     original, via = second
     import_file(db, (via, date(2026, 4, 17), "115.53"))
+    settled = charge_of(db, via)
+    assert (settled["status"], settled["late"], settled["paid"]) == (charge_rules.PAID, FINE + INTEREST,
+                                                                     Decimal("115.53"))
     report = import_file(db, (original, date(2026, 4, 18), "100.00"), sequence=2)
     assert [line.outcome for line in report.lines] == [bank_report.CANCELLED]
-    assert payments.FLAG_CANCELLED in report.lines[0].flags
+    assert {payments.FLAG_CANCELLED, payments.FLAG_CREDIT} <= set(report.lines[0].flags)
     assert get(db, original)["status"] == dams.CANCELLED and get(db, via)["status"] == dams.PAID
-    assert told == [via["number"]]
+    charge = charge_of(db, via)
+    assert (charge["paid_on"], charge["credit"], charge["open"]) == (date(2026, 4, 17), Decimal("100.00"), Decimal(0))
 
 
-def test_both_in_the_same_file_pay_one_and_keep_the_other_for_refund(db, second, told):
+def test_both_in_the_same_file_pay_the_charge_once_and_keep_the_other_as_a_credit(db, second, told):
     original, via = second
     report = import_file(db, (original, date(2026, 4, 16), "100.00"), (via, date(2026, 4, 17), "115.53"))
     assert [line.outcome for line in report.lines] == [bank_report.PAID, bank_report.CANCELLED]
-    assert db["dams"].count_documents({"status": dams.PAID}) == 1 and told == [original["number"]]
+    assert db["dams"].count_documents({"status": dams.PAID}) == 1
+    charge = charge_of(db, original)
+    assert [p["dam_number"] for p in charge["payments"]] == [original["number"], via["number"]]
+    assert (charge["paid"], charge["credit"]) == (Decimal("215.53"), Decimal("115.53"))
 
 
 def test_a_3a_via_counts_from_the_first_due_date(db, second, today):

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from services.dam import dams
 from services.shared import clock, entities
 from tests.conftest import SECRETARIA_MP
+from tests.dams_support import last_paid_dam
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app_pages" / "dams.py")
 
@@ -117,7 +118,7 @@ def test_an_overdue_dam_offers_its_2a_via_with_the_updated_amount(db, monkeypatc
     from rules.params import ParameterVersion
     from services.setup import bootstrap
 
-    for name, value in ((FINE_DAILY, Decimal("2")), (FINE_MAX, Decimal("2")), (INTEREST_MONTHLY, Decimal("1"))):
+    for name, value in ((FINE_DAILY, Decimal(2)), (FINE_MAX, Decimal(2)), (INTEREST_MONTHLY, Decimal(1))):
         bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, "CTM de teste"))
     dam = stored_dam(db)
     later = dam["due_on"] + timedelta(days=10)
@@ -159,7 +160,7 @@ def test_a_manual_payment_with_a_different_amount_shows_its_flag(db):
     assert not at.exception and not at.error
     assert any("Pagamento do DAM 0001/2026 registrado. Com alertas:" in s.value for s in at.success)
     assert any("Valor pago R$ 75,00 difere do valor do DAM R$ 80,00 (R$ 5,00 a menor)" in w.value for w in at.warning)
-    assert list(at.dataframe[0].value["Situação"]) == ["Pago ⚠ Valor divergente"]
+    assert list(at.dataframe[0].value["Situação"]) == ["Pago ⚠ Valor divergente; Débito pago a menor"]
 
 
 def test_a_payment_whose_linked_update_failed_says_so_and_the_retry_completes_it(db, monkeypatch):
@@ -168,10 +169,10 @@ def test_a_payment_whose_linked_update_failed_says_so_and_the_retry_completes_it
     done: list[str] = []
     failures = [RuntimeError("registro vinculado indisponível")]
 
-    def handler(db, dam):
+    def handler(db, charge_id):
         if failures:
             raise failures.pop()
-        done.append(dam["number"])
+        done.append(last_paid_dam(db, charge_id))
 
     monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [handler])
     dam = dams.issue(

@@ -58,7 +58,7 @@ from pymongo.database import Database
 from rules import fmt
 from rules.dam.bank_return import ReturnDetail, ReturnFile, ReturnHeader, parse_return_lines
 from services import store
-from services.dam import dams, payments
+from services.dam import dams, outbox, payments
 from services.dam.bank_report import (
     CANCELLED,
     MATCH_FIELDS,
@@ -323,7 +323,9 @@ def import_return_file(db: Database, actor: Actor, municipality: str, data: byte
     dams.prepare(db)
     claim, earlier = _claim(db, actor, municipality, parsed, digest, data)
     if earlier is not None:
-        return _result(earlier, replay(db, municipality, parsed.details, str(earlier["_id"])), already_imported=True)
+        lines = replay(db, municipality, parsed.details, str(earlier["_id"]))
+        _complete_follow_ups(db, municipality, parsed)
+        return _result(earlier, lines, already_imported=True)
     before = tuple(d for d in parsed.details if d.line_number < claim.next_line)
     try:
         lines = replay(db, municipality, before, str(claim.file_id)) if before else []
@@ -340,7 +342,18 @@ def import_return_file(db: Database, actor: Actor, municipality: str, data: byte
     except BaseException:
         _release(db, claim)
         raise
+    _complete_follow_ups(db, municipality, parsed)
     return _result(db[FILES].find_one({"_id": claim.file_id}), lines, already_imported=False)
+
+
+def _complete_follow_ups(db: Database, municipality: str, parsed: ReturnFile) -> None:
+    """Any DAM of the file paid earlier whose follow-up is still pending (a handler failed, the process
+    stopped) runs it now: importing the file again is a retry, as the DAM page's is. Reads only the
+    pending DAMs (indexed), never the file's thousands."""
+    barcodes = {detail.barcode for detail in parsed.details}
+    for doc in db[dams.COLLECTION].find({"handlers_pending": True}, {"_id": 1, "barcode": 1, "municipality": 1}):
+        if doc.get("municipality") == municipality and doc.get("barcode") in barcodes:
+            outbox.dam_paid(db, str(doc["_id"]))
 
 
 def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> bytes:

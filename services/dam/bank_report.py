@@ -190,7 +190,8 @@ def own_codes(db: Database, municipality: str) -> set[str]:
 
 # what matching and paying need of a DAM (not its history nor its printing data)
 MATCH_FIELDS = {name: 1 for name in ("municipality", "number", "barcode", "amount", "status", "due_on", "issued_on",
-                                     "payment", "pays", "cancel_reason", "replaced_by", "chain_root")}
+                                     "payment", "pays", "cancel_reason", "replaced_by", "chain_root",
+                                     "charge_id", "fine", "interest", "handlers_pending")}
 def known_line(dam: dict, detail: ReturnDetail, file_id: str) -> ImportLine | None:
     """The line of a DAM that already has a payment: this file's (a resumed import, or the report
     rebuilt), told as when it was paid; another's, a duplicate. None: the DAM has no payment."""

@@ -116,7 +116,7 @@ def _charge_notes(charge: dict | None, dam: dict, payment: dict) -> tuple[list[s
     credit owed back (never silently settled; docs/LEITURAS.md, seção 19)."""
     if charge is None:
         return [], []
-    late = charge["late"] + (dam.get("fine") or Decimal("0")) + (dam.get("interest") or Decimal("0"))
+    late = charge["late"] + charges.late_of(charge, dam)
     state = charge_rules.standing(charge["principal"], late, charge["paid"] + payment["amount"],
                                   inscribed=bool(charge.get("inscription")))
     if state.open > 0 and payment["amount"] < dam["amount"]:

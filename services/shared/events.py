@@ -3,10 +3,11 @@
 A module registers a handler for the collection of the records it owns::
 
     @on_dam_paid("authorizations")
-    def issue_authorization(db, dam: dict) -> None: ...
+    def issue_authorization(db, charge_id: str) -> None: ...
 
-The handler receives the database and the paid DAM as stored (decoded, with ``id``), whose
-``pays`` says which record it pays. Importing the module registers its handlers
+The handler receives the database and the id of the charge (débito, :mod:`services.dam.charges`)
+a DAM of which received a payment; it reads the stored charge (never a caller's dict), whose
+``owner`` says which record it belongs to and whose ``status`` whether it is paid in full. Importing the module registers its handlers
 (``services.setup.bootstrap`` imports every domain module at start). The handlers are run by the
 DAM's outbox (:mod:`services.dam.outbox`), possibly more than once for one DAM: each must be
 idempotent.
@@ -16,18 +17,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-_PAID_HANDLERS: dict[str, list[Callable[[Any, dict], None]]] = {}
+_PAID_HANDLERS: dict[str, list[Callable[[Any, str], None]]] = {}
 
 
 def on_dam_paid(collection: str) -> Callable:
     """Register the decorated function as a handler of the DAMs that pay a record of ``collection``."""
-    def register(handler: Callable[[Any, dict], None]) -> Callable[[Any, dict], None]:
+    def register(handler: Callable[[Any, str], None]) -> Callable[[Any, str], None]:
         _PAID_HANDLERS.setdefault(collection, []).append(handler)
         return handler
 
     return register
 
 
-def paid_handlers(collection: str) -> tuple[Callable[[Any, dict], None], ...]:
+def paid_handlers(collection: str) -> tuple[Callable[[Any, str], None], ...]:
     """The handlers registered for the DAMs that pay a record of ``collection`` (empty when none is)."""
     return tuple(_PAID_HANDLERS.get(collection, ()))
