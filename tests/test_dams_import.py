@@ -66,7 +66,8 @@ def test_the_real_bank_files_are_all_reported_unmatched_and_change_nothing(db, t
 @pytest.fixture
 def paid_events(monkeypatch):
     calls: list[str] = []
-    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [lambda db, charge_id: calls.append(last_paid_dam(db, charge_id))])
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records",
+                        [lambda db, charge_id: calls.append(last_paid_dam(db, charge_id))])
     return calls
 
 

@@ -86,7 +86,7 @@ def test_the_stored_report_of_a_30000_line_file_is_a_summary_under_20_kb(db, tod
     assert "lines" not in record
     assert record["counts"] == {"pago": 300, "nao_encontrado": 29_600, "duplicado": 100, "dam_cancelado": 0}
     stored = decode(record)
-    assert stored["amounts"]["pago"] == sum((line.amount_received for line in result.paid), Decimal(0))
+    assert stored["amounts"]["pago"] == sum((line.amount_received for line in result.paid), Decimal("0"))
     assert stored["flag_counts"] == {payments.FLAG_AMOUNT: 12, payments.FLAG_LATE: 30,
                                      payments.FLAG_CANCELLED: 0, payments.FLAG_REPLACED: 0}
     problems = stored["problems"]

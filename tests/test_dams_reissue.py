@@ -30,7 +30,7 @@ FINE, INTEREST = Decimal("13.53"), Decimal("2.00")
 
 @pytest.fixture
 def rates(db):
-    for name, value in ((FINE_DAILY, Decimal("0.33")), (FINE_MAX, Decimal(20)), (INTEREST_MONTHLY, Decimal(1))):
+    for name, value in ((FINE_DAILY, Decimal("0.33")), (FINE_MAX, Decimal("20")), (INTEREST_MONTHLY, Decimal("1"))):
         bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, CTM))
 
 
@@ -38,7 +38,8 @@ def rates(db):
 def told(monkeypatch):
     """The numbers of the DAMs whose payment the record they pay was told of."""
     calls: list[str] = []
-    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [lambda db, charge_id: calls.append(last_paid_dam(db, charge_id))])
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records",
+                        [lambda db, charge_id: calls.append(last_paid_dam(db, charge_id))])
     return calls
 
 
@@ -159,7 +160,7 @@ def test_the_original_paid_late_after_the_2a_via_pays_the_charge_and_cancels_the
     assert cancelled["status"] == dams.CANCELLED and "quitado pelo DAM" in cancelled["cancel_reason"]
     charge = charge_of(db, original)
     assert (charge["status"], charge["paid"], charge["open"], charge["paid_on"]) == (
-        charge_rules.PAID, Decimal("100.00"), Decimal(0), date(2026, 4, 16))
+        charge_rules.PAID, Decimal("100.00"), Decimal("0"), date(2026, 4, 16))
     assert told == [original["number"]]
     # the taxpayer then pays the 2ª via too: the DAM stays cancelled, the charge keeps it as a credit
     again = import_file(db, (via, date(2026, 4, 17), "115.53"), sequence=2)
@@ -182,7 +183,7 @@ def test_the_original_paid_after_the_2a_via_was_paid_is_a_credit_to_refund(db, s
     assert {payments.FLAG_CANCELLED, payments.FLAG_CREDIT} <= set(report.lines[0].flags)
     assert get(db, original)["status"] == dams.CANCELLED and get(db, via)["status"] == dams.PAID
     charge = charge_of(db, via)
-    assert (charge["paid_on"], charge["credit"], charge["open"]) == (date(2026, 4, 17), Decimal("100.00"), Decimal(0))
+    assert (charge["paid_on"], charge["credit"], charge["open"]) == (date(2026, 4, 17), Decimal("100.00"), Decimal("0"))
 
 
 def test_both_in_the_same_file_pay_the_charge_once_and_keep_the_other_as_a_credit(db, second, told):

@@ -184,7 +184,7 @@ def parse_return_lines(lines: Iterable[bytes | str]) -> ReturnFile:
     for number, raw in enumerate(lines, start=1):
         line = raw.decode("latin-1") if isinstance(raw, bytes) else raw
         line = line.rstrip("\n")
-        line = line.removesuffix("\r")
+        line = line[:-1] if line.endswith("\r") else line
         if line == "":
             blank_since = blank_since or number
             continue
@@ -231,7 +231,7 @@ class ReturnPayment:
     paid_on: date
     amount_received: Decimal
     credited_on: date | None = None
-    fee: Decimal = Decimal(0)
+    fee: Decimal = Decimal("0")
     account: str = ""
     agency: str = ""
     channel: str = "1"
@@ -272,6 +272,6 @@ def build_return_file(
             f"{p.channel:1.1}{p.authentication:<23.23}{p.payment_method:1.1}"
         )
         records.append(detail.ljust(RECORD_LENGTH))
-    total = sum((Decimal(p.amount_received) for p in payments), Decimal(0))
+    total = sum((Decimal(p.amount_received) for p in payments), Decimal("0"))
     records.append(f"Z{len(payments) + 2:06d}{_cents(total, 17)}".ljust(RECORD_LENGTH))
     return line_end.join(records) + line_end

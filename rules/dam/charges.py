@@ -32,7 +32,7 @@ STATUSES = {
 }
 # the statuses in which something is still owed (the delinquency and aging read these)
 OWING = (OPEN, SHORT, INSCRIBED)
-ZERO = Decimal(0)
+ZERO = Decimal("0")
 
 LEGAL_BASIS_ACTIVE_DEBT = ("Lei 4.320/1964, art. 39, §§1º-2º (dívida ativa tributária e não tributária); "
                            "Lei 6.830/1980, art. 2º (inscrição e certidão de dívida ativa)")

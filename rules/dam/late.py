@@ -26,7 +26,7 @@ from rules.params import ParameterBook
 FINE_DAILY = "dam_late_fine_daily_percent"
 FINE_MAX = "dam_late_fine_max_percent"
 INTEREST_MONTHLY = "dam_late_interest_monthly_percent"
-HUNDRED = Decimal(100)
+HUNDRED = Decimal("100")
 
 
 class NotOverdue(RuleError):

@@ -17,9 +17,12 @@ from decimal import Decimal
 
 from rules.base import RuleError, cents
 
-_UNITS = ["zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez", "onze", "doze", "treze", "quatorze", "quinze", "dezesseis", "dezessete", "dezoito", "dezenove"]
-_TENS = ["_", "_", "vinte", "trinta", "quarenta", "cinquenta", "sessenta", "setenta", "oitenta", "noventa"]
-_HUNDREDS = ["_", "cento", "duzentos", "trezentos", "quatrocentos", "quinhentos", "seiscentos", "setecentos", "oitocentos", "novecentos"]
+_UNITS = (
+    "zero um dois três quatro cinco seis sete oito nove dez onze doze treze quatorze quinze "
+    "dezesseis dezessete dezoito dezenove"
+).split()
+_TENS = "_ _ vinte trinta quarenta cinquenta sessenta setenta oitenta noventa".split()
+_HUNDREDS = "_ cento duzentos trezentos quatrocentos quinhentos seiscentos setecentos oitocentos novecentos".split()
 _SCALES = ((10**9, "bilhão", "bilhões"), (10**6, "milhão", "milhões"), (10**3, "mil", "mil"))
 LIMIT = Decimal("999999999999.99")
 

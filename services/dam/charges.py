@@ -98,8 +98,8 @@ def of_owner(db: Database, municipality: str, collection: str, owner_id: str) ->
 def dam_entry(dam: dict) -> dict:
     """What the charge keeps of one of its DAMs."""
     return {"id": dam["id"], "number": dam["number"], "via": int((dam.get("replaces") or {}).get("via", 1)),
-            "amount": dam["amount"], "fine": dam.get("fine") or Decimal(0),
-            "interest": dam.get("interest") or Decimal(0), "due_on": dam["due_on"],
+            "amount": dam["amount"], "fine": dam.get("fine") or Decimal("0"),
+            "interest": dam.get("interest") or Decimal("0"), "due_on": dam["due_on"],
             "issued_on": dam.get("issued_on"), "kind": dam.get("charge_role", "original")}
 
 
@@ -108,7 +108,7 @@ def open_charge(db: Database, municipality: str, clean: dict, due_on: date, issu
     """Insert the charge of a DAM about to be issued (inside the issue's unit of work); its id."""
     prepare(db)
     principal = clean["amount"] - clean["discount"]
-    state = rules.standing(principal, Decimal(0), Decimal(0))
+    state = rules.standing(principal, Decimal("0"), Decimal("0"))
     now = clock.now_utc()
     doc = {
         "municipality": municipality,
@@ -118,7 +118,7 @@ def open_charge(db: Database, municipality: str, clean: dict, due_on: date, issu
         "revenue_kind": clean["revenue_kind"], "revenue_code": revenue_code,
         "description": clean["description"], "legal_basis": clean["legal_basis"], "reference": reference,
         "principal": principal, "discount": clean["discount"], "issued_on": issued_on, "due_on": due_on,
-        "late": Decimal(0), "paid": Decimal(0), "open": state.open, "credit": Decimal(0),
+        "late": Decimal("0"), "paid": Decimal("0"), "open": state.open, "credit": Decimal("0"),
         "status": state.status, "paid_on": None, "live_dam": None, "dams": [], "payments": [],
         "inscription": None, "version": 1, "created_at": now, "created_by": by,
     }
@@ -156,8 +156,8 @@ def late_of(charge: dict, dam: dict) -> Decimal:
     """The multa and juros a payment of ``dam`` adds to what the charge owes: those the DAM carries,
     while the charge is still owed (paid already, a later payment is all credit)."""
     if charge["status"] not in OWING:
-        return Decimal(0)
-    return (dam.get("fine") or Decimal(0)) + (dam.get("interest") or Decimal(0))
+        return Decimal("0")
+    return (dam.get("fine") or Decimal("0")) + (dam.get("interest") or Decimal("0"))
 
 
 def record_payment(db: Database, charge_id: str, dam: dict, payment: dict) -> dict:

@@ -166,7 +166,7 @@ def _clean_issue(values: dict[str, Any], issued_on: date) -> dict[str, Any]:
     amount = values.get("amount")
     if not isinstance(amount, Decimal) or not amount.is_finite() or amount != cents(amount):
         errors["amount"] = "Valor: informe reais e centavos, p.ex. 1.234,56."
-    elif not Decimal(0) < amount <= MAX_AMOUNT:
+    elif not Decimal("0") < amount <= MAX_AMOUNT:
         errors["amount"] = f"Valor: deve ser maior que zero e até {fmt.brl(MAX_AMOUNT)}."
     clean["amount"] = amount
     due = values.get("due")
@@ -181,7 +181,7 @@ def _clean_issue(values: dict[str, Any], issued_on: date) -> dict[str, Any]:
     elif pays is not None:
         clean["pays"] = {"collection": pays["collection"], "id": str(pays["id"]), "label": pays.get("label", "")}
     clean.setdefault("pays", None)
-    discount = values.get("discount", Decimal(0))
+    discount = values.get("discount", Decimal("0"))
     if not isinstance(discount, Decimal) or not discount.is_finite() or discount != cents(discount) or discount < 0:
         errors["discount"] = "Desconto: informe reais e centavos, zero ou mais."
     clean["discount"] = discount
@@ -238,7 +238,7 @@ def issue(
     pays: dict | None = None,
     instructions: str = "",
     reference: str = "",
-    discount: Decimal = Decimal(0),
+    discount: Decimal = Decimal("0"),
     registered_taxpayer: bool = False,
 ) -> dict:
     """Issue a DAM dated today (Cuiabá) and return it.
@@ -276,7 +276,7 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
     principal, ``replaces`` links a 2ª via to the DAM it replaces. The DAM opens its charge
     (:mod:`services.dam.charges`) or, with ``charge_id``, joins that one as its live DAM (``role``:
     "2a_via", "diferenca"). Runs inside the caller's unit of work when there is one."""
-    late = late or {"fine": Decimal(0), "interest": Decimal(0)}
+    late = late or {"fine": Decimal("0"), "interest": Decimal("0")}
     principal = clean["amount"]
     total = principal - clean["discount"] + late["fine"] + late["interest"]
     calendar = parameters.calendar(db, municipality, issued_on)

@@ -58,7 +58,7 @@ def dam_paid(db: Any, dam_id: str) -> bool:
                 {"_id": doc["_id"]},
                 {"$unset": {"handlers_pending": ""}, "$set": {"handlers_done_at": encode(clock.now_utc())}},
             )
-    except Exception:
+    except Exception:  # noqa: BLE001 — the payment stands; the handler runs again from the outbox
         log.exception("handler of paid DAM %s failed; left pending", dam_id)
         return False
     return True

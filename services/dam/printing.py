@@ -46,9 +46,9 @@ def printable(dam: dict, municipality: municipalities.Municipality, head: Letter
         revenue_name=dams.REVENUE_KINDS.get(dam["revenue_kind"], ""),
         reference=dam.get("reference", ""),
         principal=dam.get("principal"),
-        discount=dam.get("discount") or Decimal(0),
-        fine=dam.get("fine") or Decimal(0),
-        interest=dam.get("interest") or Decimal(0),
+        discount=dam.get("discount") or Decimal("0"),
+        fine=dam.get("fine") or Decimal("0"),
+        interest=dam.get("interest") or Decimal("0"),
         after_due=dam.get("after_due", ""),
         via=f"{replaces['via']}ª via do DAM {replaces['number']}" if replaces else "",
     )

@@ -54,7 +54,7 @@ def issue_open(db: Database, actor: Actor, municipality: str, charge_id: str, du
         "taxpayer_address": taxpayer.get("address") or "", "revenue_kind": charge["revenue_kind"],
         "description": (("Diferença — " if difference else "") + charge["description"])[:500],
         "legal_basis": charge["legal_basis"], "pays": charge.get("owner"), "amount": charge["open"],
-        "discount": Decimal(0), "due": due,
+        "discount": Decimal("0"), "due": due,
     }
     lines = [f"Débito de {fmt.brl(charge['principal'] + charge['late'])}, pago {fmt.brl(charge['paid'])}: "
              f"este DAM cobra o restante." if difference else "Novo DAM do débito cujo DAM anterior foi cancelado."]

@@ -37,7 +37,7 @@ def _late_charges_of(db: Database, dam: dict, on: date) -> LateCharges:
     """Multa and juros the DAM owes if paid on ``on``, from its chain's original due date (a 2ª via of a
     2ª via still counts from the first one) and the rates of the Código Tributário in force on ``on``."""
     original = dam.get("replaces") or {}
-    principal = dam.get("principal", dam["amount"]) - (dam.get("discount") or Decimal(0)) if not original \
+    principal = dam.get("principal", dam["amount"]) - (dam.get("discount") or Decimal("0")) if not original \
         else original["principal"]
     calendar = parameters.calendar(db, dam["municipality"], on)
     # CTN art. 210, parágrafo único: the period ends on the first business day
@@ -102,7 +102,7 @@ def reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: dat
                 "due_on": original.get("due_on") or dam["due_on"], "principal": charges.principal}
     clean = {key: dam[key] for key in ("taxpayer_name", "taxpayer_document", "taxpayer_address", "revenue_kind",
                                        "description", "legal_basis", "pays")}
-    clean.update(amount=charges.principal, discount=Decimal(0), due=due)
+    clean.update(amount=charges.principal, discount=Decimal("0"), due=due)
     standard = (dams.STANDARD_INSTRUCTION, dams.PIX_INSTRUCTION)
     typed = "\n".join(line for line in dam.get("instructions", []) if line not in standard
                       and not re.match(r"(Referente a:|\d+ª via|Vencimento em)", line))

@@ -71,9 +71,9 @@ class DamPrint:
     revenue_name: str = ""
     reference: str = ""
     principal: Decimal | None = None
-    discount: Decimal = Decimal(0)
-    fine: Decimal = Decimal(0)
-    interest: Decimal = Decimal(0)
+    discount: Decimal = Decimal("0")
+    fine: Decimal = Decimal("0")
+    interest: Decimal = Decimal("0")
     after_due: str = ""
     via: str = ""  # "2ª via do DAM 0001/2026" when it replaces an overdue one
 

@@ -7,7 +7,8 @@ A module registers a handler for the collection of the records it owns::
 
 The handler receives the database and the id of the charge (débito, :mod:`services.dam.charges`)
 a DAM of which received a payment; it reads the stored charge (never a caller's dict), whose
-``owner`` says which record it belongs to and whose ``status`` whether it is paid in full. Importing the module registers its handlers
+``owner`` says which record it belongs to and whose ``status`` whether it is paid in full.
+Importing the module registers its handlers
 (``services.setup.bootstrap`` imports every domain module at start). The handlers are run by the
 DAM's outbox (:mod:`services.dam.outbox`), possibly more than once for one DAM: each must be
 idempotent.
