@@ -9,7 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from services.dam import dams, lists, outbox, payments
+from rules.dam.bank_return import ReturnPayment, build_return_file
+from services.dam import bank_import, bank_report, dams, lists, outbox, payments
 from services.setup import bootstrap
 from services.shared import events
 from services.shared.errors import PermissionDenied
@@ -65,6 +66,23 @@ def test_a_failing_handler_leaves_the_dam_paid_with_its_update_pending_and_start
     assert handler.done == [dam["number"]]
     assert "handlers_pending" not in after and after["handlers_done_at"] is not None
     assert outbox.resume_pending(db) == 0 and handler.done == [dam["number"]]
+
+
+def test_importing_the_return_file_again_completes_a_pending_follow_up(db, today, monkeypatch):
+    """Issue 19, defect 6: the second import of the same file was answered from its first report and the
+    record stayed waiting until the panel restarted; importing again is a retry, as the DAM page's is."""
+    handler = FlakyHandler(failures=2)  # fails on the payment and on the import's own retry at its end
+    monkeypatch.setitem(events._PAID_HANDLERS, "test_records", [handler])
+    dam = issue(db, pays=PAYS)
+    today.set(MONDAY)
+    content = build_return_file([ReturnPayment(dam["barcode"], MONDAY, dam["amount"])], generated_on=MONDAY,
+                                file_sequence=1).encode("latin-1")
+    first = bank_import.import_return_file(db, SECRETARIA_MP, "matupa", content)
+    assert [line.outcome for line in first.lines] == [bank_report.PAID]
+    assert handler.done == [] and stored(db, dam)["handlers_pending"] is True
+    again = bank_import.import_return_file(db, SECRETARIA_MP, "matupa", content)
+    assert again.already_imported and handler.done == [dam["number"]]
+    assert "handlers_pending" not in stored(db, dam)
 
 
 def test_a_retry_of_the_payment_runs_the_pending_update_instead_of_answering_already_paid(db, today, handler):
