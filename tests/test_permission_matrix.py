@@ -84,6 +84,7 @@ REQUIRED: dict[str, str] = {
     "services.dam.payments.record_payment": "write",
     "services.dam.reissue.reissue": "write",
     "services.dam.reissue.quote_reissue": "read",
+    "services.dam.rebill.issue_open": "write",
     "services.setup.deployment.missing_values": "admin",
     "services.setup.deployment.identity": "admin",
     "services.setup.deployment.coat_of_arms": "admin",
