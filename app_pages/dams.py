@@ -10,6 +10,7 @@ from rules import fmt
 from services.dam import dams, lists, payments, printing, reissue
 from services.shared import clock, fields
 from services.shared.errors import ServiceError, ValidationFailed
+from ui import charges as ui_charges
 from ui import common
 from ui import dams as ui_dams
 from ui.entity import export_buttons
@@ -121,6 +122,8 @@ def detail(dam: dict) -> None:
         st.markdown(f"**Valor principal:** {fmt.brl(dam.get('principal', dam['amount']))} · "
                     f"**Desconto:** {fmt.brl(dam.get('discount') or 0)} · **Multa:** {fmt.brl(dam.get('fine') or 0)} · "
                     f"**Juros:** {fmt.brl(dam.get('interest') or 0)}")
+    if dam.get("charge_id"):
+        ui_charges.panel(db, actor, mun, dam["charge_id"], "dams_charge")
     if dam.get("replaces"):
         st.info(f"{dam['replaces']['via']}ª via do DAM {dam['replaces']['number']}.")
     if dam.get("replaced_by"):
@@ -269,6 +272,8 @@ def list_tab() -> None:
                    lambda: lists.export_xlsx(db, actor, mun, filters))
     st.divider()
     by_id = {d["id"]: d for d in page.rows}
+    if st.session_state.get("dams_open_next"):  # a DAM just issued from another (its charge's new DAM)
+        st.session_state["dams_open"] = st.session_state.pop("dams_open_next")
     linked = st.session_state.get("dams_open")
     if linked and linked not in by_id:  # opened from a link (audit log) or kept from another page of the list
         ok, dam = common.attempt(dams.get, db, actor, mun, linked)

@@ -205,3 +205,37 @@ def test_batch_printing_over_the_current_filter_offers_one_pdf(db):
     assert not at.exception and not at.error
     assert [b.label for b in at.get("download_button") if "lote" in b.label or "PDF com" in b.label] == \
         ["Baixar PDF com 3 DAM(s)"]
+
+
+def test_a_short_payment_shows_the_open_difference_and_issues_its_dam(db):
+    """Issue 19: R$ 75,00 paid on a R$ 80,00 DAM leaves the charge "Pago a menor" with R$ 5,00 open, and the
+    screen offers the DAM of the difference, which joins the same charge."""
+    from services.dam import charges, payments
+
+    dam = stored_dam(db)
+    payments.record_payment(db, SECRETARIA_MP, "matupa", dam["id"], clock.today(), Decimal("75.00"), "PIX")
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    assert not at.exception
+    assert any("Pago a menor" in m.value and "em aberto R$ 5,00" in m.value for m in at.markdown)
+    button(at, "Emitir DAM da diferença").click().run()
+    assert not at.exception and not at.error
+    charge = charges.load(db, dam["charge_id"])
+    new = dams.get(db, SECRETARIA_MP, "matupa", charge["live_dam"]["id"])
+    assert (new["amount"], new["charge_id"], new["pays"]) == (Decimal("5.00"), dam["charge_id"], dam["pays"])
+    assert any(f"DAM {new['number']} emitido: R$ 5,00" in s.value for s in at.success)
+
+
+def test_a_cancelled_dam_reopens_its_charge_for_a_new_dam(db):
+    """Issue 19, defect 3: after the treasury cancels a DAM, its charge is still owed and gets a new DAM."""
+    from services.dam import charges
+
+    dam = stored_dam(db)
+    dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "Endereço errado")
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    button(at, "Emitir novo DAM do débito").click().run()
+    assert not at.exception and not at.error
+    charge = charges.load(db, dam["charge_id"])
+    assert [d["number"] for d in charge["dams"]][0] == dam["number"] and len(charge["dams"]) == 2
+    assert (charge["status"], charge["live_dam"]["number"]) == ("aberto", charge["dams"][1]["number"])

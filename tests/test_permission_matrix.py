@@ -85,6 +85,7 @@ REQUIRED: dict[str, str] = {
     "services.dam.reissue.reissue": "write",
     "services.dam.reissue.quote_reissue": "read",
     "services.dam.rebill.issue_open": "write",
+    "services.dam.charges.get": "read",
     "services.setup.deployment.missing_values": "admin",
     "services.setup.deployment.identity": "admin",
     "services.setup.deployment.coat_of_arms": "admin",

@@ -26,6 +26,7 @@ from pymongo.database import Database
 
 from rules.dam import charges as rules
 from services.shared import clock
+from services.shared.auth import Actor, authorize
 from services.shared.errors import NotFound, ServiceError
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
 
@@ -86,6 +87,12 @@ def load(db: Database, charge_id: Any, municipality: str | None = None) -> dict:
     if doc is None or (municipality is not None and doc.get("municipality") != municipality):
         raise NotFound("Débito não encontrado.")
     return plain(doc)
+
+
+def get(db: Database, actor: Actor, municipality: str, charge_id: str) -> dict:
+    """One charge of the municipality, as plain values (the DAM page and the Débitos page show it)."""
+    authorize(actor, "read", municipality)
+    return load(db, charge_id, municipality)
 
 
 def of_owner(db: Database, municipality: str, collection: str, owner_id: str) -> list[dict]:
