@@ -1,4 +1,4 @@
-"""The dataset's DAMs, in stored form: issued, paid, cancelled and overdue.
+"""The dataset's DAMs and their charges (débitos), in stored form: issued, paid, cancelled and overdue.
 
 :class:`DamRecords` builds a DAM as ``services.dam.dams.issue`` writes it, with the printed due date,
 barcode and PIX computed by the rules (a due date's result once per date), then what
@@ -17,7 +17,8 @@ from bench.dataset_records import Records, creation_changes, instant
 from rules import fmt
 from rules.dam.dates import due_date, due_date_finding
 from seed import demo as demo_seed
-from services.dam import dams, payments
+from rules.dam import charges as charge_rules
+from services.dam import charges, dams, payments
 from services.shared.auth import Actor
 from services.store import encode
 
@@ -68,6 +69,8 @@ class DamRecords(Records):
             "instructions": dams._instructions("", moved, (pays or {}).get("label", ""), pix is not None),
             "pays": pays, "status": dams.ISSUED,
         }
+        charge_id = self.sink.new_id()
+        issued.update(charge_id=str(charge_id), charge_role="original")
         doc = {
             "_id": self.sink.new_id(), **issued,
             "history": [{"at": now, "status": dams.ISSUED, "by": actor.username,
@@ -88,7 +91,8 @@ class DamRecords(Records):
                       "status": {"before": dams.ISSUED, "after": dams.CANCELLED}},
                      f"DAM {number} cancelado: {reason}", moment, stored=doc)
         self.out.add(dams.COLLECTION, doc)
-        return {"_id": doc["_id"], "number": number, "due_on": due_on}
+        self.out.add(charges.COLLECTION, charge_doc(charge_id, doc, amount, issued_on, due_on, now))
+        return {"_id": doc["_id"], "number": number, "due_on": due_on, "charge_id": str(charge_id)}
 
     def due_date(self, due: date) -> tuple[date, str, str | None]:
         """The printed due date, its note and the reason it moved (None when it did not), once per date."""
@@ -146,3 +150,32 @@ class DamRecords(Records):
                      description.replace(" (demonstração)", ""), basis, amount, due, None, paid_on=paid_on,
                      cancelled=paid_on is None and fate > 0.93)
         self.out.progress(f"{mun}: DAMs")
+
+
+def charge_doc(charge_id: Any, dam: dict, amount: Decimal, issued_on: date, due_on: date, now: Any) -> dict:
+    """The charge of one generated DAM as ``services.dam.charges`` leaves it: opened with the DAM,
+    the DAM attached as the live one, then its payment counted, or the DAM cancelled (charge reopened)."""
+    payment = dam.get("payment")
+    paid = payment["amount"].to_decimal() if payment else Decimal("0")
+    state = charge_rules.standing(amount, Decimal("0"), paid)
+    live = {"id": str(dam["_id"]), "number": dam["number"]} if dam["status"] == dams.ISSUED else None
+    return {
+        "_id": charge_id, "municipality": dam["municipality"], "owner": dam["pays"],
+        "taxpayer": {"name": dam["taxpayer_name"], "document": dam["taxpayer_document"],
+                     "address": dam["taxpayer_address"]},
+        "revenue_kind": dam["revenue_kind"], "revenue_code": dam["revenue_code"], "description": dam["description"],
+        "legal_basis": dam["legal_basis"], "reference": dam["reference"], "principal": _money(amount),
+        "discount": _money(Decimal("0")), "issued_on": issued_on.isoformat(), "due_on": due_on.isoformat(),
+        "late": _money(Decimal("0")), "paid": _money(paid), "open": _money(state.open), "credit": _money(state.credit),
+        "status": state.status,
+        "paid_on": payment["paid_on"] if payment and state.status == charge_rules.PAID else None,
+        "live_dam": live,
+        "dams": [{"id": str(dam["_id"]), "number": dam["number"], "via": 1, "amount": _money(amount),
+                  "fine": _money(Decimal("0")), "interest": _money(Decimal("0")), "due_on": due_on.isoformat(),
+                  "issued_on": issued_on.isoformat(), "kind": "original"}],
+        "payments": [{"dam_id": str(dam["_id"]), "dam_number": dam["number"], "amount": payment["amount"],
+                      "paid_on": payment["paid_on"], "late": _money(Decimal("0")), "origin": "manual",
+                      "recorded_at": payment["recorded_at"]}] if payment else [],
+        "inscription": None, "version": 3 if payment or dam["status"] == dams.CANCELLED else 2, "created_at": now, "created_by": dam["created_by"],
+        "updated_at": dam.get("updated_at", now),
+    }

@@ -6,6 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from bson import ObjectId
 
 from bench import dataset, dataset_plan, run, run_writes
 from seed import ridehailing as ride_seed
@@ -88,6 +89,11 @@ def test_documents_have_the_shape_the_services_write(db, tmp_path):
     assert set(active["fee_dam"]["received"][0]) == set(real_auth["fee_dam"]["received"][0])
     paid = generated["dams"].find_one({"status": dams.PAID})
     assert keys(paid) == keys(real_dam)
+    real_charge = db["charges"].find_one({})
+    charge = generated["charges"].find_one({"_id": ObjectId(paid["charge_id"])})
+    assert keys(charge) == keys(real_charge) and charge["status"] == real_charge["status"] == "pago"
+    assert set(charge["payments"][0]) == set(real_charge["payments"][0])
+    assert set(charge["dams"][0]) == set(real_charge["dams"][0])
     assert set(paid["payment"]) == set(real_dam["payment"])
     assert set(paid["history"][-1]) == set(real_dam["history"][-1])
     entry = generated["audit"].find_one({"collection": "authorizations", "action": "inspection_passed"})
