@@ -232,7 +232,7 @@ def test_amounts_that_do_not_add_up_stop_the_start_and_link_nothing(db, monkeypa
 
 
 def test_a_chain_partly_moved_already_is_left_out_and_refused(db):
-    first, second = chain(db, paid_second=None)
+    first, _second = chain(db, paid_second=None)
     db["dams"].update_one({"_id": first["_id"]}, {"$set": {"charge_id": str(ObjectId())}})
     with pytest.raises(MigrationMismatch, match="já tem débito"):
         charge_migration.migrate(db)

@@ -109,7 +109,9 @@ def test_a_charge_paid_or_no_longer_past_the_term_is_left_out_with_the_reason(db
     result = active_debt.mark_inscribed(db, SECRETARIA_MP, "matupa", [*listed, recent, str(ObjectId())], "Livro 1")
     assert result.inscribed == ()
     assert [reason for _id, reason in result.skipped] == [
-        "está pago", "vencido há 5 dia(s), prazo de 30", "débito não encontrado"]
+        "Maria da Silva Souza, vencimento 20/06/2025: está pago",
+        f"Maria da Silva Souza, vencimento {TODAY - timedelta(days=5):%d/%m/%Y}: vencido há 5 dia(s), prazo de 30",
+        "débito não encontrado"]
 
 
 def test_a_charge_changed_while_the_batch_is_written_undoes_the_whole_batch(db, today, monkeypatch):

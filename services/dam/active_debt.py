@@ -61,7 +61,8 @@ class Candidates:
 
 @dataclass(frozen=True)
 class InscriptionResult:
-    """What marking a batch did: the charges inscribed and those left out, each with the reason."""
+    """What marking a batch did: the charges inscribed and those left out, each with who, its due date
+    and the reason (pt-BR)."""
 
     inscribed: tuple[str, ...]
     skipped: tuple[tuple[str, str], ...]
@@ -182,7 +183,9 @@ def mark_inscribed(db: Database, actor: Actor, municipality: str, charge_ids: li
                 skipped.append((charge_id, "débito não encontrado"))
                 continue
             if not rules.inscribable(charge["status"], charge["due_on"], today, days):
-                skipped.append((charge_id, _why_not(charge, today, days)))
+                who = (charge.get("taxpayer") or {}).get("name", "")
+                why = _why_not(charge, today, days)
+                skipped.append((charge_id, f"{who}, vencimento {fmt.day(charge['due_on'])}: {why}"))
                 continue
             inscription = {"on": today, "by": actor.username, "by_name": actor.name, "book": book,
                            "term_days": days, "legal_basis": rules.LEGAL_BASIS_ACTIVE_DEBT}
