@@ -62,10 +62,11 @@ def totals(filters: debts.DebtQuery) -> None:
     st.subheader("Totais por faixa e receita")
     cols = st.columns(len(charge_rules.BUCKETS))
     for col, (key, cell) in zip(cols, aging.by_bucket().items()):
-        col.metric(charge_rules.BUCKET_LABELS[key], fmt.brl(cell.amount), f"{cell.count} débito(s)", delta_color="off")
+        col.metric(charge_rules.BUCKET_LABELS[key], fmt.brl(cell.amount), f"{cell.count} débito(s)", delta_color="off",
+                   delta_arrow="off")
     rows = aging.rows()
     common.table(money_rows(rows), empty="Nenhum débito em aberto neste filtro.", key="debts_totals")
-    places = st.columns([2, 2, 6])
+    places = st.columns([3, 3, 4])
     export_buttons(places[0], places[1], "Débitos por faixa", mun, "debts_totals",
                    lambda: debts.aging_csv(db, actor, mun, filters), lambda: debts.aging_xlsx(db, actor, mun, filters))
 
@@ -211,7 +212,7 @@ def active_view() -> None:
                 "Marque-os como inscritos e a relação seguinte aparece.")
     if not rows:
         return
-    places = st.columns([2, 2, 6])
+    places = st.columns([3, 3, 4])
     export_buttons(places[0], places[1], "Dívida ativa", mun, "debts_active",
                    lambda: active_debt.export_csv(db, actor, mun), lambda: active_debt.export_xlsx(db, actor, mun))
     mark_form(found)
