@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.shared import exports
+from rules.dam.charges import BUCKET_LABELS
+from services.shared import exports, privacy
 from services.summary import report_tables, summary, text
 from services.summary.figures import Summary
 from ui import charts, common
@@ -106,6 +107,22 @@ differences = data.revenue.differences
 table("Valor emitido × valor pago", "differences")
 st.markdown(text.difference_text(differences))
 
+if data.debts is not None:
+    owed = data.debts
+    st.header("Débitos a receber")
+    st.caption(f"Posição em {owed.on:%d/%m/%Y}: débitos em aberto, pagos a menor ou inscritos em dívida ativa, "
+               "pelo tempo desde o vencimento.")
+    columns = st.columns(len(owed.aging))
+    for column, (key, (count, amount)) in zip(columns, owed.aging.items()):
+        column.metric(BUCKET_LABELS[key], fmt.brl(amount), f"{privacy.cell(count)} débito(s)", delta_color="off",
+                      delta_arrow="off")
+    share, before = owed.paid_share, owed.previous_paid_share
+    change = None if share is None or before is None else f"{share - before:+.1f} p.p.".replace(".", ",", 1)
+    st.metric("Parcela paga do valor lançado no período", text.share_text(share), change,
+              help="Pago ÷ (principal + multa e juros dos DAMs pagos) dos débitos lançados no período, "
+                   "cancelados fora; excesso a restituir não conta.")
+    table("Débitos por tempo de atraso", "aging")
+    table("Débitos lançados × pagos", "charged")
 if data.ride_hailing is not None:
     st.header("Transporte por aplicativo")
     table("Indicadores do transporte", "ride")

@@ -33,6 +33,7 @@ PAGES = (
     PageDef("app_pages/summary.py", "Resumo", ":material/insights:", "Painel", "summary"),
     PageDef("app_pages/taxpayers.py", "Contribuintes", ":material/badge:", "Cadastros", "write"),
     PageDef("app_pages/dams.py", "DAM", ":material/receipt_long:", "Arrecadação", "write"),
+    PageDef("app_pages/debts.py", "Débitos", ":material/account_balance_wallet:", "Arrecadação", "write"),
     PageDef("app_pages/platforms.py", "Plataformas", ":material/apps:", RIDE, "write", "transporte"),
     PageDef("app_pages/drivers.py", "Condutores", ":material/person:", RIDE, "write", "transporte"),
     PageDef("app_pages/vehicles.py", "Veículos", ":material/directions_car:", RIDE, "write", "transporte"),
@@ -127,14 +128,14 @@ def build(actor: Actor, modules: tuple[str, ...], requested: str = "") -> dict[s
 
 
 # The page where each collection's records are opened (the audit log links there with ``?id=``).
-RECORD_PAGES = {"taxpayers": "app_pages/taxpayers.py", "dams": "app_pages/dams.py",
+RECORD_PAGES = {"taxpayers": "app_pages/taxpayers.py", "dams": "app_pages/dams.py", "charges": "app_pages/debts.py",
                 "platforms": "app_pages/platforms.py", "drivers": "app_pages/drivers.py",
                 "vehicles": "app_pages/vehicles.py", "authorizations": "app_pages/authorizations.py",
                 "users": "app_pages/users.py", "parameters": "app_pages/parameters.py"}
 
 
 # The session key each record page reads to open one record (its picker or "go to" key).
-OPEN_KEYS = {"taxpayers": "taxpayers_open", "dams": "dams_open", "platforms": "plat_open",
+OPEN_KEYS = {"taxpayers": "taxpayers_open", "dams": "dams_open", "charges": "debts_open", "platforms": "plat_open",
              "drivers": "drivers_open", "vehicles": "vehicles_open", "authorizations": "auth_goto",
              "users": "users_edit_target", "parameters": "params_name"}
 # Pages that pick a record by its key (the username, the parameter's name), not by its id.

@@ -9,7 +9,7 @@ from services import store
 # Importing a domain module registers its DAM-paid handlers (services.shared.events), and importing
 # services.shared.specs registers the entity specs: each handler must be known before the pending ones
 # are resumed (a paid DAM whose collection has none stays pending).
-from services.dam import outbox
+from services.dam import charge_migration, outbox
 from services.machinery import payment  # noqa: F401  (the booking payments' handler)
 from services.ridehailing import (  # noqa: F401
     authorization_records,
@@ -59,6 +59,7 @@ def prepare(db: Database) -> None:
     platform_lists.prepare(db)  # lists and drafts of the platforms
     trip_data.prepare(db)  # data requests, trip imports and trips
     issqn.prepare(db)  # ISSQN of each vehicle and month
+    charge_migration.migrate(db)  # DAMs written before the charges get theirs (refuses if the amounts differ)
     outbox.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
 
 

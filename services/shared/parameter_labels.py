@@ -1,6 +1,7 @@
 """pt-BR labels of the dated parameters, for the TI screen (the identifier stays in English)."""
 
 LABELS = {
+    "active_debt_days": "Prazo para inscrição em dívida ativa após o vencimento (dias)",
     "advance_share_machine_hours": "Parcela antecipada das horas-máquina (fração)",
     "authorization_fee": "Taxa de autorização e renovação do transporte por aplicativo (R$)",
     "balance_due_days": "Prazo do saldo após a conclusão (dias)",

@@ -26,13 +26,18 @@ What each figure means (the same words the page shows):
   in it; machine hours (hour meter) of executions ended in it; days booked over business days per
   machine; discounts of the quotes made in it; balances due before the last day and unpaid by it;
   credits of completed requests not yet returned on the last day.
+- Débitos (the charges of ``services.dam.charges``): what is still owed today (em aberto, pago a
+  menor, inscrito em dívida ativa) by how long it is overdue (a vencer, 1–30, 31–90, 91–365, more than
+  365 days); and of the charges issued in the period (cancelled ones left out), the value charged
+  (principal and the multa and juros of the DAMs paid), what was paid of it (an excess owed back to
+  the taxpayer is not counted) and the share paid.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from services.summary.periods import Period
@@ -176,6 +181,44 @@ class BookingsFigures:
 
 
 @dataclass(frozen=True)
+class DebtsFigures:
+    """The charges still owed on ``on`` per aging bucket (count, amount open), and the value charged
+    by the charges issued in the period and in the previous one, with what was paid of it."""
+
+    on: date
+    aging: dict[str, tuple[int, Decimal]] = field(default_factory=dict)
+    issued_count: int = 0
+    issued: Decimal = ZERO
+    paid: Decimal = ZERO
+    previous_count: int = 0
+    previous_issued: Decimal = ZERO
+    previous_paid: Decimal = ZERO
+
+    @staticmethod
+    def share(paid: Decimal, issued: Decimal) -> Decimal | None:
+        """Paid over charged, in percent with one decimal (None when nothing was charged)."""
+        if not issued:
+            return None
+        return (paid * 100 / issued).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+
+    @property
+    def paid_share(self) -> Decimal | None:
+        return self.share(self.paid, self.issued)
+
+    @property
+    def previous_paid_share(self) -> Decimal | None:
+        return self.share(self.previous_paid, self.previous_issued)
+
+    @property
+    def owed(self) -> Decimal:
+        return sum((amount for _count, amount in self.aging.values()), ZERO)
+
+    @property
+    def overdue(self) -> Decimal:
+        return sum((amount for key, (_count, amount) in self.aging.items() if key != "a_vencer"), ZERO)
+
+
+@dataclass(frozen=True)
 class Summary:
     municipality: str
     municipality_name: str
@@ -188,6 +231,7 @@ class Summary:
     ride_hailing: RideHailingFigures | None
     fines: FinesFigures | None
     bookings: BookingsFigures | None
+    debts: DebtsFigures | None = None
 
     def kpi(self, key: str) -> Kpi:
         return next(k for k in self.kpis if k.key == key)

@@ -125,6 +125,9 @@ def render_management_report(figures: Summary, secretariat: str, address: str, h
     fonts.use(8.5)
     pdf.set_xy(LEFT, y + 8)
     pdf.multi_cell(WIDTH, 4.5, fonts.text(text.difference_text(figures.revenue.differences)), align="L")
+    if figures.debts is not None:
+        pdf.set_x(LEFT)
+        pdf.multi_cell(WIDTH, 4.5, fonts.text(text.debts_text(figures.debts)), align="L")
     pdf.set_draw_color(*BLUE)
     footer(pdf, fonts, f"Números agregados, sem dados pessoais (LGPD). Gerado em "
                        f"{fmt.moment(clock.to_local(clock.now_utc()))} pelo Painel Municipal.")

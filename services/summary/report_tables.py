@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules import fmt
+from rules.dam.charges import BUCKET_LABELS
 from services.shared.privacy import cell
 from services.summary import periods, text
 from services.summary.figures import EXPIRING_DAYS, ZERO, Summary
@@ -47,6 +48,18 @@ def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
         {"Item": "Valor recebido", "DAM (qtd.)": cell(d.paid_count), "Valor (R$)": d.received},
         {"Item": "dos quais pagos após o vencimento", "DAM (qtd.)": cell(d.late_count), "Valor (R$)": d.late},
     ]
+    owed = figures.debts
+    if owed is not None:
+        out["Débitos por tempo de atraso"] = [
+            {"Vencido há": BUCKET_LABELS[key], "Débitos (qtd.)": cell(count), "Em aberto (R$)": amount}
+            for key, (count, amount) in owed.aging.items()] + [
+            {"Vencido há": "Total", "Débitos (qtd.)": cell(sum(c for c, _a in owed.aging.values())),
+             "Em aberto (R$)": owed.owed}]
+        out["Débitos lançados × pagos"] = [
+            {"Período": "Período", "Débitos lançados (qtd.)": cell(owed.issued_count), "Valor lançado (R$)": owed.issued,
+             "Pago (R$)": owed.paid, "Parcela paga": text.share_text(owed.paid_share)},
+            {"Período": "Período anterior", "Débitos lançados (qtd.)": cell(owed.previous_count), "Valor lançado (R$)": owed.previous_issued,
+             "Pago (R$)": owed.previous_paid, "Parcela paga": text.share_text(owed.previous_paid_share)}]
     ride = figures.ride_hailing
     if ride is not None:
         average = ride.average_days_to_authorization

@@ -2,8 +2,8 @@
 the page caches them under, and the Relatório gerencial PDF.
 
 Each collection is read once with a projection of the fields the figures need (no query per
-record): the DAMs in ``revenue``, the authorizations and platforms in ``ride_hailing``, the autos in
-``fines``, the bookings in ``machinery``. What each figure means is written in
+record): the DAMs in ``revenue``, the charges in ``debts``, the authorizations and platforms in
+``ride_hailing``, the autos in ``fines``, the bookings in ``machinery``. What each figure means is written in
 ``services.summary.figures``; only aggregates leave this package.
 """
 from __future__ import annotations
@@ -12,10 +12,10 @@ from datetime import date
 
 from pymongo.database import Database
 
-from services.shared import municipalities
+from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.store import decode
-from services.summary import fines, machinery, revenue, ride_hailing
+from services.summary import debts, fines, machinery, revenue, ride_hailing
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -43,12 +43,13 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     if "maquinas" in mun.modules:
         bookings = machinery.of_period(db, municipality, period)
         bookings_before = machinery.of_period(db, municipality, previous)
+    owed = debts.of_periods(debts.charge_docs(db, municipality, previous.start), period, previous, clock.today())
     return Summary(
         municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
         year_before=year_before,
         kpis=_kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before),
         revenue=revenue_now, revenue_year_before=revenue.in_period(dam_docs, year_before),
-        ride_hailing=ride, fines=fines_now, bookings=bookings,
+        ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed,
     )
 
 

@@ -7,7 +7,7 @@ from datetime import date
 from decimal import Decimal
 
 from rules import fmt
-from services.summary.figures import Kpi, PaymentDifferences
+from services.summary.figures import DebtsFigures, Kpi, PaymentDifferences
 
 MONTHS = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
 
@@ -55,3 +55,17 @@ def difference_text(d: PaymentDifferences) -> str:
     if d.late_count:
         text += f" Pagos após o vencimento: {fmt.brl(d.late)}."
     return text
+
+
+def share_text(share: Decimal | None) -> str:
+    """A share in percent as the panel writes it ("87,5%"; "—" when nothing was charged)."""
+    return "—" if share is None else f"{fmt.number(share, 1)}%"
+
+
+def debts_text(d: DebtsFigures) -> str:
+    """What is still owed and the share paid of what was charged, in one pt-BR sentence."""
+    text = (f"Débitos a receber em {fmt.day(d.on)}: {fmt.brl(d.owed)}, dos quais {fmt.brl(d.overdue)} vencidos. ")
+    if d.issued:
+        return text + (f"Dos {fmt.brl(d.issued)} lançados no período, {fmt.brl(d.paid)} foram pagos "
+                       f"({share_text(d.paid_share)}).")
+    return text + "Nenhum débito lançado no período."
