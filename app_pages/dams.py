@@ -240,6 +240,10 @@ def reissue_form(dam: dict) -> None:
 def cancel_form(dam: dict) -> None:
     with st.expander("Cancelar DAM", expanded=st.session_state.get("dams_cancel_confirm") == dam["id"]):
         reason = st.text_area("Motivo do cancelamento *", key="dams_cancel_reason")
+        withdraw = st.checkbox(
+            "O valor não é devido: cancelar também o débito", value=not dam.get("pays"), key="dams_cancel_withdraw",
+            help="Desmarcado, o débito continua devido e aguarda um novo DAM (o registro vinculado mantém seu lugar). "
+                 "Marque quando o DAM foi emitido por engano ou em duplicidade.")
         if st.session_state.get("dams_cancel_confirm") != dam["id"]:
             if st.button("Cancelar DAM", key="dams_cancel", icon=":material/block:"):
                 st.session_state["dams_cancel_confirm"] = dam["id"]
@@ -251,7 +255,7 @@ def cancel_form(dam: dict) -> None:
             st.session_state.pop("dams_cancel_confirm", None)
             st.rerun()
         if yes.button("Sim, cancelar", type="primary", key="dams_cancel_yes"):
-            ok, done = common.attempt(dams.cancel, db, actor, mun, dam["id"], reason)
+            ok, done = common.attempt(dams.cancel, db, actor, mun, dam["id"], reason, withdraw)
             if ok:
                 st.session_state.pop("dams_cancel_confirm", None)
                 st.session_state["dams_flash"] = ("success", [f"DAM {done['number']} cancelado."])

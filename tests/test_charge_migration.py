@@ -117,13 +117,18 @@ def test_an_old_short_payment_leaves_the_difference_open_for_a_new_dam(db):
     assert rebill.issuable(charge)
 
 
-def test_a_cancelled_dam_leaves_its_charge_owed_and_a_payment_after_cancelling_counts(db):
-    cancelled = old_dam(db, status="cancelado")
+def test_a_cancelled_dam_leaves_its_records_charge_owed_and_a_payment_after_cancelling_counts(db):
+    booking = {"collection": "booking_requests", "id": str(ObjectId()), "label": "Pedido de serviço 0001/2026"}
+    cancelled = old_dam(db, status="cancelado", pays=booking)
+    by_hand = old_dam(db, amount="90.00", status="cancelado")
     paid_at_bank = old_dam(db, amount="80.00", status="cancelado", paid="80.00", paid_on=date(2026, 1, 19))
     charge_migration.migrate(db)
     reopened, settled = stored_charge(db, cancelled), stored_charge(db, paid_at_bank)
     assert reopened["status"] == charge_rules.OPEN and reopened["live_dam"] is None and rebill.issuable(reopened)
     assert settled["status"] == charge_rules.PAID and settled["paid"] == D("80.00")
+    # a DAM typed by hand and cancelled was voided (the only way before charges): its charge is withdrawn
+    withdrawn = stored_charge(db, by_hand)
+    assert (withdrawn["status"], withdrawn["open"]) == (charge_rules.CANCELLED, D("0"))
 
 
 def test_a_fee_complement_joins_the_charge_of_the_dam_paid_short(db):

@@ -85,7 +85,7 @@ def test_owed_charges_are_listed_oldest_first_and_paid_ones_are_not(db, today):
 
 def test_a_cancelled_dam_leaves_its_charge_listed_and_a_new_dam_can_be_issued(db, today):
     dam = issue(db, date(2026, 1, 5), date(2026, 1, 20), today=today)
-    dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "Endereço errado")
+    dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "Endereço errado", withdraw=False)
     row = debts.list_page(db, SECRETARIA_MP, "matupa", DebtQuery()).rows[0]
     assert row["live_dam"] is None and rebill.issuable(row)
     new = rebill.issue_open(db, SECRETARIA_MP, "matupa", row["id"], TODAY + timedelta(days=10))

@@ -55,7 +55,7 @@ def test_the_totals_and_the_list_by_vencido_ha(db, today):
 
 def test_a_charge_whose_dam_was_cancelled_gets_a_dam_for_what_it_owes(db, today):
     dam = issue(db, date(2026, 1, 5), date(2026, 1, 20), today=today)
-    dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "Endereço errado")
+    dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "Endereço errado", withdraw=False)
     at = screen()
     at.selectbox(key="debts_open").select(dam["charge_id"]).run()
     assert not at.exception

@@ -231,7 +231,7 @@ def test_a_cancelled_dam_reopens_its_charge_for_a_new_dam(db):
     from services.dam import charges
 
     dam = stored_dam(db)
-    dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "Endereço errado")
+    dams.cancel(db, SECRETARIA_MP, "matupa", dam["id"], "Endereço errado", withdraw=False)
     at = screen()
     at.selectbox(key="dams_open").select(dam["id"]).run()
     button(at, "Emitir novo DAM do débito").click().run()
@@ -239,3 +239,20 @@ def test_a_cancelled_dam_reopens_its_charge_for_a_new_dam(db):
     charge = charges.load(db, dam["charge_id"])
     assert [d["number"] for d in charge["dams"]][0] == dam["number"] and len(charge["dams"]) == 2
     assert (charge["status"], charge["live_dam"]["number"]) == ("aberto", charge["dams"][1]["number"])
+
+
+def test_cancelling_a_dam_typed_by_hand_withdraws_its_charge_unless_the_clerk_keeps_it_owed(db):
+    """Issue 19: a DAM issued by mistake is not a debt — its charge is cancelled with it by default; a DAM
+    of a record leaves the record's charge owed for a new DAM (the checkbox says which)."""
+    from services.dam import charges
+
+    dam = stored_dam(db)
+    at = screen()
+    at.selectbox(key="dams_open").select(dam["id"]).run()
+    at.text_area(key="dams_cancel_reason").input("Emitido em duplicidade")
+    button(at, "Cancelar DAM").click().run()
+    assert at.checkbox(key="dams_cancel_withdraw").value is True
+    button(at, "Sim, cancelar").click().run()
+    assert not at.exception and any(f"DAM {dam['number']} cancelado." in s.value for s in at.success)
+    charge = charges.load(db, dam["charge_id"])
+    assert (charge["status"], charge["open"], charge["live_dam"]) == ("cancelado", Decimal("0"), None)

@@ -58,9 +58,9 @@ def standing(principal: Decimal, late: Decimal, paid: Decimal, *, inscribed: boo
     balance = owed - paid
     open_ = max(balance, ZERO)
     credit = max(-balance, ZERO)
-    if cancelled:
-        status = CANCELLED
-    elif open_ == ZERO:
+    if cancelled:  # withdrawn: nothing is owed, and anything paid is owed back
+        return Standing(CANCELLED, ZERO, paid, ZERO, paid)
+    if open_ == ZERO:
         status = PAID
     elif inscribed:
         status = INSCRIBED

@@ -221,11 +221,17 @@ def charge_of(group: list[dict], known: dict[tuple[str, str], dict], by: str) ->
     late = paid = ZERO
     paid_on = None
     for payment in payments:  # as services.dam.charges.record_payment counts them, one by one
+        if rules.standing(principal, late, paid).status not in rules.OWING:
+            payment["late"] = ZERO  # paid already: a later payment is all credit (charges.late_of)
         late, paid = late + payment["late"], paid + payment["amount"]
         if paid_on is None and rules.standing(principal, late, paid).status == rules.PAID:
             paid_on = payment["paid_on"]
-    state = rules.standing(principal, late, paid)
     live = next((d for d in reversed(group) if d["status"] == dams.ISSUED), None)
+    # A DAM typed by hand and cancelled, never paid: before charges, cancelling was the only way to void
+    # a wrong or duplicate DAM, so its charge is withdrawn, not owed (docs/LEITURAS.md, seção 12). A
+    # cancelled DAM of a record (a fee, a fine, a booking) leaves the record's charge owed.
+    withdrawn = not opener.get("pays") and not payments and live is None
+    state = rules.standing(principal, late, paid, cancelled=withdrawn)
     return {
         "municipality": opener["municipality"], "owner": opener.get("pays"),
         "taxpayer": {"name": opener.get("taxpayer_name", ""), "document": opener.get("taxpayer_document", ""),

@@ -167,6 +167,19 @@ def late_of(charge: dict, dam: dict) -> Decimal:
     return (dam.get("fine") or Decimal("0")) + (dam.get("interest") or Decimal("0"))
 
 
+def withdraw(db: Database, charge_id: str | None, dam_id: str) -> None:
+    """Cancelling ``dam_id`` also withdraws its charge: the amount was not owed (a DAM issued by mistake
+    or twice). A charge that received a payment is not withdrawn (that money is refunded or kept)."""
+    if not charge_id:
+        return
+    charge = load(db, charge_id)
+    if charge["payments"]:
+        raise ServiceError("O débito deste DAM já recebeu pagamento e não pode ser cancelado; cancele só o DAM "
+                           "e trate a diferença ou a restituição.")
+    state = rules.standing(charge["principal"], charge["late"], charge["paid"], cancelled=True)
+    _write(db, charge, {"status": state.status, "open": state.open, "live_dam": None})
+
+
 def record_payment(db: Database, charge_id: str, dam: dict, payment: dict) -> dict:
     """Count ``payment`` of ``dam`` (read from the store by the caller, in its unit of work) on the
     charge: its late charges join what is owed, the standing is recomputed. A DAM's payment is

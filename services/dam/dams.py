@@ -351,8 +351,13 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
 
 # ---- cancelling ----
 
-def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: str) -> dict:
-    """Cancel an issued DAM; the reason is required. Paid DAMs are never cancelled."""
+def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: str,
+           withdraw: bool | None = None) -> dict:
+    """Cancel an issued DAM; the reason is required. Paid DAMs are never cancelled.
+
+    The DAM's charge stays owed and waits for a new DAM (the record it belongs to keeps its place),
+    unless ``withdraw``: the amount was not owed at all, and the charge is cancelled too. Not given,
+    a DAM typed by hand (no record) withdraws its charge and a record's DAM does not."""
     authorize(actor, "write", municipality)
     reason = (reason or "").strip()
     if not reason:
@@ -374,7 +379,10 @@ def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: s
         audit.record(db, actor, municipality, "cancel", COLLECTION, dam["id"],
                      {"status": dam["status"], "cancel_reason": None}, {"status": CANCELLED, "cancel_reason": reason},
                      note=f"DAM {dam['number']} cancelado: {reason}")
-        charges.dam_cancelled(db, dam.get("charge_id"), dam["id"])  # the charge waits for a new DAM
+        if withdraw if withdraw is not None else not dam.get("pays"):
+            charges.withdraw(db, dam.get("charge_id"), dam["id"])
+        else:
+            charges.dam_cancelled(db, dam.get("charge_id"), dam["id"])  # the charge waits for a new DAM
     return _load(db, municipality, dam_id)
 
 
