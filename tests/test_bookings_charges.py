@@ -28,7 +28,7 @@ from services.machinery.execution import ExecutionInput
 from services.machinery.protocol import ServiceAsked
 from services.setup import bootstrap
 from services.shared.errors import ServiceError
-from tests.test_bookings import CLERK, HOURS6, LOADS5, MONDAY, NL, BPC, form, nl, upfront  # noqa: F401
+from tests.test_bookings import BPC, CLERK, HOURS6, LOADS5, MONDAY, NL, form, nl, upfront  # noqa: F401
 
 D = Decimal
 DUE = date(2026, 4, 13)  # MONDAY + 5 days = Saturday 11/04 → Monday 13/04
@@ -66,7 +66,10 @@ def pdf_text(data: bytes) -> str:
     return " ".join(" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(data)).pages)
 
 
-def completed(db, nl, today, quoted=HOURS6, worked=D(7)):
+SEVEN = D(7)
+
+
+def completed(db, nl, today, quoted=HOURS6, worked=SEVEN):
     """A farmer's machine hours: advance paid, worked ``worked`` hours on 08/04."""
     rid, doc = request(db, nl["farmer"], quoted)
     pay(db, upfront(doc)[0]["dam_id"])
@@ -129,7 +132,7 @@ def test_defect_2_a_short_payment_keeps_the_request_waiting_until_the_difference
 
 def test_defect_3_a_cancelled_dam_gets_a_new_dam_and_the_request_keeps_its_place(db, nl, today):
     rid, doc = request(db, nl["family"], LOADS5, claims=(BPC,))
-    later, later_doc = request(db, nl["association"], LOADS5)
+    _later, later_doc = request(db, nl["association"], LOADS5)
     [full] = upfront(doc)
     dams.cancel(db, CLERK, NL, full["dam_id"], "Endereço do contribuinte errado")
     [(title, detail)] = titles(db, rid, MONDAY)
@@ -167,7 +170,7 @@ def test_defect_3_a_dam_issued_for_the_charge_elsewhere_settles_the_request_too(
 # ---- defect 4: the art. 8 §4 block reads overdue charges; a 2ª via does not lift it ----
 
 def test_defect_4_a_2a_via_does_not_lift_the_block_and_paying_it_does(db, nl, today, rates):
-    rid, doc = request(db, nl["farmer"], LOADS5)
+    _rid, doc = request(db, nl["farmer"], LOADS5)
     [full] = upfront(doc)
     today.set(LATE)
     again = form(nl["farmer"], HOURS6, requested_on=LATE)
@@ -184,7 +187,7 @@ def test_defect_4_a_2a_via_does_not_lift_the_block_and_paying_it_does(db, nl, to
 
 
 def test_defect_4_a_short_payment_keeps_the_block(db, nl, today):
-    rid, doc = request(db, nl["farmer"], LOADS5)
+    _rid, doc = request(db, nl["farmer"], LOADS5)
     pay(db, upfront(doc)[0]["dam_id"], D("700.00"))
     today.set(LATE)
     with pytest.raises(protocol.RequestsSuspended) as blocked:
@@ -223,7 +226,7 @@ def test_defect_7_the_receipt_has_no_estimate_beside_the_real_balance(db, nl, to
 
 
 def test_defect_7_each_dam_describes_only_what_it_charges(db, nl, today):
-    rid, doc = request(db, nl["farmer"], LOADS5, HOURS6)
+    _rid, doc = request(db, nl["farmer"], LOADS5, HOURS6)
     by_key = {i["key"]: dams.get(db, CLERK, NL, i["dam_id"]) for i in upfront(doc)}
     full, advance = by_key["integral"]["description"], by_key["adiantamento"]["description"]
     assert full.startswith("Pagamento integral antecipado — pedido de serviço 0001/2026")
@@ -264,3 +267,17 @@ def test_the_charge_keeps_its_due_date_and_the_handler_reads_only_the_store(db, 
     payment.dam_paid(db, full["charge_id"])  # nothing paid: nothing changes
     payment.dam_paid(db, "not-a-charge")
     assert get(db, rid)["status"] == "aguardando_pagamento"
+
+
+def test_a_request_from_before_charges_is_linked_to_its_charge_by_its_dam(db, nl, today):
+    """A record written before charges names only its DAM: once the DAM's charge exists, the handler
+    (or the move's reconcile) links the part by that DAM and settles it from the charge."""
+    rid, doc = request(db, nl["family"], LOADS5, claims=(BPC,))
+    [full] = upfront(doc)
+    db["booking_requests"].update_one({}, {"$set": {"payment.instalments.0.charge_id": None}})
+    assert payment.reconcile_all(db, NL) == 1 and upfront(get(db, rid))[0]["charge_id"] == full["charge_id"]
+    assert payment.reconcile_all(db, NL) == 0
+    db["booking_requests"].update_one({}, {"$set": {"payment.instalments.0.charge_id": None}})
+    pay(db, full["dam_id"])
+    doc = get(db, rid)
+    assert doc["status"] == "a_agendar" and upfront(doc)[0]["charge_id"] == full["charge_id"]

@@ -174,7 +174,7 @@ def _quote_table(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
              number(line.quantity), brl(line.unit_price), brl(line.amount),
              brl(line.discount) if line.discount else "—", brl(line.net)) for line in data.lines]
     _table(pdf, fonts, ("Item", "Serviço", "Unidade", "Qtd.", "Preço unit.", "Valor", "Desconto", "Líquido"),
-           rows, (10, 52, 30, 12, 20, 20, 18, 18), right=(3, 4, 5, 6, 7))
+           rows, (10, 46, 30, 12, 20, 22, 18, 22), right=(3, 4, 5, 6, 7))
     fonts.use(9, bold=True)
     pdf.set_x(LEFT)
     pdf.cell(WIDTH, 5, fonts.text(f"Total bruto {brl(data.gross)} · descontos {brl(data.discount_total)} · "
@@ -187,10 +187,10 @@ def _quote_table(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
         _paragraph(pdf, fonts, data.km_reading, 8, grey=True)
 
 
-def _instalments(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
+def _instalments(pdf: FPDF, fonts: Fonts, data: BookingPrint, heading: str = "Pagamento (art. 8)") -> None:
     """The charges of the request: what each DAM charges, paid, open, where it stands."""
     if data.instalments:
-        _heading(pdf, fonts, "Pagamento (art. 8)")
+        _heading(pdf, fonts, heading)
         rows = [(i.label, brl(i.charged), day(i.due) if i.due else "—", i.dam_number or "—",
                  "—" if i.deferred else brl(i.paid), "—" if i.deferred else brl(i.open), i.situation)
                 for i in data.instalments]
@@ -251,9 +251,8 @@ def render_service_order(data: BookingPrint) -> bytes:
     y = title(pdf, fonts, y, "ORDEM DE SERVIÇO", f"Pedido nº {data.protocol}")
     box(pdf, fonts, LEFT, y, WIDTH, "Data agendada", day(data.schedule_day) if data.schedule_day else "a agendar")
     _identity(pdf, fonts, y + 12, data)
-    _heading(pdf, fonts, "Valor e pagamento")
+    _instalments(pdf, fonts, data, "Valor e pagamento (art. 8)")
     _paragraph(pdf, fonts, f"Valor do orçamento: {brl(data.total)}", 9)
-    _instalments(pdf, fonts, data)
     if data.clearance:
         _paragraph(pdf, fonts, data.clearance, 9)
     _heading(pdf, fonts, "Equipe e equipamentos")

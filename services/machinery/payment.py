@@ -222,6 +222,23 @@ def dam_paid(db: Database, charge_id: str) -> None:
                                  note=f"Débito {charge['description'][:80]}: {charge_rules.STATUSES[charge['status']]}")
 
 
+def reconcile_all(db: Database, municipality: str) -> int:
+    """Bring every request with a payment plan in line with its stored charges — after the charges of
+    DAMs issued before them were created (the move to charges): each part is linked to the charge
+    holding its DAM, and marked paid when that charge is paid in full. Idempotent; returns how many
+    requests changed."""
+    changed = 0
+    for raw in db[REQUESTS].find({"municipality": municipality, "payment": {"$ne": None}}, {"_id": 1}):
+        request_id = str(raw["_id"])
+        stored = {c["id"]: c for c in charges.of_owner(db, municipality, REQUESTS, request_id)}
+        if stored and _reconcile(booking_requests._load(db, municipality, request_id), stored):
+            booking_requests._change(db, DAM_ACTOR, municipality, request_id, None,
+                                     lambda doc, stored=stored: _reconcile(doc, stored), "charges_linked",
+                                     note="Parcelas ligadas aos débitos")
+            changed += 1
+    return changed
+
+
 def issue_new_dam(db: Database, actor: Actor, municipality: str, request_id: str, charge_id: str,
                   due: date) -> dict:
     """A new DAM for a part of the request whose charge waits for one (its DAM was cancelled, or it

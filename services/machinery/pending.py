@@ -11,7 +11,7 @@ from datetime import date
 from pymongo.database import Database
 
 from rules.dam import charges as charge_rules
-from rules.fmt import brl
+from rules.fmt import brl, day
 from services.machinery import ledger
 from services.machinery.booking_requests import OPEN, REQUESTS
 from services.shared.auth import Actor, authorize
@@ -47,7 +47,9 @@ def _money_item(head: str, row: ledger.ChargeRow, rid: str, on: date) -> Pending
         title = "Saldo vencido" if overdue else "Saldo a pagar"
     else:
         title = "Pagamento vencido" if overdue else "Aguardando pagamento"
-    return PendingItem(row.due_on, title, f"{what}, DAM {row.dam_number}, {brl(row.open)}", rid, overdue)
+    dam = f"DAM {row.dam_number}" + (f" (vence {day(row.dam_due)})" if row.dam_due and row.dam_due != row.due_on
+                                     else "")
+    return PendingItem(row.due_on, title, f"{what}, {dam}, {brl(row.open)}", rid, overdue)
 
 
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[PendingItem]:

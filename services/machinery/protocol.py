@@ -243,7 +243,7 @@ def _overdue_instalments(db: Database, municipality: str, document: str, on: dat
     overdue = [c for c in charges.overdue_of(db, municipality, fields.digits(document), on)
                if (c.get("owner") or {}).get("collection") == REQUESTS]
     return [InstalmentStatus(f"DAM {(c.get('live_dam') or (c['dams'][-1] if c.get('dams') else {})).get('number', '')} "
-                             f"({c.get('description', '')[:60]})", c["open"], c["due_on"])
+                             f"({c.get('description', '').split(':')[0][:80]})", c["open"], c["due_on"])
             for c in sorted(overdue, key=lambda c: (c["due_on"], c["id"]))]
 
 
