@@ -1,5 +1,6 @@
 """Requests for municipal machines and vehicles (Decreto 017/2026): the protocol form of art. 2 §4,
-eligibility with articles, quote line by line, payment plan and DAMs, refusal; the record guides to the next step."""
+eligibility with articles, quote line by line, payment plan and DAMs (from their charges, with a new DAM where
+a charge waits for one), refusal; the record guides to the next step."""
 from datetime import date
 from decimal import Decimal
 
@@ -228,26 +229,6 @@ def quote_view(doc: dict) -> None:
         findings([finding])
 
 
-def payment_view(doc: dict) -> None:
-    payment = doc.get("payment")
-    if not payment:
-        return
-    st.markdown("**Pagamento (art. 8)**")
-    rows = [{"Parcela": i["label"], "Valor": fmt.brl(i["amount"]),
-             "Vencimento": "diferido (art. 8, §3)" if i.get("deferred") and not i.get("dam_id")
-             else fmt.day(i["due"]) if i.get("due") else "—",
-             "DAM": i.get("dam_number") or "—", "Pago em": fmt.day(i["paid_on"]) if i.get("paid_on") else "em aberto"}
-            for i in payment["instalments"]]
-    settlement = doc.get("settlement")
-    if settlement and settlement.get("dam_id"):
-        rows.append({"Parcela": "Saldo das horas executadas", "Valor": fmt.brl(settlement["amount_due"]),
-                     "Vencimento": fmt.day(settlement["due"]), "DAM": settlement.get("dam_number") or "—",
-                     "Pago em": fmt.day(settlement["paid_on"]) if settlement.get("paid_on") else "em aberto"})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="req_payment_table")
-    if settlement and settlement.get("message"):
-        st.info(settlement["message"])
-
-
 def act(label: str, fn, *args, done: str, **kwargs) -> None:
     ok, _ = common.attempt(fn, db, actor, mun, *args, **kwargs)
     if ok:
@@ -299,7 +280,7 @@ def next_step(doc: dict) -> None:
                 act("pay", payment.issue_payment, rid, today, service_start=start, extension=extension,
                     done="DAMs emitidos. Após o pagamento (tela DAM), o pedido vai para a Agenda.")
     elif status == "aguardando_pagamento":
-        st.info("Aguardando o pagamento dos DAMs (tela DAM); pago, o pedido vai para a Agenda.")
+        st.info("Aguardando o pagamento integral dos DAMs (tela DAM); pago, o pedido vai para a Agenda (art. 8, §1-§2).")
     elif status == "a_agendar":
         st.info("Próximo passo: agendar na tela Agenda (por zona e localidade, em ordem de protocolo).")
         with st.form("req_urgent"):
@@ -340,7 +321,7 @@ def record(rid: str) -> None:
                   f" (ref. {report.get('reference', '')})")
         st.markdown(f"**Parecer social (art. 7):** pedido em {fmt.day(report['requested_on'])}; {answer}")
     quote_view(doc)
-    payment_view(doc)
+    ui_bookings.payment_view(db, actor, mun, doc, today, "req_done")
     next_step(doc)
     cols = st.columns(4)
     with cols[0]:

@@ -291,9 +291,10 @@ def test_paid_handler_runs_once_whatever_the_retries(db, nl):
     [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
     pay(db, full["dam_id"])
     version = booking_requests.get_request(db, CLERK, NL, rid)["version"]
-    payment.dam_paid(db, {"id": full["dam_id"]})
+    # the handler gets the charge's id (issue 19) and re-reads the stored charge: reruns change nothing
+    payment.dam_paid(db, full["charge_id"])
     outbox.dam_paid(db, full["dam_id"])
-    payment.dam_paid(db, {"id": full["dam_id"], "status": "pago", "pays": {"collection": "booking_requests"}})
+    payment.dam_paid(db, full["charge_id"])
     doc = booking_requests.get_request(db, CLERK, NL, rid)
     assert doc["version"] == version and doc["status"] == "a_agendar"
     assert upfront(doc)[0]["paid_on"] == MONDAY
@@ -303,8 +304,9 @@ def test_an_unpaid_dam_is_never_taken_as_paid_by_the_handler(db, nl):
     rid = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
     quotes.make_quote(db, CLERK, NL, rid, MONDAY)
     [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
-    payment.dam_paid(db, {"id": full["dam_id"], "status": "pago"})
-    assert booking_requests.get_request(db, CLERK, NL, rid)["status"] == "aguardando_pagamento"
+    payment.dam_paid(db, full["charge_id"])  # issue 19: the handler reads the stored, unpaid charge
+    doc = booking_requests.get_request(db, CLERK, NL, rid)
+    assert doc["status"] == "aguardando_pagamento" and upfront(doc)[0]["paid_on"] is None
 
 
 def test_unpaid_request_is_not_on_the_board_and_cannot_be_booked(db, nl):

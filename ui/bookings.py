@@ -1,14 +1,23 @@
-"""What the pages of the machinery bookings module (Nova Lacerda, Decreto 017/2026) share."""
+"""What the pages of the machinery bookings module (Nova Lacerda, Decreto 017/2026) share: the guard,
+and the payment of a request read from its charges (débitos) with the new DAM a charge may need."""
 from __future__ import annotations
 
-import streamlit as st
+from datetime import date, timedelta
 
+import pandas as pd
+import streamlit as st
+from pymongo.database import Database
+
+from rules import fmt
+from rules.machinery.payment import BALANCE
 from rules.registry import MACHINERY
+from services.machinery import ledger, payment
 from services.shared import municipalities
 from services.shared.auth import Actor
 from ui import common
 
 MODULE_OFF = "O módulo de serviços de máquinas não está habilitado neste município."
+NEW_DAM_DAYS = 5  # the new DAM's due date offered by default
 
 
 def guard(permission: str) -> Actor:
@@ -18,3 +27,51 @@ def guard(permission: str) -> Actor:
         st.error(MODULE_OFF)
         st.stop()
     return actor
+
+
+def _new_dam_form(db: Database, actor: Actor, municipality: str, doc: dict, row: ledger.ChargeRow, today: date,
+                  done_key: str) -> None:
+    """Art. 3 II: a charge whose DAM was cancelled (or paid short) gets a new DAM; the request keeps its place."""
+    what = "DAM da diferença" if row.paid > 0 else "novo DAM"
+    with st.form(f"req_newdam_{row.charge_id}"):
+        st.warning(f"{row.label}: {row.situation}. Emita o {what} de {fmt.brl(row.open)}; o pedido mantém o "
+                   "protocolo e a posição na fila (art. 3, II).")
+        due = st.date_input("Vencimento do novo DAM", today + timedelta(days=NEW_DAM_DAYS), min_value=today,
+                            format="DD/MM/YYYY", key=f"req_newdam_due_{row.charge_id}")
+        if st.form_submit_button("Emitir novo DAM", type="primary"):
+            ok, _ = common.attempt(payment.issue_new_dam, db, actor, municipality, doc["id"], row.charge_id, due)
+            if ok:
+                st.session_state[done_key] = f"Novo DAM emitido para «{row.label}» do pedido {doc['protocol']}."
+                st.rerun()
+
+
+def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today: date, done_key: str) -> None:
+    """The request's payment from its charges: what each DAM charges, paid, open, where it stands;
+    the estimate of the balance only as an estimate; a new DAM where a charge waits for one."""
+    plan = doc.get("payment")
+    if not plan:
+        return
+    ok, rows = common.attempt(ledger.request_charges, db, actor, municipality, doc)
+    rows = rows if ok else []
+    st.markdown("**Pagamento (art. 8)**")
+    table = [{"Parcela": r.label, "Cobrado": fmt.brl(r.charged), "Vencimento": fmt.day(r.due_on),
+              "DAM": r.dam_number or "—", "Pago": fmt.brl(r.paid), "Em aberto": fmt.brl(r.open),
+              "Situação": r.situation} for r in rows]
+    table += [{"Parcela": i["label"], "Cobrado": fmt.brl(i["amount"]), "Vencimento": "diferido (art. 8, §3)",
+               "DAM": "—", "Pago": "—", "Em aberto": "—", "Situação": "cobrado após a conclusão"}
+              for i in plan["instalments"] if i.get("deferred") and not i.get("charge_id") and i["amount"] > 0]
+    st.dataframe(pd.DataFrame(table, columns=["Parcela", "Cobrado", "Vencimento", "DAM", "Pago", "Em aberto",
+                                              "Situação"]), hide_index=True, width="stretch", key="req_payment_table")
+    estimate = next((i for i in plan["instalments"] if i["key"] == BALANCE and i["amount"] > 0), None)
+    if estimate and not doc.get("settlement"):
+        st.caption(f"{estimate['label']}: {fmt.brl(estimate['amount'])} — estimativa, não cobrada agora; o acerto "
+                   "pelas horas executadas sai na conclusão (art. 8, §2).")
+    if doc.get("settlement"):
+        st.info(ledger.settlement_text(doc["settlement"], rows))
+    if doc["status"] == "aguardando_pagamento":
+        for finding in payment.upfront_decision(rows).failures:
+            st.warning(finding.text())
+    if doc["status"] != "recusado":
+        for row in rows:
+            if row.issuable:
+                _new_dam_form(db, actor, municipality, doc, row, today, done_key)

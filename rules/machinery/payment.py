@@ -8,6 +8,10 @@
   up to 30 days after completion, especially (I) for non-profits or vulnerable people, or (II) for
   emergency or public-interest services previously authorized by the competent authority;
 - §4: any unpaid instalment suspends new requests until settled.
+Each DAM is a document of a charge (débito, ``rules/dam/charges.py``): the service may start only
+when the charge of every instalment due before it is paid in full (:func:`service_may_start`); a
+charge paid short is still owed, a cancelled DAM leaves its charge waiting for a new DAM
+(:func:`charge_situation` says which, in pt-BR).
 Periods in days are counted by the LegalCalendar (Lei 9.784/1999, art. 66).
 """
 from __future__ import annotations
@@ -20,7 +24,8 @@ from enum import Enum
 
 from rules.base import Decision, Finding, Level, RuleError, cents
 from rules.calendar import LegalCalendar
-from rules.fmt import brl
+from rules.dam import charges as charge_rules
+from rules.fmt import brl, day
 from rules.machinery.prices import DECREE
 from rules.machinery.quote import MACHINE_ITEMS, Quote, UnknownItem, checked_quantity
 from rules.params import ParameterBook
@@ -224,3 +229,53 @@ def new_requests_allowed(statuses: Iterable[InstalmentStatus], today: date) -> D
         Finding(False, f"Parcela em atraso: {s.label}, {brl(s.amount)}, vencida em {s.due:%d/%m/%Y}; "
                        "novas solicitações suspensas até a regularização", f"{ART_8}, §4")
         for s in overdue))
+
+
+# ---- what the instalments' charges allow (art. 8 §1-§2) ----
+
+@dataclass(frozen=True)
+class ChargeState:
+    """Where the charge (débito) of one instalment stands: its status in ``rules.dam.charges``, what
+    is still open, any credit, the day it was paid in full, and whether a DAM to pay it is out."""
+
+    label: str
+    reference: str
+    status: str
+    open: Decimal
+    credit: Decimal = Decimal("0.00")
+    paid_on: date | None = None
+    has_dam: bool = True
+
+
+def charge_situation(state: ChargeState) -> str:
+    """The instalment's payment as the screens and documents say it (pt-BR)."""
+    if charge_rules.settled(state.status):
+        paid = f"pago em {day(state.paid_on)}" if state.paid_on else "pago"
+        return paid + (f"; crédito de {brl(state.credit)} a restituir" if state.credit > 0 else "")
+    if state.status == charge_rules.CANCELLED:
+        return "débito cancelado"
+    if state.status == charge_rules.SHORT:
+        return f"pago a menor, falta {brl(state.open)}" + ("" if state.has_dam else " — emitir DAM da diferença")
+    if state.status == charge_rules.INSCRIBED:
+        return f"inscrito em dívida ativa, {brl(state.open)} em aberto"
+    if not state.has_dam:
+        return "DAM cancelado — emitir novo DAM"
+    return "em aberto"
+
+
+def service_may_start(upfront: Iterable[ChargeState]) -> Decision:
+    """Art. 8 §1-§2: the service may start only when its charge is paid in full — the full payment
+    (§1) and the advance of the machine hours (§2) are paid before the service. A charge paid short
+    still owes the difference and holds the service; instalments deferred by §3 are not upfront."""
+    findings = []
+    for state in upfront:
+        if charge_rules.settled(state.status):
+            findings.append(Finding(True, f"{state.label}: {charge_situation(state)}", state.reference, Level.INFO))
+        else:
+            findings.append(Finding(False, f"{state.label}: {charge_situation(state)}; o serviço só é agendado "
+                                           "após o pagamento integral", state.reference))
+    if not findings:
+        # Art. 8, §3: every instalment falls due after completion
+        return Decision((Finding(True, "Sem pagamento antecipado: vencimento após a conclusão",
+                                 f"{ART_8}, §3", Level.INFO),))
+    return Decision(tuple(findings))

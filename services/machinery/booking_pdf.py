@@ -1,9 +1,11 @@
 """Documents of a machinery service request of Nova Lacerda (Decreto 017/2026), on the letterhead.
 
 - the quote (orçamento), line by line with the price-table version and the discount's evidence;
-- the service order (ordem de serviço) the team takes to the field: where, what, machines, operators;
-- the receipt (comprovante) of the service paid and executed, for the requester;
-- the statement (extrato) of the request: quote, every instalment, what was paid, balance or credit;
+- the service order (ordem de serviço) the team takes to the field: where, what, machines, operators,
+  the amount and whether it is paid;
+- the receipt (comprovante) of the service paid and executed, for the requester: the payments received;
+- the statement (extrato) of the request: quote, every charge with what it charged, paid and left
+  open, the payments, the settlement of the hours worked, and what is owed back;
 - the week schedule board the team prints (landscape), by day, zone and locality.
 Each builder makes a fresh FPDF from plain data and returns the bytes.
 """
@@ -18,6 +20,7 @@ from fpdf import FPDF
 from fpdf.fonts import FontFace
 
 from rules.fmt import brl, day, number
+from rules.machinery.statement import StatementTotals
 from services.shared.pdf.letterhead import (
     LEFT,
     WIDTH,
@@ -56,11 +59,16 @@ class LinePrint:
 
 @dataclass(frozen=True)
 class InstalmentPrint:
+    """One charge of the request (or an instalment deferred by art. 8 §3, not charged yet)."""
+
     label: str
-    amount: Decimal
+    charged: Decimal
     due: date | None
     dam_number: str
-    paid_on: date | None
+    paid: Decimal
+    open: Decimal
+    situation: str
+    paid_on: date | None = None
     deferred: bool = False
 
 
@@ -88,6 +96,10 @@ class BookingPrint:
     price_table: str = ""
     km_reading: str = ""
     instalments: tuple[InstalmentPrint, ...] = ()
+    estimate: str = ""  # the balance estimate, before completion: no charge
+    totals: StatementTotals | None = None
+    payments: tuple[tuple[str, date, Decimal], ...] = ()  # (DAM number, paid on, amount)
+    clearance: str = ""  # whether the upfront charges are paid (art. 8 §1-§2), for the service order
     schedule_day: date | None = None
     team: tuple[tuple[str, str], ...] = ()  # (machine or vehicle, operator or driver)
     started_on: date | None = None
@@ -162,7 +174,7 @@ def _quote_table(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
              number(line.quantity), brl(line.unit_price), brl(line.amount),
              brl(line.discount) if line.discount else "—", brl(line.net)) for line in data.lines]
     _table(pdf, fonts, ("Item", "Serviço", "Unidade", "Qtd.", "Preço unit.", "Valor", "Desconto", "Líquido"),
-           rows, (10, 52, 30, 12, 20, 20, 18, 18), right=(3, 4, 5, 6, 7))
+           rows, (10, 46, 30, 12, 20, 22, 18, 22), right=(3, 4, 5, 6, 7))
     fonts.use(9, bold=True)
     pdf.set_x(LEFT)
     pdf.cell(WIDTH, 5, fonts.text(f"Total bruto {brl(data.gross)} · descontos {brl(data.discount_total)} · "
@@ -175,15 +187,36 @@ def _quote_table(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
         _paragraph(pdf, fonts, data.km_reading, 8, grey=True)
 
 
-def _instalments(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
-    if not data.instalments:
+def _instalments(pdf: FPDF, fonts: Fonts, data: BookingPrint, heading: str = "Pagamento (art. 8)") -> None:
+    """The charges of the request: what each DAM charges, paid, open, where it stands."""
+    if data.instalments:
+        _heading(pdf, fonts, heading)
+        rows = [(i.label, brl(i.charged), day(i.due) if i.due else "—", i.dam_number or "—",
+                 "—" if i.deferred else brl(i.paid), "—" if i.deferred else brl(i.open), i.situation)
+                for i in data.instalments]
+        _table(pdf, fonts, ("Parcela", "Cobrado", "Vencimento", "DAM", "Pago", "Em aberto", "Situação"), rows,
+               (44, 22, 22, 18, 20, 20, 34), right=(1, 4, 5))
+    if data.estimate:
+        _paragraph(pdf, fonts, data.estimate, 8, grey=True)
+
+
+def _payments(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
+    if data.payments:
+        _heading(pdf, fonts, "Pagamentos recebidos")
+        _table(pdf, fonts, ("DAM", "Pago em", "Valor"),
+               [(number_, day(on), brl(amount)) for number_, on, amount in data.payments], (40, 40, 40), right=(2,))
+
+
+def _totals(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
+    """Charged, paid, open and owed back, from the charges (never the estimate)."""
+    if data.totals is None:
         return
-    _heading(pdf, fonts, "Pagamento (art. 8)")
-    rows = [(i.label, brl(i.amount), "diferido (art. 8, §3)" if i.deferred and not i.dam_number
-             else day(i.due) if i.due else "—", i.dam_number or "—",
-             day(i.paid_on) if i.paid_on else "em aberto") for i in data.instalments]
-    _table(pdf, fonts, ("Parcela", "Valor", "Vencimento", "DAM", "Pago em"), rows, (60, 30, 35, 25, 30),
-           right=(1,))
+    t = data.totals
+    fonts.use(9, bold=True)
+    pdf.set_x(LEFT)
+    pdf.multi_cell(WIDTH, 5, fonts.text(f"Cobrado {brl(t.charged)} · pago {brl(t.paid)} · em aberto {brl(t.open)} · "
+                                        f"a devolver ao interessado {brl(t.owed_back)}"),
+                   new_x="LMARGIN", new_y="NEXT")
 
 
 def _end(pdf: FPDF, fonts: Fonts, data: BookingPrint, signers: Sequence[str]) -> bytes:
@@ -218,6 +251,10 @@ def render_service_order(data: BookingPrint) -> bytes:
     y = title(pdf, fonts, y, "ORDEM DE SERVIÇO", f"Pedido nº {data.protocol}")
     box(pdf, fonts, LEFT, y, WIDTH, "Data agendada", day(data.schedule_day) if data.schedule_day else "a agendar")
     _identity(pdf, fonts, y + 12, data)
+    _instalments(pdf, fonts, data, "Valor e pagamento (art. 8)")
+    _paragraph(pdf, fonts, f"Valor do orçamento: {brl(data.total)}", 9)
+    if data.clearance:
+        _paragraph(pdf, fonts, data.clearance, 9)
     _heading(pdf, fonts, "Equipe e equipamentos")
     _table(pdf, fonts, ("Máquina ou veículo", "Operador ou motorista"), data.team or [("—", "—")], (90, 90))
     if data.trip:
@@ -245,11 +282,13 @@ def render_receipt(data: BookingPrint) -> bytes:
                  for machine, start, end in data.meters]
     _table(pdf, fonts, ("Registro", "Informação"), executed, (70, 110))
     _instalments(pdf, fonts, data)
-    paid = sum((i.amount for i in data.instalments if i.paid_on), Decimal("0.00"))
-    _paragraph(pdf, fonts, f"Recebemos de {data.requester_name} o total de {brl(paid)} pelos DAMs pagos acima, "
+    _payments(pdf, fonts, data)
+    paid = data.totals.paid if data.totals else Decimal("0.00")
+    _paragraph(pdf, fonts, f"Recebemos de {data.requester_name} o total de {brl(paid)} pelos pagamentos acima, "
                            f"referentes ao pedido nº {data.protocol} ({data.act}).", 9)
     if data.settlement:
         _paragraph(pdf, fonts, data.settlement, 9)
+    _totals(pdf, fonts, data)
     return _end(pdf, fonts, data, (data.town.secretariat,))
 
 
@@ -261,11 +300,10 @@ def render_statement(data: BookingPrint) -> bytes:
     if data.lines:
         _quote_table(pdf, fonts, data)
     _instalments(pdf, fonts, data)
-    paid = sum((i.amount for i in data.instalments if i.paid_on), Decimal("0.00"))
-    open_ = sum((i.amount for i in data.instalments if not i.paid_on), Decimal("0.00"))
-    _paragraph(pdf, fonts, f"Pago: {brl(paid)} · em aberto: {brl(open_)}", 9)
+    _payments(pdf, fonts, data)
     if data.settlement:
         _paragraph(pdf, fonts, data.settlement, 9)
+    _totals(pdf, fonts, data)
     return _end(pdf, fonts, data, (data.town.secretariat,))
 
 

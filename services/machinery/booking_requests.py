@@ -48,14 +48,17 @@ Collection ``booking_requests`` (one document per request; every write is condit
            km_reading_applies (the km reading changed an amount)} | None,
     payment {issued_on, extension {ground, ground_label, justification, days_after_completion,
              instalments, prior_authorization} | None, instalments [{key integral|adiantamento|saldo,
-             label, amount, due, due_rule, reference, dam_id, dam_number, paid_on, deferred}],
-             findings} | None   (the "saldo" instalment is the estimate; its DAM is the settlement's),
+             label, amount, due, due_rule, reference, dam_id, dam_number, charge_id, paid_on, deferred}],
+             findings} | None   (the "saldo" instalment is the estimate, no charge; its DAM is the
+             settlement's. ``charge_id`` names the charge (débito, services.dam.charges) the part's
+             DAMs collect; dam_id/dam_number the latest DAM; paid_on the day the charge was paid in full),
     schedule {day, bookings [{asset_id, asset, operator_id, operator}]} | None,
     execution {started_on, ended_on, operator_id, operator, meters [{asset_id, start, end}],
                loads_delivered, worked_hours {item: hours}, photos [sha256], notes} | None,
     settlement {executed, advance, amount_due, credit_to_return, due, message, reference,
-                completed_on, dam_id, dam_number, paid_on, credit_returned_on, credit_note} | None,
-    settlement_open (a balance DAM unpaid or a credit not yet returned: read by :mod:`.pending`),
+                completed_on, dam_id, dam_number, charge_id, paid_on, credit_returned_on, credit_note} | None,
+    settlement_open (after completion: a charge of the request still owed — the balance, an
+                     instalment deferred by art. 8 §3 — or a credit not yet returned: read by :mod:`.pending`),
     trip {responsible_name, responsible_document, driver_operator_id, driver, passengers [str],
           route, incidents [{on, kind (INCIDENT_KINDS), kind_label, description, responsible,
           by}]} | None,

@@ -1,7 +1,9 @@
 """Documents of the machinery bookings of Nova Lacerda (PDF bytes): quote, service order, receipt,
 statement and the week schedule board. Each reads the request through services.machinery.booking_requests
 (the week through services.machinery.schedule) and prints it with services/machinery/booking_pdf.py on the
-municipal letterhead."""
+municipal letterhead. The money comes from the request's charges (débitos, :mod:`.ledger`): what each
+DAM charged, what was paid and when, what is open and what is owed back; the estimate of the balance
+is shown as an estimate only until completion."""
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -9,8 +11,10 @@ from decimal import Decimal
 
 from pymongo.database import Database
 
-from rules.fmt import cnpj, cpf
-from services.machinery import booking_requests, schedule
+from rules.fmt import brl, cnpj, cpf
+from rules.machinery.payment import ADVANCE, BALANCE, FULL, service_may_start
+from rules.machinery.statement import statement_totals
+from services.machinery import booking_requests, ledger, schedule
 from services.machinery.booking_pdf import (
     BoardRow,
     BookingPrint,
@@ -54,13 +58,26 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
     settlement = doc.get("settlement") or {}
     names = {b["asset_id"]: b.get("asset", "") for b in schedule.get("bookings", [])}
     table = quote.get("price_table") or {}
-    instalments = [InstalmentPrint(i["label"], Decimal(i["amount"]), i.get("due"), i.get("dam_number") or "",
-                                   i.get("paid_on"), bool(i.get("deferred")))
-                   for i in (doc.get("payment") or {}).get("instalments", []) if Decimal(i["amount"]) > 0]
-    if settlement.get("dam_id"):
-        instalments.append(InstalmentPrint("Saldo das horas executadas (art. 8, §2)", Decimal(settlement["amount_due"]),
-                                           settlement.get("due"), settlement.get("dam_number") or "",
-                                           settlement.get("paid_on")))
+    rows = ledger.request_rows(db, municipality, doc)
+    instalments = [InstalmentPrint(r.label, r.charged, r.due_on, r.dam_number, r.paid, r.open, r.situation,
+                                   r.paid_on) for r in rows]
+    plan = (doc.get("payment") or {}).get("instalments", [])
+    instalments += [InstalmentPrint(i["label"], Decimal(i["amount"]), None, "", Decimal("0.00"), Decimal("0.00"),
+                                    "diferido (art. 8, §3): cobrado após a conclusão", deferred=True)
+                    for i in plan if i.get("deferred") and not i.get("charge_id") and Decimal(i["amount"]) > 0]
+    estimate = next((i for i in plan if i["key"] == BALANCE and Decimal(i["amount"]) > 0), None)
+    estimate_note = "" if settlement or estimate is None else (
+        f"{estimate['label']}: {brl(Decimal(estimate['amount']))} — estimativa, não cobrada agora; o acerto "
+        f"pelas horas executadas sai após a conclusão ({estimate.get('reference', '')}).")
+    totals = statement_totals((r.figures() for r in rows), ledger.credit_owed(settlement))
+    payments = tuple(sorted(((p.dam_number, p.paid_on, p.amount) for r in rows for p in r.payments),
+                            key=lambda p: (p[1], p[0])))
+    upfront = [r.state() for r in rows if r.part in (FULL, ADVANCE) and not r.deferred]
+    clearance = service_may_start(upfront)
+    clearance_text = ("Pagamento antecipado confirmado: serviço liberado" if clearance.ok and upfront else
+                      "Sem pagamento antecipado (art. 8, §3): serviço liberado" if clearance.ok else
+                      "ATENÇÃO — pagamento antecipado não confirmado: " + "; ".join(
+                          f.message for f in clearance.failures)) + " (Decreto 017/2026, art. 8, §1-§2)."
     trip = doc.get("trip") or {}
     trip_rows = tuple((label, str(trip.get(key) or "")) for label, key in (
         ("Responsável pela viagem", "responsible_name"), ("CPF do responsável", "responsible_document"),
@@ -84,12 +101,13 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
                      f"({table.get('act', '')})") if table.get("version_id") else "",
         km_reading=quote.get("km_reading_text", "") if any(line["item"] in ("07", "09")
                                                            for line in quote.get("lines", [])) else "",
-        instalments=tuple(instalments), schedule_day=schedule.get("day"),
+        instalments=tuple(instalments), estimate=estimate_note, totals=totals, payments=payments,
+        clearance=clearance_text, schedule_day=schedule.get("day"),
         team=tuple((b.get("asset", ""), b.get("operator", "")) for b in schedule.get("bookings", [])),
         started_on=execution.get("started_on"), ended_on=execution.get("ended_on"),
         meters=tuple((names.get(m["asset_id"], m["asset_id"]), Decimal(m["start"]), Decimal(m["end"]))
                      for m in execution.get("meters", [])),
-        loads_delivered=execution.get("loads_delivered"), settlement=settlement.get("message", ""),
+        loads_delivered=execution.get("loads_delivered"), settlement=ledger.settlement_text(settlement, rows),
         trip=trip_rows,
     )
 

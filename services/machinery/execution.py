@@ -1,7 +1,8 @@
 """Execution and completion of a service request (Decreto 017/2026, Nova Lacerda, art. 8 §2-§3): the
 team starts (machines 'em serviço'), reports dates, meters, loads and hours (:class:`ExecutionInput`);
 completion settles the machine hours — the balance DAM due 15 days after completion or the credit
-to return — and issues the DAMs deferred by art. 8 §3; the credit returned closes the settlement.
+to return — and issues the DAMs deferred by art. 8 §3 (each DAM opens a charge whose id the part
+keeps); the credit returned closes the settlement.
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from pymongo.database import Database
 from rules.base import RuleError
 from rules.machinery.payment import BALANCE, Instalment, PaymentPlan, settle_balance
 from rules.machinery.prices import DECREE
+from rules.machinery.statement import balance_description, instalment_description
 from services import store
-from services.machinery import booking_requests, payment, protocol, quotes
+from services.machinery import booking_requests, ledger, payment, protocol, quotes
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPERATORS, WrongStep
 from services.machinery.payment import PAID_UPFRONT, ExtensionInput
 from services.shared import clock, parameters
@@ -104,9 +106,10 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
         for inst in instalments:  # art. 8, §3: deferred full payment or advance, due after completion
             if inst["key"] in PAID_UPFRONT and inst.get("deferred") and not inst.get("dam_id") and inst["amount"] > 0:
                 due = calendar.add_days(completion, ext.days_after_completion)
-                dam = payment._issue_dam(db, actor, municipality, doc, inst["key"], inst["label"], inst["amount"],
-                                         due, f"{DECREE}, art. 8, §3")
-                inst.update(dam_id=dam["id"], dam_number=dam["number"], due=dam["due_on"])
+                dam = payment._issue_dam(db, actor, municipality, doc, inst["key"],
+                                         instalment_description(inst["key"], inst["label"], doc["protocol"], quote_),
+                                         inst["amount"], due, f"{DECREE}, art. 8, §3")
+                inst.update(dam_id=dam["id"], dam_number=dam["number"], charge_id=dam["charge_id"], due=dam["due_on"])
         settlement = None
         if quote_.machine_hours_total > 0:
             try:
@@ -116,18 +119,24 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
             settlement = {"executed": result.executed, "advance": result.advance, "amount_due": result.amount_due,
                           "credit_to_return": result.credit_to_return, "due": result.due, "message": result.message,
                           "reference": result.reference, "completed_on": completion, "dam_id": None,
-                          "dam_number": None, "paid_on": None, "credit_returned_on": None}
+                          "dam_number": None, "charge_id": None, "paid_on": None, "credit_returned_on": None}
             if result.amount_due > 0:
-                dam = payment._issue_dam(db, actor, municipality, doc, BALANCE, "Saldo das horas-máquina executadas",
-                                         result.amount_due, result.due, result.reference)
-                settlement.update(dam_id=dam["id"], dam_number=dam["number"], due=dam["due_on"])
+                description = balance_description(doc["protocol"], record["worked_hours"], result.executed,
+                                                  result.advance)
+                dam = payment._issue_dam(db, actor, municipality, doc, BALANCE, description, result.amount_due,
+                                         result.due, result.reference)
+                settlement.update(dam_id=dam["id"], dam_number=dam["number"], charge_id=dam["charge_id"],
+                                  due=dam["due_on"])
         _set_assets_status(db, municipality, doc, "disponivel", "em_servico")
         for meter in record["meters"]:
             db[ASSETS].update_one({"_id": booking_requests._oid(meter["asset_id"]), "municipality": municipality},
                                   {"$set": {"meter_reading": int(meter["end"])}})
         db[BOOKINGS].delete_many({"municipality": municipality, "request_id": doc["id"],
                                   "day": {"$gt": completion.isoformat()}})
-        money_open = bool(settlement and (settlement["dam_id"] or settlement["credit_to_return"] > 0))
+        # money still open after completion: the balance DAM, a credit to return, or an instalment
+        # deferred by art. 8 §3 (its DAM issued now) or otherwise unpaid
+        unpaid = any(i.get("charge_id") and not i.get("paid_on") for i in instalments)
+        money_open = unpaid or bool(settlement and (settlement["dam_id"] or settlement["credit_to_return"] > 0))
         return {"status": "concluido", "execution": record, "settlement": settlement, "settlement_open": money_open,
                 "payment": {**payment_doc, "instalments": instalments} if payment_doc else None}
 
@@ -145,7 +154,8 @@ def record_credit_returned(db: Database, actor: Actor, municipality: str, reques
         settlement = doc.get("settlement") or {}
         if not settlement.get("credit_to_return"):
             raise WrongStep(f"O pedido {doc['protocol']} não tem crédito a devolver.")
+        owing = any(row.owing for row in ledger.request_rows(db, municipality, doc))
         return {"settlement": {**settlement, "credit_returned_on": on, "credit_note": note.strip()},
-                "settlement_open": False}
+                "settlement_open": owing}
 
     return booking_requests._change(db, actor, municipality, request_id, ("concluido",), build, "credit_returned")

@@ -4,9 +4,13 @@ with express justification (§3, :class:`ExtensionInput`).
 
 DAMs: ``services.dam.dams.issue`` with revenue_kind "preco_publico" (full) or "parcela" (advance,
 balance), pays={"collection": "booking_requests", "id": request id, "label": "Pedido de serviço
-0001/2026"}; :func:`dam_paid` (``@events.on_dam_paid``) marks the instalment or the balance paid,
-idempotently, and sends the request to the schedule when every upfront DAM is paid. The balance DAM
-itself is issued at completion (:mod:`.execution`).
+0001/2026"}; each opens a charge (débito), whose id the instalment keeps (``charge_id``) beside its
+latest DAM. :func:`dam_paid` (``@events.on_dam_paid``, given the charge's id) re-reads the request's
+stored charges: a part is paid only when its charge is paid in full — by the original, a 2ª via or
+a DAM for what stayed open — and the request goes to the schedule when every upfront charge is
+(``rules.machinery.payment.service_may_start``, art. 8 §1-§2). A cancelled DAM, or a short payment,
+leaves the charge owed: :func:`issue_new_dam` issues its new DAM and the request keeps its place.
+The balance DAM itself is issued at completion (:mod:`.execution`).
 """
 from __future__ import annotations
 
@@ -15,11 +19,10 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from bson import ObjectId
-from bson.errors import InvalidId
 from pymongo.database import Database
 
-from rules.base import RuleError
+from rules.base import Decision, RuleError
+from rules.dam import charges as charge_rules
 from rules.fmt import day as show_day
 from rules.machinery.payment import (
     ADVANCE,
@@ -29,13 +32,17 @@ from rules.machinery.payment import (
     ExtensionGround,
     Instalment,
     payment_plan,
+    service_may_start,
 )
-from services.dam import dams
-from services.machinery import booking_requests, protocol, quotes
+from rules.machinery.prices import DECREE
+from rules.machinery.statement import instalment_description
+from services import store
+from services.dam import charges, dams, rebill
+from services.machinery import booking_requests, ledger, protocol, quotes
 from services.machinery.booking_requests import REQUESTS, WrongStep
 from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
-from services.shared.errors import ValidationFailed
+from services.shared.errors import NotFound, ValidationFailed
 
 BALANCE_TERM_DAYS = 15  # art. 8 §2: the balance is paid within 15 days
 
@@ -63,8 +70,10 @@ def _extension(values: ExtensionInput | None) -> DueExtension | None:
                         tuple(values.instalments), values.prior_authorization)
 
 
-def _issue_dam(db: Database, actor: Actor, municipality: str, doc: dict, key: str, label: str, amount: Decimal,
-               due: date, reference: str) -> dict:
+def _issue_dam(db: Database, actor: Actor, municipality: str, doc: dict, key: str, description: str,
+               amount: Decimal, due: date, reference: str) -> dict:
+    """The DAM of one part of the request (its charge opens with it); ``description`` says only what
+    it charges (``rules.machinery.statement``)."""
     requester = doc["requester"]
     instructions = ""
     today = clock.today()
@@ -79,9 +88,7 @@ def _issue_dam(db: Database, actor: Actor, municipality: str, doc: dict, key: st
     return dams.issue(
         db, actor, municipality, taxpayer_name=requester["name"], taxpayer_document=requester["document"],
         taxpayer_address=", ".join(x for x in (requester.get("address"), requester.get("locality")) if x),
-        revenue_kind="preco_publico" if key == FULL else "parcela",
-        description=(f"{label} — pedido de serviço {doc['protocol']}: "
-                     f"{booking_requests.describe_services(doc['services'])}")[:500],
+        revenue_kind="preco_publico" if key == FULL else "parcela", description=description[:500],
         legal_basis=f"{reference}; Anexo I", amount=amount, due=due,
         pays={"collection": REQUESTS, "id": doc["id"], "label": f"Pedido de serviço {doc['protocol']}"},
         instructions=instructions,
@@ -91,7 +98,8 @@ def _issue_dam(db: Database, actor: Actor, municipality: str, doc: dict, key: st
 def _instalment_doc(i: Instalment, dam: dict | None, deferred: bool) -> dict:
     return {"key": i.key, "label": i.label, "amount": i.amount, "due": dam["due_on"] if dam else i.due,
             "due_rule": i.due_rule, "reference": i.reference, "dam_id": dam["id"] if dam else None,
-            "dam_number": dam["number"] if dam else None, "paid_on": None, "deferred": deferred}
+            "dam_number": dam["number"] if dam else None, "charge_id": dam["charge_id"] if dam else None,
+            "paid_on": None, "deferred": deferred}
 
 
 def issue_payment(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
@@ -118,15 +126,16 @@ def issue_payment(db: Database, actor: Actor, municipality: str, request_id: str
             deferred = bool(due_extension and inst.key in due_extension.instalments)
             dam = None
             if inst.key in PAID_UPFRONT and not deferred and inst.amount > 0:
-                dam = _issue_dam(db, actor, municipality, doc, inst.key, inst.label, inst.amount, inst.due,
-                                 inst.reference)
+                dam = _issue_dam(db, actor, municipality, doc, inst.key,
+                                 instalment_description(inst.key, inst.label, doc["protocol"], plan.quote),
+                                 inst.amount, inst.due, inst.reference)
             instalments.append(_instalment_doc(inst, dam, deferred))
         ext = None if due_extension is None else {
             "ground": due_extension.ground.name, "ground_label": due_extension.ground.value,
             "justification": due_extension.justification.strip(),
             "days_after_completion": due_extension.days_after_completion,
             "instalments": list(due_extension.instalments), "prior_authorization": due_extension.prior_authorization}
-        upfront_due = [i for i in instalments if i["key"] in PAID_UPFRONT and i["dam_id"]]
+        upfront_due = [i for i in instalments if i["key"] in PAID_UPFRONT and i["charge_id"]]
         return {"payment": {"issued_on": on, "extension": ext, "instalments": instalments,
                             "findings": [protocol._finding_doc(f) for f in plan.findings]},
                 "status": "aguardando_pagamento" if upfront_due else "a_agendar"}
@@ -138,42 +147,124 @@ def issue_payment(db: Database, actor: Actor, municipality: str, request_id: str
 DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
 
 
+def upfront_decision(rows: list[ledger.ChargeRow]) -> Decision:
+    """Whether the service may start, from the charges of the upfront instalments (art. 8 §1-§2)."""
+    return service_may_start(row.state() for row in rows if row.part in PAID_UPFRONT and not row.deferred)
+
+
+def _link(part: dict, stored: dict[str, dict]) -> str | None:
+    """The charge of a part: its ``charge_id``, or (a record from before charges) the charge that
+    holds its DAM."""
+    if part.get("charge_id"):
+        return part["charge_id"]
+    return next((c["id"] for c in stored.values() if part.get("dam_id")
+                 and any(d["id"] == part["dam_id"] for d in c.get("dams", []))), None)
+
+
+def _paid_part(part: dict, charge: dict) -> bool:
+    """Mark ``part`` paid from its charge when the charge is paid in full; whether it changed."""
+    changed = False
+    if part.get("charge_id") != charge["id"]:
+        part["charge_id"], changed = charge["id"], True
+    if charge_rules.settled(charge["status"]) and not part.get("paid_on"):
+        last = charge["payments"][-1] if charge.get("payments") else {}
+        part.update(paid_on=charge.get("paid_on"), dam_id=last.get("dam_id", part.get("dam_id")),
+                    dam_number=last.get("dam_number", part.get("dam_number")))
+        changed = True
+    return changed
+
+
+def _reconcile(doc: dict, stored: dict[str, dict]) -> dict:
+    """The changes that bring a request in line with its stored charges: a part is paid only when
+    its charge is paid in full; the request goes to the schedule when every upfront charge is
+    (art. 8 §1-§2); after completion the money stays open while a charge is owed or a credit is
+    not returned. Empty when nothing changes (the handler is idempotent)."""
+    changes: dict[str, Any] = {}
+    payment_doc = doc.get("payment") or {}
+    for inst in payment_doc.get("instalments", []):
+        charge_id = _link(inst, stored)
+        if charge_id in stored and _paid_part(inst, stored[charge_id]):
+            changes["payment"] = payment_doc
+    settlement = doc.get("settlement") or {}
+    charge_id = _link(settlement, stored) if settlement else None
+    if charge_id in stored and _paid_part(settlement, stored[charge_id]):
+        changes["settlement"] = settlement
+    rows = ledger.rows_of(doc, stored)
+    upfront = [r for r in rows if r.part in PAID_UPFRONT and not r.deferred]
+    if doc["status"] == "aguardando_pagamento" and upfront and upfront_decision(rows).ok:
+        changes["status"] = "a_agendar"
+    if doc["status"] == "concluido":
+        credit = bool(settlement.get("credit_to_return")) and not settlement.get("credit_returned_on")
+        money_open = credit or any(r.owing for r in rows)
+        if money_open != bool(doc.get("settlement_open")):
+            changes["settlement_open"] = money_open
+    return changes
+
+
 @events.on_dam_paid(REQUESTS)
-def dam_paid(db: Database, dam: dict) -> None:
-    """A paid DAM of a request: the instalment (or balance) is marked paid; when every upfront DAM
-    is paid the request goes to the schedule (art. 8 §1-§2). Idempotent: the DAM is read from the
-    store, and an instalment already paid changes nothing."""
+def dam_paid(db: Database, charge_id: str) -> None:
+    """A payment of a DAM of a request's charge: the stored charges of the request are re-read; a
+    part (instalment, balance) is marked paid only when its charge is paid in full, and the request
+    goes to the schedule when every upfront charge is (art. 8 §1-§2). A short payment, a retry or a
+    second run changes nothing."""
     try:
-        stored = db[dams.COLLECTION].find_one({"_id": ObjectId(str(dam.get("id") or dam.get("_id") or "")),
-                                               "status": dams.PAID})
-    except (InvalidId, TypeError):
+        charge = charges.load(db, charge_id)
+    except NotFound:
         return
-    if stored is None or (stored.get("pays") or {}).get("collection") != REQUESTS:
+    owner = charge.get("owner") or {}
+    if owner.get("collection") != REQUESTS:
         return
-    stored = dams.plain(stored)
-    paid_on = (stored.get("payment") or {}).get("paid_on") or clock.today()
+    municipality = charge["municipality"]
+    stored = {c["id"]: c for c in charges.of_owner(db, municipality, REQUESTS, owner["id"])}
+    if _reconcile(booking_requests._load(db, municipality, owner["id"]), stored):
+        booking_requests._change(db, DAM_ACTOR, municipality, owner["id"], None,
+                                 lambda doc: _reconcile(doc, stored), "dam_paid",
+                                 note=f"Débito {charge['description'][:80]}: {charge_rules.STATUSES[charge['status']]}")
 
-    def build(doc: dict) -> dict:
-        changes: dict[str, Any] = {}
-        payment = doc.get("payment") or {}
-        instalments = payment.get("instalments", [])
-        for inst in instalments:
-            if inst.get("dam_id") == stored["id"] and not inst.get("paid_on"):
-                inst["paid_on"] = paid_on
-                changes["payment"] = payment
-        settlement = doc.get("settlement") or {}
-        if settlement.get("dam_id") == stored["id"] and not settlement.get("paid_on"):
-            settlement["paid_on"] = paid_on
-            changes["settlement"] = settlement
-            changes["settlement_open"] = False
-        upfront = [i for i in instalments if i["key"] in PAID_UPFRONT and i.get("dam_id")]
-        if doc["status"] == "aguardando_pagamento" and changes.get("payment") and all(i.get("paid_on") for i in upfront):
-            changes["status"] = "a_agendar"
-        return changes
 
-    municipality = stored["municipality"]
-    doc = booking_requests._load(db, municipality, stored["pays"]["id"])
-    before = build(booking_requests._load(db, municipality, doc["id"]))
-    if before:
-        booking_requests._change(db, DAM_ACTOR, municipality, doc["id"], None, build, "dam_paid",
-                                 note=f"DAM {stored['number']} pago")
+def reconcile_all(db: Database, municipality: str) -> int:
+    """Bring every request with a payment plan in line with its stored charges — after the charges of
+    DAMs issued before them were created (the move to charges): each part is linked to the charge
+    holding its DAM, and marked paid when that charge is paid in full. Idempotent; returns how many
+    requests changed."""
+    changed = 0
+    for raw in db[REQUESTS].find({"municipality": municipality, "payment": {"$ne": None}}, {"_id": 1}):
+        request_id = str(raw["_id"])
+        stored = {c["id"]: c for c in charges.of_owner(db, municipality, REQUESTS, request_id)}
+        if stored and _reconcile(booking_requests._load(db, municipality, request_id), stored):
+            booking_requests._change(db, DAM_ACTOR, municipality, request_id, None,
+                                     lambda doc, stored=stored: _reconcile(doc, stored), "charges_linked",
+                                     note="Parcelas ligadas aos débitos")
+            changed += 1
+    return changed
+
+
+def issue_new_dam(db: Database, actor: Actor, municipality: str, request_id: str, charge_id: str,
+                  due: date) -> dict:
+    """A new DAM for a part of the request whose charge waits for one (its DAM was cancelled, or it
+    was paid short): the request keeps its protocol and its place (art. 3 II); the part's
+    dam_id/dam_number name the new DAM. Returns the request."""
+    authorize(actor, "write", municipality)
+    doc = booking_requests._load(db, municipality, request_id)
+    if doc["status"] == "recusado":
+        raise WrongStep(f"O pedido {doc['protocol']} foi recusado: não recebe novo DAM.")
+    if charge_id not in [part[3] for part in ledger.parts(doc)]:
+        raise NotFound("Débito não encontrado neste pedido.")
+    with store.transaction(db):
+        dam = rebill.issue_open(db, actor, municipality, charge_id, due,
+                                instructions=f"Pedido de serviço {doc['protocol']} ({DECREE}, art. 8).")
+
+        def build(fresh: dict) -> dict:
+            changes: dict[str, Any] = {}
+            payment_doc = fresh.get("payment") or {}
+            for inst in payment_doc.get("instalments", []):
+                if inst.get("charge_id") == charge_id:
+                    inst.update(dam_id=dam["id"], dam_number=dam["number"])
+                    changes["payment"] = payment_doc
+            settlement = fresh.get("settlement") or {}
+            if settlement.get("charge_id") == charge_id:
+                changes["settlement"] = {**settlement, "dam_id": dam["id"], "dam_number": dam["number"]}
+            return changes
+
+        return booking_requests._change(db, actor, municipality, request_id, None, build, "new_dam",
+                                        note=f"Novo DAM {dam['number']} do pedido {doc['protocol']}")

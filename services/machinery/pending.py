@@ -1,6 +1,8 @@
 """What awaits action in the machinery module (pendências, Decreto 017/2026, Nova Lacerda): requests
 awaiting visit, social report, quote, payment or schedule; balances due or overdue (art. 8 §2);
-credits to return. One query over ``booking_requests``, whatever their number."""
+credits to return. What is owed comes from the charges (débitos) of the requests (:mod:`.ledger`):
+a cancelled DAM asks for a new one, a short payment for the difference. One query over
+``booking_requests`` and one over their charges, whatever their number."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +10,9 @@ from datetime import date
 
 from pymongo.database import Database
 
-from rules.fmt import brl
+from rules.dam import charges as charge_rules
+from rules.fmt import brl, day
+from services.machinery import ledger
 from services.machinery.booking_requests import OPEN, REQUESTS
 from services.shared.auth import Actor, authorize
 from services.store import decode, parse_date
@@ -25,20 +29,46 @@ class PendingItem:
     overdue: bool = False
 
 
+def _money_item(head: str, row: ledger.ChargeRow, rid: str, on: date) -> PendingItem:
+    """What a part still owed awaits: a new DAM (its DAM was cancelled), the difference of a short
+    payment, or the payment of the DAM out; overdue from the charge's due date (art. 8 §4)."""
+    balance = row.part == ledger.SETTLEMENT
+    overdue = row.due_on < on
+    what = f"{head}: {row.label}" if not balance else head
+    if row.status == charge_rules.SHORT:
+        then = "emitir DAM da diferença" if row.issuable else f"DAM {row.dam_number} da diferença a pagar"
+        return PendingItem(row.due_on, "Saldo pago a menor" if balance else "Pago a menor",
+                           f"{what}, falta {brl(row.open)} — {then}", rid, overdue)
+    if row.issuable:
+        return PendingItem(row.due_on, "DAM do saldo cancelado — emitir novo DAM" if balance
+                           else "DAM cancelado — emitir novo DAM",
+                           f"{what}, DAM {row.dam_number} cancelado, {brl(row.open)}", rid, overdue)
+    if balance:
+        title = "Saldo vencido" if overdue else "Saldo a pagar"
+    else:
+        title = "Pagamento vencido" if overdue else "Aguardando pagamento"
+    dam = f"DAM {row.dam_number}" + (f" (vence {day(row.dam_due)})" if row.dam_due and row.dam_due != row.due_on
+                                     else "")
+    return PendingItem(row.due_on, title, f"{what}, {dam}, {brl(row.open)}", rid, overdue)
+
+
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[PendingItem]:
-    """Awaiting visit, social report, quote, payment, schedule; balances due/overdue; credits to
-    return. One query, whatever the number of requests."""
+    """Awaiting visit, social report, quote, payment (a new DAM, a difference), schedule; balances
+    due/overdue; credits to return. Two queries (the requests, then their charges), whatever the
+    number of requests."""
     authorize(actor, "read", municipality)
     items: list[PendingItem] = []
     fields_ = {"protocol": 1, "status": 1, "requested_on": 1, "requester.name": 1, "payment.instalments": 1,
                "settlement": 1, "social_report": 1, "schedule.day": 1}
     query = {"municipality": municipality, "$or": [{"status": {"$in": list(OPEN)}}, {"settlement_open": True}]}
-    for raw in db[REQUESTS].find(query, fields_):
-        doc = decode(raw)
+    docs = [decode(raw) for raw in db[REQUESTS].find(query, fields_)]
+    stored = ledger.charges_of(db, municipality, docs)
+    for doc in docs:
         rid, protocol, name = str(doc["_id"]), doc["protocol"], doc["requester"]["name"]
         requested_on = parse_date(doc["requested_on"])
         status = doc["status"]
         head = f"Pedido {protocol} — {name}"
+        owed = [row for row in ledger.rows_of(doc, stored) if row.owing]
         if status == "aguardando_vistoria":
             items.append(PendingItem(requested_on, "Aguardando vistoria técnica", head, rid))
         elif status == "aguardando_parecer":
@@ -46,24 +76,12 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Pen
             items.append(PendingItem(asked, "Aguardando parecer social", f"{head} (pedido à Assistência Social)", rid))
         elif status == "aguardando_orcamento":
             items.append(PendingItem(requested_on, "Aguardando orçamento", head, rid))
-        elif status == "aguardando_pagamento":
-            unpaid = [i for i in (doc.get("payment") or {}).get("instalments", [])
-                      if i.get("dam_id") and not i.get("paid_on")]
-            if not unpaid:
-                items.append(PendingItem(requested_on, "Aguardando emissão dos DAMs", head, rid))
-            for inst in unpaid:
-                due = parse_date(inst["due"])
-                items.append(PendingItem(due, "Pagamento vencido" if due < on else "Aguardando pagamento",
-                                         f"{head}: {inst['label']}, DAM {inst['dam_number']}, {brl(inst['amount'])}",
-                                         rid, due < on))
+        elif status == "aguardando_pagamento" and not (doc.get("payment") or {}).get("instalments"):
+            items.append(PendingItem(requested_on, "Aguardando emissão dos DAMs", head, rid))
         elif status == "a_agendar":
             items.append(PendingItem(requested_on, "A agendar", head, rid))
+        items += [_money_item(head, row, rid, on) for row in owed]
         settlement = doc.get("settlement") or {}
-        if settlement.get("dam_id") and not settlement.get("paid_on"):
-            due = parse_date(settlement["due"]) or on
-            items.append(PendingItem(due, "Saldo vencido" if due < on else "Saldo a pagar",
-                                     f"{head}: DAM {settlement['dam_number']}, {brl(settlement['amount_due'])}", rid,
-                                     due < on))
         if settlement.get("credit_to_return") and not settlement.get("credit_returned_on"):
             items.append(PendingItem(parse_date(settlement["completed_on"]), "Crédito a devolver",
                                      f"{head}: {brl(settlement['credit_to_return'])}", rid))

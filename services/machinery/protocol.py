@@ -4,8 +4,8 @@ eligibility (art. 2, 5, 6, 8 §4, 9, 10; ``rules.machinery.eligibility``).
 The form's values (:class:`RequestInput`, :class:`ServiceAsked`, :class:`ClaimInput`) are checked once
 here and become the stored request; :func:`check` shows the findings before saving, :func:`create_request`
 numbers the protocol per year. Art. 8 §4: :func:`create_request` itself refuses a requester (same
-CPF/CNPJ) with an overdue DAM of this service (:class:`RequestsSuspended`); :func:`requester_block`
-lists those DAMs. The conversions between stored values and the rules' values used by the later
+CPF/CNPJ) with an overdue charge (débito) of this service (:class:`RequestsSuspended`);
+:func:`requester_block` lists those charges. The conversions between stored values and the rules' values used by the later
 stages (services, discount claims, findings) live here, the first stage that needs them.
 """
 from __future__ import annotations
@@ -44,6 +44,7 @@ from rules.machinery.quote import (
     quote,
 )
 from services import store
+from services.dam import charges
 from services.machinery import booking_requests
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, SERVICE_KINDS
 from services.shared import audit, clock, fields, parameters
@@ -236,15 +237,18 @@ def _refused(error: RuleError, field_name: str = "services") -> ValidationFailed
 # ---- requests ----
 
 def _overdue_instalments(db: Database, municipality: str, document: str, on: date) -> list[InstalmentStatus]:
-    query = {"municipality": municipality, "pays.collection": REQUESTS, "taxpayer_document": fields.digits(document),
-             "status": "emitido", "due_on": {"$lt": on.isoformat()}}
-    return [InstalmentStatus(f"DAM {d['number']} ({d.get('description', '')[:60]})", d["amount"], parse_date(d["due_on"]))
-            for d in (decode(x) for x in db["dams"].find(query, {"number": 1, "amount": 1, "due_on": 1,
-                                                                  "description": 1}))]
+    """Art. 8 §4: the requester's charges of this service still owed past their due date, read by index
+    (``services.dam.charges.overdue_of``). A charge's due date is its first DAM's: a 2ª via does not
+    move it, so only a payment in full lifts the block ("até a regularização")."""
+    overdue = [c for c in charges.overdue_of(db, municipality, fields.digits(document), on)
+               if (c.get("owner") or {}).get("collection") == REQUESTS]
+    return [InstalmentStatus(f"DAM {(c.get('live_dam') or (c['dams'][-1] if c.get('dams') else {})).get('number', '')} "
+                             f"({c.get('description', '').split(':')[0][:80]})", c["open"], c["due_on"])
+            for c in sorted(overdue, key=lambda c: (c["due_on"], c["id"]))]
 
 
 def requester_block(db: Database, actor: Actor, municipality: str, document: str, on: date) -> list[Finding]:
-    """Art. 8 §4: the overdue DAMs of this service of a CPF/CNPJ (empty when none)."""
+    """Art. 8 §4: the overdue charges of this service of a CPF/CNPJ (empty when none)."""
     authorize(actor, "read", municipality)
     overdue = _overdue_instalments(db, municipality, document, on)
     return list(new_requests_allowed(overdue, on).failures) if overdue else []
