@@ -211,7 +211,7 @@ def test_a_short_fine_stays_open_until_the_dam_of_its_difference_is_paid(db, tod
     pay(db, "chapada", dam, today.value, Decimal("1500.00"))
     shown = auto(db, auto_id)
     assert shown["fine_dam"]["paid"] is False and shown["stage"] == "penalidade"
-    standing, reissuable = penalties.fine_standing(db, ACTORS["chapada"], "chapada", shown)
+    standing, reissuable = penalties.fine_standing(db, shown)
     assert standing.startswith("Pago a menor: falta R$ 500,00") and reissuable
     today.set(dam["due_on"])  # inside the queue's horizon
     [item] = [p for p in lists.pending(db, ACTORS["chapada"], "chapada", today.value) if p.kind == "Multa"]

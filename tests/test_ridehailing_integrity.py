@@ -179,9 +179,10 @@ def test_a_forged_paid_dam_issues_nothing(db):
 
 def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
     auth = active(db)
-    [dam] = lists.list_all(db, ACTOR, "chapada", lists.DamQuery())
-    fees.fee_paid(db, dam["charge_id"])  # handlers get the charge id (issue 19)
-    fees.fee_paid(db, dam["charge_id"])
+    [row] = lists.list_all(db, ACTOR, "chapada", lists.DamQuery())
+    charge_id = dams.get(db, ACTOR, "chapada", row["id"])["charge_id"]
+    fees.fee_paid(db, charge_id)  # handlers get the charge id (issue 19)
+    fees.fee_paid(db, charge_id)
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
     assert db["counters"].find_one({"_id": f"chapada/{fees.NUMBER_KIND}/{TODAY.year}"})["seq"] == 1
 

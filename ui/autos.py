@@ -268,7 +268,7 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
     st.markdown("#### Penalidades")
     with st.container():
         fine = doc.get("fine_dam") or {}
-        standing, reissuable = penalties.fine_standing(db, actor, mun, doc) if fine else ("", False)
+        standing, reissuable = penalties.fine_standing(db, doc) if fine else ("", False)
         if fine:
             st.write(f"DAM {fine['number']} da multa ({brl(fine['amount'])}), vence em {day(fine['due_on'])}: "
                      + (f"**{standing}**" if fine.get("paid") else standing))

@@ -90,10 +90,10 @@ def issue_fine_dam(db: Database, actor: Actor, municipality: str, auto_id: str) 
     return dam
 
 
-def fine_standing(db: Database, actor: Actor, municipality: str, doc: dict) -> tuple[str, bool]:
-    """What the auto's fine stands at, from its stored charge: the pt-BR line (paid on, the DAM to pay,
-    paid short, a cancelled DAM) and whether a new DAM may be issued for what is still open."""
-    authorize(actor, "read", municipality)
+def fine_standing(db: Database, doc: dict) -> tuple[str, bool]:
+    """What the fine of ``doc`` (an auto read by :func:`autos.get`) stands at, from its stored charge:
+    the pt-BR line (paid on, the DAM to pay, paid short, a cancelled DAM) and whether a new DAM may be
+    issued for what is still open."""
     fine = doc.get("fine_dam") or {}
     charge = charge_links.of_link(db, fine, "id") if fine.get("id") else None
     if charge is None or settlement.fine_settled(charge["status"]):
