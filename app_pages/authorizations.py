@@ -130,22 +130,30 @@ def cancel(doc: dict) -> None:
 
 
 def fee(doc: dict, renewal: bool) -> None:
-    bill = doc.get("fee_dam") or {}
-    same_purpose = (bill.get("purpose") == "renewal") == renewal
-    short = fees.open_shortfall(doc) if same_purpose else None
-    waiting = bill and not bill.get("paid") and same_purpose and not short
-    if waiting:
-        kind = "DAM complementar" if bill.get("short") else "DAM"
-        st.info(f"{kind} nº {bill['number']} de {brl(bill['amount'])}, vencimento {day(parse_date(bill['due']))}, "
+    bill = fees.bill_of(db, doc)  # the fee as its charge (débito) stands
+    if bill is not None and (bill.purpose == "renewal") != renewal:
+        bill = None
+    live, short = (bill.live, bill.short) if bill else (None, None)
+    if live:
+        kind = "DAM complementar" if short else "DAM"
+        st.info(f"{kind} nº {live['number']} de {brl(live['amount'])}, vencimento {day(parse_date(live['due_on']))}, "
                 "aguardando pagamento. Registre a baixa na página DAM ou pelo arquivo retorno do banco; "
                 "com o pagamento integral da taxa a autorização é expedida automaticamente.")
-        st.download_button("Baixar o DAM (PDF)", lambda: printing.pdf(db, actor, mun, [bill["dam_id"]]),
-                           f"dam_{bill['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_dam_pdf",
+        st.download_button("Baixar o DAM (PDF)", lambda: printing.pdf(db, actor, mun, [live["id"]]),
+                           f"dam_{live['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_dam_pdf",
                            icon=":material/picture_as_pdf:")
+        return
+    if bill and bill.paid:
+        st.info("Taxa paga: a expedição da autorização ficou pendente e é refeita automaticamente "
+                "(ou tente de novo na página DAM).")
         return
     if short:
         st.warning(fees.shortfall_text(short) + f" ({rules.ref('fee')})", icon=":material/money_off:")
         label = f"Emitir DAM complementar de {brl(short['difference'])}"
+    elif bill:
+        st.warning(f"O DAM {doc['fee_dam']['number']} da taxa foi cancelado; a taxa continua devida "
+                   f"({brl(bill.open)}). Emita um novo DAM do mesmo débito.", icon=":material/receipt_long:")
+        label = f"Emitir novo DAM da taxa de {brl(bill.open)}"
     else:
         ok, amount = common.attempt(fees.fee_amount, db, mun, today)
         if not ok:

@@ -211,10 +211,11 @@ with tab_issqn:
         table([{"Plataforma": m.platform_name, "Competência": f"{m.competence[5:]}/{m.competence[:4]}",
                 "Placa": fields.show("plate", m.plate), "Viagens": m.trips, "Base": m.base, "ISSQN": m.amount,
                 "Vencimento": m.due, "DAM": m.dam_number, "Pago em": m.paid_on,
-                "Situação": ("🔴 " if m.situation == "vencido" else "") + m.situation} for m in months],
+                "Situação": ("🔴 " if m.situation == "vencido" else "") + m.situation, "Pagamento": m.payment}
+               for m in months],
               "pob_iss", "issqn_por_veiculo", "Nenhum mês apurado.")
         without_dam = {m.id: f"{m.platform_name} · {m.competence[5:]}/{m.competence[:4]} · "
-                             f"{fields.show('plate', m.plate)} · {brl(m.amount)}" for m in months if not m.dam_number}
+                             f"{fields.show('plate', m.plate)} · {brl(m.amount)}" for m in months if m.needs_dam}
         if without_dam:
             with st.form("pob_dam_form"):
                 chosen_month = st.selectbox("Emitir DAM do mês", list(without_dam), format_func=without_dam.get,

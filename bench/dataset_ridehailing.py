@@ -246,7 +246,8 @@ class RideHailingRecords(DamRecords):
                        {"collection": "authorizations", "id": str(doc["_id"]), "label": f"Autorização {doc['protocol']}"},
                        paid_on=on if paid else None)
         fee = {"dam_id": str(dam["_id"]), "number": dam["number"], "amount": amount, "due": dam["due_on"],
-               "purpose": purpose, "paid": False, "fee_total": amount, "received": [], "short": None}
+               "purpose": purpose, "paid": False, "fee_total": amount, "received": [], "short": None,
+               "charge_id": dam.get("charge_id")}
         doc["fee_dam"] = fee
         self.audit(actor, mun, "fee_dam", "authorizations", doc["_id"], {}, {"fee_dam": fee}, "", instant(on, self.rng),
                    stored=doc)

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from services import store
-from services.dam import dams, outbox, payments
+from services.dam import outbox, payments
 from services.ridehailing import authorizations, public_check, work_queue
 from services.ridehailing.enforcement import autos, lavratura, lists, penalties, process
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
@@ -219,7 +219,7 @@ def test_fine_becomes_a_dam_and_paying_it_closes_the_fine_once(db, today):
     payments.record_payment(db, CG, "chapada", dam["id"], today.value, dam["amount"], "Banco do Brasil")
     shown = auto(db, "chapada", auto_id)
     assert shown["fine_dam"]["paid"] is True and shown["stage"] == "multa_paga"
-    penalties.fine_paid(db, dams.get(db, CG, "chapada", dam["id"]))  # a second run changes nothing
+    penalties.fine_paid(db, dam["charge_id"])  # a second run changes nothing
     assert db["audit"].count_documents({"collection": "autos", "action": "fine_paid"}) == 1
     assert outbox.resume_pending(db) == 0
 

@@ -17,7 +17,7 @@ from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed import ridehailing as demo
 from seed.people import cnpj, cpf
-from services.dam import dams, payments
+from services.dam import payments
 from services.ridehailing import (
     authorizations,
     inspections,
@@ -262,7 +262,7 @@ def test_issqn_per_vehicle_and_month_to_a_paid_dam(db):
     months = {(m.plate, m.competence): m for m in issqn.issqn_months(db, actor, mun, TODAY)}
     paid = months[("QBC1D23", f"{last_month:%Y-%m}")]
     assert (paid.situation, paid.paid_on, paid.dam_number) == ("pago", TODAY, dam["number"])
-    issqn.issqn_paid(db, dams.get(db, actor, mun, dam["id"]))  # the outbox may run it again: nothing changes
+    issqn.issqn_paid(db, dam["charge_id"])  # the outbox may run it again: nothing changes
     assert db["audit"].count_documents({"collection": issqn.ISSQN, "note": f"DAM {dam['number']} pago"}) == 1
     assert issqn.assess_issqn(db, actor, mun, pid, last_month) == 1  # the month with a DAM is kept as it was
 

@@ -169,7 +169,8 @@ def test_a_forged_paid_dam_issues_nothing(db):
     dam = fees.issue_fee_dam(db, ACTOR, "chapada", auth, TODAY)  # issued, never paid
     forged = {**dam, "status": dams.PAID, "payment": {"paid_on": TODAY, "amount": dam["amount"], "notes": []}}
     for fake in (forged, {"pays": {"collection": "authorizations", "id": auth}, "municipality": "chapada",
-                          "payment": {"paid_on": TODAY}}, {**forged, "id": str(ObjectId())}):
+                          "payment": {"paid_on": TODAY}}, {**forged, "id": str(ObjectId())},
+                 dam["charge_id"], str(ObjectId()), "not-an-id"):  # the unpaid charge's id, unknown ids
         fees.fee_paid(db, fake)
     doc = authorizations.get_authorization(db, ACTOR, "chapada", auth)
     assert not doc.get("number") and EventKind.FEE_PAID.value not in kinds(db, auth)
@@ -178,9 +179,10 @@ def test_a_forged_paid_dam_issues_nothing(db):
 
 def test_the_handler_called_twice_for_one_dam_issues_one_number(db):
     auth = active(db)
-    [dam] = lists.list_all(db, ACTOR, "chapada", lists.DamQuery())
-    fees.fee_paid(db, dam)
-    fees.fee_paid(db, {"id": dam["id"]})
+    [row] = lists.list_all(db, ACTOR, "chapada", lists.DamQuery())
+    charge_id = dams.get(db, ACTOR, "chapada", row["id"])["charge_id"]
+    fees.fee_paid(db, charge_id)  # handlers get the charge id (issue 19)
+    fees.fee_paid(db, charge_id)
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
     assert db["counters"].find_one({"_id": f"chapada/{fees.NUMBER_KIND}/{TODAY.year}"})["seq"] == 1
 
@@ -207,7 +209,7 @@ def test_a_handler_interrupted_midway_is_issued_once_on_rerun(db, monkeypatch, w
     assert not authorizations.get_authorization(db, ACTOR, "chapada", auth).get("number")
     assert outbox.resume_pending(db) == 1  # the outbox re-runs the handler (at start, or on retry)
     assert outbox.resume_pending(db) == 0
-    fees.fee_paid(db, {"id": dam["id"]})  # a handler run once more changes nothing
+    fees.fee_paid(db, dam["charge_id"])  # a handler run once more changes nothing
     assert kinds(db, auth).count(EventKind.FEE_PAID.value) == 1
     assert authorizations.status(db, ACTOR, "chapada", auth, TODAY).status is Status.ACTIVE
     assert authorizations.get_authorization(db, ACTOR, "chapada", auth)["number"]

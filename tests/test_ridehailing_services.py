@@ -12,7 +12,7 @@ from rules.params import ParameterMissing
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from seed.ridehailing import passing
-from services.dam import dams, payments
+from services.dam import payments
 from services.ridehailing import authorizations, fees, inspections, registry, work_queue
 from services.shared import clock, entities, entity_lists, parameters, schema
 from services.shared.errors import PermissionDenied, ValidationFailed
@@ -59,7 +59,7 @@ def test_the_payment_handler_runs_once_per_dam(db):
     set_fee(db, "chapada")
     auth = inspected(db, "chapada")
     dam = pay(db, "chapada", auth)
-    fees.fee_paid(db, dams.get(db, ACTORS["chapada"], "chapada", dam["id"]))
+    fees.fee_paid(db, dam["charge_id"])  # handlers get the charge id (issue 19)
     doc = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)
     assert [e["kind"] for e in doc["events"]].count(EventKind.FEE_PAID.value) == 1
 
@@ -241,7 +241,9 @@ def test_a_complementary_dam_charges_the_difference_and_its_payment_issues(db):
     auth = inspected(db, "matupa")
     first = pay_amount(db, "matupa", auth, "150.00")
     second = fees.issue_fee_dam(db, actor, "matupa", auth, TODAY)
-    assert second["amount"] == Decimal("30.00") and "pago a menor" in second["description"]
+    # the difference is a DAM of the same charge (débito), not a new charge of R$ 30,00
+    assert second["amount"] == Decimal("30.00") and second["description"].startswith("Diferença — Taxa")
+    assert second["charge_id"] == first["charge_id"] and any("pago a menor" in i for i in second["instructions"])
     [item] = work_queue.pendencias(db, actor, "matupa", TODAY)
     assert f"DAM complementar {second['number']}" in item.message and first["number"] in item.message
     payments.record_payment(db, actor, "matupa", second["id"], TODAY, Decimal("30.00"), "Caixa")

@@ -268,11 +268,13 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
     st.markdown("#### Penalidades")
     with st.container():
         fine = doc.get("fine_dam") or {}
+        standing, reissuable = penalties.fine_standing(db, doc) if fine else ("", False)
         if fine:
             st.write(f"DAM {fine['number']} da multa ({brl(fine['amount'])}), vence em {day(fine['due_on'])}: "
-                     + (f"**pago em {day(fine['paid_on'])}**" if fine.get("paid") else "em aberto"))
-        elif "multa" in ruled.get("penalties", []):
-            if st.button("Emitir DAM da multa", key="autos_fine_dam", type="primary"):
+                     + (f"**{standing}**" if fine.get("paid") else standing))
+        if (not fine and "multa" in ruled.get("penalties", [])) or reissuable:
+            label = "Emitir novo DAM da multa (valor em aberto)" if reissuable else "Emitir DAM da multa"
+            if st.button(label, key="autos_fine_dam", type="primary"):
                 ok, dam = common.attempt(penalties.issue_fine_dam, db, actor, mun, doc["id"])
                 if ok:
                     done(f"DAM {dam['number']} da multa emitido, vencimento {day(dam['due_on'])}.")

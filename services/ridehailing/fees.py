@@ -1,31 +1,34 @@
 """The authorization fee (taxa do CTM): its DAM, its payment, the issue it leads to, and renewal.
 
-The fee DAM is issued once the vistoria is passed (or once a renewal is requested); its payment issues
-the authorization (number and validity) or renews it (CG art. 9 §1 and art. 16 §ú; MP art. 3 §ú and
-art. 9). A payment below the amount due leaves the authorization awaiting the fee with the shortfall
-recorded, and the next DAM is complementary: it charges only the difference. The DAM module
-(``services.dam.dams``, issue 6) owns numbering, barcode and payment; its DAM-paid event calls
-:func:`fee_paid`.
+The fee DAM is issued once the vistoria is passed (or once a renewal is requested) and opens the fee's
+charge (débito, :mod:`services.dam.charges`; the record keeps its ``charge_id``). The charge paid in
+full, by any of its DAMs (the first, a 2ª via, the DAM of a difference), issues the authorization
+(number and validity) or renews it (CG art. 9 §1 and art. 16 §ú; MP art. 3 §ú and art. 9;
+``rules.ridehailing.settlement``). A payment below the amount due leaves the authorization awaiting
+the fee with the shortfall recorded, and the next DAM, of the same charge, charges only the
+difference. The DAM module owns numbering, barcode and payment; its outbox calls :func:`fee_paid`
+with the charge's id.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from bson import ObjectId
-from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.fmt import brl
+from rules.ridehailing import settlement
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services import store
-from services.dam import dams
-from services.ridehailing import authorization_records, registry
+from services.dam import dams, rebill
+from services.ridehailing import authorization_records, charge_links, registry
 from services.ridehailing.authorization_records import Change, Unit
-from services.shared import clock, entities, events, fields, parameters
+from services.shared import entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
-from services.store import decode, parse_date
+from services.shared.errors import Conflict, NotFound
+from services.store import parse_date
 
 FEE_PARAMETER = "authorization_fee"  # R$ of the authorization and renewal fee (taxa do CTM)
 FEE_DUE_DAYS = 10  # days the fee DAM gives to pay; a convenience of the panel, not a legal term
@@ -37,16 +40,12 @@ def fee_amount(db: Database, municipality: str, on: date) -> Decimal:
     return Decimal(str(parameters.value(db, municipality, FEE_PARAMETER, on)))
 
 
-def fee_received(fee: dict) -> Decimal:
-    """What the payments of the fee DAMs (the first and any complementary one) added up to."""
-    return sum((Decimal(str(r["amount"])) for r in fee.get("received", [])), Decimal("0"))
-
-
 def open_shortfall(doc: dict) -> dict | None:
-    """The short payment of the fee still without a complementary DAM (None when there is none).
+    """The short payment of the fee still without a DAM for the difference (None when there is none).
 
-    ``{"due", "paid", "difference", "dam_number", "paid_on"}``: the fee due, what was paid so far, the
-    difference and the DAM paid short. The authorization stays awaiting the fee meanwhile.
+    ``{"due", "paid", "difference", "dam_number", "paid_on"}``: what the fee's charge owes in all, what
+    was paid so far, the difference and the DAM paid short, as the payment handler recorded them from
+    the stored charge. The authorization stays awaiting the fee meanwhile.
     """
     fee = doc.get("fee_dam") or {}
     short = fee.get("short")
@@ -54,9 +53,61 @@ def open_shortfall(doc: dict) -> dict | None:
     return short if short and not fee.get("paid") and last_paid else None
 
 
+@dataclass(frozen=True)
+class FeeBill:
+    """Where the fee of an authorization stands, read from its stored charge (for the screens)."""
+
+    purpose: str  # "initial" or "renewal"
+    paid: bool  # the charge is paid in full
+    live: dict | None  # the DAM to pay now: id, number, amount, due_on (a 2ª via, a difference DAM)
+    short: dict | None  # a payment left a difference: due, paid, difference, dam_number, paid_on
+    open: Decimal  # what the fee still owes
+    due: date | None  # when the fee fell due (its first DAM's due date; a 2ª via does not move it)
+
+
+def fee_bill(doc: dict, charge: dict | None) -> FeeBill | None:
+    """The fee of ``doc`` as its stored ``charge`` has it (None: no fee DAM issued). A record stored
+    before charges (no charge found) is shown from its own fields."""
+    fee = doc.get("fee_dam")
+    if not fee:
+        return None
+    due = parse_date(fee.get("due"))  # None only for a fee paid before the panel (no DAM)
+    if charge is None:
+        short = open_shortfall(doc)
+        live = None if fee.get("paid") or short else {"id": fee["dam_id"], "number": fee["number"],
+                                                     "amount": fee["amount"], "due_on": due}
+        owed = Decimal("0") if fee.get("paid") else Decimal(str(short["difference"] if short else fee["amount"]))
+        return FeeBill(fee.get("purpose", "initial"), bool(fee.get("paid")), live, fee.get("short") if live else short,
+                       owed, due)
+    paid = settlement.fee_settled(charge["status"]) or bool(fee.get("paid"))
+    short = None
+    if not paid and charge["paid"] > 0:
+        last = charge["payments"][-1]
+        short = {"due": charge["principal"] + charge["late"], "paid": charge["paid"], "difference": charge["open"],
+                 "dam_number": last["dam_number"], "paid_on": last["paid_on"]}
+    return FeeBill(fee.get("purpose", "initial"), paid, None if paid else charge_links.live(charge), short,
+                   Decimal("0") if paid else charge["open"], parse_date(charge.get("due_on")) or due)
+
+
+def bill_of(db: Database, doc: dict) -> FeeBill | None:
+    """The fee of one authorization, from its stored charge."""
+    fee = doc.get("fee_dam")
+    return fee_bill(doc, charge_links.of_link(db, fee, "dam_id")) if fee else None
+
+
+def bills_of(db: Database, docs: list[dict]) -> dict[str, FeeBill]:
+    """The fees of many authorizations (one read of their charges), by authorization id."""
+    found = charge_links.by_id(db, [(d.get("fee_dam") or {}).get("charge_id") for d in docs])
+    bills = {d["id"]: fee_bill(d, found.get((d.get("fee_dam") or {}).get("charge_id"))) for d in docs}
+    return {key: bill for key, bill in bills.items() if bill is not None}
+
+
 def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> dict:
-    """Issue the DAM of the authorization fee (initial, or renewal once requested). After a short
-    payment the DAM is complementary: it charges only the difference still due."""
+    """Issue the DAM of the authorization fee (initial, or renewal once requested).
+
+    The fee is one charge: while it is owed and has no DAM to pay (its DAM was cancelled, or paid
+    short) the new DAM is of that charge (:func:`services.dam.rebill.issue_open`) and charges only what
+    is still open; a fee whose DAM is still to be paid gets no second one."""
     authorize(actor, "write", municipality)
     doc = authorization_records.load(db, municipality, auth_id)
     scope = registry.Scope(db, municipality)
@@ -65,35 +116,50 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
     if not renewal:
         authorization_records.require(state, Status.AWAITING_FEE)
     purpose = "renewal" if renewal else "initial"
-    short = open_shortfall(doc)
-    if short and (doc.get("fee_dam") or {}).get("purpose") == purpose:
-        previous = doc["fee_dam"]
-        total, received = Decimal(str(previous["fee_total"])), previous["received"]
-        amount = total - fee_received(previous)
-        what = f"Complementação (DAM {short['dam_number']} pago a menor) da taxa de "
-    else:
-        total = amount = fee_amount(db, municipality, on)
-        received, short = [], None
-        what = "Taxa de "
-    driver = registry.driver_record(db, municipality, doc["driver_cpf"])
-    rules = scope.rules
+    earlier = doc.get("fee_dam") or {}
+    owed = earlier if earlier.get("purpose") == purpose and not earlier.get("paid") else {}
+    charge = charge_links.of_link(db, owed, "dam_id") if owed else None
+    due = scope.calendar(on).add_days(on, FEE_DUE_DAYS)
     with store.transaction(db):  # the DAM, its number and the fee record on the authorization
-        dam = dams.issue(
-            db, actor, municipality,
-            taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
-            taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
-            revenue_kind="taxa_autorizacao",
-            description=f"{what}{'renovação' if renewal else 'expedição'} da autorização de transporte por "
-                        f"aplicativo — protocolo {doc['protocol']}, placa {fields.show('plate', doc['plate'])}",
-            legal_basis=rules.ref("fee"), amount=amount, due=scope.calendar(on).add_days(on, FEE_DUE_DAYS),
-            pays={"collection": "authorizations", "id": doc["id"], "label": f"Autorização {doc['protocol']}"},
-        )
-        fee = {"dam_id": dam["id"], "number": str(dam.get("number", "")), "amount": amount,
-               "due": parse_date(dam["due_on"]), "purpose": purpose, "paid": False, "fee_total": total,
-               "received": received, "short": short}
-        Unit(db, actor, municipality).write(
-            doc["id"], lambda fresh, unit: Change("fee_dam", {"fee_dam": fee}, {"fee_dam": fresh.get("fee_dam")}))
+        if charge is not None:
+            short = open_shortfall(doc)
+            dam = rebill.issue_open(db, actor, municipality, charge["id"], due, instructions=(
+                f"Complementação da taxa: o DAM {short['dam_number']} foi pago a menor." if short else ""))
+            fee = {**owed, **_dam_fields(dam), "charge_id": charge["id"]}
+        else:
+            dam = _issue_new(db, actor, municipality, doc, scope, renewal, due, on)
+            fee = {**_dam_fields(dam), "purpose": purpose, "paid": False, "fee_total": dam["amount"], "received": [],
+                   "short": None, "charge_id": dam["charge_id"]}
+
+        def decide(fresh: dict, unit: Unit) -> Change:
+            if (fresh.get("fee_dam") or {}).get("dam_id") != earlier.get("dam_id"):
+                raise Conflict("A taxa desta autorização mudou enquanto o DAM era emitido; recarregue.")
+            return Change("fee_dam", {"fee_dam": fee}, {"fee_dam": fresh.get("fee_dam")})
+
+        Unit(db, actor, municipality).write(doc["id"], decide)
     return dam
+
+
+def _dam_fields(dam: dict) -> dict:
+    """What the fee record keeps of its latest DAM (the screens show it)."""
+    return {"dam_id": dam["id"], "number": str(dam.get("number", "")), "amount": dam["amount"],
+            "due": parse_date(dam["due_on"])}
+
+
+def _issue_new(db: Database, actor: Actor, municipality: str, doc: dict, scope: registry.Scope, renewal: bool,
+               due: date, on: date) -> dict:
+    """The first DAM of a fee: it opens the fee's charge."""
+    driver = registry.driver_record(db, municipality, doc["driver_cpf"])
+    return dams.issue(
+        db, actor, municipality,
+        taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
+        taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
+        revenue_kind="taxa_autorizacao",
+        description=f"Taxa de {'renovação' if renewal else 'expedição'} da autorização de transporte por "
+                    f"aplicativo — protocolo {doc['protocol']}, placa {fields.show('plate', doc['plate'])}",
+        legal_basis=scope.rules.ref("fee"), amount=fee_amount(db, municipality, on), due=due,
+        pays={"collection": "authorizations", "id": doc["id"], "label": f"Autorização {doc['protocol']}"},
+    )
 
 
 def pending_renewal(doc: dict) -> bool:
@@ -118,94 +184,91 @@ def request_renewal(db: Database, actor: Actor, municipality: str, auth_id: str,
     return Unit(db, actor, municipality).write(auth_id, decide)
 
 
-def _paid_on(dam: dict) -> date:
-    """The payment date the DAM module recorded (``payment.paid_on``)."""
-    return parse_date((dam.get("payment") or {}).get("paid_on")) or clock.today()
-
-
-def _stored_paid_dam(db: Database, dam: dict) -> dict | None:
-    """The DAM named by ``dam`` as the store has it, if it is really paid and pays an authorization.
-
-    The handler never trusts the fields of the dict it is given: a forged dict issues nothing."""
-    try:
-        dam_id = ObjectId(str(dam.get("id") or dam.get("_id") or ""))
-    except (InvalidId, TypeError):
-        return None
-    stored = db[dams.COLLECTION].find_one({"_id": dam_id, "status": dams.PAID})
-    if stored is None or (stored.get("pays") or {}).get("collection") != "authorizations":
-        return None
-    stored = decode(stored)
-    stored["id"] = str(stored.pop("_id"))
-    return stored
-
-
 @events.on_dam_paid("authorizations")
-def fee_paid(db: Database, dam: dict) -> None:
-    """A paid fee DAM issues the authorization (number and validity) or renews it.
+def fee_paid(db: Database, charge_id: str) -> None:
+    """A payment of the fee's charge issues the authorization (number and validity) or renews it,
+    once the charge is paid in full (``rules.ridehailing.settlement.fee_settled``): CG art. 9 §1 and
+    art. 16 §ú; MP art. 3 §ú and art. 9. A payment short of it leaves the authorization awaiting the
+    fee with the difference recorded; a late payment or one above the amount still issues it and keeps
+    the DAMs' alerts visible.
 
-    The authorization follows the payment of the fee (CG art. 9 §1 and art. 16 §ú; MP art. 3 §ú and
-    art. 9): a payment below the amount due leaves it awaiting the fee with the difference recorded;
-    a late payment or one above the amount still issues it and keeps the DAM's alerts visible.
-
-    Idempotent and re-runnable (the DAM-paid outbox may call it again after a crash or on retry): the
-    DAM is read from the store and must be paid; a DAM already received changes nothing; the whole
-    handler is one unit of work whose write is conditional on the version it read.
+    Only the stored charge counts (:func:`services.dam.charges.load`): an unknown id, a charge of
+    another record or one not paid changes nothing. Idempotent and re-runnable (the outbox runs it
+    after every payment of any DAM of the charge, and again after a crash): a fee already paid, or a
+    payment already received, changes nothing; the write is conditional on the version it read.
     """
-    stored = _stored_paid_dam(db, dam)
-    if stored is None:
+    charge = charge_links.owned(db, charge_id, "authorizations")
+    if charge is None or not charge["payments"]:
         return
-    payment = stored.get("payment") or {}
-    receipt = {"dam_id": stored["id"], "number": str(stored.get("number") or ""), "amount": payment.get("amount"),
-               "paid_on": _paid_on(stored), "alerts": list(payment.get("notes", []))}
-    _settle_fee(db, registry.DAM_ACTOR, stored["municipality"], stored["pays"]["id"], receipt)
+    stored = charge_links.dam_payments(db, charge)
+    receipts = [{"dam_id": p["dam_id"], "number": p["dam_number"], "amount": p["amount"], "paid_on": p["paid_on"],
+                 "alerts": list(stored.get(p["dam_id"], {}).get("notes") or [])} for p in charge["payments"]]
+
+    def decide(doc: dict, unit: Unit) -> Change | None:
+        fee = doc.get("fee_dam") or {}
+        if fee.get("paid") or not charge_links.names(fee, charge, "dam_id"):
+            return None  # paid already (a second payment is a credit), or not this authorization's fee
+        ours = {entry["id"] for entry in charge["dams"]}
+        received = [r for r in fee.get("received", []) if r["dam_id"] not in ours] + receipts
+        settled = settlement.fee_settled(charge["status"])
+        if not settled and [r["dam_id"] for r in received] == [r["dam_id"] for r in fee.get("received", [])]:
+            return None  # nothing new since the last run
+        last = charge_links.settling_payment(charge) if settled else charge["payments"][-1]
+        fee = {**fee, **_charge_dam(charge, last["dam_id"]), "received": received, "charge_id": charge["id"],
+               "fee_total": charge["principal"] + charge["late"]}
+        if not settled:
+            return _short_payment(doc, fee, charge, last)
+        return _issue_on_payment(doc, unit, fee, charge["paid_on"], last["dam_number"])
+
+    try:
+        Unit(db, registry.DAM_ACTOR, charge["municipality"]).write(charge["owner"]["id"], decide)
+    except NotFound:
+        return  # the charge names no authorization of its municipality
+
+
+def _charge_dam(charge: dict, dam_id: str) -> dict:
+    """The fee record's DAM fields from the charge's entry of DAM ``dam_id``."""
+    entry = next(e for e in charge["dams"] if e["id"] == dam_id)  # a payment is always of a DAM of its charge
+    return {"dam_id": entry["id"], "number": entry["number"], "amount": entry["amount"],
+            "due": parse_date(entry["due_on"])}
 
 
 def record_earlier_payment(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date,
                            note: str = "") -> None:
     """History loaded into the panel: the fee was paid on ``paid_on`` before the panel, with no DAM in
-    it; taken as paid in full and issued as a paid DAM would. Runs once (a second call is refused)."""
+    it; taken as paid in full and issued as a paid DAM would. Runs once (the rules refuse a second call)."""
     authorize(actor, "write", municipality)
     entities.refuse_future("paid_on", "Data do pagamento", paid_on)
-    receipt = {"dam_id": "", "number": note, "amount": None, "paid_on": paid_on, "alerts": []}
-    _settle_fee(db, actor, municipality, auth_id, receipt, history=True)
 
-
-def _settle_fee(db: Database, actor: Actor, municipality: str, auth_id: str, receipt: dict,
-                history: bool = False) -> None:
-    def decide(doc: dict, unit: Unit) -> Change | None:
+    def decide(doc: dict, unit: Unit) -> Change:
         fee = doc.get("fee_dam") or {}
-        dam_id = receipt["dam_id"]
-        if dam_id and any(r["dam_id"] == dam_id for r in fee.get("received", [])):
-            return None  # this DAM was already received: nothing to do
-        if not fee and not history:
-            return None  # a DAM paying the authorization that is not its fee DAM
-        total, amount = fee.get("fee_total", fee.get("amount")), receipt["amount"]
-        if amount is None or total is None:  # history loaded without amounts: taken as paid in full
-            amount = total = Decimal(str(total or 0))
-        received = [*fee.get("received", []), {**receipt, "number": receipt["number"] or fee.get("number", ""),
-                                               "amount": Decimal(str(amount))}]
-        fee = {**fee, "received": received, "fee_total": Decimal(str(total))}
-        number, paid_on = received[-1]["number"], receipt["paid_on"]
-        if fee_received(fee) < fee["fee_total"]:
-            return _short_payment(doc, fee, number, paid_on)
-        renewal = fee.get("purpose") == "renewal"
-        extra = {"fee_dam": {**fee, "paid": True, "paid_on": paid_on, "short": None}}
-        if not renewal and not doc.get("number"):
-            extra["number"] = unit.number(NUMBER_KIND, paid_on.year)
-            extra["issued_on"] = paid_on
-        kind = EventKind.RENEWAL_FEE_PAID if renewal else EventKind.FEE_PAID
-        alerts = [a for r in received for a in r["alerts"]]
-        note = f"DAM {number} pago" + (" — alertas do DAM: " + "; ".join(alerts) if alerts else "")
-        return unit.event(doc, kind, paid_on, note=note, extra=extra)
+        total = Decimal(str(fee.get("fee_total", fee.get("amount")) or 0))
+        receipt = {"dam_id": "", "number": note or fee.get("number", ""), "amount": total, "paid_on": paid_on,
+                   "alerts": []}
+        fee = {**fee, "received": [*fee.get("received", []), receipt], "fee_total": total}
+        return _issue_on_payment(doc, unit, fee, paid_on, receipt["number"])
 
     Unit(db, actor, municipality).write(auth_id, decide)
 
 
-def _short_payment(doc: dict, fee: dict, number: str, paid_on: date) -> Change:
-    """Keep the authorization awaiting the fee and record what is still missing."""
-    paid = fee_received(fee)
-    fee["short"] = {"due": fee["fee_total"], "paid": paid, "difference": fee["fee_total"] - paid,
-                    "dam_number": number, "paid_on": paid_on}
+def _issue_on_payment(doc: dict, unit: Unit, fee: dict, paid_on: date, number: str) -> Change:
+    """The fee paid in full: the authorization is issued (its number) or renewed, with the alerts of
+    the DAMs paid (late, amount differing) in the event's note."""
+    renewal = fee.get("purpose") == "renewal"
+    extra = {"fee_dam": {**fee, "paid": True, "paid_on": paid_on, "short": None}}
+    if not renewal and not doc.get("number"):
+        extra["number"] = unit.number(NUMBER_KIND, paid_on.year)
+        extra["issued_on"] = paid_on
+    kind = EventKind.RENEWAL_FEE_PAID if renewal else EventKind.FEE_PAID
+    alerts = [a for r in fee["received"] for a in r["alerts"]]
+    note = f"DAM {number} pago" + (" — alertas do DAM: " + "; ".join(alerts) if alerts else "")
+    return unit.event(doc, kind, paid_on, note=note, extra=extra)
+
+
+def _short_payment(doc: dict, fee: dict, charge: dict, last: dict) -> Change:
+    """Keep the authorization awaiting the fee and record, from the charge, what is still missing."""
+    fee["short"] = {"due": charge["principal"] + charge["late"], "paid": charge["paid"],
+                    "difference": charge["open"], "dam_number": last["dam_number"], "paid_on": last["paid_on"]}
     fee["paid"] = False
     return Change("fee_short", {"fee_dam": fee}, {"fee_dam": doc.get("fee_dam")}, note=shortfall_text(fee["short"]))
 

@@ -14,15 +14,15 @@ from datetime import date
 from decimal import Decimal
 
 from bson import ObjectId
-from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.fmt import brl
 from rules.params import ParameterMissing
 from rules.ridehailing import obligations as rule
+from rules.ridehailing import settlement
 from services import store
-from services.dam import dams
-from services.ridehailing import platform_files, registry, trip_data
+from services.dam import dams, rebill
+from services.ridehailing import charge_links, platform_files, registry, trip_data
 from services.shared import audit, clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
@@ -57,6 +57,8 @@ class IssqnMonth:
     paid_on: date | None
     situation: str
     reference: str
+    needs_dam: bool = False  # no DAM yet, or its charge is owed with no DAM to pay (cancelled, paid short)
+    payment: str = ""  # the charge's standing: paid on, paid short, the DAM to pay
 
 
 def _competence(value: date) -> str:
@@ -115,31 +117,45 @@ def assess_issqn(db: Database, actor: Actor, municipality: str, platform_id: str
 
 
 def issqn_months(db: Database, actor: Actor, municipality: str, on: date) -> list[IssqnMonth]:
-    """Every assessed vehicle-month, newest first, shown as paid, overdue or open on ``on``."""
+    """Every assessed vehicle-month, newest first, shown as paid, overdue or open on ``on``; its DAM
+    and payment as its charge (débito) has them: the live DAM (a 2ª via), a short payment, a
+    cancelled DAM waiting for a new one."""
     authorize(actor, "read", municipality)
     ref = registry.rules_of(municipality).ref("issqn")
+    docs = list(map(platform_files.plain, db[ISSQN].find({"municipality": municipality}).sort(
+        [("competence", -1), ("plate", 1)])))
+    found = charge_links.by_id(db, [d.get("charge_id") for d in docs])
     out = []
-    docs = db[ISSQN].find({"municipality": municipality}).sort([("competence", -1), ("plate", 1)])
-    for doc in map(platform_files.plain, docs):
+    for doc in docs:
         due, paid = parse_date(doc["due_on"]), parse_date(doc.get("paid_on"))
+        charge = found.get(doc.get("charge_id") or "")
+        current = charge_links.live(charge) if charge else None
+        number = current["number"] if current else doc.get("dam_number") or ""
+        needs = not doc.get("dam_id") or (paid is None and charge_links.reissuable(charge))
         out.append(IssqnMonth(doc["id"], doc["platform_name"], doc["plate"], doc["competence"], doc["trips"],
-                              doc["base"], doc["amount"], due, doc.get("dam_number") or "", paid,
-                              rule.issqn_situation(due, paid, on), ref))
+                              doc["base"], doc["amount"], due, number, paid, rule.issqn_situation(due, paid, on), ref,
+                              needs, charge_links.standing_text(charge) if charge else ""))
     return out
 
 
 def issue_issqn_dam(db: Database, actor: Actor, municipality: str, issqn_id: str, address: str = "") -> dict:
     """Issue the DAM of one vehicle-month to the platform (its address from the taxpayers register by
     CNPJ, or ``address``). Due on the legal due date, or today when that has passed (a DAM is never
-    due before its issue; the month stays overdue)."""
+    due before its issue; the month stays overdue). The month is one charge (débito): when its DAM was
+    cancelled or paid short, the new DAM is of that charge and charges what is still open."""
     authorize(actor, "write", municipality)
     doc = db[ISSQN].find_one({"_id": platform_files.object_id(issqn_id, "ISSQN não encontrado."),
                               "municipality": municipality})
     if doc is None:
         raise NotFound("ISSQN não encontrado.")
     doc = platform_files.plain(doc)
+    due = max(parse_date(doc["due_on"]), clock.today())
     if doc.get("dam_id"):
-        raise Conflict(f"O DAM {doc['dam_number']} deste mês já foi emitido.")
+        charge = charge_links.of_link(db, doc, "dam_id")
+        if not charge_links.reissuable(charge):
+            raise Conflict(f"O DAM {doc['dam_number']} deste mês já foi emitido.")
+        with store.transaction(db):
+            return _link(db, actor, municipality, doc, rebill.issue_open(db, actor, municipality, charge["id"], due))
     if doc["amount"] <= 0:
         raise ServiceError("ISSQN zero: não há DAM a emitir.")
     taxpayer = db["taxpayers"].find_one({"municipality": municipality, "document": doc["platform_cnpj"]}) or {}
@@ -155,33 +171,43 @@ def issue_issqn_dam(db: Database, actor: Actor, municipality: str, issqn_id: str
             taxpayer_address=address, revenue_kind=ISSQN_REVENUE,
             description=f"ISSQN do transporte por aplicativo, competência {month}, veículo "
                         f"{fields.show('plate', doc['plate'])}: {doc['trips']} viagens, base {brl(doc['base'])}",
-            legal_basis=rules.ref("issqn"), amount=doc["amount"], due=max(parse_date(doc["due_on"]), clock.today()),
+            legal_basis=rules.ref("issqn"), amount=doc["amount"], due=due,
             pays={"collection": ISSQN, "id": doc["id"], "label": label})
-        done = db[ISSQN].update_one({"_id": ObjectId(doc["id"]), "version": doc["version"], "dam_id": None},
-                                    {"$set": {"dam_id": dam["id"], "dam_number": dam["number"]},
-                                     "$inc": {"version": 1}})
-        if not done.modified_count:
-            raise Conflict("O ISSQN deste mês mudou enquanto o DAM era emitido; recarregue.")
-        audit.record(db, actor, municipality, "update", ISSQN, doc["id"], {"dam_id": None},
-                     {"dam_id": dam["id"], "dam_number": dam["number"]}, note=f"DAM {dam['number']} emitido")
+        return _link(db, actor, municipality, doc, dam)
+
+
+def _link(db: Database, actor: Actor, municipality: str, doc: dict, dam: dict) -> dict:
+    """The month keeps its charge and its latest DAM (conditional on the version read)."""
+    link = {"dam_id": dam["id"], "dam_number": dam["number"], "charge_id": dam["charge_id"]}
+    done = db[ISSQN].update_one({"_id": ObjectId(doc["id"]), "version": doc["version"], "dam_id": doc.get("dam_id")},
+                                {"$set": link, "$inc": {"version": 1}})
+    if not done.modified_count:
+        raise Conflict("O ISSQN deste mês mudou enquanto o DAM era emitido; recarregue.")
+    audit.record(db, actor, municipality, "update", ISSQN, doc["id"], {"dam_id": doc.get("dam_id")}, link,
+                 note=f"DAM {dam['number']} emitido")
     return dam
 
 
 @events.on_dam_paid(ISSQN)
-def issqn_paid(db: Database, dam: dict) -> None:
-    """A paid ISSQN DAM marks its vehicle-month paid on the payment date. Idempotent: the DAM is read
-    from the store and must be paid and point at the month; a month already paid changes nothing."""
-    try:
-        stored = db[dams.COLLECTION].find_one({"_id": ObjectId(str(dam.get("id") or dam.get("_id") or "")),
-                                               "status": dams.PAID})
-    except (InvalidId, TypeError):
+def issqn_paid(db: Database, charge_id: str) -> None:
+    """The month's charge paid in full (``rules.ridehailing.settlement.issqn_settled``; CG art. 19, MP
+    art. 10) marks the vehicle-month paid on the date the charge was settled, with the DAM that settled
+    it (the original, a 2ª via or the DAM of a difference). Only the stored charge counts: an unknown
+    id, a charge of another record or one not paid in full changes nothing. Idempotent: a month already
+    paid changes nothing (a later payment is a credit on the charge)."""
+    charge = charge_links.owned(db, charge_id, ISSQN)
+    if charge is None or not settlement.issqn_settled(charge["status"]):
         return
-    if stored is None or (stored.get("pays") or {}).get("collection") != ISSQN:
+    month_id = charge["owner"]["id"]
+    if not ObjectId.is_valid(month_id):
         return
-    stored = dams.plain(stored)
-    paid_on = (stored.get("payment") or {}).get("paid_on") or clock.today()
-    target = {"_id": ObjectId(stored["pays"]["id"]), "dam_id": stored["id"], "paid_on": None}
-    done = db[ISSQN].update_one(target, {"$set": {"paid_on": encode(paid_on)}, "$inc": {"version": 1}})
+    settling = charge_links.settling_payment(charge)
+    ours = [entry["id"] for entry in charge["dams"]]
+    target = {"_id": ObjectId(month_id), "municipality": charge["municipality"], "paid_on": None,
+              "$or": [{"charge_id": charge["id"]}, {"charge_id": {"$in": [None, ""]}, "dam_id": {"$in": ours}}]}
+    paid = {"paid_on": charge["paid_on"], "paid_amount": charge["paid"], "charge_id": charge["id"],
+            "dam_id": settling["dam_id"], "dam_number": settling["dam_number"]}
+    done = db[ISSQN].update_one(target, {"$set": encode(paid), "$inc": {"version": 1}})
     if done.modified_count:
-        audit.record(db, registry.DAM_ACTOR, stored["municipality"], "update", ISSQN, stored["pays"]["id"],
-                     {"paid_on": None}, {"paid_on": paid_on}, note=f"DAM {stored['number']} pago")
+        audit.record(db, registry.DAM_ACTOR, charge["municipality"], "update", ISSQN, month_id,
+                     {"paid_on": None}, paid, note=f"DAM {settling['dam_number']} pago")

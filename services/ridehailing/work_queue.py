@@ -40,20 +40,23 @@ def _last(doc: dict, kind: EventKind) -> date | None:
     return max(dates) if dates else None
 
 
-def _fee_message(doc: dict, what: str) -> str:
-    """An unpaid fee DAM, a short payment still to complement, or a complementary DAM to pay."""
-    fee = doc["fee_dam"]
-    short = fees.open_shortfall(doc)
+def _fee_message(bill: fees.FeeBill, what: str) -> str:
+    """What the fee waits for, from its charge: the DAM to pay (the first, a 2ª via, the DAM of the
+    difference of a short payment), a difference without its DAM yet, or a new DAM after a cancelled one."""
+    live, short = bill.live, bill.short
+    if live and short:
+        return (f"DAM complementar {live['number']} {what} ({brl(live['amount'])}) aguardando pagamento; o DAM "
+                f"{short['dam_number']} foi pago a menor")
+    if live:
+        return f"DAM {live['number']} {what} aguardando pagamento"
     if short:
         return fees.shortfall_text(short)
-    if fee.get("short"):
-        return (f"DAM complementar {fee['number']} {what} ({brl(fee['amount'])}) aguardando pagamento; o DAM "
-                f"{fee['short']['dam_number']} foi pago a menor")
-    return f"DAM {fee['number']} {what} aguardando pagamento"
+    return f"DAM {what} cancelado: emitir novo DAM ({brl(bill.open)} em aberto)"
 
 
-def _items(doc: dict, on: date, scope: registry.Scope) -> list[tuple[date, str, str, str]]:
-    """(due, kind, message, reference) of one authorization on ``on``."""
+def _items(doc: dict, on: date, scope: registry.Scope,
+           bill: fees.FeeBill | None) -> list[tuple[date, str, str, str]]:
+    """(due, kind, message, reference) of one authorization on ``on``; ``bill``: its fee, from its charge."""
     rules, book, calendar = scope.rules, scope.book, scope.calendar(on)
     state = scope.state(doc, on)
     status = state.status
@@ -67,9 +70,11 @@ def _items(doc: dict, on: date, scope: registry.Scope) -> list[tuple[date, str, 
         finding = state.findings[-1]
         return [(state.deadline, "Pendências da vistoria", finding.message, finding.reference)]
     if status is Status.AWAITING_FEE:
-        fee = doc.get("fee_dam")
-        if fee and not fee.get("paid"):
-            return [(parse_date(fee["due"]), "Taxa", _fee_message(doc, "da taxa"), rules.ref("fee"))]
+        if bill and not bill.paid:
+            return [(bill.due or on, "Taxa", _fee_message(bill, "da taxa"), rules.ref("fee"))]
+        if bill:  # the charge is paid; the DAM's outbox issues the authorization (at start, or on retry)
+            return [(on, "Taxa", "Taxa paga: expedição da autorização pendente, refeita automaticamente",
+                     rules.ref("fee"))]
         return [(_last(doc, EventKind.INSPECTION_PASSED) or on, "Taxa", "Emitir o DAM da taxa de autorização",
                  rules.ref("fee"))]
     if status is Status.SUSPENDED:
@@ -85,10 +90,9 @@ def _items(doc: dict, on: date, scope: registry.Scope) -> list[tuple[date, str, 
         items.append((deadline, "Vistoria extraordinária", f"Comparecer à vistoria convocada até {deadline:%d/%m/%Y}",
                       rules.ref("convocation")))
     if fees.pending_renewal(doc):
-        fee = doc.get("fee_dam") or {}
-        unpaid = fee.get("purpose") == "renewal" and not fee.get("paid")
-        items.append((parse_date(fee["due"]) if unpaid else on, "Renovação",
-                      _fee_message(doc, "da renovação") if unpaid
+        unpaid = bill is not None and bill.purpose == "renewal" and not bill.paid
+        items.append(((bill.due or on) if unpaid else on, "Renovação",
+                      _fee_message(bill, "da renovação") if unpaid
                       else "Emitir o DAM da renovação requerida", rules.ref("renewal")))
     else:
         deadline = rules.renewal_deadline(state.valid_until, book, calendar)
@@ -118,10 +122,14 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
     queue += platform_lists.pending(db, actor, municipality, on)
     queue += trip_data.pending(db, actor, municipality, on)
     projection = {**authorization_lists.ROW_FIELDS, "fee_dam": 1}
+    docs = []
     for raw in db["authorizations"].find({"municipality": municipality}, projection):
         doc = decode(raw)
         doc["id"] = str(doc.pop("_id"))
-        for due, kind, message, reference in _items(doc, on, scope):
+        docs.append(doc)
+    bills = fees.bills_of(db, docs)  # the fees' charges, read at once
+    for doc in docs:
+        for due, kind, message, reference in _items(doc, on, scope, bills.get(doc["id"])):
             queue.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
                                    due < on and kind != EVALUATE, doc["id"]))
     queue += auto_lists.pending(db, actor, municipality, on)  # the autos de infração's deadlines

@@ -7,8 +7,9 @@ from decimal import Decimal
 
 from pymongo.database import Database
 
+from rules.dam import charges as charge_rules
 from rules.fmt import brl, day
-from services.ridehailing import registry
+from services.ridehailing import charge_links, registry
 from services.ridehailing.enforcement import autos, process
 from services.ridehailing.enforcement.auto_pdf import (
     AutoPrint,
@@ -136,6 +137,17 @@ def _platform_of(db: Database, municipality: str, doc: dict) -> dict:
     return {}
 
 
+def _fine_payment(db: Database, fine: dict) -> str:
+    """The fine's payment as its stored charge (débito) has it: paid (on, how much), or open with the
+    DAM to pay (a 2ª via, the DAM of a difference), what a short payment left, or a cancelled DAM."""
+    charge = charge_links.of_link(db, fine, "id")
+    if charge is None:
+        return f"pago em {_d(fine.get('paid_on'))}" if fine.get("paid") else "em aberto"
+    if charge_rules.settled(charge["status"]):
+        return f"pago em {_d(charge['paid_on'])}, {brl(charge['paid'])}"
+    return f"em aberto — {charge_links.standing_text(charge)}"
+
+
 def _filing_rows(filing: dict) -> tuple[tuple[str, str], ...]:
     rows = [("Apresentado em", _d(filing.get("filed_on"))), ("Por", filing.get("by", "")),
             ("Tempestividade", "Fora do prazo" if filing.get("late") else "No prazo"),
@@ -199,7 +211,7 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     if fine:
         applied.append(("DAM da multa", f"nº {fine['number']}, {brl(Decimal(str(fine['amount'])))}, emitido em "
                                         f"{_d(fine.get('issued_on'))}, vence em {_d(fine.get('due_on'))}"))
-        applied.append(("Pagamento", f"pago em {_d(fine.get('paid_on'))}" if fine.get("paid") else "em aberto"))
+        applied.append(("Pagamento", _fine_payment(db, fine)))
     sections.append(Section("Penalidades, medidas, DAM e pagamento", tuple(applied) or (("Situação", "Nenhuma aplicada"),),
                             tuple(_finding_line(f.ok, f.message, f.reference) for f in state["findings"])))
     sections.append(Section("Histórico do processo", piece=False, paragraphs=tuple(

@@ -13,7 +13,9 @@ from typing import Any
 
 from pymongo.database import Database
 
+from rules.dam import charges as charge_rules
 from rules.fmt import brl, day
+from services.ridehailing import charge_links
 from services.ridehailing.enforcement import autos
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import exports, fields, parameters
@@ -47,10 +49,18 @@ LIST_FIELDS = {name: 1 for name in ("number", "committed_on", "target_kind", "of
                                     "fine_amount", "fine_dam", "recurrence_of", "status")}
 
 
-def _row(doc: dict) -> AutoRow:
+def _rows(db: Database, raws: Any) -> list[AutoRow]:
+    """The rows of stored autos, each fine's payment as its charge (débito) has it (one read of the charges)."""
+    docs = [decode(r) for r in raws]
+    found = charge_links.by_id(db, [(d.get("fine_dam") or {}).get("charge_id") for d in docs])
+    return [_row(d, found.get((d.get("fine_dam") or {}).get("charge_id") or "")) for d in docs]
+
+
+def _row(doc: dict, charge: dict | None) -> AutoRow:
     ruled = autos._ruled(doc)
     fine = doc.get("fine_dam") or {}
-    payment = (f"Pago em {day(parse_date(fine['paid_on']))}" if fine.get("paid") else
+    payment = (charge_links.standing_text(charge) if charge else
+               f"Pago em {day(parse_date(fine['paid_on']))}" if fine.get("paid") else
                f"DAM {fine['number']} vence {day(parse_date(fine['due_on']))}" if fine else "")
     amount = ruled.get("fine_amount", doc.get("fine_amount"))
     prior = doc.get("recurrence_of") or {}
@@ -82,7 +92,7 @@ def list_autos(db: Database, actor: Actor, municipality: str, search: str = "", 
     authorize(actor, "read", municipality)
     raws = db[autos.COLLECTION].find(_query(municipality, search, stage), LIST_FIELDS).sort(
         [("committed_on", -1), ("_id", 1)]).limit(max(1, int(limit)))
-    return [_row(decode(r)) for r in raws]
+    return _rows(db, raws)
 
 
 EXPORT_COLUMNS = ["Número", "Data", "Autuado", "Nome", "CPF", "Placa", "Infração", "Gravidade", "Etapa",
@@ -117,7 +127,7 @@ def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = 
     if value is None:
         raise ValidationFailed({"driver_cpf": "Informe o CPF, a placa ou a plataforma."})
     raws = db[autos.COLLECTION].find({"municipality": municipality, key: value}, LIST_FIELDS).sort("committed_on", 1)
-    return [_row(decode(r)) for r in raws]
+    return _rows(db, raws)
 
 
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any]:
@@ -129,10 +139,15 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any
     calendar = parameters.calendar_from(book, on)
     open_stages = ["aguardando_notificacao", "notificado", "prazo_defesa", "defesa", "decidido", "penalidade"]
     items = []
+    docs = []
     for raw in db[autos.COLLECTION].find({"municipality": municipality, "stage": {"$in": open_stages}}):
         doc = decode(raw)
         doc["id"] = str(doc.pop("_id"))
-        for due, kind, message, reference in _due_items(doc, on, rules, book, calendar):
+        docs.append(doc)
+    found = charge_links.by_id(db, [(d.get("fine_dam") or {}).get("charge_id") for d in docs])
+    for doc in docs:
+        charge = found.get((doc.get("fine_dam") or {}).get("charge_id") or "")
+        for due, kind, message, reference in _due_items(doc, on, rules, book, calendar) + _fine_item(doc, charge):
             if due <= on + timedelta(days=HORIZON_DAYS):
                 items.append(Pendencia(due, kind, f"Auto {doc['number']}", doc.get("plate") or "",
                                        doc.get("driver_cpf") or "", message, reference, due < on and kind != DECIDE, ""))
@@ -163,14 +178,25 @@ def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> lis
         return [(due, DECIDE, f"Auto nº {number}: prazo de defesa encerrado em {day(deadline or on)}; decidir "
                  f"a partir de {day(due)}", rules.ref("due_process"))]
     items = []
-    fine = doc.get("fine_dam") or {}
-    if fine and not fine.get("paid"):
-        due = parse_date(fine["due_on"])
-        items.append((due, "Multa", f"Auto nº {number}: DAM {fine['number']} da multa ({brl(fine['amount'])}) "
-                      f"vence em {day(due)}", doc.get("infraction_reference", "")))
     for applied in doc.get("sanctions_applied", []):
         until = parse_date(applied.get("until"))
         if until and until >= on:
             items.append((until, "Suspensão (auto)", f"Auto nº {number}: suspensão até {day(until)}; volta a valer "
                           f"em {day(until + timedelta(days=1))}", rules.ref("suspension")))
     return items
+
+
+def _fine_item(doc: dict, charge: dict | None) -> list[tuple[date, str, str, str]]:
+    """The fine still owed, as its charge has it: the DAM to pay (a 2ª via, the DAM of a difference),
+    or a cancelled or short-paid fine waiting for a new DAM. Dated by the fine's first due date."""
+    fine = doc.get("fine_dam") or {}
+    if not fine or fine.get("paid") or (charge and charge_rules.settled(charge["status"])):
+        return []
+    number, reference = doc["number"], doc.get("infraction_reference", "")
+    due = parse_date(charge["due_on"] if charge else fine["due_on"])
+    current = charge_links.live(charge) if charge else {**fine, "due_on": due}
+    if current is None:
+        return [(due, "Multa", f"Auto nº {number}: multa — {charge_links.standing_text(charge)}", reference)]
+    short = f" (pago a menor: falta {brl(charge['open'])})" if charge and charge["paid"] > 0 else ""
+    return [(due, "Multa", f"Auto nº {number}: DAM {current['number']} da multa ({brl(current['amount'])}) "
+             f"vence em {day(parse_date(current['due_on']))}{short}", reference)]

@@ -1,7 +1,8 @@
 """Penalties of a decided auto de infração, applied only when the process allows them (due process):
-the fine as a DAM ("multa de transporte", paying it closes the fine), suspension, revocation, cassação
-and deregistration on the authorization (CG Decreto 06/2026 art. 27 §ú, 29 §1; MP Lei 1.552/2025 art.
-23 §1, 26 IV–V), and the administrative measures taken (CG art. 27 II; MP art. 24).
+the fine as a DAM ("multa de transporte") of the fine's charge (débito: paying it in full closes the
+fine), suspension, revocation, cassação and deregistration on the authorization (CG Decreto 06/2026
+art. 27 §ú, 29 §1; MP Lei 1.552/2025 art. 23 §1, 26 IV–V), and the administrative measures taken
+(CG art. 27 II; MP art. 24).
 """
 from __future__ import annotations
 
@@ -12,16 +13,17 @@ from pymongo.database import Database
 
 from rules.fmt import day
 from rules.params import ParameterMissing
+from rules.ridehailing import settlement
 from rules.ridehailing.concepts import EventKind, Measure, Penalty
 from rules.ridehailing.sanctions import suspension_last_day
 from services import store
-from services.dam import dams
-from services.ridehailing import authorizations
+from services.dam import dams, rebill
+from services.ridehailing import authorizations, charge_links
 from services.ridehailing.enforcement import autos, process
 from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
-from services.shared.errors import Conflict, ServiceError, ValidationFailed
-from services.store import decode, parse_date
+from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
+from services.store import parse_date
 
 REVENUE_KIND = "multa"  # services.dam.dams.REVENUE_KINDS: "Multa (auto de infração)"
 FINE_DUE_PARAMETER = "fine_due_days"
@@ -55,7 +57,9 @@ def fine_due_date(db: Database, municipality: str, on: date) -> date:
 
 
 def issue_fine_dam(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
-    """The decided fine as a DAM ("multa de transporte"); paying it closes the fine."""
+    """The decided fine as a DAM ("multa de transporte"), which opens the fine's charge (débito);
+    paying the charge in full closes the fine. When the fine's DAM was cancelled, or paid short, the
+    new DAM is of that charge and charges what is still open; otherwise a second DAM is refused."""
     authorize(actor, "write", municipality)
     doc = process._lavrado(db, municipality, auto_id)
     today = clock.today()
@@ -63,42 +67,68 @@ def issue_fine_dam(db: Database, actor: Actor, municipality: str, auto_id: str) 
     ruled = autos._ruled(doc)
     if Penalty.MULTA.value not in ruled.get("penalties", []) or not ruled.get("fine_amount"):
         raise ServiceError("A decisão não mantém multa neste auto.")
-    if (doc.get("fine_dam") or {}).get("id"):
-        raise Conflict(f"O DAM da multa já foi emitido ({doc['fine_dam']['number']}).")
-    address = doc.get("driver_address") or ""
+    earlier = doc.get("fine_dam") or {}
+    charge = charge_links.of_link(db, earlier, "id") if earlier.get("id") else None
+    if earlier.get("id") and not charge_links.reissuable(charge):
+        raise Conflict(f"O DAM da multa já foi emitido ({earlier['number']}).")
+    due = fine_due_date(db, municipality, today)
     with store.transaction(db):
-        dam = dams.issue(db, actor, municipality, taxpayer_name=doc["offender_name"],
-                         taxpayer_document=doc["offender_document"],
-                         taxpayer_address=address, revenue_kind=REVENUE_KIND,
-                         description=f"Multa do auto de infração nº {doc['number']} ({doc['infraction_code']})",
-                         legal_basis=doc["infraction_reference"], amount=Decimal(str(ruled["fine_amount"])),
-                         due=fine_due_date(db, municipality, today),
-                         pays={"collection": autos.COLLECTION, "id": doc["id"], "label": f"Auto nº {doc['number']}"})
-        fine = {"id": dam["id"], "number": dam["number"], "amount": dam["amount"], "due_on": dam["due_on"],
-                "issued_on": dam["issued_on"], "paid": False, "paid_on": None}
+        if charge is not None:
+            dam = rebill.issue_open(db, actor, municipality, charge["id"], due)
+        else:
+            dam = dams.issue(db, actor, municipality, taxpayer_name=doc["offender_name"],
+                             taxpayer_document=doc["offender_document"],
+                             taxpayer_address=doc.get("driver_address") or "", revenue_kind=REVENUE_KIND,
+                             description=f"Multa do auto de infração nº {doc['number']} ({doc['infraction_code']})",
+                             legal_basis=doc["infraction_reference"], amount=Decimal(str(ruled["fine_amount"])),
+                             due=due, pays={"collection": autos.COLLECTION, "id": doc["id"],
+                                            "label": f"Auto nº {doc['number']}"})
+        fine = {**earlier, "id": dam["id"], "number": dam["number"], "amount": dam["amount"], "due_on": dam["due_on"],
+                "issued_on": dam["issued_on"], "paid": False, "paid_on": None, "charge_id": dam["charge_id"]}
         autos._save(db, actor, municipality, doc, {"fine_dam": fine}, "fine_dam",
-                    f"DAM {dam['number']} da multa emitido")
+                    f"DAM {dam['number']} da multa emitido" + (" (valor em aberto do débito)" if charge else ""))
     return dam
 
 
-@events.on_dam_paid(autos.COLLECTION)
-def fine_paid(db: Database, dam: dict) -> None:
-    """A paid fine DAM closes the fine of its auto (idempotent: a second run finds it closed)."""
-    pays = dam.get("pays") or {}
-    municipality = dam["municipality"]
-    raw = db[autos.COLLECTION].find_one({"_id": autos._oid(pays["id"]), "municipality": municipality})
-    if raw is None:
-        return
-    doc = decode(raw)
-    doc["id"] = str(doc.pop("_id"))
+def fine_standing(db: Database, doc: dict) -> tuple[str, bool]:
+    """What the fine of ``doc`` (an auto read by :func:`autos.get`) stands at, from its stored charge:
+    the pt-BR line (paid on, the DAM to pay, paid short, a cancelled DAM) and whether a new DAM may be
+    issued for what is still open."""
     fine = doc.get("fine_dam") or {}
-    if fine.get("id") != dam["id"] or fine.get("paid"):
+    charge = charge_links.of_link(db, fine, "id") if fine.get("id") else None
+    if charge is None or settlement.fine_settled(charge["status"]):
+        paid_on = charge["paid_on"] if charge else parse_date(fine.get("paid_on"))
+        return (f"pago em {day(paid_on)}" if charge or fine.get("paid") else "em aberto"), False
+    return charge_links.standing_text(charge), charge_links.reissuable(charge)
+
+
+@events.on_dam_paid(autos.COLLECTION)
+def fine_paid(db: Database, charge_id: str) -> None:
+    """The fine's charge paid in full closes the fine of its auto (``rules.ridehailing.settlement.
+    fine_settled``; CG art. 18 XXII, MP art. 12 XXIII), with the date and amount the stored charge
+    has, whichever of its DAMs was paid (the original, a 2ª via, the DAM of a difference).
+
+    Only the stored charge counts (:func:`services.dam.charges.load`), never a dict from the caller:
+    an unknown id, a charge of another record or one not paid in full (its DAM still "emitido", or
+    paid short) changes nothing. Idempotent: a fine already closed changes nothing (a later payment
+    is a credit on the charge)."""
+    charge = charge_links.owned(db, charge_id, autos.COLLECTION)
+    if charge is None or not settlement.fine_settled(charge["status"]):
         return
-    payment = dam.get("payment") or {}
-    closed = {**fine, "paid": True, "paid_on": parse_date(payment.get("paid_on")), "paid_amount": payment.get("amount"),
-              "flags": payment.get("flags") or []}
-    autos._save(db, DAM_ACTOR, municipality, doc, {"fine_dam": closed}, "fine_paid",
-                f"DAM {fine['number']} pago: multa do auto nº {doc['number']} quitada")
+    try:
+        doc = autos._load(db, charge["municipality"], charge["owner"]["id"])
+    except NotFound:
+        return
+    fine = doc.get("fine_dam") or {}
+    if fine.get("paid") or not charge_links.names(fine, charge, "id"):
+        return
+    settling = charge_links.settling_payment(charge)
+    flags = [flag for payment in charge_links.dam_payments(db, charge).values() for flag in payment.get("flags") or []]
+    closed = {**fine, "id": settling["dam_id"], "number": settling["dam_number"], "charge_id": charge["id"],
+              "paid": True, "paid_on": charge["paid_on"], "paid_amount": charge["paid"], "credit": charge["credit"],
+              "flags": flags}
+    autos._save(db, DAM_ACTOR, charge["municipality"], doc, {"fine_dam": closed}, "fine_paid",
+                f"DAM {settling['dam_number']} pago: multa do auto nº {doc['number']} quitada")
 
 
 def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, *, penalty: str, start: date,
