@@ -15,9 +15,9 @@ from typing import Any
 from bench.dataset_plan import BANKS, DAYS, TODAY
 from bench.dataset_records import Records, creation_changes, instant
 from rules import fmt
+from rules.dam import charges as charge_rules
 from rules.dam.dates import due_date, due_date_finding
 from seed import demo as demo_seed
-from rules.dam import charges as charge_rules
 from services.dam import charges, dams, payments
 from services.shared.auth import Actor
 from services.store import encode

@@ -85,6 +85,8 @@ REQUIRED: dict[str, str] = {
     "services.dam.reissue.reissue": "write",
     "services.dam.reissue.quote_reissue": "read",
     "services.dam.rebill.issue_open": "write",
+    "services.machinery.payment.issue_new_dam": "write",
+    "services.machinery.ledger.request_charges": "read",
     "services.dam.charges.get": "read",
     "services.dam.debts.list_page": "read",
     "services.dam.debts.list_all": "read",

@@ -91,11 +91,6 @@ def test_the_fee_paid_by_a_2a_via_issues_the_authorization_once(db, today, rates
     assert db["counters"].find_one({"_id": f"chapada/{fees.NUMBER_KIND}/{today.value.year}"})["seq"] == 1
 
 
-CORE_RETURN_FILE = ("core (services/dam): bank_report.MATCH_FIELDS does not project charge_id, fine, interest, so "
-                    "payments._apply_payment never counts a return-file payment on its charge")
-
-
-@pytest.mark.xfail(strict=True, reason=CORE_RETURN_FILE)
 def test_the_fee_paid_by_the_bank_return_file_issues_the_authorization(db, today):
     set_fee(db, "chapada")
     actor, auth = ACTORS["chapada"], inspected(db, "chapada")
@@ -105,7 +100,6 @@ def test_the_fee_paid_by_the_bank_return_file_issues_the_authorization(db, today
     assert authorizations.status(db, actor, "chapada", auth, today.value).status is Status.ACTIVE
 
 
-@pytest.mark.xfail(strict=True, reason=CORE_RETURN_FILE)
 def test_the_old_slip_paid_at_the_bank_after_its_2a_via_is_a_credit_and_issues_nothing_more(db, today, rates):
     set_fee(db, "chapada")
     actor, auth = ACTORS["chapada"], inspected(db, "chapada")
