@@ -14,6 +14,7 @@ from pymongo.database import Database
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.dam.parameters import revenue_code_parameter
 from rules.params import ParameterVersion
+from services.dam import active_debt
 from services.setup import bootstrap, deployment
 from services.shared import municipalities
 from services.shared.auth import SYSTEM
@@ -59,13 +60,15 @@ def demo_coat_of_arms(code: str) -> bytes:
 
 
 def demo_dam_parameters(code: str) -> list[ParameterVersion]:
-    """Invented revenue codes and late-payment rates (0,33 % a day up to 20 %, 1 % a month)."""
+    """Invented revenue codes, late-payment rates (0,33 % a day up to 20 %, 1 % a month) and the term before
+    an overdue charge may be inscribed in dívida ativa (90 days)."""
     start = date(2025, 1, 1)
     return [
         *(ParameterVersion(revenue_code_parameter(kind), start, value, DEMO_ACT) for kind, value in REVENUE_CODES.items()),
         ParameterVersion(FINE_DAILY, start, Decimal("0.33"), DEMO_ACT),
         ParameterVersion(FINE_MAX, start, Decimal("20"), DEMO_ACT),
         ParameterVersion(INTEREST_MONTHLY, start, Decimal("1"), DEMO_ACT),
+        ParameterVersion(active_debt.TERM_PARAMETER, start, 90, DEMO_ACT),
     ]
 
 

@@ -27,6 +27,7 @@ from rules.dam.pix import MAX_NAME, merchant_name_cut
 from rules.params import ParameterBook, ParameterMissing
 from rules.registry import MACHINERY, RIDE_HAILING, demo_parameters
 from services import store
+from services.dam import active_debt
 from services.machinery.localities import LOCALITIES
 from services.ridehailing.fees import FEE_PARAMETER
 from services.shared import audit, clock, fields, municipalities, parameters
@@ -42,7 +43,8 @@ DEPLOYMENT_PAGE = "Implantação"
 LOCALITIES_PAGE = "Zonas e localidades"
 WARNING = "aviso"
 
-COMMON = (FEBRABAN_CODE, parameters.HOLIDAYS, "ouvidoria_phone", PIX_KEY, FINE_DAILY, FINE_MAX, INTEREST_MONTHLY)
+COMMON = (FEBRABAN_CODE, parameters.HOLIDAYS, "ouvidoria_phone", PIX_KEY, FINE_DAILY, FINE_MAX, INTEREST_MONTHLY,
+          active_debt.TERM_PARAMETER)
 REVENUE_KINDS_BY_MODULE = {  # the DAM revenue kinds each module issues (services/dams.REVENUE_KINDS)
     RIDE_HAILING: {"taxa_autorizacao": "taxa de autorização", "taxa_vistoria": "taxa de vistoria",
                    "multa": "multa (auto de infração)"},

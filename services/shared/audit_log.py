@@ -107,7 +107,8 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "social_report_answered": "Parecer social", "quote": "Orçamento", "payment_plan": "Plano de pagamento",
          "dam_paid": "Baixa de DAM", "refuse": "Recusa", "urgent": "Urgência", "book": "Agendamento",
          "cancel_booking": "Cancelamento do agendamento", "start": "Início da execução", "complete": "Conclusão",
-         "credit_returned": "Devolução de crédito", "trip": "Dados da viagem"}
+         "credit_returned": "Devolução de crédito", "trip": "Dados da viagem",
+         "inscribe": "Inscrição em dívida ativa"}
 COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmetro", "files": "Arquivo",
                      "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados",
                      "municipalities": "Município", "sessions": "Sessão", "autos": "Auto de infração",
@@ -115,7 +116,7 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "platform_lists": "Relação da plataforma", "platform_drafts": "Achado de conciliação",
                      "platform_data_requests": "Pedido de dados à plataforma",
                      "platform_trips": "Dados de viagem", "platform_trip_imports": "Importação de dados de viagem",
-                     "platform_issqn": "ISSQN da plataforma"}
+                     "platform_issqn": "ISSQN da plataforma", "charges": "Débito"}
 
 
 def entity_label(collection: str) -> str:
