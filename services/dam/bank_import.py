@@ -51,7 +51,7 @@ from rules.dam.barcode import BarcodeError, parse_barcode
 from rules.dam.parameters import FEBRABAN_CODE
 from services import store
 from services.dam import dams, payments
-from services.shared import audit, clock, config, parameters
+from services.shared import audit, boundary, clock, config, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, NotFound, ServiceError
 from services.store import DuplicateKeyError, decode, encode, ensure_indexes, parse_date
@@ -346,6 +346,7 @@ def _claim(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, di
     return existing["_id"], None
 
 
+@boundary.checked
 def import_return_file(db: Database, actor: Actor, municipality: str, data: bytes) -> ImportResult:
     """Read a return file and pay the DAMs it reports; the report says what each line did.
 
@@ -376,6 +377,7 @@ def import_return_file(db: Database, actor: Actor, municipality: str, data: byte
     return _result(db[FILES].find_one({"_id": file_id}), already_imported=False)
 
 
+@boundary.checked
 def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> bytes:
     """The return file exactly as the bank sent it (kept outside the document, by its hash)."""
     authorize(actor, "read", municipality)
@@ -389,6 +391,7 @@ def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> byt
     return store.get_file(db, doc["file_sha256"])
 
 
+@boundary.checked
 def imported_files(db: Database, actor: Actor, municipality: str, limit: int = 50) -> list[dict]:
     """The return files imported in the municipality, newest first, without their content."""
     authorize(actor, "read", municipality)

@@ -35,6 +35,7 @@ from rules.params import ParameterMissing
 from services import store
 from services.shared import audit, clock, fields, parameter_labels, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
 from services.shared.numbers import next_number
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
@@ -136,6 +137,7 @@ def _load(db: Database, municipality: str, dam_id: str) -> dict:
     return plain(doc)
 
 
+@checked
 def get(db: Database, actor: Actor, municipality: str, dam_id: str) -> dict:
     """One DAM of the municipality, as plain values."""
     authorize(actor, "read", municipality)
@@ -221,6 +223,7 @@ def _instructions(typed: str, moved_note: str | None, pays_label: str, pix: bool
     return lines
 
 
+@checked
 def issue(
     db: Database,
     actor: Actor,
@@ -340,6 +343,7 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
 
 # ---- cancelling ----
 
+@checked
 def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: str) -> dict:
     """Cancel an issued DAM; the reason is required. Paid DAMs are never cancelled."""
     authorize(actor, "write", municipality)
