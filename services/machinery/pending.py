@@ -11,6 +11,7 @@ from pymongo.database import Database
 from rules.fmt import brl
 from services.machinery.booking_requests import OPEN, REQUESTS
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.store import decode, parse_date
 
 
@@ -25,6 +26,7 @@ class PendingItem:
     overdue: bool = False
 
 
+@checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[PendingItem]:
     """Awaiting visit, social report, quote, payment, schedule; balances due/overdue; credits to
     return. One query, whatever the number of requests."""

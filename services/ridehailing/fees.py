@@ -25,6 +25,7 @@ from services.ridehailing import authorization_records, registry
 from services.ridehailing.authorization_records import Change, Unit
 from services.shared import clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.store import decode, parse_date
 
 FEE_PARAMETER = "authorization_fee"  # R$ of the authorization and renewal fee (taxa do CTM)
@@ -54,6 +55,7 @@ def open_shortfall(doc: dict) -> dict | None:
     return short if short and not fee.get("paid") and last_paid else None
 
 
+@checked
 def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> dict:
     """Issue the DAM of the authorization fee (initial, or renewal once requested). After a short
     payment the DAM is complementary: it charges only the difference still due."""
@@ -104,6 +106,7 @@ def pending_renewal(doc: dict) -> bool:
     return last == EventKind.RENEWAL_REQUESTED.value
 
 
+@checked
 def request_renewal(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Record the renewal request (a late request is kept with the rules' warning)."""
     authorize(actor, "write", municipality)
@@ -160,6 +163,7 @@ def fee_paid(db: Database, dam: dict) -> None:
     _settle_fee(db, registry.DAM_ACTOR, stored["municipality"], stored["pays"]["id"], receipt)
 
 
+@checked
 def record_earlier_payment(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date,
                            note: str = "") -> None:
     """History loaded into the panel: the fee was paid on ``paid_on`` before the panel, with no DAM in

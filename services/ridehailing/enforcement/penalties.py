@@ -20,6 +20,7 @@ from services.ridehailing import authorizations
 from services.ridehailing.enforcement import autos, process
 from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.store import decode, parse_date
 
@@ -54,6 +55,7 @@ def fine_due_date(db: Database, municipality: str, on: date) -> date:
     return on + timedelta(days=days)
 
 
+@checked
 def issue_fine_dam(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
     """The decided fine as a DAM ("multa de transporte"); paying it closes the fine."""
     authorize(actor, "write", municipality)
@@ -101,6 +103,7 @@ def fine_paid(db: Database, dam: dict) -> None:
                 f"DAM {fine['number']} pago: multa do auto nº {doc['number']} quitada")
 
 
+@checked
 def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, *, penalty: str, start: date,
                    note: str = "") -> dict:
     """Apply one decided penalty other than the fine from ``start``: a suspension ends after exactly its
@@ -135,6 +138,7 @@ def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, 
     return applied
 
 
+@checked
 def record_measure(db: Database, actor: Actor, municipality: str, auto_id: str, *, measure: str, on: date,
                    by: str, note: str = "") -> dict:
     """An administrative measure taken (retention, removal, seizure of documents or of the vehicle),
