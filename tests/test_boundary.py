@@ -63,7 +63,7 @@ def request(**changes) -> RequestInput:
 ], ids=["lavrar", "history-operator", "history-type", "list_autos-stage", "audit-search", "draft-plate"])
 def test_an_operator_where_a_text_is_expected_is_refused_under_its_field(db, call, field):
     message = refused(db, lambda: call(db), field)
-    assert message == f"O campo «{field}» deve ser um texto."
+    assert message == f"{boundary._label(field)}: informe um texto."
 
 
 # ---- defect 2: wrong types answer in pt-BR, not with AttributeError/TypeError ----
@@ -95,7 +95,7 @@ def test_a_megabyte_of_text_in_an_auto_is_refused_with_the_limit(db, field):
                                                    committed_on=date(2026, 3, 9), time="08:00",
                                                    agent_registration="AF-1", **values), field)
     limit = boundary.TEXT_LIMITS["long" if field in boundary.LONG_TEXTS else "medium"]
-    assert message == f"O campo «{field}» tem 1.000.000 caracteres; o limite é {limit:,}.".replace(",", ".")
+    assert message == f"{boundary._label(field)}: tem 1.000.000 caracteres; o limite é {limit:,}.".replace(",", ".")
 
 
 def test_nul_in_the_facts_is_refused_and_line_breaks_are_kept(db):
@@ -115,7 +115,7 @@ def test_a_booking_request_with_a_megabyte_justification_or_ten_thousand_lines_i
     lines = tuple(ServiceAsked("machine_hours", item="01", hours=Decimal(1)) for _ in range(10_000))
     message = refused(db, lambda: protocol.create_request(db, SECRETARIA_CG, "chapada", request(services=lines)),
                       "services")
-    assert message == f"O campo «services» tem 10.000 itens; o limite é {boundary.DEFAULT_ITEMS}."
+    assert message == f"Serviços: tem 10.000 itens; o limite é {boundary.DEFAULT_ITEMS}."
     refused(db, lambda: protocol.create_request(db, SECRETARIA_CG, "chapada",
                                                 request(services=(ServiceAsked("machine_hours", hours=1.5),))),
             "hours")

@@ -33,7 +33,7 @@ import dataclasses
 import enum
 import functools
 import inspect
-import math
+import numbers
 import re
 import typing
 from collections.abc import Callable, Sequence
@@ -44,7 +44,20 @@ from types import NoneType, UnionType
 from services.shared.errors import ValidationFailed
 
 # Characters a field may hold: the screens send at most this; a pasted book is refused, not stored.
-TEXT_LIMITS = {"short": 200, "medium": 2_000, "long": 20_000, "search": 200}
+TEXT_LIMITS = {"short": 200, "medium": 2_000, "long": 20_000, "search": 200, "secret": 100_000}
+# Passwords are kept whole and checked in full (services.shared.auth hashes any length).
+SECRET_TEXTS = frozenset({"password", "new_password", "current_password"})
+# How a field is named in a message, as the screens name it; others by their name made readable.
+LABELS = {
+    "username": "Usuário", "password": "Senha", "new_password": "Nova senha", "name": "Nome",
+    "municipality": "Município", "amount": "Valor", "paid_on": "Data do pagamento", "bank": "Banco ou agente",
+    "due": "Vencimento", "reason": "Motivo", "note": "Observação", "description": "Descrição",
+    "search": "Busca", "driver_cpf": "CPF do condutor", "plate": "Placa", "facts": "Fatos",
+    "place": "Local", "justification": "Justificativa", "stage": "Fase", "method": "Meio",
+    "taxpayer_name": "Contribuinte", "taxpayer_document": "CPF/CNPJ", "taxpayer_address": "Endereço",
+    "legal_basis": "Fundamentação legal", "revenue_kind": "Tipo de receita", "rows": "Linhas",
+    "effective": "Vigência", "version": "Versão", "values": "Valores", "data": "Arquivo", "services": "Serviços",
+}
 # Free texts a clerk writes in a text area (facts of an auto, justification, reasons of a decision…).
 LONG_TEXTS = frozenset({
     "facts", "justification", "reasons", "reason", "summary", "note", "notes", "description", "instructions",
@@ -79,6 +92,10 @@ class _Refused(Exception):
         self.field, self.message = field, message
 
 
+def _label(field: str) -> str:
+    return LABELS.get(field) or field.replace("_", " ").capitalize()
+
+
 def _number(n: int) -> str:
     return f"{n:,}".replace(",", ".")
 
@@ -91,19 +108,24 @@ def _text(kind: str) -> Check:
         if value is None:  # a form field left empty
             return ""
         if not isinstance(value, str):
-            raise _Refused(field, f"O campo «{field}» deve ser um texto.")
+            raise _Refused(field, f"{_label(field)}: informe um texto.")
         if kind == "search":  # a search term is not stored: read its first characters, skip control ones
             return control.sub("", value[:limit])
         if len(value) > limit:
-            raise _Refused(field, f"O campo «{field}» tem {_number(len(value))} caracteres; o limite é "
+            raise _Refused(field, f"{_label(field)}: tem {_number(len(value))} caracteres; o limite é "
                                   f"{_number(limit)}.")
-        if control.search(value):
-            raise _Refused(field, f"O campo «{field}» contém caracteres de controle (como NUL) não permitidos.")
+        found = control.search(value)
+        if found:
+            char = found.group()
+            name = "NUL" if char == "\x00" else "caractere de controle"
+            raise _Refused(field, f"{_label(field)}: o caractere U+{ord(char):04X} não é permitido ({name}).")
         return value
     return check
 
 
 def _text_kind(name: str) -> str:
+    if name in SECRET_TEXTS:
+        return "secret"
     if name in SEARCH_TEXTS:
         return "search"
     return "long" if name in LONG_TEXTS else "medium" if name in MEDIUM_TEXTS else "short"
@@ -112,16 +134,16 @@ def _text_kind(name: str) -> str:
 def _of(test: Callable[[object], bool], label: str) -> Check:
     def check(field: str, value: object) -> object:
         if not test(value):
-            raise _Refused(field, f"O campo «{field}» deve ser {label}.")
+            raise _Refused(field, f"{_label(field)}: informe {label}.")
         return value
     return check
 
 
 def _integer(field: str, value: object) -> object:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _Refused(field, f"O campo «{field}» deve ser um número inteiro.")
+        raise _Refused(field, f"{_label(field)}: informe um número inteiro.")
     if abs(value) > _INT_LIMIT:
-        raise _Refused(field, f"O campo «{field}» tem um número fora do limite.")
+        raise _Refused(field, f"{_label(field)}: tem um número fora do limite.")
     return value
 
 
@@ -129,9 +151,9 @@ def _decimal(field: str, value: object) -> object:
     if type(value) is int:
         value = Decimal(value)
     if not isinstance(value, Decimal) or not value.is_finite():
-        raise _Refused(field, f"O campo «{field}» deve ser um valor decimal (por exemplo 10,50).")
+        raise _Refused(field, f"{_label(field)}: informe um valor decimal (por exemplo 10,50).")
     if abs(value) > _INT_LIMIT:
-        raise _Refused(field, f"O campo «{field}» tem um valor fora do limite.")
+        raise _Refused(field, f"{_label(field)}: tem um valor fora do limite.")
     return value
 
 
@@ -144,14 +166,14 @@ def _enum(kind: type[enum.Enum]) -> Check:
                 return kind(value)
             except ValueError:
                 pass
-        raise _Refused(field, f"O campo «{field}» tem uma opção que não existe.")
+        raise _Refused(field, f"{_label(field)}: tem uma opção que não existe.")
     return check
 
 
 def _choices(options: tuple) -> Check:
     def check(field: str, value: object) -> object:
         if isinstance(value, dict | list) or value not in options:
-            raise _Refused(field, f"O campo «{field}» tem uma opção que não existe.")
+            raise _Refused(field, f"{_label(field)}: tem uma opção que não existe.")
         return value
     return check
 
@@ -161,9 +183,9 @@ def _items(name: str, item: Check) -> Check:
 
     def check(field: str, value: object) -> object:
         if not isinstance(value, list | tuple):
-            raise _Refused(field, f"O campo «{field}» deve ser uma lista.")
+            raise _Refused(field, f"{_label(field)}: informe uma lista.")
         if len(value) > limit:
-            raise _Refused(field, f"O campo «{field}» tem {_number(len(value))} itens; o limite é {_number(limit)}.")
+            raise _Refused(field, f"{_label(field)}: tem {_number(len(value))} itens; o limite é {_number(limit)}.")
         for v in value:
             item(field, v)
         return value
@@ -173,7 +195,7 @@ def _items(name: str, item: Check) -> Check:
 def _fixed(items: list[Check]) -> Check:
     def check(field: str, value: object) -> object:
         if not isinstance(value, list | tuple) or len(value) != len(items):
-            raise _Refused(field, f"O campo «{field}» deve ter {len(items)} partes.")
+            raise _Refused(field, f"{_label(field)}: deve ter {len(items)} partes.")
         for c, v in zip(items, value, strict=True):
             c(field, v)
         return value
@@ -182,7 +204,7 @@ def _fixed(items: list[Check]) -> Check:
 
 def _key(field: str, key: object) -> None:
     if not isinstance(key, str) or key.startswith("$") or len(key) > TEXT_LIMITS["short"] or _CONTROL.search(key):
-        raise _Refused(field, f"O campo «{field}» tem um nome de chave inválido.")
+        raise _Refused(field, f"{_label(field)}: tem um nome de chave inválido.")
 
 
 def _mapping(name: str, value_check: Check) -> Check:
@@ -190,9 +212,9 @@ def _mapping(name: str, value_check: Check) -> Check:
 
     def check(field: str, value: object) -> object:
         if not isinstance(value, dict):
-            raise _Refused(field, f"O campo «{field}» deve ser um conjunto de valores.")
+            raise _Refused(field, f"{_label(field)}: informe um conjunto de valores.")
         if len(value) > limit:
-            raise _Refused(field, f"O campo «{field}» tem {_number(len(value))} itens; o limite é {_number(limit)}.")
+            raise _Refused(field, f"{_label(field)}: tem {_number(len(value))} itens; o limite é {_number(limit)}.")
         for k, v in value.items():
             _key(field, k)
             value_check(field, v)
@@ -208,18 +230,16 @@ def _data(name: str) -> Check:
     def check(field: str, value: object, depth: int = 0) -> object:
         if value is None or isinstance(value, bool | int | Decimal | date | bytes):
             if isinstance(value, Decimal) and not value.is_finite():
-                raise _Refused(field, f"O campo «{field}» tem um número inválido.")
+                raise _Refused(field, f"{_label(field)}: tem um número inválido.")
             return value
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise _Refused(field, f"O campo «{field}» tem um número inválido.")
-            return value
+        if isinstance(value, numbers.Number) and not isinstance(value, complex):
+            return value  # a cell of a table (numpy integers, an empty cell read as NaN): plain data
         if isinstance(value, str):
             return text(field, value)
         if depth >= DATA_DEPTH or not isinstance(value, list | tuple | dict):
-            raise _Refused(field, f"O campo «{field}» tem um valor que não é aceito.")
+            raise _Refused(field, f"{_label(field)}: tem um valor que não é aceito.")
         if len(value) > limit:
-            raise _Refused(field, f"O campo «{field}» tem {_number(len(value))} itens; o limite é {_number(limit)}.")
+            raise _Refused(field, f"{_label(field)}: tem {_number(len(value))} itens; o limite é {_number(limit)}.")
         for k in value if isinstance(value, dict) else ():
             _key(field, k)
         for v in value.values() if isinstance(value, dict) else value:
@@ -239,7 +259,7 @@ def _union(options: list[Check], none_ok: bool) -> Check:
             except _Refused as refused:
                 first = first or refused
         if first is None:
-            raise _Refused(field, f"O campo «{field}» não aceita esse valor.")
+            raise _Refused(field, f"{_label(field)}: não aceita esse valor.")
         raise first
     return check
 
@@ -251,7 +271,7 @@ def _dataclass(kind: type) -> Check:
 
     def check(field: str, value: object) -> object:
         if not isinstance(value, kind):
-            raise _Refused(field, f"O campo «{field}» não tem a forma esperada.")
+            raise _Refused(field, f"{_label(field)}: não tem a forma esperada.")
         changed = {}
         for name, field_check in fields:
             given = getattr(value, name)
@@ -265,15 +285,23 @@ def _dataclass(kind: type) -> Check:
 def _instance(kind: type) -> Check:
     def check(field: str, value: object) -> object:
         if not isinstance(value, kind):
-            raise _Refused(field, f"O campo «{field}» não tem a forma esperada.")
+            raise _Refused(field, f"{_label(field)}: não tem a forma esperada.")
         return value
     return check
 
 
 def _callable(field: str, value: object) -> object:
     if not callable(value):
-        raise _Refused(field, f"O campo «{field}» não tem a forma esperada.")
+        raise _Refused(field, f"{_label(field)}: não tem a forma esperada.")
     return value
+
+
+def _empty_ok(check: Check) -> Check:
+    """A scalar left empty (None) reaches the service, which says the field is required in its own words
+    beside the other fields' errors (the screens send None for an empty or unreadable number or date)."""
+    def wrapped(field: str, value: object) -> object:
+        return None if value is None else check(field, value)
+    return wrapped
 
 
 SCALARS: dict[type, Check] = {
@@ -292,7 +320,7 @@ def _checker(name: str, hint: object) -> Check:  # one branch per kind of hint
     if hint is str:
         return _text(_text_kind(name))
     if hint in SCALARS:
-        return SCALARS[hint]
+        return _empty_ok(SCALARS[hint])
     if origin in (typing.Union, UnionType):
         options = [a for a in args if a is not NoneType]
         return _union([_checker(name, a) for a in options], NoneType in args)
@@ -325,6 +353,10 @@ def checked(fn: Callable) -> Callable:
     if missing:
         raise TypeError(f"boundary: {fn.__qualname__} has parameters without a type hint: {missing}")
     checks = {p.name: _checker(p.name, hints[p.name]) for p in signature.parameters.values() if p.name not in TRUSTED}
+    keyword = next((p.name for p in signature.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+
+    def by_key(key: str) -> Check:  # **changes: each key checked as the field it names (a password is long)
+        return _checker(key, hints[keyword])
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -337,7 +369,7 @@ def checked(fn: Callable) -> Callable:
             parameter = signature.parameters[name]
             try:
                 if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-                    bound.arguments[name] = {k: check(k, v) for k, v in value.items()}
+                    bound.arguments[name] = {k: by_key(k)(k, v) for k, v in value.items()}
                 elif parameter.kind is inspect.Parameter.VAR_POSITIONAL:
                     bound.arguments[name] = tuple(check(name, v) for v in value)
                 else:
