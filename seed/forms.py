@@ -31,6 +31,7 @@ def seed_corrections(db: Database) -> None:
     authorizations.request_authorization(db, actor, "chapada", cpf, plate, today)
     wrong = entity_lists.list_all(db, actor, "driver_documents", "chapada", ListQuery(filters={"driver_cpf": cpf}))[0]
     entities.remove(db, actor, "driver_documents", "chapada", wrong["id"],
-                    "Certidão de outro condutor lançada por engano (demonstração)")
+                    "Certidão de outro condutor lançada por engano (demonstração)",
+            expected_version=entities.get(db, actor, "driver_documents", "chapada", wrong["id"])["version"])
     demo.add_documents(db, actor, "chapada", cpf, today - timedelta(days=2),
                        missing=tuple(c for c in demo.DOCUMENTS["chapada"] if c != wrong["code"]))

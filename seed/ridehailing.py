@@ -160,12 +160,14 @@ def _seed_changes(db: Database, actor: Actor, municipality: str, rng: random.Ran
         if days_ago == 40:
             vehicle = registry.vehicle_record(db, municipality, doc["plate"])
             ridehailing_changes.record_change(db, actor, municipality, "vehicles", vehicle["id"],
-                                              {"color": "Azul"}, changed_on, reported_on)
+                                              {"color": "Azul"}, changed_on, reported_on,
+            expected_version=entities.get(db, actor, "vehicles", municipality, vehicle["id"])["version"])
             continue
         driver = registry.driver_record(db, municipality, doc["driver_cpf"])
         ridehailing_changes.record_change(db, actor, municipality, "drivers", driver["id"],
                                           {"address": f"{rng.choice(STREETS)}, {rng.randint(10, 1999)}"},
-                                          changed_on, reported_on)
+                                          changed_on, reported_on,
+            expected_version=entities.get(db, actor, "drivers", municipality, driver["id"])["version"])
 
 
 def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date,
@@ -226,7 +228,8 @@ def _seed_platforms(db: Database, actor: Actor, municipality: str, today: date, 
     credentialed = max(first_day, today - timedelta(days=CREDENTIALED_DAYS_AGO))
     for index, row in enumerate(rows):
         entities.update(db, actor, "platforms", municipality, row["id"],
-                        {"credentialed_on": credentialed, "insurance_valid_from": credentialed})
+                        {"credentialed_on": credentialed, "insurance_valid_from": credentialed},
+            expected_version=entities.get(db, actor, "platforms", municipality, row["id"])["version"])
         sent, lists = credentialed, []
         while True:
             sent = rules.list_period.next_due(sent, calendar) - timedelta(days=2)

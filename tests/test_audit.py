@@ -35,7 +35,8 @@ def test_create_records_who_where_what_and_the_new_values(db):
 def test_update_records_only_changed_fields_with_before_and_after(db):
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
     count = db["audit"].count_documents({})
-    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Alterado", "address": "Rua B, 2"})
+    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Alterado", "address": "Rua B, 2"},
+            expected_version=entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)["version"])
     entry = only_new_entry(db, count)
     assert entry["changes"] == {"name": {"before": "João Teste", "after": "João Alterado"}}
 
@@ -43,7 +44,8 @@ def test_update_records_only_changed_fields_with_before_and_after(db):
 def test_update_without_change_writes_nothing(db):
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
     count = db["audit"].count_documents({})
-    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Teste"})
+    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Teste"},
+            expected_version=entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)["version"])
     assert db["audit"].count_documents({}) == count
 
 

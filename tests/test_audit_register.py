@@ -58,7 +58,8 @@ def test_a_tampered_expiry_breaks_the_signature(db):
 
 def test_a_change_shows_the_action_entity_key_and_labelled_fields(db):
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
-    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Alterado", "kind": "pj"})
+    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "João Alterado", "kind": "pj"},
+            expected_version=entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)["version"])
     row = audit_log.rows_shown(newest(db, doc_id=doc_id, action="update"))[0]
     assert (row["Ação"], row["Registro"], row["Chave"]) == ("Alteração de contribuinte", "Contribuinte", "52998224725")
     assert "Nome / Razão social: João Teste → João Alterado" in row["Alterações"]

@@ -103,10 +103,15 @@ def test_a_record_saved_before_versions_counts_as_version_0(db):
                         expected_version=0)
 
 
-def test_an_update_without_a_version_still_bumps_it(db):
-    """Services that edit on their own (no form) keep working; the next form save sees the change."""
+def test_an_update_without_a_version_is_refused_and_a_versioned_one_bumps_it(db):
+    """Issue 20, defect 4: the version is a required argument, so a stale overwrite cannot skip it."""
     doc_id = entities.create(db, SECRETARIA_CG, "taxpayers", "chapada", TAXPAYER)
-    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "Rosa A."})
+    with pytest.raises(TypeError, match="expected_version"):
+        entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "Stale"})
+    with pytest.raises(TypeError, match="expected_version"):
+        entities.remove(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, "Engano")
+    assert entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)["name"] == TAXPAYER["name"]
+    entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "Rosa A."}, expected_version=1)
     assert entities.get(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id)["version"] == 2
     with pytest.raises(Conflict):
         entities.update(db, SECRETARIA_CG, "taxpayers", "chapada", doc_id, {"name": "Rosa B."}, expected_version=1)

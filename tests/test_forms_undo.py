@@ -62,7 +62,8 @@ def test_an_edit_to_an_unregistered_driver_is_refused(db):
     _, plate = register(db, "chapada")
     vehicle = registry.vehicle_record(db, "chapada", plate)
     with pytest.raises(ValidationFailed) as refused:
-        entities.update(db, ACTOR, "vehicles", "chapada", vehicle["id"], {"driver_cpf": UNKNOWN_CPF})
+        entities.update(db, ACTOR, "vehicles", "chapada", vehicle["id"], {"driver_cpf": UNKNOWN_CPF},
+            expected_version=entities.get(db, ACTOR, "vehicles", "chapada", vehicle["id"])["version"])
     assert set(refused.value.errors) == {"driver_cpf"}
 
 
@@ -70,7 +71,8 @@ def test_a_driver_cannot_name_an_unregistered_platform(db):
     cpf, _ = register(db, "chapada")
     driver = registry.driver_record(db, "chapada", cpf)
     with pytest.raises(ValidationFailed) as refused:
-        entities.update(db, ACTOR, "drivers", "chapada", driver["id"], {"platform_cnpj": "11222333000181"})
+        entities.update(db, ACTOR, "drivers", "chapada", driver["id"], {"platform_cnpj": "11222333000181"},
+            expected_version=entities.get(db, ACTOR, "drivers", "chapada", driver["id"])["version"])
     assert set(refused.value.errors) == {"platform_cnpj"}
 
 
@@ -109,18 +111,22 @@ def test_a_removal_needs_a_reason_and_happens_once(db):
     cpf, _ = register(db, "chapada")
     doc = documents_of(db, cpf)[0]
     with pytest.raises(ValidationFailed) as refused:
-        entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "  ")
+        entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "  ",
+            expected_version=entities.get(db, ACTOR, "driver_documents", "chapada", doc["id"])["version"])
     assert set(refused.value.errors) == {"reason"}
-    entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "Em duplicidade")
+    entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "Em duplicidade",
+            expected_version=entities.get(db, ACTOR, "driver_documents", "chapada", doc["id"])["version"])
     with pytest.raises(Conflict):
-        entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "De novo")
+        entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "De novo",
+            expected_version=entities.get(db, ACTOR, "driver_documents", "chapada", doc["id"])["version"])
 
 
 def test_a_removal_over_a_changed_record_is_refused(db):
     cpf, _ = register(db, "chapada")
     doc = documents_of(db, cpf)[0]
     entities.update(db, ACTOR, "driver_documents", "chapada", doc["id"],
-                    {"issued_on": doc["issued_on"] - timedelta(days=1)})
+                    {"issued_on": doc["issued_on"] - timedelta(days=1)},
+            expected_version=entities.get(db, ACTOR, "driver_documents", "chapada", doc["id"])["version"])
     with pytest.raises(Conflict):
         entities.remove(db, ACTOR, "driver_documents", "chapada", doc["id"], "Errado", expected_version=doc["version"])
     assert "removed" not in entities.get(db, ACTOR, "driver_documents", "chapada", doc["id"])
@@ -129,7 +135,7 @@ def test_a_removal_over_a_changed_record_is_refused(db):
 @pytest.mark.parametrize("entity", ["drivers", "vehicles", "platforms", "taxpayers"])
 def test_main_registers_are_corrected_not_removed(db, entity):
     with pytest.raises(Conflict):
-        entities.remove(db, ACTOR, entity, "chapada", "0" * 24, "Engano")
+        entities.remove(db, ACTOR, entity, "chapada", "0" * 24, "Engano", expected_version=0)
 
 
 def test_a_removed_infraction_no_longer_refuses_the_driver(db):
@@ -139,7 +145,8 @@ def test_a_removed_infraction_no_longer_refuses_the_driver(db):
     assert not registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
     infraction = entity_lists.list_all(db, ACTOR, "traffic_infractions", "chapada",
                                        ListQuery(filters={"driver_cpf": cpf}))[0]
-    entities.remove(db, ACTOR, "traffic_infractions", "chapada", infraction["id"], "Infração de outro condutor")
+    entities.remove(db, ACTOR, "traffic_infractions", "chapada", infraction["id"], "Infração de outro condutor",
+            expected_version=entities.get(db, ACTOR, "traffic_infractions", "chapada", infraction["id"])["version"])
     assert registry.driver_eligibility(db, ACTOR, "chapada", cpf, clock.today()).ok
 
 

@@ -10,11 +10,16 @@ before it looks anything up, so a refusal never depends on whether a record exis
 """
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
+import enum
 import hashlib
 import importlib
 import inspect
 import pkgutil
-from datetime import date
+import types
+import typing
+from datetime import date, datetime
 from decimal import Decimal
 
 from bson import json_util
@@ -234,7 +239,7 @@ def public_services() -> dict[str, object]:
 
 def placeholder(param: inspect.Parameter, municipality: str):
     """A value of the parameter's kind that points at nothing in particular."""
-    name, kind = param.name, str(param.annotation)
+    name = param.name
     if name == "municipality":
         return municipality
     if name == "municipalities":
@@ -243,33 +248,36 @@ def placeholder(param: inspect.Parameter, municipality: str):
         return f"alguem.{municipality}"
     if name == "role":
         return "secretaria"
-    if "date" in kind:
-        return date(2026, 3, 2)
-    if "Decimal" in kind:
-        return Decimal("10.00")
-    if "bytes" in kind:
-        return b"x"
-    if "dict" in kind and name in ("dam",):
-        return {"id": "0" * 24, "municipality": municipality, "status": "issued", "number": "0001/2026"}
-    if "dict" in kind:
-        return {}
-    if "list" in kind:
-        return []
-    if "bool" in kind:
-        return False
-    if "int" in kind:
-        return 1
-    if "Query" in kind:
-        module = importlib.import_module(param.annotation.__module__) if not isinstance(param.annotation, str) else None
-        return module and param.annotation()
-    if "EventKind" in kind:
-        from rules.ridehailing.concepts import EventKind
-
-        return next(iter(EventKind))
     if name in ("collection", "entity"):
         return "drivers"
     if name in ("password",):
         return "senha-de-teste-1"
+    return of_kind(name, param.annotation)
+
+
+def of_kind(name: str, hint):
+    """A placeholder of the hinted type (the boundary refuses any other before the permission check)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return of_kind(name, next(a for a in args if a is not type(None)))
+    if hint is str:
+        return "0" * 24
+    simple = {datetime: datetime(2026, 3, 2, 12, 0), date: date(2026, 3, 2), Decimal: Decimal("10.00"), bytes: b"x",
+              bool: False, int: 1}
+    if hint in simple:
+        return simple[hint]
+    if hint is dict or origin is dict:
+        return {}
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        return tuple(of_kind(name, a) for a in args)
+    if hint in (list, tuple) or origin in (list, tuple, collections.abc.Sequence):
+        return []
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return next(iter(hint))
+    if dataclasses.is_dataclass(hint):
+        hints = typing.get_type_hints(hint)
+        return hint(**{f.name: of_kind(f.name, hints[f.name]) for f in dataclasses.fields(hint)
+                       if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING})
     return "0" * 24
 
 

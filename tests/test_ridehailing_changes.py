@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from services.ridehailing import changes, registry, work_queue
 from services.ridehailing.queue_item import Pendencia
-from services.shared import clock, parameters
+from services.shared import clock, entities, parameters
 from services.shared.errors import ValidationFailed
 from tests.ridehailing_data import ACTORS, register
 
@@ -34,7 +34,8 @@ def change_address(db, municipality: str, changed_on: date, reported_on: date | 
     cpf, _ = register(db, municipality, seed=seed)
     change = changes.record_change(db, ACTORS[municipality], municipality, "drivers",
                                                driver_id(db, municipality, cpf), {"address": "Rua Nova, 10"},
-                                               changed_on, reported_on)
+                                               changed_on, reported_on,
+            expected_version=entities.get(db, ACTORS[municipality], "drivers", municipality, driver_id(db, municipality, cpf))["version"])
     return cpf, change
 
 
@@ -93,7 +94,8 @@ def test_vehicle_change_names_the_plate(db):
     _, plate = register(db, "matupa")
     vehicle = registry.vehicle_record(db, "matupa", plate)
     changes.record_change(db, actor, "matupa", "vehicles", vehicle["id"], {"color": "Azul"},
-                                      TODAY - timedelta(days=20), None)
+                                      TODAY - timedelta(days=20), None,
+            expected_version=entities.get(db, actor, "vehicles", "matupa", vehicle["id"])["version"])
     [item] = queued(db, "matupa")
     assert item.plate == plate and "Cor:" in item.message and "art. 12, XX" in item.reference
 
@@ -102,7 +104,8 @@ def test_saving_without_a_change_keeps_no_record(db):
     cpf, _ = register(db, "chapada")
     record = registry.driver_record(db, "chapada", cpf)
     assert changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record["id"],
-                                             {"address": record["address"]}, TODAY, TODAY) is None
+                                             {"address": record["address"]}, TODAY, TODAY,
+            expected_version=entities.get(db, ACTORS["chapada"], "drivers", "chapada", record["id"])["version"]) is None
     assert changes.history(db, ACTORS["chapada"], "chapada", "drivers", record["id"], TODAY) == []
 
 
@@ -117,7 +120,8 @@ def test_change_dates_are_checked_before_saving(db, changed_on, reported_on, fie
     record = registry.driver_record(db, "chapada", cpf)
     with pytest.raises(ValidationFailed) as error:
         changes.record_change(db, ACTORS["chapada"], "chapada", "drivers", record["id"],
-                                          {"address": "Rua Nova, 10"}, changed_on, reported_on)
+                                          {"address": "Rua Nova, 10"}, changed_on, reported_on,
+            expected_version=entities.get(db, ACTORS["chapada"], "drivers", "chapada", record["id"])["version"])
     assert field in error.value.errors
     assert registry.driver_record(db, "chapada", cpf)["address"] == record["address"]
 

@@ -145,7 +145,8 @@ def issue_in(db, municipality: str, platform: str | None = None) -> str:
                         {"name": platform, "cnpj": number, "status": "ativo"})
         cpf = authorizations.get_authorization(db, ACTORS[municipality], municipality, auth)["driver_cpf"]
         driver = registry.driver_record(db, municipality, cpf)
-        entities.update(db, ACTORS[municipality], "drivers", municipality, driver["id"], {"platform_cnpj": number})
+        entities.update(db, ACTORS[municipality], "drivers", municipality, driver["id"], {"platform_cnpj": number},
+            expected_version=entities.get(db, ACTORS[municipality], "drivers", municipality, driver["id"])["version"])
     bill = fees.issue_fee_dam(db, ACTORS[municipality], municipality, auth, TODAY)
     payments.record_payment(db, ACTORS[municipality], municipality, bill["id"], TODAY, bill["amount"], "Caixa")
     return auth

@@ -16,7 +16,7 @@ from services.ridehailing import (
     platforms,
     registry,
 )
-from services.shared import clock
+from services.shared import clock, entities
 from services.shared.errors import PermissionDenied
 from tests.conftest import GABINETE, SECRETARIA_MP
 from tests.ridehailing_data import ACTORS, requested
@@ -67,7 +67,8 @@ WRITES = {
                                                                        TODAY),
     "record_earlier_payment": lambda db, a, auth: fees.record_earlier_payment(db, a, "chapada", auth, TODAY),
     "record_change": lambda db, a, auth: changes.record_change(db, a, "chapada", "drivers", auth, {},
-                                                                           TODAY, TODAY),
+                                                                           TODAY, TODAY,
+            expected_version=entities.get(db, a, "drivers", "chapada", auth)["version"]),
     "report_change": lambda db, a, auth: changes.report_change(db, a, "chapada", auth, TODAY),
     "close_change": lambda db, a, auth: changes.close_change(db, a, "chapada", auth, "auto"),
     "add_report": lambda db, a, auth: platforms.add_report(db, a, "chapada", "0", "lista", TODAY),

@@ -189,7 +189,8 @@ def test_data_changes_are_kept_with_dates(db):
     actor = ACTORS["chapada"]
     cpf, _ = register(db, "chapada")
     driver = registry.driver_record(db, "chapada", cpf)
-    entities.update(db, actor, "drivers", "chapada", driver["id"], {"address": "Rua Nova, 10"})
+    entities.update(db, actor, "drivers", "chapada", driver["id"], {"address": "Rua Nova, 10"},
+            expected_version=entities.get(db, actor, "drivers", "chapada", driver["id"])["version"])
     history = registry.record_history(db, actor, "chapada", "drivers", driver["id"])
     assert [(h["Campo"], h["Depois"]) for h in history] == [("Endereço", "Rua Nova, 10")]
 

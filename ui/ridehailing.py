@@ -232,7 +232,7 @@ def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) ->
     if submitted:
         ok, change_id = submit(key, ridehailing_changes.record_change, common.db(), actor, mun, spec.name,
                                doc["id"], values, changed_on, None if unreported else reported_on,
-                               st.session_state[version_key])
+                               expected_version=st.session_state[version_key])
         st.session_state.pop(version_key, None)
         st.session_state[f"{spec.name}_change_flash"] = (
             ("success", "Alteração salva com as datas do fato e da comunicação.") if change_id

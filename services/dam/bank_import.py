@@ -76,7 +76,7 @@ from services.dam.bank_report import (
     replay,
     report_line,
 )
-from services.shared import audit, clock, config, parameters
+from services.shared import audit, boundary, clock, config, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.errors import Conflict, NotFound, ServiceError
 from services.store import DuplicateKeyError, decode, encode, ensure_indexes, parse_date
@@ -306,6 +306,7 @@ def _result(doc: dict, lines: list[ImportLine], already_imported: bool) -> Impor
     )
 
 
+@boundary.checked
 def import_return_file(db: Database, actor: Actor, municipality: str, data: bytes,
                        progress: Progress | None = None) -> ImportResult:
     """Read a return file and pay the DAMs it reports; the report says what each line did.
@@ -356,6 +357,7 @@ def _complete_follow_ups(db: Database, municipality: str, parsed: ReturnFile) ->
             outbox.dam_paid(db, str(doc["_id"]))
 
 
+@boundary.checked
 def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> bytes:
     """The return file exactly as the bank sent it (kept outside the document, by its hash)."""
     authorize(actor, "read", municipality)
@@ -369,6 +371,7 @@ def raw_file(db: Database, actor: Actor, municipality: str, file_id: str) -> byt
     return store.get_file(db, doc["file_sha256"])
 
 
+@boundary.checked
 def imported_files(db: Database, actor: Actor, municipality: str, limit: int = 50) -> list[dict]:
     """The return files imported in the municipality, newest first, without their content."""
     authorize(actor, "read", municipality)

@@ -27,6 +27,7 @@ from pymongo.database import Database
 from rules.dam import charges as rules
 from services.shared import clock
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
 
@@ -89,6 +90,7 @@ def load(db: Database, charge_id: Any, municipality: str | None = None) -> dict:
     return plain(doc)
 
 
+@checked
 def get(db: Database, actor: Actor, municipality: str, charge_id: str) -> dict:
     """One charge of the municipality, as plain values (the DAM page and the Débitos page show it)."""
     authorize(actor, "read", municipality)

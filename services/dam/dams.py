@@ -36,6 +36,7 @@ from services import store
 from services.dam import charges
 from services.shared import audit, clock, fields, parameter_labels, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
 from services.shared.numbers import next_number
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
@@ -137,6 +138,7 @@ def _load(db: Database, municipality: str, dam_id: str) -> dict:
     return plain(doc)
 
 
+@checked
 def get(db: Database, actor: Actor, municipality: str, dam_id: str) -> dict:
     """One DAM of the municipality, as plain values."""
     authorize(actor, "read", municipality)
@@ -222,6 +224,7 @@ def _instructions(typed: str, moved_note: str | None, pays_label: str, pix: bool
     return lines
 
 
+@checked
 def issue(
     db: Database,
     actor: Actor,
@@ -351,6 +354,7 @@ def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on
 
 # ---- cancelling ----
 
+@checked
 def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: str,
            withdraw: bool | None = None) -> dict:
     """Cancel an issued DAM; the reason is required. Paid DAMs are never cancelled.

@@ -16,6 +16,7 @@ from pymongo.database import Database
 from services.dam import dams, payments
 from services.shared import clock, exports, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.schema import Page
 
 
@@ -71,6 +72,7 @@ LIST_FIELDS = {name: 1 for name in ("number", "taxpayer_name", "taxpayer_documen
 EXPORT_FIELDS = {**LIST_FIELDS, "description": 1, "line": 1}
 
 
+@checked
 def list_page(db: Database, actor: Actor, municipality: str, query: DamQuery) -> Page:
     """One page of DAMs matching the filters, newest number first, paged and counted in the store,
     with only the fields the list shows (``dams.get`` reads a whole DAM)."""
@@ -83,6 +85,7 @@ def list_page(db: Database, actor: Actor, municipality: str, query: DamQuery) ->
     return Page([dams.plain(d) for d in cursor], total, page, query.per_page)
 
 
+@checked
 def list_all(db: Database, actor: Actor, municipality: str, query: DamQuery,
              fields_shown: dict[str, int] | None = None) -> list[dict]:
     """Every DAM matching the filters (export, batch print), in the list's order, with the list's
@@ -93,6 +96,7 @@ def list_all(db: Database, actor: Actor, municipality: str, query: DamQuery,
     return [dams.plain(d) for d in cursor.sort(SORT)]
 
 
+@checked
 def ids_to_print(db: Database, actor: Actor, municipality: str, query: DamQuery) -> list[str]:
     """The ids of the DAMs of the filter that can be printed (not cancelled), in the list's order."""
     authorize(actor, "read", municipality)
@@ -121,11 +125,13 @@ def _export_rows(db: Database, actor: Actor, municipality: str, query: DamQuery)
     return rows
 
 
+@checked
 def export_csv(db: Database, actor: Actor, municipality: str, query: DamQuery) -> bytes:
     """Exactly the DAMs the filter shows, pt-BR formats, ';' separated, UTF-8 with BOM."""
     return exports.to_csv(_export_rows(db, actor, municipality, query), EXPORT_COLUMNS)
 
 
+@checked
 def export_xlsx(db: Database, actor: Actor, municipality: str, query: DamQuery) -> bytes:
     """The rows of :func:`export_csv` as an XLSX sheet (dates as dates, amounts in R$)."""
     return exports.to_xlsx(_export_rows(db, actor, municipality, query), EXPORT_COLUMNS, sheet="DAMs")

@@ -33,6 +33,7 @@ from services import store
 from services.dam import charges, dams, outbox
 from services.shared import audit, clock, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 
 FLAG_AMOUNT = "valor_divergente"
@@ -204,6 +205,7 @@ def _payment_note(payment: dict, where: str) -> str:
     return note
 
 
+@checked
 def record_payment(
     db: Database, actor: Actor, municipality: str, dam_id: str, paid_on: date, amount: Decimal, bank: str
 ) -> dict:
@@ -247,6 +249,7 @@ def record_payment(
     return dams._load(db, municipality, dam_id)
 
 
+@checked
 def retry_linked_update(db: Database, actor: Actor, municipality: str, dam_id: str) -> dict:
     """Run again the update of the record a paid DAM pays, when it was left pending (a handler
     failed or the process stopped); returns the DAM (``handlers_pending`` gone when it worked)."""

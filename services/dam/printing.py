@@ -14,6 +14,7 @@ from services.dam import dams
 from services.dam.slip_pdf import DamPrint, render_dams
 from services.shared import municipalities
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
 from services.shared.pdf.letterhead import Letterhead
 
@@ -73,6 +74,7 @@ def _load_many(db: Database, municipality: str, dam_ids: Sequence[str]) -> list[
     return [dams.plain(found[str(dam_id)]) for dam_id in dam_ids]
 
 
+@checked
 def pdf_batch(
     db: Database, actor: Actor, municipality: str, dam_ids: Sequence[str],
     progress: Callable[[int, int], None] | None = None,
@@ -91,6 +93,7 @@ def pdf_batch(
     return render_dams([printable(d, place, head) for d in chosen], progress)
 
 
+@checked
 def pdf(
     db: Database, actor: Actor, municipality: str, dam_ids: Sequence[str],
     progress: Callable[[int, int], None] | None = None,

@@ -19,6 +19,7 @@ from services import store
 from services.dam import charges, dams
 from services.shared import clock
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 
 
@@ -31,6 +32,7 @@ def issuable(charge: dict) -> bool:
     return charge["status"] in charge_rules.OWING and charge["open"] > 0 and not charge.get("live_dam")
 
 
+@checked
 def issue_open(db: Database, actor: Actor, municipality: str, charge_id: str, due: date,
                instructions: str = "") -> dict:
     """Issue the DAM of what the charge owes now, due on ``due`` (moved to a business day); returns it."""

@@ -25,6 +25,7 @@ from services import store
 from services.dam import dams
 from services.shared import audit, clock, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 from services.store import parse_date
 
@@ -63,6 +64,7 @@ class ReissueQuote:
     reasons: tuple[str, ...]
 
 
+@checked
 def quote_reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: date) -> ReissueQuote:
     """The updated amount of the 2ª via for the new due date ``due`` (moved to a business day), with
     the reasons of the multa and juros; nothing is written."""
@@ -74,6 +76,7 @@ def quote_reissue(db: Database, actor: Actor, municipality: str, dam_id: str, du
                         tuple(f"{f.message} ({f.reference})" for f in charges.findings))
 
 
+@checked
 def reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: date) -> dict:
     """Issue the 2ª via of an overdue DAM: the principal with multa and juros de mora up to the new due
     date, linked to the original, which is cancelled in the same unit of work. The record the DAM pays

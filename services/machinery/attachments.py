@@ -10,10 +10,12 @@ from services.machinery import booking_requests
 from services.machinery.booking_requests import REQUESTS
 from services.shared import audit, clock, uploads
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound
 from services.store import encode
 
 
+@checked
 def add_attachment(db: Database, actor: Actor, municipality: str, request_id: str, data: bytes, name: str,
                    kind: str = "") -> str:
     """Keep a file of the request (store.put_file) and return its sha256; the upload guard checks its
@@ -31,6 +33,7 @@ def add_attachment(db: Database, actor: Actor, municipality: str, request_id: st
     return digest
 
 
+@checked
 def attachment(db: Database, actor: Actor, municipality: str, request_id: str, sha256: str) -> bytes:
     """The bytes of one attachment of the request."""
     authorize(actor, "read", municipality)

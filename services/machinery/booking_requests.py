@@ -88,6 +88,7 @@ from rules.machinery.prices import CATALOGUE
 from services import store
 from services.shared import audit, clock
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import decode, encode, parse_date
 
@@ -233,6 +234,7 @@ def describe_services(services: list[dict]) -> str:
     return "; ".join(parts)
 
 
+@checked
 def get_request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
     """One request as plain values (``id``, status label in ``status_label``)."""
     authorize(actor, "read", municipality)
@@ -243,6 +245,7 @@ SUMMARY = {k: 1 for k in ("protocol", "year", "sequence", "requested_on", "reque
                           "services", "urgent", "quote.total", "schedule.day")}
 
 
+@checked
 def list_requests(db: Database, actor: Actor, municipality: str, status: str | None = None,
                   limit: int = 200) -> list[dict]:
     """Requests of the municipality, newest protocol first (summary fields)."""
@@ -259,6 +262,7 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
     return rows
 
 
+@checked
 def refuse_request(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Refuse the request with its reason (any step before execution); its bookings are freed."""
     authorize(actor, "write", municipality)

@@ -30,6 +30,7 @@ from services.machinery.booking_pdf import (
 )
 from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ServiceError
 from services.store import decode
 
@@ -117,6 +118,7 @@ def _request(db: Database, actor: Actor, municipality: str, request_id: str) -> 
     return booking_requests.get_request(db, actor, municipality, request_id)
 
 
+@checked
 def quote_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The quote, line by line, with its price-table version and discount evidence."""
     doc = _request(db, actor, municipality, request_id)
@@ -125,6 +127,7 @@ def quote_pdf(db: Database, actor: Actor, municipality: str, request_id: str) ->
     return render_quote(_print(db, municipality, doc))
 
 
+@checked
 def service_order_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The service order for the team (after the request is scheduled)."""
     doc = _request(db, actor, municipality, request_id)
@@ -133,6 +136,7 @@ def service_order_pdf(db: Database, actor: Actor, municipality: str, request_id:
     return render_service_order(_print(db, municipality, doc))
 
 
+@checked
 def receipt_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The receipt for the requester (after completion)."""
     doc = _request(db, actor, municipality, request_id)
@@ -141,11 +145,13 @@ def receipt_pdf(db: Database, actor: Actor, municipality: str, request_id: str) 
     return render_receipt(_print(db, municipality, doc))
 
 
+@checked
 def statement_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The statement of the request: quote, instalments, paid and open amounts."""
     return render_statement(_print(db, municipality, _request(db, actor, municipality, request_id)))
 
 
+@checked
 def week_board_pdf(db: Database, actor: Actor, municipality: str, week_start: date) -> bytes:
     """The printed week view: the 7 days from ``week_start`` with their bookings by zone and locality."""
     rows = schedule.week_schedule(db, actor, municipality, week_start)

@@ -22,6 +22,7 @@ from services.machinery.booking_requests import ASSETS, BOOKINGS, OPERATORS, Wro
 from services.machinery.payment import PAID_UPFRONT, ExtensionInput
 from services.shared import clock, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.store import parse_date
 
@@ -47,6 +48,7 @@ def _set_assets_status(db: Database, municipality: str, doc: dict, status: str, 
                                "status": current}, {"$set": {"status": status}})
 
 
+@checked
 def start_execution(db: Database, actor: Actor, municipality: str, request_id: str, started_on: date) -> dict:
     """The team started the service: the booked machines are 'em serviço'."""
     authorize(actor, "write", municipality)
@@ -85,6 +87,7 @@ def _execution_doc(db: Database, municipality: str, doc: dict, execution: Execut
             "photos": list(execution.photos), "notes": execution.notes.strip()}
 
 
+@checked
 def complete(db: Database, actor: Actor, municipality: str, request_id: str, execution: ExecutionInput) -> dict:
     """Record the execution and complete: the real amount, the balance DAM due 15 days after
     completion (art. 8 §2) or the credit to return; instalments deferred by art. 8 §3 get their DAM."""
@@ -145,6 +148,7 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
                                         "complete")
 
 
+@checked
 def record_credit_returned(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                            note: str) -> dict:
     """The credit to return was paid back to the requester."""

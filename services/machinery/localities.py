@@ -18,6 +18,7 @@ from rules.params import ParameterMissing
 from services import store
 from services.shared import clock, exports, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 
 LOCALITIES = "machinery_localities"
@@ -39,6 +40,7 @@ def zone_order(entries: list[dict]) -> list[str]:
     return list(dict.fromkeys(e["zone"] for e in entries))
 
 
+@checked
 def set_localities(db: Database, actor: Actor, municipality: str, effective: date, entries: list[dict],
                    act: str) -> None:
     """A new version of the zones/localities list (``ti``): [{"zone", "locality", "area" rural|urbana}]."""
@@ -58,6 +60,7 @@ def set_localities(db: Database, actor: Actor, municipality: str, effective: dat
                            "Zonas e localidades do cronograma regionalizado (Decreto 017/2026, art. 3, §1)")
 
 
+@checked
 def in_force(db: Database, actor: Actor, municipality: str, on: date) -> list[dict]:
     """The rows of the list in force on ``on``, in schedule order (``read``)."""
     authorize(actor, "read", municipality)
@@ -65,11 +68,13 @@ def in_force(db: Database, actor: Actor, municipality: str, on: date) -> list[di
             for n, e in enumerate(localities(db, municipality, on), start=1)]
 
 
+@checked
 def export_csv(db: Database, actor: Actor, municipality: str, on: date) -> bytes:
     """The list in force on ``on`` as CSV."""
     return exports.to_csv(in_force(db, actor, municipality, on), COLUMNS)
 
 
+@checked
 def export_xlsx(db: Database, actor: Actor, municipality: str, on: date) -> bytes:
     """The list in force on ``on`` as XLSX."""
     return exports.to_xlsx(in_force(db, actor, municipality, on), COLUMNS, sheet="Zonas e localidades")
@@ -79,6 +84,7 @@ def _text(value: object) -> str:
     return "" if value is None or value != value else str(value).strip()  # NaN from an empty editor cell
 
 
+@checked
 def save(db: Database, actor: Actor, municipality: str, effective: date, rows: list[dict], act: str) -> int:
     """Save the edited rows (``Ordem``, ``Zona``, ``Localidade``, ``Área``) as a new version in force from
     ``effective`` (not before today), ordered by "Ordem" (ties keep the typed order); wholly blank rows

@@ -42,6 +42,7 @@ from services.machinery import booking_requests, ledger, protocol, quotes
 from services.machinery.booking_requests import REQUESTS, WrongStep
 from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ValidationFailed
 
 BALANCE_TERM_DAYS = 15  # art. 8 §2: the balance is paid within 15 days
@@ -102,6 +103,7 @@ def _instalment_doc(i: Instalment, dam: dict | None, deferred: bool) -> dict:
             "paid_on": None, "deferred": deferred}
 
 
+@checked
 def issue_payment(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                   service_start: date | None = None, extension: ExtensionInput | None = None) -> dict:
     """The payment plan (art. 8) and its DAMs: full before (§1), or 50% advance (§2); deferred

@@ -15,6 +15,7 @@ from rules.fmt import brl, day
 from services.machinery import ledger
 from services.machinery.booking_requests import OPEN, REQUESTS
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.store import decode, parse_date
 
 
@@ -52,6 +53,7 @@ def _money_item(head: str, row: ledger.ChargeRow, rid: str, on: date) -> Pending
     return PendingItem(row.due_on, title, f"{what}, {dam}, {brl(row.open)}", rid, overdue)
 
 
+@checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[PendingItem]:
     """Awaiting visit, social report, quote, payment (a new DAM, a difference), schedule; balances
     due/overdue; credits to return. Two queries (the requests, then their charges), whatever the

@@ -29,6 +29,7 @@ from rules.params import ParameterVersion
 from services import store
 from services.shared import audit, clock, exports, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.store import DuplicateKeyError, encode, insert_one
 
@@ -73,6 +74,7 @@ def _tables(db: Database, municipality: str) -> list[PriceTable]:
     return [PriceTable.from_version(v) for v in book.history(PRICE_TABLE)]
 
 
+@checked
 def versions(db: Database, actor: Actor, municipality: str) -> list[PriceTable]:
     """Every version of the price table, newest first."""
     authorize(actor, "read", municipality)
@@ -86,6 +88,7 @@ def _in_force(tables: list[PriceTable], on: date) -> PriceTable:
     return max(earlier, key=lambda t: t.effective)
 
 
+@checked
 def in_force(db: Database, actor: Actor, municipality: str, on: date) -> PriceTable:
     """The version in force on ``on`` (the one a quote of that date uses)."""
     authorize(actor, "read", municipality)
@@ -155,7 +158,9 @@ def _update(tables: list[PriceTable], index: PriceIndex, percent: Decimal, refer
     return update, version
 
 
-def preview_update(db: Database, actor: Actor, municipality: str, index: object, variation_percent: object,
+@checked
+def preview_update(db: Database, actor: Actor, municipality: str, index: PriceIndex | str,
+                   variation_percent: Decimal | str,
                    reference_period: str, effective: date | None, act: str) -> PriceUpdate:
     """Every new price of an update by index, computed from the table in force on ``effective``; saves nothing."""
     authorize(actor, "admin", municipality)
@@ -164,6 +169,7 @@ def preview_update(db: Database, actor: Actor, municipality: str, index: object,
     return update
 
 
+@checked
 def save_update(db: Database, actor: Actor, municipality: str, previewed: PriceUpdate) -> PriceTable:
     """Save the previewed update as a new version, with its audit entry, in one unit of work.
 
@@ -203,11 +209,13 @@ def rows_of(table: PriceTable) -> list[dict]:
             for code, price in table.prices]
 
 
+@checked
 def export_csv(db: Database, actor: Actor, municipality: str, effective: date) -> bytes:
     """The version in force from ``effective`` as CSV."""
     return exports.to_csv(rows_of(in_force(db, actor, municipality, effective)))
 
 
+@checked
 def export_xlsx(db: Database, actor: Actor, municipality: str, effective: date) -> bytes:
     """The version in force from ``effective`` as XLSX."""
     return exports.to_xlsx(rows_of(in_force(db, actor, municipality, effective)), sheet="Tabela de preços")

@@ -49,6 +49,7 @@ from services.machinery import booking_requests
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, SERVICE_KINDS
 from services.shared import audit, clock, fields, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.numbers import next_number
 from services.store import decode, encode, insert_one, parse_date
@@ -247,6 +248,7 @@ def _overdue_instalments(db: Database, municipality: str, document: str, on: dat
             for c in sorted(overdue, key=lambda c: (c["due_on"], c["id"]))]
 
 
+@checked
 def requester_block(db: Database, actor: Actor, municipality: str, document: str, on: date) -> list[Finding]:
     """Art. 8 §4: the overdue charges of this service of a CPF/CNPJ (empty when none)."""
     authorize(actor, "read", municipality)
@@ -306,6 +308,7 @@ def _draft(db: Database, municipality: str, values: RequestInput) -> tuple[dict,
     return doc, requester
 
 
+@checked
 def check(db: Database, actor: Actor, municipality: str, values: RequestInput) -> list[Finding]:
     """Eligibility findings of a request before it is saved (art. 2, 5, 6, 8 §4, 9, 10)."""
     authorize(actor, "read", municipality)
@@ -314,6 +317,7 @@ def check(db: Database, actor: Actor, municipality: str, values: RequestInput) -
     return _evaluate(decode(encode(doc)), requester, parameters.book(db, municipality), overdue)
 
 
+@checked
 def create_request(db: Database, actor: Actor, municipality: str, values: RequestInput) -> str:
     """Protocol a request (number per year) and return its id; refused with RequestsSuspended when
     the requester has an overdue DAM of this service (art. 8 §4)."""

@@ -25,6 +25,7 @@ from services.machinery import booking_requests, protocol
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, WrongStep
 from services.shared import clock, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 from services.store import parse_date
 
@@ -35,6 +36,7 @@ def _after_visit_status(doc: dict) -> str:
     return "aguardando_parecer" if report and not report.get("answered_on") else "aguardando_orcamento"
 
 
+@checked
 def record_technical_visit(db: Database, actor: Actor, municipality: str, request_id: str, visited_on: date,
                            viable: bool, notes: str, environmental_licence: str = "") -> dict:
     """The technical visit (art. 2 §3, art. 5): viability and, when natural materials move, the
@@ -68,6 +70,7 @@ def record_technical_visit(db: Database, actor: Actor, municipality: str, reques
                                     "technical_visit")
 
 
+@checked
 def request_social_report(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                           note: str = "") -> dict:
     """Ask Social Assistance for the social report (art. 7, second §2-§3)."""
@@ -83,6 +86,7 @@ def request_social_report(db: Database, actor: Actor, municipality: str, request
                                     ("aguardando_vistoria", "aguardando_orcamento"), build, "social_report_requested")
 
 
+@checked
 def record_social_report(db: Database, actor: Actor, municipality: str, request_id: str, answered_on: date,
                          favourable: bool, reference: str, note: str = "") -> dict:
     """The answer of Social Assistance (art. 7 §4); favourable gives the 70% on item 12."""
@@ -123,6 +127,7 @@ def _stage_records(db: Database, municipality: str, doc: dict) -> list[LoadRecor
     return records
 
 
+@checked
 def make_quote(db: Database, actor: Actor, municipality: str, request_id: str, on: date) -> dict:
     """Price the request (Anexo I/II) with the table in force on ``on`` and save the quote; the
     request must meet every condition (findings re-checked with the visit and the payments)."""

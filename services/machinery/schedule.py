@@ -27,6 +27,7 @@ from services.machinery.booking_requests import (
 )
 from services.shared import clock
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, ValidationFailed
 from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
 
@@ -68,6 +69,7 @@ def _names(db: Database, collection: str, municipality: str, query: dict, fields
     return rows
 
 
+@checked
 def schedule_board(db: Database, actor: Actor, municipality: str, day: date) -> Board:
     """Requests ready to schedule (paid or authorized deferral) in the order of art. 3, what is booked
     on ``day``, and the machines and operators free on ``day``."""
@@ -99,6 +101,7 @@ def schedule_board(db: Database, actor: Actor, municipality: str, day: date) -> 
                  tuple(sorted((o for o in operators if o["id"] not in busy_operators), key=lambda o: o["name"])))
 
 
+@checked
 def book(db: Database, actor: Actor, municipality: str, request_id: str, day: date,
          assignments: list[tuple[str, str]]) -> dict:
     """Book (asset_id, operator_id) pairs for the request on ``day``. A machine or operator already
@@ -138,6 +141,7 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
     return booking_requests._change(db, actor, municipality, request_id, ("a_agendar",), build, "book")
 
 
+@checked
 def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Free the machines and operators of the request; it goes back to the schedule queue."""
     authorize(actor, "write", municipality)
@@ -150,6 +154,7 @@ def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: st
                                         note=reason.strip())
 
 
+@checked
 def week_schedule(db: Database, actor: Actor, municipality: str, week_start: date) -> list[dict]:
     """The bookings of the 7 days from ``week_start`` (for the printed week view), by day and machine."""
     authorize(actor, "read", municipality)
@@ -161,6 +166,7 @@ def week_schedule(db: Database, actor: Actor, municipality: str, week_start: dat
     return sorted(rows, key=lambda r: (r["day"], r["asset"]))
 
 
+@checked
 def mark_urgent(db: Database, actor: Actor, municipality: str, request_id: str, justification: str) -> dict:
     """Art. 3 §2: move ahead of the protocol order, only with a recorded justification."""
     authorize(actor, "write", municipality)

@@ -20,6 +20,7 @@ from services.machinery.booking_requests import (
 )
 from services.shared import audit, clock, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.store import encode
 
@@ -27,6 +28,7 @@ INCIDENT_KINDS = {"dano": "Dano ao veículo", "lotacao": "Excesso de lotação",
                   "comportamento": "Mau comportamento ou vandalismo", "outro": "Outro"}
 
 
+@checked
 def record_trip(db: Database, actor: Actor, municipality: str, request_id: str, responsible_name: str,
                 responsible_document: str, driver_operator_id: str, passengers: list[str], route: str) -> dict:
     """The named responsible person, the municipal driver, passengers and route (art. 6)."""
@@ -60,6 +62,7 @@ def record_trip(db: Database, actor: Actor, municipality: str, request_id: str, 
     return booking_requests._change(db, actor, municipality, request_id, OPEN + ("concluido",), build, "trip")
 
 
+@checked
 def record_incident(db: Database, actor: Actor, municipality: str, request_id: str, on: date, kind: str,
                     description: str) -> dict:
     """An incident (dano, lotação, desvio de rota, ...) recorded against the responsible person (art. 6)."""

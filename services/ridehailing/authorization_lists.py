@@ -17,6 +17,7 @@ from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.ridehailing import registry
 from services.shared import exports, fields, schema
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.store import decode, parse_date
 
@@ -44,6 +45,7 @@ def driver_names(db: Database, municipality: str, cpfs: Any) -> dict[str, str]:
     return {d["cpf"]: d["name"] for d in rows}
 
 
+@checked
 def authorization_rows(db: Database, actor: Actor, municipality: str, on: date, search: str = "",
                        scope: registry.Scope | None = None) -> list[AuthorizationRow]:
     """Every authorization with its status on ``on`` (newest protocol first): one query for the
@@ -108,6 +110,7 @@ def _row_sort(sort: str | None, descending: bool) -> list[tuple[str, int]]:
     return [(sort, -1 if descending else 1), ("_id", 1)]
 
 
+@checked
 def authorization_page(db: Database, actor: Actor, municipality: str, on: date, search: str = "", page: int = 1,
                        per_page: int = 25, status: str | None = None, sort: str | None = None,
                        descending: bool = True) -> RowsPage:
@@ -137,6 +140,7 @@ def row_cells(row: AuthorizationRow) -> dict[str, Any]:
             "Validade": row.state.valid_until}
 
 
+@checked
 def export_authorizations(db: Database, actor: Actor, municipality: str, on: date, search: str = "",
                           status: str | None = None, sort: str | None = None, descending: bool = True,
                           kind: str = "xlsx") -> bytes:
@@ -150,6 +154,7 @@ def export_authorizations(db: Database, actor: Actor, municipality: str, on: dat
     return exports.to_xlsx(rows, ROW_COLUMNS, sheet="Autorizações")
 
 
+@checked
 def data_version(db: Database, actor: Actor, municipality: str) -> str:
     """A mark that changes whenever the authorizations, their drivers or the data changes change:
     the key under which a page may cache what it built from them (one small query per collection)."""

@@ -27,6 +27,7 @@ from services.ridehailing.authorization_records import (
 )
 from services.shared import audit, clock, entities, fields, numbers
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import (
     DuplicateKeyError,
@@ -51,17 +52,20 @@ class NotEligible(ServiceError):
 
 # ---- reads ----
 
+@checked
 def get_authorization(db: Database, actor: Actor, municipality: str, auth_id: str) -> dict:
     authorize(actor, "read", municipality)
     return authorization_records.load(db, municipality, auth_id)
 
 
+@checked
 def status(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """The authorization's status on ``on``, with the date that matters and the reasons."""
     authorize(actor, "read", municipality)
     return authorization_records.state_of(authorization_records.load(db, municipality, auth_id), municipality, on, db)
 
 
+@checked
 def open_authorization(db: Database, actor: Actor, municipality: str, driver_cpf: str) -> dict | None:
     """The driver's authorization in progress or in force (the one holding his open key), or None."""
     authorize(actor, "read", municipality)
@@ -74,6 +78,7 @@ def open_authorization(db: Database, actor: Actor, municipality: str, driver_cpf
     return doc
 
 
+@checked
 def authorization_of(db: Database, actor: Actor, municipality: str, driver_cpf: str = "", plate: str = "") -> str:
     """The id of the newest authorization of the driver (or else of the plate)."""
     authorize(actor, "read", municipality)
@@ -122,6 +127,7 @@ def _holder(db: Database, keys: dict[str, str]) -> dict | None:
 
 # ---- request and analysis ----
 
+@checked
 def request_authorization(db: Database, actor: Actor, municipality: str, driver_cpf: str, plate: str,
                           protocol_date: date) -> str:
     """Protocol a request (number from the municipal counter) for a driver and the vehicle he uses.
@@ -178,6 +184,7 @@ class Evaluation:
         return self.driver.reasons() + self.vehicle.reasons()
 
 
+@checked
 def evaluate(db: Database, actor: Actor, municipality: str, auth_id: str, doc: dict | None = None,
              scope: registry.Scope | None = None) -> Evaluation:
     """Driver and vehicle against the law on the protocol date."""
@@ -189,6 +196,7 @@ def evaluate(db: Database, actor: Actor, municipality: str, auth_id: str, doc: d
                       registry.vehicle_eligibility(db, actor, municipality, doc["plate"], on, scope))
 
 
+@checked
 def cancel_request(db: Database, actor: Actor, municipality: str, auth_id: str, reason: str) -> AuthorizationState:
     """Cancel a protocol entered by mistake (wrong driver or vehicle, typed twice), before any decision.
 
@@ -203,6 +211,7 @@ def cancel_request(db: Database, actor: Actor, municipality: str, auth_id: str, 
                                               note=why)
 
 
+@checked
 def approve(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Approve a request whose driver and vehicle meet the law; the vehicle must be shown in 5 days."""
     authorize(actor, "write", municipality)
@@ -218,6 +227,7 @@ def approve(db: Database, actor: Actor, municipality: str, auth_id: str, on: dat
     return Unit(db, actor, municipality).write(auth_id, decide)
 
 
+@checked
 def refuse(db: Database, actor: Actor, municipality: str, auth_id: str, on: date, note: str = "") -> list[str]:
     """Refuse a request; the reasons are the findings that block plus what the secretariat writes."""
     authorize(actor, "write", municipality)
@@ -238,6 +248,7 @@ def refuse(db: Database, actor: Actor, municipality: str, auth_id: str, on: date
 
 # ---- after the issue: substitution of the vehicle and penalties ----
 
+@checked
 def substitute_vehicle(db: Database, actor: Actor, municipality: str, auth_id: str, plate: str, on: date,
                        reason: str) -> AuthorizationState:
     """Change the vehicle (accident, sale, hire): the new one must meet the law and pass a new vistoria."""
@@ -261,6 +272,7 @@ def substitute_vehicle(db: Database, actor: Actor, municipality: str, auth_id: s
     return Unit(db, actor, municipality).write(auth_id, decide)
 
 
+@checked
 def record_sanction(db: Database, actor: Actor, municipality: str, auth_id: str, kind: EventKind, on: date,
                     until: date | None = None, note: str = "") -> AuthorizationState:
     """Suspension (with its last day), revocation or cassação decided in an infraction process."""
@@ -271,6 +283,7 @@ def record_sanction(db: Database, actor: Actor, municipality: str, auth_id: str,
     return Unit(db, actor, municipality).step(auth_id, kind, on, (), until, note)
 
 
+@checked
 def apply_penalty(db: Database, actor: Actor, municipality: str, auth_id: str, kind: EventKind, on: date,
                   until: date | None = None, note: str = "") -> AuthorizationState:
     """A penalty of an infraction process that takes effect on ``on``, which may be a later day: the

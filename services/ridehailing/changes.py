@@ -23,6 +23,7 @@ from services import store
 from services.ridehailing import registry
 from services.shared import audit, clock, entities, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ValidationFailed
 from services.store import decode, encode, insert_one, parse_date
 
@@ -67,9 +68,10 @@ def _check_dates(changed_on: date | None, reported_on: date | None, today: date)
         raise ValidationFailed(errors)
 
 
+@checked
 def record_change(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str, values: dict,
                   changed_on: date | None, reported_on: date | None,
-                  expected_version: int | None = None) -> str | None:
+                  *, expected_version: int) -> str | None:
     """Save the edited data and keep the change with its two dates; None when nothing changed.
 
     ``reported_on`` None means the driver did not report it (the secretariat found it out).
@@ -86,7 +88,7 @@ def record_change(db: Database, actor: Actor, municipality: str, collection: str
 
 def _record_change(db: Database, actor: Actor, municipality: str, spec: Any, collection: str, doc_id: str,
                    values: dict, changed_on: date, reported_on: date | None,
-                   expected_version: int | None) -> str | None:
+                   expected_version: int) -> str | None:
     before = entities.get(db, actor, collection, municipality, doc_id)
     entities.update(db, actor, collection, municipality, doc_id, values, expected_version=expected_version)
     after = entities.get(db, actor, collection, municipality, doc_id)
@@ -120,6 +122,7 @@ def _change(rules: Any, calendar: LegalCalendar, raw: dict, on: date) -> DataCha
     )
 
 
+@checked
 def history(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str, on: date) -> list[DataChange]:
     """The changes of one driver or vehicle, newest fact first, each with its 7-day verdict."""
     authorize(actor, "read", municipality)
@@ -128,6 +131,7 @@ def history(db: Database, actor: Actor, municipality: str, collection: str, doc_
     return sorted((_change(rules, calendar, r, on) for r in rows), key=lambda c: c.changed_on, reverse=True)
 
 
+@checked
 def open_irregular(db: Database, actor: Actor, municipality: str, on: date,
                    calendar: LegalCalendar | None = None) -> list[DataChange]:
     """Changes not closed that were reported late or are not reported yet (in time or not)."""
@@ -145,6 +149,7 @@ def _stored(db: Database, municipality: str, change_id: str) -> dict:
     return decode(doc)
 
 
+@checked
 def report_change(db: Database, actor: Actor, municipality: str, change_id: str, reported_on: date) -> None:
     """Record the day the driver reported a change registered as not reported."""
     authorize(actor, "write", municipality)
@@ -157,6 +162,7 @@ def report_change(db: Database, actor: Actor, municipality: str, change_id: str,
                      {"reported_on": doc.get("reported_on")}, {"reported_on": reported_on})
 
 
+@checked
 def close_change(db: Database, actor: Actor, municipality: str, change_id: str, note: str) -> None:
     """Take a late or unreported change off the queue once handled (e.g. auto de infração lavrado)."""
     authorize(actor, "write", municipality)

@@ -24,6 +24,7 @@ from services.ridehailing.inspection_report_pdf import (
 from services.ridehailing.sticker_pdf import StickerPrint, render_sticker
 from services.shared import clock, entities, fields, municipalities, parameters, schema
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError
 from services.store import parse_date
 
@@ -47,6 +48,7 @@ def _vehicle_text(vehicle: dict) -> str:
     return " ".join(p for p in parts if p)
 
 
+@checked
 def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
                 base_url: str | None = None) -> bytes:
     """The sticker with number, plate, validity, ouvidoria phone and the public-check QR code, whose
@@ -64,6 +66,7 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
     ))
 
 
+@checked
 def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
                     base_url: str | None = None) -> bytes:
     """The authorization certificate: driver, vehicle, number, issue date and validity."""
@@ -92,6 +95,7 @@ def _authorization_text(doc: dict) -> str:
     return f"Nº {doc['number']}" if doc.get("number") else "Não expedida (em análise)"
 
 
+@checked
 def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspection_id: str) -> bytes:
     """The laudo of one vistoria: the law's checklist item by item, the result, pendências and deadline."""
     authorize(actor, "read", municipality)
@@ -131,6 +135,7 @@ def _copies(db: Database, municipality: str, driver: dict) -> tuple[str, ...]:
         "Plataforma não identificada no cadastro do condutor",)
 
 
+@checked
 def convocation_notice_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
     """The notice of the authorization's last extraordinary convocation, to the driver with a copy
     to the platform, with the deadline of the rule set."""

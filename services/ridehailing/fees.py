@@ -27,6 +27,7 @@ from services.ridehailing import authorization_records, charge_links, registry
 from services.ridehailing.authorization_records import Change, Unit
 from services.shared import entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound
 from services.store import parse_date
 
@@ -102,6 +103,7 @@ def bills_of(db: Database, docs: list[dict]) -> dict[str, FeeBill]:
     return {key: bill for key, bill in bills.items() if bill is not None}
 
 
+@checked
 def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> dict:
     """Issue the DAM of the authorization fee (initial, or renewal once requested).
 
@@ -170,6 +172,7 @@ def pending_renewal(doc: dict) -> bool:
     return last == EventKind.RENEWAL_REQUESTED.value
 
 
+@checked
 def request_renewal(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Record the renewal request (a late request is kept with the rules' warning)."""
     authorize(actor, "write", municipality)
@@ -233,6 +236,7 @@ def _charge_dam(charge: dict, dam_id: str) -> dict:
             "due": parse_date(entry["due_on"])}
 
 
+@checked
 def record_earlier_payment(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date,
                            note: str = "") -> None:
     """History loaded into the panel: the fee was paid on ``paid_on`` before the panel, with no DAM in

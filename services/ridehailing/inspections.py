@@ -22,6 +22,7 @@ from services.ridehailing import authorization_records, registry
 from services.ridehailing.authorization_records import Change, Unit
 from services.shared import entities, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 
 CONVOCATION_KIND = "transporte_convocacao"
@@ -46,6 +47,7 @@ def inspection_kind(doc: dict) -> str:
             None: "initial"}[last]
 
 
+@checked
 def inspection_computed(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> dict[str, Finding]:
     """The checklist items the register answers (the vehicle's age from its model year), by code."""
     authorize(actor, "read", municipality)
@@ -54,6 +56,7 @@ def inspection_computed(db: Database, actor: Actor, municipality: str, auth_id: 
     return registry.rules_of(municipality).inspection_computed(vehicle, on)
 
 
+@checked
 def record_inspection(db: Database, actor: Actor, municipality: str, auth_id: str, performed_on: date,
                       answers: dict[str, bool], inspector: str = "", notes: str = "") -> InspectionOutcome:
     """Record a vistoria with the law's checklist: approved, or failed with 5 days to fix (blocked).
@@ -87,6 +90,7 @@ def record_inspection(db: Database, actor: Actor, municipality: str, auth_id: st
     return InspectionOutcome(inspection_id, decision, deadline, new_state)
 
 
+@checked
 def call_inspection(db: Database, actor: Actor, municipality: str, auth_id: str, on: date, note: str = "") -> date:
     """Extraordinary convocation: the last day to attend. The convocation gets a number for the notice
     sent to the driver with a copy to the platform (``services.ridehailing.documents.convocation_notice_pdf``)."""

@@ -25,6 +25,7 @@ from services.dam import dams, rebill
 from services.ridehailing import charge_links, platform_files, registry, trip_data
 from services.shared import audit, clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import decode, encode, insert_one, parse_date
 
@@ -65,6 +66,7 @@ def _competence(value: date) -> str:
     return f"{value:%Y-%m}"
 
 
+@checked
 def assess_issqn(db: Database, actor: Actor, municipality: str, platform_id: str, competence: date) -> int:
     """Compute the ISSQN of each vehicle of the platform in the month of ``competence`` from the
     reported trips at the rate in force on each trip's day; a month whose DAM was issued is kept as
@@ -116,6 +118,7 @@ def assess_issqn(db: Database, actor: Actor, municipality: str, platform_id: str
     return written
 
 
+@checked
 def issqn_months(db: Database, actor: Actor, municipality: str, on: date) -> list[IssqnMonth]:
     """Every assessed vehicle-month, newest first, shown as paid, overdue or open on ``on``; its DAM
     and payment as its charge (débito) has them: the live DAM (a 2ª via), a short payment, a
@@ -138,6 +141,7 @@ def issqn_months(db: Database, actor: Actor, municipality: str, on: date) -> lis
     return out
 
 
+@checked
 def issue_issqn_dam(db: Database, actor: Actor, municipality: str, issqn_id: str, address: str = "") -> dict:
     """Issue the DAM of one vehicle-month to the platform (its address from the taxpayers register by
     CNPJ, or ``address``). Due on the legal due date, or today when that has passed (a DAM is never

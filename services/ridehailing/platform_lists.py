@@ -30,6 +30,7 @@ from services.ridehailing.enforcement import autos
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import audit, clock, entities, fields, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.entity_files import RowError
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
 from services.store import decode, encode, insert_one, parse_date
@@ -91,6 +92,7 @@ def _register(db: Database, municipality: str, rows: list[dict], on: date) -> li
     return found
 
 
+@checked
 def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str, received_on: date, data: bytes,
                  file_name: str, commit: bool = False) -> platform_files.FileReport:
     """Check a list of drivers and vehicles (dry run); with ``commit`` and no bad row, keep the file,
@@ -151,6 +153,7 @@ def _draft(db: Database, actor: Actor, municipality: str, draft: dict) -> str:
                             infraction_code=draft["infraction_code"], facts=facts,
                             origin=f"Conciliação da relação de {draft['platform_name']}, linha {draft['line']}")
 
+@checked
 def draft_autos(db: Database, actor: Actor, municipality: str) -> int:
     """Turn every reconciliation hit still without an auto into a draft auto; returns how many were
     drafted now. A hit is drafted once (conditional on its version)."""
@@ -174,6 +177,7 @@ def draft_autos(db: Database, actor: Actor, municipality: str) -> int:
     return drafted
 
 
+@checked
 def drafts(db: Database, actor: Actor, municipality: str, list_id: str = "") -> list[dict]:
     """Reconciliation hits (drafts for the clerk), newest list first; of one list when given."""
     authorize(actor, "read", municipality)
@@ -182,6 +186,7 @@ def drafts(db: Database, actor: Actor, municipality: str, list_id: str = "") -> 
     return [{**d, "on": parse_date(d["on"])} for d in map(platform_files.plain, docs)]
 
 
+@checked
 def received_lists(db: Database, actor: Actor, municipality: str) -> list[dict]:
     """Lists received, newest first (without their rows)."""
     authorize(actor, "read", municipality)
@@ -189,6 +194,7 @@ def received_lists(db: Database, actor: Actor, municipality: str) -> list[dict]:
     return [{**d, "received_on": parse_date(d["received_on"])} for d in map(platform_files.plain, docs)]
 
 
+@checked
 def list_file(db: Database, actor: Actor, municipality: str, list_id: str) -> tuple[str, bytes]:
     """The file of a received list, as received: (name, bytes)."""
     authorize(actor, "read", municipality)
@@ -210,6 +216,7 @@ class ListStatus:
     reference: str
 
 
+@checked
 def list_statuses(db: Database, actor: Actor, municipality: str, on: date) -> list[ListStatus]:
     """Each credentialed platform's next list and whether it is late on ``on`` (two queries)."""
     authorize(actor, "read", municipality)
@@ -231,6 +238,7 @@ def list_statuses(db: Database, actor: Actor, municipality: str, on: date) -> li
     return out
 
 
+@checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
     """Lists late or due within the queue's horizon on ``on``."""
     authorize(actor, "read", municipality)

@@ -17,6 +17,7 @@ from rules.ridehailing.concepts import InsurancePolicy, Platform
 from services.ridehailing import registry
 from services.shared import entities, entity_lists, parameters, schema
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.schema import ListQuery
 
@@ -29,6 +30,7 @@ def missing_policy_fields(doc: dict) -> list[str]:
     return [spec.field(name).label for name in POLICY_FIELDS if doc.get(name) in (None, "")]
 
 
+@checked
 def platform_concept(db: Database, actor: Actor, municipality: str, platform_id: str) -> Platform:
     """The platform as the rules see it: credentialing date, APP policy, lists and ISSQN paid."""
     doc = entities.get(db, actor, "platforms", municipality, platform_id)
@@ -48,6 +50,7 @@ def platform_concept(db: Database, actor: Actor, municipality: str, platform_id:
     )
 
 
+@checked
 def compliance(db: Database, actor: Actor, municipality: str, platform_id: str, on: date) -> Decision:
     """APP insurance, periodic lists and monthly ISSQN on ``on``, each with its article."""
     authorize(actor, "read", municipality)
@@ -57,12 +60,14 @@ def compliance(db: Database, actor: Actor, municipality: str, platform_id: str, 
                                                                   parameters.calendar_from(book, on))
 
 
+@checked
 def platform_reports(db: Database, actor: Actor, municipality: str, cnpj: str) -> list[dict]:
     """Lists handed in and ISSQN months paid by the platform, oldest first."""
     return entity_lists.list_all(db, actor, "platform_reports", municipality,
                                  ListQuery(filters={"platform_cnpj": cnpj}, sort="on"))
 
 
+@checked
 def add_report(db: Database, actor: Actor, municipality: str, cnpj: str, kind: str, on: date,
                reference: str = "") -> str:
     """Record a list handed in on ``on`` or the ISSQN of the month of ``on`` (kept as its first day)."""

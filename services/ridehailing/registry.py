@@ -37,6 +37,7 @@ from rules.ridehailing.concepts import (
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.shared import clock, entities, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound
 from services.store import decode, encode, parse_date
 
@@ -138,6 +139,7 @@ class Scope:
         return self.rules.authorization_status(authorization_concept(doc), on, self.book, self.calendar(on))
 
 
+@checked
 def driver_eligibility(db: Database, actor: Actor, municipality: str, cpf: str, on: date,
                        scope: Scope | None = None) -> Decision:
     """Every requirement of the municipality's law for the driver on ``on``, with its article."""
@@ -146,6 +148,7 @@ def driver_eligibility(db: Database, actor: Actor, municipality: str, cpf: str, 
     return scope.rules.driver_eligibility(driver_concept(db, municipality, cpf), on, scope.book, scope.calendar(on))
 
 
+@checked
 def vehicle_eligibility(db: Database, actor: Actor, municipality: str, plate: str, on: date,
                         scope: Scope | None = None, replacing: str = "") -> Decision:
     """Every requirement of the law for the vehicle on ``on`` (one vehicle per driver included; the
@@ -169,6 +172,7 @@ def authorized_plates(db: Database, municipality: str, cpf: str, on: date, scope
     return plates
 
 
+@checked
 def record_history(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str) -> list[dict]:
     """Changes of a driver's or vehicle's data with their dates (the 7-day reporting rule needs them)."""
     authorize(actor, "read", municipality)

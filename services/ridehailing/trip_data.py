@@ -22,6 +22,7 @@ from services.ridehailing import platform_files, registry
 from services.ridehailing.queue_item import Pendencia
 from services.shared import audit, clock, entities, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.entity_files import RowError
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.store import decode, encode, insert_one
@@ -71,6 +72,7 @@ def _aware(value: datetime, name: str, label: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=clock.LOCAL_TZ)
 
 
+@checked
 def request_data(db: Database, actor: Actor, municipality: str, platform_id: str, justification: str,
                  notified_at: datetime) -> str:
     """Record a justified request for trip data and the instant the platform was notified (a naive
@@ -99,6 +101,7 @@ def request_data(db: Database, actor: Actor, municipality: str, platform_id: str
     return request_id
 
 
+@checked
 def answer_data_request(db: Database, actor: Actor, municipality: str, request_id: str, answered_at: datetime) -> None:
     """Record when the platform handed the data over (once)."""
     authorize(actor, "write", municipality)
@@ -119,6 +122,7 @@ def answer_data_request(db: Database, actor: Actor, municipality: str, request_i
                      {"answered_at": answered}, note="Resposta da plataforma registrada")
 
 
+@checked
 def data_requests(db: Database, actor: Actor, municipality: str, now: datetime | None = None,
                   open_only: bool = False) -> list[DataRequestRow]:
     """Data requests, newest first, with the deadline and whether each is late at ``now``."""
@@ -170,6 +174,7 @@ def _trip_rows(municipality: str, rows: list[dict[str, str]]) -> tuple[list[dict
     return clean, errors, count
 
 
+@checked
 def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str, data: bytes, file_name: str,
                  commit: bool = False) -> platform_files.FileReport:
     """Check a trip data file (dry run, every bad row with line, column and message); with ``commit``
@@ -206,6 +211,7 @@ def _end_of(on: date) -> datetime:
     return datetime.combine(on, time(23, 59), tzinfo=clock.LOCAL_TZ)
 
 
+@checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
     """Data requests unanswered (late ones flagged at the current minute when ``on`` is today, else at
     the end of ``on``)."""

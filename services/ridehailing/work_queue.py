@@ -29,6 +29,7 @@ from services.ridehailing.enforcement import lists as auto_lists
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.store import decode, parse_date
 
 EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
@@ -114,6 +115,7 @@ def _data_changes(db: Database, actor: Actor, municipality: str, on: date,
     return items
 
 
+@checked
 def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
     """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first."""
     authorize(actor, "read", municipality)

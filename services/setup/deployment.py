@@ -32,6 +32,7 @@ from services.machinery.localities import LOCALITIES
 from services.ridehailing.fees import FEE_PARAMETER
 from services.shared import audit, clock, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.parameter_labels import label
 
@@ -85,6 +86,7 @@ class MissingValue:
     act: str = ""  # the demo act the value cites
 
 
+@checked
 def missing_values(db: Database, actor: Actor, municipality: str) -> list[MissingValue]:
     """Every value left to the municipality that is missing today or still a demo value (``admin``)."""
     authorize(actor, "admin", municipality)
@@ -140,6 +142,7 @@ class Identity:
     coat_of_arms: str  # sha256, "" when none was uploaded
 
 
+@checked
 def identity(db: Database, actor: Actor, municipality: str) -> Identity:
     """CNPJ, signer and coat of arms of the municipality (``admin``)."""
     authorize(actor, "admin", municipality)
@@ -147,6 +150,7 @@ def identity(db: Database, actor: Actor, municipality: str) -> Identity:
     return Identity(town.cnpj, town.signer_name, town.signer_role, town.coat_of_arms)
 
 
+@checked
 def coat_of_arms(db: Database, actor: Actor, municipality: str) -> bytes | None:
     """The uploaded coat of arms image (for the preview), or None."""
     authorize(actor, "admin", municipality)
@@ -154,6 +158,7 @@ def coat_of_arms(db: Database, actor: Actor, municipality: str) -> bytes | None:
     return store.get_file(db, sha) if sha else None
 
 
+@checked
 def set_identity(db: Database, actor: Actor, municipality: str, cnpj: str, signer_name: str,
                  signer_role: str) -> Identity:
     """Set the Prefeitura's CNPJ (check digits verified) and who signs its certificates (name and role,
@@ -180,6 +185,7 @@ def set_identity(db: Database, actor: Actor, municipality: str, cnpj: str, signe
     return identity(db, actor, municipality)
 
 
+@checked
 def set_coat_of_arms(db: Database, actor: Actor, municipality: str, data: bytes, name: str) -> Identity:
     """Keep the uploaded coat of arms (PNG or JPEG up to 1 MB) in the store's files and point the
     municipality to it; audited. Anything else is refused with the reason."""

@@ -22,6 +22,7 @@ from services.shared.auth import (
     Actor,
     authorize,
 )
+from services.shared.boundary import checked
 from services.shared.errors import (
     Conflict,
     NotFound,
@@ -64,6 +65,7 @@ def _may_grant(actor: Actor, municipalities: list[str]) -> None:
         raise PermissionDenied("Você só pode dar acesso aos municípios em que você atua.")
 
 
+@checked
 def create_user(
     db: Database, actor: Actor, username: str, name: str, role: str, municipalities: list[str], password: str
 ) -> str:
@@ -142,7 +144,8 @@ def _ends_sessions(doc: dict, update: dict) -> bool:
     )
 
 
-def update_user(db: Database, actor: Actor, username: str, **changes) -> None:
+@checked
+def update_user(db: Database, actor: Actor, username: str, **changes: str | bool | list[str]) -> None:
     """Change name, role, municipalities, active flag, password, or unlock (``ti`` only, within scope)."""
     authorize(actor, "admin")
     key = auth.normal_username(username)
@@ -165,6 +168,7 @@ def update_user(db: Database, actor: Actor, username: str, **changes) -> None:
         audit.record(db, actor, None, "update", "users", doc["_id"], before, after)
 
 
+@checked
 def list_users(db: Database, actor: Actor) -> list[dict]:
     """The users the actor may manage: those whose municipalities are all within the actor's."""
     authorize(actor, "admin")

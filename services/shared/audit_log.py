@@ -17,11 +17,13 @@ from pymongo.database import Database
 
 from services.shared import audit, clock, exports, specs  # noqa: F401  (importing specs registers every spec)
 from services.shared.auth import authorize, scope_of
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.schema import SPECS
 from services.store import decode, encode
 
 
+@checked
 def search(
     db: Database,
     actor: Any,
@@ -55,6 +57,7 @@ def search(
     return [decode(r) for r in rows], total
 
 
+@checked
 def actions(db: Database, actor: Any) -> list[str]:
     """The kinds of action present in the log, for the filter (``ti`` only)."""
     authorize(actor, "admin")
@@ -309,6 +312,7 @@ def _export_rows(db: Database, actor: Any, municipality: str | None, username: s
     return rows_shown(entries, db)
 
 
+@checked
 def export_csv(db: Database, actor: Any, municipality: str | None = None, username: str | None = None,
                collection: str | None = None, action: str | None = None, start: date | None = None,
                end: date | None = None) -> bytes:
@@ -317,6 +321,7 @@ def export_csv(db: Database, actor: Any, municipality: str | None = None, userna
     return exports.to_csv(rows, EXPORT_COLUMNS)
 
 
+@checked
 def export_xlsx(db: Database, actor: Any, municipality: str | None = None, username: str | None = None,
                 collection: str | None = None, action: str | None = None, start: date | None = None,
                 end: date | None = None) -> bytes:

@@ -11,6 +11,7 @@ from pymongo.database import Database
 
 from services.shared import audit, clock, entities, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.shared.schema import SPECS
 from services.store import DuplicateKeyError, decode, encode, insert_one, transaction
@@ -18,6 +19,7 @@ from services.store import DuplicateKeyError, decode, encode, insert_one, transa
 CUSTOM_PREFIX = "cf_"
 
 
+@checked
 def add_custom_field(
     db: Database, actor: Actor, entity: str, municipality: str, label: str, kind: str,
     required: bool = False, choices: list[str] | None = None,
@@ -57,6 +59,7 @@ def add_custom_field(
     return doc["name"]
 
 
+@checked
 def custom_field_rows(db: Database, actor: Actor, entity: str, municipality: str) -> list[dict]:
     """Every custom field of an entity for one municipality, active or not, as TI manages them."""
     authorize(actor, "admin", municipality)
@@ -65,8 +68,9 @@ def custom_field_rows(db: Database, actor: Actor, entity: str, municipality: str
             for r in rows]
 
 
+@checked
 def edit_custom_field(db: Database, actor: Actor, municipality: str, field_id: str, label: str, required: bool,
-                      active: bool, choices: list[str] | None = None, expected_version: int | None = None) -> None:
+                      active: bool, choices: list[str] | None = None, *, expected_version: int) -> None:
     """Change a custom field's label, obligation, options or whether it is in use (``ti`` only).
 
     Its internal name and kind stay: the values already typed keep their meaning. A deactivated field
@@ -90,7 +94,7 @@ def edit_custom_field(db: Database, actor: Actor, municipality: str, field_id: s
     changed = {k: v for k, v in after.items() if before.get(k, True if k == "active" else None) != v}
     if not changed:
         return
-    version = before.get("version", 0) if expected_version is None else expected_version
+    version = expected_version
     current = {"version": version} if version else {"version": {"$exists": False}}
     with transaction(db):
         result = db["custom_fields"].update_one(

@@ -20,6 +20,7 @@ from pymongo.database import Database
 
 from services.shared import audit, clock, fields, specs  # noqa: F401  (importing specs registers every spec)
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.shared.schema import SPECS, EntitySpec, Field
 from services.store import DuplicateKeyError, decode, encode, insert_one, transaction
@@ -155,6 +156,7 @@ def _object_id(doc_id: str) -> ObjectId:
         raise NotFound("Registro não encontrado.") from None
 
 
+@checked
 def create(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
     """Validate and insert a record of ``entity`` for ``municipality`` at version 1, with its audit entry."""
     authorize(actor, "write", municipality)
@@ -173,21 +175,22 @@ def create(db: Database, actor: Actor, entity: str, municipality: str, values: d
     return str(inserted)
 
 
-def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict[str, Any],
-           expected_version: int | None = None) -> None:
+@checked
+def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict[str, Any], *,
+           expected_version: int) -> None:
     """Validate and change fields of a record, with before/after in the audit log.
 
     ``expected_version`` is the version the editor loaded (``get(...)["version"]``; 0 for a record
     saved before versions existed). Every form must pass it: when someone else saved the record in
     between, the update is refused with :class:`Conflict` naming who changed it and when, and nothing
-    is overwritten. Without it (a service editing on its own) the version read here is the one
-    expected, so a change made between this read and the write is never overwritten either.
-    Every saved change increments the version.
+    is overwritten. The version is required (issue 20): a service editing on its own reads it
+    first, so no caller can overwrite with stale values by leaving it out. Every saved change
+    increments the version.
     """
     authorize(actor, "write", municipality)
     spec = spec_for(db, entity, municipality)
     before = get(db, actor, entity, municipality, doc_id)
-    expected = before["version"] if expected_version is None else expected_version
+    expected = expected_version
     if before["version"] != expected:
         raise _stale(db, before)
     clean = validate(spec, values, partial=True)
@@ -213,8 +216,9 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
 REASON_MAX = 500
 
 
-def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, reason: str,
-           expected_version: int | None = None) -> None:
+@checked
+def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, reason: str, *,
+           expected_version: int) -> None:
     """Remove a record entered by mistake (a document, infraction or course of a driver).
 
     The record stays in the store marked ``removed`` with who, when and why, leaves every list and
@@ -231,7 +235,7 @@ def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     before = get(db, actor, entity, municipality, doc_id)
     if before.get("removed"):
         raise Conflict(f"{spec.label} já foi removido(a).")
-    expected = before["version"] if expected_version is None else expected_version
+    expected = expected_version
     current = {"version": expected} if expected else {"version": {"$exists": False}}
     removed = {"by": actor.username, "at": clock.now_utc(), "reason": why}
     with transaction(db):
@@ -256,6 +260,7 @@ def _stale(db: Database, current: dict) -> Conflict:
     return Conflict(f"Este registro foi alterado por {who}{when}; recarregue a página para ver a versão atual.")
 
 
+@checked
 def get(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str) -> dict:
     authorize(actor, "read", municipality)
     doc = db[entity].find_one({"_id": _object_id(doc_id), "municipality": municipality})

@@ -13,6 +13,7 @@ from pymongo.database import Database
 
 from services.shared import entities, entity_lists, exports, fields, uploads
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.exports import spreadsheet_safe
 from services.shared.schema import Field, ListQuery
@@ -21,6 +22,7 @@ from services.store import encode, exists
 CSV_DELIMITER = ";"
 
 
+@checked
 def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
     """Exactly the records the filter shows, one column per field, pt-BR formats, ';' separated."""
     spec = entities.spec_for(db, entity, municipality)
@@ -33,6 +35,7 @@ def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 
+@checked
 def export_xlsx(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
     """The same records and columns as :func:`export_csv`, as an XLSX sheet: dates as dates, money
     as numbers in reais, the rest as the list shows it (text, never a formula)."""
@@ -88,6 +91,7 @@ class ImportReport:
         return not self.errors
 
 
+@checked
 def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data: bytes, commit: bool = False) -> ImportReport:
     """Check every row (dry run); with ``commit`` and no errors, insert them all.
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from pymongo.database import Database
 
 from services.shared import entities, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery, Page
 from services.store import decode, encode
@@ -91,6 +94,7 @@ def _paging(query: ListQuery) -> tuple[int, int]:
     return query.page, query.per_page
 
 
+@checked
 def list_page(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> Page:
     """One page of records matching search and filters, sorted in the store."""
     authorize(actor, "read", municipality)
@@ -107,6 +111,7 @@ def list_page(db: Database, actor: Actor, entity: str, municipality: str, query:
 LOOKUP_LIMIT = 20
 
 
+@checked
 def lookup(db: Database, actor: Actor, entity: str, municipality: str, term: str = "",
            filters: dict[str, Any] | None = None, limit: int = LOOKUP_LIMIT) -> list[dict]:
     """At most ``limit`` records matching ``term`` in the searchable fields, newest first: what a
@@ -118,7 +123,9 @@ def lookup(db: Database, actor: Actor, entity: str, municipality: str, term: str
     return [entities._typed(spec, decode(d)) for d in cursor]
 
 
-def referenced(db: Database, actor: Actor, entity: str, municipality: str, key: str, value: Any) -> dict | None:
+@checked
+def referenced(db: Database, actor: Actor, entity: str, municipality: str, key: str,
+               value: str | int | Decimal | date | bool | None) -> dict | None:
     """The record of ``entity`` whose ``key`` field holds ``value`` (a driver by CPF), or None: what a
     reference field currently names, so a picker can show it."""
     authorize(actor, "read", municipality)
@@ -129,6 +136,7 @@ def referenced(db: Database, actor: Actor, entity: str, municipality: str, key: 
     return entities._typed(spec, decode(doc)) if doc else None
 
 
+@checked
 def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> list[dict]:
     """Every record matching the query (for export), in the list's order."""
     authorize(actor, "read", municipality)

@@ -7,6 +7,7 @@ from pymongo.database import Database
 
 from services.shared import accounts, entity_lists
 from services.shared.auth import Actor, authorize, scope_of
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.store import decode
 
@@ -15,6 +16,7 @@ def collections(db: Database) -> list[str]:
     return sorted(db.list_collection_names())
 
 
+@checked
 def browse(db: Database, actor: Actor, collection: str, municipality: str | None, skip: int = 0, limit: int = 50) -> tuple[list[dict], int]:
     """Read-only look at any collection (``ti`` data explorer); secrets are never shown.
 

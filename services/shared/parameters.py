@@ -12,6 +12,7 @@ from rules.calendar import LegalCalendar
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion
 from services.shared import audit, clock
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, ValidationFailed
 from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
 
@@ -47,6 +48,7 @@ def history(db: Database, municipality: str, name: str | None = None) -> list[di
     return [decode(d) for d in db["parameters"].find(query).sort([("name", 1), ("effective", -1)])]
 
 
+@checked
 def add_version(
     db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str, note: str = ""
 ) -> None:

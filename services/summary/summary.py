@@ -14,6 +14,7 @@ from pymongo.database import Database
 
 from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.store import decode
 from services.summary import debts, fines, machinery, revenue, ride_hailing
 from services.summary.figures import (
@@ -27,6 +28,7 @@ from services.summary.periods import Period
 from services.summary.report_pdf import render_management_report
 
 
+@checked
 def summary(db: Database, actor: Actor, municipality: str, start: date, end: date) -> Summary:
     """Every figure of the mayor's office for the municipality and period (see the module)."""
     authorize(actor, "summary", municipality)
@@ -53,6 +55,7 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     )
 
 
+@checked
 def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: date) -> bytes:
     """The one-page "Relatório gerencial" of the period on the municipal letterhead (KPIs, two charts)."""
     figures = summary(db, actor, municipality, start, end)
@@ -60,6 +63,7 @@ def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: 
     return render_management_report(figures, mun.secretariat, mun.address, head=municipalities.letterhead(db, municipality))
 
 
+@checked
 def data_version(db: Database, actor: Actor, municipality: str) -> str:
     """The instant of the municipality's latest audited write: every write of the panel leaves one, so
     figures computed under the same version are still right (one indexed query)."""

@@ -23,6 +23,7 @@ from services import store
 from services.ridehailing import registry
 from services.shared import audit, clock, entities, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.store import decode, encode, ensure_indexes, insert_one, parse_date
 
@@ -71,6 +72,7 @@ def _load(db: Database, municipality: str, auto_id: str) -> dict:
     return doc
 
 
+@checked
 def get(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
     """The auto as stored, with its stage label and the process status today."""
     authorize(actor, "read", municipality)
@@ -213,6 +215,7 @@ def _offender(db: Database, municipality: str, target_kind: str, driver_cpf: str
     return found
 
 
+@checked
 def draft_auto(db: Database, actor: Actor, municipality: str, *, target_kind: str, driver_cpf: str = "",
                plate: str = "", platform_id: str = "", infraction_code: str, facts: str, origin: str = "",
                committed_on: date | None = None) -> str:

@@ -21,6 +21,7 @@ from services.ridehailing.enforcement.auto_pdf import (
 )
 from services.shared import clock, entities, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ServiceError
 
 
@@ -88,6 +89,7 @@ def _doc(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
     return doc
 
 
+@checked
 def auto_pdf(db: Database, actor: Actor, municipality: str, auto_id: str) -> bytes:
     """The auto with the copy for the offender (CG art. 22; MP art. 18)."""
     authorize(actor, "read", municipality)
@@ -95,6 +97,7 @@ def auto_pdf(db: Database, actor: Actor, municipality: str, auto_id: str) -> byt
     return render_auto(_print(db, municipality, doc, _auto_sections(doc)))
 
 
+@checked
 def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, recipient: str = "condutor") -> bytes:
     """The notification to the offender (``condutor``) or to the platform (``plataforma``), with the
     defence period counted from the juntada (CG art. 25 §1–§2; MP art. 21)."""
@@ -164,6 +167,7 @@ def _ruling_rows(ruling: dict) -> tuple[tuple[str, str], ...]:
             ("Penalidades mantidas", "; ".join(ruling.get("penalties", [])) or "—"))
 
 
+@checked
 def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, on: date | None = None) -> bytes:
     """The whole process of the auto in one PDF with a page index: every piece with its dates,
     the deadlines the rules compute and the article behind each."""

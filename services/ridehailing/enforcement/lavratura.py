@@ -5,8 +5,8 @@ the findings that say why), and the auto numbered per municipality and year (CG 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
-from typing import Any
 
 from pymongo.database import Database
 
@@ -18,6 +18,7 @@ from services import store
 from services.ridehailing.enforcement import autos
 from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.shared.numbers import next_number
 from services.store import decode, encode, parse_date
@@ -58,6 +59,7 @@ def _records(earlier: list[dict]) -> list[tuple[OffenceRecord, dict]]:
     return out
 
 
+@checked
 def assess(db: Database, actor: Actor, municipality: str, *, target_kind: str, driver_cpf: str = "",
            plate: str = "", platform_id: str = "", infraction_code: str, committed_on: date) -> dict:
     """What the rules make of an infraction given the offender's earlier autos (shown before lavrar):
@@ -96,11 +98,12 @@ def _assess(db: Database, municipality: str, who: dict, code: str, committed_on:
     }
 
 
+@checked
 def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, target_kind: str = "driver",
            driver_cpf: str = "", plate: str = "", platform_id: str = "", infraction_code: str = "",
            facts: str = "", committed_on: date | None = None, time: str = "", place: str = "",
            agent_registration: str = "", agent_name: str = "", auto_on: date | None = None,
-           evidence: Any = (), origin: str = "") -> str:
+           evidence: Sequence[tuple[str, str, bytes | None]] = (), origin: str = "") -> str:
     """Lavrar an auto: a draft (``auto_id``) completed with the values given, or a new one. Numbers it
     per municipality and year of the auto and stores the rules' assessment (CG art. 22 and 25; MP art.
     18 and 21); ``evidence`` is ``[(description, file name, bytes or None), …]``. Returns the id."""
@@ -119,7 +122,8 @@ def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, 
 
 
 def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committed_on: date | None, time: str,
-            place: str, agent_registration: str, agent_name: str, auto_on: date | None, evidence: Any) -> None:
+            place: str, agent_registration: str, agent_name: str, auto_on: date | None,
+            evidence: Sequence[tuple[str, str, bytes | None]]) -> None:
     doc = autos._load(db, municipality, auto_id)
     if doc["status"] != "rascunho":
         raise Conflict(f"O auto nº {doc['number']} já foi lavrado.")

@@ -20,6 +20,7 @@ from services.ridehailing.enforcement import autos
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import exports, fields, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.store import decode, parse_date
 
@@ -86,6 +87,7 @@ def _query(municipality: str, search: str, stage: str) -> dict:
     return query
 
 
+@checked
 def list_autos(db: Database, actor: Actor, municipality: str, search: str = "", stage: str = "",
                limit: int = 200) -> list[AutoRow]:
     """Autos matching ``search`` (number, name, CPF, plate, code) and ``stage``, newest first."""
@@ -107,16 +109,19 @@ def _export_rows(db: Database, actor: Actor, municipality: str, search: str, sta
             for r in list_autos(db, actor, municipality, search, stage, limit=100000)]
 
 
+@checked
 def export_csv(db: Database, actor: Actor, municipality: str, search: str = "", stage: str = "") -> bytes:
     """The autos the filter shows, as CSV (pt-BR)."""
     return exports.to_csv(_export_rows(db, actor, municipality, search, stage), EXPORT_COLUMNS)
 
 
+@checked
 def export_xlsx(db: Database, actor: Actor, municipality: str, search: str = "", stage: str = "") -> bytes:
     """The autos the filter shows, as XLSX."""
     return exports.to_xlsx(_export_rows(db, actor, municipality, search, stage), EXPORT_COLUMNS, "Autos")
 
 
+@checked
 def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = "", plate: str = "",
             platform_id: str = "") -> list[AutoRow]:
     """Every auto of a driver (CPF), a vehicle (plate) or a platform, oldest first, with its stage,
@@ -130,6 +135,7 @@ def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = 
     return _rows(db, raws)
 
 
+@checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any]:
     """Autos awaiting notification (with the Matupá limit), defences due, decisions due, fines overdue
     and suspensions ending, as items of the Pendências queue."""

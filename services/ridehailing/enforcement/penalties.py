@@ -22,6 +22,7 @@ from services.ridehailing import authorizations, charge_links
 from services.ridehailing.enforcement import autos, process
 from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from services.store import parse_date
 
@@ -56,6 +57,7 @@ def fine_due_date(db: Database, municipality: str, on: date) -> date:
     return on + timedelta(days=days)
 
 
+@checked
 def issue_fine_dam(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
     """The decided fine as a DAM ("multa de transporte"), which opens the fine's charge (débito);
     paying the charge in full closes the fine. When the fine's DAM was cancelled, or paid short, the
@@ -131,6 +133,7 @@ def fine_paid(db: Database, charge_id: str) -> None:
                 f"DAM {settling['dam_number']} pago: multa do auto nº {doc['number']} quitada")
 
 
+@checked
 def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, *, penalty: str, start: date,
                    note: str = "") -> dict:
     """Apply one decided penalty other than the fine from ``start``: a suspension ends after exactly its
@@ -165,6 +168,7 @@ def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, 
     return applied
 
 
+@checked
 def record_measure(db: Database, actor: Actor, municipality: str, auto_id: str, *, measure: str, on: date,
                    by: str, note: str = "") -> dict:
     """An administrative measure taken (retention, removal, seizure of documents or of the vehicle),

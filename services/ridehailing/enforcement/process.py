@@ -9,9 +9,9 @@ decision replaces the first one.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
-from typing import Any
 
 from pymongo.database import Database
 
@@ -22,8 +22,11 @@ from services import store
 from services.ridehailing.enforcement import autos
 from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.store import parse_date
+
+Attachments = Sequence[tuple[str, bytes]]  # (file name, content) of each document filed
 
 
 class DeadlineMissed(ServiceError):
@@ -44,6 +47,7 @@ def process_of(doc: dict) -> InfractionProcess:
                              notice.get("method"), parse_date(notice.get("juntada_on")), parse_date(decided))
 
 
+@checked
 def process_status(db: Database, actor: Actor, municipality: str, auto_id: str, on: date) -> dict:
     """Whether a penalty may be applied on ``on``, why (findings with articles) and until when."""
     authorize(actor, "read", municipality)
@@ -89,6 +93,7 @@ def _lavrado(db: Database, municipality: str, auto_id: str) -> dict:
 
 # ---- notification ----
 
+@checked
 def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, method: str, sent_on: date,
            received_on: date | None = None, juntada_on: date | None = None, recipient: str = "infrator") -> dict:
     """Record the notification (sent, received, juntada) to the offender, or to the platform
@@ -152,7 +157,7 @@ def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, metho
 
 # ---- defence, decision, appeal ----
 
-def _files(db: Database, attachments: Any) -> list[dict]:
+def _files(db: Database, attachments: Attachments) -> list[dict]:
     """Attachments ``[(name, bytes), …]`` kept with store.put_file; the auto keeps only the hashes."""
     attachments = list(attachments or ())
     for name, data in attachments:  # every file checked before any is kept
@@ -163,7 +168,7 @@ def _files(db: Database, attachments: Any) -> list[dict]:
     return kept
 
 
-def _filing(db: Database, name: str, filed_on: date, by: str, summary: str, attachments: Any) -> dict:
+def _filing(db: Database, name: str, filed_on: date, by: str, summary: str, attachments: Attachments) -> dict:
     autos._not_future("filed_on", "Apresentada em", filed_on)
     errors = {}
     if not (by or "").strip():
@@ -175,8 +180,9 @@ def _filing(db: Database, name: str, filed_on: date, by: str, summary: str, atta
     return {"filed_on": filed_on, "by": by.strip(), "summary": summary.strip(), "attachments": _files(db, attachments)}
 
 
+@checked
 def file_defence(db: Database, actor: Actor, municipality: str, auto_id: str, *, filed_on: date, by: str,
-                 summary: str, attachments: Any = ()) -> dict:
+                 summary: str, attachments: Attachments = ()) -> dict:
     """Record the defence (filed on, by whom, summary, attachments); a late one is kept and flagged."""
     authorize(actor, "write", municipality)
     doc = _lavrado(db, municipality, auto_id)
@@ -207,6 +213,7 @@ def _ruling(outcome: str, reasons: str, authority: str, decided_on: date) -> dic
     return {"outcome": outcome, "reasons": reasons.strip(), "authority": authority.strip(), "decided_on": decided_on}
 
 
+@checked
 def decide(db: Database, actor: Actor, municipality: str, auto_id: str, *, outcome: str, reasons: str,
            authority: str, decided_on: date, fine_amount: Decimal | None = None,
            penalties: list[str] | None = None) -> dict:
@@ -248,8 +255,9 @@ def _ruled_penalties(doc: dict, outcome: str, amount: Decimal | None, penalties:
     return amount, kept
 
 
+@checked
 def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, filed_on: date, by: str,
-                summary: str, attachments: Any = ()) -> dict:
+                summary: str, attachments: Attachments = ()) -> dict:
     """An appeal against the decision (CG art. 25 caput "recurso administrativo"; MP art. 25 §4)."""
     authorize(actor, "write", municipality)
     doc = _lavrado(db, municipality, auto_id)
@@ -270,6 +278,7 @@ def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, 
     return appeal
 
 
+@checked
 def decide_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, outcome: str, reasons: str,
                   authority: str, decided_on: date, fine_amount: Decimal | None = None,
                   penalties: list[str] | None = None) -> dict:
