@@ -30,6 +30,7 @@ from services.dam import charges
 from services.dam.debts import kind_label
 from services.shared import audit, clock, exports, fields, parameter_labels, parameters
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
 from services.store import encode
 
@@ -103,6 +104,7 @@ def _query(municipality: str, on: date, days: int) -> dict:
             "due_on": {"$lt": encode(on - timedelta(days=days))}}
 
 
+@checked
 def candidates(db: Database, actor: Actor, municipality: str) -> Candidates:
     """The charges that may be inscribed today, oldest due first (at most :data:`MAX_BATCH`)."""
     authorize(actor, "read", municipality)
@@ -138,11 +140,13 @@ def rows_of(found: Candidates) -> list[dict[str, Any]]:
     return out
 
 
+@checked
 def export_csv(db: Database, actor: Actor, municipality: str) -> bytes:
     """The charges that may be inscribed today, for the register of dívida ativa (CSV)."""
     return exports.to_csv(rows_of(candidates(db, actor, municipality)), EXPORT_COLUMNS)
 
 
+@checked
 def export_xlsx(db: Database, actor: Actor, municipality: str) -> bytes:
     """The rows of :func:`export_csv` as an XLSX sheet."""
     return exports.to_xlsx(rows_of(candidates(db, actor, municipality)), EXPORT_COLUMNS, sheet="Dívida ativa")
@@ -165,6 +169,7 @@ def _clean(charge_ids: Any, book: Any) -> tuple[list[str], str]:
     return ids, book
 
 
+@checked
 def mark_inscribed(db: Database, actor: Actor, municipality: str, charge_ids: list[str], book: str) -> InscriptionResult:
     """Mark the charges of an exported list inscribed in dívida ativa today, with the ``book`` (livro,
     folha or number) of the register. Each is read again: one paid, already inscribed or no longer past

@@ -359,9 +359,8 @@ def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: s
            withdraw: bool | None = None) -> dict:
     """Cancel an issued DAM; the reason is required. Paid DAMs are never cancelled.
 
-    The DAM's charge stays owed and waits for a new DAM (the record it belongs to keeps its place),
-    unless ``withdraw``: the amount was not owed at all, and the charge is cancelled too. Not given,
-    a DAM typed by hand (no record) withdraws its charge and a record's DAM does not."""
+    Its charge stays owed for a new DAM (the record keeps its place) unless ``withdraw`` (nothing was
+    owed: the charge is cancelled too); not given, only a DAM typed by hand withdraws its charge."""
     authorize(actor, "write", municipality)
     reason = (reason or "").strip()
     if not reason:

@@ -25,6 +25,7 @@ from services.dam import charges
 from services.dam.dams import REVENUE_KINDS
 from services.shared import clock, exports, fields
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 from services.shared.schema import Page
 from services.store import decode, encode, parse_date
 
@@ -103,6 +104,7 @@ def _row(doc: dict, today: date) -> dict:
     return charge
 
 
+@checked
 def list_page(db: Database, actor: Actor, municipality: str, query: DebtQuery) -> Page:
     """One page of the owed charges matching the filters, the oldest due first, counted and paged in
     the store, with only the fields the list shows."""
@@ -117,6 +119,7 @@ def list_page(db: Database, actor: Actor, municipality: str, query: DebtQuery) -
     return Page([_row(doc, today) for doc in cursor], total, page, query.per_page)
 
 
+@checked
 def list_all(db: Database, actor: Actor, municipality: str, query: DebtQuery) -> list[dict]:
     """Every owed charge matching the filters (the export), in the list's order."""
     authorize(actor, "read", municipality)
@@ -126,6 +129,7 @@ def list_all(db: Database, actor: Actor, municipality: str, query: DebtQuery) ->
     return [_row(doc, today) for doc in cursor]
 
 
+@checked
 def get(db: Database, actor: Actor, municipality: str, charge_id: str) -> dict:
     """One charge of the municipality as stored, with its DAMs and payments, days overdue and bucket."""
     authorize(actor, "read", municipality)
@@ -202,6 +206,7 @@ def owed_figures(db: Database, mongo: dict) -> list[dict]:
     return [decode(doc) for doc in db[charges.COLLECTION].find(mongo, AGING_FIELDS)]
 
 
+@checked
 def aging(db: Database, actor: Actor, municipality: str, query: DebtQuery | None = None) -> Aging:
     """The totals per age bucket and revenue of the owed charges of the filter (all, without one)."""
     authorize(actor, "read", municipality)
@@ -231,21 +236,25 @@ def _export_rows(db: Database, actor: Actor, municipality: str, query: DebtQuery
     return rows
 
 
+@checked
 def export_csv(db: Database, actor: Actor, municipality: str, query: DebtQuery) -> bytes:
     """Exactly the charges the filter shows, pt-BR formats, ';' separated, UTF-8 with BOM."""
     return exports.to_csv(_export_rows(db, actor, municipality, query), EXPORT_COLUMNS)
 
 
+@checked
 def export_xlsx(db: Database, actor: Actor, municipality: str, query: DebtQuery) -> bytes:
     """The rows of :func:`export_csv` as an XLSX sheet (dates as dates, amounts in R$)."""
     return exports.to_xlsx(_export_rows(db, actor, municipality, query), EXPORT_COLUMNS, sheet="Débitos")
 
 
+@checked
 def aging_csv(db: Database, actor: Actor, municipality: str, query: DebtQuery) -> bytes:
     """The totals per bucket and revenue of the filter as CSV."""
     return exports.to_csv(aging(db, actor, municipality, query).rows(), AGING_COLUMNS)
 
 
+@checked
 def aging_xlsx(db: Database, actor: Actor, municipality: str, query: DebtQuery) -> bytes:
     """The totals per bucket and revenue of the filter as XLSX."""
     return exports.to_xlsx(aging(db, actor, municipality, query).rows(), AGING_COLUMNS, sheet="Débitos por faixa")

@@ -23,6 +23,7 @@ from rules.machinery.statement import ChargeFigures
 from services.dam import charges, rebill
 from services.machinery.booking_requests import REQUESTS
 from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
 
 SETTLEMENT = "saldo_executado"
 SETTLEMENT_LABEL = "Saldo das horas executadas"
@@ -108,6 +109,7 @@ def request_rows(db: Database, municipality: str, doc: dict) -> list[ChargeRow]:
     return rows_of(doc, stored)
 
 
+@checked
 def request_charges(db: Database, actor: Actor, municipality: str, doc: dict) -> list[ChargeRow]:
     """The charges of one request read for a screen."""
     authorize(actor, "read", municipality)

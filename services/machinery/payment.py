@@ -241,6 +241,7 @@ def reconcile_all(db: Database, municipality: str) -> int:
     return changed
 
 
+@checked
 def issue_new_dam(db: Database, actor: Actor, municipality: str, request_id: str, charge_id: str,
                   due: date) -> dict:
     """A new DAM for a part of the request whose charge waits for one (its DAM was cancelled, or it
