@@ -207,7 +207,8 @@ def _payment_note(payment: dict, where: str) -> str:
 
 @checked
 def record_payment(
-    db: Database, actor: Actor, municipality: str, dam_id: str, paid_on: date, amount: Decimal, bank: str
+    db: Database, actor: Actor, municipality: str, dam_id: str, paid_on: date | None, amount: Decimal | None,
+    bank: str
 ) -> dict:
     """Record a payment by hand (PIX, a bank without return file). A different amount or a late
     payment marks the DAM paid with flags (``payment["flags"]``, ``payment["notes"]``)."""

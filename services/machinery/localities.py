@@ -85,7 +85,8 @@ def _text(value: object) -> str:
 
 
 @checked
-def save(db: Database, actor: Actor, municipality: str, effective: date, rows: list[dict], act: str) -> int:
+def save(db: Database, actor: Actor, municipality: str, effective: date | None, rows: list[dict],
+         act: str) -> int:
     """Save the edited rows (``Ordem``, ``Zona``, ``Localidade``, ``Área``) as a new version in force from
     ``effective`` (not before today), ordered by "Ordem" (ties keep the typed order); wholly blank rows
     are dropped. Errors name the line as the user sees it ("linha N"). Returns how many entries (``admin``)."""

@@ -73,6 +73,8 @@ MEDIUM_TEXTS = frozenset({
 # Search terms: trimmed to their first characters and read without control characters, as the
 # register's search always did (issue 10), so a pasted megabyte costs nothing and is not an error.
 SEARCH_TEXTS = frozenset({"search", "term"})
+# Texts that may not be empty: the municipality a service acts in (an empty one would match no scope).
+REQUIRED_TEXTS = frozenset({"municipality"})
 # Items a list may hold, by parameter name (a batch of DAMs to print may be long; service lines not).
 ITEM_LIMITS = {"dam_ids": 20_000, "rows": 5_000, "entries": 5_000}
 DEFAULT_ITEMS = 200
@@ -121,6 +123,16 @@ def _text(kind: str) -> Check:
             raise _Refused(field, f"{_label(field)}: o caractere U+{ord(char):04X} não é permitido ({name}).")
         return value
     return check
+
+
+def _required(check: Check) -> Check:
+    """A text that names where the service acts (the municipality): never empty."""
+    def wrapped(field: str, value: object) -> object:
+        value = check(field, value)
+        if not value:
+            raise _Refused(field, f"{_label(field)}: escolha um.")
+        return value
+    return wrapped
 
 
 def _text_kind(name: str) -> str:
@@ -296,14 +308,6 @@ def _callable(field: str, value: object) -> object:
     return value
 
 
-def _empty_ok(check: Check) -> Check:
-    """A scalar left empty (None) reaches the service, which says the field is required in its own words
-    beside the other fields' errors (the screens send None for an empty or unreadable number or date)."""
-    def wrapped(field: str, value: object) -> object:
-        return None if value is None else check(field, value)
-    return wrapped
-
-
 SCALARS: dict[type, Check] = {
     bool: _of(lambda v: type(v) is bool, "sim ou não"), int: _integer, Decimal: _decimal,
     bytes: _of(lambda v: isinstance(v, bytes), "um arquivo"), date: _of(lambda v: isinstance(v, date), "uma data"),
@@ -317,10 +321,12 @@ def _checker(name: str, hint: object) -> Check:  # one branch per kind of hint
         return _data(name)
     if hint is dict or origin is dict and args[1] is typing.Any:
         return _mapping(name, _data(name))
+    if hint is str and name in REQUIRED_TEXTS:
+        return _required(_text(_text_kind(name)))
     if hint is str:
         return _text(_text_kind(name))
     if hint in SCALARS:
-        return _empty_ok(SCALARS[hint])
+        return SCALARS[hint]
     if origin in (typing.Union, UnionType):
         options = [a for a in args if a is not NoneType]
         return _union([_checker(name, a) for a in options], NoneType in args)
