@@ -92,7 +92,9 @@ def save(db: Database, actor: Actor, municipality: str, effective: date | None, 
     are dropped. Errors name the line as the user sees it ("linha N"). Returns how many entries (``admin``)."""
     authorize(actor, "admin", municipality)
     errors: dict[str, str] = {}
-    if effective < clock.today():
+    if not isinstance(effective, date):
+        errors["effective"] = "Informe a data de início da vigência."
+    elif effective < clock.today():
         errors["effective"] = f"A vigência não pode ser anterior a hoje ({fmt.day(clock.today())})."
     lines, seen = [], {}
     for n, row in enumerate(rows, start=1):

@@ -137,7 +137,11 @@ def request_authorization(db: Database, actor: Actor, municipality: str, driver_
     entities.refuse_future("protocol_date", "Data do protocolo", protocol_date)
     ensure_indexes(db, authorization_records.INDEXES)
     driver = registry.driver_record(db, municipality, fields.digits(driver_cpf))
-    vehicle = registry.vehicle_record(db, municipality, fields.parse("plate", plate))
+    try:
+        plate = fields.parse("plate", plate)
+    except ValueError as exc:
+        raise ValidationFailed({"plate": f"Placa: {exc}."}) from None
+    vehicle = registry.vehicle_record(db, municipality, plate)
     if vehicle["driver_cpf"] != driver["cpf"]:
         raise ValidationFailed({"plate": "O veículo não está vinculado a este condutor; corrija o cadastro do veículo."})
     keys = authorization_records.open_keys(municipality, vehicle["plate"], driver["cpf"])
@@ -254,7 +258,11 @@ def substitute_vehicle(db: Database, actor: Actor, municipality: str, auth_id: s
     """Change the vehicle (accident, sale, hire): the new one must meet the law and pass a new vistoria."""
     authorize(actor, "write", municipality)
     entities.refuse_future("on", "Data da substituição", on)
-    vehicle = registry.vehicle_record(db, municipality, fields.parse("plate", plate))
+    try:
+        plate = fields.parse("plate", plate)
+    except ValueError as exc:
+        raise ValidationFailed({"plate": f"Placa: {exc}."}) from None
+    vehicle = registry.vehicle_record(db, municipality, plate)
     taken = {OPEN_PLATE: authorization_records.open_keys(municipality, vehicle["plate"], "")[OPEN_PLATE]}
     if _holder(db, taken) is not None:
         _release_ended(db, actor, municipality, taken, on, registry.Scope(db, municipality))

@@ -176,7 +176,9 @@ def authorized_plates(db: Database, municipality: str, cpf: str, on: date, scope
 def record_history(db: Database, actor: Actor, municipality: str, collection: str, doc_id: str) -> list[dict]:
     """Changes of a driver's or vehicle's data with their dates (the 7-day reporting rule needs them)."""
     authorize(actor, "read", municipality)
-    spec = entities.SPECS[collection]
+    spec = entities.SPECS.get(collection)
+    if spec is None:
+        raise NotFound("Cadastro não encontrado.")
     labels = {f.name: f for f in spec.fields}
     rows = []
     query = {"collection": collection, "doc_id": doc_id, "municipality": municipality, "action": "update"}

@@ -56,7 +56,7 @@ LABELS = {
     "place": "Local", "justification": "Justificativa", "stage": "Fase", "method": "Meio",
     "taxpayer_name": "Contribuinte", "taxpayer_document": "CPF/CNPJ", "taxpayer_address": "Endereço",
     "legal_basis": "Fundamentação legal", "revenue_kind": "Tipo de receita", "rows": "Linhas",
-    "effective": "Vigência", "version": "Versão", "values": "Valores", "data": "Arquivo", "services": "Serviços",
+    "effective": "Vigência", "entity": "Cadastro", "collection": "Cadastro", "version": "Versão", "values": "Valores", "data": "Arquivo", "services": "Serviços",
 }
 # Free texts a clerk writes in a text area (facts of an auto, justification, reasons of a decision…).
 LONG_TEXTS = frozenset({
@@ -74,7 +74,7 @@ MEDIUM_TEXTS = frozenset({
 # register's search always did (issue 10), so a pasted megabyte costs nothing and is not an error.
 SEARCH_TEXTS = frozenset({"search", "term"})
 # Texts that may not be empty: the municipality a service acts in (an empty one would match no scope).
-REQUIRED_TEXTS = frozenset({"municipality"})
+REQUIRED_TEXTS = frozenset({"municipality", "entity", "collection"})
 # Items a list may hold, by parameter name (a batch of DAMs to print may be long; service lines not).
 ITEM_LIMITS = {"dam_ids": 20_000, "rows": 5_000, "entries": 5_000}
 DEFAULT_ITEMS = 200
