@@ -56,7 +56,8 @@ LABELS = {
     "place": "Local", "justification": "Justificativa", "stage": "Fase", "method": "Meio",
     "taxpayer_name": "Contribuinte", "taxpayer_document": "CPF/CNPJ", "taxpayer_address": "Endereço",
     "legal_basis": "Fundamentação legal", "revenue_kind": "Tipo de receita", "rows": "Linhas",
-    "effective": "Vigência", "entity": "Cadastro", "collection": "Cadastro", "version": "Versão", "values": "Valores", "data": "Arquivo", "services": "Serviços",
+    "effective": "Vigência", "entity": "Cadastro", "collection": "Cadastro", "version": "Versão", "values": "Valores",
+    "data": "Arquivo", "services": "Serviços",
 }
 # Free texts a clerk writes in a text area (facts of an auto, justification, reasons of a decision…).
 LONG_TEXTS = frozenset({
