@@ -1,9 +1,14 @@
 """Shared fixtures: a real embedded store in a temp folder (a fake, not a mock), actors of each role."""
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -58,6 +63,69 @@ def bootstrap_only_store(tmp_path_factory):
     return folder
 
 
+ROOT = Path(__file__).resolve().parent.parent
+SEED_DEMO = "import sys\nfrom seed.__main__ import main\nsys.exit(main(['--demo']))\n"  # python -m seed --demo
+# The base demo: ``python -m seed --demo`` without the ride-hailing demo records (they take most of its
+# time and the browser tests that start from it register their own drivers); the fee is kept.
+BASE_DEMO = (
+    "from seed import demo, ridehailing\n"
+    "from services.store import connect\n"
+    "ridehailing.seed_ridehailing = ridehailing.seed_fee  # base demo and the fee, no ride-hailing records\n"
+    "demo.seed_demo(connect())\n"
+)
+
+
+def _seeded(code: str) -> Callable[[Path], None]:
+    """A builder that runs ``code`` (a seed) in a child process on the store at the folder it is given."""
+
+    def build(folder: Path) -> None:
+        env = {**os.environ, "PAINEL_DATA_DIR": str(folder)}
+        env.pop("MONGODB_URI", None)
+        done = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT,
+                              env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+    return build
+
+
+def shared_template(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
+    """A store folder made by ``build`` once per run and shared by the xdist workers of the run (the
+    first worker that asks builds it under a lock; the others wait for it, then use it). Tests copy it."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's own folder, shared by its workers (not by other runs)
+    folder = root / f"template-{name}"
+    with open(root / f"template-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not folder.exists():
+                draft = root / f"template-{name}.draft"
+                shutil.rmtree(draft, ignore_errors=True)
+                build(draft)
+                draft.rename(folder)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory):
+    """The demo store as ``python -m seed --demo`` makes it on an empty folder, made once per run."""
+    return shared_template(tmp_path_factory, "demo", _seeded(SEED_DEMO))
+
+
+@pytest.fixture(scope="session")
+def base_demo_store(tmp_path_factory):
+    """The base demo (``BASE_DEMO``: the demo without its ride-hailing records), made once per run."""
+    return shared_template(tmp_path_factory, "base-demo", _seeded(BASE_DEMO))
+
+
+def copy_store(template: Path, folder: Path) -> Path:
+    """A copy of a template store's folder at ``folder`` (which may exist, empty)."""
+    shutil.copytree(template, folder, dirs_exist_ok=True)
+    return folder
+
+
 def use_copy(template, folder, monkeypatch):
     """A copy of a prepared store's folder, made the panel's embedded store for this test."""
     shutil.copytree(template, folder)
@@ -74,6 +142,12 @@ def data_dir(tmp_path, monkeypatch, prepared_store):
 @pytest.fixture
 def db(data_dir):
     return connect(uri="", data_dir=str(data_dir))
+
+
+@pytest.fixture
+def demo_db(tmp_path, monkeypatch, demo_store):
+    """A copy of the demo store (``demo_store``) as the panel's embedded store, connected."""
+    return connect(uri="", data_dir=str(use_copy(demo_store, tmp_path / "data", monkeypatch)))
 
 
 @pytest.fixture
