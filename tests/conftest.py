@@ -21,9 +21,16 @@ settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 from services import store
 from services.setup import bootstrap
-from services.shared import clock
+from services.shared import clock, sessions
 from services.shared.auth import Actor
 from services.store import connect
+
+# bcrypt at its lowest cost in tests: ``sessions.BCRYPT_ROUNDS`` is 12 in production (about 0,25 s a hash or
+# check here, more on a loaded machine) and hundreds of tests create users and log in; the rules are the
+# same at any cost. Every test runs with it (``low_bcrypt_cost`` below), and so are the demo stores seeded for
+# the browser tests (``_seeded``), whose panels then check passwords at that cost too.
+TEST_BCRYPT_ROUNDS = 4
+SET_TEST_BCRYPT_ROUNDS = f"from services.shared import sessions; sessions.BCRYPT_ROUNDS = {TEST_BCRYPT_ROUNDS}\n"
 
 SECRETARIA_CG = Actor("sec.cg", "Servidora de Chapada", "secretaria", ("chapada",))
 SECRETARIA_MP = Actor("sec.mp", "Servidor de Matupá", "secretaria", ("matupa",))
@@ -40,6 +47,11 @@ def set_municipal_values(db) -> None:
     for code in ("chapada", "matupa", "nova_lacerda"):
         for version in demo_shared_parameters(code):
             bootstrap.ensure_parameter(db, code, version)
+
+
+@pytest.fixture(autouse=True)
+def low_bcrypt_cost(monkeypatch):
+    monkeypatch.setattr(sessions, "BCRYPT_ROUNDS", TEST_BCRYPT_ROUNDS)
 
 
 @pytest.fixture(scope="session")
@@ -76,12 +88,13 @@ BASE_DEMO = (
 
 
 def _seeded(code: str) -> Callable[[Path], None]:
-    """A builder that runs ``code`` (a seed) in a child process on the store at the folder it is given."""
+    """A builder that runs ``code`` (a seed) in a child process on the store at the folder it is given,
+    with the tests' bcrypt cost (``TEST_BCRYPT_ROUNDS``) for the demo users' passwords."""
 
     def build(folder: Path) -> None:
         env = {**os.environ, "PAINEL_DATA_DIR": str(folder)}
         env.pop("MONGODB_URI", None)
-        done = subprocess.run([sys.executable, "-c", code], check=False, cwd=ROOT,
+        done = subprocess.run([sys.executable, "-c", SET_TEST_BCRYPT_ROUNDS + code], check=False, cwd=ROOT,
                               env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
 
