@@ -178,6 +178,25 @@ def today(monkeypatch):
     return holder
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``-n`` (xdist's default ``load`` distribution) each browser module (``tests/test_browser_*.py``)
+    goes to one worker whole: its served panel, store copy and Chromium are module fixtures, made once
+    rather than on each worker that gets one of its tests. Every other test is still sent on its own,
+    and the largest units (the browser modules) are started first. (``--dist loadgroup`` would do it with
+    markers, but its group names never reach the scheduler under pytest 9.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserModulesWhole(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path.startswith("tests/test_browser_") else nodeid
+
+    return BrowserModulesWhole(config, log)
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print the proof suites' figures (tests/figures.py) at the end of every run."""
     from tests import figures
