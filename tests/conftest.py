@@ -54,6 +54,26 @@ def low_bcrypt_cost(monkeypatch):
     monkeypatch.setattr(sessions, "BCRYPT_ROUNDS", TEST_BCRYPT_ROUNDS)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def components_scanned_once():
+    """Streamlit's AppTest scans every installed distribution's metadata for v2 components on the first
+    run of each AppTest (about 0,5 s; a panel does it once at start-up), and the tests make hundreds of
+    AppTests. The packages do not change during a run: the first scan's result is kept for the others."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    found: list = []
+
+    def scanned_once(max_workers=None):
+        if not found:
+            found.append(scan(max_workers))
+        return list(found[0])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests", scanned_once)
+        yield
+
+
 @pytest.fixture(scope="session")
 def prepared_store(tmp_path_factory):
     """A store prepared once (indexes, municipalities, parameters) with the municipal values a
