@@ -15,6 +15,7 @@ from services.dam import dams, payments
 from services.ridehailing import authorization_records, fees
 from services.shared import clock, entities
 from services.shared.auth import Actor
+from tests.conftest import copy_store, shared_template
 
 TINY = 0.02  # 2 % of scale 1: a handful of records per collection
 GENERATED = ("taxpayers", "platforms", "platform_reports", "drivers", "driver_documents", "vehicles",
@@ -39,23 +40,40 @@ def today_is_the_datasets(monkeypatch):
     monkeypatch.setattr(clock, "today", lambda: dataset_plan.TODAY)
 
 
-def test_the_same_scale_gives_the_same_documents(tmp_path, monkeypatch, today_is_the_datasets):
-    first = contents(tiny_store(tmp_path / "a"))
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory):
+    """The tiny dataset, generated once per run at the dataset's fixed today (as bench/run.py generates
+    it); the tests that read a generated store, or generate again over one, get a copy (``generated_copy``)."""
+
+    def build(folder):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(clock, "today", lambda: dataset_plan.TODAY)
+            tiny_store(folder).client.close()
+
+    return shared_template(tmp_path_factory, "bench-tiny", build)
+
+
+def generated_copy(template, folder):
+    return store.connect(uri="", data_dir=str(copy_store(template, folder)))
+
+
+def test_the_same_scale_gives_the_same_documents(tmp_path, monkeypatch, today_is_the_datasets, generated):
+    first = contents(generated_copy(generated, tmp_path / "a"))
     second = contents(tiny_store(tmp_path / "b"))
     assert all(first[name] for name in first), [name for name in first if not first[name]]
     assert first == second
 
 
-def test_a_dataset_already_generated_is_reused(tmp_path, today_is_the_datasets, capsys):
-    db = tiny_store(tmp_path / "a")
+def test_a_dataset_already_generated_is_reused(tmp_path, today_is_the_datasets, capsys, generated):
+    db = generated_copy(generated, tmp_path / "a")
     before = db["dams"].count_documents({})
     dataset.generate(db, 1, TINY)
     assert db["dams"].count_documents({}) == before
     assert "reaproveitado" in capsys.readouterr().out
 
 
-def test_authorizations_cover_the_statuses_of_the_law(tmp_path, today_is_the_datasets):
-    db = tiny_store(tmp_path / "a")
+def test_authorizations_cover_the_statuses_of_the_law(tmp_path, today_is_the_datasets, generated):
+    db = generated_copy(generated, tmp_path / "a")
     statuses = {authorization_records.state_of(store.decode(d), d["municipality"], dataset_plan.TODAY, db).status.value
                 for d in db["authorizations"].find({})}
     assert {"requested", "refused", "awaiting_inspection", "awaiting_fee", "active", "blocked", "suspended",
@@ -66,7 +84,7 @@ def keys(doc: dict) -> set[str]:
     return set(doc) - {"_id"}
 
 
-def test_documents_have_the_shape_the_services_write(db, tmp_path):
+def test_documents_have_the_shape_the_services_write(db, tmp_path, generated):
     """A request taken through the real services to a paid fee, against the generated ones."""
     dataset.prepare(db)
     actor = Actor("carga.chapada", "Carga", "secretaria", ("chapada",))
@@ -78,7 +96,7 @@ def test_documents_have_the_shape_the_services_write(db, tmp_path):
     real_dam = db["dams"].find_one({})
     real_audit = db["audit"].find_one({"collection": "authorizations", "action": "inspection_passed"})
 
-    generated = tiny_store(tmp_path / "g")
+    generated = generated_copy(generated, tmp_path / "g")
     for name, doc in real.items():
         # ``updated_by`` is what entities.update adds: the generator changes some records after creating them
         assert keys(generated[name].find_one({})) - {"updated_by"} == keys(doc), name
@@ -117,8 +135,8 @@ def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch,
     assert db["audit"].count_documents({"username": run_writes.WRITER.username}) == 0
 
 
-def test_a_dry_run_builds_the_documents_of_a_written_dataset(tmp_path, today_is_the_datasets):
-    written = tiny_store(tmp_path / "a")
+def test_a_dry_run_builds_the_documents_of_a_written_dataset(tmp_path, today_is_the_datasets, generated):
+    written = generated_copy(generated, tmp_path / "a")
     built = dataset.build_only(1, TINY)
     assert built["counts"] == dataset.marker(written)["counts"]
 

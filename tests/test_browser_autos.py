@@ -23,8 +23,8 @@ from tests.browser_support import (
     require_chromium,
     served,
 )
+from tests.conftest import copy_store
 from tests.test_browser_ridehailing import (
-    BASE_DEMO,
     SHOTS,
     choose,
     go,
@@ -54,11 +54,10 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def panel(tmp_path_factory):
+def panel(tmp_path_factory, base_demo_store):
     require_chromium()
-    data = tmp_path_factory.mktemp("autos-browser")
+    data = copy_store(base_demo_store, tmp_path_factory.mktemp("autos-browser"))  # conftest.BASE_DEMO
     env = panel_env(data)
-    subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
     subprocess.run([sys.executable, "-c", DRIVERS], cwd=ROOT, env=env, check=True, capture_output=True)
     with served(env, free_port()) as url:
         yield url

@@ -28,6 +28,7 @@ from tests.browser_support import (
     require_chromium,
     served,
 )
+from tests.conftest import copy_store
 from tests.test_browser_ridehailing import choose, go, shot, typed, wait_text
 
 SHOTS = Path(os.environ.get("PAINEL_SHOTS", "/tmp/painel-shots"))
@@ -36,12 +37,11 @@ FAMILY, FARMER = "Rosa Cândida Família Teste", "Sebastião Sitiante Teste"
 
 SETUP = (
     "import random\n"
-    "from seed import demo\n"
     "from seed.people import cpf\n"
     "from services.shared import clock, entities\n"
     "from services.shared.auth import Actor\n"
     "from services.store import connect\n"
-    "db = connect(); demo.seed_demo(db)\n"
+    "db = connect()\n"
     "actor = Actor('teste', 'Teste', 'secretaria', ('nova_lacerda',)); rng = random.Random(913)\n"
     "for name in (%r, %r):\n"
     "    entities.create(db, actor, 'machinery_requesters', 'nova_lacerda', {'name': name, 'document': cpf(rng),\n"
@@ -78,9 +78,9 @@ RECEIPT = (
 
 
 @pytest.fixture(scope="module")
-def panel(tmp_path_factory):
+def panel(tmp_path_factory, demo_store):
     require_chromium()
-    data = tmp_path_factory.mktemp("bookings-browser")
+    data = copy_store(demo_store, tmp_path_factory.mktemp("bookings-browser"))  # python -m seed --demo
     env = panel_env(data)
     subprocess.run([sys.executable, "-c", SETUP], cwd=ROOT, env=env, check=True, capture_output=True)
     with served(env, free_port()) as url:

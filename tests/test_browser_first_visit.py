@@ -9,39 +9,27 @@ Streamlit takes a ``pages/`` folder next to ``app.py`` for its legacy multipage 
 """
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from tests.browser_support import (
-    ROOT,
     chromium,
     free_port,
     panel_env,
     require_chromium,
     served,
 )
+from tests.conftest import copy_store
 
 pytestmark = pytest.mark.browser
 
-BASE_DEMO = (
-    "from seed import demo, ridehailing\n"
-    "from services.store import connect\n"
-    "ridehailing.seed_ridehailing = ridehailing.seed_fee  # base demo and the fee, no ride-hailing records\n"
-    "demo.seed_demo(connect())\n"
-)
 # what the legacy mode drew in the sidebar: the scripts' file names
 FILE_NAMES = ("machinery execution", "public check", "custom fields", "platform obligations")
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory):
+def env(tmp_path_factory, base_demo_store):
     require_chromium()
-    data = tmp_path_factory.mktemp("first-visit")
-    prepared = panel_env(data)
-    subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=prepared, check=True, capture_output=True)
-    return prepared
+    return panel_env(copy_store(base_demo_store, tmp_path_factory.mktemp("first-visit")))  # conftest.BASE_DEMO
 
 
 @pytest.fixture(scope="module")

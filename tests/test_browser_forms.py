@@ -25,7 +25,8 @@ from tests.browser_support import (
     require_chromium,
     served,
 )
-from tests.test_browser_ridehailing import BASE_DEMO, choose, go, shot, typed, wait_text
+from tests.conftest import copy_store
+from tests.test_browser_ridehailing import choose, go, shot, typed, wait_text
 
 pytestmark = pytest.mark.browser
 DRIVER = "Helena Documentada Teste"
@@ -44,11 +45,10 @@ LOAD = (
 
 
 @pytest.fixture(scope="module")
-def panel(tmp_path_factory):
+def panel(tmp_path_factory, base_demo_store):
     require_chromium()
-    data = tmp_path_factory.mktemp("forms-browser")
+    data = copy_store(base_demo_store, tmp_path_factory.mktemp("forms-browser"))  # conftest.BASE_DEMO
     env = panel_env(data)
-    subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
     subprocess.run([sys.executable, "-c", LOAD], cwd=ROOT, env=env, check=True, capture_output=True)
     with served(env, free_port()) as url:
         yield url, data

@@ -1,13 +1,9 @@
 """In headless Chromium: each demo role logs in, sees only its pages, and logs out."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from tests.browser_support import (
-    ROOT,
     chromium,
     free_port,
     login,
@@ -15,6 +11,7 @@ from tests.browser_support import (
     require_chromium,
     served,
 )
+from tests.conftest import copy_store
 
 pytestmark = pytest.mark.browser
 
@@ -26,15 +23,15 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def panel_data(tmp_path_factory):
-    return tmp_path_factory.mktemp("browser-data")
+def panel_data(tmp_path_factory, demo_store):
+    """A copy of the demo store (``python -m seed --demo``, made once per run)."""
+    return copy_store(demo_store, tmp_path_factory.mktemp("browser-data"))
 
 
 @pytest.fixture(scope="module")
 def panel(panel_data):
     require_chromium()
     env = panel_env(panel_data)
-    subprocess.run([sys.executable, "-m", "seed", "--demo"], cwd=ROOT, env=env, check=True, capture_output=True)
     with served(env, free_port()) as url:
         yield url
 

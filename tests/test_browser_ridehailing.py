@@ -30,6 +30,7 @@ from tests.browser_support import (
     require_chromium,
     served,
 )
+from tests.conftest import copy_store
 
 SHOTS = Path(os.environ.get("PAINEL_SHOTS", "/tmp/painel-shots"))
 pytestmark = pytest.mark.browser
@@ -79,22 +80,15 @@ def load_documents(data: Path, driver_cpf: str) -> None:
     _run(data, "demo.add_documents(db, actor, 'chapada', sys.argv[1], day - timedelta(days=10))\n", driver_cpf)
 
 
-BASE_DEMO = (
-    "from seed import demo, ridehailing\n"
-    "from services.store import connect\n"
-    "ridehailing.seed_ridehailing = ridehailing.seed_fee  # base demo and the fee, no ride-hailing records\n"
-    "demo.seed_demo(connect())\n"
-)
 
 
 @pytest.fixture(scope="module")
-def panel(tmp_path_factory):
+def panel(tmp_path_factory, base_demo_store):
     require_chromium()
-    data = tmp_path_factory.mktemp("ridehailing-browser")
+    data = copy_store(base_demo_store, tmp_path_factory.mktemp("ridehailing-browser"))  # conftest.BASE_DEMO
     port = free_port()
     env = panel_env(data)
     env.pop("PAINEL_PUBLIC_URL", None)  # the sticker's QR must lead where the browser reached the panel
-    subprocess.run([sys.executable, "-c", BASE_DEMO], cwd=ROOT, env=env, check=True, capture_output=True)
     people = _new_driver()
     _load(data)
     with served(env, port) as url:

@@ -4,14 +4,11 @@ window or string (rendered text and input placeholders) reaches a user on any pa
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
 
 from tests.browser_support import (
-    ROOT,
     chromium,
     free_port,
     login,
@@ -19,6 +16,7 @@ from tests.browser_support import (
     require_chromium,
     served,
 )
+from tests.conftest import copy_store
 
 pytestmark = pytest.mark.browser
 
@@ -26,15 +24,15 @@ IDLE_MINUTES = 2
 
 
 @pytest.fixture(scope="module")
-def panel_data(tmp_path_factory):
-    return tmp_path_factory.mktemp("browser-session-data")
+def panel_data(tmp_path_factory, demo_store):
+    """A copy of the demo store (``python -m seed --demo``, made once per run)."""
+    return copy_store(demo_store, tmp_path_factory.mktemp("browser-session-data"))
 
 
 @pytest.fixture(scope="module")
 def panel(panel_data):
     require_chromium()
     env = panel_env(panel_data, PAINEL_SESSION_IDLE_MINUTES=str(IDLE_MINUTES))
-    subprocess.run([sys.executable, "-m", "seed", "--demo"], cwd=ROOT, env=env, check=True, capture_output=True)
     with served(env, free_port()) as url:
         yield url
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from seed.demo import seed_demo
 from services.setup import deployment
 from services.shared import parameters
 from services.shared.errors import PermissionDenied
@@ -35,9 +34,10 @@ def fresh(fresh_dir):
 
 
 @pytest.fixture
-def demo(fresh):
-    seed_demo(fresh)
-    return fresh
+def demo(demo_db):
+    """The demo store: bootstrap's store with ``seed_demo`` run on it (``python -m seed --demo``; a copy of
+    the one made once per run, conftest ``demo_store``)."""
+    return demo_db
 
 
 def demo_versions(db) -> list[tuple[str, str]]:

@@ -280,10 +280,10 @@ def test_issqn_without_a_rate_in_force_says_so(db):
 
 # ---- demo ----
 
-def test_the_demo_store_shows_every_obligation_state(db):
+def test_the_demo_store_shows_every_obligation_state(demo_db):
     from seed.demo import seed_demo
 
-    seed_demo(db)
+    db = demo_db  # seed_demo run on a new store (conftest demo_store)
     for mun in ("chapada", "matupa"):
         actor = ACTORS[mun]
         assert sorted(s.late for s in platform_lists.list_statuses(db, actor, mun, TODAY)) == [False, True]

@@ -87,13 +87,13 @@ def test_an_audit_link_by_key_opens_the_user_or_the_parameter(db, page, key, ide
     assert value == opened if opened else value != ident
 
 
-def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):
+def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(demo_db):
     """Item 10: the register names each action in pt-BR ("Lavratura de auto de infração"), never an
-    identifier ("lavrar", "platform_issqn") — over every action and collection the demo writes."""
-    from seed.demo import seed_demo
+    identifier ("lavrar", "platform_issqn") — over every action and collection the demo writes
+    (``seed_demo``, conftest ``demo_store``)."""
     from services.shared import audit_log
 
-    seed_demo(db)
+    db = demo_db
     pairs = {(e["action"], e["collection"]) for e in db["audit"].find({}, {"action": 1, "collection": 1})}
     assert len(pairs) > 40
     named = set(audit_log.VERBS) | set(audit_log.SESSION_ACTIONS)
@@ -103,12 +103,12 @@ def test_every_action_the_demo_records_reads_in_portuguese_in_the_audit_log(db):
     assert technical == {}
 
 
-def test_every_field_the_demo_changes_has_a_label_in_the_audit_log(db):
-    """Item 10: changed fields by their label ("Pago em"), not the identifier ("paid_on")."""
-    from seed.demo import seed_demo
+def test_every_field_the_demo_changes_has_a_label_in_the_audit_log(demo_db):
+    """Item 10: changed fields by their label ("Pago em"), not the identifier ("paid_on"), over the demo
+    store (``seed_demo``, conftest ``demo_store``)."""
     from services.shared import audit_log
 
-    seed_demo(db)
+    db = demo_db
     raw = {f"{e['collection']}.{name}" for e in db["audit"].find({}, {"changes": 1, "collection": 1})
            for name in (e.get("changes") or {}) if audit_log.field_label(e["collection"], name) == name}
     assert raw == set()

@@ -264,13 +264,12 @@ def test_the_page_shows_the_chosen_period_to_every_role(known, actor, today):
     assert len(at.get("download_button")) >= 2 * 7 + 1  # CSV and XLSX of each table, and the PDF
 
 
-def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(db):
+def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(demo_db):
     """Over every page the gabinete can open, in every municipality, and over the PDF report: no name,
-    CPF/CNPJ of a person, plate or DAM number of the demo store appears."""
-    from seed.demo import seed_demo
+    CPF/CNPJ of a person, plate or DAM number of the demo store (``seed_demo``, conftest) appears."""
     from ui.navigation import PAGES
 
-    seed_demo(db)
+    db = demo_db
     personal = set()
     for doc in db["drivers"].find({}, {"name": 1, "cpf": 1}):
         personal |= {doc["name"], doc["cpf"], f"{doc['cpf'][:3]}.{doc['cpf'][3:6]}.{doc['cpf'][6:9]}-{doc['cpf'][9:]}"}
