@@ -33,7 +33,8 @@ else:
             common.sign_out()
             st.rerun()
     chosen = next((m for m in options if m.code == common.municipality()), None)
-    page = st.navigation(navigation.build(actor, chosen.modules if chosen else (), requested))
+    page = st.navigation(navigation.build(actor, chosen.modules if chosen else (), requested),
+                          expanded=True)  # every page in sight: a clerk never hunts behind "View more"
     if notice := st.session_state.pop(navigation.NOTICE, None):
         st.info(notice)
     navigation.open_linked_record(page)
