@@ -222,7 +222,7 @@ def mark_form(found: active_debt.Candidates) -> None:
     """Marking the exported list inscribed, after a confirmation that says what is marked."""
     st.subheader("Marcar como inscritos")
     errors = st.session_state.get("debts_mark_errors", {})
-    ui_dams.form_error({"_form": errors.get("charges") or errors.get("_form")} if errors else {})
+    ui_dams.form_error({"_form": errors.get("charge_ids") or errors.get("_form")} if errors else {})
     book = st.text_input("Livro, folha ou número da inscrição *", key="debts_mark_book",
                          placeholder="Ex.: Livro 3, folhas 10 a 14")
     ui_dams.field_error(errors, "book")

@@ -17,7 +17,7 @@ from bson import ObjectId
 
 from rules.dam.bank_return import ReturnPayment, build_return_file
 from rules.dam.barcode import dam_barcode
-from services.dam import dams
+from services.dam import charges, dams
 from services.store import encode
 from tests.conftest import SECRETARIA_MP
 
@@ -40,16 +40,23 @@ def many_dams(db, count: int) -> list[dict]:
     model = db["dams"].find_one({"_id": ObjectId(issue(db)["id"])})
     assert dam_barcode(dams.plain(model)["amount"], FEBRABAN_MATUPA, dams.plain(model)["due_on"], model["year"],
                        model["sequence"]).digits == model["barcode"]
-    docs = []
+    model_charge = db[charges.COLLECTION].find_one({"_id": ObjectId(model["charge_id"])})
+    docs, owed = [], []
     for sequence in range(model["sequence"] + 1, model["sequence"] + count):
         doc = copy.deepcopy(model)
         amount = Decimal(100 + sequence % 400) + Decimal("0.50")
         code = dam_barcode(amount, FEBRABAN_MATUPA, DUE, model["year"], sequence)
+        charge = copy.deepcopy(model_charge)  # each DAM its own charge, as dams.issue opens one
+        charge.update(_id=ObjectId(), principal=encode(amount), open=encode(amount))
         doc.update(_id=ObjectId(), sequence=sequence, number=f"{sequence:04d}/{model['year']}", barcode=code.digits,
-                   line=code.line, amount=encode(amount), principal=encode(amount))
+                   line=code.line, amount=encode(amount), principal=encode(amount), charge_id=str(charge["_id"]))
+        charge.update(dams=[encode(charges.dam_entry(dams.plain(doc)))],
+                      live_dam={"id": str(doc["_id"]), "number": doc["number"]})
         docs.append(doc)
+        owed.append(charge)
     for start in range(0, len(docs), 1000):
         db["dams"].insert_many(docs[start:start + 1000])
+        db[charges.COLLECTION].insert_many(owed[start:start + 1000])
     return [dams.plain(model), *(dams.plain(doc) for doc in docs)]
 
 

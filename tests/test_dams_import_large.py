@@ -87,8 +87,10 @@ def test_the_stored_report_of_a_30000_line_file_is_a_summary_under_20_kb(db, tod
     assert record["counts"] == {"pago": 300, "nao_encontrado": 29_600, "duplicado": 100, "dam_cancelado": 0}
     stored = decode(record)
     assert stored["amounts"]["pago"] == sum((line.amount_received for line in result.paid), Decimal("0"))
+    # the 12 paid R$ 1,00 short leave their charge owing the difference; none paid beyond it
     assert stored["flag_counts"] == {payments.FLAG_AMOUNT: 12, payments.FLAG_LATE: 30,
-                                     payments.FLAG_CANCELLED: 0, payments.FLAG_REPLACED: 0}
+                                     payments.FLAG_CANCELLED: 0, payments.FLAG_REPLACED: 0,
+                                     payments.FLAG_SHORT: 12, payments.FLAG_CREDIT: 0}
     problems = stored["problems"]
     assert stored["problem_count"] == 29_600 + 100 + 12 + 30 - 6  # 6 DAMs are both late and short
     assert len(problems) == bank_report.PROBLEMS_KEPT

@@ -143,8 +143,8 @@ def test_an_inscribed_charge_paid_later_is_settled(db, today):
 
 
 @pytest.mark.parametrize("ids, book, field", [
-    ([], "Livro 1", "charges"), (["x"] * 2, "", "book"), (["a"], "x" * 201, "book"),
-    ([str(n) for n in range(active_debt.MAX_BATCH + 1)], "Livro 1", "charges"), ("abc", "Livro", "charges"),
+    ([], "Livro 1", "charge_ids"), (["x"] * 2, "", "book"), (["a"], "x" * 201, "book"),
+    ([str(n) for n in range(active_debt.MAX_BATCH + 1)], "Livro 1", "charge_ids"), ("abc", "Livro", "charge_ids"),
 ], ids=["no-charges", "no-book", "long-book", "too-many", "not-a-list"])
 def test_marking_needs_the_exported_list_and_the_book(db, today, ids, book, field):
     today.set(TODAY)
@@ -164,3 +164,9 @@ def test_only_the_municipalitys_secretaria_inscribes(db, today, actor):
     with pytest.raises(PermissionDenied):
         active_debt.candidates(db, actor, "matupa")
     assert charges.load(db, charge_id)["status"] == charge_rules.OPEN
+
+
+def test_a_whole_exported_batch_can_be_marked_at_once():
+    """The list exports at most MAX_BATCH charges; the boundary lets exactly that many through."""
+    from services.shared import boundary
+    assert boundary.ITEM_LIMITS["charge_ids"] == active_debt.MAX_BATCH

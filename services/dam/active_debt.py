@@ -160,10 +160,8 @@ def _clean(charge_ids: Any, book: Any) -> tuple[list[str], str]:
     elif len(book) > MAX_BOOK:
         errors["book"] = f"Livro, folha ou número da inscrição: até {MAX_BOOK} caracteres."
     ids = list(dict.fromkeys(str(i) for i in charge_ids)) if isinstance(charge_ids, (list, tuple)) else []
-    if not ids:
-        errors["charges"] = "Nenhum débito a inscrever: exporte a relação antes de marcá-la."
-    elif len(ids) > MAX_BATCH:
-        errors["charges"] = f"No máximo {MAX_BATCH} débitos por vez."
+    if not ids:  # more than MAX_BATCH is refused at the boundary (ITEM_LIMITS)
+        errors["charge_ids"] = "Nenhum débito a inscrever: exporte a relação antes de marcá-la."
     if errors:
         raise ValidationFailed(errors)
     return ids, book

@@ -162,7 +162,7 @@ FIELD_NAMES = {
     "answered_at": "Respondido em", "appeal": "Recurso", "attachments": "Anexos", "auto_id": "Auto de infração",
     "auto_on": "Data do auto", "barcode": "Código de barras", "base": "Base de cálculo",
     "base_severity": "Gravidade da infração", "cancel_reason": "Motivo do cancelamento", "changed_on": "Alterado em",
-    "changes": "Alterações", "closing_note": "Observação de conclusão", "cnpj": "CNPJ", "coat_of_arms": "Brasão",
+    "changes": "Alterações", "charge_id": "Débito", "charge_role": "Papel no débito", "closing_note": "Observação de conclusão", "cnpj": "CNPJ", "coat_of_arms": "Brasão",
     "collection": "Registro", "committed_on": "Data da infração", "competence": "Competência",
     "convocation": "Convocação", "created_at": "Criado em", "created_by": "Criado por", "dam_id": "DAM",
     "dam_number": "Número do DAM", "deadline_at": "Prazo", "decision": "Decisão", "declarations": "Declarações",

@@ -57,7 +57,7 @@ LABELS = {
     "taxpayer_name": "Contribuinte", "taxpayer_document": "CPF/CNPJ", "taxpayer_address": "Endereço",
     "legal_basis": "Fundamentação legal", "revenue_kind": "Tipo de receita", "rows": "Linhas",
     "effective": "Vigência", "entity": "Cadastro", "collection": "Cadastro", "version": "Versão", "values": "Valores",
-    "data": "Arquivo", "services": "Serviços",
+    "data": "Arquivo", "services": "Serviços", "charge_ids": "Débitos", "charge_id": "Débito",
 }
 # Free texts a clerk writes in a text area (facts of an auto, justification, reasons of a decision…).
 LONG_TEXTS = frozenset({
@@ -77,7 +77,8 @@ SEARCH_TEXTS = frozenset({"search", "term"})
 # Texts that may not be empty: the municipality a service acts in (an empty one would match no scope).
 REQUIRED_TEXTS = frozenset({"municipality", "entity", "collection"})
 # Items a list may hold, by parameter name (a batch of DAMs to print may be long; service lines not).
-ITEM_LIMITS = {"dam_ids": 20_000, "rows": 5_000, "entries": 5_000}
+ITEM_LIMITS = {"dam_ids": 20_000, "rows": 5_000, "entries": 5_000,
+               "charge_ids": 1_000}  # a list of dívida ativa exported at once (active_debt.MAX_BATCH)
 DEFAULT_ITEMS = 200
 DATA_DEPTH = 4  # nesting of plain data (Any)
 TRUSTED = frozenset({"db", "actor"})  # the store handle and the signed-in actor come from the app

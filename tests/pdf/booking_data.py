@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal as D
 
+from rules.machinery.statement import StatementTotals
 from services.machinery.booking_pdf import (
             BoardRow,
             BookingPrint,
@@ -27,7 +28,9 @@ BPC_FAMILY = BookingPrint(
     discount_reason="Desconto de 70%: Recebimento do Benefício de Prestação Continuada (BPC) — comprovante nº 8876",
     price_table="Tabela de preços em vigor desde 24/03/2026 (Decreto 017/2026 (Nova Lacerda), Anexo I)",
     instalments=(InstalmentPrint("Pagamento integral (art. 8, §1)", D("225.00"), date(2026, 11, 10), "0031/2026",
-                                 date(2026, 11, 6)),),
+                                 D("225.00"), D("0.00"), "pago em 06/11/2026", date(2026, 11, 6)),),
+    totals=StatementTotals(charged=D("225.00"), paid=D("225.00"), open=D("0.00"), owed_back=D("0.00")),
+    payments=(("0031/2026", date(2026, 11, 6), D("225.00")),),
     schedule_day=date(2026, 11, 20), team=(("Caminhão basculante QBA-1234", "José Pereira (motorista)"),),
     started_on=date(2026, 11, 20), ended_on=date(2026, 11, 20), loads_delivered=5,
     meters=(("Caminhão basculante QBA-1234", D("48210"), D("48262")),),

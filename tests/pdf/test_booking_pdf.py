@@ -45,7 +45,7 @@ def test_receipt_shows_the_execution_and_what_was_paid():
 
 def test_statement_shows_paid_and_open_amounts():
     shown = text(render_statement(BPC_FAMILY))
-    assert "EXTRATO" in shown and "Pago: R$ 225,00 · em aberto: R$ 0,00" in shown
+    assert "EXTRATO" in shown and "pago R$ 225,00 · em aberto R$ 0,00" in shown
 
 
 def test_week_board_lists_each_day_with_its_bookings():
