@@ -1,6 +1,6 @@
 """Obrigações das plataformas: lists received and reconciled (drafts of autos), trip data requests and
 their 24 hours, trip data import with a dry run, ISSQN per vehicle and month with its DAM."""
-from datetime import date, datetime, time
+from datetime import date, datetime
 from decimal import Decimal
 
 import pandas as pd
@@ -142,7 +142,7 @@ with tab_requests:
         field_error("pob_req", "justification")
         cols = st.columns(2)
         notified_day = cols[0].date_input("Notificada em (data)", today, format="DD/MM/YYYY", key="pob_req_day")
-        notified_time = cols[1].time_input("Hora (Cuiabá)", time(9, 0), step=60, key="pob_req_time")
+        notified_time = cols[1].time_input("Hora (Cuiabá)", now_local, step=60, key="pob_req_time")
         field_error("pob_req", "notified_at")
         sent = st.form_submit_button("Registrar pedido", type="primary")
     if sent and call("pob_req", trip_data.request_data, db, actor, mun, req_platform, justification,

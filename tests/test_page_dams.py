@@ -111,7 +111,7 @@ def test_payment_errors_show_under_their_fields(db):
     assert dams.get(db, SECRETARIA_MP, "matupa", dam["id"])["status"] == "emitido"
 
 
-def test_an_overdue_dam_offers_its_2a_via_with_the_updated_amount(db, monkeypatch):
+def test_an_overdue_dam_offers_its_2a_via_with_the_updated_amount(db, today):
     from datetime import date
 
     from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
@@ -120,9 +120,9 @@ def test_an_overdue_dam_offers_its_2a_via_with_the_updated_amount(db, monkeypatc
 
     for name, value in ((FINE_DAILY, Decimal(2)), (FINE_MAX, Decimal(2)), (INTEREST_MONTHLY, Decimal(1))):
         bootstrap.ensure_parameter(db, "matupa", ParameterVersion(name, date(2025, 1, 1), value, "CTM de teste"))
+    today.set(date(2026, 6, 1))  # the 2ª via is issued in the DAM's year: its number follows 0001/2026
     dam = stored_dam(db)
-    later = dam["due_on"] + timedelta(days=10)
-    monkeypatch.setattr(clock, "today", lambda: later)
+    today.set(dam["due_on"] + timedelta(days=10))
     at = screen()
     at.selectbox(key="dams_open").select(dam["id"]).run()
     assert not at.exception

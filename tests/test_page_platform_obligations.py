@@ -2,7 +2,7 @@
 refused field shown under its field."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -39,6 +39,19 @@ def test_a_late_data_request_and_a_late_list_are_flagged(db):
     assert "art. 11, §2º" in requests["Fundamento"][0]
     statuses = next(t for t in tables if "Próxima até" in t.columns)
     assert statuses["Situação"].tolist() == ["🔴 atrasada"]  # credentialed 100 days ago, no list: CG art. 5 VIII
+
+
+def test_a_request_registered_after_midnight_keeps_the_forms_own_time(db, monkeypatch):
+    """00:30 in Cuiabá: the form's hour starts at now, never at a later hour of the day that would
+    be refused as a notification in the future."""
+    platform(db, "chapada")
+    monkeypatch.setattr(clock, "now_utc", lambda: datetime(2026, 12, 2, 4, 30, tzinfo=timezone.utc))
+    at = page()
+    at.text_area(key="pob_req_justification").input("Denúncia de embarque irregular na rodoviária")
+    at.button(key="FormSubmitter:pob_req_form-Registrar pedido").click().run()
+    assert not at.exception and [s.value for s in at.success] == ["Pedido registrado."], [e.value for e in at.error]
+    (stored,) = db[trip_data.REQUESTS].find({})
+    assert clock.to_local(stored["notified_at"].replace(tzinfo=timezone.utc)).strftime("%d/%m %H:%M") == "02/12 00:30"
 
 
 def test_a_request_without_justification_is_refused_under_the_field(db):
