@@ -11,7 +11,6 @@ from services.shared import clock, schema, uploads
 from ui import common
 from ui.autos import auto_process, done, field, submit
 from ui.entity import export_buttons, record_picker
-from ui.ridehailing import flash
 
 actor = common.guard("write")
 db = common.db()
@@ -21,7 +20,7 @@ today = clock.today()
 show_cpf = schema.SPECS["drivers"].field("cpf").show
 show_plate = schema.SPECS["vehicles"].field("plate").show
 common.page_header("Autos de infração", rules.act)
-flash("autos_flash")
+common.flash("autos_flash")
 
 
 # ---- list ----

@@ -24,16 +24,6 @@ mun = common.municipality()
 common.page_header("DAM — Documento de Arrecadação Municipal", "Emissão, impressão, baixa e arquivo retorno")
 
 
-def flash() -> None:
-    """The message left by the last action before its rerun."""
-    message = st.session_state.pop("dams_flash", None)
-    if message:
-        kind, lines = message
-        getattr(st, kind)(lines[0])
-        for line in lines[1:]:
-            st.warning(line)
-
-
 def query() -> lists.DamQuery:
     cols = st.columns([3, 2, 2, 2, 3])
     search = cols[0].text_input("Buscar", key="dams_search", placeholder="Contribuinte, CPF/CNPJ ou nº do DAM")
@@ -295,7 +285,7 @@ def list_tab() -> None:
     batch_print(page.rows, filters)
 
 
-flash()
+common.flash("dams_flash")
 tab_list, tab_issue, tab_import = st.tabs(["DAMs emitidos", "Emitir DAM", "Arquivo retorno do banco"])
 with tab_list:
     list_tab()

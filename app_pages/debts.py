@@ -25,16 +25,6 @@ mun = common.municipality()
 common.page_header("Débitos", "O que o município tem a receber, por tempo de atraso")
 
 
-def flash() -> None:
-    """The message left by the last action before its rerun."""
-    message = st.session_state.pop("debts_flash", None)
-    if message:
-        kind, lines = message
-        getattr(st, kind)(lines[0])
-        for line in lines[1:]:
-            st.warning(line)
-
-
 def query() -> debts.DebtQuery:
     cols = st.columns([3, 2, 2, 2])
     search = cols[0].text_input("Buscar", key="debts_search", placeholder="Contribuinte, CPF/CNPJ ou registro (Auto nº…)")
@@ -250,7 +240,7 @@ def mark_form(found: active_debt.Candidates) -> None:
             st.rerun()
 
 
-flash()
+common.flash("debts_flash")
 view = st.radio("Ver", [OPEN_VIEW, ACTIVE_VIEW], horizontal=True, key="debts_view", label_visibility="collapsed")
 if view == OPEN_VIEW:
     open_view()

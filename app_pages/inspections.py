@@ -22,7 +22,6 @@ from ui.ridehailing import (
     clear_reads,
     finding_word,
     findings_table,
-    flash,
     go,
     pendencias,
 )
@@ -35,7 +34,7 @@ today = clock.today()
 show_plate = schema.SPECS["vehicles"].field("plate").show
 KINDS = dict(schema.SPECS["inspections"].field("kind").choices)
 common.page_header("Vistorias", rules.act)
-flash("insp_flash")
+common.flash("insp_flash")
 
 
 def record() -> None:

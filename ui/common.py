@@ -302,3 +302,16 @@ def cell_text(value: Any) -> str:
 
         return format_currency(value, "BRL", locale="pt_BR")
     return str(value)
+
+
+def flash(key: str) -> None:
+    """Show the message an action left in ``st.session_state[key]`` before its rerun: ``(kind, text)``
+    or ``(kind, [first, *more])``, the first line as ``kind`` (success, warning…), the rest as warnings."""
+    message = st.session_state.pop(key, None)
+    if not message:
+        return
+    kind, text = message
+    lines = [text] if isinstance(text, str) else list(text)
+    getattr(st, kind)(lines[0])
+    for line in lines[1:]:
+        st.warning(line)

@@ -199,14 +199,6 @@ def clear_reads() -> None:
     _queue.clear()
 
 
-def flash(key: str) -> None:
-    """Show the message an action left before its rerun."""
-    message = st.session_state.pop(key, None)
-    if message:
-        kind, text = message
-        getattr(st, kind)(text)
-
-
 def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) -> None:
     """Edit a driver or vehicle saying when the fact changed and when the driver reported it; each
     error shows under its field and what was typed stays."""
@@ -242,7 +234,7 @@ def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) ->
 
 def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
     """The changes with both dates and the 7-day verdict; a not-reported one can get its report date."""
-    flash(f"{collection}_change_flash")
+    common.flash(f"{collection}_change_flash")
     ok, changes = common.attempt(ridehailing_changes.history, common.db(), actor, mun, collection, doc_id,
                                  clock.today())
     if not ok:
