@@ -32,7 +32,6 @@ from ui.ridehailing import (
     authorization_step,
     clear_reads,
     findings_table,
-    flash,
     go,
     status_badge,
     verdict,
@@ -46,7 +45,7 @@ today = clock.today()
 show_plate = schema.SPECS["vehicles"].field("plate").show
 show_cpf = schema.SPECS["drivers"].field("cpf").show
 common.page_header("Autorizações", rules.act)
-flash("auth_flash")
+common.flash("auth_flash")
 
 
 def done(message: str, auth_id: str | None = None) -> None:
