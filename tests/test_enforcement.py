@@ -166,6 +166,27 @@ def test_no_decision_upholding_the_auto_before_the_defence_period_ends(db, today
     assert process.process_status(db, CG, "chapada", auto_id, last + timedelta(days=1))["may_apply"]
 
 
+@pytest.mark.parametrize("municipality", ["chapada", "matupa"])
+def test_once_the_defence_is_filed_the_authority_may_decide_before_the_term_ends(db, today, municipality):
+    """LEITURAS §1 item 33: the term exists to hear the offender; with the defence in the file the
+    decision opens (and the queue asks for it) without waiting 30 days."""
+    cpf, _ = driver(db, municipality, seed=2)
+    actor = CG if municipality == "chapada" else MP
+    code = "CG-29-I" if municipality == "chapada" else "MP-12-III"
+    auto_id = lavrado(db, today, municipality, code, date(2026, 3, 4), cpf)
+    last = notified(db, today, municipality, auto_id, date(2026, 3, 4))
+    filed = date(2026, 3, 16)
+    today.set(filed)
+    assert process.process_status(db, actor, municipality, auto_id, filed)["decision_opens"] == last + timedelta(days=1)
+    process.file_defence(db, actor, municipality, auto_id, filed_on=filed, by="Condutor", summary="Não estava no local")
+    assert process.process_status(db, actor, municipality, auto_id, filed)["decision_opens"] == filed
+    queue = {p.kind: p for p in lists.pending(db, actor, municipality, filed)}
+    assert queue[lists.DECIDE].due == filed and "defesa apresentada em 16/03/2026" in queue[lists.DECIDE].message
+    process.decide(db, actor, municipality, auto_id, outcome="mantido", reasons="Defesa não afasta os fatos",
+                   authority="Secretário", decided_on=filed)
+    assert process.process_status(db, actor, municipality, auto_id, filed)["may_apply"]
+
+
 def test_defence_filed_late_is_kept_and_flagged(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 4), cpf)

@@ -77,7 +77,7 @@ def auto_process(actor: Actor, mun: str, doc: dict) -> None:
     if ok:
         deadlines(mun, state)
     notification(actor, mun, doc)
-    defence_and_decision(actor, mun, doc)
+    defence_and_decision(actor, mun, doc, state if ok else None)
     penalties_stage(actor, mun, doc, state if ok else None)
 
 
@@ -186,10 +186,12 @@ def notification(actor: Actor, mun: str, doc: dict) -> None:
                 done("Notificação registrada." + (f" Prazo de defesa até {day(deadline)}." if deadline else ""))
 
 
-def ruling_form(actor: Actor, mun: str, key: str, label: str, service, doc: dict) -> None:
+def ruling_form(actor: Actor, mun: str, key: str, label: str, service, doc: dict,
+                outcomes: tuple[str, ...] | None = None) -> None:
+    """A decision form; ``outcomes`` narrows the choices (before the decision opens, only annulling)."""
     db, today = common.db(), clock.today()
     with st.form(key):
-        outcome, outcome_slot = field(st.selectbox, "Resultado", list(autos.OUTCOMES), key=f"{key}_outcome",
+        outcome, outcome_slot = field(st.selectbox, "Resultado", list(outcomes or autos.OUTCOMES), key=f"{key}_outcome",
                                       format_func=autos.OUTCOMES.get)
         reasons, reasons_slot = field(st.text_area, "Fundamentação", key=f"{key}_reasons")
         cols = st.columns(3)
@@ -233,7 +235,22 @@ def filing_form(actor: Actor, mun: str, key: str, label: str, service, doc: dict
                  + (" — fora do prazo." if result.get("late") else "."))
 
 
-def defence_and_decision(actor: Actor, mun: str, doc: dict) -> None:
+def decision_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> None:
+    """The first decision: upholding the auto opens when the defence is filed or its term ends
+    (CG art. 25 §2; MP art. 21 §2, art. 23 §2; LEITURAS §1 item 33); annulling, at any time."""
+    opens = (state or {}).get("decision_opens")
+    if state is not None and (opens is None or clock.today() < opens):
+        when = (f"em {day(opens)}, o dia seguinte ao fim do prazo de defesa ({day(state['defence_deadline'])}), "
+                "ou antes, assim que a defesa for registrada" if opens else
+                "depois da juntada da notificação aos autos, quando começa o prazo de defesa")
+        st.info(f"A decisão que mantém o auto abre {when}. Até lá só é possível anular o auto.")
+        with st.expander("Anular o auto"):
+            ruling_form(actor, mun, "autos_decision", "Registrar anulação", process.decide, doc, outcomes=("anulado",))
+        return
+    ruling_form(actor, mun, "autos_decision", "Registrar decisão", process.decide, doc)
+
+
+def defence_and_decision(actor: Actor, mun: str, doc: dict, state: dict | None = None) -> None:
     defence, decision, appeal = doc.get("defence"), doc.get("decision"), doc.get("appeal") or {}
     with st.expander("Defesa" + (f" — apresentada em {day(defence['filed_on'])}" if defence else "")):
         if defence:
@@ -245,7 +262,7 @@ def defence_and_decision(actor: Actor, mun: str, doc: dict) -> None:
         st.write(f"{autos.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
                  f"{decision['authority']}: {decision['reasons']}")
     else:
-        ruling_form(actor, mun, "autos_decision", "Registrar decisão", process.decide, doc)
+        decision_stage(actor, mun, doc, state)
     if decision:
         with st.expander("Recurso" + (" — em análise" if appeal and not appeal.get("decision") else "")):
             if not appeal:

@@ -212,3 +212,4 @@ class InfractionProcess:
     method: str | None = None
     juntada_on: date | None = None
     decided_on: date | None = None
+    defence_on: date | None = None  # the defence filed (in time or late)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from rules.base import Decision, Finding
 from rules.calendar import LegalCalendar
@@ -18,6 +18,7 @@ class ProcessState:
     notification_deadline: date | None
     defence_deadline: date | None
     decision: Decision
+    decision_opens: date | None = None  # first day the auto may be upheld (see decision_opens)
 
     @property
     def may_apply_penalty(self) -> bool:
@@ -53,11 +54,31 @@ def process_state(process: InfractionProcess, on: date, methods: tuple[Notificat
         deadline = calendar.add_days(process.juntada_on, defence_days)
         if process.notified_on is not None and process.juntada_on < process.notified_on:
             findings.append(Finding(False, "Juntada anterior à notificação", refs["defence"]))
-        findings.append(Finding(on > deadline,
-                                f"Prazo de defesa de {defence_days} dias contado da juntada em "
-                                f"{day(process.juntada_on)}: até {day(deadline)}", refs["defence"]))
+        term = (f"Prazo de defesa de {defence_days} dias contado da juntada em {day(process.juntada_on)}: "
+                f"até {day(deadline)}")
+        heard = _heard(process, on)
+        findings.append(Finding(True, f"{term}; defesa apresentada em {day(process.defence_on)}", refs["defence"])
+                        if heard else Finding(on > deadline, term, refs["defence"]))
     findings.append(_decision(process, on, deadline, refs["due_process"]))
-    return ProcessState(limit, deadline, Decision(tuple(findings)))
+    return ProcessState(limit, deadline, Decision(tuple(findings)), decision_opens(process, deadline))
+
+
+def _heard(process: InfractionProcess, on: date) -> bool:
+    """The defence is in the file by ``on`` (after the juntada): the term served its purpose, the
+    offender was heard, and the authority may decide before the term ends (LEITURAS §1, item 33)."""
+    return (process.defence_on is not None and process.juntada_on is not None
+            and process.defence_on <= on)
+
+
+def decision_opens(process: InfractionProcess, defence_deadline: date | None) -> date | None:
+    """The first day a decision upholding the auto may be taken: the day after the defence period,
+    or the day the defence was filed if it came first; None before the juntada."""
+    if defence_deadline is None:
+        return None
+    after_term = defence_deadline + timedelta(days=1)
+    if process.defence_on is not None and process.juntada_on is not None:
+        return min(after_term, max(process.defence_on, process.juntada_on))
+    return after_term
 
 
 def _decision(process: InfractionProcess, on: date, defence_deadline: date | None,
@@ -65,6 +86,9 @@ def _decision(process: InfractionProcess, on: date, defence_deadline: date | Non
     decided = process.decided_on
     if decided is None or decided > on:
         return Finding(False, "Sem decisão no processo administrativo", reference)
+    if process.defence_on is not None and process.juntada_on is not None and decided >= process.defence_on:
+        return Finding(True, f"Decisão em {day(decided)}, depois da defesa apresentada em "
+                             f"{day(process.defence_on)}", reference)
     if defence_deadline is not None and decided <= defence_deadline:
         return Finding(False, f"Decisão em {day(decided)}, antes do fim do prazo de defesa "
                               f"({day(defence_deadline)})", reference)

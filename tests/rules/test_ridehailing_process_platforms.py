@@ -50,6 +50,14 @@ PROCESS_ROWS = [
                  id="MP art. 21 §2: no juntada, no defence period"),
     pytest.param(CG, {"juntada_on": date(2026, 3, 4)}, date(2026, 4, 10), False, "art. 25, §2º",
                  id="CG art. 25 §2: juntada before the notification"),
+    pytest.param(CG, {"defence_on": date(2026, 3, 20), "decided_on": date(2026, 3, 25)}, date(2026, 3, 25), True, None,
+                 id="CG art. 25 §2 (LEITURAS 33): defence filed, decided before the term ends"),
+    pytest.param(MP, {"defence_on": date(2026, 3, 20), "decided_on": date(2026, 3, 20)}, date(2026, 3, 20), True, None,
+                 id="MP art. 21 §2, art. 23 §2 (LEITURAS 33): decided the day the defence is filed"),
+    pytest.param(MP, {"defence_on": date(2026, 3, 26), "decided_on": date(2026, 3, 25)}, date(2026, 3, 26), False,
+                 "art. 23, §2º e art. 25, §4º", id="MP art. 23 §2: decided before the defence and the term's end"),
+    pytest.param(CG, {"defence_on": date(2026, 3, 20), "juntada_on": None, "decided_on": date(2026, 3, 25)},
+                 date(2026, 3, 25), False, "art. 25, §2º", id="CG art. 25 §2: a defence without juntada opens nothing"),
 ]
 
 
@@ -73,6 +81,18 @@ def test_defence_counted_from_juntada(rules):
     assert result.defence_deadline == date(2026, 4, 9)
     later = rules.process_status(process(juntada_on=date(2026, 3, 11)), date(2026, 3, 11), book(rules), CAL)
     assert later.defence_deadline == date(2026, 4, 10)
+
+
+@pytest.mark.parametrize("fields, opens", [
+    pytest.param({"decided_on": None}, date(2026, 4, 10), id="CG art. 25 §2: the day after the defence period"),
+    pytest.param({"decided_on": None, "defence_on": date(2026, 3, 20)}, date(2026, 3, 20),
+                 id="LEITURAS 33: the day the defence is filed, if first"),
+    pytest.param({"decided_on": None, "defence_on": date(2026, 3, 8)},
+                 date(2026, 3, 10), id="LEITURAS 33: a defence before the juntada waits for the juntada"),
+    pytest.param({"decided_on": None, "juntada_on": None}, None, id="CG art. 25 §2: no juntada, no date yet"),
+])
+def test_decision_opens(fields, opens):
+    assert CG.process_status(process(**fields), date(2026, 3, 11), CG_BOOK, CAL).decision_opens == opens
 
 
 def platform(**fields) -> Platform:

@@ -180,6 +180,11 @@ def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> lis
         if stage == "prazo_defesa" and deadline and on <= deadline:
             return [(deadline, "Prazo de defesa", f"Auto nº {number}: prazo de defesa até {day(deadline)}",
                      rules.ref("defence"))]
+        filed = parse_date((doc.get("defence") or {}).get("filed_on"))
+        if stage == "defesa" and filed and notice.get("juntada_on"):  # heard: the authority may decide now
+            due = max(filed, parse_date(notice["juntada_on"]))
+            return [(due, DECIDE, f"Auto nº {number}: defesa apresentada em {day(filed)}; decidir",
+                     rules.ref("due_process"))]
         due = deadline + timedelta(days=1) if deadline else on
         return [(due, DECIDE, f"Auto nº {number}: prazo de defesa encerrado em {day(deadline or on)}; decidir "
                  f"a partir de {day(due)}", rules.ref("due_process"))]

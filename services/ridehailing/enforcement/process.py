@@ -44,7 +44,8 @@ def process_of(doc: dict) -> InfractionProcess:
     notice = doc.get("notification") or {}
     decided = (doc.get("decision") or {}).get("decided_on")
     return InfractionProcess(parse_date(doc["auto_on"]), parse_date(notice.get("received_on")),
-                             notice.get("method"), parse_date(notice.get("juntada_on")), parse_date(decided))
+                             notice.get("method"), parse_date(notice.get("juntada_on")), parse_date(decided),
+                             parse_date((doc.get("defence") or {}).get("filed_on")))
 
 
 @checked
@@ -71,6 +72,7 @@ def _penalty_state(db: Database, municipality: str, doc: dict, on: date) -> dict
     ok = not any(f.blocking for f in findings)
     return {"may_apply": ok, "findings": findings, "reasons": [f.text() for f in findings if not f.ok],
             "notification_deadline": state.notification_deadline, "defence_deadline": state.defence_deadline,
+            "decision_opens": state.decision_opens,
             "appeal_deadline": _appeal_deadline(db, municipality, doc)}
 
 
