@@ -103,6 +103,28 @@ def test_decision_says_why_a_penalty_waits_and_then_the_fine_dam(db, today):
     assert "DAM 0001/2026 da multa emitido" in texts(at, "success")
 
 
+def test_before_the_defence_the_decision_says_when_it_opens_and_after_it_the_authority_decides(db, today):
+    """Issue 22 item 3: no form that is filled in and then refused; the defence in the file opens it."""
+    from services.ridehailing.enforcement import process
+
+    cpf, _ = driver(db, "chapada", seed=2)
+    auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 2), cpf)
+    last = notified(db, today, "chapada", auto_id, date(2026, 3, 2))
+    at = page(autos_open=auto_id)
+    opens = last + timedelta(days=1)
+    assert f"A decisão que mantém o auto abre em {opens:%d/%m/%Y}" in texts(at, "info")
+    assert "Registrar decisão" not in [b.label for b in at.button]
+    assert at.selectbox(key="autos_annul_outcome").options == ["Anulado"]
+    process.file_defence(db, ACTORS["chapada"], "chapada", auto_id, filed_on=today.value, by="Condutor",
+                         summary="Não estava no local")
+    at = page(autos_open=auto_id)
+    assert "A decisão que mantém o auto abre" not in texts(at, "info")
+    at.text_area(key="autos_decision_reasons").input("A defesa não afasta as fotos do agente")
+    at.text_input(key="autos_decision_authority").input("Secretária de Finanças")
+    button(at, "Registrar decisão").click().run()
+    assert not at.exception and "Decisão registrada: Mantido." in texts(at, "success"), texts(at, "error")
+
+
 def test_history_shows_the_recurrence(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)

@@ -245,7 +245,7 @@ def decision_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> Non
                 "depois da juntada da notificação aos autos, quando começa o prazo de defesa")
         st.info(f"A decisão que mantém o auto abre {when}. Até lá só é possível anular o auto.")
         with st.expander("Anular o auto"):
-            ruling_form(actor, mun, "autos_decision", "Registrar anulação", process.decide, doc, outcomes=("anulado",))
+            ruling_form(actor, mun, "autos_annul", "Registrar anulação", process.decide, doc, outcomes=("anulado",))
         return
     ruling_form(actor, mun, "autos_decision", "Registrar decisão", process.decide, doc)
 
