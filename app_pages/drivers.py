@@ -40,7 +40,8 @@ def add_child(entity: str, cpf: str, form_key: str, widgets, names: list[str], w
         submitted = st.form_submit_button("Adicionar", icon=":material/add:")
     if submitted:
         submit(form_key, entities.create, db, actor, entity, mun, {"driver_cpf": cpf, **values})
-        forget(*(f"{form_key}_{name}" for name in names))
+        forget(*(f"{form_key}_{name}" for name in names),
+               **{f"{form_key}_{name}": None for name in names if name in ("code", "severity")})  # choices
         announce(f"{what} adicionado(a).")
         st.rerun()
 

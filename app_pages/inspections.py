@@ -71,7 +71,8 @@ def record() -> None:
         ok, outcome = submit("insp_form", inspections.record_inspection, db, actor, mun, chosen, performed_on,
                              answers, inspector, notes)
         if ok:
-            forget("insp_inspector", "insp_notes", "insp_on", *(f"insp_item_{i.code}" for i in rules.inspection_items))
+            forget("insp_inspector", "insp_notes", "insp_on", *(f"insp_item_{i.code}" for i in rules.inspection_items),
+                   insp_on=today)
             clear_reads()
             if outcome.decision.ok:
                 st.session_state["insp_flash"] = ("success", f"Vistoria aprovada. Situação: {outcome.state.label}.")

@@ -19,6 +19,7 @@ from services.shared import clock, fields
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings as ui_bookings
 from ui import common
+from ui.entity import forget
 
 actor = ui_bookings.guard("write")
 db = common.db()
@@ -128,6 +129,8 @@ if submitted:
         st.error(exc.message)
     else:
         st.session_state.pop("exec_errors", None)
+        forget("exec_notes", "exec_loads", *(f"exec_m{n}_{b['asset_id']}" for b in bookings_ for n in (0, 1)),
+               *(f"exec_hours_{item}" for item in hour_items), exec_notes="", exec_loads=0)  # the next booking's form
         settlement = result.get("settlement") or {}
         st.session_state["exec_done"] = "Serviço concluído. " + (settlement.get("message") or "")
         st.rerun()

@@ -58,7 +58,8 @@ def reports(doc: dict) -> None:
         submitted = st.form_submit_button("Registrar")
     if submitted:
         submit("plat_report", platforms.add_report, db, actor, mun, doc["cnpj"], kind, on, reference)
-        forget("plat_report_kind", "plat_report_on", "plat_report_ref")
+        forget("plat_report_kind", "plat_report_on", "plat_report_ref", plat_report_kind=list(KINDS)[0],
+               plat_report_on=clock.today())
         announce("Registro adicionado.")
         st.rerun()
 

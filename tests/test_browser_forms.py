@@ -174,3 +174,38 @@ def test_a_removed_document_leaves_the_checklist_and_is_in_the_audit_log(panel, 
     page.locator('td[role="gridcell"]').filter(has_text=REASON).first.wait_for(state="attached", timeout=30000)
     shot(page, "forms_05_audit")
     context.close()
+
+
+def test_a_saved_driver_leaves_an_empty_form_for_the_next_one(panel, browser):
+    """Issue 22 item 1: after "Salvar" the message says the form is clear, and it is; the next person
+    typed over it is never mixed with the one saved."""
+    from services.shared import clock
+
+    url, data = panel
+    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
+    login(page, url, "secretaria.chapada")
+    go(page, "Condutores")
+    page.get_by_role("tab", name="Novo condutor").click()
+    first = clock.today().replace(year=clock.today().year - 5)
+    cpf = people_cpf(515151)
+    typed(page, "Nome completo *", "Joana Limpa Teste")
+    typed(page, "CPF *", cpf)
+    typed(page, "Endereço *", "Rua das Mangueiras, 12")
+    typed(page, "Nº da CNH *", "04598765432")
+    choose(page, "Categoria da CNH *", "B", exact=True)
+    typed(page, "Primeira habilitação *", f"{first:%d/%m/%Y}")
+    typed(page, "Validade da CNH *", f"{clock.today().replace(year=clock.today().year + 3):%d/%m/%Y}")
+    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    wait_text(page, "salvo(a). O formulário abaixo está limpo")
+    page.wait_for_timeout(1000)
+    shot(page, "forms_05_saved_driver")
+    assert store_query(data, "print(db['drivers'].count_documents({'name': 'Joana Limpa Teste'}))") == "1"
+    page.get_by_role("tab", name="Novo condutor").click()
+    for label in ("Nome completo *", "CPF *", "Endereço *", "Nº da CNH *"):
+        assert page.locator(f'input[aria-label="{label}"]:visible').first.input_value() == "", label
+
+
+def people_cpf(seed: int) -> str:
+    from seed import people
+
+    return people.cpf(random.Random(seed))

@@ -197,8 +197,21 @@ def municipality_name() -> str:
     return municipalities.get(db(), code).name
 
 
+RESETS = "_widgets_to_reset"  # key → value each widget takes on the next run (ui.entity.forget)
+
+
+def apply_resets() -> None:
+    """Give the widgets a saved form left behind their blank values, before any is drawn: popping a
+    widget's key is not enough, the browser keeps what it showed and sends it back on the next run
+    (issue 22, item 1); a value set through the Session State before the widget exists replaces it."""
+    pending = st.session_state.pop(RESETS, None)
+    for name, value in (pending or {}).items():
+        st.session_state[name] = value
+
+
 def guard(permission: str) -> Actor:
     """The logged-in actor if the role has ``permission`` in the chosen municipality; else stop."""
+    apply_resets()
     current = actor()
     if current is None:
         st.warning("Faça login para continuar.")
