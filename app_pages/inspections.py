@@ -53,8 +53,9 @@ def record() -> None:
         for item in rules.inspection_items:
             if item.code in computed:  # answered by the register, not ticked
                 finding = computed[item.code]
-                st.markdown(f"{finding_word(finding)} — {item.code} — {item.text}: {finding.message} "
-                            "(calculado do ano modelo do cadastro)", help=item.reference)
+                source = "" if item.code == rules.fee_item else " (calculado do ano modelo do cadastro)"
+                st.markdown(f"{finding_word(finding)} — {item.code} — {item.text}: {finding.message}{source}",
+                            help=item.reference)
             else:
                 answers[item.code] = st.checkbox(f"{item.code} — {item.text}", key=f"insp_item_{item.code}",
                                                  help=item.reference)

@@ -110,6 +110,20 @@ def test_refusal_of_an_eligible_request_needs_a_written_reason(db):
         authorizations.refuse(db, ACTORS["chapada"], "chapada", auth, TODAY, "  ")
 
 
+@pytest.mark.parametrize("municipality, fee_item", [("chapada", "VIII"), ("matupa", "VII")])
+def test_a_first_vistoria_passes_without_the_fee_that_only_comes_after_it(db, municipality, fee_item):
+    """Issue 22 item 2 (LEITURAS §2 item 3): leaving "taxa recolhida" unticked never fails the vehicle;
+    the vistoria passes and the fee DAM follows, with the authorization issued only when it is paid."""
+    actor = ACTORS[municipality]
+    auth = requested(db, municipality)
+    authorizations.approve(db, actor, municipality, auth, TODAY - timedelta(days=4))
+    ticked = {code: ok for code, ok in passing(municipality).items() if code != fee_item}
+    outcome = inspections.record_inspection(db, actor, municipality, auth, TODAY - timedelta(days=1), ticked,
+                                            "Vistoriador")
+    assert outcome.decision.ok, outcome.decision.reasons()
+    assert outcome.state.status.value == "awaiting_fee"
+
+
 def test_failed_inspection_blocks_for_five_days(db):
     actor = ACTORS["chapada"]
     auth = requested(db, "chapada")

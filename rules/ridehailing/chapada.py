@@ -60,6 +60,7 @@ class ChapadaRules(RideHailingRules):
     }
     documents = cat.DOCUMENTS
     inspection_items = cat.INSPECTION
+    fee_item = "VIII"  # art. 14, VIII
     catalogue = cat.CATALOGUE
     notification_methods = cat.NOTIFICATION_METHODS
     trip_data_fields = cat.TRIP_DATA
@@ -103,8 +104,10 @@ class ChapadaRules(RideHailingRules):
         ]
 
     def inspection_computed(self, vehicle: Vehicle, on: date) -> dict[str, Finding]:
-        """Item III of the vistoria (art. 14, III): the age counted from the model year, not ticked."""
-        return {"III": check.vehicle_age(vehicle, on, MAX_VEHICLE_AGE, art("art. 14, III"))}
+        """Item III of the vistoria (art. 14, III): the age counted from the model year, not ticked;
+        item VIII, the fee, as every act's (see the base class)."""
+        return {**super().inspection_computed(vehicle, on),
+                "III": check.vehicle_age(vehicle, on, MAX_VEHICLE_AGE, art("art. 14, III"))}
 
     def _holder(self, vehicle: Vehicle) -> Finding:
         if vehicle.holder is Holder.SPOUSE_OR_RELATIVE and not 0 <= vehicle.relative_degree <= MAX_RELATIVE_DEGREE:

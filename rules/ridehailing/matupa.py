@@ -93,6 +93,7 @@ class MatupaRules(RideHailingRules):
     }
     documents = cat.DOCUMENTS
     inspection_items = cat.INSPECTION
+    fee_item = "VII"  # art. 14, §1º, VII
     catalogue = cat.CATALOGUE
     notification_methods = cat.NOTIFICATION_METHODS
     trip_data_fields = cat.TRIP_DATA

@@ -62,6 +62,7 @@ class RideHailingRules:
     refs: Mapping[str, str] = {}
     documents: tuple[DocumentRequirement, ...] = ()
     inspection_items: tuple[ChecklistItem, ...] = ()
+    fee_item: str | None = None  # the checklist's "taxa recolhida": the fee comes after the vistoria
     catalogue: tuple[InfractionType, ...] = ()
     notification_methods: tuple[NotificationMethod, ...] = ()
     trip_data_fields: tuple[TripDataField, ...] = ()
@@ -97,8 +98,16 @@ class RideHailingRules:
         raise NotImplementedError
 
     def inspection_computed(self, vehicle: Vehicle, on: date) -> dict[str, Finding]:
-        """Checklist items the register answers by itself (by code), not the inspector: none by default."""
-        return {}
+        """Checklist items the panel answers by itself (by code), not the inspector. The fee item: the
+        acts put the fee after the vistoria (CG art. 16 §ú; MP art. 14 §1 VII with art. 9), so the
+        inspector cannot tick it on a first vistoria; the panel checks it where it belongs, issuing the
+        authorization only with the fee DAM paid (LEITURAS §2 item 3)."""
+        if self.fee_item is None:
+            return {}
+        item = next(i for i in self.inspection_items if i.code == self.fee_item)
+        return {self.fee_item: Finding(True, "conferida pelo painel na expedição: o DAM da taxa é emitido depois "
+                                             "da vistoria aprovada e a autorização só é expedida com ele pago",
+                                       item.reference)}
 
     def evaluate_inspection(self, answers: Mapping[str, bool]) -> Decision:
         """The vistoria result: every checklist item must be answered and pass."""

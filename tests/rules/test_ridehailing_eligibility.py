@@ -265,3 +265,16 @@ def test_document_checklists_cite_their_articles():
     assert all(d.validity_parameter in (None, *MP_BOOK.names()) for d in MP.documents)
     assert all(d.validity_parameter in (None, *CG_BOOK.names()) for d in CG.documents)
     assert replace(driver(CG), documents=()).document("cnh") is None
+
+
+@pytest.mark.parametrize("rules, fee_item, reference", [
+    pytest.param(CG, "VIII", "art. 14, VIII", id="CG art. 14 VIII with art. 16 §ú: fee paid after the vistoria"),
+    pytest.param(MP, "VII", "art. 14, §1º, VII", id="MP art. 14 §1 VII with art. 9: fee paid after the vistoria"),
+])
+def test_the_fee_item_is_answered_by_the_panel_not_the_inspector(rules, fee_item, reference):
+    """LEITURAS §2 item 3: the fee DAM comes after an approved vistoria, so a first vistoria with every
+    physical item in order passes; the fee is checked when the authorization is issued."""
+    computed = rules.inspection_computed(vehicle(), date(2026, 3, 10))
+    assert computed[fee_item].ok and computed[fee_item].reference.endswith(reference)
+    ticked = {i.code: True for i in rules.inspection_items if i.code not in computed}
+    assert rules.evaluate_inspection({**ticked, **{c: f.ok for c, f in computed.items()}}).ok
