@@ -209,6 +209,26 @@ def apply_resets() -> None:
         st.session_state[name] = value
 
 
+def forget(*keys: str, **values: Any) -> None:
+    """Empty these widgets on the next run (a form saved): each takes ``values[key]`` when given, else
+    the blank of what it held ("" for a text, False for a box, [] for a list, None for a date or a
+    choice), set before it is drawn (``common.apply_resets``) so the browser shows it too."""
+    pending = st.session_state.setdefault(RESETS, {})
+    for name in keys:
+        old = st.session_state.pop(name, None)
+        pending[name] = values[name] if name in values else _blank(old)
+
+
+def _blank(old: Any) -> Any:
+    if isinstance(old, bool):
+        return False
+    if isinstance(old, (list, tuple)):
+        return []
+    if isinstance(old, str):
+        return ""
+    return None
+
+
 def guard(permission: str) -> Actor:
     """The logged-in actor if the role has ``permission`` in the chosen municipality; else stop."""
     apply_resets()

@@ -13,6 +13,7 @@ from services.shared import clock, entities, entity_files, entity_lists, exports
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery
 from ui import common
+from ui.common import forget
 
 PER_PAGE = (25, 50, 100)
 
@@ -203,33 +204,6 @@ def submit(form_key: str, action: Callable[..., Any], *args: Any, **kwargs: Any)
     st.rerun()  # shows the errors under their fields; never returns
 
 
-def forget(*keys: str, **values: Any) -> None:
-    """Empty these widgets on the next run (a form saved): each takes ``values[key]`` when given, else
-    the blank of what it held ("" for a text, False for a box, [] for a list, None for a date or a
-    choice), set before it is drawn (``common.apply_resets``) so the browser shows it too."""
-    pending = st.session_state.setdefault(common.RESETS, {})
-    for name in keys:
-        old = st.session_state.pop(name, None)
-        pending[name] = values[name] if name in values else _blank(old)
-
-
-def _field_blank(f: Field) -> Any:
-    """What an empty widget of the field holds (see :func:`field_widget`)."""
-    if f.refers_to or f.kind in ("choice", "date"):
-        return None
-    return False if f.kind == "bool" else ""
-
-
-def _blank(old: Any) -> Any:
-    if isinstance(old, bool):
-        return False
-    if isinstance(old, (list, tuple)):
-        return []
-    if isinstance(old, str):
-        return ""
-    return None
-
-
 def announce(text: str) -> None:
     """A confirmation that survives the rerun after a successful action (shown by :func:`announced`)."""
     st.session_state["entity_announce"] = text
@@ -389,7 +363,8 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, afte
 
 def _forget(spec: EntitySpec, form_key: str) -> None:
     """Drop what a form holds (typed values, errors, loaded version): the next run starts afresh."""
-    blanks = {f"{form_key}_{f.name}": _field_blank(f) for f in spec.fields}
+    blanks = {f"{form_key}_{f.name}": None if f.refers_to or f.kind in ("choice", "date")  # see field_widget
+              else False if f.kind == "bool" else "" for f in spec.fields}
     blanks.update({f"{form_key}_{f.name}_term": "" for f in spec.fields if f.refers_to})
     forget(*blanks, **blanks)
     for name in (f"{form_key}_errors", f"{form_key}_version", f"{form_key}_saved"):
