@@ -34,14 +34,15 @@ def preset_period(name: str, today: date) -> tuple[date, date]:
 
 
 @st.cache_data(ttl=600, show_spinner="Calculando os números…", max_entries=64)
-def figures(_actor, username: str, municipality: str, start: date, end: date, version: str) -> Summary:
+def figures(_actor, username: str, municipality: str, start: date, end: date, compare: str,
+            version: str) -> Summary:
     """The figures under one data version (the latest audited write): recomputed after any write."""
-    return summary.summary(common.db(), _actor, municipality, start, end)
+    return summary.summary(common.db(), _actor, municipality, start, end, compare)
 
 
 @st.cache_data(ttl=600, show_spinner="Gerando o relatório…", max_entries=16)
-def report(_actor, username: str, municipality: str, start: date, end: date, version: str) -> bytes:
-    return summary.report_pdf(common.db(), _actor, municipality, start, end)
+def report(_actor, username: str, municipality: str, start: date, end: date, compare: str, version: str) -> bytes:
+    return summary.report_pdf(common.db(), _actor, municipality, start, end, compare)
 
 
 today = common.today()
@@ -56,15 +57,16 @@ if preset == "Personalizado":
         start, end = chosen
 else:
     right.markdown(f"**{start:%d/%m/%Y} a {end:%d/%m/%Y}**")
+compare = left.radio("Comparar com", list(summary.COMPARISONS), key="summary_compare", horizontal=True,
+                     format_func=lambda c: summary.COMPARISONS[c].capitalize())
 
 ok, version = common.attempt(summary.data_version, common.db(), actor, municipality)
 if ok:
-    ok, data = common.attempt(figures, actor, actor.username, municipality, start, end, version)
+    ok, data = common.attempt(figures, actor, actor.username, municipality, start, end, compare, version)
 if not ok:
     st.stop()
 
-st.caption(f"Comparação com o período anterior de mesma duração: {data.previous.start:%d/%m/%Y} a "
-           f"{data.previous.end:%d/%m/%Y}.")
+st.caption(text.comparison_text(data))
 columns = st.columns(3)
 for index, kpi in enumerate(data.kpis):
     worse_when_up = kpi.key in ("overdue", "inspections_overdue", "days_to_authorization", "waiting",
@@ -73,7 +75,7 @@ for index, kpi in enumerate(data.kpis):
                               delta_color="off" if not kpi.change else "inverse" if worse_when_up else "normal")
 
 st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf",
-                   data=lambda: report(actor, actor.username, municipality, start, end, version),
+                   data=lambda: report(actor, actor.username, municipality, start, end, compare, version),
                    file_name=exports.file_name("relatorio gerencial", municipality, today, "pdf"),
                    icon=":material/picture_as_pdf:")
 

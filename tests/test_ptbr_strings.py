@@ -35,6 +35,16 @@ def test_the_stored_parameters_all_have_labels(db):
     assert stored and not [n for n in stored if n not in LABELS]
 
 
+def test_every_parameter_of_the_demo_store_and_every_revenue_code_has_a_label(demo_db):
+    """Issue 22 item 9: no raw name (dam_late_fine_daily_percent, dam_revenue_code_*) on Parâmetros."""
+    from rules.dam.parameters import revenue_code_parameter
+    from services.dam.dams import REVENUE_KINDS
+
+    stored = set(demo_db["parameters"].distinct("name"))
+    assert stored and [n for n in sorted(stored) if label(n) == n] == []
+    assert [k for k in REVENUE_KINDS if label(revenue_code_parameter(k)) == revenue_code_parameter(k)] == []
+
+
 def test_the_data_explorer_shows_instants_in_cuiaba_time(db):
     accounts.create_user(db, TI, "maria.silva", "Maria Silva", "secretaria", ["chapada"], "senha-forte-1")
     db["users"].update_one({"username": "maria.silva"},

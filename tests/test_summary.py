@@ -108,7 +108,7 @@ def test_a_platform_with_credentialing_pending_is_counted_without_breaking_the_s
 
 
 def test_ride_hailing_figures_of_the_period_and_of_the_previous_one(known):
-    figures = summary.summary(known, GABINETE, "chapada", *MARCH)
+    figures = summary.summary(known, GABINETE, "chapada", *MARCH, "previous")
     ride = figures.ride_hailing
     assert (ride.active, ride.new, ride.renewed, ride.suspended, ride.cassadas) == (3, 2, 1, 1, 1)
     assert (ride.expiring, ride.drivers, ride.vehicles) == (0, 3, 1)
@@ -128,7 +128,7 @@ def test_ride_hailing_figures_of_the_period_and_of_the_previous_one(known):
 
 
 def test_revenue_per_kind_and_month_with_the_previous_period_and_the_previous_year(known):
-    figures = summary.summary(known, GABINETE, "chapada", *MARCH)
+    figures = summary.summary(known, GABINETE, "chapada", *MARCH, "previous")
     revenue = figures.revenue
     assert (revenue.total("issued_count"), revenue.total("issued")) == (4, Decimal("491.00"))
     assert (revenue.total("paid_count"), revenue.total("paid")) == (3, Decimal("690.00"))
@@ -253,7 +253,7 @@ def rendered_text(at: AppTest) -> str:
 @pytest.mark.parametrize("actor", [GABINETE, SECRETARIA_CG, TI], ids=["gabinete", "secretaria", "ti"])
 def test_the_page_shows_the_chosen_period_to_every_role(known, actor, today):
     today.set(date(2026, 4, 15))
-    at = page(actor, summary_preset="Personalizado", summary_range=MARCH)
+    at = page(actor, summary_preset="Personalizado", summary_range=MARCH, summary_compare="previous")
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     metrics = {m.label: (m.value, m.delta) for m in at.metric}
     assert metrics["Arrecadado (DAM pagos)"] == ("R$ 690,00", "+R$ 690,00")
@@ -262,6 +262,34 @@ def test_the_page_shows_the_chosen_period_to_every_role(known, actor, today):
     text = rendered_text(at)
     assert "Gravações" not in text and "R$ 702,30 de valor emitido e R$ 690,00 recebidos" in text
     assert len(at.get("download_button")) >= 2 * 7 + 1  # CSV and XLSX of each table, and the PDF
+
+
+def test_by_default_the_period_is_compared_with_the_same_dates_of_the_year_before(known, today):
+    """Issue 22 item 12: March 2026 beside March 2025 (a DAM of R$ 120,00 paid, one vistoria), not
+    beside 29/01–28/02; the page says so."""
+    figures = summary.summary(known, GABINETE, "chapada", *MARCH)
+    assert figures.previous == Period(date(2025, 3, 1), date(2025, 3, 31)) and not figures.compared_empty
+    kpis = {k.key: (k.value, k.previous, k.change) for k in figures.kpis}
+    assert kpis["paid"] == (Decimal("690.00"), Decimal("120.00"), Decimal("570.00"))
+    assert kpis["inspections_done"] == (3, 1, 2)
+    today.set(date(2026, 4, 15))
+    at = page(GABINETE, summary_preset="Personalizado", summary_range=MARCH)
+    assert "Comparação com o mesmo período do ano anterior: 01/03/2025 a 31/03/2025." in [c.value for c in at.caption]
+    metrics = {m.label: (m.value, m.delta) for m in at.metric}
+    assert metrics["Arrecadado (DAM pagos)"] == ("R$ 690,00", "+R$ 570,00")
+
+
+def test_a_comparison_period_without_any_record_shows_no_change(known, today):
+    """An empty year before is no base: no "+R$ 690,00" against nothing, and the page says why."""
+    known["dams"].delete_many({"issued_on": {"$lt": encode(date(2026, 1, 1))}})
+    known["inspections"].delete_many({"performed_on": {"$lt": encode(date(2026, 1, 1))}})
+    figures = summary.summary(known, GABINETE, "chapada", *MARCH)
+    assert figures.compared_empty and all(k.previous is None and k.change is None for k in figures.kpis)
+    today.set(date(2026, 4, 15))
+    at = page(GABINETE, summary_preset="Personalizado", summary_range=MARCH)
+    assert any(c.value.startswith("Sem registros no mesmo período do ano anterior (01/03/2025 a 31/03/2025)")
+               for c in at.caption)
+    assert [m.delta or "" for m in at.metric if m.label == "Arrecadado (DAM pagos)"] == [""]
 
 
 def test_gabinete_reaches_no_write_page_and_no_personal_datum_on_the_demo_data(demo_db):
@@ -354,7 +382,7 @@ def test_bookings_figures_of_the_period(db):
     assert figures.discounts_count_by_criterion == {"Recebimento do Benefício de Prestação Continuada (BPC)": 1}
     assert (figures.discounts, figures.balances_overdue, figures.credits_to_return) == (
         Decimal("50.00"), Decimal("120.00"), Decimal("30.00"))
-    kpis = {k.key: (k.value, k.previous) for k in summary.summary(db, GABINETE, "nova_lacerda", *MARCH).kpis}
+    kpis = {k.key: (k.value, k.previous) for k in summary.summary(db, GABINETE, "nova_lacerda", *MARCH, "previous").kpis}
     assert kpis["requests"] == (3, 1) and kpis["waiting"] == (Decimal("20"), None)
     assert kpis["balances_overdue"] == (Decimal("120.00"), Decimal("0.00"))
 

@@ -50,7 +50,7 @@ def charged(db):
 
 def test_the_aging_and_the_share_paid(charged, today):
     today.set(TODAY)
-    owed = summary.summary(charged, GABINETE, "chapada", *MARCH).debts
+    owed = summary.summary(charged, GABINETE, "chapada", *MARCH, "previous").debts
     assert owed.on == TODAY
     assert owed.aging == {"a_vencer": (1, D("80.00")), "1_30": (0, D("0.00")), "31_90": (2, D("180.00")),
                           "91_365": (0, D("0.00")), "mais_365": (1, D("300.00"))}
@@ -67,7 +67,7 @@ def test_nothing_charged_has_no_share():
 
 def test_the_tables_hide_small_counts(charged, today):
     today.set(TODAY)
-    tables = report_tables.tables(summary.summary(charged, GABINETE, "chapada", *MARCH))
+    tables = report_tables.tables(summary.summary(charged, GABINETE, "chapada", *MARCH, "previous"))
     aging = {row["Vencido há"]: (row["Débitos (qtd.)"], row["Em aberto (R$)"]) for row in tables["Débitos por tempo de atraso"]}
     assert aging["Vencido há 31–90 dias"] == ("< 3", D("180.00")) and aging["Total"] == (4, D("560.00"))
     assert tables["Débitos lançados × pagos"][0] == {"Período": "Período", "Débitos lançados (qtd.)": 3,
@@ -80,6 +80,7 @@ def test_the_page_and_the_report_show_them_without_names(charged, today):
     at = AppTest.from_file(str(ROOT / "app_pages" / "summary.py"), default_timeout=120)
     at.session_state["actor"], at.session_state["municipality"] = GABINETE, "chapada"
     at.session_state["summary_preset"], at.session_state["summary_range"] = "Personalizado", MARCH
+    at.session_state["summary_compare"] = "previous"
     at.run()
     assert not at.exception and not at.error
     metrics = {m.label: (m.value, m.delta) for m in at.metric}

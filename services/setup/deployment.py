@@ -56,14 +56,6 @@ BY_MODULE = {
     MACHINERY: (LOCALITIES, *map(revenue_code_parameter, REVENUE_KINDS_BY_MODULE[MACHINERY])),
 }
 PAGES = {LOCALITIES: LOCALITIES_PAGE}  # parameters kept on a page of their own rather than on Parâmetros
-WHAT = {  # pt-BR names where parameter_labels has none
-    FEE_PARAMETER: "Taxa de autorização do transporte por aplicativo (R$)",
-    **{revenue_code_parameter(kind): f"Código de receita do DAM: {what}"
-       for kinds in REVENUE_KINDS_BY_MODULE.values() for kind, what in kinds.items()},
-    FINE_DAILY: "Multa de mora do DAM: % por dia de atraso (Código Tributário Municipal)",
-    FINE_MAX: "Multa de mora do DAM: % máximo (Código Tributário Municipal)",
-    INTEREST_MONTHLY: "Juros de mora do DAM: % ao mês ou fração (Código Tributário Municipal)",
-}
 RECORDS = (  # data of the municipality itself, set on the Implantação page
     ("cnpj", "CNPJ da Prefeitura"),
     ("coat_of_arms", "Brasão do município (imagem PNG ou JPEG)"),
@@ -121,7 +113,7 @@ def _pix_name_warning(book: ParameterBook) -> list[MissingValue]:
 
 
 def _parameter(book: ParameterBook, name: str) -> MissingValue | None:
-    what = WHAT.get(name, label(name))
+    what = label(name)
     where = f"{PAGES.get(name, PARAMETERS_PAGE)} → {what} ({name})"
     try:
         version = book.version(name, clock.today())

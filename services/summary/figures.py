@@ -232,6 +232,8 @@ class Summary:
     fines: FinesFigures | None
     bookings: BookingsFigures | None
     debts: DebtsFigures | None = None
+    comparison: str = "período anterior de mesma duração"  # what ``previous`` is, as the screens say it
+    compared_empty: bool = False  # nothing happened in ``previous``: no change is shown against it
 
     def kpi(self, key: str) -> Kpi:
         return next(k for k in self.kpis if k.key == key)

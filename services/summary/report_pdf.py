@@ -36,7 +36,7 @@ def _kpi_box(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, kpi: Kpi) ->
     fonts.use(6.5)
     pdf.set_xy(x + 1.5, y + 11.5)
     change = text.change_text(kpi)
-    pdf.cell(w - 3, 3, fonts.text(f"Período anterior: {text.shown(kpi, kpi.previous)}"
+    pdf.cell(w - 3, 3, fonts.text(f"Comparação: {text.shown(kpi, kpi.previous)}"
                                   + (f" ({change})" if change else "")))
     pdf.set_text_color(0, 0, 0)
 
@@ -97,9 +97,7 @@ def render_management_report(figures: Summary, secretariat: str, address: str, h
     fonts.use(7.5)
     pdf.set_text_color(*GREY)
     pdf.set_xy(LEFT, y - 2)
-    pdf.cell(WIDTH, 4, fonts.text(f"Comparação com o período anterior de mesma duração "
-                                  f"({figures.previous.start:%d/%m/%Y} a {figures.previous.end:%d/%m/%Y})"),
-             align="C")
+    pdf.cell(WIDTH, 4, fonts.text(text.comparison_text(figures)), align="C")
     pdf.set_text_color(0, 0, 0)
     y += 4
     box_w = WIDTH / 3

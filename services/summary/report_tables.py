@@ -22,7 +22,7 @@ def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
     shown as "< 3" when 1 or 2 (aggregates only: nothing here names a person)."""
     out: dict[str, list[dict[str, Any]]] = {
         "Indicadores": [{"Indicador": k.label, "Período": text.shown(k, k.value),
-                         "Período anterior": text.shown(k, k.previous), "Variação": text.change_text(k) or "—"}
+                         "Comparação": text.shown(k, k.previous), "Variação": text.change_text(k) or "—"}
                         for k in figures.kpis],
     }
     before = figures.revenue_year_before.by_kind()

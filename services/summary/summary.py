@@ -8,7 +8,9 @@ record): the DAMs in ``revenue``, the charges in ``debts``, the authorizations a
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
+from typing import Literal
 
 from pymongo.database import Database
 
@@ -27,13 +29,23 @@ from services.summary.figures import (
 from services.summary.periods import Period
 from services.summary.report_pdf import render_management_report
 
+YEAR_BEFORE, PREVIOUS = "year_before", "previous"
+
+
+COMPARISONS = {YEAR_BEFORE: "mesmo período do ano anterior", PREVIOUS: "período anterior de mesma duração"}
+
 
 @checked
-def summary(db: Database, actor: Actor, municipality: str, start: date, end: date) -> Summary:
-    """Every figure of the mayor's office for the municipality and period (see the module)."""
+def summary(db: Database, actor: Actor, municipality: str, start: date, end: date,
+            compare: Literal["year_before", "previous"] = YEAR_BEFORE) -> Summary:
+    """Every figure of the mayor's office for the municipality and period (see the module), each beside
+    the same figure of ``compare``: the same dates of the year before (what a mayor expects, issue 22)
+    or the period of the same length just before. A comparison period with no activity at all shows
+    no change (an empty year is no base for "+100 %")."""
     authorize(actor, "summary", municipality)
     period = Period(start, end)
-    previous, year_before = period.previous(), period.year_before()
+    year_before = period.year_before()
+    previous = year_before if compare == YEAR_BEFORE else period.previous()
     mun = municipalities.get(db, municipality)
     dam_docs = revenue.dam_docs(db, municipality, min(previous.start, year_before.start))
     revenue_now, revenue_before = revenue.in_period(dam_docs, period), revenue.in_period(dam_docs, previous)
@@ -46,19 +58,23 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
         bookings = machinery.of_period(db, municipality, period)
         bookings_before = machinery.of_period(db, municipality, previous)
     owed = debts.of_periods(debts.charge_docs(db, municipality, previous.start), period, previous, clock.today())
+    kpis = _kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before)
+    empty = not any(k.previous for k in kpis)
+    if empty:
+        kpis = tuple(replace(k, previous=None) for k in kpis)
     return Summary(
         municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
-        year_before=year_before,
-        kpis=_kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before),
+        year_before=year_before, comparison=COMPARISONS[compare], compared_empty=empty, kpis=kpis,
         revenue=revenue_now, revenue_year_before=revenue.in_period(dam_docs, year_before),
         ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed,
     )
 
 
 @checked
-def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: date) -> bytes:
+def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: date,
+               compare: Literal["year_before", "previous"] = YEAR_BEFORE) -> bytes:
     """The one-page "Relatório gerencial" of the period on the municipal letterhead (KPIs, two charts)."""
-    figures = summary(db, actor, municipality, start, end)
+    figures = summary(db, actor, municipality, start, end, compare)
     mun = municipalities.get(db, municipality)
     return render_management_report(figures, mun.secretariat, mun.address, head=municipalities.letterhead(db, municipality))
 

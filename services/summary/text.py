@@ -7,7 +7,7 @@ from datetime import date
 from decimal import Decimal
 
 from rules import fmt
-from services.summary.figures import DebtsFigures, Kpi, PaymentDifferences
+from services.summary.figures import DebtsFigures, Kpi, PaymentDifferences, Summary
 
 MONTHS = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
 
@@ -26,6 +26,14 @@ def shown(kpi: Kpi, value: int | Decimal | None) -> str:
     if kpi.unit == "days":
         return f"{fmt.number(value, 1)} dias"
     return fmt.number(value)
+
+
+def comparison_text(figures: Summary) -> str:
+    """What the figures are compared with, and whether there is anything to compare."""
+    dates = f"{figures.previous.start:%d/%m/%Y} a {figures.previous.end:%d/%m/%Y}"
+    if figures.compared_empty:
+        return f"Sem registros no {figures.comparison} ({dates}): nenhuma variação é mostrada."
+    return f"Comparação com o {figures.comparison}: {dates}."
 
 
 def change_text(kpi: Kpi) -> str | None:

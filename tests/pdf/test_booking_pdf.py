@@ -48,6 +48,14 @@ def test_statement_shows_paid_and_open_amounts():
     assert "EXTRATO" in shown and "pago R$ 225,00 · em aberto R$ 0,00" in shown
 
 
+@pytest.mark.parametrize("render", [render_quote, render_service_order, render_receipt, render_statement],
+                         ids=["quote", "order", "receipt", "statement"])
+def test_a_one_day_request_fits_one_page_with_its_footer(render):
+    """Issue 22 item 11: no second page holding only the footer."""
+    pages = PdfReader(io.BytesIO(render(BPC_FAMILY))).pages
+    assert len(pages) == 1 and "Documento emitido pelo Painel Municipal" in pages[0].extract_text()
+
+
 def test_week_board_lists_each_day_with_its_bookings():
     shown = text(render_week_board(WEEK))
     assert "Agenda da semana de 16/11/2026 a 20/11/2026" in shown

@@ -143,8 +143,13 @@ def signature(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, who: str, r
 
 
 def footer(pdf: FPDF, fonts: Fonts, text: str) -> None:
+    """The footer line at the foot of the current page: it sits inside the bottom margin, so the
+    automatic page break is held while it is written (else it would open a page of its own)."""
+    breaks, margin = pdf.auto_page_break, pdf.b_margin
+    pdf.set_auto_page_break(False)
     pdf.set_text_color(*GREY)
     fonts.use(7)
     pdf.set_xy(LEFT, 284)
     pdf.cell(WIDTH, 4, fonts.text(text), align="C")
     pdf.set_text_color(0, 0, 0)
+    pdf.set_auto_page_break(breaks, margin=margin)
