@@ -2,6 +2,7 @@
 import streamlit as st
 
 from services.shared import municipalities
+from services.shared.auth import ROLES
 from ui import common, navigation
 
 st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_balance:", layout="wide")
@@ -24,7 +25,7 @@ else:
     if common.municipality() not in codes:
         st.session_state["municipality"] = codes[0] if codes else None
     with st.sidebar:
-        st.markdown(f"**{actor.name}**  \nPerfil: {actor.role}")
+        st.markdown(f"**{actor.name}**  \nPerfil: {ROLES.get(actor.role, actor.role)}")
         st.selectbox(
             "Município", codes, key="municipality", placeholder=common.CHOOSE,
             format_func=lambda code: next(m.name for m in options if m.code == code),

@@ -42,7 +42,7 @@ def add_child(entity: str, cpf: str, form_key: str, widgets, names: list[str], w
         submit(form_key, entities.create, db, actor, entity, mun, {"driver_cpf": cpf, **values})
         forget(*(f"{form_key}_{name}" for name in names),
                **{f"{form_key}_{name}": None for name in names if name in ("code", "severity")})  # choices
-        announce(f"{what} adicionado(a).")
+        announce(f"{what} {'adicionada' if entities.spec(entity).feminine else 'adicionado'}.")
         st.rerun()
 
 
@@ -55,7 +55,8 @@ def removable_table(entity: str, rows: list[dict], frame: pd.DataFrame, key: str
     picked = event.selection.rows if event and event.selection else []
     if not picked or picked[0] >= len(rows):
         if rows:
-            st.caption(f"Selecione uma linha para remover {what} lançado(a) por engano.")
+            st.caption(f"Selecione uma linha para remover {what} {'lançada' if what.startswith('a ') else 'lançado'} "
+                       "por engano.")
         return
     row = rows[picked[0]]
     st.text_input(f"Motivo da remoção de {describe(row)} *", key=f"{key}_reason",
@@ -69,7 +70,7 @@ def removable_table(entity: str, rows: list[dict], frame: pd.DataFrame, key: str
                expected_version=row["version"])
         forget(f"{key}_reason")
         st.session_state[f"{key}_generation"] = generation + 1
-        announce(f"{describe(row)} removido(a). O motivo ficou no registro de auditoria.")
+        announce(f"Registro removido: {describe(row)}. O motivo ficou no registro de auditoria.")
         st.rerun()
 
 
@@ -83,7 +84,7 @@ def documents(cpf: str) -> None:
                "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—"} for r in rows]
     removable_table("driver_documents", rows,
                     pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), "drivers_docs", "o documento",
-                    lambda r: f"{labels.get(r['code'], r['code'])} emitido(a) em {day(r['issued_on'])}")
+                    lambda r: f"{labels.get(r['code'], r['code'])}, emissão em {day(r['issued_on'])}")
     form = "drivers_doc_form"
 
     def widgets() -> dict:

@@ -6,7 +6,7 @@ from ui import common, navigation
 
 actor = common.guard("summary")
 mun = municipalities.get(common.db(), common.municipality())
-common.page_header(f"Bem-vindo(a), {actor.name.split(' (')[0]}")
+common.page_header(f"Olá, {actor.name.split(' (')[0]}")
 st.markdown(f"**{mun.secretariat}** · {mun.address} · {mun.phone}")
 for module, act in mun.acts.items():
     label = {"transporte": "Transporte por aplicativo", "maquinas": "Máquinas e veículos municipais"}.get(module, module)

@@ -21,7 +21,7 @@ for tab, entity in zip(st.tabs(["Máquinas e veículos", "Operadores e motorista
             if ok:
                 st.subheader(f"Editar {spec.label.lower()}")
                 entity_form(spec, actor, mun, doc)
-        with st.expander(f"Novo(a) {spec.label.lower()}"):
+        with st.expander(spec.new_label):
             entity_form(spec, actor, mun)
         with st.expander("Importar CSV"):
             entity_import(spec, actor, mun)

@@ -196,7 +196,7 @@ def test_a_saved_driver_leaves_an_empty_form_for_the_next_one(panel, browser):
     typed(page, "Primeira habilitação *", f"{first:%d/%m/%Y}")
     typed(page, "Validade da CNH *", f"{clock.today().replace(year=clock.today().year + 3):%d/%m/%Y}")
     page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
-    wait_text(page, "salvo(a). O formulário abaixo está limpo")
+    wait_text(page, "salvo. O formulário abaixo está limpo")
     page.wait_for_timeout(1000)
     shot(page, "forms_05_saved_driver")
     assert store_query(data, "print(db['drivers'].count_documents({'name': 'Joana Limpa Teste'}))") == "1"

@@ -122,3 +122,13 @@ def test_every_field_the_demo_changes_has_a_label_in_the_audit_log(demo_db):
     raw = {f"{e['collection']}.{name}" for e in db["audit"].find({}, {"changes": 1, "collection": 1})
            for name in (e.get("changes") or {}) if audit_log.field_label(e["collection"], name) == name}
     assert raw == set()
+
+
+def test_record_words_agree_with_the_registers_gender():
+    """Issue 22 item 9: "Nova vistoria", "Plataforma salva", "Novo condutor" — never "Novo(a)", "salvo(a)"."""
+    from services.shared import entities
+
+    assert (entities.spec("inspections").new_label, entities.spec("platforms").saved) == ("Nova vistoria", "salva")
+    assert (entities.spec("drivers").new_label, entities.spec("drivers").saved) == ("Novo condutor", "salvo")
+    sources = [p for d in ("app_pages", "ui") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
+    assert [str(p.relative_to(ROOT)) for p in sources if "(a)" in p.read_text()] == []

@@ -231,7 +231,7 @@ def filing_form(actor: Actor, mun: str, key: str, label: str, service, doc: dict
                             doc["id"], filed_on=filed_on, by=by, summary=summary_text,
                             attachments=[(f.name, f.getvalue()) for f in files or []])
         if ok:
-            done(f"{label.removeprefix('Registrar ').capitalize()} registrado(a)"
+            done({"Registrar defesa": "Defesa registrada", "Registrar recurso": "Recurso registrado"}.get(label, label)
                  + (" — fora do prazo." if result.get("late") else "."))
 
 

@@ -26,7 +26,7 @@ def entity_page(entity: str, title: str | None = None) -> None:
     common.page_header(title or spec.label_plural)
     announced()
     tabs_key, open_key = f"{entity}_tabs", f"{entity}_open"
-    tab_list, tab_new, tab_import = st.tabs(["Lista", f"Novo(a) {spec.label.lower()}", "Importar CSV"],
+    tab_list, tab_new, tab_import = st.tabs(["Lista", spec.new_label, "Importar CSV"],
                                             key=tabs_key, on_change="rerun")
     with tab_list:
         selected = entity_list(spec, actor, mun) or (record_picker(
@@ -57,7 +57,7 @@ def saved_panel(spec: EntitySpec, actor, mun: str, record_id: str, tabs_key: str
     if not ok:
         return
     with st.container(border=True):
-        st.success(f"{spec.label} {describe(spec.name, doc)} salvo(a). O formulário abaixo está limpo para um "
+        st.success(f"{spec.label} {describe(spec.name, doc)} {spec.saved}. O formulário abaixo está limpo para um "
                    "novo cadastro.", icon=":material/check_circle:")
         cols = st.columns(2)
         cols[0].button("Abrir o registro", key=f"{spec.name}_saved_open", icon=":material/open_in_new:",
@@ -350,14 +350,14 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, afte
         submit(form_key, entities.update, common.db(), actor, spec.name, mun, doc["id"], values,
                expected_version=st.session_state.get(version_key))
         st.session_state.pop(version_key, None)
-        announce(f"{spec.label} salvo(a).")
+        announce(f"{spec.label} {spec.saved}.")
     else:
         _, new_id = submit(form_key, entities.create, common.db(), actor, spec.name, mun, values)
         _forget(spec, form_key)
         if after_save:
             st.session_state[f"{form_key}_saved"] = new_id
         else:
-            announce(f"{spec.label} salvo(a). O formulário está limpo para um novo cadastro.")
+            announce(f"{spec.label} {spec.saved}. O formulário está limpo para um novo cadastro.")
     st.rerun()
 
 

@@ -56,6 +56,15 @@ class EntitySpec:
     default_sort: str = "created_at"
     title_field: str = ""
     removable: bool = False  # a record entered by mistake can be removed (kept as removed, with who and why)
+    feminine: bool = False  # the label's gender, for "Nova vistoria", "Plataforma salva"
+
+    @property
+    def new_label(self) -> str:
+        return f"{'Nova' if self.feminine else 'Novo'} {self.label.lower()}"
+
+    @property
+    def saved(self) -> str:
+        return "salva" if self.feminine else "salvo"
 
     def field(self, name: str) -> Field:
         for f in self.fields:

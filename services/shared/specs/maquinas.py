@@ -34,6 +34,7 @@ METER_KINDS = (("horimetro", "Horímetro (horas)"), ("odometro", "Odômetro (km)
 ASSETS = register(
     EntitySpec(
         name="machinery_assets",
+        feminine=True,
         label="Máquina ou veículo",
         label_plural="Máquinas e veículos",
         module=MODULE,

@@ -17,6 +17,7 @@ MODULE = "transporte"
 PLATFORMS = register(
     EntitySpec(
         name="platforms",
+        feminine=True,
         label="Plataforma",
         label_plural="Plataformas",
         module=MODULE,
@@ -47,6 +48,7 @@ PLATFORM_REPORT_KINDS = (("lista", "Relação de condutores e veículos entregue
 PLATFORM_REPORTS = register(
     EntitySpec(
         name="platform_reports",
+        feminine=True,
         label="Relação ou ISSQN da plataforma",
         label_plural="Relações e ISSQN das plataformas",
         module=MODULE,
@@ -128,6 +130,7 @@ SEVERITIES = tuple((s.name.lower(), s.value.capitalize()) for s in Severity)
 TRAFFIC_INFRACTIONS = register(
     EntitySpec(
         name="traffic_infractions",
+        feminine=True,
         removable=True,
         label="Infração de trânsito",
         label_plural="Infrações de trânsito (CNH)",
@@ -207,6 +210,7 @@ AUTHORIZATION_STATUS = (
 AUTHORIZATIONS = register(
     EntitySpec(
         name="authorizations",
+        feminine=True,
         label="Autorização",
         label_plural="Autorizações",
         module=MODULE,
@@ -231,6 +235,7 @@ INSPECTION_KINDS = (("initial", "Inicial"), ("annual", "Anual"), ("extraordinary
 INSPECTIONS = register(
     EntitySpec(
         name="inspections",
+        feminine=True,
         label="Vistoria",
         label_plural="Vistorias",
         module=MODULE,
