@@ -40,8 +40,10 @@ def add_child(entity: str, cpf: str, form_key: str, widgets, names: list[str], w
         submitted = st.form_submit_button("Adicionar", icon=":material/add:")
     if submitted:
         submit(form_key, entities.create, db, actor, entity, mun, {"driver_cpf": cpf, **values})
+        dated = ("issued_on", "committed_on", "held_on")  # their widgets start on today
         forget(*(f"{form_key}_{name}" for name in names),
-               **{f"{form_key}_{name}": None for name in names if name in ("code", "severity")})  # choices
+               **{f"{form_key}_{name}": None for name in names if name in ("code", "severity")},
+               **{f"{form_key}_{name}": clock.today() for name in names if name in dated})
         announce(f"{what} {'adicionada' if entities.spec(entity).feminine else 'adicionado'}.")
         st.rerun()
 
@@ -86,11 +88,15 @@ def documents(cpf: str) -> None:
                     pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), "drivers_docs", "o documento",
                     lambda r: f"{labels.get(r['code'], r['code'])}, emissão em {day(r['issued_on'])}")
     form = "drivers_doc_form"
+    on_file = {r["code"] for r in rows if not r.get("valid_until") or r["valid_until"] >= clock.today()}
+    offered = [code for code in required if code not in on_file]  # a document on file and in force is not
+    st.caption(f"{len(offered)} documento(s) a entregar." if offered else  # offered again; an expired one is
+               "Todos os documentos exigidos estão no cadastro; um vencido volta a ser pedido aqui.")  # (renewal)
 
     def widgets() -> dict:
         cols = st.columns(3)
         with cols[0]:
-            code = st.selectbox("Documento", list(required), format_func=required.get, key=f"{form}_code",
+            code = st.selectbox("Documento", offered, format_func=required.get, key=f"{form}_code",
                 placeholder="Escolha...")
             field_error(form, "code")
         with cols[1]:

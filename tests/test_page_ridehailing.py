@@ -53,11 +53,14 @@ def test_driver_page_shows_the_verdict_and_adds_a_document(db):
                 and d.value["Requisito"].str.startswith("Documento").any())
     assert "? Falta comprovar" in docs and "Documento não apresentado: Comprovação de local para guarda" in docs
     assert "art. 8º, III" in docs
+    assert at.selectbox(key="drivers_doc_form_code").options == ["Comprovação de local para guarda do veículo"]  # only what is missing
     at.selectbox(key="drivers_doc_form_code").set_value("garage")
     next(b for b in at.button if b.label == "Adicionar").click()  # the documents form comes first
     at.run()
     assert not at.exception
     assert "Condutor: atende a todos os requisitos" in texts(at, "success")
+    assert at.selectbox(key="drivers_doc_form_code").options == []  # issue 22 item 4: no document twice
+    assert "Todos os documentos exigidos estão no cadastro" in " ".join(c.value for c in at.caption)
 
 
 def test_request_approve_inspect_pay_and_issue(db):
