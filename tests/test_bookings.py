@@ -469,3 +469,19 @@ def test_demo_seed_has_requests_in_every_stage(db, today):
     assert {d["status"] for d in db["booking_requests"].find({"municipality": NL})} == set(booking_requests.STATUS)
     titles = {p.title for p in pending.pending(db, CLERK, NL, date(2026, 6, 1))}
     assert {"Saldo vencido", "Aguardando vistoria técnica", "Aguardando parecer social", "A agendar"} <= titles
+
+
+def test_a_requesters_zone_and_locality_are_chosen_among_the_registered_ones(db, nl):
+    """Issue 22 item 6: the schedule is organised by the registered zones (art. 3, §1): "Rural" typed
+    by hand is refused under its field, and the form offers the zones and localities in force."""
+    from services.shared.specs import maquinas
+
+    assert maquinas.LOCALITIES == localities.LOCALITIES
+    spec = entities.spec_for(db, "machinery_requesters", NL)
+    assert [v for v, _ in spec.field("zone").choices] == ["Zona Norte", "Zona Urbana"]
+    assert [v for v, _ in spec.field("locality").choices] == ["Assentamento Bandeira", "Comunidade Pontal", "Centro"]
+    with pytest.raises(ValidationFailed) as refused:
+        entities.create(db, CLERK, "machinery_requesters", NL, {
+            "name": "José Digitado", "document": "39053344705", "kind": "pf", "address": "Lote 3", "zone": "Rural",
+            "locality": "Sítio do José", "standing": "nada_deve", "standing_checked_on": MONDAY})
+    assert set(refused.value.errors) == {"zone", "locality"}

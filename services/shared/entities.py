@@ -18,7 +18,8 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
-from services.shared import audit, clock, fields, specs  # noqa: F401  (importing specs registers every spec)
+from rules.params import ParameterMissing
+from services.shared import audit, clock, fields, parameters, specs  # noqa: F401  (importing specs registers every spec)
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
@@ -60,10 +61,27 @@ def custom_fields(db: Database, entity: str, municipality: str) -> list[Field]:
 
 
 def spec_for(db: Database, entity: str, municipality: str) -> EntitySpec:
-    """The entity's spec with the municipality's custom fields appended."""
+    """The entity's spec with the municipality's custom fields appended and the choices of its fields
+    that come from a parameter (``Field.choices_from``) read as they are today."""
     base = spec(entity)
     extra = custom_fields(db, entity, municipality)
+    if any(f.choices_from for f in base.fields):
+        base = replace(base, fields=tuple(_choices_of(db, municipality, f) for f in base.fields))
     return replace(base, fields=base.fields + tuple(extra)) if extra else base
+
+
+def _choices_of(db: Database, municipality: str, f: Field) -> Field:
+    """A field whose choices are the ``key`` of the entries of a list parameter: no entry in force, no
+    choice (the form says where to add them)."""
+    if not f.choices_from:
+        return f
+    name, key = f.choices_from
+    try:
+        entries = parameters.value(db, municipality, name, clock.today())
+    except ParameterMissing:
+        entries = []
+    found = dict.fromkeys(str(e[key]) for e in entries or () if isinstance(e, dict) and e.get(key))
+    return replace(f, kind="choice", choices=tuple((v, v) for v in found))
 
 
 # ---- validation and writes ----

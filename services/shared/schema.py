@@ -29,6 +29,9 @@ class Field:
     not_future: bool = False  # a date of something already done (issued, filed, decided, inspected)
     max_years_ahead: int | None = None  # a year at most this many years after today's (the model year)
     refers_to: tuple[str, str] | None = None  # (collection, key field): the value must name a registered record
+    # (parameter, key): a choice among the ``key`` of the entries of a dated list parameter in force
+    # today (a requester's zone among the municipality's zones), resolved by entities.spec_for
+    choices_from: tuple[str, str] | None = None
 
     def parse(self, raw: Any) -> Any:
         return fields.parse(self.kind, raw, self.choices)

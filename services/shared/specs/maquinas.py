@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from services.shared.schema import EntitySpec, Field, register
 
+LOCALITIES = "machinery_localities"  # the zones and localities parameter (services.machinery.localities)
+
 MODULE = "maquinas"
 
 ASSET_KINDS = (
@@ -96,8 +98,10 @@ REQUESTERS = register(
             Field("constitution_proof", "Comprovação de constituição (estatuto, ata, CNPJ)", in_list=False,
                   help="Entidades: estatuto registrado e comprovante do CNPJ (Decreto 017/2026, art. 2)."),
             Field("address", "Endereço", required=True, in_list=False),
-            Field("zone", "Zona", required=True, filterable=True),
-            Field("locality", "Localidade", required=True, filterable=True, searchable=True),
+            Field("zone", "Zona", required=True, filterable=True, choices_from=(LOCALITIES, "zone"),
+                  help="As zonas e localidades do cronograma (art. 3, §1), cadastradas pela TI."),
+            Field("locality", "Localidade", required=True, filterable=True, searchable=True,
+                  choices_from=(LOCALITIES, "locality")),
             Field("phone", "Telefone", "phone"),
             Field("standing", "Situação fiscal do solicitante", "choice", required=True, filterable=True,
                   choices=STANDINGS, help="Verificada pela Secretaria (Decreto 017/2026, art. 2, §1)."),
