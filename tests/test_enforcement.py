@@ -62,6 +62,21 @@ def test_lavrar_names_each_missing_field(db, today):
     assert "infraction_code" in unknown.value.errors
 
 
+@pytest.mark.parametrize("typed, message", [
+    ("25:99", "Hora: 25 não é uma hora do dia (de 00 a 23)."),
+    ("10:75", "Hora: 75 não são minutos válidos (de 00 a 59)."),
+    ("10h30", "Hora: «10h30» não está no formato HH:MM (ex.: 09:40)."),
+])
+def test_a_wrong_time_says_what_is_wrong_with_it(db, today, typed, message):
+    """Issue 22 item 8: not a vague "use HH:MM" for 25:99."""
+    cpf, _ = driver(db, "chapada", seed=2)
+    today.set(date(2026, 3, 10))
+    with pytest.raises(ValidationFailed) as refused:
+        lavratura.lavrar(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
+                         facts="x", committed_on=date(2026, 3, 9), time=typed, place="Praça", agent_registration="A1")
+    assert refused.value.errors == {"time": message}
+
+
 def test_evidence_files_are_kept_outside_the_document(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 9), cpf,

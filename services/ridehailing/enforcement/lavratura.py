@@ -136,8 +136,8 @@ def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committ
                                ("agent_registration", "Matrícula do agente", agent_registration)):
         if not str(value or "").strip():
             errors[name] = f"{label}: obrigatório."
-    if time and not _is_time(time):
-        errors["time"] = "Hora: use HH:MM."
+    if time and not errors.get("time") and (problem := _time_problem(time)):
+        errors["time"] = f"Hora: {problem}"
     if errors:
         raise ValidationFailed(errors)
     autos._not_future("committed_on", "Data da infração", committed_on)
@@ -161,8 +161,15 @@ def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committ
                     f"Auto nº {number.text} lavrado: {assessment['severity']}, {brl(assessment['fine_amount'])}")
 
 
-def _is_time(text: str) -> bool:
-    hours, _, minutes = text.strip().partition(":")
-    return hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60 and len(minutes) == 2
+def _time_problem(text: str) -> str:
+    """What is wrong with a time of day typed as HH:MM, in pt-BR ("" when it is right)."""
+    hours, colon, minutes = text.strip().partition(":")
+    if not (colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2 and len(hours) <= 2):
+        return f"«{text.strip()}» não está no formato HH:MM (ex.: 09:40)."
+    if int(hours) > 23:
+        return f"{int(hours)} não é uma hora do dia (de 00 a 23)."
+    if int(minutes) > 59:
+        return f"{int(minutes)} não são minutos válidos (de 00 a 59)."
+    return ""
 
 
