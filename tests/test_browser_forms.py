@@ -209,3 +209,19 @@ def people_cpf(seed: int) -> str:
     from seed import people
 
     return people.cpf(random.Random(seed))
+
+
+def test_a_file_field_speaks_portuguese(panel, browser):
+    """Issue 22 item 9: Streamlit's "Upload" and "200MB per file" are reworded on every file field."""
+    url, _ = panel
+    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
+    login(page, url, "secretaria.chapada")
+    go(page, "Condutores")
+    page.get_by_role("tab", name="Importar CSV").click()
+    zone = page.get_by_test_id("stFileUploaderDropzone").locator("visible=true").first
+    zone.wait_for()
+    shot(page, "forms_06_file_field")
+    shown = zone.locator("button p").evaluate("e => [getComputedStyle(e).fontSize, getComputedStyle(e, '::after').content]")
+    assert shown == ["0px", '"Escolher arquivo"']
+    hint = page.get_by_test_id("stFileUploaderDropzoneInstructions").locator("visible=true").first.locator("span")
+    assert hint.evaluate("e => getComputedStyle(e, '::after').content") == '"ou arraste o arquivo para cá"'

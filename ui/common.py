@@ -45,6 +45,22 @@ def defaults() -> None:
 # Streamlit's table toolbar (search, download, fullscreen) has English tooltips that cannot be
 # translated; every list of the panel has its own pt-BR search and CSV/XLSX buttons, so it is hidden.
 HOUSE_STYLE = '<style>[data-testid="stElementToolbar"] { display: none !important; }</style>'
+# The file field's own words are English and fixed in Streamlit ("Upload", "200MB per file • CSV"); the
+# label of every file field already says the type and the limit in pt-BR (services.shared.uploads), so
+# the button and the hint are reworded here. Date fields follow the browser's language (react-aria):
+# a pt-BR browser shows "dd/mm/aaaa"; an English one would show "yyyy", reworded too.
+HOUSE_STYLE += (
+    "<style>"
+    '[data-testid="stFileUploaderDropzone"] button p { font-size: 0; }'
+    '[data-testid="stFileUploaderDropzone"] button p::after { content: "Escolher arquivo"; font-size: 0.875rem; }'
+    '[data-testid="stFileUploaderDropzoneInstructions"] span { font-size: 0; }'
+    '[data-testid="stFileUploaderDropzoneInstructions"] span::after {'
+    ' content: "ou arraste o arquivo para cá"; font-size: 0.8rem; }'
+    '[data-testid="stDateInputField"] [data-type="year"][data-placeholder="true"] { font-size: 0; }'
+    '[data-testid="stDateInputField"] [data-type="year"][data-placeholder="true"]::after {'
+    ' content: "aaaa"; font-size: 0.875rem; }'
+    "</style>"
+)
 # The cookie manager's hidden frames live in one container drawn on every run (see keep_cookie).
 COOKIE_HOLDER = "painel_cookie_holder"
 HOUSE_STYLE += f"<style>.st-key-{COOKIE_HOLDER} {{ display: none !important; }}</style>"
