@@ -1,16 +1,139 @@
-"""Start page: who is logged in, where, and what the panel offers there."""
+"""Início: the clerk's inbox — what is late, due today and this week, per kind, each row opening its
+record — and, for the gabinete, the headline figures of every municipality it may see (issue 22)."""
+from datetime import timedelta
+from decimal import Decimal
+
+import pandas as pd
 import streamlit as st
 
+from rules import fmt
+from services.dam import debts
+from services.machinery import pending
 from services.shared import municipalities
 from ui import common, navigation
+from ui import summary as ui_summary
+from ui.ridehailing import pendencias
+
+WEEK_DAYS = 7
+SHOWN = 10  # rows of each inbox list; the Pendências pages list them all
 
 actor = common.guard("summary")
-mun = municipalities.get(common.db(), common.municipality())
-common.page_header(f"Olá, {actor.name.split(' (')[0]}")
-st.markdown(f"**{mun.secretariat}** · {mun.address} · {mun.phone}")
-for module, act in mun.acts.items():
-    label = {"transporte": "Transporte por aplicativo", "maquinas": "Máquinas e veículos municipais"}.get(module, module)
-    st.markdown(f"- **{label}**: {act}")
+db = common.db()
+mun = municipalities.get(db, common.municipality())
+today = common.today()
+common.page_header(f"Olá, {actor.name.split(' (')[0]}", f"{mun.name} · {fmt.day(today)}")
+
+
+def when(due, late: bool) -> str:
+    if late:
+        return f"Atrasada desde {fmt.day(due)}"
+    return "Hoje" if due == today else fmt.day(due)
+
+
+def counts(late: int, due_today: int, this_week: int) -> None:
+    cols = st.columns(3)
+    cols[0].metric("Atrasadas", late)
+    cols[1].metric("Para hoje", due_today)
+    cols[2].metric(f"Nos próximos {WEEK_DAYS} dias", this_week)
+
+
+def ride_hailing_inbox() -> None:
+    st.subheader("Transporte por aplicativo")
+    ok, queue = pendencias(actor, mun.code)
+    if not ok:
+        return
+    week = today + timedelta(days=WEEK_DAYS)
+    urgent = sorted((p for p in queue if p.late or p.due <= week), key=lambda p: (not p.late, p.due, p.protocol))
+    counts(sum(p.late for p in queue), sum(1 for p in queue if not p.late and p.due == today),
+           sum(1 for p in queue if not p.late and today < p.due <= week))
+    if not urgent:
+        st.success("Nada atrasado nem vencendo nesta semana.")
+    else:
+        per_kind = {}
+        for p in urgent:
+            per_kind.setdefault(p.kind, [0, 0])[0 if p.late else 1] += 1
+        st.caption(" · ".join(f"**{kind}**: {late} atrasada(s), {soon} a vencer" for kind, (late, soon)
+                              in sorted(per_kind.items())))
+        shown = urgent[:SHOWN]
+        event = common.table(pd.DataFrame([{"Prazo": when(p.due, p.late), "Tipo": p.kind, "Registro": p.protocol,
+                                            "O que fazer": p.message} for p in shown]),
+                             key="home_ride", on_select="rerun", selection_mode="single-row",
+                             column_config={"O que fazer": st.column_config.TextColumn(width="large")})
+        picked = event.selection.rows if event is not None and event.selection else []
+        if picked:  # a click on the row opens its record
+            chosen = shown[picked[0]]
+            st.session_state.pop("home_ride", None)
+            if chosen.authorization_id:
+                st.session_state["auth_goto"] = chosen.authorization_id
+                st.switch_page("app_pages/authorizations.py")
+            st.switch_page("app_pages/autos.py")
+        st.caption("Clique numa linha para abrir o registro.")
+    st.page_link("app_pages/pendencias.py", label=f"Todas as pendências ({len(queue)})", icon=":material/list:")
+
+
+def machinery_inbox() -> None:
+    st.subheader("Máquinas e veículos")
+    ok, items = common.attempt(pending.pending, db, actor, mun.code, today)
+    if not ok:
+        return
+    week = today + timedelta(days=WEEK_DAYS)
+    urgent = sorted((i for i in items if i.overdue or i.on is None or i.on <= week),
+                    key=lambda i: (not i.overdue, i.on or today))
+    counts(sum(i.overdue for i in items), sum(1 for i in items if not i.overdue and i.on == today),
+           sum(1 for i in items if not i.overdue and i.on and today < i.on <= week))
+    if urgent:
+        common.table(pd.DataFrame([{"Data": when(i.on, i.overdue) if i.on else "—", "Pendência": i.title,
+                                    "Detalhe": i.detail} for i in urgent[:SHOWN]]), key="home_machinery")
+    else:
+        st.success("Nada atrasado nem vencendo nesta semana.")
+    st.page_link("app_pages/machinery_pending.py", label=f"Todas as pendências do módulo ({len(items)})",
+                 icon=":material/list:")
+
+
+def money_inbox() -> None:
+    ok, aging = common.attempt(debts.aging, db, actor, mun.code)
+    if not ok:
+        return
+    owed = aging.by_bucket()
+    overdue = [cell for key, cell in owed.items() if key != "a_vencer"]
+    count, amount = sum(c.count for c in overdue), sum((c.amount for c in overdue), Decimal("0.00"))
+    st.subheader("Débitos")
+    cols = st.columns(3)
+    cols[0].metric("Débitos vencidos", count)
+    cols[1].metric("Valor vencido", fmt.brl(amount))
+    cols[2].metric("A vencer", fmt.brl(owed["a_vencer"].amount))
+    st.page_link("app_pages/debts.py", label="Abrir Débitos", icon=":material/receipt_long:")
+
+
+def open_summary(code: str) -> None:
+    st.session_state["municipality"] = code  # before the sidebar is drawn: a callback runs first
+    st.session_state["home_open_summary"] = True
+
+
+def headlines() -> None:
+    """The gabinete: this month's headline figures of every municipality it may see."""
+    start = today.replace(day=1)
+    st.caption(f"Números de {fmt.day(start)} a {fmt.day(today)}, comparados com as mesmas datas do ano anterior.")
+    for town in municipalities.of_actor(db, actor):
+        st.subheader(town.name)
+        ok, data = ui_summary.figures(actor, town.code, start, today)
+        if ok:
+            ui_summary.metrics(data.kpis[:3])
+        st.button(f"Abrir o Resumo de {town.name}", key=f"home_summary_{town.code}", on_click=open_summary,
+                  args=(town.code,), icon=":material/insights:")
+    if st.session_state.pop("home_open_summary", False):
+        st.switch_page("app_pages/summary.py")
+
+
+if actor.can("write"):
+    if "transporte" in mun.modules:
+        ride_hailing_inbox()
+    if "maquinas" in mun.modules:
+        machinery_inbox()
+    money_inbox()
+elif actor.can("summary") and actor.role == "gabinete":
+    headlines()
+
 st.subheader("Acesso rápido")
 pages = [p for p in navigation.visible_pages(actor, mun.modules) if p.path != "app_pages/home.py"]
 columns = st.columns(3)

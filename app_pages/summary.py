@@ -9,8 +9,8 @@ from rules import fmt
 from rules.dam.charges import BUCKET_LABELS
 from services.shared import exports, privacy
 from services.summary import report_tables, summary, text
-from services.summary.figures import Summary
 from ui import charts, common
+from ui import summary as ui_summary
 from ui.entity import export_buttons
 
 actor = common.guard("summary")
@@ -33,18 +33,6 @@ def preset_period(name: str, today: date) -> tuple[date, date]:
     return first, today
 
 
-@st.cache_data(ttl=600, show_spinner="Calculando os números…", max_entries=64)
-def figures(_actor, username: str, municipality: str, start: date, end: date, compare: str,
-            version: str) -> Summary:
-    """The figures under one data version (the latest audited write): recomputed after any write."""
-    return summary.summary(common.db(), _actor, municipality, start, end, compare)
-
-
-@st.cache_data(ttl=600, show_spinner="Gerando o relatório…", max_entries=16)
-def report(_actor, username: str, municipality: str, start: date, end: date, compare: str, version: str) -> bytes:
-    return summary.report_pdf(common.db(), _actor, municipality, start, end, compare)
-
-
 today = common.today()
 municipality = common.municipality()  # the sidebar's choice, among the user's municipalities only
 left, right = st.columns([2, 3])
@@ -60,22 +48,15 @@ else:
 compare = left.radio("Comparar com", list(summary.COMPARISONS), key="summary_compare", horizontal=True,
                      format_func=lambda c: summary.COMPARISONS[c].capitalize())
 
-ok, version = common.attempt(summary.data_version, common.db(), actor, municipality)
-if ok:
-    ok, data = common.attempt(figures, actor, actor.username, municipality, start, end, compare, version)
+ok, data = ui_summary.figures(actor, municipality, start, end, compare)
 if not ok:
     st.stop()
 
 st.caption(text.comparison_text(data))
-columns = st.columns(3)
-for index, kpi in enumerate(data.kpis):
-    worse_when_up = kpi.key in ("overdue", "inspections_overdue", "days_to_authorization", "waiting",
-                                 "balances_overdue")
-    columns[index % 3].metric(kpi.label, text.shown(kpi, kpi.value), delta=text.change_text(kpi),
-                              delta_color="off" if not kpi.change else "inverse" if worse_when_up else "normal")
+ui_summary.metrics(data.kpis)
 
 st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf",
-                   data=lambda: report(actor, actor.username, municipality, start, end, compare, version),
+                   data=lambda: ui_summary.report(actor, municipality, start, end, compare),
                    file_name=exports.file_name("relatorio gerencial", municipality, today, "pdf"),
                    icon=":material/picture_as_pdf:")
 
