@@ -278,7 +278,8 @@ def next_step(doc: dict) -> None:
                 extension = ExtensionInput(ground, reason, int(days), prior_authorization=authorization) \
                     if defer else None
                 act("pay", payment.issue_payment, rid, today, service_start=start, extension=extension,
-                    done="DAMs emitidos. Após o pagamento (tela DAM), o pedido vai para a Agenda.")
+                    done="DAMs emitidos: os números estão no quadro de pagamento abaixo, com o PDF para entregar ao "
+                         "solicitante. Pagos (tela DAM), o pedido vai para a Agenda.")
     elif status == "aguardando_pagamento":
         st.info("Aguardando o pagamento integral dos DAMs (tela DAM); pago, o pedido vai para a Agenda (art. 8, §1-§2).")
     elif status == "a_agendar":

@@ -133,6 +133,9 @@ def test_bpc_family_story_on_the_screens(db, nl, today):
     assert "DAMs emitidos" in texts(at, "success")
     [full] = [i for i in booking_requests.get_request(db, CLERK, MUN, rid)["payment"]["instalments"] if i["dam_id"]]
     dam = dams.get(db, CLERK, MUN, full["dam_id"])
+    # issue 22 item 5: the action leads to what it produced, the DAM's number and its PDF
+    [pdf] = [b for b in at.get("download_button") if b.proto.label.startswith("Baixar PDF dos DAMs em aberto")]
+    assert dam["number"] in pdf.proto.label
     payments.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
 
     day = MONDAY + timedelta(days=2)

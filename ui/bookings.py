@@ -11,6 +11,7 @@ from pymongo.database import Database
 from rules import fmt
 from rules.machinery.payment import BALANCE
 from rules.registry import MACHINERY
+from services.dam import printing
 from services.machinery import ledger, payment
 from services.shared import municipalities
 from services.shared.auth import Actor
@@ -62,6 +63,13 @@ def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today
               for i in plan["instalments"] if i.get("deferred") and not i.get("charge_id") and i["amount"] > 0]
     st.dataframe(pd.DataFrame(table, columns=["Parcela", "Cobrado", "Vencimento", "DAM", "Pago", "Em aberto",
                                               "Situação"]), hide_index=True, width="stretch", key="req_payment_table")
+    out = [r.live_dam_id for r in rows if r.live_dam_id and r.owing]
+    if out:  # what "Emitir DAMs" produced, ready to hand to the requester
+        numbers = ", ".join(r.dam_number for r in rows if r.live_dam_id in out)
+        st.download_button(f"Baixar PDF dos DAMs em aberto ({numbers})",
+                           lambda: printing.pdf_batch(db, actor, municipality, out),
+                           f"dams_pedido_{doc.get('protocol', '').replace('/', '_')}.pdf", "application/pdf",
+                           key="req_payment_pdf", icon=":material/picture_as_pdf:")
     estimate = next((i for i in plan["instalments"] if i["key"] == BALANCE and i["amount"] > 0), None)
     if estimate and not doc.get("settlement"):
         st.caption(f"{estimate['label']}: {fmt.brl(estimate['amount'])} — estimativa, não cobrada agora; o acerto "

@@ -57,6 +57,7 @@ class ChargeRow:
     issuable: bool  # owed with no DAM out: a new DAM may be issued (rebill.issue_open)
     situation: str
     payments: tuple[PaymentRow, ...]
+    live_dam_id: str | None = None  # the DAM out now, to print for the requester
 
     @property
     def settled(self) -> bool:
@@ -94,7 +95,8 @@ def _row(part: tuple[str, str, str, str, bool], charge: dict) -> ChargeRow:
     row = ChargeRow(key, label, reference, charge_id, charge["principal"] + charge["late"], charge["paid"],
                     charge["open"], charge["credit"], charge["status"], charge["due_on"], shown["number"],
                     entries[live["id"]]["due_on"] if live and live["id"] in entries else None,
-                    charge.get("paid_on"), deferred, rebill.issuable(charge), "", payments)
+                    charge.get("paid_on"), deferred, rebill.issuable(charge), "", payments,
+                    live["id"] if live else None)
     return replace(row, situation=charge_situation(row.state()))
 
 
