@@ -8,6 +8,7 @@ import streamlit as st
 
 from rules import fmt
 from services.dam import dams, lists, payments, printing, reissue
+from services.ridehailing import authorizations
 from services.shared import clock, fields
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import charges as ui_charges
@@ -112,6 +113,11 @@ def detail(dam: dict) -> None:
         st.markdown(f"**Valor principal:** {fmt.brl(dam.get('principal', dam['amount']))} · "
                     f"**Desconto:** {fmt.brl(dam.get('discount') or 0)} · **Multa:** {fmt.brl(dam.get('fine') or 0)} · "
                     f"**Juros:** {fmt.brl(dam.get('interest') or 0)}")
+    if (dam.get("pays") or {}).get("collection") == "authorizations":  # the fee of an authorization
+        if st.button("Abrir a autorização (selo e certificado)", key="dams_open_authorization",
+                     icon=":material/open_in_new:"):
+            st.session_state["auth_goto"] = dam["pays"]["id"]
+            st.switch_page("app_pages/authorizations.py")
     if dam.get("charge_id"):
         ui_charges.panel(db, actor, mun, dam["charge_id"], "dams_charge")
     if dam.get("replaces"):
@@ -188,11 +194,23 @@ def payment_form(dam: dict) -> None:
                 if paid.get("handlers_pending"):  # the payment stands; only the linked update is pending
                     st.session_state["dams_flash"] = ("warning", [payments.pending_message(paid), *notes])
                 else:
-                    st.session_state["dams_flash"] = ("success", [f"Pagamento do DAM {paid['number']} registrado."
-                                                                 + (" Com alertas:" if notes else ""), *notes])
-                for key in ("dams_pay_date", "dams_pay_amount", "dams_pay_bank"):
-                    st.session_state.pop(key, None)
+                    st.session_state["dams_flash"] = ("success", [" ".join(
+                        [f"Pagamento do DAM {paid['number']} registrado.", *issued_authorization(paid)])
+                        + (" Com alertas:" if notes else ""), *notes])
+                common.forget("dams_pay_date", "dams_pay_amount", "dams_pay_bank", dams_pay_date=clock.today())
                 st.rerun()
+
+
+def issued_authorization(paid: dict) -> list[str]:
+    """What the payment of a fee produced: the authorization issued, whose sticker and certificate are
+    one click away (the button on the DAM)."""
+    owner = paid.get("pays") or {}
+    if owner.get("collection") != "authorizations":
+        return []
+    ok, doc = common.attempt(authorizations.get_authorization, db, actor, mun, owner["id"])
+    if not ok or not doc.get("number"):
+        return []
+    return [f"Autorização nº {doc['number']} expedida: em «Abrir a autorização» baixe o selo e o certificado."]
 
 
 def reissue_form(dam: dict) -> None:

@@ -91,7 +91,14 @@ def test_request_approve_inspect_pay_and_issue(db):
     at.button(key="auth_issue_dam").click().run()
     assert "DAM nº" in texts(at, "success")
     bill = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
-    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["dam_id"], TODAY, bill["amount"], "Caixa")
+    pay = page("dams.py")  # paid at the DAM page, the clerk is told what the payment produced (issue 22 item 5)
+    pay.selectbox(key="dams_open").select(bill["dam_id"]).run()
+    pay.text_input(key="dams_pay_bank").input("Caixa")
+    next(b for b in pay.button if b.label == "Registrar pagamento").click().run()
+    assert not pay.exception
+    assert f"Autorização nº 0001/{TODAY.year} expedida: em «Abrir a autorização» baixe o selo e o certificado." \
+        in texts(pay, "success")
+    assert "Abrir a autorização (selo e certificado)" in [b.label for b in pay.button]
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()
     assert not at.exception

@@ -130,9 +130,10 @@ def issue_tab(db: Any, actor: Actor, mun: str) -> None:
                 lines.append(dam["due_note"])
             st.session_state["dams_flash"] = ("success", lines)
             st.session_state["dams_last_issued"] = dam["id"]
-            for key in ("taxpayer", "name", "document", "address", "kind", "legal_basis", "description", "amount",
-                        "instructions", "reference", "discount"):
-                st.session_state.pop(f"dams_issue_{key}", None)
+            common.forget(*(f"dams_issue_{key}" for key in ("taxpayer", "name", "document", "address", "kind",
+                                                             "legal_basis", "description", "amount", "instructions",
+                                                             "reference", "discount", "taxpayer_term")),
+                          dams_issue_taxpayer=None, dams_issue_kind=None)  # the browser's copy too (ui.common.forget)
             st.rerun()
     last = st.session_state.get("dams_last_issued")
     if last:
