@@ -84,12 +84,13 @@ def test_request_approve_inspect_pay_and_issue(db):
     insp.text_input(key="insp_inspector").input("João Vistoriador")
     insp.button[0].click().run()
     assert "Vistoria aprovada. Situação: Aguardando pagamento da taxa." in texts(insp, "success")
+    insp.button(key="insp_next").click().run()  # issue 22 item 5: the step issues the fee DAM itself
+    assert authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]["number"]
 
     at = page("authorizations.py")
     at.selectbox(key="auth_open").set_value(auth).run()
-    assert "Taxa de autorização: **R$ 180,00**" in " ".join(m.value for m in at.markdown)
-    at.button(key="auth_issue_dam").click().run()
-    assert "DAM nº" in texts(at, "success")
+    assert "aguardando pagamento" in texts(at, "info")  # the DAM issued from Vistorias, with its PDF
+    assert "Baixar o DAM (PDF)" in [b.proto.label for b in at.get("download_button")]
     bill = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["fee_dam"]
     pay = page("dams.py")  # paid at the DAM page, the clerk is told what the payment produced (issue 22 item 5)
     pay.selectbox(key="dams_open").select(bill["dam_id"]).run()

@@ -2,6 +2,7 @@
 edit form of drivers and vehicles that records when the fact changed (7-day rule)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -13,6 +14,7 @@ from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.ridehailing import (
     authorization_lists,
     authorizations,
+    fees,
     registry,
     work_queue,
 )
@@ -288,11 +290,19 @@ class Step:
     page: str
     state: dict = field(default_factory=dict)
     icon: str = ":material/arrow_forward:"
+    action: Callable[[], str] | None = None  # done by the button before the page opens; its message
+    flash: str = ""  # the session key of the opened page's message
 
 
 def go(step: Step, key: str) -> None:
-    """The button of a next step: it fills in the target page's widgets and opens it."""
+    """The button of a next step: it does the step when it can, then fills in the target page's
+    widgets and opens it."""
     if st.button(step.label, key=key, type="primary", icon=step.icon):
+        if step.action is not None:
+            ok, message = common.attempt(step.action)
+            if not ok:
+                return
+            st.session_state[step.flash] = ("success", message)
         for name, value in step.state.items():
             st.session_state[name] = value
         st.switch_page(step.page)
@@ -306,7 +316,16 @@ def authorization_step(actor, mun: str, auth_id: str) -> Step | None:
     if state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
         return Step("Registrar vistoria", "app_pages/inspections.py", {"insp_auth": auth_id}, ":material/fact_check:")
     if state.status is Status.AWAITING_FEE:
-        return Step("Emitir DAM da taxa", "app_pages/authorizations.py", {"auth_goto": auth_id}, ":material/receipt_long:")
+        bill = fees.bill_of(common.db(), authorizations.get_authorization(common.db(), actor, mun, auth_id))
+        if bill is not None and bill.live:  # its DAM is out: the authorization shows it and its PDF
+            return Step(f"Ver o DAM {bill.live['number']} da taxa", "app_pages/authorizations.py",
+                        {"auth_goto": auth_id}, ":material/receipt_long:")
+
+        def issue() -> str:
+            dam = fees.issue_fee_dam(common.db(), actor, mun, auth_id, clock.today())
+            return f"DAM nº {dam['number']} da taxa emitido, vencimento {dam['due_on']:%d/%m/%Y}: baixe o PDF abaixo."
+        return Step("Emitir DAM da taxa", "app_pages/authorizations.py", {"auth_goto": auth_id},
+                    ":material/receipt_long:", issue, "auth_flash")
     if state.status is Status.REQUESTED:
         return Step("Avaliar o requerimento", "app_pages/authorizations.py", {"auth_goto": auth_id}, ":material/gavel:")
     return Step("Abrir a autorização", "app_pages/authorizations.py", {"auth_goto": auth_id}, ":material/verified:")
