@@ -14,6 +14,13 @@ from typing import Any
 
 from rules.base import RuleError
 
+DEMO_MARK = "demonstração"  # in the act of a value the demo store wrote (never a real municipality's act)
+
+
+def is_demo_act(act: str) -> bool:
+    """The act cited by a demo value: the Implantação page lists it; documents do not print it."""
+    return DEMO_MARK in (act or "").casefold()
+
 
 class ParameterMissing(RuleError):
     """No version of the parameter is in force on the date asked for."""

@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from rules.base import Finding, Level, RuleError, cents
 from rules.fmt import day
-from rules.params import ParameterBook
+from rules.params import ParameterBook, is_demo_act
 
 FINE_DAILY = "dam_late_fine_daily_percent"
 FINE_MAX = "dam_late_fine_max_percent"
@@ -49,8 +49,9 @@ class LateRates:
             fine = f"multa de {_percent(self.fine_max)}"
         else:
             fine = f"multa de {_percent(self.fine_daily)} ao dia, até {_percent(self.fine_max)}"
+        basis = "" if is_demo_act(self.fine_act) else f" ({self.fine_act})"  # a demo act is said on Implantação
         return (f"{fine.capitalize()} e juros de {_percent(self.interest_monthly)} ao mês ou fração sobre o valor "
-                f"principal ({self.fine_act}). Vencido, pague a 2ª via com o valor atualizado.")
+                f"principal{basis}. Vencido, pague a 2ª via com o valor atualizado.")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from PIL import Image, UnidentifiedImageError
 from pymongo.database import Database
 
+from rules import params
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.dam.parameters import (
     FEBRABAN_CODE,
@@ -38,7 +39,7 @@ from services.shared.parameter_labels import label
 
 NOT_SET = "não cadastrado"
 DEMO_VALUE = "valor de demonstração"
-DEMO_MARK = "demonstração"
+DEMO_MARK = params.DEMO_MARK
 PARAMETERS_PAGE = "Parâmetros"
 DEPLOYMENT_PAGE = "Implantação"
 LOCALITIES_PAGE = "Zonas e localidades"
@@ -119,7 +120,7 @@ def _parameter(book: ParameterBook, name: str) -> MissingValue | None:
         version = book.version(name, clock.today())
     except ParameterMissing:
         return MissingValue(what, NOT_SET, where, name)
-    if DEMO_MARK in version.act.casefold():
+    if params.is_demo_act(version.act):
         return MissingValue(what, DEMO_VALUE, where, name, version.act)
     return None
 

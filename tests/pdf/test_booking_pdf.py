@@ -56,6 +56,18 @@ def test_a_one_day_request_fits_one_page_with_its_footer(render):
     assert len(pages) == 1 and "Documento emitido pelo Painel Municipal" in pages[0].extract_text()
 
 
+def test_amounts_of_five_digits_stay_on_one_line_in_the_quote():
+    """Issue 22 item 11: "Líquido" wrapped "R$ / 1.200,00"."""
+    from dataclasses import replace
+    from decimal import Decimal as D
+
+    line = replace(BPC_FAMILY.lines[0], quantity=D("90"), unit_price=D("1350.00"), amount=D("121500.00"),
+                   discount=D("85050.00"), net=D("36450.00"))
+    rows = [r for r in PdfReader(io.BytesIO(render_quote(replace(BPC_FAMILY, lines=(line,))))).pages[0]
+            .extract_text().splitlines() if "R$ 1.350,00" in r]
+    assert rows and all(amount in rows[0] for amount in ("R$ 121.500,00", "R$ 85.050,00", "R$ 36.450,00"))
+
+
 def test_week_board_lists_each_day_with_its_bookings():
     shown = text(render_week_board(WEEK))
     assert "Agenda da semana de 16/11/2026 a 20/11/2026" in shown

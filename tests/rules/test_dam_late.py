@@ -82,6 +82,13 @@ def test_the_after_due_text_names_rates_and_act():
     assert FIXED.text().startswith("Multa de 2 % e juros de 1 %") and ACT in FIXED.text()
 
 
+def test_a_demo_act_is_not_printed_on_the_citizens_slip():
+    """Issue 22 item 11: "… de demonstração — confirmar o ato municipal" is said once, on Implantação."""
+    demo = LateRates(Decimal("2"), Decimal("2"), Decimal("1"), "Código Tributário Municipal de demonstração",
+                     "Código Tributário Municipal de demonstração")
+    assert "demonstração" not in demo.text() and demo.text().startswith("Multa de 2 % e juros de 1 %")
+
+
 @pytest.mark.parametrize("name, cut", [
     ("Prefeitura de Matupá", None),
     ("A" * 25, None),

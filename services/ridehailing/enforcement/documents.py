@@ -183,8 +183,8 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     if state["notification_deadline"]:
         deadlines.insert(0, ("Limite da notificação", f"{_d(state['notification_deadline'])} ({rules.ref('notification')})"))
     if state["appeal_deadline"]:
-        deadlines.append(("Prazo de recurso", f"{_d(state['appeal_deadline'])} (leitura: mesmo prazo da defesa, "
-                                              "contado da decisão — docs/LEITURAS.md, seção 7)"))
+        deadlines.append(("Prazo de recurso", f"{_d(state['appeal_deadline'])} (os atos não fixam prazo de recurso; "
+                                              "adotado o mesmo prazo da defesa, contado da decisão)"))
     sections.append(Section("Notificação, recebimento e juntada", (
         ("Forma", f"{notice.get('method_label', '—')} ({notice.get('method_reference', rules.ref('notification'))})"),
         ("Enviada em", _d(notice.get("sent_on"))), ("Recebida em", _d(notice.get("received_on"))),
