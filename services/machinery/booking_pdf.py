@@ -174,7 +174,7 @@ def _quote_table(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
              number(line.quantity), brl(line.unit_price), brl(line.amount),
              brl(line.discount) if line.discount else "—", brl(line.net)) for line in data.lines]
     _table(pdf, fonts, ("Item", "Serviço", "Unidade", "Qtd.", "Preço unit.", "Valor", "Desconto", "Líquido"),
-           rows, (9, 40, 26, 11, 22, 24, 24, 24), right=(3, 4, 5, 6, 7))  # R$ 99.999,99 on one line
+           rows, (10, 40, 25, 11, 22, 24, 24, 24), right=(3, 4, 5, 6, 7))  # R$ 99.999,99 on one line
     fonts.use(9, bold=True)
     pdf.set_x(LEFT)
     pdf.cell(WIDTH, 5, fonts.text(f"Total bruto {brl(data.gross)} · descontos {brl(data.discount_total)} · "
