@@ -11,14 +11,17 @@ DEMO_DATA ?= data/demo
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 não encontrado ($(PYTHON))"; exit 1; }
+	@echo "Instalando as dependências em $(VENV) (na primeira vez, de 1 a 3 minutos)…"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@echo "Dependências instaladas."
 	touch $@
 
 venv: $(VENV)/.installed
 
 run: venv
 	PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)} $(PY) -m seed --demo
+	@echo "Painel em http://localhost:$(PORT) (dados em $${PAINEL_DATA_DIR:-$(DEMO_DATA)}); Ctrl+C para parar."
 	PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)} $(PY) -m streamlit run app.py \
 		--server.headless true --server.port $(PORT) --browser.gatherUsageStats false
 
