@@ -11,7 +11,6 @@ from services.shared import exports, privacy
 from services.summary import report_tables, summary, text
 from ui import charts, common
 from ui import summary as ui_summary
-from ui.entity import export_buttons
 
 actor = common.guard("summary")
 common.page_header("Resumo", "Somente leitura · números agregados, sem dados pessoais")
@@ -61,6 +60,9 @@ st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="su
                    icon=":material/picture_as_pdf:")
 
 tables = report_tables.tables(data)
+st.download_button("Tabelas do resumo (XLSX, uma aba por tabela)", mime=exports.XLSX_MIME, key="summary_xlsx",
+                   data=lambda: exports.to_xlsx_book({title: (rows, None) for title, rows in tables.items() if rows}),
+                   file_name=exports.file_name("resumo", municipality, today, "xlsx"), icon=":material/table_view:")
 
 
 def table(title: str, key: str) -> None:
@@ -70,10 +72,7 @@ def table(title: str, key: str) -> None:
     st.subheader(title)
     shown = [{k: fmt.brl(v) if isinstance(v, Decimal) else ("" if v is None else str(v)) for k, v in row.items()}
              for row in rows]
-    st.dataframe(pd.DataFrame(shown), hide_index=True, width="stretch")
-    csv_place, xlsx_place, _ = st.columns([1, 1, 2])
-    export_buttons(csv_place, xlsx_place, title, municipality, f"summary_{key}",
-                   lambda: exports.to_csv(rows), lambda: exports.to_xlsx(rows, sheet=title))
+    st.dataframe(pd.DataFrame(shown), hide_index=True, width="stretch", key=f"summary_{key}")
 
 
 st.header("Arrecadação")

@@ -261,7 +261,9 @@ def test_the_page_shows_the_chosen_period_to_every_role(known, actor, today):
     assert metrics["Autorizações ativas"] == ("3", "0")
     text = rendered_text(at)
     assert "Gravações" not in text and "R$ 702,30 de valor emitido e R$ 690,00 recebidos" in text
-    assert len(at.get("download_button")) >= 2 * 7 + 1  # CSV and XLSX of each table, and the PDF
+    # issue 22 item 12: two buttons, not fourteen: the PDF report and every table in one workbook
+    assert [b.proto.label for b in at.get("download_button")] == [
+        "Relatório gerencial (PDF)", "Tabelas do resumo (XLSX, uma aba por tabela)"]
 
 
 def test_by_default_the_period_is_compared_with_the_same_dates_of_the_year_before(known, today):
@@ -277,6 +279,20 @@ def test_by_default_the_period_is_compared_with_the_same_dates_of_the_year_befor
     assert "Comparação com o mesmo período do ano anterior: 01/03/2025 a 31/03/2025." in [c.value for c in at.caption]
     metrics = {m.label: (m.value, m.delta) for m in at.metric}
     assert metrics["Arrecadado (DAM pagos)"] == ("R$ 690,00", "+R$ 570,00")
+
+
+def test_the_workbook_has_one_sheet_per_table_with_typed_cells(known):
+    import openpyxl
+
+    from services.shared import exports
+
+    tables = report_tables.tables(summary.summary(known, GABINETE, "chapada", *MARCH))
+    book = openpyxl.load_workbook(io.BytesIO(exports.to_xlsx_book({t: (r, None) for t, r in tables.items() if r})))
+    assert book.sheetnames[:2] == ["Indicadores", "Arrecadação por receita"]
+    kinds = book["Arrecadação por receita"]
+    header = [c.value for c in kinds[1]]
+    paid = kinds.cell(row=2, column=header.index("Pagos (R$)") + 1)
+    assert isinstance(paid.value, (int, float)) and "R$" in paid.number_format  # a number, not text
 
 
 def test_a_comparison_period_without_any_record_shows_no_change(known, today):

@@ -107,7 +107,12 @@ def to_csv(rows: Sequence[Row], columns: Sequence[str] | None = None) -> bytes:
 
 def to_xlsx(rows: Sequence[Row], columns: Sequence[str] | None = None, sheet: str = "Lista") -> bytes:
     """The rows as an XLSX workbook of one sheet: typed cells, pt-BR formats, bold frozen header."""
-    headers = _columns(rows, columns)
+    return to_xlsx_book({sheet: (rows, columns)})
+
+
+def to_xlsx_book(sheets: dict[str, tuple[Sequence[Row], Sequence[str] | None]]) -> bytes:
+    """Several tables as one XLSX workbook, a sheet each (title → rows and their columns), each sheet
+    as :func:`to_xlsx` writes it."""
     buffer = io.BytesIO()
     book = xlsxwriter.Workbook(buffer, {"in_memory": True, "strings_to_formulas": False,
                                         "strings_to_numbers": False, "strings_to_urls": False})
@@ -118,7 +123,18 @@ def to_xlsx(rows: Sequence[Row], columns: Sequence[str] | None = None, sheet: st
         "money": book.add_format({"num_format": MONEY_FORMAT}),
         "int": book.add_format({"num_format": "0"}),
     }
-    sheet_ = book.add_worksheet(SHEET_NAME_FORBIDDEN.sub(" ", sheet)[:31] or "Lista")
+    used: set[str] = set()
+    for title, (rows, columns) in sheets.items():
+        name = SHEET_NAME_FORBIDDEN.sub(" ", title)[:31] or "Lista"
+        while name.casefold() in used:  # sheet names are unique, ignoring case
+            name = name[:28] + f" {len(used) + 1}"
+        used.add(name.casefold())
+        _sheet(book.add_worksheet(name), rows, _columns(rows, columns), formats)
+    book.close()
+    return buffer.getvalue()
+
+
+def _sheet(sheet_: Any, rows: Sequence[Row], headers: Sequence[str], formats: dict) -> None:
     widths = [len(h) for h in headers]
     for col, header in enumerate(headers):
         sheet_.write_string(0, col, header, formats["header"])
@@ -132,8 +148,6 @@ def to_xlsx(rows: Sequence[Row], columns: Sequence[str] | None = None, sheet: st
     sheet_.freeze_panes(1, 0)
     if headers:
         sheet_.autofilter(0, 0, max(len(rows), 1), len(headers) - 1)
-    book.close()
-    return buffer.getvalue()
 
 
 def _write_cell(sheet: Any, line: int, col: int, value: Any, formats: dict) -> str:
