@@ -81,3 +81,9 @@ def login(page, url: str, username: str, password: str = "painel2026") -> None:
     page.get_by_label("Senha").fill(password)
     page.get_by_role("button", name="Entrar").click()
     page.get_by_role("button", name="Sair").wait_for(timeout=30000)
+
+
+def settle(page, timeout: int = 30000) -> None:
+    """Wait until the panel's script run is over (Streamlit marks it on the app's root): a click made
+    while a rerun is still drawing can be sent with the widgets' previous state."""
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)

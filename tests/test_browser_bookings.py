@@ -155,7 +155,7 @@ def test_bpc_family_and_farmer_stories(panel, browser, tmp_path):
     wait_text(page, "total R$ 225,00")
     shot(page, "bk_01_family_quote")
     page.get_by_role("button", name="Emitir DAMs").click()
-    wait_text(page, "DAMs emitidos.")
+    wait_text(page, "DAMs emitidos: os números estão no quadro de pagamento")
     family_id = run(env, PAY, FAMILY)
     schedule(page, FAMILY, "QBF2A17", "Maria Martins Pereira")
     shot(page, "bk_02_board")
@@ -177,7 +177,7 @@ def test_bpc_family_and_farmer_stories(panel, browser, tmp_path):
     page.get_by_role("button", name="Fazer orçamento").click()
     wait_text(page, "Orçamento feito.")
     page.get_by_role("button", name="Emitir DAMs").click()
-    wait_text(page, "DAMs emitidos.")
+    wait_text(page, "DAMs emitidos: os números estão no quadro de pagamento")
     farmer_id = run(env, PAY, FARMER)
     from services.shared import clock
 

@@ -29,6 +29,7 @@ from tests.browser_support import (
     panel_env,
     require_chromium,
     served,
+    settle,
 )
 from tests.conftest import copy_store
 
@@ -162,7 +163,9 @@ def request(page, driver_name: str) -> None:
     page.get_by_role("option").first.click()
     page.get_by_role("button", name="Protocolar requerimento").click()
     wait_text(page, "Requerimento protocolado sob o nº")
+    settle(page)
     page.get_by_role("tab", name="Autorizações").click()
+    settle(page)
 
 
 def register_driver(page, person: dict, data: Path) -> None:
@@ -278,6 +281,7 @@ def test_an_11_year_old_car_is_refused_with_its_article(panel, browser):
     wait_text(page, "Veículo — Não atende: 1 requisito não atendido")
     assert page.get_by_role("button", name="Aprovar").is_disabled()
     page.get_by_role("button", name="Indeferir").click()
+    settle(page)
     page.get_by_role("button", name="Confirmar").click()
     wait_text(page, "Indeferido: Veículo com 11 anos; o máximo é 10 (Decreto 06/2026 (Chapada dos Guimarães), "
                     "art. 14, III")
