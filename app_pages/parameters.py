@@ -87,7 +87,7 @@ def new_version(name, kind, raw, effective, act, note):
 
 form_errors("params_new", ["name", "value", "effective", "act", "note"])
 with st.form("params_new"):
-    name = st.selectbox("Parâmetro", names, key="params_new_name", accept_new_options=True,
+    name = st.selectbox("Parâmetro", names, key="params_new_name",  # only the names the panel reads (issue 22)
                         format_func=lambda n: f"{label(n)} ({n})", placeholder="Escolha...")
     field_error("params_new", "name")
     kind = st.radio("Tipo do valor", list(PARSERS), key="params_new_kind", horizontal=True)

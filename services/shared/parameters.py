@@ -4,6 +4,7 @@ from __future__ import annotations
 import calendar as calendar_module
 import re
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from pymongo.database import Database
@@ -61,6 +62,9 @@ def add_version(
         errors["act"] = "Informe o ato que fixou o valor (lei, decreto, portaria)."
     if value is None or value == "":
         errors["value"] = "Informe o valor."
+    elif (kind := _kind_of_history(db, municipality, name.strip())) and kind != value_kind(value):
+        errors["value"] = (f"Valor: este parâmetro é {KIND_NAMES[kind]} em todas as versões; a nova versão também "
+                           f"deve ser (recebido: {KIND_NAMES[value_kind(value)]}).")
     if errors:
         raise ValidationFailed(errors)
     doc = {
@@ -82,6 +86,31 @@ def add_version(
             field="effective",
         ) from None
     audit.record(db, actor, municipality, "create", "parameters", inserted, {}, doc)
+
+
+KIND_NAMES = {"decimal": "um valor (R$) ou número decimal", "int": "um número inteiro", "text": "um texto",
+              "bool": "sim/não", "table": "uma tabela"}
+
+
+def value_kind(value: Any) -> str:
+    """The kind of a parameter's value (a new version keeps the kind of the earlier ones: a money value
+    typed as text would break every rule that reads it, issue 22 item 10)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, (Decimal, float)):
+        return "decimal"
+    if isinstance(value, str):
+        return "text"
+    return "table"
+
+
+def _kind_of_history(db: Database, municipality: str, name: str) -> str | None:
+    """The kind of the latest version of the parameter, None when it has none."""
+    latest = db["parameters"].find_one({"municipality": municipality, "name": name}, {"value": 1},
+                                       sort=[("effective", -1)])
+    return value_kind(decode(latest)["value"]) if latest is not None else None
 
 
 def calendar(db: Database, municipality: str, on: date | None = None) -> LegalCalendar:
