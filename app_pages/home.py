@@ -21,19 +21,23 @@ actor = common.guard("summary")
 db = common.db()
 mun = municipalities.get(db, common.municipality())
 today = common.today()
-common.page_header(f"Olá, {actor.name.split(' (')[0]}", f"{mun.name} · {fmt.day(today)}")
+common.page_header(f"Olá, {actor.name.split(' (')[0]}",
+                   f"{mun.name} · {fmt.day(today)}" if actor.can("write") else fmt.day(today))
 
 
 def when(due, late: bool) -> str:
+    """A late item since its deadline; one with no legal term (deciding an auto) open since its date."""
     if late:
         return f"Atrasada desde {fmt.day(due)}"
+    if due < today:
+        return f"Em aberto desde {fmt.day(due)}"
     return "Hoje" if due == today else fmt.day(due)
 
 
 def counts(late: int, due_today: int, this_week: int) -> None:
     cols = st.columns(3)
     cols[0].metric("Atrasadas", late)
-    cols[1].metric("Para hoje", due_today)
+    cols[1].metric("Para hoje (ou já em aberto)", due_today)
     cols[2].metric(f"Nos próximos {WEEK_DAYS} dias", this_week)
 
 
@@ -44,7 +48,7 @@ def ride_hailing_inbox() -> None:
         return
     week = today + timedelta(days=WEEK_DAYS)
     urgent = sorted((p for p in queue if p.late or p.due <= week), key=lambda p: (not p.late, p.due, p.protocol))
-    counts(sum(p.late for p in queue), sum(1 for p in queue if not p.late and p.due == today),
+    counts(sum(p.late for p in queue), sum(1 for p in queue if not p.late and p.due <= today),
            sum(1 for p in queue if not p.late and today < p.due <= week))
     if not urgent:
         st.success("Nada atrasado nem vencendo nesta semana.")
@@ -79,7 +83,7 @@ def machinery_inbox() -> None:
     week = today + timedelta(days=WEEK_DAYS)
     urgent = sorted((i for i in items if i.overdue or i.on is None or i.on <= week),
                     key=lambda i: (not i.overdue, i.on or today))
-    counts(sum(i.overdue for i in items), sum(1 for i in items if not i.overdue and i.on == today),
+    counts(sum(i.overdue for i in items), sum(1 for i in items if not i.overdue and (i.on is None or i.on <= today)),
            sum(1 for i in items if not i.overdue and i.on and today < i.on <= week))
     if urgent:
         common.table(pd.DataFrame([{"Data": when(i.on, i.overdue) if i.on else "—", "Pendência": i.title,

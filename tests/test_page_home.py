@@ -34,6 +34,8 @@ def test_the_clerk_opens_on_what_is_late_and_due_this_week(db):
     inbox = next(d.value for d in at.dataframe if "O que fazer" in d.value.columns)
     assert inbox["Tipo"].iloc[0] == late[0].kind and inbox["Prazo"].iloc[0].startswith("Atrasada desde")
     assert "Débitos vencidos" in metrics
+    untimed = [p for p in queue if not p.late and p.due <= clock.today()]
+    assert metrics["Para hoje (ou já em aberto)"] == str(len(untimed))
 
 
 def test_the_gabinete_sees_each_municipalitys_figures_and_opens_its_resumo(db):
@@ -46,3 +48,26 @@ def test_the_gabinete_sees_each_municipalitys_figures_and_opens_its_resumo(db):
     buttons[1].click().run()
     assert not at.exception and at.session_state["municipality"] == "matupa"
     assert [t.value for t in at.title][-1] == "Resumo"
+
+
+def test_a_decision_with_no_legal_term_reads_open_since_its_date(db, today):
+    """An auto whose defence is in (to decide, never "late": the acts set no term) is shown as open
+    since the defence, not as a past date that looks like a deadline still to come."""
+    from datetime import date
+
+    from services.ridehailing.enforcement import process
+    from tests.enforcement_support import driver, lavrado, notified
+
+    cpf, _ = driver(db, "chapada", seed=2)
+    auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 2), cpf)
+    notified(db, today, "chapada", auto_id, date(2026, 3, 2))
+    today.set(date(2026, 3, 10))
+    process.file_defence(db, ACTORS["chapada"], "chapada", auto_id, filed_on=date(2026, 3, 10), by="Condutor",
+                         summary="Não estava no local")
+    today.set(date(2026, 3, 13))
+    at = app_as(SECRETARIA_CG)
+    assert not at.exception
+    inbox = next(d.value for d in at.dataframe if "O que fazer" in d.value.columns)
+    row = inbox[inbox["Tipo"] == "Decidir auto"].iloc[0]
+    assert row["Prazo"] == "Em aberto desde 10/03/2026"
+    assert {m.label: m.value for m in at.metric}["Para hoje (ou já em aberto)"] == "1"

@@ -47,4 +47,5 @@ def metrics(kpis: tuple[Kpi, ...], per_row: int = 3) -> None:
     for index, kpi in enumerate(kpis):
         columns[index % per_row].metric(
             kpi.label, text.shown(kpi, kpi.value), delta=text.change_text(kpi),
-            delta_color="off" if not kpi.change else "inverse" if kpi.key in WORSE_WHEN_UP else "normal")
+            delta_color="off" if not kpi.change else "inverse" if kpi.key in WORSE_WHEN_UP else "normal",
+            delta_arrow="auto" if kpi.change else "off")
