@@ -120,11 +120,11 @@ def test_inspection_report_shows_the_checklist_result_and_deadline(db, tmp_path,
         assert fix_article in shown
     else:
         assert "RESULTADO: APROVADO" in shown and "Prazo para sanar" not in shown
-    if shutil.which("pdftoppm"):
-        (tmp_path / "laudo.pdf").write_bytes(pdf)
-        subprocess.run(["pdftoppm", "-png", "-r", "40", str(tmp_path / "laudo.pdf"), str(tmp_path / "laudo")],
-                       check=True)
-        assert [p.name for p in tmp_path.glob("laudo*.png")] == ["laudo-1.png"]  # one A4 page
+    assert shutil.which("pdftoppm"), "install poppler-utils (.ci/run installs it)"
+    (tmp_path / "laudo.pdf").write_bytes(pdf)
+    subprocess.run(["pdftoppm", "-png", "-r", "40", str(tmp_path / "laudo.pdf"), str(tmp_path / "laudo")],
+                   check=True)
+    assert [p.name for p in tmp_path.glob("laudo*.png")] == ["laudo-1.png"]  # one A4 page
 
 
 # ---- notice of an extraordinary convocation (CG art. 17 §1 and art. 29 I; MP art. 15 §1 and art. 26 I) ----

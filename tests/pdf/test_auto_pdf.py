@@ -54,7 +54,7 @@ def test_case_file_has_an_index_and_every_date_deadline_and_article(db, case, to
         assert piece in content
     assert "Prazo de defesa" in content and "art. 25, §2º" in content and "art. 27, parágrafo único" in content
     assert "volta a valer em" in content and "DAM da multa" in content
-    if shutil.which("pdftoppm"):
-        out = subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", "-"], input=pdf,
-                             capture_output=True, check=True).stdout
-        assert out[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shutil.which("pdftoppm"), "install poppler-utils (.ci/run installs it)"
+    out = subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", "-"], input=pdf,
+                         capture_output=True, check=True).stdout
+    assert out[:8] == b"\x89PNG\r\n\x1a\n"

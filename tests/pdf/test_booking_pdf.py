@@ -75,8 +75,8 @@ def test_week_board_lists_each_day_with_its_bookings():
     assert "Retroescavadeira RE-02" in shown and "0007/2026" in shown
 
 
-@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="pdftoppm (poppler-utils) not installed")
 def test_every_document_renders_to_an_image(tmp_path):
+    assert shutil.which("pdftoppm"), "install poppler-utils (.ci/run installs it)"
     for name, pdf in {"quote": render_quote(BPC_FAMILY), "order": render_service_order(BPC_FAMILY),
                       "receipt": render_receipt(BPC_FAMILY), "week": render_week_board(WEEK)}.items():
         (tmp_path / f"{name}.pdf").write_bytes(pdf)
