@@ -213,7 +213,7 @@ def municipality_name() -> str:
     return municipalities.get(db(), code).name
 
 
-RESETS = "_widgets_to_reset"  # key → value each widget takes on the next run (ui.entity.forget)
+RESETS = "_widgets_to_reset"  # key → value each widget takes on the next run (see forget)
 
 
 def apply_resets() -> None:

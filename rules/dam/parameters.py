@@ -31,6 +31,15 @@ PIX_KEY = "pix_key"
 PIX_MERCHANT_NAME = "pix_merchant_name"
 PIX_MERCHANT_CITY = "pix_merchant_city"
 REVENUE_CODE_PREFIX = "dam_revenue_code_"
+# The revenues a DAM may collect, each with its code in a parameter (REVENUE_CODE_PREFIX + kind).
+REVENUE_KINDS = {
+    "taxa_autorizacao": "Taxa de autorização",
+    "taxa_vistoria": "Taxa de vistoria",
+    "multa": "Multa (auto de infração)",
+    "preco_publico": "Preço público por item",
+    "parcela": "Parcela de preço público",
+    "outras": "Outras receitas municipais",
+}
 
 DEFAULT_PARAMETERS: tuple[ParameterVersion, ...] = (
     ParameterVersion(

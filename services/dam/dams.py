@@ -30,7 +30,7 @@ from rules.base import cents
 from rules.dam.barcode import MAX_AMOUNT
 from rules.dam.dates import due_date, due_date_finding
 from rules.dam.late import late_rates
-from rules.dam.parameters import DamSettings, dam_settings, revenue_code
+from rules.dam.parameters import REVENUE_KINDS, DamSettings, dam_settings, revenue_code
 from rules.params import ParameterMissing
 from services import store
 from services.dam import charges
@@ -59,15 +59,6 @@ INDEXES = {
 ISSUED, PAID, CANCELLED = "emitido", "pago", "cancelado"
 OVERDUE = "vencido"  # computed on read: issued and due date before today
 SITUATIONS = {ISSUED: "Emitido (a vencer)", OVERDUE: "Vencido", PAID: "Pago", CANCELLED: "Cancelado"}
-
-REVENUE_KINDS = {
-    "taxa_autorizacao": "Taxa de autorização",
-    "taxa_vistoria": "Taxa de vistoria",
-    "multa": "Multa (auto de infração)",
-    "preco_publico": "Preço público por item",
-    "parcela": "Parcela de preço público",
-    "outras": "Outras receitas municipais",
-}
 
 STANDARD_INSTRUCTION = (
     "Pague até o vencimento nos bancos conveniados, seus correspondentes ou aplicativos, "

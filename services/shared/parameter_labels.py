@@ -1,19 +1,14 @@
 """pt-BR labels of the dated parameters, for the TI screen (the identifier stays in English). The one
 list of them: Parâmetros, Implantação and every message that names a parameter read it."""
 from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
-from rules.dam.parameters import REVENUE_CODE_PREFIX
-
-REVENUE_CODES = {  # the DAM revenue kinds (services.dam.dams.REVENUE_KINDS) whose code is a parameter
-    "taxa_autorizacao": "taxa de autorização", "taxa_vistoria": "taxa de vistoria",
-    "multa": "multa (auto de infração)", "preco_publico": "preço público por item",
-    "parcela": "parcela de preço público", "outras": "outras receitas municipais",
-}
+from rules.dam.parameters import REVENUE_CODE_PREFIX, REVENUE_KINDS
 
 LABELS = {
     FINE_DAILY: "Multa de mora do DAM: % por dia de atraso (Código Tributário Municipal)",
     FINE_MAX: "Multa de mora do DAM: % máximo (Código Tributário Municipal)",
     INTEREST_MONTHLY: "Juros de mora do DAM: % ao mês ou fração (Código Tributário Municipal)",
-    **{REVENUE_CODE_PREFIX + kind: f"Código de receita do DAM: {what}" for kind, what in REVENUE_CODES.items()},
+    **{REVENUE_CODE_PREFIX + kind: f"Código de receita do DAM: {what[:1].lower()}{what[1:]}"
+       for kind, what in REVENUE_KINDS.items()},
     "active_debt_days": "Prazo para inscrição em dívida ativa após o vencimento (dias)",
     "advance_share_machine_hours": "Parcela antecipada das horas-máquina (fração)",
     "authorization_fee": "Taxa de autorização e renovação do transporte por aplicativo (R$)",
