@@ -17,8 +17,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import dataset_plan  # noqa: E402
 from bench.run_measure import MUNICIPALITY, ROLE_ACTORS, ms, p50  # noqa: E402
-from bench.run_writes import WRITER  # noqa: E402
+from bench.run_writes import WRITER, issue_dam  # noqa: E402
 from services import store  # noqa: E402
 from services.shared import clock  # noqa: E402
 
@@ -40,18 +38,13 @@ PAGES = (  # (page, permission): the pages this work changed or that read what a
 
 def saver(db) -> Callable[[], None]:
     """A real save each call: a DAM issued and an event on the next active authorization."""
-    from services.dam import dams
     from services.ridehailing import authorization_records, inspections
 
     active = iter([str(d["_id"]) for d in db["authorizations"].find({"municipality": MUNICIPALITY,
                                                                       "status": "active"}, {"_id": 1})])
 
     def save() -> None:
-        dams.issue(db, WRITER, MUNICIPALITY, taxpayer_name="Contribuinte do Benchmark",
-                   taxpayer_document="52998224725", taxpayer_address="Rua do Teste, 1",
-                   revenue_kind="taxa_vistoria", description="Taxa de vistoria (benchmark)",
-                   legal_basis="Decreto Municipal 06/2026", amount=Decimal("95.50"),
-                   due=dataset_plan.TODAY + timedelta(days=10))
+        issue_dam(db)
         for auth_id in active:
             try:
                 inspections.call_inspection(db, WRITER, MUNICIPALITY, auth_id, dataset_plan.TODAY, "Benchmark")

@@ -21,19 +21,22 @@ from services.shared.auth import Actor
 WRITER = Actor("bench.escrita", "Escrita do benchmark", "secretaria", (MUNICIPALITY,))
 
 
+def issue_dam(db: Any) -> dict:
+    """A DAM of the benchmark's writer, as a clerk issues one by hand."""
+    return dams.issue(db, WRITER, MUNICIPALITY, taxpayer_name="Contribuinte do Benchmark",
+                      taxpayer_document="52998224725", taxpayer_address="Rua do Teste, 1",
+                      revenue_kind="taxa_vistoria", description="Taxa de vistoria (benchmark)",
+                      legal_basis="Decreto Municipal 06/2026", amount=Decimal("95.50"),
+                      due=dataset_plan.TODAY + timedelta(days=10))
+
+
 def writes(db: Any, runs: int) -> dict[str, Any]:
     """p50 ms of DAM issue, an authorization event and an audit entry; the store is put back after."""
     counters = {d["_id"]: d["seq"] for d in db["counters"].find({"_id": {"$regex": f"^{MUNICIPALITY}/"}})}
     result: dict[str, Any] = {}
     originals: list[dict] = []
     try:
-        def issue() -> None:
-            dams.issue(db, WRITER, MUNICIPALITY, taxpayer_name="Contribuinte do Benchmark",
-                       taxpayer_document="52998224725", taxpayer_address="Rua do Teste, 1",
-                       revenue_kind="taxa_vistoria", description="Taxa de vistoria (benchmark)",
-                       legal_basis="Decreto Municipal 06/2026", amount=Decimal("95.50"),
-                       due=dataset_plan.TODAY + timedelta(days=10))
-        result["Emissão de DAM (dams.issue)"] = attempt("issue", lambda: p50(timed(issue, runs)[0]))
+        result["Emissão de DAM (dams.issue)"] = attempt("issue", lambda: p50(timed(lambda: issue_dam(db), runs)[0]))
 
         def event_figure() -> float:
             active = [d for d in db["authorizations"].find({"municipality": MUNICIPALITY, "status": "active"})]

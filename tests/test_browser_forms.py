@@ -69,6 +69,30 @@ def store_query(data: Path, code: str) -> str:
     return done.stdout.strip()
 
 
+def clerk_on(browser, url: str, title: str):
+    """A new browser tab, logged in as Chapada's secretariat, on the page ``title``."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
+    login(page, url, "secretaria.chapada")
+    go(page, title)
+    return page
+
+
+def new_driver(page, name: str, cpf: str, address: str, cnh: str, first_licence) -> None:
+    """Fill the "Novo condutor" form (CNH B, valid for 3 years from today or from the first licence, the later) and save it."""
+    page.get_by_role("tab", name="Novo condutor").click()
+    typed(page, "Nome completo *", name)
+    typed(page, "CPF *", cpf)
+    typed(page, "Endereço *", address)
+    typed(page, "Nº da CNH *", cnh)
+    choose(page, "Categoria da CNH *", "B", exact=True)
+    typed(page, "Primeira habilitação *", f"{first_licence:%d/%m/%Y}")
+    from services.shared import clock
+
+    until = max(first_licence, clock.today())
+    typed(page, "Validade da CNH *", f"{until.replace(year=until.year + 3):%d/%m/%Y}")
+    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+
+
 def unregistered_cpf() -> str:
     from seed import people
 
@@ -81,9 +105,7 @@ def visible_captions(page) -> str:
 
 def test_a_vehicle_cannot_be_saved_for_an_unregistered_cpf(panel, browser):
     url, data = panel
-    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
-    login(page, url, "secretaria.chapada")
-    go(page, "Veículos")
+    page = clerk_on(browser, url, "Veículos")
     page.get_by_role("tab", name="Novo veículo").click()
     search = page.get_by_placeholder("CPF do condutor: digite parte do nome").locator("visible=true").first
     search.fill(unregistered_cpf())
@@ -109,19 +131,9 @@ def test_a_future_cnh_date_is_refused_under_its_field_and_the_rest_is_kept(panel
     from services.shared import clock
 
     url, data = panel
-    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
-    login(page, url, "secretaria.chapada")
-    go(page, "Condutores")
-    page.get_by_role("tab", name="Novo condutor").click()
+    page = clerk_on(browser, url, "Condutores")
     tomorrow = clock.today() + timedelta(days=1)
-    typed(page, "Nome completo *", "Rafael Futuro Teste")
-    typed(page, "CPF *", unregistered_cpf())
-    typed(page, "Endereço *", "Rua das Acácias, 45")
-    typed(page, "Nº da CNH *", "04512345678")
-    choose(page, "Categoria da CNH *", "B", exact=True)
-    typed(page, "Primeira habilitação *", f"{tomorrow:%d/%m/%Y}")
-    typed(page, "Validade da CNH *", f"{tomorrow.replace(year=tomorrow.year + 3):%d/%m/%Y}")
-    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    new_driver(page, "Rafael Futuro Teste", unregistered_cpf(), "Rua das Acácias, 45", "04512345678", tomorrow)
     message = f"Primeira habilitação: não pode ser posterior a hoje ({clock.today():%d/%m/%Y})."
     wait_text(page, message)
     shot(page, "forms_02_future_cnh")
@@ -182,20 +194,9 @@ def test_a_saved_driver_leaves_an_empty_form_for_the_next_one(panel, browser):
     from services.shared import clock
 
     url, data = panel
-    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
-    login(page, url, "secretaria.chapada")
-    go(page, "Condutores")
-    page.get_by_role("tab", name="Novo condutor").click()
+    page = clerk_on(browser, url, "Condutores")
     first = clock.today().replace(year=clock.today().year - 5)
-    cpf = people_cpf(515151)
-    typed(page, "Nome completo *", "Joana Limpa Teste")
-    typed(page, "CPF *", cpf)
-    typed(page, "Endereço *", "Rua das Mangueiras, 12")
-    typed(page, "Nº da CNH *", "04598765432")
-    choose(page, "Categoria da CNH *", "B", exact=True)
-    typed(page, "Primeira habilitação *", f"{first:%d/%m/%Y}")
-    typed(page, "Validade da CNH *", f"{clock.today().replace(year=clock.today().year + 3):%d/%m/%Y}")
-    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    new_driver(page, "Joana Limpa Teste", people_cpf(515151), "Rua das Mangueiras, 12", "04598765432", first)
     wait_text(page, "salvo. O formulário abaixo está limpo")
     page.wait_for_timeout(1000)
     shot(page, "forms_05_saved_driver")
@@ -214,9 +215,7 @@ def people_cpf(seed: int) -> str:
 def test_a_file_field_speaks_portuguese(panel, browser):
     """Issue 22 item 9: Streamlit's "Upload" and "200MB per file" are reworded on every file field."""
     url, _ = panel
-    page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
-    login(page, url, "secretaria.chapada")
-    go(page, "Condutores")
+    page = clerk_on(browser, url, "Condutores")
     page.get_by_role("tab", name="Importar CSV").click()
     zone = page.get_by_test_id("stFileUploaderDropzone").locator("visible=true").first
     zone.wait_for()
