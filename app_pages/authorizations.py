@@ -75,8 +75,7 @@ def request_form() -> None:
         ok, auth_id = submit("auth_new", authorizations.request_authorization, db, actor, mun, cpf, plate,
                              protocol_date)
         doc = authorizations.get_authorization(db, actor, mun, auth_id)
-        for name in ("auth_new_driver", "auth_new_driver_term", "auth_new_plate", "auth_new_date"):
-            st.session_state.pop(name, None)
+        common.forget("auth_new_driver", "auth_new_driver_term", "auth_new_plate", auth_new_date=today)
         done(f"Requerimento protocolado sob o nº {doc['protocol']}.", auth_id)
 
 
@@ -289,7 +288,7 @@ def authorization_list() -> str | None:
 
 if "auth_goto" in st.session_state:  # an action or another page opens a record: the list tab shows it
     st.session_state["auth_tabs"] = "Autorizações"
-tab_list, tab_new = st.tabs(["Autorizações", "Novo requerimento"], key="auth_tabs", on_change="rerun")
+tab_list, tab_new = common.tabs(["Autorizações", "Novo requerimento"], "auth_tabs")
 with tab_new:
     request_form()
 with tab_list:

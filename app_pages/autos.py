@@ -179,8 +179,8 @@ def history_tab() -> None:
 
 if "autos_tab_next" in st.session_state:  # after a write, reopen the auto's process
     st.session_state["autos_tab"] = st.session_state.pop("autos_tab_next")
-tab_list, tab_new, tab_process, tab_history = st.tabs(["Autos", "Novo auto", "Processo do auto", "Histórico"],
-                                                      key="autos_tab", on_change="rerun")
+tab_list, tab_new, tab_process, tab_history = common.tabs(["Autos", "Novo auto", "Processo do auto", "Histórico"],
+                                                          "autos_tab")
 with tab_list:
     autos_list()
 with tab_new:

@@ -138,9 +138,8 @@ def convocations(queue: list[Pendencia]) -> None:
 
 # Streamlit runs every tab: the queue is built once, before the tabs, and shared.
 queue_ok, queue = pendencias(actor, mun)
-tab_record, tab_due, tab_call, tab_list = st.tabs(
-    ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"],
-    key="insp_tabs", on_change="rerun")
+tab_record, tab_due, tab_call, tab_list = common.tabs(
+    ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"], "insp_tabs")
 with tab_record:
     record()
 with tab_due:

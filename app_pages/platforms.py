@@ -87,8 +87,7 @@ def picker() -> str | None:
     return doc["id"] if doc else None
 
 
-tab_list, tab_new, tab_import = st.tabs(["Lista", "Nova plataforma", "Importar CSV"], key="plat_tabs",
-                                       on_change="rerun")
+tab_list, tab_new, tab_import = common.tabs(["Lista", "Nova plataforma", "Importar CSV"], "plat_tabs")
 with tab_list:
     selected = entity_list(spec, actor, mun) or picker()
     if selected:

@@ -235,6 +235,29 @@ def forget(*keys: str, **values: Any) -> None:
         pending[name] = values[name] if name in values else _blank(old)
 
 
+def tabs(labels: list[str], key: str) -> list:
+    """``st.tabs`` whose open tab a page, a step or a
+    callback chooses by setting ``session_state[key]`` to a label; ``session_state[key]`` then tells
+    the open tab.
+
+    Setting the tabs' own widget key is not enough: the browser shows the chosen tab but can keep
+    the previous one as the widget's value and send it back with the next click anywhere on the
+    page, which then reopens the old tab (a refusal clicked right after a protocol landed on
+    "Novo requerimento"). A choice draws a new tab set (a new widget key) that opens on it.
+    """
+    generation = st.session_state.get(f"{key}__generation", 0)
+    wanted, seen = st.session_state.get(key), st.session_state.get(f"{key}__seen")
+    if wanted in labels and wanted != seen:
+        generation += 1
+        st.session_state[f"{key}__generation"] = generation
+        st.session_state[f"{key}__default"] = wanted
+    default = st.session_state.get(f"{key}__default")
+    widget = f"{key}__{generation}"
+    made = st.tabs(labels, key=widget, default=default if default in labels else None, on_change="rerun")
+    st.session_state[key] = st.session_state[f"{key}__seen"] = st.session_state.get(widget, labels[0])
+    return made
+
+
 def _blank(old: Any) -> Any:
     if isinstance(old, bool):
         return False

@@ -26,8 +26,7 @@ def entity_page(entity: str, title: str | None = None) -> None:
     common.page_header(title or spec.label_plural)
     announced()
     tabs_key, open_key = f"{entity}_tabs", f"{entity}_open"
-    tab_list, tab_new, tab_import = st.tabs(["Lista", spec.new_label, "Importar CSV"],
-                                            key=tabs_key, on_change="rerun")
+    tab_list, tab_new, tab_import = common.tabs(["Lista", spec.new_label, "Importar CSV"], tabs_key)
     with tab_list:
         selected = entity_list(spec, actor, mun) or (record_picker(
             entity, actor, mun, f"Abrir {spec.label.lower()}", lambda d: describe(entity, d), open_key) or {}).get("id")

@@ -378,7 +378,7 @@ def registry_page(spec: EntitySpec, actor, mun: str, new_label: str, picker, det
     After a new record is saved the form is blank and offers "Abrir o registro" and the next step."""
     tabs_key = f"{spec.name}_tabs"
     announced()
-    tab_list, tab_new, tab_import = st.tabs(["Lista", new_label, "Importar CSV"], key=tabs_key, on_change="rerun")
+    tab_list, tab_new, tab_import = common.tabs(["Lista", new_label, "Importar CSV"], tabs_key)
 
     def then(doc: dict) -> None:
         step = next_step(spec.name, actor, mun, doc)
