@@ -22,6 +22,8 @@ elif not cookie_kept:  # the panel's menu once the cookie is written (see common
 else:
     options = municipalities.of_actor(common.db(), actor)
     codes = [m.code for m in options]
+    if st.session_state.get(navigation.SWITCH_MUNICIPALITY) in codes:  # a record opened in another one
+        st.session_state["municipality"] = st.session_state.pop(navigation.SWITCH_MUNICIPALITY)
     if common.municipality() not in codes:
         st.session_state["municipality"] = codes[0] if codes else None
     with st.sidebar:
@@ -30,6 +32,9 @@ else:
             "Município", codes, key="municipality", placeholder=common.CHOOSE,
             format_func=lambda code: next(m.name for m in options if m.code == code),
         )
+        if actor.can("write"):
+            st.text_input("Buscar no painel", key="nav_search", on_change=navigation.search_typed,
+                          placeholder="CPF/CNPJ, placa, protocolo, nº, nome")
         if st.button("Sair", icon=":material/logout:", key="app_logout"):
             common.sign_out()
             st.rerun()
@@ -39,4 +44,6 @@ else:
     if notice := st.session_state.pop(navigation.NOTICE, None):
         st.info(notice)
     navigation.open_linked_record(page)
+    if st.session_state.pop(navigation.SEARCH_GO, False):
+        st.switch_page("app_pages/search.py")
 page.run()

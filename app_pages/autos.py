@@ -146,6 +146,12 @@ def process_tab() -> None:
                for r in rows}
     if "autos_open_next" in st.session_state:
         st.session_state["autos_open"] = st.session_state.pop("autos_open_next")
+    wanted = st.session_state.get("autos_open")
+    if wanted and wanted not in options:  # opened from the Busca or a link: older than the list's newest
+        found, doc = common.attempt(autos.get, db, actor, mun, wanted)
+        if found:
+            options = {wanted: f"{doc.get('number') or '(rascunho)'} · {doc.get('offender_name', '')} · "
+                               f"{doc.get('infraction_code', '')}", **options}
     if st.session_state.get("autos_open") not in options:
         st.session_state.pop("autos_open", None)
     auto_id = st.selectbox("Auto", list(options), index=None, key="autos_open", format_func=options.get,

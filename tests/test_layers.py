@@ -4,7 +4,7 @@ The import graph is read from the code (``ast``), function-level imports include
 hide inside a function. Layers, lowest first (docs/DESENVOLVIMENTO.md draws the same map):
 
     rules < docstore < services.shared (services.store with it) < services.dam
-          < services.ridehailing | services.machinery < services.summary | services.setup
+          < services.ridehailing | services.machinery < services.summary | services.setup | services.search
           < ui | seed < app_pages < app < bench < tests
 
 Rooms on one floor (ridehailing and machinery, summary and setup, ui and seed) never import each other.
@@ -24,7 +24,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("services.shared", "services.store", "services"),
     ("services.dam",),
     ("services.ridehailing", "services.machinery"),
-    ("services.summary", "services.setup"),
+    ("services.summary", "services.setup", "services.search"),
     ("ui", "seed"),
     ("app_pages",),
     ("app",),

@@ -31,6 +31,7 @@ RIDE, MACHINERY, ADMIN = "Transporte por aplicativo", "Serviços de máquinas", 
 PAGES = (
     PageDef("app_pages/home.py", "Início", ":material/home:", "Painel", "summary"),
     PageDef("app_pages/summary.py", "Resumo", ":material/insights:", "Painel", "summary"),
+    PageDef("app_pages/search.py", "Busca", ":material/search:", "Painel", "write"),
     PageDef("app_pages/taxpayers.py", "Contribuintes", ":material/badge:", "Cadastros", "write"),
     PageDef("app_pages/dams.py", "DAM", ":material/receipt_long:", "Arrecadação", "write"),
     PageDef("app_pages/debts.py", "Débitos", ":material/account_balance_wallet:", "Arrecadação", "write"),
@@ -131,13 +132,23 @@ def build(actor: Actor, modules: tuple[str, ...], requested: str = "") -> dict[s
 RECORD_PAGES = {"taxpayers": "app_pages/taxpayers.py", "dams": "app_pages/dams.py", "charges": "app_pages/debts.py",
                 "platforms": "app_pages/platforms.py", "drivers": "app_pages/drivers.py",
                 "vehicles": "app_pages/vehicles.py", "authorizations": "app_pages/authorizations.py",
+                "autos": "app_pages/autos.py", "booking_requests": "app_pages/machinery_requests.py",
+                "machinery_requesters": "app_pages/machinery_requesters.py",
                 "users": "app_pages/users.py", "parameters": "app_pages/parameters.py"}
 
 
 # The session key each record page reads to open one record (its picker or "go to" key).
 OPEN_KEYS = {"taxpayers": "taxpayers_open", "dams": "dams_open", "charges": "debts_open", "platforms": "plat_open",
              "drivers": "drivers_open", "vehicles": "vehicles_open", "authorizations": "auth_goto",
+             "autos": "autos_open_next", "booking_requests": "req_open",
+             "machinery_requesters": "machinery_requesters_open",
              "users": "users_edit_target", "parameters": "params_name"}
+# The tab a record opens in, on pages whose tabs a page may choose (ui.common.tabs).
+OPEN_TABS = {"taxpayers": ("taxpayers_tabs", "Lista"), "platforms": ("plat_tabs", "Lista"),
+             "drivers": ("drivers_tabs", "Lista"), "vehicles": ("vehicles_tabs", "Lista"),
+             "machinery_requesters": ("machinery_requesters_tabs", "Lista"),
+             "autos": ("autos_tab", "Processo do auto")}
+SWITCH_MUNICIPALITY = "nav_municipality"  # app.py chooses it in the sidebar before drawing it
 # Pages that pick a record by its key (the username, the parameter's name), not by its id.
 OPENED_BY_KEY = frozenset({"users", "parameters"})
 
@@ -170,3 +181,24 @@ def record_link(collection: str, doc_id: str | None, key: str | None = None) -> 
     if path is None or not ident:
         return None
     return f"/{PurePosixPath(path).stem}?id={quote(str(ident), safe='')}"
+
+
+def open_record(collection: str, record_id: str, municipality: str) -> None:
+    """Open a record on its page, in its municipality (a result of the Busca, a link of Início)."""
+    st.session_state[OPEN_KEYS[collection]] = record_id
+    if collection in OPEN_TABS:
+        key, label = OPEN_TABS[collection]
+        st.session_state[key] = label
+    if municipality != st.session_state.get("municipality"):
+        st.session_state[SWITCH_MUNICIPALITY] = municipality
+    st.switch_page(RECORD_PAGES[collection])
+
+
+SEARCH_TERM, SEARCH_GO = "search_term", "nav_search_go"
+
+
+def search_typed() -> None:
+    """The sidebar's box: its term goes to the Busca page, and the box is emptied for the next one."""
+    st.session_state[SEARCH_TERM] = st.session_state.get("nav_search", "")
+    st.session_state["nav_search"] = ""
+    st.session_state[SEARCH_GO] = True

@@ -76,6 +76,7 @@ DuplicateKeyError becomes :class:`services.shared.errors.Conflict`.
 """
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -86,7 +87,7 @@ from pymongo.database import Database
 
 from rules.machinery.prices import CATALOGUE
 from services import store
-from services.shared import audit, clock
+from services.shared import audit, clock, fields
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
@@ -247,12 +248,20 @@ SUMMARY = {k: 1 for k in ("protocol", "year", "sequence", "requested_on", "reque
 
 @checked
 def list_requests(db: Database, actor: Actor, municipality: str, status: str | None = None,
-                  limit: int = 200) -> list[dict]:
-    """Requests of the municipality, newest protocol first (summary fields)."""
+                  limit: int = 200, search: str = "") -> list[dict]:
+    """Requests of the municipality, newest protocol first (summary fields); ``search`` matches the
+    protocol, the requester's name or CPF/CNPJ and the locality."""
     authorize(actor, "read", municipality)
     query: dict[str, Any] = {"municipality": municipality}
     if status:
         query["status"] = status
+    term = "".join(ch for ch in str(search or "") if ch.isprintable()).strip()[:200]
+    if term:
+        plain = {"$regex": re.escape(term), "$options": "i"}
+        ors: list[dict] = [{"protocol": plain}, {"requester.name": plain}, {"locality": plain}]
+        if fields.digits(term):
+            ors.append({"requester.document": {"$regex": re.escape(fields.digits(term))}})
+        query["$or"] = ors
     rows = []
     for raw in db[REQUESTS].find(query, SUMMARY).sort([("year", -1), ("sequence", -1)]).limit(limit):
         doc = decode(raw)

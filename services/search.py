@@ -1,0 +1,128 @@
+"""One box, every register: what a clerk types (CPF/CNPJ, plate, protocol, authorization, auto or DAM
+number, name) found in every municipality the user acts in, grouped by kind.
+
+Each kind is searched by the search its own list already runs (the same fields, the same escaping),
+at most ``PER_KIND`` + 1 rows per kind and municipality: the number of queries depends on the
+kinds and the user's municipalities, never on the size of the registers.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from pymongo.database import Database
+
+from rules import fmt
+from services.dam import dams
+from services.dam.lists import DamQuery
+from services.dam.lists import list_page as dam_page
+from services.machinery import booking_requests
+from services.ridehailing import authorization_lists
+from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement.lists import list_autos
+from services.shared import entity_lists, fields, municipalities, schema
+from services.shared.auth import Actor, authorize
+from services.shared.boundary import checked
+
+PER_KIND = 5
+MIN_TERM = 2  # characters: one letter would list half of every register
+
+
+@dataclass(frozen=True)
+class Hit:
+    municipality: str  # code
+    title: str
+    detail: str
+    record_id: str
+
+
+@dataclass(frozen=True)
+class Group:
+    kind: str  # the collection its records live in (the page that opens them: ui.navigation)
+    label: str
+    hits: tuple[Hit, ...]
+    more: bool  # some municipality had more than PER_KIND: the kind's own list shows them all
+
+
+def _entity(name: str, key: str) -> Callable[[Database, Actor, str, str, date], tuple[list[Hit], bool]]:
+    def found(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
+        spec = schema.SPECS[name]
+        rows = entity_lists.lookup(db, actor, name, code, term, limit=PER_KIND + 1)
+        shown = spec.field(key)
+        hits = [Hit(code, str(r.get(spec.title_field) or ""), f"{shown.label} {shown.show(r.get(key))}", r["id"])
+                for r in rows]
+        return hits[:PER_KIND], len(hits) > PER_KIND
+    return found
+
+
+def _authorizations(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
+    listing = authorization_lists.authorization_page(db, actor, code, on, term, per_page=PER_KIND)
+    plate = schema.SPECS["vehicles"].field("plate").show
+    hits = [Hit(code, f"Protocolo {r.protocol}" + (f" · autorização nº {r.number}" if r.number else ""),
+                f"{r.driver_name} · placa {plate(r.plate)} · {r.state.label}", r.id) for r in listing.rows]
+    return hits, listing.total > PER_KIND
+
+
+def _autos(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
+    rows = list_autos(db, actor, code, term, limit=PER_KIND + 1)
+    hits = [Hit(code, f"Auto nº {r.number}" if r.number else "Auto em rascunho",
+                f"{r.offender_name} · {r.infraction_code} · {autos.STAGES.get(r.stage, r.stage)}", r.id) for r in rows]
+    return hits[:PER_KIND], len(hits) > PER_KIND
+
+
+def _dams(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
+    page = dam_page(db, actor, code, DamQuery(search=term, per_page=PER_KIND))
+    hits = [Hit(code, f"DAM nº {d['number']}",
+                f"{d['taxpayer_name']} · {fmt.brl(d['amount'])} · vencimento {fmt.day(d['due_on'])} · "
+                f"{dams.SITUATIONS.get(d['situation'], d['situation'])}", d["id"]) for d in page.rows]
+    return hits, page.total > PER_KIND
+
+
+def _bookings(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
+    rows = booking_requests.list_requests(db, actor, code, search=term, limit=PER_KIND + 1)
+    hits = [Hit(code, f"Pedido {r['protocol']}", f"{r['requester']['name']} · {r['services_text']} · "
+                f"{r['status_label']}", r["id"]) for r in rows]
+    return hits[:PER_KIND], len(hits) > PER_KIND
+
+
+# (collection, label, module the municipality must run or None, finder), in the order shown
+KINDS = (
+    ("drivers", "Condutores", "transporte", _entity("drivers", "cpf")),
+    ("vehicles", "Veículos", "transporte", _entity("vehicles", "plate")),
+    ("authorizations", "Autorizações", "transporte", _authorizations),
+    ("autos", "Autos de infração", "transporte", _autos),
+    ("platforms", "Plataformas", "transporte", _entity("platforms", "cnpj")),
+    ("machinery_requesters", "Solicitantes", "maquinas", _entity("machinery_requesters", "document")),
+    ("booking_requests", "Pedidos de serviço", "maquinas", _bookings),
+    ("taxpayers", "Contribuintes", None, _entity("taxpayers", "document")),
+    ("dams", "DAMs", None, _dams),
+)
+
+
+def clean(term: str) -> str:
+    """The term as searched: control characters dropped, trimmed (the lists cap its length)."""
+    return "".join(ch for ch in str(term or "") if ch.isprintable()).strip()
+
+
+@checked
+def search(db: Database, actor: Actor, term: str, on: date) -> list[Group]:
+    """The records matching ``term`` in every municipality the user may read, grouped by kind (kinds
+    with no match left out); nothing for a term shorter than ``MIN_TERM``."""
+    authorize(actor, "read")
+    term = clean(term)
+    if len(fields.search_form("text", term)) < MIN_TERM:
+        return []
+    places = municipalities.of_actor(db, actor)
+    groups = []
+    for kind, label, module, finder in KINDS:
+        hits: list[Hit] = []
+        more = False
+        for place in places:
+            if module is None or module in place.modules:
+                found, beyond = finder(db, actor, place.code, term, on)
+                hits.extend(found)
+                more = more or beyond
+        if hits:
+            groups.append(Group(kind, label, tuple(hits), more))
+    return groups
