@@ -6,7 +6,7 @@ from rules.fmt import day
 from services.ridehailing import registry
 from services.shared import clock, entities, entity_lists, schema
 from services.shared.schema import ListQuery
-from ui import common
+from ui import common, search_results
 from ui.entity import (
     announce,
     confirm_button,
@@ -161,12 +161,15 @@ def driver_detail(doc: dict) -> None:
     ok, decision = common.attempt(registry.driver_eligibility, db, actor, mun, doc["cpf"], on)
     if ok:
         verdict(decision, "Condutor", "drivers_verdict")
-    tab_docs, tab_records, tab_edit, tab_history = st.tabs(
-        ["Documentos", "Infrações e cursos", "Editar dados", "Histórico de alterações"])
+    tab_docs, tab_records, tab_links, tab_edit, tab_history = st.tabs(
+        ["Documentos", "Infrações e cursos", "Vínculos", "Editar dados", "Histórico de alterações"])
     with tab_docs:
         documents(doc["cpf"])
     with tab_records:
         records(doc["cpf"])
+    with tab_links:
+        search_results.related(actor, mun, doc["cpf"], doc["id"], "Nenhum veículo, autorização, auto ou DAM com este "
+                               "CPF.")
     with tab_edit:
         change_form(spec, actor, mun, doc, rules.ref("data_change"))
     with tab_history:

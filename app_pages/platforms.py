@@ -6,7 +6,7 @@ import streamlit as st
 from rules.fmt import day
 from services.ridehailing import platforms, registry
 from services.shared import clock, entities, schema
-from ui import common
+from ui import common, search_results
 from ui.entity import (
     announce,
     announced,
@@ -73,9 +73,11 @@ def platform_detail(doc: dict) -> None:
     blank = platforms.missing_policy_fields(doc)
     if blank:
         st.caption("Apólice APP incompleta no cadastro — preencha: " + ", ".join(blank) + ".")
-    tab_reports, tab_edit = st.tabs(["Relações e ISSQN", "Editar dados"])
+    tab_reports, tab_links, tab_edit = st.tabs(["Relações e ISSQN", "Vínculos", "Editar dados"])
     with tab_reports:
         reports(doc)
+    with tab_links:
+        search_results.related(actor, mun, doc["cnpj"], doc["id"], "Nenhum auto ou DAM com este CNPJ.")
     with tab_edit:
         entity_form(spec, actor, mun, doc)
 

@@ -1,11 +1,10 @@
 """Busca: one box for anything a clerk has at hand (CPF/CNPJ, plate, protocol, authorization, auto or
 DAM number, name), in every municipality the user acts in; a result opens its record on its page."""
-import pandas as pd
 import streamlit as st
 
 from services import search
 from services.shared import clock, municipalities
-from ui import common, navigation
+from ui import common, navigation, search_results
 
 actor = common.guard("write")
 db = common.db()
@@ -27,19 +26,6 @@ names = {m.code: m.name for m in municipalities.of_actor(db, actor)}
 several = len({hit.municipality for group in groups for hit in group.hits}) > 1
 st.caption(" · ".join(f"{g.label}: {len(g.hits)}{'+' if g.more else ''}" for g in groups)
            + ". Clique numa linha para abrir o registro.")
-# a table's selection outlives the page: each opening draws the tables anew, so coming back opens nothing
-generation = st.session_state.get("search_generation", 0)
-for group in groups:
-    st.subheader(group.label)
-    rows = [{"Registro": h.title, "Detalhe": h.detail, **({"Município": names.get(h.municipality, "")}
-                                                          if several else {})} for h in group.hits]
-    event = st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", on_select="rerun",
-                         selection_mode="single-row", key=f"search_{group.kind}_{generation}")
-    if group.more:
-        st.caption(f"Mostrando os {search.PER_KIND} mais recentes por município: refine a busca ou use a lista "
-                   f"de {group.label.lower()}.")
-    picked = event.selection.rows if event and event.selection else []
-    if picked:
-        hit = group.hits[picked[0]]
-        st.session_state["search_generation"] = generation + 1
-        navigation.open_record(group.kind, hit.record_id, hit.municipality)
+search_results.show(groups, "search", names if several else None,
+                    f"Mostrando os {search.PER_KIND} mais recentes por município: refine a busca ou use a lista "
+                    "de {label}.")

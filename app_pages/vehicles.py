@@ -3,7 +3,7 @@ import streamlit as st
 
 from services.ridehailing import registry
 from services.shared import clock, entities
-from ui import common
+from ui import common, search_results
 from ui.entity import record_picker
 from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
 
@@ -28,7 +28,9 @@ def vehicle_detail(doc: dict) -> None:
         verdict(decision, "Veículo", "vehicles_verdict")
     st.caption("Substituição de veículo (acidente, venda ou locação): cadastre o novo veículo e registre a "
                "substituição na autorização; o novo veículo passa por nova vistoria.")
-    tab_edit, tab_history = st.tabs(["Editar dados", "Histórico de alterações"])
+    tab_links, tab_edit, tab_history = st.tabs(["Autorizações e autos", "Editar dados", "Histórico de alterações"])
+    with tab_links:
+        search_results.related(actor, mun, doc["plate"], doc["id"], "Nenhuma autorização ou auto com esta placa.")
     with tab_edit:
         change_form(spec, actor, mun, doc, rules.ref("data_change"))
     with tab_history:

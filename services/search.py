@@ -26,6 +26,7 @@ from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 
 PER_KIND = 5
+RELATED = 20  # of each kind on a person's or a vehicle's page
 MIN_TERM = 2  # characters: one letter would list half of every register
 
 
@@ -45,51 +46,56 @@ class Group:
     more: bool  # some municipality had more than PER_KIND: the kind's own list shows them all
 
 
-def _entity(name: str, key: str) -> Callable[[Database, Actor, str, str, date], tuple[list[Hit], bool]]:
-    def found(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
+Found = tuple[list[Hit], bool]  # the hits shown, and whether there were more
+Finder = Callable[[Database, Actor, str, str, date, int], Found]
+
+
+def _entity(name: str, key: str, detail: str = "") -> Finder:
+    def found(db: Database, actor: Actor, code: str, term: str, on: date, limit: int) -> Found:
         spec = schema.SPECS[name]
-        rows = entity_lists.lookup(db, actor, name, code, term, limit=PER_KIND + 1)
+        rows = entity_lists.lookup(db, actor, name, code, term, limit=limit + 1)
         shown = spec.field(key)
-        hits = [Hit(code, str(r.get(spec.title_field) or ""), f"{shown.label} {shown.show(r.get(key))}", r["id"])
+        hits = [Hit(code, str(r.get(spec.title_field) or ""),
+                    str(r.get(detail) or "") if detail else f"{shown.label} {shown.show(r.get(key))}", r["id"])
                 for r in rows]
-        return hits[:PER_KIND], len(hits) > PER_KIND
+        return hits[:limit], len(hits) > limit
     return found
 
 
-def _authorizations(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
-    listing = authorization_lists.authorization_page(db, actor, code, on, term, per_page=PER_KIND)
+def _authorizations(db: Database, actor: Actor, code: str, term: str, on: date, limit: int) -> Found:
+    listing = authorization_lists.authorization_page(db, actor, code, on, term, per_page=limit)
     plate = schema.SPECS["vehicles"].field("plate").show
     hits = [Hit(code, f"Protocolo {r.protocol}" + (f" · autorização nº {r.number}" if r.number else ""),
                 f"{r.driver_name} · placa {plate(r.plate)} · {r.state.label}", r.id) for r in listing.rows]
-    return hits, listing.total > PER_KIND
+    return hits, listing.total > limit
 
 
-def _autos(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
-    rows = list_autos(db, actor, code, term, limit=PER_KIND + 1)
+def _autos(db: Database, actor: Actor, code: str, term: str, on: date, limit: int) -> Found:
+    rows = list_autos(db, actor, code, term, limit=limit + 1)
     hits = [Hit(code, f"Auto nº {r.number}" if r.number else "Auto em rascunho",
                 f"{r.offender_name} · {r.infraction_code} · {autos.STAGES.get(r.stage, r.stage)}", r.id) for r in rows]
-    return hits[:PER_KIND], len(hits) > PER_KIND
+    return hits[:limit], len(hits) > limit
 
 
-def _dams(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
-    page = dam_page(db, actor, code, DamQuery(search=term, per_page=PER_KIND))
+def _dams(db: Database, actor: Actor, code: str, term: str, on: date, limit: int) -> Found:
+    page = dam_page(db, actor, code, DamQuery(search=term, per_page=limit))
     hits = [Hit(code, f"DAM nº {d['number']}",
                 f"{d['taxpayer_name']} · {fmt.brl(d['amount'])} · vencimento {fmt.day(d['due_on'])} · "
                 f"{dams.SITUATIONS.get(d['situation'], d['situation'])}", d["id"]) for d in page.rows]
-    return hits, page.total > PER_KIND
+    return hits, page.total > limit
 
 
-def _bookings(db: Database, actor: Actor, code: str, term: str, on: date) -> tuple[list[Hit], bool]:
-    rows = booking_requests.list_requests(db, actor, code, search=term, limit=PER_KIND + 1)
+def _bookings(db: Database, actor: Actor, code: str, term: str, on: date, limit: int) -> Found:
+    rows = booking_requests.list_requests(db, actor, code, search=term, limit=limit + 1)
     hits = [Hit(code, f"Pedido {r['protocol']}", f"{r['requester']['name']} · {r['services_text']} · "
                 f"{r['status_label']}", r["id"]) for r in rows]
-    return hits[:PER_KIND], len(hits) > PER_KIND
+    return hits[:limit], len(hits) > limit
 
 
 # (collection, label, module the municipality must run or None, finder), in the order shown
 KINDS = (
     ("drivers", "Condutores", "transporte", _entity("drivers", "cpf")),
-    ("vehicles", "Veículos", "transporte", _entity("vehicles", "plate")),
+    ("vehicles", "Veículos", "transporte", _entity("vehicles", "plate", "model")),
     ("authorizations", "Autorizações", "transporte", _authorizations),
     ("autos", "Autos de infração", "transporte", _autos),
     ("platforms", "Plataformas", "transporte", _entity("platforms", "cnpj")),
@@ -113,15 +119,30 @@ def search(db: Database, actor: Actor, term: str, on: date) -> list[Group]:
     term = clean(term)
     if len(fields.search_form("text", term)) < MIN_TERM:
         return []
-    places = municipalities.of_actor(db, actor)
+    return _groups(db, actor, municipalities.of_actor(db, actor), term, on, PER_KIND)
+
+
+@checked
+def related(db: Database, actor: Actor, municipality: str, key: str, exclude_id: str, on: date) -> list[Group]:
+    """What refers to a person or a vehicle (its CPF/CNPJ or plate) in ``municipality``: its
+    vehicles, authorizations, autos, requests and DAMs, at most ``RELATED`` of each kind, the
+    record itself left out — what its own page lists, each opening on its page."""
+    authorize(actor, "read", municipality)
+    place = municipalities.get(db, municipality)
+    groups = _groups(db, actor, [place], clean(key), on, RELATED, exclude_id)
+    return groups
+
+
+def _groups(db: Database, actor: Actor, places: list, term: str, on: date, limit: int,
+            exclude_id: str = "") -> list[Group]:
     groups = []
     for kind, label, module, finder in KINDS:
         hits: list[Hit] = []
         more = False
         for place in places:
             if module is None or module in place.modules:
-                found, beyond = finder(db, actor, place.code, term, on)
-                hits.extend(found)
+                found, beyond = finder(db, actor, place.code, term, on, limit)
+                hits.extend(h for h in found if h.record_id != exclude_id)
                 more = more or beyond
         if hits:
             groups.append(Group(kind, label, tuple(hits), more))

@@ -185,6 +185,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.authorizations.substitute_vehicle": "write",
     "services.ridehailing.authorization_lists.authorization_page": "read",
     "services.search.search": "read",
+    "services.search.related": "read",
     "services.ridehailing.authorization_lists.authorization_rows": "read",
     "services.ridehailing.authorization_lists.data_version": "read",
     "services.ridehailing.fees.record_earlier_payment": "write",

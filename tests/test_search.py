@@ -42,7 +42,9 @@ def test_a_vehicle_is_found_by_its_plate_with_a_dash_and_its_authorization_by_th
     auth = one(demo_db, "authorizations", "chapada")
     plate = auth["plate"]
     groups = found(demo_db, SECRETARIA_CG, f"{plate[:3]}-{plate[3:]}".lower())
-    assert any(h.detail.endswith(fields.show("plate", plate)) for h in groups["vehicles"])
+    vehicle = one(demo_db, "vehicles", "chapada", plate=plate)
+    hits = groups["vehicles"]
+    assert [h.record_id for h in hits] == [str(vehicle["_id"])] and hits[0].detail == vehicle["model"]
     assert str(auth["_id"]) in [h.record_id for h in groups["authorizations"]]
 
 
@@ -98,4 +100,28 @@ def test_the_sidebar_box_leads_to_the_busca_with_the_term_and_empties_itself(dem
     assert at.text_input(key="nav_search").value == ""
     table = next(d.value for d in at.dataframe if "Registro" in d.value.columns)
     assert driver["name"] in list(table["Registro"])
-    assert "Condutores" in [h.value for h in at.subheader]
+    assert any(m.value.startswith("**Condutores**") for m in at.markdown)
+
+
+def test_a_drivers_page_lists_his_vehicles_authorizations_and_dams_but_not_himself(demo_db):
+    auth = one(demo_db, "authorizations", "chapada")
+    driver = one(demo_db, "drivers", "chapada", cpf=auth["driver_cpf"])
+    groups = {g.kind: g for g in search.related(demo_db, SECRETARIA_CG, "chapada", driver["cpf"], str(driver["_id"]),
+                                                clock.today())}
+    assert "drivers" not in groups, "the driver's own record is the page itself"
+    assert str(auth["_id"]) in [h.record_id for h in groups["authorizations"].hits]
+    vehicle = one(demo_db, "vehicles", "chapada", plate=auth["plate"])
+    assert str(vehicle["_id"]) in [h.record_id for h in groups["vehicles"].hits]
+    own_dams = demo_db.dams.count_documents({"municipality": "chapada", "taxpayer_document": driver["cpf"]})
+    assert len(groups["dams"].hits) == min(own_dams, search.RELATED) if own_dams else "dams" not in groups
+
+
+def test_a_vehicles_page_lists_the_authorizations_of_its_plate_and_never_another_municipalitys(demo_db):
+    auth = one(demo_db, "authorizations", "chapada")
+    vehicle = one(demo_db, "vehicles", "chapada", plate=auth["plate"])
+    groups = {g.kind: g for g in search.related(demo_db, SECRETARIA_CG, "chapada", vehicle["plate"],
+                                                str(vehicle["_id"]), clock.today())}
+    assert str(auth["_id"]) in [h.record_id for h in groups["authorizations"].hits]
+    assert all(h.municipality == "chapada" for g in groups.values() for h in g.hits)
+    with pytest.raises(PermissionDenied):
+        search.related(demo_db, SECRETARIA_CG, "matupa", vehicle["plate"], "", clock.today())

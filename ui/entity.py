@@ -12,7 +12,7 @@ from rules.base import RuleError
 from services.shared import clock, entities, entity_files, entity_lists, exports, uploads
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery
-from ui import common
+from ui import common, search_results
 from ui.common import forget
 
 PER_PAGE = (25, 50, 100)
@@ -36,6 +36,7 @@ def entity_page(entity: str, title: str | None = None) -> None:
             ok, doc = common.attempt(entities.get, common.db(), actor, entity, mun, selected)
             if ok:
                 entity_form(spec, actor, mun, doc)
+                search_results.of_person(entity, actor, mun, doc)
     with tab_new:
         entity_form(spec, actor, mun,
                     after_save=lambda record_id: saved_panel(spec, actor, mun, record_id, tabs_key, open_key))

@@ -83,7 +83,7 @@ def _query(municipality: str, search: str, stage: str) -> dict:
         plain = {"$regex": re.escape(term), "$options": "i"}
         bare = {"$regex": re.escape(term.replace("-", "").replace(".", "")), "$options": "i"}
         query["$or"] = [{"number": plain}, {"offender_name": plain}, {"infraction_code": plain},
-                        {"driver_cpf": bare}, {"plate": bare}]
+                        {"driver_cpf": bare}, {"offender_document": bare}, {"plate": bare}]
     return query
 
 
