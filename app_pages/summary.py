@@ -95,12 +95,15 @@ if data.debts is not None:
     st.caption(f"Posição em {owed.on:%d/%m/%Y}: débitos em aberto, pagos a menor ou inscritos em dívida ativa, "
                "pelo tempo desde o vencimento.")
     columns = st.columns(len(owed.aging))
+    marks, _total = text.aging_marks(owed)
     for column, (key, (count, amount)) in zip(columns, owed.aging.items()):
-        column.metric(BUCKET_LABELS[key], fmt.brl(amount), f"{privacy.cell(count)} débito(s)", delta_color="off",
-                      delta_arrow="off")
+        column.metric(BUCKET_LABELS[key], marks[key] or fmt.brl(amount), f"{marks[key] or count} débito(s)",
+                      delta_color="off", delta_arrow="off")
     share, before = owed.paid_share, owed.previous_paid_share
-    change = None if share is None or before is None else f"{share - before:+.1f} p.p.".replace(".", ",", 1)
-    st.metric("Parcela paga do valor lançado no período", text.share_text(share), change,
+    hidden, hidden_before = text.charged_marks(owed)
+    change = None if share is None or before is None or hidden or hidden_before else (
+        f"{share - before:+.1f} p.p.".replace(".", ",", 1))
+    st.metric("Parcela paga do valor lançado no período", hidden or text.share_text(share), change,
               help="Pago ÷ (principal + multa e juros dos DAMs pagos) dos débitos lançados no período, "
                    "cancelados fora; excesso a restituir não conta.")
     table("Débitos por tempo de atraso", "aging")
@@ -116,4 +119,4 @@ if data.bookings is not None:
     for key, title in enumerate(("Agendamentos: prazos e valores", "Pedidos de serviço por zona", "Pedidos por serviço",
                                  "Pedidos por etapa", "Máquinas: horas e uso")):
         table(title, f"bookings{key}")
-st.caption("Contagens de 1 ou 2 em um detalhamento aparecem como “< 3” para não identificar pessoas (LGPD).")
+st.caption(privacy.RULE_TEXT)

@@ -29,9 +29,11 @@ def _pt_br(chart: alt.Chart) -> alt.Chart:
 
 def grouped_money_bars(rows: Sequence[dict], category: str, series: Sequence[str], title: str,
                        category_title: str) -> alt.Chart:
-    """Bars of R$ per ``category`` (kept in the rows' order), one colour per column of ``series``."""
+    """Bars of R$ per ``category`` (kept in the rows' order), one colour per column of ``series``; a
+    value hidden by the small-cell rule (its mark, a text) draws no bar."""
     frame = pd.DataFrame([{category: row[category], "Série": name, "Valor": float(Decimal(row[name]))}
-                          for row in rows for name in series])
+                          for row in rows for name in series if not isinstance(row[name], str)],
+                         columns=[category, "Série", "Valor"])
     order = list(dict.fromkeys(row[category] for row in rows))
     chart = alt.Chart(frame, title=title).mark_bar().encode(
         x=alt.X(f"{category}:N", sort=order, title=category_title, axis=alt.Axis(labelAngle=0, labelLimit=0)),

@@ -40,6 +40,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from services.shared import privacy
 from services.summary.periods import Period
 
 ZERO = Decimal("0.00")
@@ -55,12 +56,26 @@ class Kpi:
     value: int | Decimal | None
     previous: int | Decimal | None
     unit: str = "count"  # "count", "brl" or "days"
+    basis: int | None = None  # how many people or records an average or amount stands on (a count: itself)
+    previous_basis: int | None = None
 
     @property
     def change(self) -> int | Decimal | None:
         if self.value is None or self.previous is None:
             return None
         return self.value - self.previous
+
+    @property
+    def marks(self) -> tuple[str | None, str | None]:
+        """The small-cell marks of the value and of the previous one (``privacy.suppress``, each on its
+        own: a headline has no total beside it). A count stands on itself; an average or an amount on
+        its ``basis`` (the people or DAMs behind it); an amount without a basis stands on no person."""
+        if self.unit == "brl" and self.basis is None:
+            return None, None
+        bases = [self.value if self.unit == "count" else self.basis,
+                 self.previous if self.unit == "count" else self.previous_basis]
+        marks, _total = privacy.suppress([int(b or 0) for b in bases], total_known=False)
+        return marks[0], marks[1]
 
 
 @dataclass(frozen=True)
@@ -172,12 +187,15 @@ class BookingsFigures:
     by_stage: dict[str, int] = field(default_factory=dict)
     waiting_median_days: Decimal | None = None
     waiting_p90_days: Decimal | None = None
+    waiting_count: int = 0  # the requests the waiting stands on
     hours_per_asset: dict[str, Decimal] = field(default_factory=dict)
     utilization_per_asset: dict[str, Decimal] = field(default_factory=dict)
     discounts_count_by_criterion: dict[str, int] = field(default_factory=dict)
     discounts: Decimal = ZERO
     balances_overdue: Decimal = ZERO
     credits_to_return: Decimal = ZERO
+    balances_overdue_count: int = 0
+    credits_count: int = 0
 
 
 @dataclass(frozen=True)

@@ -92,9 +92,10 @@ def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,
           ride_before: RideHailingFigures | None, bookings: BookingsFigures | None = None,
           bookings_before: BookingsFigures | None = None) -> tuple[Kpi, ...]:
     kpis = [
-        Kpi("paid", "Arrecadado (DAM pagos)", current.total("paid"), before.total("paid"), "brl"),
-        Kpi("issued", "DAM emitidos (valor)", current.total("issued"), before.total("issued"), "brl"),
-        Kpi("overdue", "DAM vencidos no fim do período", current.total("overdue"), before.total("overdue"), "brl"),
+        Kpi(key, label, current.total(key), before.total(key), "brl", current.total(f"{key}_count"),
+            before.total(f"{key}_count"))
+        for key, label in (("paid", "Arrecadado (DAM pagos)"), ("issued", "DAM emitidos (valor)"),
+                           ("overdue", "DAM vencidos no fim do período"))
     ]
     if ride is not None and ride_before is not None:
         kpis += [
@@ -105,15 +106,17 @@ def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,
             Kpi("inspections_overdue", "Vistorias em atraso", ride.inspections_overdue,
                 ride_before.inspections_overdue),
             Kpi("days_to_authorization", "Dias do protocolo à autorização (média)",
-                ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days"),
+                ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days",
+                ride.new, ride_before.new),
         ]
     if bookings is not None and bookings_before is not None:
         kpis += [
             Kpi("requests", "Pedidos de serviço protocolados", sum(bookings.by_zone.values()),
                 sum(bookings_before.by_zone.values())),
             Kpi("waiting", "Espera até a execução (mediana)", bookings.waiting_median_days,
-                bookings_before.waiting_median_days, "days"),
+                bookings_before.waiting_median_days, "days", bookings.waiting_count, bookings_before.waiting_count),
             Kpi("balances_overdue", "Saldos de serviços vencidos", bookings.balances_overdue,
-                bookings_before.balances_overdue, "brl"),
+                bookings_before.balances_overdue, "brl", bookings.balances_overdue_count,
+                bookings_before.balances_overdue_count),
         ]
     return tuple(kpis)
