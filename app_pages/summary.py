@@ -7,7 +7,7 @@ import streamlit as st
 
 from rules import fmt
 from rules.dam.charges import BUCKET_LABELS
-from services.shared import exports, privacy
+from services.shared import exports, municipalities, privacy
 from services.summary import report_tables, summary, text
 from ui import charts, common
 from ui import summary as ui_summary
@@ -60,6 +60,10 @@ st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="su
                    icon=":material/picture_as_pdf:")
 
 tables = report_tables.tables(data)
+towns = municipalities.of_actor(common.db(), actor)
+if len(towns) > 1:  # a gabinete that sees several municipalities: their figures side by side
+    others = [ui_summary.figures(actor, town.code, start, end, compare) for town in towns]
+    tables["Municípios lado a lado"] = report_tables.side_by_side([figures for ok_, figures in others if ok_])
 st.download_button("Tabelas do resumo (XLSX, uma aba por tabela)", mime=exports.XLSX_MIME, key="summary_xlsx",
                    data=lambda: exports.to_xlsx_book({title: (rows, None) for title, rows in tables.items() if rows}),
                    file_name=exports.file_name("resumo", municipality, today, "xlsx"), icon=":material/table_view:")
@@ -74,6 +78,15 @@ def table(title: str, key: str) -> None:
              for row in rows]
     st.dataframe(pd.DataFrame(shown), hide_index=True, width="stretch", key=f"summary_{key}")
 
+
+if tables.get("Aguardando decisão"):
+    table("Aguardando decisão", "waiting")
+    st.caption(f"Posição em {today:%d/%m/%Y}: idade em dias corridos desde a apresentação da defesa ou do recurso, "
+               "ou desde o último passo do pedido.")
+if tables.get("Municípios lado a lado"):
+    table("Municípios lado a lado", "towns")
+    st.caption(f"{start:%d/%m/%Y} a {end:%d/%m/%Y}, cada município com as mesmas regras do seu Resumo; "
+               "“—”: o município não tem o módulo.")
 
 st.header("Arrecadação")
 st.altair_chart(charts.grouped_money_bars(
@@ -119,4 +132,17 @@ if data.bookings is not None:
     for key, title in enumerate(("Agendamentos: prazos e valores", "Pedidos de serviço por zona", "Pedidos por serviço",
                                  "Pedidos por etapa", "Máquinas: horas e uso")):
         table(title, f"bookings{key}")
+trend_tables = [title for title in report_tables.TREND_TABLES if tables.get(title)]
+if trend_tables:
+    st.header("Tendências mês a mês")
+    st.caption("Cada número ao lado do mesmo mês do ano anterior.")
+    for number, title in enumerate(trend_tables):
+        rows = tables[title]
+        columns = st.columns(2)
+        figures_ = [c for c in rows[0] if c != "Mês" and not c.endswith(report_tables.YEAR_BEFORE)]
+        for index, column in enumerate(figures_):
+            columns[index % 2].altair_chart(charts.month_lines(
+                rows, {column: "Período", column + report_tables.YEAR_BEFORE: "Mesmo mês do ano anterior"}, column),
+                width="stretch")
+        table(title, f"trends{number}")
 st.caption(privacy.RULE_TEXT)

@@ -44,3 +44,18 @@ def grouped_money_bars(rows: Sequence[dict], category: str, series: Sequence[str
                  alt.Tooltip("Valor:Q", title="R$", format="$,.2f")],
     )
     return _pt_br(chart)
+
+
+def month_lines(rows: Sequence[dict], series: dict[str, str], title: str) -> alt.Chart:
+    """Counts per month (the rows' ``Mês``, in their order), a line per column of ``series`` (column →
+    the legend's name); a value hidden by the small-cell rule (its mark, a text) leaves a gap."""
+    frame = pd.DataFrame([{"Mês": row["Mês"], "Série": name, "Quantidade": row[column]}
+                          for row in rows for column, name in series.items() if not isinstance(row[column], str)],
+                         columns=["Mês", "Série", "Quantidade"])
+    chart = alt.Chart(frame, title=title).mark_line(point=True).encode(
+        x=alt.X("Mês:N", sort=[row["Mês"] for row in rows], title="Mês", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("Quantidade:Q", title="Quantidade", axis=alt.Axis(format="d", tickMinStep=1)),
+        color=alt.Color("Série:N", sort=list(series.values()), title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("Mês:N"), alt.Tooltip("Série:N"), alt.Tooltip("Quantidade:Q", format="d")],
+    )
+    return _pt_br(chart)

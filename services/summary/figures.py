@@ -26,6 +26,13 @@ What each figure means (the same words the page shows):
   in it; machine hours (hour meter) of executions ended in it; days booked over business days per
   machine; discounts of the quotes made in it; balances due before the last day and unpaid by it;
   credits of completed requests not yet returned on the last day.
+- Tendências: month by month over the period, beside the same month of the year before: authorizations
+  Ativa on the month's last day; autos lavrados in the month, decided in it, and those waiting on its
+  last day for the notification or the defence term, for the decision on a defence, for the decision
+  on an appeal; requests served (execution ended) in the month and waiting on its last day (protocolled,
+  not refused, not started).
+- Aguardando decisão (today): defences and appeals filed and not decided, requests waiting for the
+  technical visit, the social report or the quote; how many, the oldest and the average age in days.
 - Débitos (the charges of ``services.dam.charges``): what is still owed today (em aberto, pago a
   menor, inscrito em dívida ativa) by how long it is overdue (a vencer, 1–30, 31–90, 91–365, more than
   365 days); and of the charges issued in the period (cancelled ones left out), the value charged
@@ -237,6 +244,32 @@ class DebtsFigures:
 
 
 @dataclass(frozen=True)
+class Trend:
+    """One figure month by month over the period, beside the same month of the year before. A flow is
+    counted within each month (its months add up to the period's figure); a stock is read on each
+    month's last day (the period's last day for its last month)."""
+
+    key: str
+    label: str
+    months: tuple[date, ...]
+    values: tuple[int, ...]
+    year_before: tuple[int, ...]
+    flow: bool = False
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What waits for a decision or a step of the municipality today: how many and for how long (calendar
+    days since the filing or the last step)."""
+
+    key: str
+    label: str
+    count: int = 0
+    oldest_days: int | None = None
+    average_days: Decimal | None = None
+
+
+@dataclass(frozen=True)
 class Summary:
     municipality: str
     municipality_name: str
@@ -252,6 +285,8 @@ class Summary:
     debts: DebtsFigures | None = None
     comparison: str = "período anterior de mesma duração"  # what ``previous`` is, as the screens say it
     compared_empty: bool = False  # nothing happened in ``previous``: no change is shown against it
+    trends: tuple[Trend, ...] = ()
+    waiting: tuple[Waiting, ...] = ()
 
     def kpi(self, key: str) -> Kpi:
         return next(k for k in self.kpis if k.key == key)

@@ -130,6 +130,10 @@ def render_management_report(figures: Summary, secretariat: str, address: str, h
     if figures.debts is not None:
         pdf.set_x(LEFT)
         pdf.multi_cell(WIDTH, 4.5, fonts.text(text.debts_text(figures.debts)), align="L")
+    waiting = tables.get("Aguardando decisão")
+    if waiting:
+        pdf.set_x(LEFT)
+        pdf.multi_cell(WIDTH, 4.5, fonts.text(text.waiting_text(waiting, clock.today())), align="L")
     pdf.set_text_color(*GREY)
     fonts.use(7)
     pdf.set_x(LEFT)

@@ -158,6 +158,51 @@ def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
         out["Agendamentos: prazos e valores"] = rows + hide(
             [{"Indicador": f"Descontos — {k}", "Valor": v} for k, v in criteria.items()], list(criteria.values()),
             ("Valor",), total_known=False)
+    out.update(trend_tables(figures))
+    if figures.waiting:
+        out["Aguardando decisão"] = hide(
+            [{"Aguardando": w.label, "Quantidade": w.count, "Mais antigo (dias)": w.oldest_days,
+              "Média (dias)": _number(w.average_days) if w.count else "—"} for w in figures.waiting],
+            [w.count for w in figures.waiting], ("Quantidade", "Mais antigo (dias)", "Média (dias)"),
+            total_known=False)
+    return out
+
+
+def side_by_side(summaries: list[Summary]) -> Rows:
+    """The headline figures and what waits for a decision of several municipalities, a column each
+    (the same cells, marks included, as each one's Resumo); "—" where a municipality has no such figure."""
+    labels: dict[str, None] = {}
+    cells: list[dict[str, str]] = []
+    for figures in summaries:
+        mine = {k.label: text.kpi_value(k) for k in figures.kpis}
+        for row in tables(figures).get("Aguardando decisão", []):
+            mine[row["Aguardando"]] = str(row["Quantidade"])
+        labels.update(dict.fromkeys(mine))
+        cells.append(mine)
+    return [{"Indicador": label, **{f.municipality_name: mine.get(label, "—") for f, mine in zip(summaries, cells)}}
+            for label in labels]
+
+
+YEAR_BEFORE = " — mesmo mês do ano anterior"
+TREND_TABLES = {"Tendências do transporte por mês": ("active", "autos_"),
+                "Tendências dos pedidos de serviço por mês": ("served", "waiting")}
+
+
+def trend_tables(figures: Summary) -> dict[str, Rows]:
+    """The trends month by month, a column per figure and one for the same month of the year before,
+    each column a breakdown of its own (a flow's months add up to the period's figure)."""
+    out: dict[str, Rows] = {}
+    for title, prefixes in TREND_TABLES.items():
+        chosen = [t for t in figures.trends if t.key.startswith(prefixes)]
+        if not chosen:
+            continue
+        rows: Rows = [{"Mês": text.month_label(month)} for month in chosen[0].months]
+        for trend in chosen:
+            for column, values in ((trend.label, trend.values), (trend.label + YEAR_BEFORE, trend.year_before)):
+                for row, value in zip(rows, values):
+                    row[column] = value
+                hide(rows, list(values), (column,), total_known=trend.flow)
+        out[title] = rows
     return out
 
 

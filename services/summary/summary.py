@@ -18,7 +18,7 @@ from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.store import decode
-from services.summary import debts, fines, machinery, revenue, ride_hailing
+from services.summary import debts, fines, machinery, revenue, ride_hailing, trends
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -50,13 +50,20 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     dam_docs = revenue.dam_docs(db, municipality, min(previous.start, year_before.start))
     revenue_now, revenue_before = revenue.in_period(dam_docs, period), revenue.in_period(dam_docs, previous)
     ride = ride_before = fines_now = None
+    months, waiting = [], []
     if "transporte" in mun.modules:
         ride, ride_before = ride_hailing.of_periods(db, municipality, (period, previous))
         fines_now = fines.of_period(db, municipality, period, dam_docs)
+        ride_months, found = trends.ride_hailing(db, municipality, period)
+        months += ride_months
+        waiting += trends.waiting_autos(found, clock.today())
     bookings = bookings_before = None
     if "maquinas" in mun.modules:
         bookings = machinery.of_period(db, municipality, period)
         bookings_before = machinery.of_period(db, municipality, previous)
+        request_months, found = trends.machinery(db, municipality, period)
+        months += request_months
+        waiting += trends.waiting_requests(found, clock.today())
     owed = debts.of_periods(debts.charge_docs(db, municipality, previous.start), period, previous, clock.today())
     kpis = _kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before)
     empty = not any(k.previous for k in kpis)
@@ -66,7 +73,8 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
         municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
         year_before=year_before, comparison=COMPARISONS[compare], compared_empty=empty, kpis=kpis,
         revenue=revenue_now, revenue_year_before=revenue.in_period(dam_docs, year_before),
-        ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed,
+        ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed, trends=tuple(months),
+        waiting=tuple(waiting),
     )
 
 

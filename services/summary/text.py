@@ -132,3 +132,14 @@ def debts_text(d: DebtsFigures) -> str:
         return text + (f"Dos {fmt.brl(d.issued)} lançados no período, {fmt.brl(d.paid)} foram pagos "
                        f"({share_text(d.paid_share)}).")
     return text + "Nenhum débito lançado no período."
+
+
+def waiting_text(rows: list[dict], on: date) -> str:
+    """The "Aguardando decisão" table (its cells, marks included) in one pt-BR sentence."""
+    parts = []
+    for row in rows:
+        count, oldest = row["Quantidade"], row["Mais antigo (dias)"]
+        if count:
+            parts.append(f"{row['Aguardando'].lower()}: {count}"
+                         + (f" (o mais antigo há {oldest} dias)" if isinstance(oldest, int) else ""))
+    return f"Aguardando decisão em {fmt.day(on)}: " + ("; ".join(parts) if parts else "nada") + "."
