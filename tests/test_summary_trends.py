@@ -23,7 +23,8 @@ TODAY = D(2026, 4, 15)
 def _auto(db, n: int, auto_on: date, defence: date | None = None, decided: date | None = None,
           appealed: date | None = None, status: str = "lavrado") -> None:
     insert_one(db["autos"], encode({
-        "municipality": "chapada", "status": status, "stage": "x", "year": 2026, "sequence": n,
+        "municipality": "chapada", "status": status,
+        "stage": "rascunho" if status == "rascunho" else "notificado", "year": 2026, "sequence": n,
         "number": f"{n:04d}/2026",
         "committed_on": auto_on, "auto_on": auto_on, "severity": "grave", "driver_cpf": "52998224725",
         "defence": {"filed_on": defence} if defence else None,
@@ -61,7 +62,7 @@ def test_authorizations_and_autos_month_by_month_beside_the_year_before(known, t
     rows = report_tables.tables(figures)["Tendências do transporte por mês"]
     assert [r["Mês"] for r in rows] == ["jan/2026", "fev/2026", "mar/2026"]
     assert [r["Autorizações ativas no fim do mês"] for r in rows] == ["< 3", 3, 3]  # the small-cell rule holds
-    assert rows[0]["Autorizações ativas no fim do mês — mesmo mês do ano anterior"] == 0
+    assert rows[0]["Autorizações ativas no fim do mês (ano anterior)"] == 0
 
 
 def test_defences_and_appeals_waiting_for_a_decision_with_their_ages(known, today):  # noqa: F811

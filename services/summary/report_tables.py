@@ -183,7 +183,7 @@ def side_by_side(summaries: list[Summary]) -> Rows:
             for label in labels]
 
 
-YEAR_BEFORE = " — mesmo mês do ano anterior"
+YEAR_BEFORE = " (ano anterior)"
 TREND_TABLES = {"Tendências do transporte por mês": ("active", "autos_"),
                 "Tendências dos pedidos de serviço por mês": ("served", "waiting")}
 
