@@ -45,8 +45,8 @@ def _compliance(ok: bool | None) -> str:
 
 
 def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
-    """Every table of the summary as export rows (pt-BR headers, typed cells), counts of a breakdown
-    shown as "< 3" when 1 or 2 (aggregates only: nothing here names a person)."""
+    """Every table of the summary as export rows (pt-BR headers, typed cells), each breakdown with the
+    marks of ``hide`` (aggregates only: nothing here names a person)."""
     out: dict[str, list[dict[str, Any]]] = {
         "Indicadores": [{"Indicador": k.label, "Período": text.kpi_value(k),
                          "Comparação": text.kpi_previous(k), "Variação": text.change_text(k) or "—"}
