@@ -7,7 +7,7 @@ import streamlit as st
 
 from rules import fmt
 from rules.dam.charges import BUCKET_LABELS
-from services.shared import exports, privacy
+from services.shared import exports, municipalities, privacy
 from services.summary import report_tables, summary, text
 from ui import charts, common
 from ui import summary as ui_summary
@@ -60,6 +60,10 @@ st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="su
                    icon=":material/picture_as_pdf:")
 
 tables = report_tables.tables(data)
+towns = municipalities.of_actor(common.db(), actor)
+if len(towns) > 1:  # a gabinete that sees several municipalities: their figures side by side
+    others = [ui_summary.figures(actor, town.code, start, end, compare) for town in towns]
+    tables["Municípios lado a lado"] = report_tables.side_by_side([figures for ok_, figures in others if ok_])
 st.download_button("Tabelas do resumo (XLSX, uma aba por tabela)", mime=exports.XLSX_MIME, key="summary_xlsx",
                    data=lambda: exports.to_xlsx_book({title: (rows, None) for title, rows in tables.items() if rows}),
                    file_name=exports.file_name("resumo", municipality, today, "xlsx"), icon=":material/table_view:")
@@ -74,6 +78,15 @@ def table(title: str, key: str) -> None:
              for row in rows]
     st.dataframe(pd.DataFrame(shown), hide_index=True, width="stretch", key=f"summary_{key}")
 
+
+if tables.get("Aguardando decisão"):
+    table("Aguardando decisão", "waiting")
+    st.caption(f"Posição em {today:%d/%m/%Y}: idade em dias corridos desde a apresentação da defesa ou do recurso, "
+               "ou desde o último passo do pedido.")
+if tables.get("Municípios lado a lado"):
+    table("Municípios lado a lado", "towns")
+    st.caption(f"{start:%d/%m/%Y} a {end:%d/%m/%Y}, cada município com as mesmas regras do seu Resumo; "
+               "“—”: o município não tem o módulo.")
 
 st.header("Arrecadação")
 st.altair_chart(charts.grouped_money_bars(
@@ -95,12 +108,15 @@ if data.debts is not None:
     st.caption(f"Posição em {owed.on:%d/%m/%Y}: débitos em aberto, pagos a menor ou inscritos em dívida ativa, "
                "pelo tempo desde o vencimento.")
     columns = st.columns(len(owed.aging))
+    marks, _total = text.aging_marks(owed)
     for column, (key, (count, amount)) in zip(columns, owed.aging.items()):
-        column.metric(BUCKET_LABELS[key], fmt.brl(amount), f"{privacy.cell(count)} débito(s)", delta_color="off",
-                      delta_arrow="off")
+        column.metric(BUCKET_LABELS[key], marks[key] or fmt.brl(amount), f"{marks[key] or count} débito(s)",
+                      delta_color="off", delta_arrow="off")
     share, before = owed.paid_share, owed.previous_paid_share
-    change = None if share is None or before is None else f"{share - before:+.1f} p.p.".replace(".", ",", 1)
-    st.metric("Parcela paga do valor lançado no período", text.share_text(share), change,
+    hidden, hidden_before = text.charged_marks(owed)
+    change = None if share is None or before is None or hidden or hidden_before else (
+        f"{share - before:+.1f} p.p.".replace(".", ",", 1))
+    st.metric("Parcela paga do valor lançado no período", hidden or text.share_text(share), change,
               help="Pago ÷ (principal + multa e juros dos DAMs pagos) dos débitos lançados no período, "
                    "cancelados fora; excesso a restituir não conta.")
     table("Débitos por tempo de atraso", "aging")
@@ -116,4 +132,17 @@ if data.bookings is not None:
     for key, title in enumerate(("Agendamentos: prazos e valores", "Pedidos de serviço por zona", "Pedidos por serviço",
                                  "Pedidos por etapa", "Máquinas: horas e uso")):
         table(title, f"bookings{key}")
-st.caption("Contagens de 1 ou 2 em um detalhamento aparecem como “< 3” para não identificar pessoas (LGPD).")
+trend_tables = [title for title in report_tables.TREND_TABLES if tables.get(title)]
+if trend_tables:
+    st.header("Tendências mês a mês")
+    st.caption("Cada número ao lado do mesmo mês do ano anterior.")
+    for number, title in enumerate(trend_tables):
+        rows = tables[title]
+        columns = st.columns(2)
+        figures_ = [c for c in rows[0] if c != "Mês" and not c.endswith(report_tables.YEAR_BEFORE)]
+        for index, column in enumerate(figures_):
+            columns[index % 2].altair_chart(charts.month_lines(
+                rows, {column: "Período", column + report_tables.YEAR_BEFORE: "Mesmo mês do ano anterior"}, column),
+                width="stretch")
+        table(title, f"trends{number}")
+st.caption(privacy.RULE_TEXT)

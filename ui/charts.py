@@ -29,9 +29,11 @@ def _pt_br(chart: alt.Chart) -> alt.Chart:
 
 def grouped_money_bars(rows: Sequence[dict], category: str, series: Sequence[str], title: str,
                        category_title: str) -> alt.Chart:
-    """Bars of R$ per ``category`` (kept in the rows' order), one colour per column of ``series``."""
+    """Bars of R$ per ``category`` (kept in the rows' order), one colour per column of ``series``; a
+    value hidden by the small-cell rule (its mark, a text) draws no bar."""
     frame = pd.DataFrame([{category: row[category], "Série": name, "Valor": float(Decimal(row[name]))}
-                          for row in rows for name in series])
+                          for row in rows for name in series if not isinstance(row[name], str)],
+                         columns=[category, "Série", "Valor"])
     order = list(dict.fromkeys(row[category] for row in rows))
     chart = alt.Chart(frame, title=title).mark_bar().encode(
         x=alt.X(f"{category}:N", sort=order, title=category_title, axis=alt.Axis(labelAngle=0, labelLimit=0)),
@@ -40,5 +42,20 @@ def grouped_money_bars(rows: Sequence[dict], category: str, series: Sequence[str
         color=alt.Color("Série:N", sort=list(series), title=None, legend=alt.Legend(orient="bottom", labelLimit=0)),
         tooltip=[alt.Tooltip(f"{category}:N", title=category_title), alt.Tooltip("Série:N", title="Série"),
                  alt.Tooltip("Valor:Q", title="R$", format="$,.2f")],
+    )
+    return _pt_br(chart)
+
+
+def month_lines(rows: Sequence[dict], series: dict[str, str], title: str) -> alt.Chart:
+    """Counts per month (the rows' ``Mês``, in their order), a line per column of ``series`` (column →
+    the legend's name); a value hidden by the small-cell rule (its mark, a text) leaves a gap."""
+    frame = pd.DataFrame([{"Mês": row["Mês"], "Série": name, "Quantidade": row[column]}
+                          for row in rows for column, name in series.items() if not isinstance(row[column], str)],
+                         columns=["Mês", "Série", "Quantidade"])
+    chart = alt.Chart(frame, title=title).mark_line(point=True).encode(
+        x=alt.X("Mês:N", sort=[row["Mês"] for row in rows], title="Mês", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("Quantidade:Q", title="Quantidade", axis=alt.Axis(format="d", tickMinStep=1)),
+        color=alt.Color("Série:N", sort=list(series.values()), title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("Mês:N"), alt.Tooltip("Série:N"), alt.Tooltip("Quantidade:Q", format="d")],
     )
     return _pt_br(chart)

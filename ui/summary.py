@@ -45,7 +45,8 @@ def metrics(kpis: tuple[Kpi, ...], per_row: int = 3) -> None:
     """The headline figures, each with its change (red when a rise is bad news, as for the overdue)."""
     columns = st.columns(per_row)
     for index, kpi in enumerate(kpis):
+        change = text.change_text(kpi)  # None beside a hidden value
         columns[index % per_row].metric(
-            kpi.label, text.shown(kpi, kpi.value), delta=text.change_text(kpi),
-            delta_color="off" if not kpi.change else "inverse" if kpi.key in WORSE_WHEN_UP else "normal",
-            delta_arrow="auto" if kpi.change else "off")
+            kpi.label, text.kpi_value(kpi), delta=change,
+            delta_color="off" if not change or not kpi.change else "inverse" if kpi.key in WORSE_WHEN_UP else "normal",
+            delta_arrow="auto" if change and kpi.change else "off")

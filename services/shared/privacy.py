@@ -2,16 +2,24 @@
 
 The mayor's office (``gabinete``) sees aggregates only: no names, CPFs, plates or document numbers;
 in a breakdown, a count of 1 or 2 could point at a person (one driver of a district, two fines of
-a kind) and is shown as "< 3". A list that shows a CPF to a role that does not need the whole number
-shows it masked, the middle six digits only (the form the federal government uses when it
-publishes CPFs: ``***.456.789-**``).
+a kind) and is shown as "< 3", with every amount of the same cell. Where the cells of a breakdown
+add up to a figure that is shown (a total row, a headline), one hidden cell could be recovered by
+subtraction, so a second cell is hidden too ("X", complementary suppression): ``suppress`` is the
+one rule every table, export and report of the mayor's office applies. A list that shows a CPF to a
+role that does not need the whole number shows it masked, the middle six digits only (the form the
+federal government uses when it publishes CPFs: ``***.456.789-**``).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 SMALL_CELL = 3  # counts below this in a breakdown are shown as "< 3"
 SMALL_TEXT = f"< {SMALL_CELL}"
+COMPLEMENT_TEXT = "X"  # hidden so that a "< 3" beside it cannot be recovered from the total (IBGE's mark)
+RULE_TEXT = (f"Contagens de 1 ou 2 aparecem como “{SMALL_TEXT}” e seus valores não são mostrados; quando o "
+             f"total é mostrado, outra célula do mesmo detalhamento aparece como “{COMPLEMENT_TEXT}” para que a "
+             "oculta não se deduza por diferença (LGPD, Lei 13.709/2018).")
 
 
 def mask_cpf(cpf: str) -> str:
@@ -22,6 +30,22 @@ def mask_cpf(cpf: str) -> str:
     return f"***.{digits[3:6]}.{digits[6:9]}-**"
 
 
-def cell(count: int) -> int | str:
-    """A count of a breakdown as the mayor's office sees it: 1 and 2 become "< 3"; 0 stays 0."""
-    return SMALL_TEXT if 0 < count < SMALL_CELL else count
+def suppress(counts: Sequence[int], total_known: bool = True) -> tuple[tuple[str | None, ...], str | None]:
+    """The marks of the cells of one breakdown (``None``: shown) and the mark of their total.
+
+    A cell of 1 or 2 is "< 3". When the breakdown's total is shown (``total_known``) and any cell is
+    hidden, the smallest cell above the threshold plus one is hidden too ("X"): then the hidden cells
+    add up to a known sum that fits more than one split (a "< 3" beside an "X" of at least 4 can be 1
+    or 2). When no such cell exists, every non-zero cell and the total are hidden. A total of 1 or 2
+    is "< 3" itself (every part is then small)."""
+    marks: list[str | None] = [SMALL_TEXT if 0 < c < SMALL_CELL else None for c in counts]
+    total = sum(counts)
+    total_mark = SMALL_TEXT if 0 < total < SMALL_CELL else None
+    if not total_known or total_mark or not any(marks):
+        return tuple(marks), total_mark
+    wide = sorted((count, index) for index, count in enumerate(counts) if count > SMALL_CELL)
+    if wide:
+        marks[wide[0][1]] = COMPLEMENT_TEXT
+        return tuple(marks), None
+    marks = [mark or (COMPLEMENT_TEXT if count else None) for mark, count in zip(marks, counts)]
+    return tuple(marks), COMPLEMENT_TEXT

@@ -26,6 +26,13 @@ What each figure means (the same words the page shows):
   in it; machine hours (hour meter) of executions ended in it; days booked over business days per
   machine; discounts of the quotes made in it; balances due before the last day and unpaid by it;
   credits of completed requests not yet returned on the last day.
+- Tendências: month by month over the period, beside the same month of the year before: authorizations
+  Ativa on the month's last day; autos lavrados in the month, decided in it, and those waiting on its
+  last day for the notification or the defence term, for the decision on a defence, for the decision
+  on an appeal; requests served (execution ended) in the month and waiting on its last day (protocolled,
+  not refused, not started).
+- Aguardando decisão (today): defences and appeals filed and not decided, requests waiting for the
+  technical visit, the social report or the quote; how many, the oldest and the average age in days.
 - Débitos (the charges of ``services.dam.charges``): what is still owed today (em aberto, pago a
   menor, inscrito em dívida ativa) by how long it is overdue (a vencer, 1–30, 31–90, 91–365, more than
   365 days); and of the charges issued in the period (cancelled ones left out), the value charged
@@ -40,6 +47,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from services.shared import privacy
 from services.summary.periods import Period
 
 ZERO = Decimal("0.00")
@@ -55,12 +63,26 @@ class Kpi:
     value: int | Decimal | None
     previous: int | Decimal | None
     unit: str = "count"  # "count", "brl" or "days"
+    basis: int | None = None  # how many people or records an average or amount stands on (a count: itself)
+    previous_basis: int | None = None
 
     @property
     def change(self) -> int | Decimal | None:
         if self.value is None or self.previous is None:
             return None
         return self.value - self.previous
+
+    @property
+    def marks(self) -> tuple[str | None, str | None]:
+        """The small-cell marks of the value and of the previous one (``privacy.suppress``, each on its
+        own: a headline has no total beside it). A count stands on itself; an average or an amount on
+        its ``basis`` (the people or DAMs behind it); an amount without a basis stands on no person."""
+        if self.unit == "brl" and self.basis is None:
+            return None, None
+        bases = [self.value if self.unit == "count" else self.basis,
+                 self.previous if self.unit == "count" else self.previous_basis]
+        marks, _total = privacy.suppress([int(b or 0) for b in bases], total_known=False)
+        return marks[0], marks[1]
 
 
 @dataclass(frozen=True)
@@ -172,12 +194,15 @@ class BookingsFigures:
     by_stage: dict[str, int] = field(default_factory=dict)
     waiting_median_days: Decimal | None = None
     waiting_p90_days: Decimal | None = None
+    waiting_count: int = 0  # the requests the waiting stands on
     hours_per_asset: dict[str, Decimal] = field(default_factory=dict)
     utilization_per_asset: dict[str, Decimal] = field(default_factory=dict)
     discounts_count_by_criterion: dict[str, int] = field(default_factory=dict)
     discounts: Decimal = ZERO
     balances_overdue: Decimal = ZERO
     credits_to_return: Decimal = ZERO
+    balances_overdue_count: int = 0
+    credits_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -219,6 +244,32 @@ class DebtsFigures:
 
 
 @dataclass(frozen=True)
+class Trend:
+    """One figure month by month over the period, beside the same month of the year before. A flow is
+    counted within each month (its months add up to the period's figure); a stock is read on each
+    month's last day (the period's last day for its last month)."""
+
+    key: str
+    label: str
+    months: tuple[date, ...]
+    values: tuple[int, ...]
+    year_before: tuple[int, ...]
+    flow: bool = False
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """What waits for a decision or a step of the municipality today: how many and for how long (calendar
+    days since the filing or the last step)."""
+
+    key: str
+    label: str
+    count: int = 0
+    oldest_days: int | None = None
+    average_days: Decimal | None = None
+
+
+@dataclass(frozen=True)
 class Summary:
     municipality: str
     municipality_name: str
@@ -234,6 +285,8 @@ class Summary:
     debts: DebtsFigures | None = None
     comparison: str = "período anterior de mesma duração"  # what ``previous`` is, as the screens say it
     compared_empty: bool = False  # nothing happened in ``previous``: no change is shown against it
+    trends: tuple[Trend, ...] = ()
+    waiting: tuple[Waiting, ...] = ()
 
     def kpi(self, key: str) -> Kpi:
         return next(k for k in self.kpis if k.key == key)

@@ -38,6 +38,7 @@ def of_period(db: Database, municipality: str, period: Period) -> BookingsFigure
     waits: list[int] = []
     hours: dict[str, Decimal] = defaultdict(Decimal)
     discounts = overdue = credits = Decimal("0")
+    owing = crediting = 0
     for raw in db[booking_requests.REQUESTS].find({"municipality": municipality}, fields):
         doc = decode(raw)
         requested = parse_date(doc.get("requested_on"))
@@ -64,10 +65,12 @@ def of_period(db: Database, municipality: str, period: Period) -> BookingsFigure
         if Decimal(str(settlement.get("amount_due") or 0)) > 0 and due and due < period.end and (
                 paid is None or paid > period.end):
             overdue += Decimal(str(settlement["amount_due"]))
+            owing += 1
         completed, returned = parse_date(settlement.get("completed_on")), parse_date(settlement.get("credit_returned_on"))
         if Decimal(str(settlement.get("credit_to_return") or 0)) > 0 and completed and completed <= period.end and (
                 returned is None or returned > period.end):
             credits += Decimal(str(settlement["credit_to_return"]))
+            crediting += 1
     kinds = dict(entities.SPECS[booking_requests.ASSETS].field("kind").choices)
     assets = {str(a["_id"]): f"{kinds.get(a.get('kind'), a.get('kind') or '')} {a.get('identifier', '')}".strip()
               for a in db[booking_requests.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
@@ -80,10 +83,11 @@ def of_period(db: Database, municipality: str, period: Period) -> BookingsFigure
     return BookingsFigures(
         by_zone=dict(zones.most_common()), by_service=dict(services_.most_common()), by_stage=dict(stages.most_common()),
         waiting_median_days=Decimal(str(statistics.median(waits))) if waits else None,
-        waiting_p90_days=_percentile(waits, 0.9) if waits else None,
+        waiting_p90_days=_percentile(waits, 0.9) if waits else None, waiting_count=len(waits),
         hours_per_asset={assets.get(k, k): v for k, v in sorted(hours.items())},
         utilization_per_asset={assets.get(k, k): (Decimal(n * 100) / business).quantize(Decimal("0.1"), ROUND_HALF_UP)
                                for k, n in sorted(booked.items())} if business else {},
         discounts_count_by_criterion=dict(criteria.most_common()), discounts=cents(discounts),
-        balances_overdue=cents(overdue), credits_to_return=cents(credits),
+        balances_overdue=cents(overdue), credits_to_return=cents(credits), balances_overdue_count=owing,
+        credits_count=crediting,
     )

@@ -12,10 +12,10 @@ from decimal import Decimal
 from fpdf import FPDF
 
 from rules import fmt
-from services.shared import clock
+from services.shared import clock, privacy
 from services.shared.pdf.letterhead import LEFT, WIDTH, footer, letterhead, title
 from services.shared.pdf.style import BLUE, GREY, Fonts
-from services.summary import periods, text
+from services.summary import report_tables, text
 from services.summary.figures import ZERO, Kpi, Summary
 
 SERIES_COLOURS = ((31, 95, 139), (150, 180, 205), (178, 34, 34))
@@ -31,25 +31,26 @@ def _kpi_box(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, kpi: Kpi) ->
     pdf.set_text_color(0, 0, 0)
     fonts.use(11, bold=True)
     pdf.set_xy(x + 1.5, y + 5)
-    pdf.cell(w - 3, 6, fonts.text(text.shown(kpi, kpi.value)))
+    pdf.cell(w - 3, 6, fonts.text(text.kpi_value(kpi)))
     pdf.set_text_color(*GREY)
     fonts.use(6.5)
     pdf.set_xy(x + 1.5, y + 11.5)
     change = text.change_text(kpi)
-    pdf.cell(w - 3, 3, fonts.text(f"Comparação: {text.shown(kpi, kpi.previous)}"
+    pdf.cell(w - 3, 3, fonts.text(f"Comparação: {text.kpi_previous(kpi)}"
                                   + (f" ({change})" if change else "")))
     pdf.set_text_color(0, 0, 0)
 
 
 def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, categories: Sequence[str],
-          series: Sequence[tuple[str, Sequence[Decimal]]]) -> float:
-    """Grouped vertical bars of R$, with three gridlines, category labels and a legend; returns the y below."""
+          series: Sequence[tuple[str, Sequence[Decimal | str]]]) -> float:
+    """Grouped vertical bars of R$, with three gridlines, category labels and a legend; returns the y below.
+    A value hidden by the small-cell rule (its mark, a text) draws no bar but its mark."""
     fonts.use(9, bold=True)
     pdf.set_xy(LEFT, y)
     pdf.cell(WIDTH, 5, fonts.text(heading))
     top, axis_x = y + 7, LEFT + 24
     plot_w, plot_h = WIDTH - 26, height - 18
-    peak = max([v for _, values in series for v in values] + [Decimal("0")])
+    peak = max([v for _, values in series for v in values if not isinstance(v, str)] + [Decimal("0")])
     scale = peak if peak > 0 else Decimal("1")  # the gridlines' amounts stay Decimal; only lengths are float
     fonts.use(6)
     pdf.set_draw_color(215, 215, 215)
@@ -65,6 +66,11 @@ def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, catego
     for index, category in enumerate(categories):
         x0 = axis_x + index * slot + slot * 0.1
         for s, (_, values) in enumerate(series):
+            if isinstance(values[index], str):
+                pdf.set_text_color(*GREY)
+                pdf.set_xy(x0 + s * bar, top + plot_h - 3.5)
+                pdf.cell(bar, 3, fonts.text(values[index]), align="C")
+                continue
             h = plot_h * float(values[index] / scale)
             if h > 0:
                 pdf.set_fill_color(*SERIES_COLOURS[s % len(SERIES_COLOURS)])
@@ -104,19 +110,17 @@ def render_management_report(figures: Summary, secretariat: str, address: str, h
     for index, kpi in enumerate(figures.kpis):
         _kpi_box(pdf, fonts, LEFT + (index % 3) * box_w, y + (index // 3) * 17, box_w - 1, kpi)
     y += -(-len(figures.kpis) // 3) * 17 + 3
-    months = period.months()[-12:]
-    paid, before = figures.revenue.by_month("paid"), figures.revenue_year_before.by_month("paid")
-    y = _bars(pdf, fonts, y, 62, "Arrecadado por mês × mesmo mês do ano anterior",
-              [text.month_label(m) for m in months],
-              [("Período", [paid.get(m, ZERO) for m in months]),
-               ("Ano anterior", [before.get(periods.day_a_year_before(m), ZERO) for m in months])])
-    kinds = figures.revenue.by_kind()
-    names = sorted(kinds)
+    tables = report_tables.tables(figures)  # the page's cells, small-cell marks included
+    months = tables["Arrecadação por mês"][-12:]
+    y = _bars(pdf, fonts, y, 62, "Arrecadado por mês × mesmo mês do ano anterior", [m["Mês"] for m in months],
+              [("Período", [m["Pagos (R$)"] for m in months]),
+               ("Ano anterior", [m["Pagos no mesmo mês do ano anterior (R$)"] for m in months])])
+    kinds = tables["Arrecadação por receita"]
     y = _bars(pdf, fonts, y + 2, 62, "DAM por receita no período",
-              names or ["Nenhum DAM"],
-              [("Emitido", [kinds[n].issued for n in names] or [ZERO]),
-               ("Pago", [kinds[n].paid for n in names] or [ZERO]),
-               ("Vencido no último dia", [kinds[n].overdue for n in names] or [ZERO])])
+              [k["Receita"] for k in kinds] or ["Nenhum DAM"],
+              [("Emitido", [k["Emitidos (R$)"] for k in kinds] or [ZERO]),
+               ("Pago", [k["Pagos (R$)"] for k in kinds] or [ZERO]),
+               ("Vencido no último dia", [k["Vencidos (R$)"] for k in kinds] or [ZERO])])
     fonts.use(9, bold=True)
     pdf.set_xy(LEFT, y + 2)
     pdf.cell(WIDTH, 5, fonts.text("Valor emitido × valor recebido"))
@@ -126,6 +130,15 @@ def render_management_report(figures: Summary, secretariat: str, address: str, h
     if figures.debts is not None:
         pdf.set_x(LEFT)
         pdf.multi_cell(WIDTH, 4.5, fonts.text(text.debts_text(figures.debts)), align="L")
+    waiting = tables.get("Aguardando decisão")
+    if waiting:
+        pdf.set_x(LEFT)
+        pdf.multi_cell(WIDTH, 4.5, fonts.text(text.waiting_text(waiting, clock.today())), align="L")
+    pdf.set_text_color(*GREY)
+    fonts.use(7)
+    pdf.set_x(LEFT)
+    pdf.multi_cell(WIDTH, 3.5, fonts.text(privacy.RULE_TEXT), align="L")
+    pdf.set_text_color(0, 0, 0)
     pdf.set_draw_color(*BLUE)
     footer(pdf, fonts, f"Números agregados, sem dados pessoais (LGPD). Gerado em "
                        f"{fmt.moment(clock.to_local(clock.now_utc()))} pelo Painel Municipal.")

@@ -18,7 +18,7 @@ from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.store import decode
-from services.summary import debts, fines, machinery, revenue, ride_hailing
+from services.summary import debts, fines, machinery, revenue, ride_hailing, trends
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -50,13 +50,20 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     dam_docs = revenue.dam_docs(db, municipality, min(previous.start, year_before.start))
     revenue_now, revenue_before = revenue.in_period(dam_docs, period), revenue.in_period(dam_docs, previous)
     ride = ride_before = fines_now = None
+    months, waiting = [], []
     if "transporte" in mun.modules:
         ride, ride_before = ride_hailing.of_periods(db, municipality, (period, previous))
         fines_now = fines.of_period(db, municipality, period, dam_docs)
+        ride_months, found = trends.ride_hailing(db, municipality, period)
+        months += ride_months
+        waiting += trends.waiting_autos(found, clock.today())
     bookings = bookings_before = None
     if "maquinas" in mun.modules:
         bookings = machinery.of_period(db, municipality, period)
         bookings_before = machinery.of_period(db, municipality, previous)
+        request_months, found = trends.machinery(db, municipality, period)
+        months += request_months
+        waiting += trends.waiting_requests(found, clock.today())
     owed = debts.of_periods(debts.charge_docs(db, municipality, previous.start), period, previous, clock.today())
     kpis = _kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before)
     empty = not any(k.previous for k in kpis)
@@ -66,7 +73,8 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
         municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
         year_before=year_before, comparison=COMPARISONS[compare], compared_empty=empty, kpis=kpis,
         revenue=revenue_now, revenue_year_before=revenue.in_period(dam_docs, year_before),
-        ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed,
+        ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed, trends=tuple(months),
+        waiting=tuple(waiting),
     )
 
 
@@ -92,9 +100,10 @@ def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,
           ride_before: RideHailingFigures | None, bookings: BookingsFigures | None = None,
           bookings_before: BookingsFigures | None = None) -> tuple[Kpi, ...]:
     kpis = [
-        Kpi("paid", "Arrecadado (DAM pagos)", current.total("paid"), before.total("paid"), "brl"),
-        Kpi("issued", "DAM emitidos (valor)", current.total("issued"), before.total("issued"), "brl"),
-        Kpi("overdue", "DAM vencidos no fim do período", current.total("overdue"), before.total("overdue"), "brl"),
+        Kpi(key, label, current.total(key), before.total(key), "brl", current.total(f"{key}_count"),
+            before.total(f"{key}_count"))
+        for key, label in (("paid", "Arrecadado (DAM pagos)"), ("issued", "DAM emitidos (valor)"),
+                           ("overdue", "DAM vencidos no fim do período"))
     ]
     if ride is not None and ride_before is not None:
         kpis += [
@@ -105,15 +114,17 @@ def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,
             Kpi("inspections_overdue", "Vistorias em atraso", ride.inspections_overdue,
                 ride_before.inspections_overdue),
             Kpi("days_to_authorization", "Dias do protocolo à autorização (média)",
-                ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days"),
+                ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days",
+                ride.new, ride_before.new),
         ]
     if bookings is not None and bookings_before is not None:
         kpis += [
             Kpi("requests", "Pedidos de serviço protocolados", sum(bookings.by_zone.values()),
                 sum(bookings_before.by_zone.values())),
             Kpi("waiting", "Espera até a execução (mediana)", bookings.waiting_median_days,
-                bookings_before.waiting_median_days, "days"),
+                bookings_before.waiting_median_days, "days", bookings.waiting_count, bookings_before.waiting_count),
             Kpi("balances_overdue", "Saldos de serviços vencidos", bookings.balances_overdue,
-                bookings_before.balances_overdue, "brl"),
+                bookings_before.balances_overdue, "brl", bookings.balances_overdue_count,
+                bookings_before.balances_overdue_count),
         ]
     return tuple(kpis)

@@ -1,0 +1,155 @@
+"""The services month by month and what waits for a decision (issue 23 item 11; see
+``services.summary.figures``): authorizations active at each month's end, autos by stage, bookings
+served and waiting, each beside the same month of the year before; defences and appeals waiting for a
+decision and requests waiting for a visit, a social report or a quote, with their ages.
+
+One query per collection whatever the number of months (authorizations, autos, booking requests, with
+only the fields read); each month is folded from those lists by the small pure functions below.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+from pymongo.database import Database
+
+from rules.ridehailing.lifecycle import Status
+from services.machinery import booking_requests
+from services.ridehailing import registry
+from services.ridehailing.enforcement import autos
+from services.store import decode, parse_date
+from services.summary.figures import Trend, Waiting
+from services.summary.periods import Period, day_a_year_before
+from services.summary.ride_hailing import AUTH_FIELDS
+
+AUTO_FIELDS = {"status": 1, "stage": 1, "auto_on": 1, "committed_on": 1, "defence.filed_on": 1,
+               "decision.decided_on": 1, "appeal.filed_on": 1, "appeal.decision.decided_on": 1}
+REQUEST_FIELDS = {"status": 1, "requested_on": 1, "refusal.on": 1, "execution.started_on": 1,
+                  "execution.ended_on": 1, "technical_visit.visited_on": 1, "social_report.requested_on": 1,
+                  "social_report.answered_on": 1}
+AUTO_STAGES = {"notificacao": "Autos em notificação ou prazo de defesa", "defesa": "Autos com defesa a decidir",
+               "recurso": "Autos com recurso a decidir"}
+REQUEST_STEPS = {"aguardando_vistoria": "Pedidos aguardando vistoria técnica",
+                 "aguardando_parecer": "Pedidos aguardando parecer social",
+                 "aguardando_orcamento": "Pedidos aguardando orçamento"}
+
+
+def month_ends(period: Period) -> list[tuple[date, date]]:
+    """(first day, last day counted) of each month of the period: the period's last day for its last."""
+    ends = []
+    for month in period.months():
+        last = (month + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+        ends.append((month, min(last, period.end)))
+    return ends
+
+
+def _day(doc: dict, *path: str) -> date | None:
+    for key in path[:-1]:
+        doc = doc.get(key) or {}
+    return parse_date(doc.get(path[-1]))
+
+
+def auto_stage_on(doc: dict, day: date) -> str | None:
+    """Where a lavrado auto stood on ``day`` by its dated facts: None (not lavrado yet, or closed — decided
+    with no appeal pending, annulled on appeal, void), "notificacao", "defesa" or "recurso"."""
+    lavrado = _day(doc, "auto_on") or _day(doc, "committed_on")
+    if doc.get("status") in ("rascunho", "nulo") or lavrado is None or lavrado > day:
+        return None
+    appealed, appeal_decided = _day(doc, "appeal", "filed_on"), _day(doc, "appeal", "decision", "decided_on")
+    if appealed and appealed <= day:
+        return None if appeal_decided and appeal_decided <= day else "recurso"
+    decided = _day(doc, "decision", "decided_on")
+    if decided and decided <= day:
+        return None
+    defended = _day(doc, "defence", "filed_on")
+    return "defesa" if defended and defended <= day else "notificacao"
+
+
+def request_waiting_on(doc: dict, day: date) -> bool:
+    """A request protocolled by ``day``, neither refused nor started by then."""
+    requested, refused, started = (_day(doc, "requested_on"), _day(doc, "refusal", "on"),
+                                   _day(doc, "execution", "started_on"))
+    return bool(requested and requested <= day and not (refused and refused <= day)
+                and not (started and started <= day))
+
+
+def _trend(key: str, label: str, ends: list[tuple[date, date]], count: Callable[[date, date], int],
+           flow: bool = False) -> Trend:
+    """``count(first, last)`` of each month and of the same days of the year before."""
+    return Trend(key, label, tuple(first for first, _last in ends),
+                 tuple(count(first, last) for first, last in ends),
+                 tuple(count(day_a_year_before(first), day_a_year_before(last)) for first, last in ends), flow)
+
+
+def _within(days: Iterable[date | None], first: date, last: date) -> int:
+    return sum(1 for day in days if day is not None and first <= day <= last)
+
+
+def ride_hailing(db: Database, municipality: str, period: Period) -> tuple[list[Trend], list[dict]]:
+    """Authorizations active at each month's end, and the autos' trends; returns the autos read (for
+    the waiting list)."""
+    scope = registry.Scope(db, municipality)
+    docs = [decode(raw) for raw in db["authorizations"].find({"municipality": municipality}, AUTH_FIELDS)]
+    docs = [d for d in docs if d.get("events")]
+    ends = month_ends(period)
+
+    def active(_first: date, last: date) -> int:
+        return sum(1 for d in docs if min(parse_date(e["on"]) for e in d["events"]) <= last
+                   and scope.state(d, last).status is Status.ACTIVE)
+
+    found = [decode(raw) for raw in db[autos.COLLECTION].find(
+        {"municipality": municipality, "status": {"$ne": "rascunho"}}, AUTO_FIELDS)]
+    lavrados = [_day(d, "auto_on") or _day(d, "committed_on") for d in found]
+    decided = [_day(d, "decision", "decided_on") for d in found]
+    trends = [
+        _trend("active", "Autorizações ativas no fim do mês", ends, active),
+        _trend("autos_lavrados", "Autos lavrados no mês", ends, lambda a, b: _within(lavrados, a, b), True),
+        _trend("autos_decided", "Autos decididos no mês", ends, lambda a, b: _within(decided, a, b), True),
+    ]
+    for stage, label in AUTO_STAGES.items():
+        trends.append(_trend(f"autos_{stage}", label + " no fim do mês", ends,
+                             lambda _first, last, s=stage: sum(auto_stage_on(d, last) == s for d in found)))
+    return trends, found
+
+
+def machinery(db: Database, municipality: str, period: Period) -> tuple[list[Trend], list[dict]]:
+    """Requests served (execution ended) in each month and waiting at its end; returns the requests read."""
+    found = [decode(raw) for raw in db[booking_requests.REQUESTS].find({"municipality": municipality},
+                                                                        REQUEST_FIELDS)]
+    ended = [_day(d, "execution", "ended_on") for d in found]
+    ends = month_ends(period)
+    return [_trend("served", "Pedidos atendidos no mês", ends, lambda a, b: _within(ended, a, b), True),
+            _trend("waiting", "Pedidos aguardando no fim do mês", ends,
+                   lambda _first, last: sum(1 for d in found if request_waiting_on(d, last)))], found
+
+
+def waiting_row(key: str, label: str, since: list[date], today: date) -> Waiting:
+    """How many wait, the oldest and the average age in calendar days on ``today``."""
+    ages = [(today - day).days for day in since]
+    if not ages:
+        return Waiting(key, label)
+    average = (Decimal(sum(ages)) / len(ages)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    return Waiting(key, label, len(ages), max(ages), average)
+
+
+def waiting_autos(found: list[dict], today: date) -> list[Waiting]:
+    """Defences and appeals filed and not decided on ``today``, aged from their filing."""
+    defences = [_day(d, "defence", "filed_on") for d in found if auto_stage_on(d, today) == "defesa"]
+    appeals = [_day(d, "appeal", "filed_on") for d in found if auto_stage_on(d, today) == "recurso"]
+    return [waiting_row("defences", "Defesas aguardando decisão", [d for d in defences if d], today),
+            waiting_row("appeals", "Recursos aguardando decisão", [d for d in appeals if d], today)]
+
+
+def waiting_requests(found: list[dict], today: date) -> list[Waiting]:
+    """Requests waiting for the technical visit, the social report or the quote, aged from their last step."""
+    rows = []
+    for status, label in REQUEST_STEPS.items():
+        since = []
+        for d in (d for d in found if d.get("status") == status):
+            steps = [_day(d, "requested_on"), _day(d, "technical_visit", "visited_on"),
+                     _day(d, "social_report", "requested_on"), _day(d, "social_report", "answered_on")]
+            known = [step for step in steps if step is not None and step <= today]
+            since.append(max(known) if known else today)
+        rows.append(waiting_row(status, label, since, today))
+    return rows
