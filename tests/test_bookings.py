@@ -452,6 +452,23 @@ def test_a_refused_request_frees_its_machines_and_keeps_the_reason(db, nl):
     assert "QBA1D23" in [a["identifier"] for a in schedule.schedule_board(db, CLERK, NL, MONDAY).free_assets]
 
 
+def test_completion_requires_the_executed_hours_and_keeps_the_advance(db, nl, today):
+    """Issue 23 item 9 (art. 8 §2): completing without the hours worked is refused under its field,
+    instead of settling 0 h and crediting back the whole advance."""
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    pay(db, upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))[0]["dam_id"])
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    with pytest.raises(ValidationFailed) as refused:
+        execution.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"]))
+    assert "item 01" in refused.value.errors["worked_hours"] and "art. 8, §2" in refused.value.errors["worked_hours"]
+    doc = booking_requests.get_request(db, CLERK, NL, rid)
+    assert doc["status"] == "agendado" and not doc.get("settlement")
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"],
+                                                               worked_hours=(("01", D(0)),)))
+    assert done["settlement"]["credit_to_return"] == D("900.00")  # 0 h stated: the whole advance returns
+
+
 def test_machines_are_in_service_while_the_team_works(db, nl):
     rid = ready(db, nl, nl["farmer"], (HOURS6,))
     schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
