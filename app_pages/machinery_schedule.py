@@ -55,7 +55,8 @@ if board.queue:
                              format_func=lambda i: next(f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}"
                                                         for e in board.queue if e.request_id == i),
                                                             placeholder="Escolha...")
-        assets = {a["id"]: a["identifier"] for a in board.free_assets}
+        kinds = dict(ASSET_KINDS)  # the kind beside the plate: each machine serves its Anexo I items
+        assets = {a["id"]: f"{a['identifier']} · {kinds.get(a.get('kind'), a.get('kind', ''))}" for a in board.free_assets}
         operators = {o["id"]: o["name"] for o in board.free_operators}
         cols = st.columns(2)
         asset = cols[0].selectbox("Máquina ou veículo", list(assets), format_func=assets.get, key="sched_asset",

@@ -15,7 +15,7 @@ from pymongo.database import Database
 
 from rules.fmt import day as show_day
 from rules.machinery.prices import DECREE
-from rules.machinery.schedule import QueuedRequest, order_of_service
+from rules.machinery.schedule import QueuedRequest, assets_fit, order_of_service
 from services import store
 from services.machinery import booking_requests, localities
 from services.machinery.booking_requests import (
@@ -104,8 +104,9 @@ def schedule_board(db: Database, actor: Actor, municipality: str, day: date) -> 
 @checked
 def book(db: Database, actor: Actor, municipality: str, request_id: str, day: date,
          assignments: list[tuple[str, str]]) -> dict:
-    """Book (asset_id, operator_id) pairs for the request on ``day``. A machine or operator already
-    booked that day → Conflict (unique index), even when two clerks save at once."""
+    """Book (asset_id, operator_id) pairs for the request on ``day``; each machine must serve one of
+    the request's quoted items (Anexo I). A machine or operator already booked that day → Conflict
+    (unique index), even when two clerks save at once."""
     authorize(actor, "write", municipality)
     if not assignments:
         raise ValidationFailed({"assignments": "Escolha ao menos uma máquina ou veículo com o seu operador."})
@@ -123,6 +124,10 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
         pairs.append((asset, operator))
 
     def build(doc: dict) -> dict:
+        items = [line["item"] for line in (doc.get("quote") or {}).get("lines", [])]
+        fit = assets_fit(items, [(asset["identifier"], asset.get("kind", "")) for asset, _ in pairs])
+        if not fit.ok:  # Anexo I: the machine of the item quoted
+            raise ValidationFailed({"assignments": "; ".join(fit.reasons())})
         now = clock.now_utc()
         for asset, operator in pairs:
             entry = {"municipality": municipality, "request_id": doc["id"], "protocol": doc["protocol"],

@@ -6,8 +6,10 @@ import pytest
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
 from rules.machinery.schedule import (
+    ITEMS_OF_KIND,
     LoadRecord,
     QueuedRequest,
+    assets_fit,
     loads_allowance,
     order_of_service,
 )
@@ -120,3 +122,32 @@ def test_unavailable_machines_or_staff_hold_the_request():
 def test_same_day_protocols_ordered_by_time():
     requests = [QueuedRequest("B", at(1, 15), "Norte", "Vila A"), QueuedRequest("A", at(1, 8), "Norte", "Vila A")]
     assert protocols(order_of_service(requests)) == ["A", "B"]
+
+
+@pytest.mark.parametrize("items, kind, ok", [
+    pytest.param(("01",), "retroescavadeira", True, id="Anexo I item 01: a backhoe for backhoe hours"),
+    pytest.param(("01",), "onibus", False, id="Anexo I item 01: a bus is not a backhoe"),
+    pytest.param(("01",), "escavadeira", False, id="Anexo I items 01/04: an excavator is not the backhoe quoted"),
+    pytest.param(("12",), "caminhao_basculante", True, id="Anexo I item 12 obs. 3: the dump truck carries the loads"),
+    pytest.param(("12",), "prancha", False, id="Anexo I item 12: a lowboy does not carry earth"),
+    pytest.param(("05", "07"), "caminhao_basculante", True, id="Anexo I items 05/07: dump truck day and km"),
+    pytest.param(("08",), "prancha", True, id="Anexo I item 08: lowboy trip"),
+    pytest.param(("10",), "micro_onibus_van", False, id="Anexo I items 10/11: a van is not the bus quoted"),
+    pytest.param(("11",), "micro_onibus_van", True, id="Anexo I item 11: minibus or van"),
+    pytest.param(("01", "04"), "escavadeira", True, id="Anexo I: one of two items quoted is enough"),
+    pytest.param((), "retroescavadeira", False, id="Anexo I: nothing quoted, no machine fits"),
+])
+def test_a_booked_machine_serves_one_of_the_quoted_items(items, kind, ok):
+    """Issue 23 item 8: a bus booked for a backhoe job is refused, naming the items quoted."""
+    decision = assets_fit(items, [("PAT-1", kind)])
+    assert decision.ok is ok
+    if not ok:
+        assert decision.failures[0].message.startswith("PAT-1 não serve para este pedido")
+        assert decision.failures[0].reference.endswith("Anexo I")
+
+
+def test_every_kind_of_the_register_serves_some_item():
+    from services.shared.specs.maquinas import ASSET_KINDS
+
+    assert {kind for kind, _ in ASSET_KINDS} == set(ITEMS_OF_KIND)
+    assert sorted(code for codes in ITEMS_OF_KIND.values() for code in codes) == [f"{n:02}" for n in range(1, 13)]
