@@ -98,6 +98,7 @@ def new_request() -> None:
                                          key="req_requested_on")
             under("requested_on")
             desired = st.date_input("Início desejado", value=None, format="DD/MM/YYYY", key="req_desired")
+            under("desired_start")
             identification = st.text_input("I – Identificação do interessado (documento apresentado)",
                                            key="req_identification")
             under("identification")

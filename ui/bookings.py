@@ -12,12 +12,12 @@ from rules import fmt
 from rules.machinery.payment import BALANCE
 from rules.registry import MACHINERY
 from services.dam import printing
-from services.machinery import ledger, payment
+from services.machinery import booking_requests, ledger, payment
 from services.shared import municipalities
 from services.shared.auth import Actor
 from ui import common
 
-MODULE_OFF = "O módulo de serviços de máquinas não está habilitado neste município."
+MODULE_OFF = booking_requests.MODULE_OFF
 NEW_DAM_DAYS = 5  # the new DAM's due date offered by default
 
 

@@ -85,8 +85,9 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.machinery.prices import CATALOGUE
+from rules.registry import MACHINERY
 from services import store
-from services.shared import audit, clock
+from services.shared import audit, clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
@@ -132,8 +133,25 @@ SERVICE_KINDS = {
 }
 
 
+MODULE_OFF = "O módulo de serviços de máquinas não está habilitado neste município."
+
+
 class WrongStep(ServiceError):
     """The request is not at the step this action belongs to."""
+
+
+class ModuleOff(ServiceError):
+    """The municipality does not run the machinery bookings module."""
+
+
+def require_module(db: Database, municipality: str) -> None:
+    """Refuse a bookings service in a municipality without the module (as the pages' guard does)."""
+    try:
+        modules = municipalities.get(db, municipality).modules
+    except LookupError:
+        modules = ()
+    if MACHINERY not in modules:
+        raise ModuleOff(MODULE_OFF)
 
 
 # ---- store plumbing ----
@@ -194,6 +212,7 @@ def _plain(doc: dict) -> dict:
 def _change(db: Database, actor: Actor, municipality: str, request_id: str, steps: tuple[str, ...] | None,
             build: Callable[[dict], dict], action: str, note: str = "") -> dict:
     """One unit of work on a request: read, check the step, build the $set, write on ``version``, audit."""
+    require_module(db, municipality)
     prepare(db)
     with store.transaction(db):
         doc = _load(db, municipality, request_id)
@@ -238,6 +257,7 @@ def describe_services(services: list[dict]) -> str:
 def get_request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
     """One request as plain values (``id``, status label in ``status_label``)."""
     authorize(actor, "read", municipality)
+    require_module(db, municipality)
     return get_request_unchecked(db, municipality, request_id)
 
 
@@ -250,6 +270,7 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
                   limit: int = 200) -> list[dict]:
     """Requests of the municipality, newest protocol first (summary fields)."""
     authorize(actor, "read", municipality)
+    require_module(db, municipality)
     query: dict[str, Any] = {"municipality": municipality}
     if status:
         query["status"] = status
@@ -266,6 +287,7 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
 def refuse_request(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Refuse the request with its reason (any step before execution); its bookings are freed."""
     authorize(actor, "write", municipality)
+    require_module(db, municipality)
     if not reason.strip():
         raise ValidationFailed({"reason": "Informe o motivo da recusa."})
     with store.transaction(db):

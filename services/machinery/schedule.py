@@ -74,6 +74,7 @@ def schedule_board(db: Database, actor: Actor, municipality: str, day: date) -> 
     """Requests ready to schedule (paid or authorized deferral) in the order of art. 3, what is booked
     on ``day``, and the machines and operators free on ``day``."""
     authorize(actor, "read", municipality)
+    booking_requests.require_module(db, municipality)
     ready = {}
     for raw in db[REQUESTS].find({"municipality": municipality, "status": "a_agendar"},
                                  {"protocol": 1, "protocolled_at": 1, "zone": 1, "locality": 1, "urgent": 1,
@@ -108,6 +109,7 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
     the request's quoted items (Anexo I). A machine or operator already booked that day → Conflict
     (unique index), even when two clerks save at once."""
     authorize(actor, "write", municipality)
+    booking_requests.require_module(db, municipality)
     if not assignments:
         raise ValidationFailed({"assignments": "Escolha ao menos uma máquina ou veículo com o seu operador."})
     if not isinstance(day, date) or day < clock.today():
@@ -150,6 +152,7 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
 def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Free the machines and operators of the request; it goes back to the schedule queue."""
     authorize(actor, "write", municipality)
+    booking_requests.require_module(db, municipality)
     if not reason.strip():
         raise ValidationFailed({"reason": "Informe o motivo do cancelamento do agendamento."})
     with store.transaction(db):
@@ -163,6 +166,7 @@ def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: st
 def week_schedule(db: Database, actor: Actor, municipality: str, week_start: date) -> list[dict]:
     """The bookings of the 7 days from ``week_start`` (for the printed week view), by day and machine."""
     authorize(actor, "read", municipality)
+    booking_requests.require_module(db, municipality)
     days = {"$gte": week_start.isoformat(), "$lte": (week_start + timedelta(days=6)).isoformat()}
     rows = _names(db, BOOKINGS, municipality, {"day": days},
                   {"day": 1, "protocol": 1, "request_id": 1, "asset": 1, "operator": 1, "zone": 1, "locality": 1})
