@@ -334,3 +334,33 @@ def test_execution_opens_for_a_service_booked_for_a_later_day(db, nl, today):
     at = page("machinery_execution.py")
     assert not at.exception, at.exception
     assert at.date_input(key="exec_started").value == MONDAY
+
+
+# ---- issue 23 ----
+
+def test_the_request_form_takes_the_stage_so_more_loads_reach_the_next_one(db, nl, today):
+    """Issue 23 item 7 (art. 9 §2): once 5 loads were granted in stage 2026, the next request typed
+    for stage 2026-2 is quoted; without the field it could only be served next year."""
+    first = protocol.create_request(db, CLERK, MUN, form(nl["family"], LOADS5))
+    quotes.make_quote(db, CLERK, MUN, first, MONDAY)
+    at = page("machinery_requests.py")
+    fill_protocol(at, nl["family"], "Maria")
+    at.number_input(key="req_loads").set_value(2)
+    at.text_input(key="req_stage").input("2026-2")
+    submit(at)
+    assert not at.exception, at.exception
+    rid = at.session_state["req_open"]
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["stage"] == "2026-2"
+    assert "etapa 2026-2" in " ".join(m.value for m in at.markdown)
+    at.button(key="req_quote").click().run()
+    assert "Orçamento feito." in texts(at, "success"), texts(at, "error")
+
+
+def test_a_desired_start_before_the_request_shows_under_its_field(db, nl, today):
+    at = page("machinery_requests.py")
+    fill_protocol(at, nl["farmer"], "Antônio")
+    at.text_input(key="req_hours_01").input("6")
+    at.date_input(key="req_desired").set_value(MONDAY - timedelta(days=36))
+    submit(at)
+    assert "Início desejado: informe uma data a partir da data do pedido" in " ".join(c.value for c in at.caption)
+    assert db["booking_requests"].count_documents({}) == 0
