@@ -4,6 +4,7 @@ the module, and cancelling, rescheduling and the credit returned."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 
 import pytest
 
@@ -16,7 +17,7 @@ from services.machinery import (
 )
 from services.machinery.booking_requests import ModuleOff
 from services.shared.auth import Actor
-from services.shared.errors import ValidationFailed
+from services.shared.errors import Conflict, ValidationFailed
 from tests import test_bookings
 from tests.test_bookings import CLERK, HOURS6, LOADS5, MONDAY, NL, TI_NL, form, ready  # noqa: F401
 
@@ -83,3 +84,87 @@ def test_the_bookings_services_refuse_a_municipality_without_the_module(db, nl):
         with pytest.raises(ModuleOff):
             call()
     assert booking_requests.list_requests(db, EVERYWHERE, NL) == []
+
+
+# ---- item 6: bookings over several days, the week board per machine ----
+
+FRIDAY = date(2026, 4, 10)
+NEXT_MONDAY = date(2026, 4, 13)
+
+
+def test_a_forty_hour_job_books_a_period_of_working_days(db, nl):
+    """A backhoe for 40 h: Monday to the next Monday is 5 working days (the weekend is not booked)."""
+    rid = ready(db, nl, nl["farmer"], (protocol.ServiceAsked("machine_hours", item="01", hours=Decimal(40)),))
+    doc = schedule.book(db, CLERK, NL, rid, date(2026, 4, 7), [(nl["backhoe"], nl["joao"])], until=NEXT_MONDAY)
+    assert doc["status"] == "agendado"
+    assert doc["schedule"]["days"] == [date(2026, 4, 7), date(2026, 4, 8), date(2026, 4, 9), FRIDAY, NEXT_MONDAY]
+    assert (doc["schedule"]["day"], doc["schedule"]["until"]) == (date(2026, 4, 7), NEXT_MONDAY)
+    assert db["machinery_bookings"].count_documents({"request_id": rid}) == 5
+    assert nl["backhoe"] not in [a["id"] for a in schedule.schedule_board(db, CLERK, NL, date(2026, 4, 9)).free_assets]
+    assert nl["backhoe"] in [a["id"] for a in schedule.schedule_board(db, CLERK, NL, date(2026, 4, 11)).free_assets]
+
+
+def test_a_scheduled_job_gets_a_second_day(db, nl):
+    """Issue 23 item 6: the job needs one more day; booking it again adds the day, status kept."""
+    rid = ready(db, nl, nl["farmer"], (HOURS6,))
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    doc = schedule.book(db, CLERK, NL, rid, FRIDAY, [(nl["backhoe"], nl["joao"])])
+    assert doc["status"] == "agendado" and doc["schedule"]["days"] == [MONDAY, FRIDAY]
+    assert doc["schedule"]["bookings"] == [{"asset_id": nl["backhoe"], "asset": "PAT-0101",
+                                            "operator_id": nl["joao"], "operator": "João Operador"}]
+
+
+def test_periods_do_not_overlap_and_a_refused_period_books_nothing(db, nl):
+    first = ready(db, nl, nl["farmer"], (HOURS6,))
+    second = ready(db, nl, nl["family"], (HOURS6,))
+    schedule.book(db, CLERK, NL, first, date(2026, 4, 8), [(nl["backhoe"], nl["joao"])], until=FRIDAY)
+    with pytest.raises(Conflict) as refused:  # the backhoe is taken from Wednesday to Friday
+        schedule.book(db, CLERK, NL, second, MONDAY, [(nl["backhoe"], nl["joao"])], until=date(2026, 4, 8))
+    assert "08/04/2026" in refused.value.message
+    assert db["machinery_bookings"].count_documents({"request_id": second}) == 0
+    assert booking_requests.get_request(db, CLERK, NL, second)["status"] == "a_agendar"
+
+
+@pytest.mark.parametrize("until, field", [
+    pytest.param(date(2026, 4, 5), "until", id="a period ending before it starts is refused"),
+    pytest.param(date(2026, 5, 7), "until", id="a period over 31 days is refused"),
+])
+def test_a_period_out_of_shape_is_refused_under_its_field(db, nl, until, field):
+    rid = ready(db, nl, nl["farmer"], (HOURS6,))
+    with pytest.raises(ValidationFailed) as refused:
+        schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])], until=until)
+    assert set(refused.value.errors) == {field}
+
+
+def test_the_week_board_shows_each_machines_free_and_taken_days(db, nl):
+    rid = ready(db, nl, nl["farmer"], (HOURS6,))
+    schedule.book(db, CLERK, NL, rid, date(2026, 4, 7), [(nl["backhoe"], nl["joao"])], until=date(2026, 4, 8))
+    board = schedule.week_board(db, CLERK, NL, MONDAY)
+    assert board.days[0] == MONDAY and len(board.days) == 7
+    backhoe, truck = board.machines
+    assert backhoe.identifier == "PAT-0101" and truck.identifier == "QBA1D23"
+    assert backhoe.taken == ("", "0001/2026 · João Operador", "0001/2026 · João Operador", "", "", "", "")
+    assert truck.taken == ("",) * 7
+
+
+# ---- item 7: cancel and reschedule ----
+
+def test_a_reschedule_moves_the_days_with_the_same_machines_and_keeps_the_reason(db, nl):
+    rid = ready(db, nl, nl["farmer"], (HOURS6,))
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])], until=date(2026, 4, 7))
+    with pytest.raises(ValidationFailed):
+        schedule.reschedule(db, CLERK, NL, rid, FRIDAY, " ")
+    doc = schedule.reschedule(db, CLERK, NL, rid, FRIDAY, "Chuva: estrada intransitável", until=NEXT_MONDAY)
+    assert doc["status"] == "agendado" and doc["schedule"]["days"] == [FRIDAY, NEXT_MONDAY]
+    assert sorted(r["day"] for r in db["machinery_bookings"].find({"request_id": rid})) == ["2026-04-10", "2026-04-13"]
+    entry = db["audit"].find_one({"action": "reschedule", "doc_id": rid})
+    assert entry and "Chuva" in entry.get("note", "")
+
+
+def test_a_reschedule_onto_a_taken_day_moves_nothing(db, nl):
+    first, second = ready(db, nl, nl["farmer"], (HOURS6,)), ready(db, nl, nl["family"], (HOURS6,))
+    schedule.book(db, CLERK, NL, first, MONDAY, [(nl["backhoe"], nl["joao"])])
+    schedule.book(db, CLERK, NL, second, FRIDAY, [(nl["backhoe"], nl["joao"])])
+    with pytest.raises(Conflict):
+        schedule.reschedule(db, CLERK, NL, first, FRIDAY, "Pedido do solicitante")
+    assert [r["day"] for r in db["machinery_bookings"].find({"request_id": first})] == ["2026-04-06"]

@@ -52,7 +52,8 @@ Collection ``booking_requests`` (one document per request; every write is condit
              findings} | None   (the "saldo" instalment is the estimate, no charge; its DAM is the
              settlement's. ``charge_id`` names the charge (débito, services.dam.charges) the part's
              DAMs collect; dam_id/dam_number the latest DAM; paid_on the day the charge was paid in full),
-    schedule {day, bookings [{asset_id, asset, operator_id, operator}]} | None,
+    schedule {day (the first), until (the last), days [date], bookings [{asset_id, asset, operator_id,
+              operator}]} | None   (rebuilt from ``machinery_bookings`` by :mod:`.schedule`),
     execution {started_on, ended_on, operator_id, operator, meters [{asset_id, start, end}],
                loads_delivered, worked_hours {item: hours}, photos [sha256], notes} | None,
     settlement {executed, advance, amount_due, credit_to_return, due, message, reference,
@@ -198,7 +199,7 @@ def _plain(doc: dict) -> dict:
     for inst in (doc.get("payment") or {}).get("instalments", []):
         inst["due"], inst["paid_on"] = parse_date(inst.get("due")), parse_date(inst.get("paid_on"))
     for section, keys in (("technical_visit", ("visited_on",)), ("social_report", ("requested_on", "answered_on")),
-                          ("schedule", ("day",)), ("execution", ("started_on", "ended_on")),
+                          ("schedule", ("day", "until")), ("execution", ("started_on", "ended_on")),
                           ("settlement", ("due", "completed_on", "paid_on", "credit_returned_on")),
                           ("refusal", ("on",)), ("quote", ("on",))):
         part = doc.get(section)
@@ -206,6 +207,8 @@ def _plain(doc: dict) -> dict:
             for key in keys:
                 if key in part:
                     part[key] = parse_date(part[key])
+    if doc.get("schedule"):
+        doc["schedule"]["days"] = [parse_date(d) for d in doc["schedule"].get("days") or []]
     return doc
 
 

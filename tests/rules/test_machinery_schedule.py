@@ -1,15 +1,19 @@
 """Loads per stage (art. 9) and order of service (art. 3) of Decreto 017/2026 (Nova Lacerda)."""
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import pytest
 
+from rules.calendar import LegalCalendar
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
 from rules.machinery.schedule import (
     ITEMS_OF_KIND,
+    MAX_PERIOD_DAYS,
     LoadRecord,
+    PeriodRefused,
     QueuedRequest,
     assets_fit,
+    booking_days,
     loads_allowance,
     order_of_service,
 )
@@ -151,3 +155,33 @@ def test_every_kind_of_the_register_serves_some_item():
 
     assert {kind for kind, _ in ASSET_KINDS} == set(ITEMS_OF_KIND)
     assert sorted(code for codes in ITEMS_OF_KIND.values() for code in codes) == [f"{n:02}" for n in range(1, 13)]
+
+
+MON, TUE, FRI, SAT, SUN = date(2026, 4, 13), date(2026, 4, 14), date(2026, 4, 17), date(2026, 4, 18), date(2026, 4, 19)
+
+
+@pytest.mark.parametrize("first, last, days", [
+    pytest.param(MON, MON, (MON,), id="art. 3 III: one day"),
+    pytest.param(MON, FRI, tuple(MON + timedelta(days=n) for n in range(5)), id="art. 3 III: Monday to Friday, 5 days"),
+    pytest.param(FRI, date(2026, 4, 20), (FRI, date(2026, 4, 20)), id="art. 3 III: the weekend is not booked"),
+    pytest.param(SAT, SUN, (SAT,), id="art. 3 III: a Saturday chosen as first day is kept, Sunday is not"),
+    pytest.param(date(2026, 4, 20), date(2026, 4, 22), (date(2026, 4, 20), date(2026, 4, 22)),
+                 id="Lei 9.784 art. 66: Tiradentes (21/04) is not booked"),
+    pytest.param(MON, MON + timedelta(days=MAX_PERIOD_DAYS - 1), None, id="art. 3 III: 31 days is the longest period"),
+])
+def test_the_days_of_a_booking_period(first, last, days):
+    found = booking_days(first, last, LegalCalendar())
+    if days is None:
+        assert found[0] == first and found[-1] == last and len(found) == 21  # 23 weekdays less 21/04 and 01/05
+    else:
+        assert found == days
+
+
+@pytest.mark.parametrize("first, last", [
+    pytest.param(TUE, MON, id="art. 3 III: a period ending before it starts"),
+    pytest.param(MON, MON + timedelta(days=MAX_PERIOD_DAYS), id="art. 3 III: 32 days is over the guard"),
+])
+def test_a_period_out_of_shape_is_refused(first, last):
+    with pytest.raises(PeriodRefused) as refused:
+        booking_days(first, last, LegalCalendar())
+    assert refused.value.reference.endswith("art. 3, III")
