@@ -364,3 +364,46 @@ def test_a_desired_start_before_the_request_shows_under_its_field(db, nl, today)
     submit(at)
     assert "Início desejado: informe uma data a partir da data do pedido" in " ".join(c.value for c in at.caption)
     assert db["booking_requests"].count_documents({}) == 0
+
+
+def test_the_schedule_books_a_period_reschedules_and_cancels_with_confirmation(db, nl, today):
+    """Issue 23 items 6 and 7 on the Agenda: a 40-hour job booked Monday to Friday, the week board
+    per machine, a reschedule with reason, and a cancel that asks first and sends the request back."""
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["farmer"], protocol.ServiceAsked(
+        "machine_hours", item="01", hours=D(40))))
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
+    dam = dams.get(db, CLERK, MUN, advance["dam_id"])
+    dam_payments.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    at = page("machinery_schedule.py")
+    at.selectbox(key="sched_asset").set_value(nl["backhoe"])
+    at.selectbox(key="sched_operator").set_value(nl["joao"])
+    at.date_input(key="sched_until").set_value(MONDAY + timedelta(days=4))
+    next(b for b in at.button if b.label == "Agendar neste dia").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert "agendado para 06/04/2026 a 10/04/2026 (5 dias)" in texts(at, "success"), texts(at, "error")
+    board = next(d.value for d in at.dataframe if "Máquina" in d.value.columns and "Tipo" in d.value.columns)
+    backhoe = board[board["Máquina"] == "PAT-0101"].iloc[0]
+    assert list(backhoe[["Seg 06/04", "Sex 10/04", "Sáb 11/04"]]) == ["0001/2026 · João Operador"] * 2 + ["livre"]
+
+    at.selectbox(key="sched_change_req").set_value(rid).run()
+    assert "06/04/2026 a 10/04/2026 (5 dias)" in " ".join(m.value for m in at.markdown)
+    at.date_input(key="sched_move_day").set_value(MONDAY + timedelta(days=7))
+    at.text_area(key="sched_move_reason").input("Chuva: estrada intransitável")
+    next(b for b in at.button if b.label == "Remarcar com as mesmas máquinas e operadores").click()
+    at.run()
+    assert "remarcado para 13/04/2026" in texts(at, "success"), texts(at, "error")
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["schedule"]["days"] == [MONDAY + timedelta(days=7)]
+
+    at.selectbox(key="sched_change_req").set_value(rid).run()
+    at.text_area(key="sched_cancel_reason").input("Desistência do solicitante")
+    at.button(key="sched_cancel").click().run()
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["status"] == "agendado"  # asked first, nothing done
+    assert "Cancelar o agendamento do pedido 0001/2026?" in " ".join(w.value for w in at.warning)
+    at.button(key="sched_cancel_yes").click().run()
+    assert not at.exception, at.exception
+    assert "voltou à fila" in texts(at, "success"), texts(at, "error")
+    doc = booking_requests.get_request(db, CLERK, MUN, rid)
+    assert doc["status"] == "a_agendar" and db["machinery_bookings"].count_documents({"request_id": rid}) == 0
