@@ -7,19 +7,25 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
+from bson import Decimal128, ObjectId
 
+from services.dam import charges
 from services.machinery import (
     booking_requests,
+    execution,
+    ledger,
     localities,
+    payment,
     protocol,
     quotes,
     schedule,
 )
 from services.machinery.booking_requests import ModuleOff
+from services.machinery.execution import ExecutionInput
 from services.shared.auth import Actor
-from services.shared.errors import Conflict, ValidationFailed
+from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from tests import test_bookings
-from tests.test_bookings import CLERK, HOURS6, LOADS5, MONDAY, NL, TI_NL, form, ready  # noqa: F401
+from tests.test_bookings import CLERK, HOURS6, MONDAY, NL, TI_NL, form, pay, ready, upfront
 
 nl = test_bookings.nl  # the Nova Lacerda fixture: zones, machines, operators and requesters
 
@@ -168,3 +174,58 @@ def test_a_reschedule_onto_a_taken_day_moves_nothing(db, nl):
     with pytest.raises(Conflict):
         schedule.reschedule(db, CLERK, NL, first, FRIDAY, "Pedido do solicitante")
     assert [r["day"] for r in db["machinery_bookings"].find({"request_id": first})] == ["2026-04-06"]
+
+
+# ---- item 7: the credit returned, through the charge of the advance ----
+
+def credit_of_300(db, nl, today):
+    """The farmer paid the 50% advance of 6 h (R$ 900,00) and the backhoe worked 2 h (R$ 600,00)."""
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    pay(db, upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))[0]["dam_id"])
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"],
+                                                               worked_hours=(("01", Decimal(2)),)))
+    advance = next(i for i in done["payment"]["instalments"] if i["key"] == "adiantamento")
+    return rid, advance["charge_id"]
+
+
+def test_the_settlement_leaves_the_credit_on_the_advances_charge(db, nl, today):
+    """Art. 8 §2: the advance's charge owes the executed R$ 600,00; the R$ 300,00 paid beyond is its credit."""
+    rid, charge_id = credit_of_300(db, nl, today)
+    charge = charges.load(db, charge_id)
+    assert (charge["status"], charge["paid"], charge["abated"], charge["credit"]) == (
+        "pago", Decimal("900.00"), Decimal("300.00"), Decimal("300.00"))
+    assert "crédito de R$ 300,00 a restituir" in next(
+        r.situation for r in ledger.request_rows(db, NL, booking_requests.get_request(db, CLERK, NL, rid)))
+
+
+def test_the_credit_returned_is_a_refund_of_the_advances_charge(db, nl, today):
+    rid, charge_id = credit_of_300(db, nl, today)
+    with pytest.raises(ValidationFailed) as refused:
+        execution.record_credit_returned(db, CLERK, NL, rid, MONDAY, " ")
+    assert set(refused.value.errors) == {"note"}
+    with pytest.raises(ValidationFailed) as refused:
+        execution.record_credit_returned(db, CLERK, NL, rid, date(2026, 4, 3), "Ordem de pagamento 12/2026")
+    assert set(refused.value.errors) == {"on"}
+    doc = execution.record_credit_returned(db, CLERK, NL, rid, MONDAY, "Ordem de pagamento 12/2026")
+    assert doc["settlement"]["credit_returned_on"] == MONDAY and doc["settlement_open"] is False
+    charge = charges.load(db, charge_id)
+    assert (charge["credit"], charge["paid"], charge["status"]) == (Decimal("0.00"), Decimal("600.00"), "pago")
+    assert [(r["amount"], r["refunded_on"], r["note"]) for r in charge["refunds"]] == [
+        (Decimal("300.00"), MONDAY, "Ordem de pagamento 12/2026")]
+    assert db["audit"].find_one({"action": "refund", "collection": "charges", "doc_id": charge_id})
+    with pytest.raises(ServiceError):  # once only
+        execution.record_credit_returned(db, CLERK, NL, rid, MONDAY, "Ordem de pagamento 12/2026")
+
+
+def test_a_credit_settled_before_the_charge_knew_it_is_refunded_all_the_same(db, nl, today):
+    """A request completed by an earlier version left the advance's charge with no credit: the refund
+    first abates the charge by the settlement's credit, so the money loop ends where the settlement does."""
+    rid, charge_id = credit_of_300(db, nl, today)
+    db["charges"].update_one({"_id": ObjectId(charge_id)}, {"$set": {"credit": Decimal128("0.00")},
+                                                            "$unset": {"abated": "", "abatements": ""}})
+    execution.record_credit_returned(db, CLERK, NL, rid, MONDAY, "Restituição 5/2026")
+    charge = charges.load(db, charge_id)
+    assert (charge["abated"], charge["credit"], charge["paid"]) == (Decimal("300.00"), Decimal("0.00"),
+                                                                    Decimal("600.00"))

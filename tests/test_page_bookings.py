@@ -407,3 +407,31 @@ def test_the_schedule_books_a_period_reschedules_and_cancels_with_confirmation(d
     assert "voltou à fila" in texts(at, "success"), texts(at, "error")
     doc = booking_requests.get_request(db, CLERK, MUN, rid)
     assert doc["status"] == "a_agendar" and db["machinery_bookings"].count_documents({"request_id": rid}) == 0
+
+
+def test_the_credit_returned_is_recorded_on_the_request_page(db, nl, today):
+    """Issue 23 item 7 (art. 8 §2): 2 h worked on a 6-hour advance leave R$ 300,00 to return; the
+    request page records the devolution, a refund of the advance's charge."""
+    from services.dam import charges
+    from services.machinery import execution
+    from services.machinery.execution import ExecutionInput
+
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
+    dam = dams.get(db, CLERK, MUN, advance["dam_id"])
+    dam_payments.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    schedule.book(db, CLERK, MUN, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    execution.complete(db, CLERK, MUN, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"], worked_hours=(("01", D(2)),)))
+    at = page("machinery_requests.py")
+    at.selectbox(key="req_pick").set_value(rid).run()
+    assert "Devolução do crédito de R$ 300,00" in " ".join(m.value for m in at.markdown)
+    at.text_input(key="req_credit_note").input("Ordem de pagamento 12/2026")
+    next(b for b in at.button if b.label == "Registrar devolução do crédito").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert "Devolução de R$ 300,00 registrada no pedido 0001/2026." in texts(at, "success"), texts(at, "error")
+    charge = charges.load(db, advance["charge_id"])
+    assert (charge["credit"], charge["refunds"][0]["note"]) == (D("0.00"), "Ordem de pagamento 12/2026")
+    assert all(b.label != "Registrar devolução do crédito" for b in at.button)

@@ -70,7 +70,7 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
     estimate_note = "" if settlement or estimate is None else (
         f"{estimate['label']}: {brl(Decimal(estimate['amount']))} — estimativa, não cobrada agora; o acerto "
         f"pelas horas executadas sai após a conclusão ({estimate.get('reference', '')}).")
-    totals = statement_totals((r.figures() for r in rows), ledger.credit_owed(settlement))
+    totals = statement_totals((r.figures() for r in rows), ledger.credit_beside_charges(settlement))
     payments = tuple(sorted(((p.dam_number, p.paid_on, p.amount) for r in rows for p in r.payments),
                             key=lambda p: (p[1], p[0])))
     upfront = [r.state() for r in rows if r.part in (FULL, ADVANCE) and not r.deferred]
