@@ -16,15 +16,6 @@ from ui.entity import confirm_button, export_buttons
 
 WEEKDAYS = ("Seg", "Ter", "Qua", "Qui", "Sex", "Sáb", "Dom")
 
-
-def period(plan: dict) -> str:
-    """The days of a booking as the clerk reads them: one day, or first to last with how many days."""
-    days = plan.get("days") or [plan["day"]]
-    if len(days) == 1:
-        return fmt.day(days[0])
-    return f"{fmt.day(days[0])} a {fmt.day(days[-1])} ({len(days)} dias)"
-
-
 actor = ui_bookings.guard("write")
 db = common.db()
 mun = common.municipality()
@@ -68,7 +59,8 @@ if board.queue:
                                                         for e in board.queue if e.request_id == i),
                                                             placeholder="Escolha...")
         kinds = dict(ASSET_KINDS)  # the kind beside the plate: each machine serves its Anexo I items
-        assets = {a["id"]: f"{a['identifier']} · {kinds.get(a.get('kind'), a.get('kind', ''))}" for a in board.free_assets}
+        assets = {a["id"]: f"{a['identifier']} · {kinds.get(a.get('kind'), a.get('kind', ''))}"
+                  for a in board.free_assets}
         operators = {o["id"]: o["name"] for o in board.free_operators}
         cols = st.columns(2)
         asset = cols[0].selectbox("Máquina ou veículo", list(assets), format_func=assets.get, key="sched_asset",
@@ -83,12 +75,14 @@ if board.queue:
                                        placeholder="—")
         until = st.date_input("Até (último dia, para serviço de vários dias)", value=None, min_value=day,
                               format="DD/MM/YYYY", key="sched_until",
-                              help="Em branco: só o dia escolhido. Os dias seguintes são os dias úteis até esta data.")
+                              help="Em branco: só o dia escolhido. Os dias seguintes são os dias úteis até "
+                                   "esta data.")
         if st.form_submit_button("Agendar neste dia", type="primary"):
             pairs = [(a, o) for a, o in ((asset, operator), (asset_2, operator_2)) if a and o]
             done, doc = common.attempt(schedule.book, db, actor, mun, entry, day, pairs, until)
             if done:
-                st.session_state["sched_done"] = f"Pedido {doc['protocol']} agendado para {period(doc['schedule'])}."
+                st.session_state["sched_done"] = (f"Pedido {doc['protocol']} agendado para "
+                                                  f"{booking_requests.describe_period(doc['schedule'])}.")
                 common.forget("sched_asset", "sched_operator", "sched_asset_2", "sched_operator_2", "sched_until")
                 st.rerun()
 
@@ -123,7 +117,7 @@ if ok and scheduled:
         ok, current = common.attempt(booking_requests.get_request, db, actor, mun, chosen)
         if ok:
             plan = current["schedule"]
-            st.markdown(f"Agendado para {period(plan)}: " + "; ".join(
+            st.markdown(f"Agendado para {booking_requests.describe_period(plan)}: " + "; ".join(
                 f"{b['asset']} com {b['operator']}" for b in plan["bookings"]))
             with st.form("sched_move"):
                 cols = st.columns(2)
@@ -136,7 +130,7 @@ if ok and scheduled:
                     done, doc = common.attempt(schedule.reschedule, db, actor, mun, chosen, first, why, last)
                     if done:
                         st.session_state["sched_done"] = (f"Pedido {doc['protocol']} remarcado para "
-                                                          f"{period(doc['schedule'])}.")
+                                                          f"{booking_requests.describe_period(doc['schedule'])}.")
                         common.forget("sched_move_day", "sched_move_until", "sched_move_reason")
                         st.rerun()
             reason = st.text_area("Motivo do cancelamento", key="sched_cancel_reason")
@@ -145,7 +139,8 @@ if ok and scheduled:
                               "ficam livres e o pedido volta à fila na sua posição de protocolo."):
                 done, doc = common.attempt(schedule.cancel_booking, db, actor, mun, chosen, reason)
                 if done:
-                    st.session_state["sched_done"] = f"Agendamento do pedido {doc['protocol']} cancelado; o pedido voltou à fila."
+                    st.session_state["sched_done"] = (f"Agendamento do pedido {doc['protocol']} cancelado; "
+                                                      "o pedido voltou à fila.")
                     common.forget("sched_cancel_reason", "sched_change_req")
                     st.rerun()
 

@@ -229,3 +229,18 @@ def test_a_credit_settled_before_the_charge_knew_it_is_refunded_all_the_same(db,
     charge = charges.load(db, charge_id)
     assert (charge["abated"], charge["credit"], charge["paid"]) == (Decimal("300.00"), Decimal("0.00"),
                                                                     Decimal("600.00"))
+
+
+def test_the_service_order_and_the_request_say_the_whole_period(db, nl):
+    import io
+
+    from pypdf import PdfReader
+
+    from services.machinery import documents
+
+    rid = ready(db, nl, nl["farmer"], (HOURS6,))
+    doc = schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])], until=FRIDAY)
+    assert booking_requests.describe_period(doc["schedule"]) == "06/04/2026 a 10/04/2026 (5 dias)"
+    order = " ".join(" ".join(p.extract_text().split())
+                     for p in PdfReader(io.BytesIO(documents.service_order_pdf(db, CLERK, NL, rid))).pages)
+    assert "06/04/2026 a 10/04/2026 (5 dias)" in order

@@ -53,7 +53,8 @@ def _credit_form(db: Database, actor: Actor, municipality: str, doc: dict, today
         st.markdown(f"**Devolução do crédito de {fmt.brl(credit)} ao interessado (art. 8, §2)**")
         cols = st.columns(2)
         on = cols[0].date_input("Devolvido em", today, max_value=today, format="DD/MM/YYYY", key="req_credit_on")
-        note = cols[1].text_input("Documento da devolução (ordem de pagamento, restituição nº)", key="req_credit_note")
+        note = cols[1].text_input("Documento da devolução (ordem de pagamento, restituição nº)",
+                                  key="req_credit_note")
         if st.form_submit_button("Registrar devolução do crédito", type="primary"):
             ok, _ = common.attempt(execution.record_credit_returned, db, actor, municipality, doc["id"], on, note)
             if ok:

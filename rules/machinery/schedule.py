@@ -56,15 +56,16 @@ ITEMS_OF_KIND = {
 def assets_fit(items: Collection[str], assets: Iterable[tuple[str, str]]) -> Decision:
     """Each booked (identifier, kind) must serve one of the request's Anexo I ``items``."""
     findings = []
-    wanted = ", ".join(f"{code} ({CATALOGUE[code].machine.lower()})" for code in sorted(set(items)) if code in CATALOGUE)
+    wanted = ", ".join(f"{code} ({CATALOGUE[code].machine.lower()})"
+                       for code in sorted(set(items)) if code in CATALOGUE)
     for identifier, kind in assets:
         served = set(ITEMS_OF_KIND.get(kind, ()))
         if served & set(items):
             findings.append(Finding(True, f"{identifier} atende o pedido", ANEXO_I, Level.INFO))
         else:
             # Anexo I: the machine or vehicle is the one of the item quoted
-            findings.append(Finding(False, f"{identifier} não serve para este pedido: os serviços orçados são do(s) "
-                                           f"item(ns) {wanted}", ANEXO_I))
+            findings.append(Finding(False, f"{identifier} não serve para este pedido: os serviços orçados são "
+                                           f"do(s) item(ns) {wanted}", ANEXO_I))
     return Decision(tuple(findings))
 
 

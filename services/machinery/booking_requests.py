@@ -85,6 +85,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
+from rules.fmt import day as show_day
 from rules.machinery.prices import CATALOGUE
 from rules.registry import MACHINERY
 from services import store
@@ -237,6 +238,17 @@ def _change(db: Database, actor: Actor, municipality: str, request_id: str, step
 def get_request_unchecked(db: Database, municipality: str, request_id: str) -> dict:
     """A request as plain values, for a service that already authorized the caller."""
     return _plain(_load(db, municipality, request_id))
+
+
+def describe_period(schedule: dict | None) -> str:
+    """The days a request is booked for, as the screens and the service order say them: one day, or
+    the first to the last with how many days ("06/04/2026 a 10/04/2026 (5 dias)")."""
+    if not schedule or not schedule.get("day"):
+        return ""
+    days = [parse_date(d) for d in schedule.get("days") or [schedule["day"]]]
+    if len(days) == 1:
+        return show_day(days[0])
+    return f"{show_day(days[0])} a {show_day(days[-1])} ({len(days)} dias)"
 
 
 def describe_services(services: list[dict]) -> str:

@@ -104,6 +104,7 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
                                                            for line in quote.get("lines", [])) else "",
         instalments=tuple(instalments), estimate=estimate_note, totals=totals, payments=payments,
         clearance=clearance_text, schedule_day=schedule.get("day"),
+        schedule_period=booking_requests.describe_period(schedule),
         team=tuple((b.get("asset", ""), b.get("operator", "")) for b in schedule.get("bookings", [])),
         started_on=execution.get("started_on"), ended_on=execution.get("ended_on"),
         meters=tuple((names.get(m["asset_id"], m["asset_id"]), Decimal(m["start"]), Decimal(m["end"]))

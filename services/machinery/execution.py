@@ -177,7 +177,8 @@ def record_credit_returned(db: Database, actor: Actor, municipality: str, reques
     charge (the one money loop), and the request's settlement says when and by which document."""
     authorize(actor, "write", municipality)
     if not note.strip():
-        raise ValidationFailed({"note": "Informe o documento da devolução (ordem de pagamento ou restituição nº)."})
+        raise ValidationFailed({"note": "Informe o documento da devolução (ordem de pagamento ou "
+                                        "restituição nº)."})
 
     def build(doc: dict) -> dict:
         settlement = doc.get("settlement") or {}

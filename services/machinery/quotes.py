@@ -141,7 +141,8 @@ def make_quote(db: Database, actor: Actor, municipality: str, request_id: str, o
         requested_on = parse_date(doc["requested_on"])
         if not isinstance(on, date) or not requested_on <= on <= clock.today():
             # the quote prices the request with the table in force on its day: between the request and today
-            raise ValidationFailed({"on": f"Data do orçamento: de {show_day(requested_on)} (data do pedido) até hoje."})
+            raise ValidationFailed({"on": f"Data do orçamento: de {show_day(requested_on)} (data do pedido) "
+                                          "até hoje."})
         requester = booking_requests._record(db, REQUESTERS, municipality, doc["requester_id"], "Solicitante")
         overdue = protocol._overdue_instalments(db, municipality, requester["document"], clock.today())
         findings = protocol._evaluate(doc, requester, book, overdue)
