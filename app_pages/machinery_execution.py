@@ -44,7 +44,7 @@ if not ok:
     st.stop()
 schedule = doc.get("schedule") or {}
 st.markdown(f"**{doc['protocol']}** · {booking_requests.describe_services(doc['services'])} · agendado para "
-            f"{fmt.day(schedule['day']) if schedule.get('day') else '—'}")
+            f"{booking_requests.describe_period(schedule) or '—'}")
 ok, order = common.attempt(documents.service_order_pdf, db, actor, mun, rid)
 if ok:
     st.download_button("Ordem de serviço (PDF)", order, f"os_{doc['sequence']}.pdf", "application/pdf",

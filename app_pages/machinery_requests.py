@@ -98,6 +98,12 @@ def new_request() -> None:
                                          key="req_requested_on")
             under("requested_on")
             desired = st.date_input("Início desejado", value=None, format="DD/MM/YYYY", key="req_desired")
+            under("desired_start")
+            stage = st.text_input("Etapa do cronograma (art. 9, §2)", key="req_stage", placeholder=f"{today.year}",
+                                  help="Etapa da programação da Secretaria em que o pedido será atendido; em "
+                                       "branco, a etapa do ano. Encerrada uma etapa, o novo pedido vai para a "
+                                       f"seguinte (ex.: {today.year}-2).")
+            under("stage")
             identification = st.text_input("I – Identificação do interessado (documento apresentado)",
                                            key="req_identification")
             under("identification")
@@ -178,7 +184,8 @@ def new_request() -> None:
         property_standing=standing, property_standing_checked_on=checked_on, route=route,
         removes_natural_materials=removes, environmental_licence=licence, difficult_access=difficult,
         claims=(ClaimInput(criterion, evidence, reference, family_income),) if criterion else (),
-        trip_responsible=trip_responsible, harms_essential_activities=harms, requester_is_public_agent=agent)
+        trip_responsible=trip_responsible, harms_essential_activities=harms, requester_is_public_agent=agent,
+        stage=stage)
     try:
         if verify:
             st.session_state["req_findings"] = protocol.check(db, actor, mun, values)
@@ -309,7 +316,8 @@ def record(rid: str) -> None:
         return
     st.subheader(f"Pedido {doc['protocol']} · {doc['requester']['name']}")
     st.markdown(f"**Situação:** {doc['status_label']} · {doc['zone']} / {doc['locality']} · pedido em "
-                f"{fmt.day(doc['requested_on'])} · {booking_requests.describe_services(doc['services'])}")
+                f"{fmt.day(doc['requested_on'])} · etapa {doc.get('stage', '')} · "
+                f"{booking_requests.describe_services(doc['services'])}")
     findings(doc.get("findings", []))
     visit, report = doc.get("technical_visit") or {}, doc.get("social_report")
     if visit.get("required"):

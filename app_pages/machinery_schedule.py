@@ -1,17 +1,20 @@
 """Schedule board (Decreto 017/2026, art. 3): paid or deferred requests by zone and locality in protocol
-order, the machines and operators free on the day, booking, and the printable week."""
+order, the machines and operators free on the day, booking for a day or a period, rescheduling and
+cancelling a booking, the week per machine and the printable week."""
 from datetime import timedelta
 
 import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.machinery import documents, schedule
+from services.machinery import booking_requests, documents, schedule
 from services.shared import clock, exports
 from services.shared.specs.maquinas import ASSET_KINDS, DUTIES
 from ui import bookings as ui_bookings
 from ui import common
-from ui.entity import export_buttons
+from ui.entity import confirm_button, export_buttons
+
+WEEKDAYS = ("Seg", "Ter", "Qua", "Qui", "Sex", "Sáb", "Dom")
 
 actor = ui_bookings.guard("write")
 db = common.db()
@@ -55,7 +58,9 @@ if board.queue:
                              format_func=lambda i: next(f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}"
                                                         for e in board.queue if e.request_id == i),
                                                             placeholder="Escolha...")
-        assets = {a["id"]: a["identifier"] for a in board.free_assets}
+        kinds = dict(ASSET_KINDS)  # the kind beside the plate: each machine serves its Anexo I items
+        assets = {a["id"]: f"{a['identifier']} · {kinds.get(a.get('kind'), a.get('kind', ''))}"
+                  for a in board.free_assets}
         operators = {o["id"]: o["name"] for o in board.free_operators}
         cols = st.columns(2)
         asset = cols[0].selectbox("Máquina ou veículo", list(assets), format_func=assets.get, key="sched_asset",
@@ -68,11 +73,17 @@ if board.queue:
         operator_2 = cols[1].selectbox("Operador ou motorista da segunda", list(operators),
                                        format_func=operators.get, key="sched_operator_2", index=None,
                                        placeholder="—")
+        until = st.date_input("Até (último dia, para serviço de vários dias)", value=None, min_value=day,
+                              format="DD/MM/YYYY", key="sched_until",
+                              help="Em branco: só o dia escolhido. Os dias seguintes são os dias úteis até "
+                                   "esta data.")
         if st.form_submit_button("Agendar neste dia", type="primary"):
             pairs = [(a, o) for a, o in ((asset, operator), (asset_2, operator_2)) if a and o]
-            done, doc = common.attempt(schedule.book, db, actor, mun, entry, day, pairs)
+            done, doc = common.attempt(schedule.book, db, actor, mun, entry, day, pairs, until)
             if done:
-                st.session_state["sched_done"] = f"Pedido {doc['protocol']} agendado para {fmt.day(day)}."
+                st.session_state["sched_done"] = (f"Pedido {doc['protocol']} agendado para "
+                                                  f"{booking_requests.describe_period(doc['schedule'])}.")
+                common.forget("sched_asset", "sched_operator", "sched_asset_2", "sched_operator_2", "sched_until")
                 st.rerun()
 
     with st.expander("Urgência ou relevância pública (art. 3, §2)"):
@@ -95,8 +106,57 @@ st.dataframe(pd.DataFrame([{"Protocolo": b.get("protocol", ""), "Zona": b.get("z
                           columns=["Protocolo", "Zona", "Localidade", "Máquina", "Operador"]),
              hide_index=True, width="stretch", key="sched_booked")
 
-st.subheader("Semana para impressão")
+ok, scheduled = common.attempt(booking_requests.list_requests, db, actor, mun, "agendado")
+if ok and scheduled:
+    st.subheader("Remarcar ou cancelar um agendamento")
+    chosen = st.selectbox("Pedido agendado", [r["id"] for r in scheduled], key="sched_change_req", index=None,
+                          placeholder="Escolha…", format_func=lambda i: next(
+                              f"{r['protocol']} · {r['requester']['name']} · {r.get('locality', '')}"
+                              for r in scheduled if r["id"] == i))
+    if chosen:
+        ok, current = common.attempt(booking_requests.get_request, db, actor, mun, chosen)
+        if ok:
+            plan = current["schedule"]
+            st.markdown(f"Agendado para {booking_requests.describe_period(plan)}: " + "; ".join(
+                f"{b['asset']} com {b['operator']}" for b in plan["bookings"]))
+            with st.form("sched_move"):
+                cols = st.columns(2)
+                first = cols[0].date_input("Novo primeiro dia", None, min_value=today, format="DD/MM/YYYY",
+                                           key="sched_move_day")
+                last = cols[1].date_input("Novo último dia (opcional)", None, min_value=today, format="DD/MM/YYYY",
+                                          key="sched_move_until")
+                why = st.text_area("Motivo da remarcação", key="sched_move_reason")
+                if st.form_submit_button("Remarcar com as mesmas máquinas e operadores"):
+                    done, doc = common.attempt(schedule.reschedule, db, actor, mun, chosen, first, why, last)
+                    if done:
+                        st.session_state["sched_done"] = (f"Pedido {doc['protocol']} remarcado para "
+                                                          f"{booking_requests.describe_period(doc['schedule'])}.")
+                        common.forget("sched_move_day", "sched_move_until", "sched_move_reason")
+                        st.rerun()
+            reason = st.text_area("Motivo do cancelamento", key="sched_cancel_reason")
+            if confirm_button("Cancelar agendamento", "sched_cancel",
+                              f"Cancelar o agendamento do pedido {current['protocol']}? As máquinas e os operadores "
+                              "ficam livres e o pedido volta à fila na sua posição de protocolo."):
+                done, doc = common.attempt(schedule.cancel_booking, db, actor, mun, chosen, reason)
+                if done:
+                    st.session_state["sched_done"] = (f"Agendamento do pedido {doc['protocol']} cancelado; "
+                                                      "o pedido voltou à fila.")
+                    common.forget("sched_cancel_reason", "sched_change_req")
+                    st.rerun()
+
 week_start = day - timedelta(days=day.weekday())
+st.subheader(f"Máquinas na semana de {fmt.day(week_start)}")
+ok, week = common.attempt(schedule.week_board, db, actor, mun, week_start)
+if ok:
+    heads = [f"{WEEKDAYS[d.weekday()]} {d:%d/%m}" for d in week.days]
+    kinds = dict(ASSET_KINDS)
+    rows = [{"Máquina": m.identifier, "Tipo": kinds.get(m.kind, m.kind),
+             **{head: taken or ("em manutenção" if m.status == "em_manutencao" else "livre")
+                for head, taken in zip(heads, m.taken)}} for m in week.machines]
+    st.dataframe(pd.DataFrame(rows, columns=["Máquina", "Tipo", *heads]), hide_index=True, width="stretch",
+                 key="sched_week_board")
+
+st.subheader("Semana para impressão")
 ok, pdf = common.attempt(documents.week_board_pdf, db, actor, mun, week_start)
 if ok:
     st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)", pdf, f"agenda_{week_start}.pdf",

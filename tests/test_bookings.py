@@ -343,12 +343,25 @@ def test_a_machine_or_operator_is_not_booked_twice_on_a_day(db, nl):
     schedule.book(db, CLERK, NL, first, MONDAY, [(nl["truck"], nl["pedro"])])
     with pytest.raises(Conflict):
         schedule.book(db, CLERK, NL, second, MONDAY, [(nl["truck"], nl["joao"])])
+    hours = ready(db, nl, nl["farmer"], (HOURS6,))  # the operator's conflict with a machine that fits
     with pytest.raises(Conflict):
-        schedule.book(db, CLERK, NL, second, MONDAY, [(nl["backhoe"], nl["pedro"])])
+        schedule.book(db, CLERK, NL, hours, MONDAY, [(nl["backhoe"], nl["pedro"])])
     assert booking_requests.get_request(db, CLERK, NL, second)["status"] == "a_agendar"
     assert schedule.book(db, CLERK, NL, second, MONDAY + timedelta(days=1),
                          [(nl["truck"], nl["pedro"])])["status"] == "agendado"
     assert [r["protocol"] for r in schedule.week_schedule(db, CLERK, NL, MONDAY)] == ["0001/2026", "0002/2026"]
+
+
+def test_a_machine_that_does_not_serve_the_quoted_item_is_not_booked(db, nl):
+    """Issue 23 item 8 (Anexo I): a dump truck is refused for backhoe hours, under the assignments."""
+    rid = ready(db, nl, nl["farmer"], (HOURS6,))
+    with pytest.raises(ValidationFailed) as refused:
+        schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
+    assert "QBA1D23 não serve para este pedido" in refused.value.errors["assignments"]
+    assert "01 (retroescavadeira)" in refused.value.errors["assignments"]
+    assert booking_requests.get_request(db, CLERK, NL, rid)["status"] == "a_agendar"
+    assert db["machinery_bookings"].count_documents({"request_id": rid}) == 0
+    assert schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])["status"] == "agendado"
 
 
 def test_two_clerks_booking_one_machine_for_one_day_at_once_get_one_conflict(db, nl):
@@ -450,6 +463,23 @@ def test_a_refused_request_frees_its_machines_and_keeps_the_reason(db, nl):
     doc = booking_requests.refuse_request(db, CLERK, NL, rid, "Desistência do solicitante")
     assert (doc["status"], doc["refusal"]["reason"]) == ("recusado", "Desistência do solicitante")
     assert "QBA1D23" in [a["identifier"] for a in schedule.schedule_board(db, CLERK, NL, MONDAY).free_assets]
+
+
+def test_completion_requires_the_executed_hours_and_keeps_the_advance(db, nl, today):
+    """Issue 23 item 9 (art. 8 §2): completing without the hours worked is refused under its field,
+    instead of settling 0 h and crediting back the whole advance."""
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    pay(db, upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))[0]["dam_id"])
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    with pytest.raises(ValidationFailed) as refused:
+        execution.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"]))
+    assert "item 01" in refused.value.errors["worked_hours"] and "art. 8, §2" in refused.value.errors["worked_hours"]
+    doc = booking_requests.get_request(db, CLERK, NL, rid)
+    assert doc["status"] == "agendado" and not doc.get("settlement")
+    done = execution.complete(db, CLERK, NL, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"],
+                                                               worked_hours=(("01", D(0)),)))
+    assert done["settlement"]["credit_to_return"] == D("900.00")  # 0 h stated: the whole advance returns
 
 
 def test_machines_are_in_service_while_the_team_works(db, nl):

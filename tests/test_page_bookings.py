@@ -334,3 +334,104 @@ def test_execution_opens_for_a_service_booked_for_a_later_day(db, nl, today):
     at = page("machinery_execution.py")
     assert not at.exception, at.exception
     assert at.date_input(key="exec_started").value == MONDAY
+
+
+# ---- issue 23 ----
+
+def test_the_request_form_takes_the_stage_so_more_loads_reach_the_next_one(db, nl, today):
+    """Issue 23 item 7 (art. 9 §2): once 5 loads were granted in stage 2026, the next request typed
+    for stage 2026-2 is quoted; without the field it could only be served next year."""
+    first = protocol.create_request(db, CLERK, MUN, form(nl["family"], LOADS5))
+    quotes.make_quote(db, CLERK, MUN, first, MONDAY)
+    at = page("machinery_requests.py")
+    fill_protocol(at, nl["family"], "Maria")
+    at.number_input(key="req_loads").set_value(2)
+    at.text_input(key="req_stage").input("2026-2")
+    submit(at)
+    assert not at.exception, at.exception
+    rid = at.session_state["req_open"]
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["stage"] == "2026-2"
+    assert "etapa 2026-2" in " ".join(m.value for m in at.markdown)
+    at.button(key="req_quote").click().run()
+    assert "Orçamento feito." in texts(at, "success"), texts(at, "error")
+
+
+def test_a_desired_start_before_the_request_shows_under_its_field(db, nl, today):
+    at = page("machinery_requests.py")
+    fill_protocol(at, nl["farmer"], "Antônio")
+    at.text_input(key="req_hours_01").input("6")
+    at.date_input(key="req_desired").set_value(MONDAY - timedelta(days=36))
+    submit(at)
+    assert "Início desejado: informe uma data a partir da data do pedido" in " ".join(c.value for c in at.caption)
+    assert db["booking_requests"].count_documents({}) == 0
+
+
+def test_the_schedule_books_a_period_reschedules_and_cancels_with_confirmation(db, nl, today):
+    """Issue 23 items 6 and 7 on the Agenda: a 40-hour job booked Monday to Friday, the week board
+    per machine, a reschedule with reason, and a cancel that asks first and sends the request back."""
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["farmer"], protocol.ServiceAsked(
+        "machine_hours", item="01", hours=D(40))))
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
+    dam = dams.get(db, CLERK, MUN, advance["dam_id"])
+    dam_payments.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    at = page("machinery_schedule.py")
+    at.selectbox(key="sched_asset").set_value(nl["backhoe"])
+    at.selectbox(key="sched_operator").set_value(nl["joao"])
+    at.date_input(key="sched_until").set_value(MONDAY + timedelta(days=4))
+    next(b for b in at.button if b.label == "Agendar neste dia").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert "agendado para 06/04/2026 a 10/04/2026 (5 dias)" in texts(at, "success"), texts(at, "error")
+    board = next(d.value for d in at.dataframe if "Máquina" in d.value.columns and "Tipo" in d.value.columns)
+    backhoe = board[board["Máquina"] == "PAT-0101"].iloc[0]
+    assert list(backhoe[["Seg 06/04", "Sex 10/04", "Sáb 11/04"]]) == ["0001/2026 · João Operador"] * 2 + ["livre"]
+
+    at.selectbox(key="sched_change_req").set_value(rid).run()
+    assert "06/04/2026 a 10/04/2026 (5 dias)" in " ".join(m.value for m in at.markdown)
+    at.date_input(key="sched_move_day").set_value(MONDAY + timedelta(days=7))
+    at.text_area(key="sched_move_reason").input("Chuva: estrada intransitável")
+    next(b for b in at.button if b.label == "Remarcar com as mesmas máquinas e operadores").click()
+    at.run()
+    assert "remarcado para 13/04/2026" in texts(at, "success"), texts(at, "error")
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["schedule"]["days"] == [MONDAY + timedelta(days=7)]
+
+    at.selectbox(key="sched_change_req").set_value(rid).run()
+    at.text_area(key="sched_cancel_reason").input("Desistência do solicitante")
+    at.button(key="sched_cancel").click().run()
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["status"] == "agendado"  # asked first, nothing done
+    assert "Cancelar o agendamento do pedido 0001/2026?" in " ".join(w.value for w in at.warning)
+    at.button(key="sched_cancel_yes").click().run()
+    assert not at.exception, at.exception
+    assert "voltou à fila" in texts(at, "success"), texts(at, "error")
+    doc = booking_requests.get_request(db, CLERK, MUN, rid)
+    assert doc["status"] == "a_agendar" and db["machinery_bookings"].count_documents({"request_id": rid}) == 0
+
+
+def test_the_credit_returned_is_recorded_on_the_request_page(db, nl, today):
+    """Issue 23 item 7 (art. 8 §2): 2 h worked on a 6-hour advance leave R$ 300,00 to return; the
+    request page records the devolution, a refund of the advance's charge."""
+    from services.dam import charges
+    from services.machinery import execution
+    from services.machinery.execution import ExecutionInput
+
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    doc = payment.issue_payment(db, CLERK, MUN, rid, MONDAY)
+    advance = next(i for i in doc["payment"]["instalments"] if i["key"] == "adiantamento")
+    dam = dams.get(db, CLERK, MUN, advance["dam_id"])
+    dam_payments.record_payment(db, CLERK, MUN, advance["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    schedule.book(db, CLERK, MUN, rid, MONDAY, [(nl["backhoe"], nl["joao"])])
+    execution.complete(db, CLERK, MUN, rid, ExecutionInput(MONDAY, MONDAY, nl["joao"], worked_hours=(("01", D(2)),)))
+    at = page("machinery_requests.py")
+    at.selectbox(key="req_pick").set_value(rid).run()
+    assert "Devolução do crédito de R$ 300,00" in " ".join(m.value for m in at.markdown)
+    at.text_input(key="req_credit_note").input("Ordem de pagamento 12/2026")
+    next(b for b in at.button if b.label == "Registrar devolução do crédito").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert "Devolução de R$ 300,00 registrada no pedido 0001/2026." in texts(at, "success"), texts(at, "error")
+    charge = charges.load(db, advance["charge_id"])
+    assert (charge["credit"], charge["refunds"][0]["note"]) == (D("0.00"), "Ordem de pagamento 12/2026")
+    assert all(b.label != "Registrar devolução do crédito" for b in at.button)

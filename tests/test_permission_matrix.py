@@ -54,6 +54,8 @@ REQUIRED: dict[str, str] = {
     "services.machinery.attachments.attachment": "read",
     "services.machinery.schedule.book": "write",
     "services.machinery.schedule.cancel_booking": "write",
+    "services.machinery.schedule.reschedule": "write",
+    "services.machinery.schedule.week_board": "read",
     "services.machinery.protocol.check": "read",
     "services.machinery.execution.complete": "write",
     "services.machinery.protocol.create_request": "write",

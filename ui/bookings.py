@@ -12,12 +12,12 @@ from rules import fmt
 from rules.machinery.payment import BALANCE
 from rules.registry import MACHINERY
 from services.dam import printing
-from services.machinery import ledger, payment
+from services.machinery import booking_requests, execution, ledger, payment
 from services.shared import municipalities
 from services.shared.auth import Actor
 from ui import common
 
-MODULE_OFF = "O módulo de serviços de máquinas não está habilitado neste município."
+MODULE_OFF = booking_requests.MODULE_OFF
 NEW_DAM_DAYS = 5  # the new DAM's due date offered by default
 
 
@@ -43,6 +43,23 @@ def _new_dam_form(db: Database, actor: Actor, municipality: str, doc: dict, row:
             ok, _ = common.attempt(payment.issue_new_dam, db, actor, municipality, doc["id"], row.charge_id, due)
             if ok:
                 st.session_state[done_key] = f"Novo DAM emitido para «{row.label}» do pedido {doc['protocol']}."
+                st.rerun()
+
+
+def _credit_form(db: Database, actor: Actor, municipality: str, doc: dict, today: date, done_key: str) -> None:
+    """Art. 8 §2: the advance beyond the hours worked was paid back — a refund of the advance's charge."""
+    credit = ledger.credit_owed(doc["settlement"])
+    with st.form("req_credit"):
+        st.markdown(f"**Devolução do crédito de {fmt.brl(credit)} ao interessado (art. 8, §2)**")
+        cols = st.columns(2)
+        on = cols[0].date_input("Devolvido em", today, max_value=today, format="DD/MM/YYYY", key="req_credit_on")
+        note = cols[1].text_input("Documento da devolução (ordem de pagamento, restituição nº)",
+                                  key="req_credit_note")
+        if st.form_submit_button("Registrar devolução do crédito", type="primary"):
+            ok, _ = common.attempt(execution.record_credit_returned, db, actor, municipality, doc["id"], on, note)
+            if ok:
+                st.session_state[done_key] = f"Devolução de {fmt.brl(credit)} registrada no pedido {doc['protocol']}."
+                common.forget("req_credit_on", "req_credit_note")
                 st.rerun()
 
 
@@ -76,6 +93,8 @@ def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today
                    "pelas horas executadas sai na conclusão (art. 8, §2).")
     if doc.get("settlement"):
         st.info(ledger.settlement_text(doc["settlement"], rows))
+        if doc["status"] == "concluido" and ledger.credit_owed(doc["settlement"]) > 0:
+            _credit_form(db, actor, municipality, doc, today, done_key)
     if doc["status"] == "aguardando_pagamento":
         for finding in payment.upfront_decision(rows).failures:
             st.warning(finding.text())

@@ -58,6 +58,10 @@ class EmergencyWithoutAuthorization(ExtensionRefused):
     """Art. 8, §3, II requires the competent authority's prior authorization."""
 
 
+class ExecutedHoursMissing(RuleError):
+    """Art. 8, §2 settles on the hours actually worked: a quoted machine without them cannot settle."""
+
+
 @dataclass(frozen=True)
 class DueExtension:
     """The Secretaria's authorization to let instalments fall due after completion (art. 8, §3)."""
@@ -186,6 +190,12 @@ def settle_balance(
         if item not in MACHINE_ITEMS:
             raise UnknownItem("Horas executadas só dos itens 01 a 04", item, f"{ART_8}, §2")
         executed += cents(table.price(item) * _worked_hours(hours, ceiling))
+    # Art. 8, §2: "com base na quantidade efetivamente executada" — each estimated machine's hours
+    # must be reported (0 when it was not used); a missing one is not taken as zero
+    missing = sorted({line.item for line in plan.quote.lines if line.item in MACHINE_ITEMS} - set(worked_hours))
+    if missing:
+        raise ExecutedHoursMissing("Informe as horas executadas de cada máquina orçada (0 se não usada): item "
+                                   + ", ".join(missing), tuple(missing), f"{ART_8}, §2")
     advance_instalment = plan.instalment(ADVANCE)
     advance = advance_instalment.amount if advance_instalment else Decimal("0.00")
     reference = f"{ART_8}, §2"

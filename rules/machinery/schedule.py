@@ -3,17 +3,22 @@
 - art. 3 caput and §1-§2: public interest, protocol order, available machines and staff;
   a regional schedule by zone; inside a zone the protocol order, finishing one locality before
   moving to the next; a request moves ahead only for urgency or public relevance, justified;
+- the period of a booking (art. 3, III: machines and staff as available): a job of many hours takes
+  consecutive working days of one machine and its operator (docs/LEITURAS.md, seção 8);
+- art. 4, I-II and Anexo I: machines and vehicles serve the items of their kind (a bus does not dig),
+  so a booking offers only the machines of the request's items;
 - art. 9 §1: at most 5 loads of earth or gravel per property/requester per stage of the schedule;
   §2: more loads wait for a new request, served in a later stage.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
-from rules.base import Decision, Finding, Level
-from rules.machinery.prices import DECREE
+from rules.base import Decision, Finding, Level, RuleError
+from rules.calendar import LegalCalendar
+from rules.machinery.prices import ANEXO_I, CATALOGUE, DECREE
 from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
 from rules.params import ParameterBook
 
@@ -21,6 +26,47 @@ ART_3 = f"{DECREE}, art. 3"
 ART_9 = f"{DECREE}, art. 9"
 PROPERTY_OR_REQUESTER = "property_or_requester"
 PROPERTY_AND_REQUESTER = "property_and_requester"
+MAX_PERIOD_DAYS = 31  # a guard against typing errors: one booking spans at most a month
+
+
+class PeriodRefused(RuleError):
+    """A booking period that ends before it starts or spans more than :data:`MAX_PERIOD_DAYS`."""
+
+
+def booking_days(first: date, last: date, calendar: LegalCalendar) -> tuple[date, ...]:
+    """The days a booking from ``first`` to ``last`` takes: the first day as the clerk chose it, then
+    the business days (LegalCalendar: no weekends or holidays) up to ``last``."""
+    reference = f"{ART_3}, III"
+    if last < first:
+        raise PeriodRefused("O último dia do agendamento não pode ser anterior ao primeiro", (first, last), reference)
+    if (last - first).days + 1 > MAX_PERIOD_DAYS:
+        raise PeriodRefused(f"Um agendamento abrange no máximo {MAX_PERIOD_DAYS} dias; agende o restante depois",
+                            (first, last), reference)
+    following = (first + timedelta(days=n) for n in range(1, (last - first).days + 1))
+    return (first, *(day for day in following if calendar.is_business_day(day)))
+# Anexo I, column "tipo de serviço/máquina": the items each kind of municipal asset serves (the dump
+# truck also carries the loads of earth or gravel of item 12, Anexo I obs. 3).
+ITEMS_OF_KIND = {
+    "retroescavadeira": ("01",), "motoniveladora": ("02",), "pa_carregadeira": ("03",), "escavadeira": ("04",),
+    "caminhao_basculante": ("05", "06", "07", "12"), "prancha": ("08", "09"), "onibus": ("10",),
+    "micro_onibus_van": ("11",),
+}
+
+
+def assets_fit(items: Collection[str], assets: Iterable[tuple[str, str]]) -> Decision:
+    """Each booked (identifier, kind) must serve one of the request's Anexo I ``items``."""
+    findings = []
+    wanted = ", ".join(f"{code} ({CATALOGUE[code].machine.lower()})"
+                       for code in sorted(set(items)) if code in CATALOGUE)
+    for identifier, kind in assets:
+        served = set(ITEMS_OF_KIND.get(kind, ()))
+        if served & set(items):
+            findings.append(Finding(True, f"{identifier} atende o pedido", ANEXO_I, Level.INFO))
+        else:
+            # Anexo I: the machine or vehicle is the one of the item quoted
+            findings.append(Finding(False, f"{identifier} não serve para este pedido: os serviços orçados são "
+                                           f"do(s) item(ns) {wanted}", ANEXO_I))
+    return Decision(tuple(findings))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ What a payment means for the record the charge belongs to (the authorization's f
 fine, the booking's advance) is that module's handler, run by the DAM outbox with the charge's id,
 which re-reads the stored charge (:func:`load`).
 
+A later act may abate part of the principal (:func:`abate`: a booking settled on the hours executed)
+and a credit owed back is refunded through the charge (:func:`record_refund`), never beside it.
+
 Writes are atomic: ``$push`` of a DAM or a payment and ``$set`` of the standing in one update
 conditional on the charge's ``version``; a lost race raises :class:`ChargeChanged` and the unit of
 work is undone.
@@ -77,6 +80,8 @@ def plain(doc: dict) -> dict:
         entry["due_on"] = parse_date(entry.get("due_on"))
     for entry in doc.get("payments", []):
         entry["paid_on"] = parse_date(entry.get("paid_on"))
+    for entry in doc.get("refunds", []):
+        entry["refunded_on"] = parse_date(entry.get("refunded_on"))
     if doc.get("inscription"):
         doc["inscription"]["on"] = parse_date(doc["inscription"].get("on"))
     return doc
@@ -182,6 +187,43 @@ def withdraw(db: Database, charge_id: str | None, dam_id: str) -> None:
     _write(db, charge, {"status": state.status, "open": state.open, "live_dam": None})
 
 
+def principal_owed(charge: dict) -> Decimal:
+    """The principal still owed: less what an act abated after the charge was opened (a settlement
+    on the quantity executed, NL Decreto 017/2026 art. 8 §2)."""
+    return charge["principal"] - (charge.get("abated") or Decimal("0"))
+
+
+def abate(db: Database, charge_id: str, amount: Decimal, reason: str, by: str) -> dict:
+    """Part of the principal is no longer owed (``amount``, with its reason): what was paid beyond
+    the rest becomes a credit owed back to the taxpayer, what was not paid is owed no more. Returns
+    the charge as it ends."""
+    charge = load(db, charge_id)
+    if not 0 < amount <= principal_owed(charge):
+        raise ServiceError(f"Abatimento de {amount} fora do valor do débito.")
+    abated = (charge.get("abated") or Decimal("0")) + amount
+    state = rules.standing(charge["principal"] - abated, charge["late"], charge["paid"],
+                           inscribed=bool(charge.get("inscription")))
+    entry = {"amount": amount, "reason": reason, "by": by, "recorded_at": clock.now_utc()}
+    _write(db, charge, {"abated": abated, "open": state.open, "credit": state.credit, "status": state.status},
+           push={"abatements": entry})
+    return load(db, charge_id)
+
+
+def record_refund(db: Database, charge_id: str, amount: Decimal, refunded_on: date, note: str, by: str) -> dict:
+    """The credit owed back was paid to the taxpayer (restituição): the refund leaves what was paid,
+    and the credit, by ``amount`` (at most the credit). Returns the charge as it ends."""
+    charge = load(db, charge_id)
+    if not 0 < amount <= charge["credit"]:
+        raise ServiceError(f"O débito não tem crédito de {amount} a restituir (crédito atual: {charge['credit']}).")
+    paid = charge["paid"] - amount
+    state = rules.standing(principal_owed(charge), charge["late"], paid, inscribed=bool(charge.get("inscription")))
+    entry = {"amount": amount, "refunded_on": refunded_on, "note": note, "by": by, "recorded_at": clock.now_utc()}
+    _write(db, charge, {"paid": paid, "refunded": (charge.get("refunded") or Decimal("0")) + amount,
+                        "open": state.open, "credit": state.credit, "status": state.status},
+           push={"refunds": entry})
+    return load(db, charge_id)
+
+
 def record_payment(db: Database, charge_id: str, dam: dict, payment: dict) -> dict:
     """Count ``payment`` of ``dam`` (read from the store by the caller, in its unit of work) on the
     charge: its late charges join what is owed, the standing is recomputed. A DAM's payment is
@@ -191,7 +233,7 @@ def record_payment(db: Database, charge_id: str, dam: dict, payment: dict) -> di
         return charge
     late = charge["late"] + late_of(charge, dam)
     paid = charge["paid"] + payment["amount"]
-    state = rules.standing(charge["principal"], late, paid, inscribed=bool(charge.get("inscription")),
+    state = rules.standing(principal_owed(charge), late, paid, inscribed=bool(charge.get("inscription")),
                            cancelled=charge["status"] == rules.CANCELLED)
     entry = {"dam_id": dam["id"], "dam_number": dam["number"], "amount": payment["amount"],
              "paid_on": payment["paid_on"], "late": late - charge["late"], "origin": payment["origin"]["kind"],

@@ -118,7 +118,7 @@ def _charge_notes(charge: dict | None, dam: dict, payment: dict) -> tuple[list[s
     if charge is None:
         return [], []
     late = charge["late"] + charges.late_of(charge, dam)
-    state = charge_rules.standing(charge["principal"], late, charge["paid"] + payment["amount"],
+    state = charge_rules.standing(charges.principal_owed(charge), late, charge["paid"] + payment["amount"],
                                   inscribed=bool(charge.get("inscription")))
     if state.open > 0 and payment["amount"] < dam["amount"]:
         return [FLAG_SHORT], [f"Débito pago a menor: falta {fmt.brl(state.open)}; emita o DAM da diferença"]

@@ -101,6 +101,7 @@ class BookingPrint:
     payments: tuple[tuple[str, date, Decimal], ...] = ()  # (DAM number, paid on, amount)
     clearance: str = ""  # whether the upfront charges are paid (art. 8 §1-§2), for the service order
     schedule_day: date | None = None
+    schedule_period: str = ""  # the booked days when more than one ("06/04/2026 a 10/04/2026 (5 dias)")
     team: tuple[tuple[str, str], ...] = ()  # (machine or vehicle, operator or driver)
     started_on: date | None = None
     ended_on: date | None = None
@@ -249,7 +250,8 @@ def render_service_order(data: BookingPrint) -> bytes:
     """The service order for the team: where, when, what, which machines and operators."""
     pdf, fonts, y = _start(data.town)
     y = title(pdf, fonts, y, "ORDEM DE SERVIÇO", f"Pedido nº {data.protocol}")
-    box(pdf, fonts, LEFT, y, WIDTH, "Data agendada", day(data.schedule_day) if data.schedule_day else "a agendar")
+    booked = data.schedule_period or (day(data.schedule_day) if data.schedule_day else "a agendar")
+    box(pdf, fonts, LEFT, y, WIDTH, "Data agendada", booked)
     _identity(pdf, fonts, y + 12, data)
     _instalments(pdf, fonts, data, "Valor e pagamento (art. 8)")
     _paragraph(pdf, fonts, f"Valor do orçamento: {brl(data.total)}", 9)

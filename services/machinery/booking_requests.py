@@ -52,7 +52,8 @@ Collection ``booking_requests`` (one document per request; every write is condit
              findings} | None   (the "saldo" instalment is the estimate, no charge; its DAM is the
              settlement's. ``charge_id`` names the charge (débito, services.dam.charges) the part's
              DAMs collect; dam_id/dam_number the latest DAM; paid_on the day the charge was paid in full),
-    schedule {day, bookings [{asset_id, asset, operator_id, operator}]} | None,
+    schedule {day (the first), until (the last), days [date], bookings [{asset_id, asset, operator_id,
+              operator}]} | None   (rebuilt from ``machinery_bookings`` by :mod:`.schedule`),
     execution {started_on, ended_on, operator_id, operator, meters [{asset_id, start, end}],
                loads_delivered, worked_hours {item: hours}, photos [sha256], notes} | None,
     settlement {executed, advance, amount_due, credit_to_return, due, message, reference,
@@ -85,9 +86,11 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
+from rules.fmt import day as show_day
 from rules.machinery.prices import CATALOGUE
+from rules.registry import MACHINERY
 from services import store
-from services.shared import audit, clock, fields
+from services.shared import audit, clock, fields, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
@@ -133,8 +136,25 @@ SERVICE_KINDS = {
 }
 
 
+MODULE_OFF = "O módulo de serviços de máquinas não está habilitado neste município."
+
+
 class WrongStep(ServiceError):
     """The request is not at the step this action belongs to."""
+
+
+class ModuleOff(ServiceError):
+    """The municipality does not run the machinery bookings module."""
+
+
+def require_module(db: Database, municipality: str) -> None:
+    """Refuse a bookings service in a municipality without the module (as the pages' guard does)."""
+    try:
+        modules = municipalities.get(db, municipality).modules
+    except LookupError:
+        modules = ()
+    if MACHINERY not in modules:
+        raise ModuleOff(MODULE_OFF)
 
 
 # ---- store plumbing ----
@@ -181,7 +201,7 @@ def _plain(doc: dict) -> dict:
     for inst in (doc.get("payment") or {}).get("instalments", []):
         inst["due"], inst["paid_on"] = parse_date(inst.get("due")), parse_date(inst.get("paid_on"))
     for section, keys in (("technical_visit", ("visited_on",)), ("social_report", ("requested_on", "answered_on")),
-                          ("schedule", ("day",)), ("execution", ("started_on", "ended_on")),
+                          ("schedule", ("day", "until")), ("execution", ("started_on", "ended_on")),
                           ("settlement", ("due", "completed_on", "paid_on", "credit_returned_on")),
                           ("refusal", ("on",)), ("quote", ("on",))):
         part = doc.get(section)
@@ -189,12 +209,15 @@ def _plain(doc: dict) -> dict:
             for key in keys:
                 if key in part:
                     part[key] = parse_date(part[key])
+    if doc.get("schedule"):
+        doc["schedule"]["days"] = [parse_date(d) for d in doc["schedule"].get("days") or []]
     return doc
 
 
 def _change(db: Database, actor: Actor, municipality: str, request_id: str, steps: tuple[str, ...] | None,
             build: Callable[[dict], dict], action: str, note: str = "") -> dict:
     """One unit of work on a request: read, check the step, build the $set, write on ``version``, audit."""
+    require_module(db, municipality)
     prepare(db)
     with store.transaction(db):
         doc = _load(db, municipality, request_id)
@@ -218,6 +241,17 @@ def get_request_unchecked(db: Database, municipality: str, request_id: str) -> d
     return _plain(_load(db, municipality, request_id))
 
 
+def describe_period(schedule: dict | None) -> str:
+    """The days a request is booked for, as the screens and the service order say them: one day, or
+    the first to the last with how many days ("06/04/2026 a 10/04/2026 (5 dias)")."""
+    if not schedule or not schedule.get("day"):
+        return ""
+    days = [parse_date(d) for d in schedule.get("days") or [schedule["day"]]]
+    if len(days) == 1:
+        return show_day(days[0])
+    return f"{show_day(days[0])} a {show_day(days[-1])} ({len(days)} dias)"
+
+
 def describe_services(services: list[dict]) -> str:
     """The services of a request in one line, as the board and the service order show them."""
     parts = []
@@ -239,6 +273,7 @@ def describe_services(services: list[dict]) -> str:
 def get_request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
     """One request as plain values (``id``, status label in ``status_label``)."""
     authorize(actor, "read", municipality)
+    require_module(db, municipality)
     return get_request_unchecked(db, municipality, request_id)
 
 
@@ -252,6 +287,7 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
     """Requests of the municipality, newest protocol first (summary fields); ``search`` matches the
     protocol, the requester's name or CPF/CNPJ and the locality."""
     authorize(actor, "read", municipality)
+    require_module(db, municipality)
     query: dict[str, Any] = {"municipality": municipality}
     if status:
         query["status"] = status
@@ -275,6 +311,7 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
 def refuse_request(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Refuse the request with its reason (any step before execution); its bookings are freed."""
     authorize(actor, "write", municipality)
+    require_module(db, municipality)
     if not reason.strip():
         raise ValidationFailed({"reason": "Informe o motivo da recusa."})
     with store.transaction(db):

@@ -70,7 +70,7 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
     estimate_note = "" if settlement or estimate is None else (
         f"{estimate['label']}: {brl(Decimal(estimate['amount']))} — estimativa, não cobrada agora; o acerto "
         f"pelas horas executadas sai após a conclusão ({estimate.get('reference', '')}).")
-    totals = statement_totals((r.figures() for r in rows), ledger.credit_owed(settlement))
+    totals = statement_totals((r.figures() for r in rows), ledger.credit_beside_charges(settlement))
     payments = tuple(sorted(((p.dam_number, p.paid_on, p.amount) for r in rows for p in r.payments),
                             key=lambda p: (p[1], p[0])))
     upfront = [r.state() for r in rows if r.part in (FULL, ADVANCE) and not r.deferred]
@@ -104,6 +104,7 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
                                                            for line in quote.get("lines", [])) else "",
         instalments=tuple(instalments), estimate=estimate_note, totals=totals, payments=payments,
         clearance=clearance_text, schedule_day=schedule.get("day"),
+        schedule_period=booking_requests.describe_period(schedule),
         team=tuple((b.get("asset", ""), b.get("operator", "")) for b in schedule.get("bookings", [])),
         started_on=execution.get("started_on"), ended_on=execution.get("ended_on"),
         meters=tuple((names.get(m["asset_id"], m["asset_id"]), Decimal(m["start"]), Decimal(m["end"]))

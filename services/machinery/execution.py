@@ -13,14 +13,17 @@ from decimal import Decimal
 from pymongo.database import Database
 
 from rules.base import RuleError
-from rules.machinery.payment import BALANCE, Instalment, PaymentPlan, settle_balance
+from rules.dam import charges as charge_rules
+from rules.fmt import day as show_day
+from rules.machinery.payment import ADVANCE, BALANCE, Instalment, PaymentPlan, settle_balance
 from rules.machinery.prices import DECREE
 from rules.machinery.statement import balance_description, instalment_description
 from services import store
+from services.dam import charges
 from services.machinery import booking_requests, ledger, payment, protocol, quotes
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPERATORS, WrongStep
 from services.machinery.payment import PAID_UPFRONT, ExtensionInput
-from services.shared import clock, parameters
+from services.shared import audit, clock, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -87,6 +90,22 @@ def _execution_doc(db: Database, municipality: str, doc: dict, execution: Execut
             "photos": list(execution.photos), "notes": execution.notes.strip()}
 
 
+def _advance_charge(instalments: list[dict]) -> str | None:
+    return next((i.get("charge_id") for i in instalments if i["key"] == ADVANCE), None)
+
+
+def _abate_advance(db: Database, actor: Actor, instalments: list[dict], credit: Decimal, protocol_: str) -> bool:
+    """Art. 8, §2: the hours executed cost less than the advance paid; its charge owes the executed
+    value only, and the difference becomes the charge's credit owed back (the one money loop).
+    False when the advance was not paid (deferred by art. 8 §3): nothing to give back on it."""
+    charge_id = _advance_charge(instalments)
+    if not charge_id or not charge_rules.settled(charges.load(db, charge_id)["status"]):
+        return False
+    charges.abate(db, charge_id, credit, f"Pedido {protocol_}: acerto pelas horas executadas ({DECREE}, art. 8, §2)",
+                  actor.username)
+    return True
+
+
 @checked
 def complete(db: Database, actor: Actor, municipality: str, request_id: str, execution: ExecutionInput) -> dict:
     """Record the execution and complete: the real amount, the balance DAM due 15 days after
@@ -130,6 +149,9 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
                                          result.due, result.reference)
                 settlement.update(dam_id=dam["id"], dam_number=dam["number"], charge_id=dam["charge_id"],
                                   due=dam["due_on"])
+        if settlement and settlement["credit_to_return"] > 0:
+            settlement["credit_on_charge"] = _abate_advance(db, actor, instalments, settlement["credit_to_return"],
+                                                            doc["protocol"])
         _set_assets_status(db, municipality, doc, "disponivel", "em_servico")
         for meter in record["meters"]:
             db[ASSETS].update_one({"_id": booking_requests._oid(meter["asset_id"]), "municipality": municipality},
@@ -151,15 +173,39 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
 @checked
 def record_credit_returned(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                            note: str) -> dict:
-    """The credit to return was paid back to the requester."""
+    """The credit to return was paid back to the requester: recorded as a refund of the advance's
+    charge (the one money loop), and the request's settlement says when and by which document."""
     authorize(actor, "write", municipality)
+    if not note.strip():
+        raise ValidationFailed({"note": "Informe o documento da devolução (ordem de pagamento ou "
+                                        "restituição nº)."})
 
     def build(doc: dict) -> dict:
         settlement = doc.get("settlement") or {}
-        if not settlement.get("credit_to_return"):
+        credit = Decimal(settlement.get("credit_to_return") or 0)
+        if not credit:
             raise WrongStep(f"O pedido {doc['protocol']} não tem crédito a devolver.")
+        if settlement.get("credit_returned_on"):
+            raise WrongStep(f"O crédito do pedido {doc['protocol']} já foi devolvido em "
+                            f"{show_day(parse_date(settlement['credit_returned_on']))}.")
+        completed = parse_date(settlement.get("completed_on"))
+        if not isinstance(on, date) or on > clock.today() or (completed and on < completed):
+            raise ValidationFailed({"on": "Data da devolução: da conclusão do serviço até hoje."})
+        charge_id = _advance_charge((doc.get("payment") or {}).get("instalments", []))
+        if not charge_id:
+            raise WrongStep(f"O pedido {doc['protocol']} não tem o débito do adiantamento para restituir.")
+        before = charges.load(db, charge_id, municipality)
+        if before["credit"] < credit:  # completed before the settlement abated the advance's charge
+            charges.abate(db, charge_id, credit - before["credit"],
+                          f"Pedido {doc['protocol']}: acerto pelas horas executadas ({DECREE}, art. 8, §2)",
+                          actor.username)
+        after = charges.record_refund(db, charge_id, credit, on, note.strip(), actor.username)
+        audit.record(db, actor, municipality, "refund", charges.COLLECTION, charge_id,
+                     {"credit": store.encode(before["credit"]), "paid": store.encode(before["paid"])},
+                     {"credit": store.encode(after["credit"]), "paid": store.encode(after["paid"])},
+                     note=f"Pedido {doc['protocol']}: crédito devolvido ({note.strip()})")
         owing = any(row.owing for row in ledger.request_rows(db, municipality, doc))
-        return {"settlement": {**settlement, "credit_returned_on": on, "credit_note": note.strip()},
-                "settlement_open": owing}
+        return {"settlement": {**settlement, "credit_returned_on": on, "credit_note": note.strip(),
+                               "credit_on_charge": True}, "settlement_open": owing}
 
     return booking_requests._change(db, actor, municipality, request_id, ("concluido",), build, "credit_returned")

@@ -44,7 +44,7 @@ class ChargeRow:
     label: str
     reference: str
     charge_id: str
-    charged: Decimal  # principal plus the late charges of the DAMs that were paid
+    charged: Decimal  # principal still owed (less any abatement) plus the late charges of the DAMs paid
     paid: Decimal
     open: Decimal
     credit: Decimal
@@ -92,7 +92,7 @@ def _row(part: tuple[str, str, str, str, bool], charge: dict) -> ChargeRow:
     entries = {entry["id"]: entry for entry in charge.get("dams", [])}
     shown = live or (charge["dams"][-1] if charge.get("dams") else {"number": ""})
     payments = tuple(PaymentRow(p["dam_number"], p["paid_on"], p["amount"]) for p in charge.get("payments", []))
-    row = ChargeRow(key, label, reference, charge_id, charge["principal"] + charge["late"], charge["paid"],
+    row = ChargeRow(key, label, reference, charge_id, charges.principal_owed(charge) + charge["late"], charge["paid"],
                     charge["open"], charge["credit"], charge["status"], charge["due_on"], shown["number"],
                     entries[live["id"]]["due_on"] if live and live["id"] in entries else None,
                     charge.get("paid_on"), deferred, rebill.issuable(charge), "", payments,
@@ -123,6 +123,12 @@ def credit_owed(settlement: dict) -> Decimal:
     if settlement.get("credit_returned_on"):
         return Decimal("0.00")
     return Decimal(settlement.get("credit_to_return") or 0)
+
+
+def credit_beside_charges(settlement: dict) -> Decimal:
+    """The credit still to return that no charge holds: a request completed before the settlement
+    abated the advance's charge (art. 8, §2). Otherwise the charge's own credit says it."""
+    return Decimal("0.00") if settlement.get("credit_on_charge") else credit_owed(settlement)
 
 
 def settlement_text(settlement: dict, rows: list[ChargeRow]) -> str:

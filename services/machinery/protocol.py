@@ -45,7 +45,7 @@ from rules.machinery.quote import (
 )
 from services import store
 from services.dam import charges
-from services.machinery import booking_requests
+from services.machinery import booking_requests, localities
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, SERVICE_KINDS
 from services.shared import audit, clock, fields, parameters
 from services.shared.auth import Actor, authorize
@@ -256,8 +256,16 @@ def requester_block(db: Database, actor: Actor, municipality: str, document: str
     return list(new_requests_allowed(overdue, on).failures) if overdue else []
 
 
+def _registered_place(db: Database, municipality: str, requester: dict, on: date) -> bool:
+    """The requester's zone and locality are in the list in force (art. 3, §1), when TI keeps one."""
+    entries = localities.localities(db, municipality, on)
+    place = (requester.get("zone", ""), requester.get("locality", ""))
+    return not entries or place in {(e["zone"], e["locality"]) for e in entries}
+
+
 def _draft(db: Database, municipality: str, values: RequestInput) -> tuple[dict, dict]:
     """The request document (not yet numbered) and its requester, every input checked."""
+    booking_requests.require_module(db, municipality)
     requester = booking_requests._record(db, REQUESTERS, municipality, values.requester_id, "Solicitante")
     errors: dict[str, str] = {}
     if not values.services:
@@ -266,6 +274,15 @@ def _draft(db: Database, municipality: str, values: RequestInput) -> tuple[dict,
         errors["property_standing"] = "Situação do imóvel: escolha nada deve, parcelamento em dia ou em débito."
     if not isinstance(values.requested_on, date) or values.requested_on > clock.today():
         errors["requested_on"] = "Data do pedido: informe uma data até hoje."
+    elif values.desired_start is not None and values.desired_start < values.requested_on:
+        # Art. 2 caput counts the notice from the request: a start before it is a typing error
+        errors["desired_start"] = (f"Início desejado: informe uma data a partir da data do pedido "
+                                   f"({show_day(values.requested_on)}).")
+    elif not _registered_place(db, municipality, requester, values.requested_on):
+        # Art. 3, §1: the schedule runs by the registered zones; the request takes the requester's
+        errors["requester_id"] = (f"A zona e a localidade do solicitante ({requester.get('zone') or '—'}, "
+                                  f"{requester.get('locality') or '—'}) não estão entre as cadastradas em vigor: "
+                                  "atualize o cadastro do solicitante.")
     if errors:
         raise ValidationFailed(errors)
     services = [_service_doc(s) for s in values.services]

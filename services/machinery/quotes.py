@@ -17,6 +17,7 @@ from typing import Any
 from pymongo.database import Database
 
 from rules.base import RuleError
+from rules.fmt import day as show_day
 from rules.machinery.discounts import DiscountCriterion, DiscountDecision
 from rules.machinery.prices import DECREE, PriceTable
 from rules.machinery.quote import EarthLoads, KmReading, Quote, QuoteLine, quote
@@ -137,6 +138,11 @@ def make_quote(db: Database, actor: Actor, municipality: str, request_id: str, o
     def build(doc: dict) -> dict:
         if doc.get("payment"):
             raise WrongStep(f"O pedido {doc['protocol']} já tem DAMs emitidos: o orçamento não muda.")
+        requested_on = parse_date(doc["requested_on"])
+        if not isinstance(on, date) or not requested_on <= on <= clock.today():
+            # the quote prices the request with the table in force on its day: between the request and today
+            raise ValidationFailed({"on": f"Data do orçamento: de {show_day(requested_on)} (data do pedido) "
+                                          "até hoje."})
         requester = booking_requests._record(db, REQUESTERS, municipality, doc["requester_id"], "Solicitante")
         overdue = protocol._overdue_instalments(db, municipality, requester["document"], clock.today())
         findings = protocol._evaluate(doc, requester, book, overdue)

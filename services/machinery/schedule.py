@@ -1,10 +1,13 @@
 """The schedule of the service requests (Decreto 017/2026, Nova Lacerda, art. 3 and 9): the board
 of a day with the queue in the order of art. 3 (regional schedule by zone, protocol order, urgency
-only with a justification, §2), booking machines and operators, cancelling, the week view.
+only with a justification, §2), booking machines and operators for a period of days (the machine
+must serve the quoted item, Anexo I), rescheduling, cancelling, the week views.
 
 Collection ``machinery_bookings`` (see :mod:`.booking_requests`): one document per (asset, operator,
-day), with unique indexes so that two clerks saving at once cannot book one machine or one operator
-twice on a day; the DuplicateKeyError becomes :class:`services.shared.errors.Conflict`.
+day) — a period is one per day —, with unique indexes so that two clerks saving at once cannot book
+one machine or one operator twice on a day; the DuplicateKeyError becomes
+:class:`services.shared.errors.Conflict`. The request's ``schedule`` (first and last day, the days,
+the pairs) is rebuilt from these documents in the unit of work that changes them.
 """
 from __future__ import annotations
 
@@ -13,9 +16,10 @@ from datetime import date, timedelta
 
 from pymongo.database import Database
 
+from rules.base import RuleError
 from rules.fmt import day as show_day
 from rules.machinery.prices import DECREE
-from rules.machinery.schedule import QueuedRequest, order_of_service
+from rules.machinery.schedule import QueuedRequest, assets_fit, booking_days, order_of_service
 from services import store
 from services.machinery import booking_requests, localities
 from services.machinery.booking_requests import (
@@ -25,7 +29,7 @@ from services.machinery.booking_requests import (
     OPERATORS,
     REQUESTS,
 )
-from services.shared import clock
+from services.shared import clock, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ValidationFailed
@@ -74,6 +78,7 @@ def schedule_board(db: Database, actor: Actor, municipality: str, day: date) -> 
     """Requests ready to schedule (paid or authorized deferral) in the order of art. 3, what is booked
     on ``day``, and the machines and operators free on ``day``."""
     authorize(actor, "read", municipality)
+    booking_requests.require_module(db, municipality)
     ready = {}
     for raw in db[REQUESTS].find({"municipality": municipality, "status": "a_agendar"},
                                  {"protocol": 1, "protocolled_at": 1, "zone": 1, "locality": 1, "urgent": 1,
@@ -101,17 +106,10 @@ def schedule_board(db: Database, actor: Actor, municipality: str, day: date) -> 
                  tuple(sorted((o for o in operators if o["id"] not in busy_operators), key=lambda o: o["name"])))
 
 
-@checked
-def book(db: Database, actor: Actor, municipality: str, request_id: str, day: date,
-         assignments: list[tuple[str, str]]) -> dict:
-    """Book (asset_id, operator_id) pairs for the request on ``day``. A machine or operator already
-    booked that day → Conflict (unique index), even when two clerks save at once."""
-    authorize(actor, "write", municipality)
+def _pairs(db: Database, municipality: str, assignments: list[tuple[str, str]]) -> list[tuple[dict, dict]]:
+    """The (machine, operator) records of the assignments: registered, not in maintenance, in activity."""
     if not assignments:
         raise ValidationFailed({"assignments": "Escolha ao menos uma máquina ou veículo com o seu operador."})
-    if not isinstance(day, date) or day < clock.today():
-        raise ValidationFailed({"day": "Data do agendamento: informe hoje ou uma data futura."})
-    booking_requests.prepare(db)
     pairs = []
     for asset_id, operator_id in assignments:
         asset = booking_requests._record(db, ASSETS, municipality, asset_id, "Máquina ou veículo")
@@ -121,9 +119,24 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
         if not operator.get("active"):
             raise ValidationFailed({"assignments": f"{operator['name']} não está em atividade."})
         pairs.append((asset, operator))
+    return pairs
 
-    def build(doc: dict) -> dict:
-        now = clock.now_utc()
+
+def _days(db: Database, municipality: str, day: date, until: date | None) -> tuple[date, ...]:
+    """The days of a booking from ``day`` to ``until`` (business days after the first, as the rule says)."""
+    if not isinstance(day, date) or day < clock.today():
+        raise ValidationFailed({"day": "Data do agendamento: informe hoje ou uma data futura."})
+    try:
+        return booking_days(day, until or day, parameters.calendar(db, municipality, day))
+    except RuleError as error:
+        raise ValidationFailed({"until": f"{error.message} ({error.reference})"}) from None
+
+
+def _insert(db: Database, actor: Actor, municipality: str, doc: dict, pairs: list[tuple[dict, dict]],
+            days: tuple[date, ...]) -> None:
+    """One booking per machine, operator and day; a machine or operator taken that day → Conflict."""
+    now = clock.now_utc()
+    for day in days:
         for asset, operator in pairs:
             entry = {"municipality": municipality, "request_id": doc["id"], "protocol": doc["protocol"],
                      "day": day.isoformat(), "asset_id": asset["id"], "operator_id": operator["id"],
@@ -133,18 +146,75 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
                 insert_one(db[BOOKINGS], encode(entry))
             except DuplicateKeyError:
                 raise Conflict(f"{asset['identifier']} ou {operator['name']} já está agendado(a) em {show_day(day)}; "
-                               "escolha outra máquina, outro operador ou outro dia.") from None
-        return {"status": "agendado", "schedule": {"day": day, "bookings": [
-            {"asset_id": a["id"], "asset": a["identifier"], "operator_id": o["id"], "operator": o["name"]}
-            for a, o in pairs]}}
+                               "escolha outra máquina, outro operador ou outro período.") from None
 
-    return booking_requests._change(db, actor, municipality, request_id, ("a_agendar",), build, "book")
+
+def _schedule_of(db: Database, municipality: str, request_id: str) -> dict:
+    """The request's schedule as its bookings now stand: first and last day, the days, the pairs."""
+    rows = sorted(db[BOOKINGS].find({"municipality": municipality, "request_id": request_id}),
+                  key=lambda r: (r["day"], r["asset"]))
+    days = sorted({parse_date(r["day"]) for r in rows})
+    pairs = {(r["asset_id"], r["operator_id"]): {"asset_id": r["asset_id"], "asset": r["asset"],
+                                                 "operator_id": r["operator_id"], "operator": r["operator"]}
+             for r in rows}
+    return {"day": days[0], "until": days[-1], "days": days, "bookings": list(pairs.values())}
+
+
+@checked
+def book(db: Database, actor: Actor, municipality: str, request_id: str, day: date,
+         assignments: list[tuple[str, str]], until: date | None = None) -> dict:
+    """Book (asset_id, operator_id) pairs for the request from ``day`` to ``until`` (one day when
+    absent; the business days after the first); each machine must serve one of the request's quoted
+    items (Anexo I). A scheduled request gets more days (a job longer than planned). A machine or
+    operator already booked on one of the days → Conflict (unique index), even when two clerks save
+    at once, and nothing of the period is booked."""
+    authorize(actor, "write", municipality)
+    booking_requests.require_module(db, municipality)
+    booking_requests.prepare(db)
+    pairs = _pairs(db, municipality, assignments)
+    days = _days(db, municipality, day, until)
+
+    def build(doc: dict) -> dict:
+        items = [line["item"] for line in (doc.get("quote") or {}).get("lines", [])]
+        fit = assets_fit(items, [(asset["identifier"], asset.get("kind", "")) for asset, _ in pairs])
+        if not fit.ok:  # Anexo I: the machine of the item quoted
+            raise ValidationFailed({"assignments": "; ".join(fit.reasons())})
+        _insert(db, actor, municipality, doc, pairs, days)
+        status = "agendado" if doc["status"] == "a_agendar" else doc["status"]
+        return {"status": status, "schedule": _schedule_of(db, municipality, doc["id"])}
+
+    return booking_requests._change(db, actor, municipality, request_id, ("a_agendar", "agendado", "em_execucao"),
+                                    build, "book")
+
+
+@checked
+def reschedule(db: Database, actor: Actor, municipality: str, request_id: str, day: date, reason: str,
+               until: date | None = None) -> dict:
+    """Move a scheduled request to ``day``..``until`` with the same machines and operators, with the
+    reason; the old days are freed in the same unit of work (a taken day → Conflict, nothing moves)."""
+    authorize(actor, "write", municipality)
+    booking_requests.require_module(db, municipality)
+    if not reason.strip():
+        raise ValidationFailed({"reason": "Informe o motivo da remarcação."})
+    booking_requests.prepare(db)
+    days = _days(db, municipality, day, until)
+
+    def build(doc: dict) -> dict:
+        kept = (doc.get("schedule") or {}).get("bookings", [])
+        pairs = _pairs(db, municipality, [(b["asset_id"], b["operator_id"]) for b in kept])
+        db[BOOKINGS].delete_many({"municipality": municipality, "request_id": doc["id"]})
+        _insert(db, actor, municipality, doc, pairs, days)
+        return {"schedule": _schedule_of(db, municipality, doc["id"])}
+
+    return booking_requests._change(db, actor, municipality, request_id, ("agendado",), build, "reschedule",
+                                    note=reason.strip())
 
 
 @checked
 def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Free the machines and operators of the request; it goes back to the schedule queue."""
     authorize(actor, "write", municipality)
+    booking_requests.require_module(db, municipality)
     if not reason.strip():
         raise ValidationFailed({"reason": "Informe o motivo do cancelamento do agendamento."})
     with store.transaction(db):
@@ -158,12 +228,48 @@ def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: st
 def week_schedule(db: Database, actor: Actor, municipality: str, week_start: date) -> list[dict]:
     """The bookings of the 7 days from ``week_start`` (for the printed week view), by day and machine."""
     authorize(actor, "read", municipality)
+    booking_requests.require_module(db, municipality)
     days = {"$gte": week_start.isoformat(), "$lte": (week_start + timedelta(days=6)).isoformat()}
     rows = _names(db, BOOKINGS, municipality, {"day": days},
                   {"day": 1, "protocol": 1, "request_id": 1, "asset": 1, "operator": 1, "zone": 1, "locality": 1})
     for row in rows:
         row["day"] = parse_date(row["day"])
     return sorted(rows, key=lambda r: (r["day"], r["asset"]))
+
+
+@dataclass(frozen=True)
+class MachineWeek:
+    """One machine over a week: per day the booking that takes it ("" when free)."""
+
+    asset_id: str
+    identifier: str
+    kind: str
+    status: str
+    taken: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WeekBoard:
+    """The week board per machine: the 7 days and, for each machine, its free and taken days."""
+
+    days: tuple[date, ...]
+    machines: tuple[MachineWeek, ...]
+
+
+@checked
+def week_board(db: Database, actor: Actor, municipality: str, week_start: date) -> WeekBoard:
+    """Every machine of the register over the 7 days from ``week_start``: which request and operator
+    take it each day, and the days it is free."""
+    authorize(actor, "read", municipality)
+    days = tuple(week_start + timedelta(days=n) for n in range(7))
+    taken: dict[tuple[str, date], str] = {}
+    for row in week_schedule(db, actor, municipality, week_start):
+        taken[(row["asset"], row["day"])] = f"{row['protocol']} · {row['operator']}"
+    assets = _names(db, ASSETS, municipality, {}, {"identifier": 1, "kind": 1, "status": 1})
+    return WeekBoard(days, tuple(
+        MachineWeek(a["id"], a["identifier"], a.get("kind", ""), a.get("status", ""),
+                    tuple(taken.get((a["identifier"], d), "") for d in days))
+        for a in sorted(assets, key=lambda a: a["identifier"])))
 
 
 @checked

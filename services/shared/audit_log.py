@@ -110,7 +110,8 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "social_report_answered": "Parecer social", "quote": "Orçamento", "payment_plan": "Plano de pagamento",
          "dam_paid": "Baixa de DAM", "refuse": "Recusa", "urgent": "Urgência", "book": "Agendamento",
          "cancel_booking": "Cancelamento do agendamento", "start": "Início da execução", "complete": "Conclusão",
-         "credit_returned": "Devolução de crédito", "trip": "Dados da viagem",
+         "credit_returned": "Devolução de crédito", "trip": "Dados da viagem", "reschedule": "Remarcação",
+         "refund": "Restituição de crédito",
          "inscribe": "Inscrição em dívida ativa"}
 COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmetro", "files": "Arquivo",
                      "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados",

@@ -13,6 +13,7 @@ from rules.machinery.payment import (
     FULL,
     DueExtension,
     EmergencyWithoutAuthorization,
+    ExecutedHoursMissing,
     ExtensionBeyondLimit,
     ExtensionGround,
     ExtensionWithoutJustification,
@@ -127,6 +128,29 @@ def test_balance_priced_by_the_quote_table_after_an_update():
     updated = BOOK.with_versions([ParameterVersion("public_price_table", date(2026, 5, 1),
                                                    {**DEFAULT_PARAMETERS[0].value, "01": D("400.00")}, "x")])
     assert settle_balance(plan, {"01": D(10)}, DONE, CAL, updated).executed == D("3000.00")
+
+
+@pytest.mark.parametrize("quoted, worked, missing", [
+    pytest.param((("01", "6"),), {}, ("01",), id="art. 8 §2: no hours reported for the quoted item 01"),
+    pytest.param((("01", "6"), ("04", "2")), {"01": D(6)}, ("04",),
+                 id="art. 8 §2: item 04 quoted, only item 01 reported"),
+    pytest.param((("01", "6"), ("04", "2")), {"02": D(3)}, ("01", "04"),
+                 id="art. 8 §2: hours of an item not quoted do not stand for the quoted ones"),
+])
+def test_balance_needs_the_executed_hours_of_every_quoted_machine(quoted, worked, missing):
+    """Issue 23 item 9: the balance is settled on what was executed; a missing quantity is not 0 h."""
+    q = quote([MachineHours(item, D(hours)) for item, hours in quoted], ISSUED, BOOK)
+    with pytest.raises(ExecutedHoursMissing) as refused:
+        settle_balance(payment_plan(q, ISSUED, CAL, BOOK), worked, DONE, CAL, BOOK)
+    assert refused.value.value == missing and refused.value.reference.endswith("art. 8, §2")
+
+
+@pytest.mark.parametrize("worked", [
+    pytest.param({"01": D(0)}, id="art. 8 §2: 0 h stated for a machine not used settles"),
+    pytest.param({"01": D(6), "02": D(1)}, id="art. 8 §2: a machine beyond the quote may be reported"),
+])
+def test_balance_settles_when_every_quoted_machine_is_reported(worked):
+    assert settle_balance(hours_plan("6"), worked, DONE, CAL, BOOK).advance == D("900.00")
 
 
 def test_balance_refuses_other_items():

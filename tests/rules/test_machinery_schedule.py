@@ -1,13 +1,19 @@
 """Loads per stage (art. 9) and order of service (art. 3) of Decreto 017/2026 (Nova Lacerda)."""
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import pytest
 
+from rules.calendar import LegalCalendar
 from rules.machinery.nova_lacerda import DEFAULT_PARAMETERS
 from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
 from rules.machinery.schedule import (
+    ITEMS_OF_KIND,
+    MAX_PERIOD_DAYS,
     LoadRecord,
+    PeriodRefused,
     QueuedRequest,
+    assets_fit,
+    booking_days,
     loads_allowance,
     order_of_service,
 )
@@ -120,3 +126,62 @@ def test_unavailable_machines_or_staff_hold_the_request():
 def test_same_day_protocols_ordered_by_time():
     requests = [QueuedRequest("B", at(1, 15), "Norte", "Vila A"), QueuedRequest("A", at(1, 8), "Norte", "Vila A")]
     assert protocols(order_of_service(requests)) == ["A", "B"]
+
+
+@pytest.mark.parametrize("items, kind, ok", [
+    pytest.param(("01",), "retroescavadeira", True, id="Anexo I item 01: a backhoe for backhoe hours"),
+    pytest.param(("01",), "onibus", False, id="Anexo I item 01: a bus is not a backhoe"),
+    pytest.param(("01",), "escavadeira", False, id="Anexo I items 01/04: an excavator is not the backhoe quoted"),
+    pytest.param(("12",), "caminhao_basculante", True, id="Anexo I item 12 obs. 3: the dump truck carries the loads"),
+    pytest.param(("12",), "prancha", False, id="Anexo I item 12: a lowboy does not carry earth"),
+    pytest.param(("05", "07"), "caminhao_basculante", True, id="Anexo I items 05/07: dump truck day and km"),
+    pytest.param(("08",), "prancha", True, id="Anexo I item 08: lowboy trip"),
+    pytest.param(("10",), "micro_onibus_van", False, id="Anexo I items 10/11: a van is not the bus quoted"),
+    pytest.param(("11",), "micro_onibus_van", True, id="Anexo I item 11: minibus or van"),
+    pytest.param(("01", "04"), "escavadeira", True, id="Anexo I: one of two items quoted is enough"),
+    pytest.param((), "retroescavadeira", False, id="Anexo I: nothing quoted, no machine fits"),
+])
+def test_a_booked_machine_serves_one_of_the_quoted_items(items, kind, ok):
+    """Issue 23 item 8: a bus booked for a backhoe job is refused, naming the items quoted."""
+    decision = assets_fit(items, [("PAT-1", kind)])
+    assert decision.ok is ok
+    if not ok:
+        assert decision.failures[0].message.startswith("PAT-1 não serve para este pedido")
+        assert decision.failures[0].reference.endswith("Anexo I")
+
+
+def test_every_kind_of_the_register_serves_some_item():
+    from services.shared.specs.maquinas import ASSET_KINDS
+
+    assert {kind for kind, _ in ASSET_KINDS} == set(ITEMS_OF_KIND)
+    assert sorted(code for codes in ITEMS_OF_KIND.values() for code in codes) == [f"{n:02}" for n in range(1, 13)]
+
+
+MON, TUE, FRI, SAT, SUN = date(2026, 4, 13), date(2026, 4, 14), date(2026, 4, 17), date(2026, 4, 18), date(2026, 4, 19)
+
+
+@pytest.mark.parametrize("first, last, days", [
+    pytest.param(MON, MON, (MON,), id="art. 3 III: one day"),
+    pytest.param(MON, FRI, tuple(MON + timedelta(days=n) for n in range(5)), id="art. 3 III: Monday to Friday, 5 days"),
+    pytest.param(FRI, date(2026, 4, 20), (FRI, date(2026, 4, 20)), id="art. 3 III: the weekend is not booked"),
+    pytest.param(SAT, SUN, (SAT,), id="art. 3 III: a Saturday chosen as first day is kept, Sunday is not"),
+    pytest.param(date(2026, 4, 20), date(2026, 4, 22), (date(2026, 4, 20), date(2026, 4, 22)),
+                 id="Lei 9.784 art. 66: Tiradentes (21/04) is not booked"),
+    pytest.param(MON, MON + timedelta(days=MAX_PERIOD_DAYS - 1), None, id="art. 3 III: 31 days is the longest period"),
+])
+def test_the_days_of_a_booking_period(first, last, days):
+    found = booking_days(first, last, LegalCalendar())
+    if days is None:
+        assert found[0] == first and found[-1] == last and len(found) == 21  # 23 weekdays less 21/04 and 01/05
+    else:
+        assert found == days
+
+
+@pytest.mark.parametrize("first, last", [
+    pytest.param(TUE, MON, id="art. 3 III: a period ending before it starts"),
+    pytest.param(MON, MON + timedelta(days=MAX_PERIOD_DAYS), id="art. 3 III: 32 days is over the guard"),
+])
+def test_a_period_out_of_shape_is_refused(first, last):
+    with pytest.raises(PeriodRefused) as refused:
+        booking_days(first, last, LegalCalendar())
+    assert refused.value.reference.endswith("art. 3, III")

@@ -24,12 +24,6 @@ ASSET_KINDS = (
     ("onibus", "Ônibus"),
     ("micro_onibus_van", "Micro-ônibus ou van"),
 )
-# The Anexo I items each kind of asset serves (Decreto 017/2026, Anexo I, items 01-12).
-ITEMS_OF_KIND = {
-    "retroescavadeira": ("01",), "motoniveladora": ("02",), "pa_carregadeira": ("03",), "escavadeira": ("04",),
-    "caminhao_basculante": ("05", "06", "07", "12"), "prancha": ("08", "09"), "onibus": ("10",),
-    "micro_onibus_van": ("11",),
-}
 ASSET_STATUS = (("disponivel", "Disponível"), ("em_servico", "Em serviço"), ("em_manutencao", "Em manutenção"))
 METER_KINDS = (("horimetro", "Horímetro (horas)"), ("odometro", "Odômetro (km)"))
 
