@@ -251,7 +251,7 @@ def record_payment(db: Database, charge_id: str, dam: dict, payment: dict) -> di
 
 def set_inscription(db: Database, charge: dict, inscription: dict) -> None:
     """Mark an open charge inscribed in dívida ativa (conditional on the version read)."""
-    state = rules.standing(charge["principal"], charge["late"], charge["paid"], inscribed=True)
+    state = rules.standing(principal_owed(charge), charge["late"], charge["paid"], inscribed=True)
     _write(db, charge, {"inscription": inscription, "status": state.status})
 
 
