@@ -92,8 +92,12 @@ def inspected_with_seed(db, seed: int) -> str:
 
 
 def store_calls(db, monkeypatch, page: str, role_actor=ACTOR) -> Counter:
-    counting = CountingDatabase(db)
+    import streamlit as st
+
     from ui import common
+
+    st.cache_data.clear()  # a cold render each time: what the page asks of the store, not what a cache kept
+    counting = CountingDatabase(db)
 
     monkeypatch.setattr(common, "db", lambda: counting)
     at = AppTest.from_file(str(ROOT / "app_pages" / page), default_timeout=120)
