@@ -157,3 +157,27 @@ def test_a_partly_upheld_fine_is_typed_in_reais_and_a_bad_amount_is_refused_unde
     assert not at.exception, texts(at, "error")
     decision = autos.get(db, ACTORS["chapada"], "chapada", auto_id)["decision"]
     assert decision["fine_amount"] == Decimal("500.10")
+
+
+def test_an_auto_against_someone_outside_the_register_typed_on_the_form(db, today):
+    """CG art. 30: transporte ilegal by someone without a register; name, CPF, plate and place typed."""
+    driver(db, "chapada", seed=2)
+    today.set(date(2026, 3, 10))
+    at = page()
+    at.selectbox(key="autos_new_code").set_value("CG-30").run()
+    at.radio(key="autos_new_target").set_value("unregistered").run()
+    at.text_input(key="autos_new_offender_name").input("Marcos Sem Cadastro")
+    at.text_input(key="autos_new_offender_cpf").input("123.456.789-00")
+    at.text_input(key="autos_new_offender_plate").input("QWE4R56")
+    at.text_input(key="autos_new_time").input("09:40")
+    at.text_input(key="autos_new_agent").input("AF-0042")
+    at.text_input(key="autos_new_place").input("Rodoviária")
+    at.text_area(key="autos_new_facts").input("Corrida cobrada sem autorização")
+    button(at, "Lavrar auto").click().run()
+    assert "CPF: " in texts(at, "error")  # wrong check digits, shown under the CPF
+    at.text_input(key="autos_new_offender_cpf").input("529.982.247-25").run()
+    button(at, "Lavrar auto").click().run()
+    assert not at.exception, at.exception
+    assert "Auto nº 0001/2026 lavrado: infração gravíssima" in texts(at, "success")
+    [row] = lists.list_autos(db, ACTORS["chapada"], "chapada")
+    assert (row.offender_name, row.target) == ("Marcos Sem Cadastro", "Sem cadastro (transporte ilegal)")

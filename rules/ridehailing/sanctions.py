@@ -82,3 +82,16 @@ def recurrence_finding(priors: list[OffenceRecord], text: str, reference: str) -
 
 def merge(first: tuple, extra: tuple) -> tuple:
     return first + tuple(item for item in extra if item not in first)
+
+
+def unregistered_offender_finding(infraction: InfractionType) -> Finding:
+    """Whether an auto against someone outside the drivers register may charge ``infraction``.
+
+    Only transporte ilegal (CG art. 30; MP art. 27) is the offence of the unregistered: the other
+    infractions are the authorized driver's (CG art. 23 "condutores autorizados"; MP art. 12 "deveres
+    dos condutores autorizados") and need a register to be charged (docs/LEITURAS.md, seção 7).
+    """
+    if infraction.unregistered:
+        return Finding(True, "Transporte ilegal: cabe contra quem não tem cadastro", infraction.reference)
+    return Finding(False, f"{infraction.code} é dever do condutor autorizado; contra quem não tem cadastro "
+                          "cabe só o transporte ilegal", infraction.reference)

@@ -52,7 +52,7 @@ LABELS = {
     "username": "Usuário", "password": "Senha", "new_password": "Nova senha", "name": "Nome",
     "municipality": "Município", "amount": "Valor", "paid_on": "Data do pagamento", "bank": "Banco ou agente",
     "due": "Vencimento", "reason": "Motivo", "note": "Observação", "description": "Descrição",
-    "search": "Busca", "driver_cpf": "CPF do condutor", "plate": "Placa", "facts": "Fatos",
+    "search": "Busca", "driver_cpf": "CPF do condutor", "offender_name": "Nome do autuado", "plate": "Placa", "facts": "Fatos",
     "place": "Local", "justification": "Justificativa", "stage": "Fase", "method": "Meio",
     "taxpayer_name": "Contribuinte", "taxpayer_document": "CPF/CNPJ", "taxpayer_address": "Endereço",
     "legal_basis": "Fundamentação legal", "revenue_kind": "Tipo de receita", "rows": "Linhas",

@@ -14,7 +14,7 @@ from rules.ridehailing.errors import (
     InvalidPenaltyPeriod,
     UnknownInfraction,
 )
-from rules.ridehailing.sanctions import suspension_last_day
+from rules.ridehailing.sanctions import suspension_last_day, unregistered_offender_finding
 from tests.rules.ridehailing_support import CG, CG_BOOK, MP, MP_BOOK
 
 ON = date(2026, 6, 15)
@@ -236,3 +236,15 @@ def test_recurrence_on_29_february():
         is Severity.MEDIA
     assert MP.sanction("MP-12-III", date(2029, 3, 1), prior("MP-12-IX", date(2028, 2, 29)), MP_BOOK).severity \
         is Severity.LEVE
+
+
+@pytest.mark.parametrize("rules, code, allowed", [
+    pytest.param(CG, "CG-30", True, id="CG art. 30: transporte ilegal is charged to someone outside the register"),
+    pytest.param(MP, "MP-27", True, id="MP art. 27: transporte ilegal is charged to someone outside the register"),
+    pytest.param(CG, "CG-29-IV", False, id="CG art. 23: street pick-up is a duty of the authorized driver"),
+    pytest.param(MP, "MP-12-XXV", False, id="MP art. 12 XXV: a duty of the authorized driver, not of a stranger"),
+    pytest.param(MP, "MP-26-IV", False, id="MP art. 26 IV: boarding without the app needs a registered driver"),
+])
+def test_only_illegal_transport_is_charged_to_someone_outside_the_register(rules, code, allowed):
+    finding = unregistered_offender_finding(rules.infraction(code))
+    assert finding.ok is allowed and finding.reference == rules.infraction(code).reference

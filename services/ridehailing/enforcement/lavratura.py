@@ -16,7 +16,7 @@ from rules.ridehailing.concepts import OffenceRecord
 from rules.ridehailing.errors import UnknownInfraction
 from services import store
 from services.ridehailing.enforcement import autos
-from services.shared import clock, parameters, uploads
+from services.shared import clock, fields, parameters, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
@@ -33,14 +33,14 @@ def catalogue(municipality: str) -> list[dict]:
         article = item.reference.split(", ", 1)[1] if ", " in item.reference else item.reference
         rows.append({"code": item.code, "text": item.text, "reference": item.reference, "article": article,
                      "inciso": item.code.split("-", 2)[-1] if item.code.count("-") >= 2 else "",
-                     "severity": item.severity.value, "offender": item.offender,
+                     "severity": item.severity.value, "offender": item.offender, "unregistered": item.unregistered,
                      "label": f"{article} — {item.text} ({item.severity.value})"})
     return rows
 
 
 def _history(db: Database, municipality: str, doc: dict, committed_on: date) -> list[dict]:
     """Earlier autos of the same offender (same CPF, plate or platform) that could count as recurrence."""
-    key = {"driver": "driver_cpf", "vehicle": "plate", "platform": "platform_id"}[doc["target_kind"]]
+    key = autos.OFFENDER_KEY[doc["target_kind"]]
     query = {"municipality": municipality, key: doc[key], "status": "lavrado",
              "committed_on": {"$lt": encode(committed_on)}}
     fields_ = {"number": 1, "infraction_code": 1, "committed_on": 1, "decision": 1, "appeal": 1, "status": 1}
@@ -65,6 +65,10 @@ def assess(db: Database, actor: Actor, municipality: str, *, target_kind: str, d
     """What the rules make of an infraction given the offender's earlier autos (shown before lavrar):
     severity after recurrence, fine, penalties, measures, the findings and the earlier auto counted."""
     authorize(actor, "read", municipality)
+    if target_kind not in autos.TARGETS:
+        raise ValidationFailed({"target_kind": "Autuado: escolha condutor, veículo, plataforma ou sem cadastro."})
+    if target_kind == "unregistered":  # typed, not picked: the CPF as the register keeps it
+        driver_cpf = fields.digits(driver_cpf)
     return _assess(db, municipality, {"target_kind": target_kind, "driver_cpf": driver_cpf, "plate": plate,
                                       "platform_id": platform_id}, infraction_code, committed_on)
 
@@ -100,13 +104,16 @@ def _assess(db: Database, municipality: str, who: dict, code: str, committed_on:
 
 @checked
 def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, target_kind: str = "driver",
-           driver_cpf: str = "", plate: str = "", platform_id: str = "", infraction_code: str = "",
+           driver_cpf: str = "", plate: str = "", platform_id: str = "", offender_name: str = "",
+           infraction_code: str = "",
            facts: str = "", committed_on: date | None = None, time: str = "", place: str = "",
            agent_registration: str = "", agent_name: str = "", auto_on: date | None = None,
            evidence: Sequence[tuple[str, str, bytes | None]] = (), origin: str = "") -> str:
     """Lavrar an auto: a draft (``auto_id``) completed with the values given, or a new one. Numbers it
     per municipality and year of the auto and stores the rules' assessment (CG art. 22 and 25; MP art.
-    18 and 21); ``evidence`` is ``[(description, file name, bytes or None), …]``. Returns the id."""
+    18 and 21); ``evidence`` is ``[(description, file name, bytes or None), …]``; someone outside the
+    register (``target_kind="unregistered"``) is identified by ``offender_name``, ``driver_cpf``,
+    ``plate`` and the ``place`` where found. Returns the id."""
     authorize(actor, "write", municipality)
     for _description, name, data in evidence or ():
         if data:
@@ -114,7 +121,8 @@ def lavrar(db: Database, actor: Actor, municipality: str, auto_id: str = "", *, 
     with store.transaction(db):  # a new auto refused at lavratura leaves no draft behind
         if not auto_id:
             auto_id = autos.draft_auto(db, actor, municipality, target_kind=target_kind, driver_cpf=driver_cpf,
-                                       plate=plate, platform_id=platform_id, infraction_code=infraction_code,
+                                       plate=plate, platform_id=platform_id, offender_name=offender_name,
+                                       infraction_code=infraction_code,
                                        facts=facts, origin=origin or "Lavratura direta", committed_on=committed_on)
         _lavrar(db, actor, municipality, auto_id, committed_on, time, place, agent_registration, agent_name, auto_on,
                 evidence)
