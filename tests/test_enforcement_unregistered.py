@@ -9,8 +9,8 @@ from datetime import date
 import pytest
 
 from seed.people import cpf
-from services.ridehailing.enforcement import autos, documents, lavratura
-from services.shared.errors import ValidationFailed
+from services.ridehailing.enforcement import autos, documents, lavratura, lists
+from services.shared.errors import Conflict, ValidationFailed
 from tests.enforcement_support import driver, set_upfm
 from tests.ridehailing_data import ACTORS
 
@@ -67,3 +67,38 @@ def test_a_cpf_of_the_register_is_charged_as_its_driver(db, today):
         lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", driver_cpf=registered))
     assert "autue-o como condutor" in caught.value.errors["driver_cpf"]
 
+
+
+# ---- a draft discarded with its reason ----
+
+def test_a_draft_is_discarded_with_its_reason_audited_and_kept(db, today):
+    set_upfm(db)
+    draft = autos.draft_auto(db, CG, "chapada", **{k: v for k, v in typed("chapada", "CG-30").items()
+                                                     if k in ("target_kind", "offender_name", "driver_cpf", "plate",
+                                                              "infraction_code", "facts")})
+    with pytest.raises(ValidationFailed) as caught:
+        autos.discard_draft(db, CG, "chapada", draft, reason=" ")
+    assert "Motivo do descarte" in caught.value.errors["reason"]
+    autos.discard_draft(db, CG, "chapada", draft, reason="Falso positivo: a plataforma já o descredenciou")
+    doc = autos.get(db, CG, "chapada", draft)
+    assert (doc["status"], doc["stage"], doc["stage_label"], doc["discard"]["reason"], doc["discard"]["by"]) == (
+        "descartado", "descartado", "Rascunho descartado", "Falso positivo: a plataforma já o descredenciou",
+        CG.username)
+    assert doc["events"][-1]["action"] == "discard"
+    entry = db["audit"].find_one({"action": "discard", "doc_id": draft})
+    assert entry["changes"]["status"] == {"before": "rascunho", "after": "descartado"}
+    assert "Falso positivo" in entry["note"]
+    with pytest.raises(Conflict):
+        lavratura.lavrar(db, CG, "chapada", draft, committed_on=date(2026, 3, 2), time="10:30", place="Centro",
+                         agent_registration="AF-0042")
+    with pytest.raises(Conflict):
+        autos.discard_draft(db, CG, "chapada", draft, reason="De novo")
+    assert [r.stage for r in lists.list_autos(db, CG, "chapada", "", "descartado")] == ["Rascunho descartado"]
+
+
+def test_a_lavrado_auto_is_not_discarded_it_ends_by_its_decision(db, today):
+    set_upfm(db)
+    auto_id = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30"))
+    with pytest.raises(Conflict) as caught:
+        autos.discard_draft(db, CG, "chapada", auto_id, reason="Engano")
+    assert "só um rascunho" in caught.value.message

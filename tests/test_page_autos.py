@@ -181,3 +181,19 @@ def test_an_auto_against_someone_outside_the_register_typed_on_the_form(db, toda
     assert "Auto nº 0001/2026 lavrado: infração gravíssima" in texts(at, "success")
     [row] = lists.list_autos(db, ACTORS["chapada"], "chapada")
     assert (row.offender_name, row.target) == ("Marcos Sem Cadastro", "Sem cadastro (transporte ilegal)")
+
+
+def test_a_draft_is_discarded_from_its_page_after_a_confirmation(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    draft = autos.draft_auto(db, ACTORS["chapada"], "chapada", target_kind="driver", driver_cpf=cpf,
+                             infraction_code="CG-30", facts="Relação da plataforma", origin="Conciliação")
+    at = page(autos_open=draft)
+    at.text_input(key="autos_discard_reason").input("Falso positivo da conciliação")
+    button(at, "Descartar o rascunho").click().run()
+    assert "Descartar este rascunho?" in texts(at, "warning")
+    assert autos.get(db, ACTORS["chapada"], "chapada", draft)["status"] == "rascunho"  # not before confirming
+    button(at, "Confirmar").click().run()
+    assert not at.exception, at.exception
+    assert "Rascunho descartado." in texts(at, "success")
+    assert "Falso positivo da conciliação" in texts(at, "info")
+    assert autos.get(db, ACTORS["chapada"], "chapada", draft)["discard"]["reason"] == "Falso positivo da conciliação"

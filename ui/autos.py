@@ -18,6 +18,7 @@ from services.shared import clock, fields
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
+from ui.entity import confirm_button
 from ui.ridehailing import clear_reads
 
 # ---- forms: each error in a slot under its field ----
@@ -66,8 +67,13 @@ def field(widget, *args, **kwargs):
 def auto_process(actor: Actor, mun: str, doc: dict) -> None:
     """One auto: its summary, then the draft's lavratura or its PDFs, deadlines and stage forms."""
     summary(doc)
+    if doc["status"] == "descartado":
+        discard = doc.get("discard") or {}
+        st.info(f"Rascunho descartado em {day(discard['on'])} por {discard['by']}: {discard['reason']}")
+        return
     if doc["status"] == "rascunho":
         lavrar_draft(actor, mun, doc)
+        discard_draft(actor, mun, doc)
         return
     documents(actor, mun, doc)
     if doc["status"] == "nulo":
@@ -116,6 +122,21 @@ def lavrar_draft(actor: Actor, mun: str, doc: dict) -> None:
                        time=time, place=place, agent_registration=registration)
         if ok:
             done("Auto lavrado.")
+
+
+def discard_draft(actor: Actor, mun: str, doc: dict) -> None:
+    """A draft that will not be lavrado (a false positive) is discarded with its reason, never deleted."""
+    with st.expander("Descartar o rascunho", icon=":material/delete:"):
+        st.caption("O rascunho fica no histórico como descartado, com o motivo, e na auditoria; não é apagado.")
+        reason = st.text_input("Motivo do descarte *", key="autos_discard_reason")
+        reason_slot = st.empty()
+        if confirm_button("Descartar o rascunho", "autos_discard",
+                          "Descartar este rascunho? Ele não poderá mais ser lavrado."):
+            ok, _ = submit({"reason": reason_slot}, autos.discard_draft, common.db(), actor, mun, doc["id"],
+                           reason=reason)
+            if ok:
+                st.session_state.pop("autos_discard_reason", None)
+                done("Rascunho descartado. O motivo ficou no histórico e na auditoria.")
 
 
 def documents(actor: Actor, mun: str, doc: dict) -> None:

@@ -48,7 +48,7 @@ STAGES = {
     "rascunho": "Rascunho", "aguardando_notificacao": "Aguardando notificação", "notificado": "Notificado",
     "prazo_defesa": "Prazo de defesa", "defesa": "Defesa apresentada", "decidido": "Decidido",
     "recurso": "Recurso em análise", "penalidade": "Penalidade aplicada", "multa_paga": "Multa paga",
-    "anulado": "Anulado", "nulo": "Nulo (notificação fora do prazo)",
+    "anulado": "Anulado", "nulo": "Nulo (notificação fora do prazo)", "descartado": "Rascunho descartado",
 }
 
 
@@ -100,8 +100,8 @@ def _dated(value: Any, key: str = "") -> Any:
 
 def stage_of(doc: dict) -> str:
     """The stage code that the auto's recorded facts put it in."""
-    if doc.get("status") == "rascunho":
-        return "rascunho"
+    if doc.get("status") in ("rascunho", "descartado"):
+        return doc["status"]
     if doc.get("status") == "nulo":
         return "nulo"
     decision, appeal = doc.get("decision") or {}, doc.get("appeal") or {}
@@ -288,3 +288,23 @@ def draft_auto(db: Database, actor: Actor, municipality: str, *, target_kind: st
         audit.record(db, actor, municipality, "draft", COLLECTION, inserted, {}, _audit_doc(doc),
                      note=f"Rascunho de auto ({origin or 'manual'})")
     return str(inserted)
+
+
+@checked
+def discard_draft(db: Database, actor: Actor, municipality: str, auto_id: str, *, reason: str) -> dict:
+    """Discard a draft that will not be lavrado (a false positive of a reconciliation, one typed twice):
+    kept with ``status = descartado``, the reason, who and when, and audited; never deleted. Only a
+    draft: a lavrado auto ends by its decision (annulled), not here."""
+    authorize(actor, "write", municipality)
+    doc = _load(db, municipality, auto_id)
+    if doc["status"] == "descartado":
+        raise Conflict("Este rascunho já foi descartado.")
+    if doc["status"] != "rascunho":
+        raise Conflict(f"O auto nº {doc['number']} já foi lavrado: só um rascunho pode ser descartado; "
+                       "um auto lavrado termina pela decisão (anulado).")
+    if not (reason or "").strip():
+        raise ValidationFailed({"reason": "Motivo do descarte: obrigatório."})
+    discard = {"reason": reason.strip(), "on": clock.today(), "by": actor.username}
+    with store.transaction(db):
+        return _save(db, actor, municipality, doc, {"status": "descartado", "discard": discard}, "discard",
+                     f"Rascunho descartado: {discard['reason']}")

@@ -133,6 +133,8 @@ def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committ
             place: str, agent_registration: str, agent_name: str, auto_on: date | None,
             evidence: Sequence[tuple[str, str, bytes | None]]) -> None:
     doc = autos._load(db, municipality, auto_id)
+    if doc["status"] == "descartado":
+        raise Conflict("Este rascunho foi descartado e não pode ser lavrado.")
     if doc["status"] != "rascunho":
         raise Conflict(f"O auto nº {doc['number']} já foi lavrado.")
     committed_on = committed_on or doc.get("committed_on")

@@ -87,7 +87,9 @@ def _appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
 def _lavrado(db: Database, municipality: str, auto_id: str) -> dict:
     doc = autos._load(db, municipality, auto_id)
     if doc["status"] == "rascunho":
-        raise ServiceError("O auto ainda é rascunho: lavre-o primeiro.")
+        raise ServiceError("O auto ainda é rascunho: lavre-o primeiro ou descarte o rascunho.")
+    if doc["status"] == "descartado":
+        raise ServiceError("Rascunho descartado: não há processo.")
     if doc["status"] == "nulo":
         raise ServiceError(f"O auto nº {doc['number']} é nulo: a notificação foi entregue fora do prazo.")
     return doc
