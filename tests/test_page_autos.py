@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from services.ridehailing.enforcement import autos, lists
-from tests.enforcement_support import decided, driver, lavrado, notified
+from tests.enforcement_support import definitive, driver, lavrado, notified
 from tests.ridehailing_data import ACTORS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,8 +128,7 @@ def test_before_the_defence_the_decision_says_when_it_opens_and_after_it_the_aut
 def test_history_shows_the_recurrence(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
-    decided(db, today, "chapada", first, date(2026, 3, 2))
-    lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
+    lavrado(db, today, "chapada", "CG-29-IV", definitive(db, today, "chapada", first, date(2026, 3, 2)), cpf)
     at = page()
     at.text_input(key="autos_hist_cpf").input(cpf).run()
     table = next(d.value for d in at.dataframe if "Autuado" not in d.value.columns and "Reincidência de" in d.value.columns)
@@ -197,3 +196,21 @@ def test_a_draft_is_discarded_from_its_page_after_a_confirmation(db, today):
     assert "Rascunho descartado." in texts(at, "success")
     assert "Falso positivo da conciliação" in texts(at, "info")
     assert autos.get(db, ACTORS["chapada"], "chapada", draft)["discard"]["reason"] == "Falso positivo da conciliação"
+
+
+def test_an_auto_whose_recurrence_fell_is_recalculated_from_its_page(db, today):
+    from services.ridehailing.enforcement import process
+
+    cpf, _ = driver(db, "chapada", seed=2)
+    first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
+    second = lavrado(db, today, "chapada", "CG-29-IV", definitive(db, today, "chapada", first, date(2026, 3, 2)), cpf)
+    actor = ACTORS["chapada"]
+    process.file_appeal(db, actor, "chapada", first, filed_on=today.value, by="Defensor", summary="Prova nova")
+    process.decide_appeal(db, actor, "chapada", first, outcome="anulado", reasons="Prova nova",
+                          authority="Secretário de Finanças", decided_on=today.value)
+    at = page(autos_open=second)
+    assert "Reincidência a rever: O auto nº 0001/2026" in texts(at, "warning")
+    button(at, "Recalcular sem o auto anulado").click().run()
+    assert not at.exception, at.exception
+    assert "Reincidência revista: infração grave, multa R$ 3.000,00." in texts(at, "success")
+    assert "Reincidência a rever" not in texts(at, "warning")

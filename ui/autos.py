@@ -76,6 +76,7 @@ def auto_process(actor: Actor, mun: str, doc: dict) -> None:
         discard_draft(actor, mun, doc)
         return
     documents(actor, mun, doc)
+    recurrence_review(actor, mun, doc)
     if doc["status"] == "nulo":
         st.error(f"Auto nulo: {doc.get('void_reason', '')} ({doc.get('void_reference', '')}).")
         return
@@ -122,6 +123,19 @@ def lavrar_draft(actor: Actor, mun: str, doc: dict) -> None:
                        time=time, place=place, agent_registration=registration)
         if ok:
             done("Auto lavrado.")
+
+
+def recurrence_review(actor: Actor, mun: str, doc: dict) -> None:
+    """An auto whose recurrence fell with an earlier auto annulled on appeal: recalculated before a penalty."""
+    review = doc.get("recurrence_review") or {}
+    if not review.get("open"):
+        return
+    st.warning(f"Reincidência a rever: {review['reason']}. Recalcule a gravidade, a multa e as penalidades "
+               "antes de aplicá-las.")
+    if st.button("Recalcular sem o auto anulado", key="autos_review", type="primary", icon=":material/refresh:"):
+        ok, found = common.attempt(lavratura.review_recurrence, common.db(), actor, mun, doc["id"])
+        if ok:
+            done(f"Reincidência revista: infração {found['severity']}, multa {brl(found['fine_amount'])}.")
 
 
 def discard_draft(actor: Actor, mun: str, doc: dict) -> None:

@@ -22,7 +22,7 @@ from rules.ridehailing.errors import UnknownInfraction
 from rules.ridehailing.sanctions import unregistered_offender_finding
 from services import store
 from services.ridehailing import registry
-from services.shared import audit, clock, entities, fields
+from services.shared import audit, clock, entities, fields, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
@@ -130,6 +130,16 @@ def stage_of(doc: dict) -> str:
 def _final_outcome(doc: dict) -> str | None:
     appeal = doc.get("appeal") or {}
     return (appeal.get("decision") or {}).get("outcome") or (doc.get("decision") or {}).get("outcome")
+
+
+def appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
+    """Last day of the appeal against the first decision: the acts set none, the defence's period is
+    used, counted from the decision (docs/LEITURAS.md, seção 7, leitura 12)."""
+    decided = parse_date((doc.get("decision") or {}).get("decided_on"))
+    if decided is None:
+        return None
+    days = int(parameters.value(db, municipality, "defence_period_days", decided))
+    return parameters.calendar(db, municipality, decided).add_days(decided, days)
 
 
 def _ruled(doc: dict) -> dict:

@@ -14,6 +14,7 @@ from rules.fmt import brl
 from rules.params import ParameterMissing
 from rules.ridehailing.concepts import OffenceRecord
 from rules.ridehailing.errors import UnknownInfraction
+from rules.ridehailing.process import Ruling, final_for_recurrence
 from services import store
 from services.ridehailing.enforcement import autos
 from services.shared import clock, fields, parameters, uploads
@@ -47,14 +48,18 @@ def _history(db: Database, municipality: str, doc: dict, committed_on: date) -> 
     return [decode(r) for r in db[autos.COLLECTION].find(query, fields_).sort("committed_on", 1)]
 
 
-def _records(earlier: list[dict]) -> list[tuple[OffenceRecord, dict]]:
-    """Earlier autos as the rules count them: final only when decided and not annulled, with no appeal
-    pending (CG art. 25 and art. 27; MP art. 23 §2 and art. 25 §4)."""
+def _records(db: Database, municipality: str, earlier: list[dict], on: date) -> list[tuple[OffenceRecord, dict]]:
+    """Earlier autos as the rules count them on ``on`` (the later auto's lavratura): final only when
+    upheld and no longer open to appeal (CG art. 25 and art. 27; MP art. 23 §2 and art. 25 §4)."""
+    reference = autos._rules(municipality).ref("due_process")
     out = []
     for prior in earlier:
-        outcome = autos._final_outcome(prior)
-        appeal = prior.get("appeal") or {}
-        final = outcome in ("mantido", "parcialmente") and not (appeal and not appeal.get("decision"))
+        decision, appeal = prior.get("decision") or {}, prior.get("appeal") or {}
+        ruled = appeal.get("decision") or {}
+        ruling = Ruling(decision.get("outcome"), parse_date(decision.get("decided_on")),
+                        autos.appeal_deadline(db, municipality, prior), parse_date(appeal.get("filed_on")),
+                        ruled.get("outcome"), parse_date(ruled.get("decided_on")))
+        final = final_for_recurrence(ruling, on, reference).ok
         out.append((OffenceRecord(prior["infraction_code"], parse_date(prior["committed_on"]), final), prior))
     return out
 
@@ -70,16 +75,17 @@ def assess(db: Database, actor: Actor, municipality: str, *, target_kind: str, d
     if target_kind == "unregistered":  # typed, not picked: the CPF as the register keeps it
         driver_cpf = fields.digits(driver_cpf)
     return _assess(db, municipality, {"target_kind": target_kind, "driver_cpf": driver_cpf, "plate": plate,
-                                      "platform_id": platform_id}, infraction_code, committed_on)
+                                      "platform_id": platform_id}, infraction_code, committed_on, clock.today())
 
 
-def _assess(db: Database, municipality: str, who: dict, code: str, committed_on: date) -> dict:
+def _assess(db: Database, municipality: str, who: dict, code: str, committed_on: date, on: date) -> dict:
+    """The assessment of ``code`` committed on ``committed_on``, counting the decisions definitive on ``on``."""
     rules, book = autos._rules(municipality), parameters.book(db, municipality)
     try:
         rules.infraction(code)
     except UnknownInfraction as exc:
         raise ValidationFailed({"infraction_code": f"Infração: {exc.message}."}) from None
-    records = _records(_history(db, municipality, who, committed_on))
+    records = _records(db, municipality, _history(db, municipality, who, committed_on), on)
     history = [r for r, _ in records]
     try:
         sanction = rules.sanction(code, committed_on, history, book)
@@ -154,7 +160,7 @@ def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committ
     autos._not_future("auto_on", "Data do auto", auto_on)
     if auto_on < committed_on:
         raise ValidationFailed({"auto_on": "Data do auto: não pode ser anterior à infração."})
-    assessment = _assess(db, municipality, doc, doc["infraction_code"], committed_on)
+    assessment = _assess(db, municipality, doc, doc["infraction_code"], committed_on, auto_on)
     kept = []
     for description, name, data in evidence or ():
         item = {"description": str(description), "name": str(name or "")}
@@ -169,6 +175,36 @@ def _lavrar(db: Database, actor: Actor, municipality: str, auto_id: str, committ
                    "evidence": kept, **assessment}
         autos._save(db, actor, municipality, doc, changes, "lavrar",
                     f"Auto nº {number.text} lavrado: {assessment['severity']}, {brl(assessment['fine_amount'])}")
+
+
+@checked
+def review_recurrence(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
+    """Recalculate an auto flagged because the earlier auto of its recurrence fell (annulled on appeal):
+    the assessment again on its lavratura date with the decisions that still stand, the decision in
+    force narrowed to what the new assessment allows (never a higher fine or an added penalty), and the
+    flag closed. Returns the new assessment."""
+    authorize(actor, "write", municipality)
+    doc = autos._load(db, municipality, auto_id)
+    review = doc.get("recurrence_review") or {}
+    if not review.get("open"):
+        raise Conflict("Este auto não tem reincidência a rever.")
+    assessment = _assess(db, municipality, doc, doc["infraction_code"], parse_date(doc["committed_on"]),
+                         parse_date(doc["auto_on"]))
+    changes = {**assessment, "recurrence_review": {**review, "open": False, "reviewed_on": clock.today(),
+                                                   "reviewed_by": actor.username}}
+    for name in ("appeal", "decision"):  # the decision in force: the appeal's, else the first one
+        ruled = (doc.get("appeal") or {}).get("decision") if name == "appeal" else doc.get("decision")
+        if ruled and ruled.get("outcome") != "anulado":
+            narrowed = {**ruled, "fine_amount": min(ruled["fine_amount"], assessment["fine_amount"]),
+                        "penalties": [p for p in ruled["penalties"] if p in assessment["penalties"]]}
+            changes[name] = {**doc["appeal"], "decision": narrowed} if name == "appeal" else narrowed
+            break
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, changes, "recurrence_reviewed",
+                    f"Reincidência revista: {assessment['severity']}, {brl(assessment['fine_amount'])}"
+                    + (f" (reincidência do auto nº {assessment['recurrence_of']['number']})"
+                       if assessment["recurrence_of"] else " (sem reincidência)"))
+    return assessment
 
 
 def _time_problem(text: str) -> str:
