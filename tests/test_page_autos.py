@@ -214,3 +214,22 @@ def test_an_auto_whose_recurrence_fell_is_recalculated_from_its_page(db, today):
     assert not at.exception, at.exception
     assert "Reincidência revista: infração grave, multa R$ 3.000,00." in texts(at, "success")
     assert "Reincidência a rever" not in texts(at, "warning")
+
+
+def test_a_seized_vehicle_is_released_from_the_auto_page(db, today):
+    """MP art. 27 §ú: the seizure lasts until regularization; the clerk records its end."""
+    from services.ridehailing.enforcement import penalties
+    from tests.enforcement_support import decided
+
+    cpf, _ = driver(db, "matupa", seed=3)
+    auto_id = lavrado(db, today, "matupa", "MP-27", date(2026, 3, 2), cpf)
+    decided(db, today, "matupa", auto_id, date(2026, 3, 2))
+    penalties.record_measure(db, ACTORS["matupa"], "matupa", auto_id, measure="apreensão do veículo até a regularização",
+                             on=today.value, by="Agente AF-0042")
+    at = page("matupa", autos_open=auto_id)
+    assert "em vigor até a regularização" in " ".join(m.value for m in at.markdown)
+    at.text_input(key="autos_release_0_by").input("Pátio municipal")
+    button(at, "Registrar liberação").click().run()
+    assert not at.exception, at.exception
+    assert f"Liberação registrada em {today.value:%d/%m/%Y}." in texts(at, "success")
+    assert "liberada em" in " ".join(m.value for m in at.markdown)

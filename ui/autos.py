@@ -348,8 +348,7 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
                 if ok:
                     done(f"{penalty.capitalize()} aplicada a partir de {day(applied['start'])}"
                          + (f" até {day(applied['until'])}." if applied.get("until") else "."))
-        for measure in doc.get("measures_applied", []):
-            st.write(f"{measure['measure'].capitalize()} em {day(measure['on'])} por {measure['by']}")
+        measures_taken(actor, mun, doc)
         with st.form("autos_measure_form"):
             cols = st.columns(3)
             measure = cols[0].selectbox("Medida administrativa", [m.value for m in Measure], key="autos_measure",
@@ -362,3 +361,28 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
                            measure=measure, on=on, by=by)
             if ok:
                 done("Medida registrada.")
+
+
+def measures_taken(actor: Actor, mun: str, doc: dict) -> None:
+    """Each measure taken; one that lasts "até a regularização" with its release, or a form to record it."""
+    db, today = common.db(), clock.today()
+    for m in autos.measures_of(doc):
+        released = m["released"]
+        st.write(f"{m['measure'].capitalize()} em {day(m['on'])} por {m['by']}"
+                 + (f" — liberada em {day(released['on'])} por {released['by']}" if released else
+                    (" — **em vigor até a regularização**" if m["lasting"] else "")))
+        if not m["lasting"] or released:
+            continue
+        key = f"autos_release_{m['index']}"
+        with st.expander(f"Registrar a liberação ({m['measure']})"):
+            with st.form(key):
+                cols = st.columns(2)
+                on, on_slot = field(cols[0].date_input, "Liberada em", today, format="DD/MM/YYYY", key=f"{key}_on")
+                by, by_slot = field(cols[1].text_input, "Responsável", key=f"{key}_by")
+                note = st.text_input("Observação (ex.: documento regularizado apresentado)", key=f"{key}_note")
+                submitted = st.form_submit_button("Registrar liberação")
+            if submitted:
+                ok, _ = submit({"released_on": on_slot, "by": by_slot}, penalties.release_measure, db, actor, mun,
+                               doc["id"], measure_index=m["index"], released_on=on, by=by, note=note)
+                if ok:
+                    done(f"Liberação registrada em {day(on)}.")

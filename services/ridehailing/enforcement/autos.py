@@ -18,8 +18,9 @@ from typing import Any
 from bson import ObjectId
 from pymongo.database import Database
 
+from rules.ridehailing.concepts import Measure
 from rules.ridehailing.errors import UnknownInfraction
-from rules.ridehailing.sanctions import unregistered_offender_finding
+from rules.ridehailing.sanctions import LASTING_MEASURES, unregistered_offender_finding
 from services import store
 from services.ridehailing import registry
 from services.shared import audit, clock, entities, fields, parameters
@@ -140,6 +141,14 @@ def appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
         return None
     days = int(parameters.value(db, municipality, "defence_period_days", decided))
     return parameters.calendar(db, municipality, decided).add_days(decided, days)
+
+
+def measures_of(doc: dict) -> list[dict]:
+    """The auto's measures as the screen and the PDF show them, each with its release when recorded
+    and whether it lasts until one (``lasting``)."""
+    released = {r["measure_index"]: r for r in doc.get("measures_released", [])}
+    return [{**m, "index": i, "lasting": Measure(m["measure"]) in LASTING_MEASURES, "released": released.get(i)}
+            for i, m in enumerate(doc.get("measures_applied", []))]
 
 
 def _ruled(doc: dict) -> dict:
