@@ -123,7 +123,7 @@ def new_auto() -> None:
         return
     if preview:
         ok, found = submit(slots, lavratura.assess, db, actor, mun, **who, infraction_code=code,
-                           committed_on=committed_on)
+                           committed_on=committed_on, auto_on=auto_on)
         if ok:
             show_assessment(found)
     if submitted:

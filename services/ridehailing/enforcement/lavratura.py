@@ -66,16 +66,18 @@ def _records(db: Database, municipality: str, earlier: list[dict], on: date) -> 
 
 @checked
 def assess(db: Database, actor: Actor, municipality: str, *, target_kind: str, driver_cpf: str = "",
-           plate: str = "", platform_id: str = "", infraction_code: str, committed_on: date) -> dict:
+           plate: str = "", platform_id: str = "", infraction_code: str, committed_on: date,
+           auto_on: date | None = None) -> dict:
     """What the rules make of an infraction given the offender's earlier autos (shown before lavrar):
-    severity after recurrence, fine, penalties, measures, the findings and the earlier auto counted."""
+    severity after recurrence, fine, penalties, measures, the findings and the earlier auto counted.
+    Earlier decisions count as definitive on ``auto_on``, the auto's date (today when not given)."""
     authorize(actor, "read", municipality)
     if target_kind not in autos.TARGETS:
         raise ValidationFailed({"target_kind": "Autuado: escolha condutor, veículo, plataforma ou sem cadastro."})
     if target_kind == "unregistered":  # typed, not picked: the CPF as the register keeps it
         driver_cpf = fields.digits(driver_cpf)
     return _assess(db, municipality, {"target_kind": target_kind, "driver_cpf": driver_cpf, "plate": plate,
-                                      "platform_id": platform_id}, infraction_code, committed_on, clock.today())
+                                      "platform_id": platform_id}, infraction_code, committed_on, auto_on or clock.today())
 
 
 def _assess(db: Database, municipality: str, who: dict, code: str, committed_on: date, on: date) -> dict:
