@@ -102,3 +102,18 @@ def test_a_lavrado_auto_is_not_discarded_it_ends_by_its_decision(db, today):
     with pytest.raises(Conflict) as caught:
         autos.discard_draft(db, CG, "chapada", auto_id, reason="Engano")
     assert "só um rascunho" in caught.value.message
+
+
+def test_a_second_illegal_transport_by_the_same_cpf_is_recurrence_with_the_seizure(db, today):
+    """CG art. 30 §ú: the recurrence of transporte ilegal adds the seizure of the vehicle; the person
+    outside the register is the same offender by CPF (LEITURAS §7)."""
+    from tests.enforcement_support import definitive
+
+    set_upfm(db)
+    first = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30"))
+    counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
+    second = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", plate="BRA2E19", committed_on=counts_from,
+                                                        auto_on=counts_from))
+    shown = autos.get(db, CG, "chapada", second)
+    assert shown["recurrent"] and shown["recurrence_of"]["id"] == first
+    assert "apreensão do veículo até a regularização" in shown["measures"]
