@@ -183,13 +183,7 @@ def active(doc: dict) -> None:
                           lambda: documents.certificate_pdf(db, actor, mun, doc["id"], base_url),
                           f"autorizacao_{doc['number'].replace('/', '_')}.pdf", "application/pdf",
                           key="auth_certificate", icon=":material/workspace_premium:")
-    with st.expander("Renovação"):
-        if fees.pending_renewal(doc):
-            fee(doc, renewal=True)
-        elif st.button("Registrar pedido de renovação", key="auth_renew"):
-            ok, _ = common.attempt(fees.request_renewal, db, actor, mun, doc["id"], today)
-            if ok:
-                done("Pedido de renovação registrado.", doc["id"])
+    renewal(doc)
     with st.expander("Convocar para vistoria extraordinária"):
         note = st.text_input("Motivo da convocação", key="auth_call_note")
         if st.button("Convocar", key="auth_call"):
@@ -210,6 +204,20 @@ def active(doc: dict) -> None:
                                        reason)
             if ok:
                 done(f"Veículo substituído. Nova vistoria até {day(state.deadline)}.", doc["id"])
+
+
+def renewal(doc: dict, suspended: bool = False) -> None:
+    """The renewal's request and fee; also while suspended (neither act forbids it, LEITURAS §7)."""
+    with st.expander("Renovação", expanded=suspended):
+        if suspended:
+            st.caption("A renovação pode ser requerida durante a suspensão: muda só a validade; a suspensão "
+                       "continua até o último dia.")
+        if fees.pending_renewal(doc):
+            fee(doc, renewal=True)
+        elif st.button("Registrar pedido de renovação", key="auth_renew"):
+            ok, _ = common.attempt(fees.request_renewal, db, actor, mun, doc["id"], today)
+            if ok:
+                done("Pedido de renovação registrado.", doc["id"])
 
 
 def detail(auth_id: str) -> None:
@@ -244,6 +252,8 @@ def detail(auth_id: str) -> None:
         fee(doc, renewal=False)
     elif state.status is Status.ACTIVE:
         active(doc)
+    elif state.status is Status.SUSPENDED:
+        renewal(doc, suspended=True)
 
 
 def authorization_list() -> str | None:

@@ -66,16 +66,29 @@ def new_auto() -> None:
         st.info(f"{item['text']} — {item['reference']} · infração **{item['severity']}**")
     target = st.radio("Autuado", list(autos.TARGETS), format_func=autos.TARGETS.get, horizontal=True,
                       key="autos_new_target")
-    cpf = plate = platform_id = ""
-    if target in ("driver", "vehicle"):
-        chosen = record_picker("drivers", actor, mun, "Condutor do cadastro",
-                               lambda d: f"{d['name']} · CPF {show_cpf(d['cpf'])}", "autos_new_driver")
-        cpf = chosen["cpf"] if chosen else ""
-    driver_slot = st.empty()
-    vehicle = record_picker("vehicles", actor, mun, "Veículo do cadastro",
-                            lambda v: f"{show_plate(v['plate'])} · {v.get('model', '')}", "autos_new_vehicle")
-    plate = vehicle["plate"] if vehicle else ""
-    plate_slot = st.empty()
+    cpf = plate = platform_id = name = ""
+    name_slot = st.empty()
+    if target == "unregistered":  # transporte ilegal by someone outside the register: identified as typed
+        st.caption("Quem não tem cadastro: só cabe o transporte ilegal "
+                   f"({next((c['reference'] for c in catalogue.values() if c['unregistered']), rules.act)}).")
+        name, name_slot = field(st.text_input, "Nome do autuado", key="autos_new_offender_name")
+        cols = st.columns(2)
+        with cols[0]:
+            cpf, driver_slot = field(st.text_input, "CPF do autuado", key="autos_new_offender_cpf",
+                                     placeholder="000.000.000-00")
+        with cols[1]:
+            plate, plate_slot = field(st.text_input, "Placa do veículo", key="autos_new_offender_plate",
+                                      placeholder="ABC1D23")
+    else:
+        if target in ("driver", "vehicle"):
+            chosen = record_picker("drivers", actor, mun, "Condutor do cadastro",
+                                   lambda d: f"{d['name']} · CPF {show_cpf(d['cpf'])}", "autos_new_driver")
+            cpf = chosen["cpf"] if chosen else ""
+        driver_slot = st.empty()
+        vehicle = record_picker("vehicles", actor, mun, "Veículo do cadastro",
+                                lambda v: f"{show_plate(v['plate'])} · {v.get('model', '')}", "autos_new_vehicle")
+        plate = vehicle["plate"] if vehicle else ""
+        plate_slot = st.empty()
     platform = record_picker("platforms", actor, mun, "Plataforma do cadastro", lambda p: p["name"], "autos_new_platform")
     platform_id = platform["id"] if platform else ""
     platform_slot = st.empty()
@@ -87,7 +100,8 @@ def new_auto() -> None:
         registration, registration_slot = field(cols[2].text_input, "Matrícula do agente", key="autos_new_agent")
         cols = st.columns([3, 1])
         with cols[0]:
-            place, place_slot = field(st.text_input, "Local", key="autos_new_place")
+            place, place_slot = field(st.text_input, "Local" if target != "unregistered" else "Local onde foi encontrado",
+                                      key="autos_new_place")
         with cols[1]:
             auto_on, auto_on_slot = field(st.date_input, "Lavrado em", today, format="DD/MM/YYYY",
                                           key="autos_new_auto_on", help="Data do auto em papel, se lavrado antes")
@@ -100,21 +114,23 @@ def new_auto() -> None:
         submitted = st.form_submit_button("Lavrar auto", type="primary")
     slots = {"infraction_code": code_slot, "driver_cpf": driver_slot, "plate": plate_slot, "platform_id": platform_slot,
              "committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
-             "place": place_slot, "facts": facts_slot, "target_kind": driver_slot, "auto_on": auto_on_slot}
+             "place": place_slot, "facts": facts_slot, "target_kind": driver_slot, "auto_on": auto_on_slot,
+             "offender_name": name_slot}
     who = dict(target_kind=target, driver_cpf=cpf, plate=plate, platform_id=platform_id)
+    named = dict(offender_name=name) if target == "unregistered" else {}
     if (preview or submitted) and not code:
         code_slot.error("Infração: escolha no catálogo.")
         return
     if preview:
         ok, found = submit(slots, lavratura.assess, db, actor, mun, **who, infraction_code=code,
-                           committed_on=committed_on)
+                           committed_on=committed_on, auto_on=auto_on)
         if ok:
             show_assessment(found)
     if submitted:
         evidence = [(f"{evidence_text or 'Anexo'} — {f.name}", f.name, f.getvalue()) for f in files or []]
         if evidence_text and not evidence:
             evidence = [(evidence_text, "", None)]
-        ok, auto_id = submit(slots, lavratura.lavrar, db, actor, mun, **who, infraction_code=code, facts=facts,
+        ok, auto_id = submit(slots, lavratura.lavrar, db, actor, mun, **who, **named, infraction_code=code, facts=facts,
                              committed_on=committed_on, time=time, place=place, agent_registration=registration,
                              agent_name=agent_name, auto_on=auto_on, evidence=evidence)
         if ok:

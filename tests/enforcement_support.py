@@ -7,7 +7,7 @@ from decimal import Decimal
 from rules.params import ParameterVersion
 from services.dam import payments
 from services.ridehailing import authorizations, fees
-from services.ridehailing.enforcement import lavratura, process
+from services.ridehailing.enforcement import autos, lavratura, process
 from services.setup import bootstrap
 from services.shared import parameters
 from tests.ridehailing_data import ACTORS, inspected, register, set_fee
@@ -69,3 +69,13 @@ def decided(db, today, municipality: str, auto_id: str, auto_on: date, outcome: 
                    reasons="Fatos comprovados pelo relatório do agente", authority="Secretário de Finanças",
                    decided_on=decided_on)
     return decided_on
+
+
+def definitive(db, today, municipality: str, auto_id: str, auto_on: date) -> date:
+    """Decided as :func:`decided`, then its appeal term run out with no appeal; returns the first day the
+    decision counts for recurrence (the day after the term, LEITURAS §7)."""
+    decided(db, today, municipality, auto_id, auto_on)
+    doc = autos._load(db, municipality, auto_id)
+    first_day = autos.appeal_deadline(db, municipality, doc) + timedelta(days=1)
+    today.set(max(today.value, first_day))
+    return first_day

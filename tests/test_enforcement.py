@@ -15,6 +15,7 @@ from tests.enforcement_support import (
     active_authorization,
     decided,
     defence_deadline,
+    definitive,
     driver,
     lavrado,
     notified,
@@ -263,13 +264,13 @@ def test_fine_becomes_a_dam_and_paying_it_closes_the_fine_once(db, today):
 def test_second_street_boarding_in_chapada_suspends_30_days_and_the_public_check_is_valid_on_day_31(db, today):
     auth, cpf, plate = active_authorization(db, today, "chapada")
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
-    decided(db, today, "chapada", first, date(2026, 3, 2))
-    second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
+    counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
+    second = lavrado(db, today, "chapada", "CG-29-IV", counts_from, cpf)
     shown = auto(db, "chapada", second)
     assert shown["suspension_days"] == 30 and "suspensão da autorização" in shown["penalties"]
     assert shown["recurrence_of"]["number"] == "0001/2026"
     assert any("art. 29, §1º" in f["reference"] for f in shown["findings"])
-    decided(db, today, "chapada", second, date(2026, 5, 4))
+    decided(db, today, "chapada", second, counts_from)
     start = today.value + timedelta(days=2)
     applied = penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
     assert applied["until"] == start + timedelta(days=29)
@@ -281,18 +282,19 @@ def test_second_street_boarding_in_chapada_suspends_30_days_and_the_public_check
 def test_a_suspended_drivers_later_auto_counts_the_recurrence(db, today):
     auth, cpf, _ = active_authorization(db, today, "chapada")
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
-    decided(db, today, "chapada", first, date(2026, 3, 2))
-    second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
-    decided(db, today, "chapada", second, date(2026, 5, 4))
+    counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
+    second = lavrado(db, today, "chapada", "CG-29-IV", counts_from, cpf)
+    decided(db, today, "chapada", second, counts_from)
     start = today.value
     penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
     assert authorizations.status(db, CG, "chapada", auth, start).status.value == "suspended"
     third = lavrado(db, today, "chapada", "CG-29-IV", start + timedelta(days=3), cpf)
     shown = auto(db, "chapada", third)
-    assert shown["recurrent"] and shown["recurrence_of"]["number"] == "0002/2026" and shown["suspension_days"] == 30
+    # the second auto's decision is still open to appeal: the definitive first one makes the recurrence
+    assert shown["recurrent"] and shown["recurrence_of"]["number"] == "0001/2026" and shown["suspension_days"] == 30
     rows = lists.history(db, CG, "chapada", driver_cpf=cpf)
     assert [(r.number, r.recurrence_of.split(" de ")[0]) for r in rows] == \
-        [("0001/2026", ""), ("0002/2026", "Auto nº 0001/2026"), ("0003/2026", "Auto nº 0002/2026")]
+        [("0001/2026", ""), ("0002/2026", "Auto nº 0001/2026"), ("0003/2026", "Auto nº 0001/2026")]
 
 
 @pytest.mark.parametrize("decide_first, severity, amount", [
@@ -352,9 +354,9 @@ def test_pending_lists_defences_running_decisions_due_and_suspensions_ending(db,
     auth, cpf, _ = active_authorization(db, today, "chapada")
     other, _ = driver(db, "chapada", seed=5)
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
-    decided(db, today, "chapada", first, date(2026, 3, 2))
-    second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
-    decided(db, today, "chapada", second, date(2026, 5, 4))
+    counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
+    second = lavrado(db, today, "chapada", "CG-29-IV", counts_from, cpf)
+    decided(db, today, "chapada", second, counts_from)
     applied = penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=today.value)
     running = lavrado(db, today, "chapada", "CG-29-I", today.value - timedelta(days=10), other)
     last = notified(db, today, "chapada", running, today.value - timedelta(days=10))
@@ -383,8 +385,8 @@ def test_a_draft_is_lavrado_once(db, today):
 def test_an_auto_against_a_vehicle_counts_recurrence_by_plate_and_bills_its_driver(db, today):
     cpf, plate = driver(db, "matupa", seed=3)
     first = lavrado(db, today, "matupa", "MP-12-XV", date(2026, 3, 4), plate=plate, target_kind="vehicle")
-    decided(db, today, "matupa", first, date(2026, 3, 4))
-    second = lavrado(db, today, "matupa", "MP-12-XVII", date(2026, 5, 4), plate=plate, target_kind="vehicle")
+    counts_from = definitive(db, today, "matupa", first, date(2026, 3, 4))
+    second = lavrado(db, today, "matupa", "MP-12-XVII", counts_from, plate=plate, target_kind="vehicle")
     shown = auto(db, "matupa", second)
     assert (shown["severity"], shown["recurrence_of"]["number"]) == ("média", "0001/2026")
     assert shown["offender_document"] == cpf

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from services.ridehailing.enforcement import autos, lists
-from tests.enforcement_support import decided, driver, lavrado, notified
+from tests.enforcement_support import definitive, driver, lavrado, notified
 from tests.ridehailing_data import ACTORS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,8 +128,7 @@ def test_before_the_defence_the_decision_says_when_it_opens_and_after_it_the_aut
 def test_history_shows_the_recurrence(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
-    decided(db, today, "chapada", first, date(2026, 3, 2))
-    lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf)
+    lavrado(db, today, "chapada", "CG-29-IV", definitive(db, today, "chapada", first, date(2026, 3, 2)), cpf)
     at = page()
     at.text_input(key="autos_hist_cpf").input(cpf).run()
     table = next(d.value for d in at.dataframe if "Autuado" not in d.value.columns and "Reincidência de" in d.value.columns)
@@ -157,3 +156,80 @@ def test_a_partly_upheld_fine_is_typed_in_reais_and_a_bad_amount_is_refused_unde
     assert not at.exception, texts(at, "error")
     decision = autos.get(db, ACTORS["chapada"], "chapada", auto_id)["decision"]
     assert decision["fine_amount"] == Decimal("500.10")
+
+
+def test_an_auto_against_someone_outside_the_register_typed_on_the_form(db, today):
+    """CG art. 30: transporte ilegal by someone without a register; name, CPF, plate and place typed."""
+    driver(db, "chapada", seed=2)
+    today.set(date(2026, 3, 10))
+    at = page()
+    at.selectbox(key="autos_new_code").set_value("CG-30").run()
+    at.radio(key="autos_new_target").set_value("unregistered").run()
+    at.text_input(key="autos_new_offender_name").input("Marcos Sem Cadastro")
+    at.text_input(key="autos_new_offender_cpf").input("123.456.789-00")
+    at.text_input(key="autos_new_offender_plate").input("QWE4R56")
+    at.text_input(key="autos_new_time").input("09:40")
+    at.text_input(key="autos_new_agent").input("AF-0042")
+    at.text_input(key="autos_new_place").input("Rodoviária")
+    at.text_area(key="autos_new_facts").input("Corrida cobrada sem autorização")
+    button(at, "Lavrar auto").click().run()
+    assert "CPF: " in texts(at, "error")  # wrong check digits, shown under the CPF
+    at.text_input(key="autos_new_offender_cpf").input("529.982.247-25").run()
+    button(at, "Lavrar auto").click().run()
+    assert not at.exception, at.exception
+    assert "Auto nº 0001/2026 lavrado: infração gravíssima" in texts(at, "success")
+    [row] = lists.list_autos(db, ACTORS["chapada"], "chapada")
+    assert (row.offender_name, row.target) == ("Marcos Sem Cadastro", "Sem cadastro (transporte ilegal)")
+
+
+def test_a_draft_is_discarded_from_its_page_after_a_confirmation(db, today):
+    cpf, _ = driver(db, "chapada", seed=2)
+    draft = autos.draft_auto(db, ACTORS["chapada"], "chapada", target_kind="driver", driver_cpf=cpf,
+                             infraction_code="CG-30", facts="Relação da plataforma", origin="Conciliação")
+    at = page(autos_open=draft)
+    at.text_input(key="autos_discard_reason").input("Falso positivo da conciliação")
+    button(at, "Descartar o rascunho").click().run()
+    assert "Descartar este rascunho?" in texts(at, "warning")
+    assert autos.get(db, ACTORS["chapada"], "chapada", draft)["status"] == "rascunho"  # not before confirming
+    button(at, "Confirmar").click().run()
+    assert not at.exception, at.exception
+    assert "Rascunho descartado." in texts(at, "success")
+    assert "Falso positivo da conciliação" in texts(at, "info")
+    assert autos.get(db, ACTORS["chapada"], "chapada", draft)["discard"]["reason"] == "Falso positivo da conciliação"
+
+
+def test_an_auto_whose_recurrence_fell_is_recalculated_from_its_page(db, today):
+    from services.ridehailing.enforcement import process
+
+    cpf, _ = driver(db, "chapada", seed=2)
+    first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
+    second = lavrado(db, today, "chapada", "CG-29-IV", definitive(db, today, "chapada", first, date(2026, 3, 2)), cpf)
+    actor = ACTORS["chapada"]
+    process.file_appeal(db, actor, "chapada", first, filed_on=today.value, by="Defensor", summary="Prova nova")
+    process.decide_appeal(db, actor, "chapada", first, outcome="anulado", reasons="Prova nova",
+                          authority="Secretário de Finanças", decided_on=today.value)
+    at = page(autos_open=second)
+    assert "Reincidência a rever: O auto nº 0001/2026" in texts(at, "warning")
+    button(at, "Recalcular sem o auto anulado").click().run()
+    assert not at.exception, at.exception
+    assert "Reincidência revista: infração grave, multa R$ 3.000,00." in texts(at, "success")
+    assert "Reincidência a rever" not in texts(at, "warning")
+
+
+def test_a_seized_vehicle_is_released_from_the_auto_page(db, today):
+    """MP art. 27 §ú: the seizure lasts until regularization; the clerk records its end."""
+    from services.ridehailing.enforcement import penalties
+    from tests.enforcement_support import decided
+
+    cpf, _ = driver(db, "matupa", seed=3)
+    auto_id = lavrado(db, today, "matupa", "MP-27", date(2026, 3, 2), cpf)
+    decided(db, today, "matupa", auto_id, date(2026, 3, 2))
+    penalties.record_measure(db, ACTORS["matupa"], "matupa", auto_id, measure="apreensão do veículo até a regularização",
+                             on=today.value, by="Agente AF-0042")
+    at = page("matupa", autos_open=auto_id)
+    assert "em vigor até a regularização" in " ".join(m.value for m in at.markdown)
+    at.text_input(key="autos_release_0_by").input("Pátio municipal")
+    button(at, "Registrar liberação").click().run()
+    assert not at.exception, at.exception
+    assert f"Liberação registrada em {today.value:%d/%m/%Y}." in texts(at, "success")
+    assert "liberada em" in " ".join(m.value for m in at.markdown)

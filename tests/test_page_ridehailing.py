@@ -228,3 +228,21 @@ def test_fee_paid_above_the_amount_issues_and_shows_the_alert(db):
     assert f"Ativa até 31/12/{TODAY.year}" in " ".join(m.value for m in at.markdown)
     assert f"Taxa paga com alertas — DAM {bill['number']}: Valor pago R$ 200,00 difere do valor do DAM R$ 180,00 " \
            "(R$ 20,00 a maior)" in texts(at, "warning")
+
+
+def test_a_suspended_authorization_offers_the_renewal(db):
+    """Neither act forbids renewing during a suspension (CG art. 9 §2; MP art. 3 §ú; LEITURAS §7)."""
+    from rules.ridehailing.concepts import EventKind
+
+    set_fee(db, "chapada")
+    auth = inspected(db, "chapada")
+    bill = fees.issue_fee_dam(db, ACTORS["chapada"], "chapada", auth, TODAY)
+    payments.record_payment(db, ACTORS["chapada"], "chapada", bill["id"], TODAY, bill["amount"], "Caixa")
+    authorizations.record_sanction(db, ACTORS["chapada"], "chapada", auth, EventKind.SUSPENDED, TODAY,
+                                   TODAY + timedelta(days=30))
+    at = page("authorizations.py")
+    at.selectbox(key="auth_open").set_value(auth).run()
+    next(b for b in at.button if b.label == "Registrar pedido de renovação").click().run()
+    assert not at.exception, at.exception
+    assert "Pedido de renovação registrado." in texts(at, "success")
+    assert fees.pending_renewal(authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth))

@@ -82,7 +82,7 @@ def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
     assert (report.rows, report.hits) == (4, 3)
     found = platform_lists.drafts(db, actor, mun, report.record_id)
     assert [(d["line"], d["cpf"], d["status"]) for d in found] == [
-        (3, suspended[0], platform_lists.AUTO_DRAFTED), (4, stranger[0], platform_lists.DRAFT),
+        (3, suspended[0], platform_lists.AUTO_DRAFTED), (4, stranger[0], platform_lists.AUTO_DRAFTED),
         (5, other_car[0], platform_lists.AUTO_DRAFTED)]
     assert "suspensa até" in found[0]["message"] and "sem autorização" in found[1]["message"]
     assert "outro veículo" in found[2]["message"]
@@ -91,9 +91,10 @@ def test_reconciliation_drafts_exactly_the_unauthorized_rows(db):
     assert (name, data) == ("relacao.csv", csv_file(rows))
 
 
-def test_each_hit_of_a_registered_driver_becomes_one_draft_auto_for_the_clerk(db):
+def test_each_hit_becomes_one_draft_auto_for_the_clerk_an_unknown_cpf_as_illegal_transport(db):
     """CG art. 30: a registered driver working with a vehicle the authorization does not cover is drafted
-    as an auto (rascunho, no number) once; an unregistered person stays a hit for the clerk to handle."""
+    as an auto (rascunho, no number) once; an unregistered person ("ausência de cadastro") too, as
+    transporte ilegal against the name, CPF and plate the platform listed (LEITURAS §6 item 2)."""
     from services.ridehailing.enforcement import autos as enforcement
 
     mun, actor = "chapada", ACTORS["chapada"]
@@ -104,13 +105,31 @@ def test_each_hit_of_a_registered_driver_becomes_one_draft_auto_for_the_clerk(db
             {"CPF": stranger[0], "Placa": stranger[1], "Nome": "Sem cadastro"}]
     platform_lists.receive_list(db, actor, mun, platform(db, mun), TODAY, csv_file(rows), "r.csv", commit=True)
     autos = list(db[enforcement.COLLECTION].find({"municipality": mun}))
-    assert [(a["status"], a["driver_cpf"], a["infraction_code"], a["number"]) for a in autos] == [
-        ("rascunho", other_car[0], "CG-30", "")]
-    assert "linha 2" in autos[0]["facts"] and "Conciliação" in autos[0]["origin"]
-    assert [(d["cpf"], d["status"], bool(d.get("auto_id"))) for d in platform_lists.drafts(db, actor, mun)] == [
-        (other_car[0], platform_lists.AUTO_DRAFTED, True), (stranger[0], platform_lists.DRAFT, False)]
+    assert sorted((a["target_kind"], a["status"], a["driver_cpf"], a["infraction_code"], a["number"])
+                  for a in autos) == [("driver", "rascunho", other_car[0], "CG-30", ""),
+                                      ("unregistered", "rascunho", stranger[0], "CG-30", "")]
+    unknown = next(a for a in autos if a["target_kind"] == "unregistered")
+    assert (unknown["offender_name"], unknown["plate"], unknown["offender_document"]) == (
+        "Sem cadastro", stranger[1], stranger[0])
+    assert all("Conciliação" in a["origin"] for a in autos)
+    assert sorted((d["cpf"], d["status"], bool(d.get("auto_id"))) for d in platform_lists.drafts(db, actor, mun)) == \
+        sorted([(other_car[0], platform_lists.AUTO_DRAFTED, True), (stranger[0], platform_lists.AUTO_DRAFTED, True)])
     assert platform_lists.draft_autos(db, actor, mun) == 0
-    assert db[enforcement.COLLECTION].count_documents({"municipality": mun}) == 1
+    assert db[enforcement.COLLECTION].count_documents({"municipality": mun}) == 2
+
+
+def test_an_unknown_cpf_in_matupa_is_drafted_as_art_27_not_as_a_duty_of_art_12(db):
+    """MP art. 12 lists the duties of authorized drivers; someone outside the register commits the
+    transporte ilegal of art. 27."""
+    from services.ridehailing.enforcement import autos as enforcement
+
+    mun, actor = "matupa", ACTORS["matupa"]
+    stranger = cpf(random.Random(78))
+    rows = [{"CPF": stranger, "Placa": "BBB2C22", "Nome": "Pessoa Sem Cadastro"}]
+    platform_lists.receive_list(db, actor, mun, platform(db, mun), TODAY, csv_file(rows), "r.csv", commit=True)
+    [auto] = db[enforcement.COLLECTION].find({"municipality": mun})
+    assert (auto["target_kind"], auto["infraction_code"], auto["offender_name"]) == (
+        "unregistered", "MP-27", "Pessoa Sem Cadastro")
 
 
 def test_an_xlsx_list_in_matupa_cites_art_12_xxv_and_an_expired_authorization_is_a_hit(db):

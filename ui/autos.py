@@ -18,6 +18,7 @@ from services.shared import clock, fields
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
+from ui.entity import confirm_button
 from ui.ridehailing import clear_reads
 
 # ---- forms: each error in a slot under its field ----
@@ -66,10 +67,16 @@ def field(widget, *args, **kwargs):
 def auto_process(actor: Actor, mun: str, doc: dict) -> None:
     """One auto: its summary, then the draft's lavratura or its PDFs, deadlines and stage forms."""
     summary(doc)
+    if doc["status"] == "descartado":
+        discard = doc.get("discard") or {}
+        st.info(f"Rascunho descartado em {day(discard['on'])} por {discard['by']}: {discard['reason']}")
+        return
     if doc["status"] == "rascunho":
         lavrar_draft(actor, mun, doc)
+        discard_draft(actor, mun, doc)
         return
     documents(actor, mun, doc)
+    recurrence_review(actor, mun, doc)
     if doc["status"] == "nulo":
         st.error(f"Auto nulo: {doc.get('void_reason', '')} ({doc.get('void_reference', '')}).")
         return
@@ -116,6 +123,34 @@ def lavrar_draft(actor: Actor, mun: str, doc: dict) -> None:
                        time=time, place=place, agent_registration=registration)
         if ok:
             done("Auto lavrado.")
+
+
+def recurrence_review(actor: Actor, mun: str, doc: dict) -> None:
+    """An auto whose recurrence fell with an earlier auto annulled on appeal: recalculated before a penalty."""
+    review = doc.get("recurrence_review") or {}
+    if not review.get("open"):
+        return
+    st.warning(f"Reincidência a rever: {review['reason']}. Recalcule a gravidade, a multa e as penalidades "
+               "antes de aplicá-las.")
+    if st.button("Recalcular sem o auto anulado", key="autos_review", type="primary", icon=":material/refresh:"):
+        ok, found = common.attempt(lavratura.review_recurrence, common.db(), actor, mun, doc["id"])
+        if ok:
+            done(f"Reincidência revista: infração {found['severity']}, multa {brl(found['fine_amount'])}.")
+
+
+def discard_draft(actor: Actor, mun: str, doc: dict) -> None:
+    """A draft that will not be lavrado (a false positive) is discarded with its reason, never deleted."""
+    with st.expander("Descartar o rascunho", icon=":material/delete:"):
+        st.caption("O rascunho fica no histórico como descartado, com o motivo, e na auditoria; não é apagado.")
+        reason = st.text_input("Motivo do descarte *", key="autos_discard_reason")
+        reason_slot = st.empty()
+        if confirm_button("Descartar o rascunho", "autos_discard",
+                          "Descartar este rascunho? Ele não poderá mais ser lavrado."):
+            ok, _ = submit({"reason": reason_slot}, autos.discard_draft, common.db(), actor, mun, doc["id"],
+                           reason=reason)
+            if ok:
+                st.session_state.pop("autos_discard_reason", None)
+                done("Rascunho descartado. O motivo ficou no histórico e na auditoria.")
 
 
 def documents(actor: Actor, mun: str, doc: dict) -> None:
@@ -313,8 +348,7 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
                 if ok:
                     done(f"{penalty.capitalize()} aplicada a partir de {day(applied['start'])}"
                          + (f" até {day(applied['until'])}." if applied.get("until") else "."))
-        for measure in doc.get("measures_applied", []):
-            st.write(f"{measure['measure'].capitalize()} em {day(measure['on'])} por {measure['by']}")
+        measures_taken(actor, mun, doc)
         with st.form("autos_measure_form"):
             cols = st.columns(3)
             measure = cols[0].selectbox("Medida administrativa", [m.value for m in Measure], key="autos_measure",
@@ -327,3 +361,28 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
                            measure=measure, on=on, by=by)
             if ok:
                 done("Medida registrada.")
+
+
+def measures_taken(actor: Actor, mun: str, doc: dict) -> None:
+    """Each measure taken; one that lasts "até a regularização" with its release, or a form to record it."""
+    db, today = common.db(), clock.today()
+    for m in autos.measures_of(doc):
+        released = m["released"]
+        st.write(f"{m['measure'].capitalize()} em {day(m['on'])} por {m['by']}"
+                 + (f" — liberada em {day(released['on'])} por {released['by']}" if released else
+                    (" — **em vigor até a regularização**" if m["lasting"] else "")))
+        if not m["lasting"] or released:
+            continue
+        key = f"autos_release_{m['index']}"
+        with st.expander(f"Registrar a liberação ({m['measure']})"):
+            with st.form(key):
+                cols = st.columns(2)
+                on, on_slot = field(cols[0].date_input, "Liberada em", today, format="DD/MM/YYYY", key=f"{key}_on")
+                by, by_slot = field(cols[1].text_input, "Responsável", key=f"{key}_by")
+                note = st.text_input("Observação (ex.: documento regularizado apresentado)", key=f"{key}_note")
+                submitted = st.form_submit_button("Registrar liberação")
+            if submitted:
+                ok, _ = submit({"released_on": on_slot, "by": by_slot}, penalties.release_measure, db, actor, mun,
+                               doc["id"], measure_index=m["index"], released_on=on, by=by, note=note)
+                if ok:
+                    done(f"Liberação registrada em {day(on)}.")

@@ -51,6 +51,8 @@ class InfractionType:
 
     A suspension lasts ``suspension_days`` or ``suspension_months`` when the article sets a
     period; otherwise the rule set's general period applies (CG art. 27 §ú; MP art. 23 §1).
+    ``unregistered`` marks the offence someone outside the register commits (transporte ilegal:
+    CG art. 30; MP art. 27): the only one an auto against a person without a register may charge.
     """
 
     code: str
@@ -63,6 +65,7 @@ class InfractionType:
     suspension_months: int | None = None
     on_recurrence: RecurrenceEffect | None = None
     offender: str = "condutor"
+    unregistered: bool = False
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ class ChapadaRules(RideHailingRules):
         "notification": art("art. 25, §1º"), "defence": art("art. 25, §2º"),
         "due_process": art("art. 25 e art. 27, caput"), "insurance": art("art. 5º, X"),
         "lists": art("art. 5º, VIII"), "issqn": art("art. 19"), "data_request": art("art. 11, §2º"),
-        "registration": art("art. 6º"),
+        "registration": art("art. 6º"), "measures": art("art. 27, II, art. 30, parágrafo único e art. 31"),
     }
     documents = cat.DOCUMENTS
     inspection_items = cat.INSPECTION

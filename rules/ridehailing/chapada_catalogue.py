@@ -94,7 +94,8 @@ CATALOGUE = (
     InfractionType("CG-30", "Transporte ilegal: serviço em desacordo com a Lei 2.103/2025", art("art. 30"),
                    Severity.GRAVISSIMA,
                    on_recurrence=RecurrenceEffect(art("art. 30, parágrafo único"),
-                                                  measures=(Measure.APREENSAO_VEICULO,))),
+                                                  measures=(Measure.APREENSAO_VEICULO,)),
+                   unregistered=True),
 )
 
 NOTIFICATION_METHODS = (

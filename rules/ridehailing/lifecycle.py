@@ -34,6 +34,15 @@ class Status(str, Enum):
     CANCELLED = "cancelled"
 
 
+# Where the renewal may be protocolled and its fee paid: in force, and also while suspended. Neither act
+# forbids it (CG art. 9 §2 asks only for the request 15 business days before the expiry; MP art. 3 §ú
+# sets 12 months of validity): the suspension keeps the driver off the road (CG art. 27 §ú; MP art. 23
+# §1) but does not end the authorization, and a suspension running past the expiry would otherwise
+# end in "vencida" — a penalty the decision did not give (docs/LEITURAS.md, seção 7). The renewal
+# changes the validity only; the suspension still runs to its last day.
+RENEWABLE = frozenset({Status.ACTIVE, Status.SUSPENDED})
+
+
 LABELS = {
     Status.REQUESTED: "Requerida",
     Status.REFUSED: "Indeferida",

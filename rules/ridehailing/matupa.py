@@ -89,6 +89,7 @@ class MatupaRules(RideHailingRules):
         "defence": art("art. 21, §2º e art. 25, §4º"), "due_process": art("art. 23, §2º e art. 25, §4º"),
         "insurance": art("art. 5º, XI"), "lists": art("art. 5º, IX e art. 10"), "issqn": art("art. 10"),
         "registration": art("art. 6º"),
+        "measures": art("art. 24, art. 26, §2º, art. 27, parágrafo único e art. 28"),
         "data_request": art("art. 4º, §2º"),
     }
     documents = cat.DOCUMENTS

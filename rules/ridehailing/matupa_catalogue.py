@@ -100,7 +100,7 @@ CATALOGUE = (
     InfractionType("MP-26-VII", "Utilizar ponto de táxi, ainda que temporariamente", art("art. 26, VII"),
                    Severity.GRAVE),
     InfractionType("MP-27", "Transporte ilegal: serviço em desconformidade com a Lei", art("art. 27, I"),
-                   Severity.GRAVISSIMA, on_recurrence=SEIZURE),
+                   Severity.GRAVISSIMA, on_recurrence=SEIZURE, unregistered=True),
 )
 
 NOTIFICATION_METHODS = (

@@ -93,3 +93,47 @@ def _decision(process: InfractionProcess, on: date, defence_deadline: date | Non
         return Finding(False, f"Decisão em {day(decided)}, antes do fim do prazo de defesa "
                               f"({day(defence_deadline)})", reference)
     return Finding(True, f"Decisão em {day(decided)}", reference)
+
+
+UPHELD = ("mantido", "parcialmente")  # a decision that keeps the auto, in whole or in part
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """An earlier auto's decisions as recurrence reads them: the first one, its appeal term, the appeal."""
+
+    outcome: str | None
+    decided_on: date | None
+    appeal_deadline: date | None
+    appeal_filed_on: date | None = None
+    appeal_outcome: str | None = None
+    appeal_decided_on: date | None = None
+
+
+def final_for_recurrence(ruling: Ruling, on: date, reference: str) -> Finding:
+    """Whether an earlier auto counts for recurrence on ``on`` (the later auto's lavratura): upheld and
+    no longer open to appeal — the appeal decided upholding it, or its term over with no appeal filed.
+    An auto annulled on appeal never counts, even annulled after ``on``: the later auto falls with it.
+
+    A decision still inside its appeal term, or under appeal, is not definitive: the acts give the
+    offender the appeal before a penalty (CG art. 25 caput "recurso administrativo"; MP art. 25 §4
+    "possibilidade de recurso"), and recurrence is a penalty's aggravation (docs/LEITURAS.md, seção 7).
+    """
+    if ruling.decided_on is None or ruling.decided_on > on:
+        return Finding(False, "Auto anterior sem decisão", reference)
+    if ruling.appeal_outcome is not None and ruling.appeal_outcome not in UPHELD:  # fallen, whenever it fell
+        return Finding(False, f"Auto anterior anulado em recurso em {day(ruling.appeal_decided_on)}", reference)
+    if ruling.appeal_filed_on is not None and ruling.appeal_filed_on <= on:
+        if ruling.appeal_outcome is None or ruling.appeal_decided_on is None or ruling.appeal_decided_on > on:
+            return Finding(False, f"Auto anterior com recurso de {day(ruling.appeal_filed_on)} sem decisão",
+                           reference)
+        upheld = ruling.appeal_outcome in UPHELD
+        return Finding(upheld, f"Recurso decidido em {day(ruling.appeal_decided_on)}: "
+                               + ("auto mantido" if upheld else "auto anulado"), reference)
+    if ruling.outcome not in UPHELD:
+        return Finding(False, f"Auto anterior anulado em {day(ruling.decided_on)}", reference)
+    if ruling.appeal_deadline is None or on <= ruling.appeal_deadline:
+        until = f" até {day(ruling.appeal_deadline)}" if ruling.appeal_deadline else ""
+        return Finding(False, f"Decisão de {day(ruling.decided_on)} ainda sujeita a recurso{until}", reference)
+    return Finding(True, f"Decisão de {day(ruling.decided_on)} definitiva: prazo de recurso encerrado em "
+                         f"{day(ruling.appeal_deadline)} sem recurso", reference)

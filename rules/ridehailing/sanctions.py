@@ -82,3 +82,36 @@ def recurrence_finding(priors: list[OffenceRecord], text: str, reference: str) -
 
 def merge(first: tuple, extra: tuple) -> tuple:
     return first + tuple(item for item in extra if item not in first)
+
+
+def unregistered_offender_finding(infraction: InfractionType) -> Finding:
+    """Whether an auto against someone outside the drivers register may charge ``infraction``.
+
+    Only transporte ilegal (CG art. 30; MP art. 27) is the offence of the unregistered: the other
+    infractions are the authorized driver's (CG art. 23 "condutores autorizados"; MP art. 12 "deveres
+    dos condutores autorizados") and need a register to be charged (docs/LEITURAS.md, seção 7).
+    """
+    if infraction.unregistered:
+        return Finding(True, "Transporte ilegal: cabe contra quem não tem cadastro", infraction.reference)
+    return Finding(False, f"{infraction.code} é dever do condutor autorizado; contra quem não tem cadastro "
+                          "cabe só o transporte ilegal", infraction.reference)
+
+
+# Measures that last until the offender regularizes and so have an end: the vehicle retained or
+# removed and its estada (CG art. 27 II b and art. 31; MP art. 24 II and art. 28), documents or
+# equipment seized (CG art. 27 II c; MP art. 24 III), the vehicle seized "até a sua regularização"
+# (CG art. 30 §ú; MP art. 26 §2º and art. 27 §ú) and the immediate stop of CG art. 29 II. The
+# notification to regularize (CG art. 27 II a; MP art. 24 I) is a single act with nothing to release.
+LASTING_MEASURES = frozenset({Measure.RETENCAO_REMOCAO, Measure.APREENSAO_DOCUMENTOS, Measure.APREENSAO_VEICULO,
+                              Measure.IMPEDIMENTO})
+
+
+def measure_release_finding(measure: Measure, taken_on: date, released_on: date, reference: str) -> Finding:
+    """Whether a measure taken on ``taken_on`` may be recorded as ended (released, regularized) on
+    ``released_on``: only a lasting measure, and never before it was taken."""
+    if measure not in LASTING_MEASURES:
+        return Finding(False, f"{measure.value.capitalize()} é ato único: não tem liberação", reference)
+    if released_on < taken_on:
+        return Finding(False, f"Liberação em {day(released_on)}, antes da medida de {day(taken_on)}", reference)
+    return Finding(True, f"{measure.value.capitalize()} de {day(taken_on)} encerrada em {day(released_on)}",
+                   reference)

@@ -20,7 +20,7 @@ from pymongo.database import Database
 from rules.fmt import brl
 from rules.ridehailing import settlement
 from rules.ridehailing.concepts import EventKind
-from rules.ridehailing.lifecycle import AuthorizationState, Status
+from rules.ridehailing.lifecycle import RENEWABLE, AuthorizationState, Status
 from services import store
 from services.dam import dams, rebill
 from services.ridehailing import authorization_records, charge_links, registry
@@ -114,7 +114,7 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
     doc = authorization_records.load(db, municipality, auth_id)
     scope = registry.Scope(db, municipality)
     state = scope.state(doc, on)
-    renewal = state.status is Status.ACTIVE and pending_renewal(doc)
+    renewal = state.status in RENEWABLE and pending_renewal(doc)  # also while suspended (LEITURAS §7)
     if not renewal:
         authorization_records.require(state, Status.AWAITING_FEE)
     purpose = "renewal" if renewal else "initial"
@@ -174,12 +174,13 @@ def pending_renewal(doc: dict) -> bool:
 
 @checked
 def request_renewal(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
-    """Record the renewal request (a late request is kept with the rules' warning)."""
+    """Record the renewal request (a late request is kept with the rules' warning), of an authorization
+    in force or suspended (``rules.ridehailing.lifecycle.RENEWABLE``)."""
     authorize(actor, "write", municipality)
     entities.refuse_future("on", "Data do requerimento", on)
 
     def decide(doc: dict, unit: Unit) -> Change:
-        authorization_records.require(unit.scope.state(doc, on), Status.ACTIVE)
+        authorization_records.require(unit.scope.state(doc, on), *RENEWABLE)  # also while suspended
         if pending_renewal(doc):
             raise authorization_records.WrongStep("A renovação já foi requerida; emita ou aguarde o pagamento do DAM.")
         return unit.event(doc, EventKind.RENEWAL_REQUESTED, on)

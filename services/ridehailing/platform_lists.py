@@ -146,12 +146,25 @@ def _draft(db: Database, actor: Actor, municipality: str, draft: dict) -> str:
     facts = (f"Relação da plataforma {draft['platform_name']} recebida em {day(parse_date(draft['on']))}, linha "
              f"{draft['line']}: {draft['name']} (CPF {fields.show('cpf', draft['cpf'])}), veículo "
              f"{fields.show('plate', draft['plate'])} — {draft['message']} ({draft['reference']}).")
+    origin = f"Conciliação da relação de {draft['platform_name']}, linha {draft['line']}"
+    if db["drivers"].find_one({"municipality": municipality, "cpf": draft["cpf"]}, {"_id": 1}) is None:
+        # ausência de cadastro: transporte ilegal by someone outside the register (CG art. 30; MP art. 27),
+        # identified as the platform listed them (docs/LEITURAS.md §6 item 2, §7)
+        return autos.draft_auto(db, actor, municipality, target_kind="unregistered", driver_cpf=draft["cpf"],
+                                plate=draft["plate"], platform_id=draft["platform_id"],
+                                offender_name=draft["name"] or "Nome não informado na relação",
+                                infraction_code=_unregistered_code(municipality), facts=facts, origin=origin)
     # The auto is against the driver; an unregistered plate is a fact of it, not a party to look up.
     registered = db["vehicles"].find_one({"municipality": municipality, "plate": draft["plate"]}, {"_id": 1})
     return autos.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=draft["cpf"],
                             plate=draft["plate"] if registered else "", platform_id=draft["platform_id"],
-                            infraction_code=draft["infraction_code"], facts=facts,
-                            origin=f"Conciliação da relação de {draft['platform_name']}, linha {draft['line']}")
+                            infraction_code=draft["infraction_code"], facts=facts, origin=origin)
+
+
+def _unregistered_code(municipality: str) -> str:
+    """The catalogue's transporte ilegal, the offence of someone outside the register (CG art. 30; MP art. 27)."""
+    return next(i.code for i in registry.rules_of(municipality).catalogue if i.unregistered)
+
 
 @checked
 def draft_autos(db: Database, actor: Actor, municipality: str) -> int:

@@ -104,7 +104,9 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "lavrar": "Lavratura", "notify": "Notificação", "notify_platform": "Notificação da plataforma",
          "defence": "Defesa", "decide": "Decisão", "appeal": "Recurso", "decide_appeal": "Decisão do recurso",
          "fine_dam": "Emissão do DAM da multa", "fine_paid": "Pagamento da multa", "sanction": "Penalidade",
-         "measure": "Medida administrativa", "void": "Anulação",
+         "measure": "Medida administrativa", "void": "Anulação", "discard": "Descarte do rascunho",
+         "recurrence_review": "Reincidência a rever", "recurrence_reviewed": "Reincidência revista",
+         "measure_released": "Liberação de medida",
          # service bookings (services.machinery.bookings)
          "technical_visit": "Vistoria técnica", "social_report_requested": "Pedido de parecer social",
          "social_report_answered": "Parecer social", "quote": "Orçamento", "payment_plan": "Plano de pagamento",

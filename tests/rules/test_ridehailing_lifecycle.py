@@ -8,7 +8,7 @@ import pytest
 from rules.ridehailing.concepts import EventKind as E
 from rules.ridehailing.concepts import OffenceRecord
 from rules.ridehailing.errors import InvalidEventSequence
-from rules.ridehailing.lifecycle import Status
+from rules.ridehailing.lifecycle import RENEWABLE, Status
 from tests.rules.ridehailing_support import (
     CAL,
     CG,
@@ -183,3 +183,32 @@ def test_thirty_day_suspension_keeps_the_driver_off_exactly_thirty_days(on, stat
     sanction = CG.sanction("CG-29-IV", date(2026, 6, 20), (OffenceRecord("CG-29-IV", date(2026, 3, 1)),), CG_BOOK)
     until = sanction.suspension_until(date(2026, 7, 1))
     assert state(CG, ISSUED_2026 + ((E.SUSPENDED, date(2026, 7, 1), until),), on).status is status
+
+
+SUSPENDED_PAST_YEAR_END = ISSUED_2026 + ((E.SUSPENDED, date(2026, 12, 1), date(2027, 2, 15)),)
+RENEWED_WHILE_SUSPENDED = SUSPENDED_PAST_YEAR_END + ((E.RENEWAL_REQUESTED, date(2026, 12, 3)),
+                                                     (E.RENEWAL_FEE_PAID, date(2026, 12, 10)))
+
+
+@pytest.mark.parametrize("pairs, on, status, until", [
+    pytest.param(RENEWED_WHILE_SUSPENDED, date(2027, 1, 10), Status.SUSPENDED, date(2027, 12, 31),
+                 id="CG art. 27 §ú: renewed while suspended, the suspension still runs"),
+    pytest.param(RENEWED_WHILE_SUSPENDED, date(2027, 2, 16), Status.ACTIVE, date(2027, 12, 31),
+                 id="CG art. 9 §1 and §2: renewed while suspended, in force the day after the suspension"),
+    pytest.param(SUSPENDED_PAST_YEAR_END, date(2027, 2, 16), Status.EXPIRED, date(2026, 12, 31),
+                 id="CG art. 9 §1: not renewed, it expired on 31 December"),
+])
+def test_a_renewal_protocolled_during_a_suspension_keeps_the_authorization(pairs, on, status, until):
+    found = state(CG, pairs, on)
+    assert (found.status, found.valid_until) == (status, until)
+
+
+@pytest.mark.parametrize("status, renewable", [
+    pytest.param(Status.ACTIVE, True, id="CG art. 9 §2; MP art. 3 §ú: an authorization in force is renewed"),
+    pytest.param(Status.SUSPENDED, True, id="CG art. 27 §ú; MP art. 23 §1: a suspension does not forbid renewal"),
+    pytest.param(Status.REVOKED, False, id="CG art. 27 I c: revoked, nothing to renew"),
+    pytest.param(Status.CASSADA, False, id="CG art. 27 I e: cassada, nothing to renew"),
+    pytest.param(Status.AWAITING_FEE, False, id="CG art. 16 §ú: not issued yet"),
+])
+def test_where_a_renewal_may_be_protocolled(status, renewable):
+    assert (status in RENEWABLE) is renewable

@@ -14,7 +14,11 @@ from rules.ridehailing.errors import (
     InvalidPenaltyPeriod,
     UnknownInfraction,
 )
-from rules.ridehailing.sanctions import suspension_last_day
+from rules.ridehailing.sanctions import (
+    measure_release_finding,
+    suspension_last_day,
+    unregistered_offender_finding,
+)
 from tests.rules.ridehailing_support import CG, CG_BOOK, MP, MP_BOOK
 
 ON = date(2026, 6, 15)
@@ -236,3 +240,32 @@ def test_recurrence_on_29_february():
         is Severity.MEDIA
     assert MP.sanction("MP-12-III", date(2029, 3, 1), prior("MP-12-IX", date(2028, 2, 29)), MP_BOOK).severity \
         is Severity.LEVE
+
+
+@pytest.mark.parametrize("rules, code, allowed", [
+    pytest.param(CG, "CG-30", True, id="CG art. 30: transporte ilegal is charged to someone outside the register"),
+    pytest.param(MP, "MP-27", True, id="MP art. 27: transporte ilegal is charged to someone outside the register"),
+    pytest.param(CG, "CG-29-IV", False, id="CG art. 23: street pick-up is a duty of the authorized driver"),
+    pytest.param(MP, "MP-12-XXV", False, id="MP art. 12 XXV: a duty of the authorized driver, not of a stranger"),
+    pytest.param(MP, "MP-26-IV", False, id="MP art. 26 IV: boarding without the app needs a registered driver"),
+])
+def test_only_illegal_transport_is_charged_to_someone_outside_the_register(rules, code, allowed):
+    finding = unregistered_offender_finding(rules.infraction(code))
+    assert finding.ok is allowed and finding.reference == rules.infraction(code).reference
+
+
+TAKEN = date(2026, 6, 10)
+
+
+@pytest.mark.parametrize("measure, released, ok", [
+    pytest.param(Measure.APREENSAO_VEICULO, TAKEN, True, id="CG art. 30 §ú: seized until regularized, released same day"),
+    pytest.param(Measure.APREENSAO_VEICULO, date(2026, 6, 9), False, id="no release before the seizure"),
+    pytest.param(Measure.RETENCAO_REMOCAO, date(2026, 6, 20), True, id="CG art. 31; MP art. 28: removal and estada end"),
+    pytest.param(Measure.APREENSAO_DOCUMENTOS, date(2026, 6, 11), True, id="MP art. 24 III: documents returned"),
+    pytest.param(Measure.IMPEDIMENTO, date(2026, 6, 11), True, id="CG art. 29 II: the stop ends when regularized"),
+    pytest.param(Measure.NOTIFICACAO_REGULARIZACAO, date(2026, 6, 11), False,
+                 id="CG art. 27 II a; MP art. 24 I: a notification is a single act"),
+])
+def test_a_measure_until_regularization_has_a_release(measure, released, ok):
+    finding = measure_release_finding(measure, TAKEN, released, CG.ref("measures"))
+    assert finding.ok is ok and "art. 27, II" in finding.reference

@@ -18,10 +18,12 @@ from typing import Any
 from bson import ObjectId
 from pymongo.database import Database
 
+from rules.ridehailing.concepts import Measure
 from rules.ridehailing.errors import UnknownInfraction
+from rules.ridehailing.sanctions import LASTING_MEASURES, unregistered_offender_finding
 from services import store
 from services.ridehailing import registry
-from services.shared import audit, clock, entities, fields
+from services.shared import audit, clock, entities, fields, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
@@ -38,13 +40,16 @@ INDEXES = {
         ([("municipality", 1), ("committed_on", -1), ("_id", 1)], {"name": "i_autos_list"}),
     ]
 }
-TARGETS = {"driver": "Condutor", "vehicle": "Veículo", "platform": "Plataforma"}
+TARGETS = {"driver": "Condutor", "vehicle": "Veículo", "platform": "Plataforma",
+           "unregistered": "Sem cadastro (transporte ilegal)"}
+# Whose earlier autos count as recurrence: the same CPF, plate or platform (an unregistered person by CPF).
+OFFENDER_KEY = {"driver": "driver_cpf", "vehicle": "plate", "platform": "platform_id", "unregistered": "driver_cpf"}
 OUTCOMES = {"mantido": "Mantido", "parcialmente": "Mantido em parte", "anulado": "Anulado"}
 STAGES = {
     "rascunho": "Rascunho", "aguardando_notificacao": "Aguardando notificação", "notificado": "Notificado",
     "prazo_defesa": "Prazo de defesa", "defesa": "Defesa apresentada", "decidido": "Decidido",
     "recurso": "Recurso em análise", "penalidade": "Penalidade aplicada", "multa_paga": "Multa paga",
-    "anulado": "Anulado", "nulo": "Nulo (notificação fora do prazo)",
+    "anulado": "Anulado", "nulo": "Nulo (notificação fora do prazo)", "descartado": "Rascunho descartado",
 }
 
 
@@ -96,8 +101,8 @@ def _dated(value: Any, key: str = "") -> Any:
 
 def stage_of(doc: dict) -> str:
     """The stage code that the auto's recorded facts put it in."""
-    if doc.get("status") == "rascunho":
-        return "rascunho"
+    if doc.get("status") in ("rascunho", "descartado"):
+        return doc["status"]
     if doc.get("status") == "nulo":
         return "nulo"
     decision, appeal = doc.get("decision") or {}, doc.get("appeal") or {}
@@ -126,6 +131,24 @@ def stage_of(doc: dict) -> str:
 def _final_outcome(doc: dict) -> str | None:
     appeal = doc.get("appeal") or {}
     return (appeal.get("decision") or {}).get("outcome") or (doc.get("decision") or {}).get("outcome")
+
+
+def appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
+    """Last day of the appeal against the first decision: the acts set none, the defence's period is
+    used, counted from the decision (docs/LEITURAS.md, seção 7, leitura 12)."""
+    decided = parse_date((doc.get("decision") or {}).get("decided_on"))
+    if decided is None:
+        return None
+    days = int(parameters.value(db, municipality, "defence_period_days", decided))
+    return parameters.calendar(db, municipality, decided).add_days(decided, days)
+
+
+def measures_of(doc: dict) -> list[dict]:
+    """The auto's measures as the screen and the PDF show them, each with its release when recorded
+    and whether it lasts until one (``lasting``)."""
+    released = {r["measure_index"]: r for r in doc.get("measures_released", [])}
+    return [{**m, "index": i, "lasting": Measure(m["measure"]) in LASTING_MEASURES, "released": released.get(i)}
+            for i, m in enumerate(doc.get("measures_applied", []))]
 
 
 def _ruled(doc: dict) -> dict:
@@ -169,13 +192,49 @@ def _not_future(name: str, label: str, value: Any) -> date:
 
 # ---- the draft ----
 
+def _unregistered(db: Database, municipality: str, infraction: Any, offender_name: str, driver_cpf: str,
+                  plate: str, platform_id: str) -> dict:
+    """Someone outside the drivers register, identified as typed: name, CPF (check digits) and plate.
+
+    Only transporte ilegal is charged to them (CG art. 30; MP art. 27); a CPF of the register is
+    charged as its driver instead."""
+    errors = {}
+    finding = unregistered_offender_finding(infraction)
+    if not finding.ok:
+        errors["infraction_code"] = f"Infração: {finding.message} ({finding.reference})."
+    if not (offender_name or "").strip():
+        errors["offender_name"] = "Nome do autuado: obrigatório."
+    found: dict[str, Any] = {"driver_cpf": "", "plate": "", "platform_id": "", "driver_address": ""}
+    for name, kind, label, raw in (("driver_cpf", "cpf", "CPF", driver_cpf), ("plate", "plate", "Placa", plate)):
+        if not str(raw or "").strip():
+            errors[name] = f"{label}: obrigatório para identificar quem não tem cadastro."
+            continue
+        try:
+            found[name] = fields.parse(kind, raw)
+        except ValueError as exc:
+            errors[name] = f"{label}: {exc}."
+    if found["driver_cpf"] and db["drivers"].find_one({"municipality": municipality, "cpf": found["driver_cpf"]},
+                                                      {"_id": 1}):
+        errors["driver_cpf"] = "CPF: condutor cadastrado neste município; autue-o como condutor."
+    if platform_id:
+        doc = db["platforms"].find_one({"municipality": municipality, "_id": entities._object_id(platform_id)},
+                                       {"name": 1, "cnpj": 1})
+        if doc is None:
+            errors["platform_id"] = "Plataforma: não cadastrada neste município."
+        else:
+            found.update(platform_id=platform_id, platform_name=doc["name"], platform_cnpj=doc["cnpj"])
+    if errors:
+        raise ValidationFailed(errors)
+    return {**found, "offender_name": offender_name.strip(), "offender_document": found["driver_cpf"]}
+
+
 def _offender(db: Database, municipality: str, target_kind: str, driver_cpf: str, plate: str,
               platform_id: str) -> dict:
     """Who the auto is against, from the register: the name and document printed on it and the DAM."""
     errors = {}
     found: dict[str, Any] = {"driver_cpf": driver_cpf or "", "plate": plate or "", "platform_id": platform_id or ""}
     if target_kind not in TARGETS:
-        raise ValidationFailed({"target_kind": "Autuado: escolha condutor, veículo ou plataforma."})
+        raise ValidationFailed({"target_kind": "Autuado: escolha condutor, veículo, plataforma ou sem cadastro."})
     if driver_cpf:
         doc = db["drivers"].find_one({"municipality": municipality, "cpf": driver_cpf}, {"name": 1, "address": 1})
         if doc is None:
@@ -217,19 +276,24 @@ def _offender(db: Database, municipality: str, target_kind: str, driver_cpf: str
 
 @checked
 def draft_auto(db: Database, actor: Actor, municipality: str, *, target_kind: str, driver_cpf: str = "",
-               plate: str = "", platform_id: str = "", infraction_code: str, facts: str, origin: str = "",
-               committed_on: date | None = None) -> str:
+               plate: str = "", platform_id: str = "", offender_name: str = "", infraction_code: str, facts: str,
+               origin: str = "", committed_on: date | None = None) -> str:
     """A draft auto (``rascunho``, no number) for a clerk to review and lavrar; returns its id.
 
-    Used by the platform-list reconciliation (``origin`` says where it came from)."""
+    Used by the platform-list reconciliation (``origin`` says where it came from). Against someone
+    outside the register (``target_kind="unregistered"``) ``offender_name``, ``driver_cpf`` and
+    ``plate`` identify them."""
     authorize(actor, "write", municipality)
     try:
-        _rules(municipality).infraction(infraction_code)
+        infraction = _rules(municipality).infraction(infraction_code)
     except UnknownInfraction as exc:
         raise ValidationFailed({"infraction_code": f"Infração: {exc.message}."}) from None
     if not (facts or "").strip():
         raise ValidationFailed({"facts": "Fatos: descreva o que foi constatado."})
-    who = _offender(db, municipality, target_kind, driver_cpf, plate, platform_id)
+    if target_kind == "unregistered":
+        who = _unregistered(db, municipality, infraction, offender_name, driver_cpf, plate, platform_id)
+    else:
+        who = _offender(db, municipality, target_kind, driver_cpf, plate, platform_id)
     now = clock.now_utc()
     doc = {"municipality": municipality, "status": "rascunho", "stage": "rascunho", "number": "", "year": None,
            "sequence": None, "target_kind": target_kind, **who, "infraction_code": infraction_code,
@@ -243,3 +307,23 @@ def draft_auto(db: Database, actor: Actor, municipality: str, *, target_kind: st
         audit.record(db, actor, municipality, "draft", COLLECTION, inserted, {}, _audit_doc(doc),
                      note=f"Rascunho de auto ({origin or 'manual'})")
     return str(inserted)
+
+
+@checked
+def discard_draft(db: Database, actor: Actor, municipality: str, auto_id: str, *, reason: str) -> dict:
+    """Discard a draft that will not be lavrado (a false positive of a reconciliation, one typed twice):
+    kept with ``status = descartado``, the reason, who and when, and audited; never deleted. Only a
+    draft: a lavrado auto ends by its decision (annulled), not here."""
+    authorize(actor, "write", municipality)
+    doc = _load(db, municipality, auto_id)
+    if doc["status"] == "descartado":
+        raise Conflict("Este rascunho já foi descartado.")
+    if doc["status"] != "rascunho":
+        raise Conflict(f"O auto nº {doc['number']} já foi lavrado: só um rascunho pode ser descartado; "
+                       "um auto lavrado termina pela decisão (anulado).")
+    if not (reason or "").strip():
+        raise ValidationFailed({"reason": "Motivo do descarte: obrigatório."})
+    discard = {"reason": reason.strip(), "on": clock.today(), "by": actor.username}
+    with store.transaction(db):
+        return _save(db, actor, municipality, doc, {"status": "descartado", "discard": discard}, "discard",
+                     f"Rascunho descartado: {discard['reason']}")

@@ -210,7 +210,9 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
                                                                      f"{_d(s['until'] + timedelta(days=1))}; "
                                                                      f"{rules.ref('suspension')})" if s.get("until") else ""))
                for s in doc.get("sanctions_applied", [])]
-    applied += [(m["measure"].capitalize(), f"em {_d(m['on'])} por {m['by']}") for m in doc.get("measures_applied", [])]
+    applied += [(m["measure"].capitalize(), f"em {_d(m['on'])} por {m['by']}"
+                 + (f"; liberada em {_d(m['released']['on'])} por {m['released']['by']}" if m["released"] else ""))
+                for m in autos.measures_of(doc)]
     fine = doc.get("fine_dam") or {}
     if fine:
         applied.append(("DAM da multa", f"nº {fine['number']}, {brl(Decimal(str(fine['amount'])))}, emitido em "

@@ -157,7 +157,26 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any
             if due <= on + timedelta(days=HORIZON_DAYS):
                 items.append(Pendencia(due, kind, f"Auto {doc['number']}", doc.get("plate") or "",
                                        doc.get("driver_cpf") or "", message, reference, due < on and kind != DECIDE, ""))
+    items += _reviews(db, municipality)
     return sorted(items, key=lambda p: (p.due, p.protocol))
+
+
+REVIEW = "Rever reincidência"
+
+
+def _reviews(db: Database, municipality: str) -> list[Any]:
+    """Autos whose recurrence fell with an earlier auto annulled on appeal: to be recalculated before a
+    penalty is applied (LEITURAS §7), dated by the annulment."""
+    reference = autos._rules(municipality).ref("due_process")
+    items = []
+    for raw in db[autos.COLLECTION].find({"municipality": municipality, "recurrence_review.open": True}):
+        doc = decode(raw)
+        review = doc["recurrence_review"]
+        items.append(Pendencia(parse_date(review["flagged_on"]), REVIEW, f"Auto {doc['number']}",
+                               doc.get("plate") or "", doc.get("driver_cpf") or "",
+                               f"Auto nº {doc['number']}: {review['reason']}; recalcular gravidade, multa e "
+                               "penalidades antes de aplicá-las", reference, False, ""))
+    return items
 
 
 def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> list[tuple[date, str, str, str]]:

@@ -15,7 +15,7 @@ from rules.fmt import day
 from rules.params import ParameterMissing
 from rules.ridehailing import settlement
 from rules.ridehailing.concepts import EventKind, Measure, Penalty
-from rules.ridehailing.sanctions import suspension_last_day
+from rules.ridehailing.sanctions import LASTING_MEASURES, measure_release_finding, suspension_last_day
 from services import store
 from services.dam import dams, rebill
 from services.ridehailing import authorizations, charge_links
@@ -187,4 +187,37 @@ def record_measure(db: Database, actor: Actor, municipality: str, auto_id: str, 
                     f"{measure.capitalize()} em {day(on)} por {by}", push={"measures_applied": item})
     return item
 
+
+
+
+@checked
+def release_measure(db: Database, actor: Actor, municipality: str, auto_id: str, *, measure_index: int,
+                    released_on: date, by: str, note: str = "") -> dict:
+    """The end of a measure that lasts "até a regularização" (vehicle retained, removed or seized,
+    documents seized, service stopped): the day it was released and who released it (CG art. 27 II,
+    art. 30 §ú and art. 31; MP art. 24, art. 27 §ú and art. 28). ``measure_index`` is the measure's
+    place in ``measures_applied``; each measure is released once; kept beside it (``$push``)."""
+    authorize(actor, "write", municipality)
+    doc = process._lavrado(db, municipality, auto_id)
+    taken = doc.get("measures_applied", [])
+    if not 0 <= measure_index < len(taken):
+        raise ValidationFailed({"measure_index": "Medida: escolha uma das registradas neste auto."})
+    if any(r["measure_index"] == measure_index for r in doc.get("measures_released", [])):
+        raise Conflict("Esta medida já foi encerrada.")
+    autos._not_future("released_on", "Liberada em", released_on)
+    if not (by or "").strip():
+        raise ValidationFailed({"by": "Responsável: obrigatório."})
+    measure = taken[measure_index]
+    kind = Measure(measure["measure"])
+    finding = measure_release_finding(kind, parse_date(measure["on"]), released_on,
+                                      autos._rules(municipality).ref("measures"))
+    if not finding.ok:
+        field = "released_on" if kind in LASTING_MEASURES else "measure_index"
+        raise ValidationFailed({field: f"{finding.message} ({finding.reference})."})
+    item = {"measure_index": measure_index, "measure": measure["measure"], "on": released_on, "by": by.strip(),
+            "note": (note or "").strip(), "recorded_by": actor.username}
+    with store.transaction(db):
+        autos._save(db, actor, municipality, doc, {}, "measure_released", finding.message + f" por {item['by']}",
+                    push={"measures_released": item})
+    return item
 

@@ -67,27 +67,24 @@ def _penalty_state(db: Database, municipality: str, doc: dict, on: date) -> dict
                                        "decisão", rules.ref("due_process")))
     if outcome == "anulado":
         findings.append(Finding(False, "Auto anulado na decisão", rules.ref("due_process")))
+    review = doc.get("recurrence_review") or {}
+    if review.get("open"):
+        findings.append(Finding(False, f"Reincidência a rever: {review['reason']}", rules.ref("due_process")))
     if doc.get("status") == "nulo":
         findings.append(Finding(False, "Auto nulo: notificação fora do prazo", rules.ref("notification")))
     ok = not any(f.blocking for f in findings)
     return {"may_apply": ok, "findings": findings, "reasons": [f.text() for f in findings if not f.ok],
             "notification_deadline": state.notification_deadline, "defence_deadline": state.defence_deadline,
             "decision_opens": state.decision_opens,
-            "appeal_deadline": _appeal_deadline(db, municipality, doc)}
-
-
-def _appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
-    decided = parse_date((doc.get("decision") or {}).get("decided_on"))
-    if decided is None:
-        return None
-    days = int(parameters.value(db, municipality, "defence_period_days", decided))
-    return parameters.calendar(db, municipality, decided).add_days(decided, days)
+            "appeal_deadline": autos.appeal_deadline(db, municipality, doc)}
 
 
 def _lavrado(db: Database, municipality: str, auto_id: str) -> dict:
     doc = autos._load(db, municipality, auto_id)
     if doc["status"] == "rascunho":
-        raise ServiceError("O auto ainda é rascunho: lavre-o primeiro.")
+        raise ServiceError("O auto ainda é rascunho: lavre-o primeiro ou descarte o rascunho.")
+    if doc["status"] == "descartado":
+        raise ServiceError("Rascunho descartado: não há processo.")
     if doc["status"] == "nulo":
         raise ServiceError(f"O auto nº {doc['number']} é nulo: a notificação foi entregue fora do prazo.")
     return doc
@@ -271,7 +268,7 @@ def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, 
     appeal = _filing(db, "appeal", filed_on, by, summary, attachments)
     if filed_on < parse_date(decision["decided_on"]):
         raise ValidationFailed({"filed_on": "Apresentado em: não pode ser anterior à decisão."})
-    deadline = _appeal_deadline(db, municipality, doc)
+    deadline = autos.appeal_deadline(db, municipality, doc)
     appeal["late"] = bool(deadline and filed_on > deadline)
     appeal["decision"] = None
     with store.transaction(db):
@@ -297,6 +294,24 @@ def decide_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *
     with store.transaction(db):
         autos._save(db, actor, municipality, doc, {"appeal": {**appeal, "decision": ruling}}, "decide_appeal",
                     f"Recurso: {autos.OUTCOMES[outcome]} por {ruling['authority']}")
+        if outcome == "anulado":
+            _flag_reliants(db, actor, municipality, doc, decided_on)
     return ruling
+
+
+def _flag_reliants(db: Database, actor: Actor, municipality: str, fallen: dict, on: date) -> int:
+    """Every later auto whose recurrence this annulled auto made is flagged for review: its severity,
+    fine and penalties are recalculated before a penalty is applied (LEITURAS §7); returns how many."""
+    flagged = 0
+    query = {"municipality": municipality, "status": "lavrado", "recurrence_of.id": fallen["id"]}
+    for raw in db[autos.COLLECTION].find(query, {"_id": 1}):
+        later = autos._load(db, municipality, str(raw["_id"]))
+        review = {"open": True, "prior_id": fallen["id"], "prior_number": fallen["number"], "flagged_on": on,
+                  "reason": f"O auto nº {fallen['number']}, que fazia a reincidência, foi anulado em recurso em "
+                            f"{day(on)}"}
+        autos._save(db, actor, municipality, later, {"recurrence_review": review}, "recurrence_review",
+                    review["reason"] + ": rever gravidade, multa e penalidades")
+        flagged += 1
+    return flagged
 
 

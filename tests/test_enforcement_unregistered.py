@@ -1,0 +1,119 @@
+"""Autos against someone outside the drivers register (transporte ilegal, CG Decreto 06/2026 art. 30;
+MP Lei 1.552/2025 art. 27), typed on the auto or found by a platform list's reconciliation, and drafts
+discarded with their reason (issue 23, items 1 and 2)."""
+from __future__ import annotations
+
+import random
+from datetime import date
+
+import pytest
+
+from seed.people import cpf
+from services.ridehailing.enforcement import autos, documents, lavratura, lists
+from services.shared.errors import Conflict, ValidationFailed
+from tests.enforcement_support import driver, set_upfm
+from tests.ridehailing_data import ACTORS
+
+CG, MP = ACTORS["chapada"], ACTORS["matupa"]
+STRANGER = cpf(random.Random(4242))
+
+
+def typed(municipality: str, code: str, **changes) -> dict:
+    """An auto's values as a clerk types them for someone without a register."""
+    return {"target_kind": "unregistered", "offender_name": "Marcos Sem Cadastro",
+            "driver_cpf": f"{STRANGER[:3]}.{STRANGER[3:6]}.{STRANGER[6:9]}-{STRANGER[9:]}", "plate": "qwe-4r56",
+            "infraction_code": code, "facts": "Transportava passageiro cobrando a corrida sem autorização",
+            "committed_on": date(2026, 3, 2), "auto_on": date(2026, 3, 2), "time": "10:30",
+            "place": "Rodoviária, embarque na plataforma 2", "agent_registration": "AF-0042", **changes}
+
+
+@pytest.mark.parametrize("municipality, code", [
+    pytest.param("chapada", "CG-30", id="CG art. 30: transporte ilegal"),
+    pytest.param("matupa", "MP-27", id="MP art. 27: transporte ilegal"),
+])
+def test_an_auto_against_someone_outside_the_register_keeps_the_identification_typed(db, today, municipality, code):
+    set_upfm(db)
+    auto_id = lavratura.lavrar(db, ACTORS[municipality], municipality, **typed(municipality, code))
+    doc = autos.get(db, ACTORS[municipality], municipality, auto_id)
+    assert (doc["number"], doc["target_kind"], doc["offender_name"], doc["offender_document"], doc["driver_cpf"],
+            doc["plate"], doc["place"]) == ("0001/2026", "unregistered", "Marcos Sem Cadastro", STRANGER, STRANGER,
+                                            "QWE4R56", "Rodoviária, embarque na plataforma 2")
+    assert doc["severity"] == "gravíssima" and doc["infraction_code"] == code
+    pdf = documents.auto_pdf(db, ACTORS[municipality], municipality, auto_id)
+    assert pdf.startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("changes, field, words", [
+    pytest.param({"driver_cpf": "123.456.789-00"}, "driver_cpf", "CPF", id="CPF with wrong check digits"),
+    pytest.param({"driver_cpf": ""}, "driver_cpf", "obrigatório", id="CPF missing"),
+    pytest.param({"offender_name": "  "}, "offender_name", "obrigatório", id="name missing"),
+    pytest.param({"plate": "12"}, "plate", "Placa", id="plate not a plate"),
+    pytest.param({"plate": ""}, "plate", "obrigatório", id="plate missing"),
+    pytest.param({"infraction_code": "CG-29-IV"}, "infraction_code", "transporte ilegal",
+                 id="CG art. 23: a duty of the authorized driver is not charged to a stranger"),
+])
+def test_the_identification_of_someone_outside_the_register_is_checked_field_by_field(db, today, changes, field,
+                                                                                       words):
+    set_upfm(db)
+    with pytest.raises(ValidationFailed) as caught:
+        lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", **changes))
+    assert words in caught.value.errors[field]
+    assert db[autos.COLLECTION].count_documents({}) == 0
+
+
+def test_a_cpf_of_the_register_is_charged_as_its_driver(db, today):
+    registered, _ = driver(db, "chapada", seed=5)
+    with pytest.raises(ValidationFailed) as caught:
+        lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", driver_cpf=registered))
+    assert "autue-o como condutor" in caught.value.errors["driver_cpf"]
+
+
+
+# ---- a draft discarded with its reason ----
+
+def test_a_draft_is_discarded_with_its_reason_audited_and_kept(db, today):
+    set_upfm(db)
+    draft = autos.draft_auto(db, CG, "chapada", **{k: v for k, v in typed("chapada", "CG-30").items()
+                                                     if k in ("target_kind", "offender_name", "driver_cpf", "plate",
+                                                              "infraction_code", "facts")})
+    with pytest.raises(ValidationFailed) as caught:
+        autos.discard_draft(db, CG, "chapada", draft, reason=" ")
+    assert "Motivo do descarte" in caught.value.errors["reason"]
+    autos.discard_draft(db, CG, "chapada", draft, reason="Falso positivo: a plataforma já o descredenciou")
+    doc = autos.get(db, CG, "chapada", draft)
+    assert (doc["status"], doc["stage"], doc["stage_label"], doc["discard"]["reason"], doc["discard"]["by"]) == (
+        "descartado", "descartado", "Rascunho descartado", "Falso positivo: a plataforma já o descredenciou",
+        CG.username)
+    assert doc["events"][-1]["action"] == "discard"
+    entry = db["audit"].find_one({"action": "discard", "doc_id": draft})
+    assert entry["changes"]["status"] == {"before": "rascunho", "after": "descartado"}
+    assert "Falso positivo" in entry["note"]
+    with pytest.raises(Conflict):
+        lavratura.lavrar(db, CG, "chapada", draft, committed_on=date(2026, 3, 2), time="10:30", place="Centro",
+                         agent_registration="AF-0042")
+    with pytest.raises(Conflict):
+        autos.discard_draft(db, CG, "chapada", draft, reason="De novo")
+    assert [r.stage for r in lists.list_autos(db, CG, "chapada", "", "descartado")] == ["Rascunho descartado"]
+
+
+def test_a_lavrado_auto_is_not_discarded_it_ends_by_its_decision(db, today):
+    set_upfm(db)
+    auto_id = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30"))
+    with pytest.raises(Conflict) as caught:
+        autos.discard_draft(db, CG, "chapada", auto_id, reason="Engano")
+    assert "só um rascunho" in caught.value.message
+
+
+def test_a_second_illegal_transport_by_the_same_cpf_is_recurrence_with_the_seizure(db, today):
+    """CG art. 30 §ú: the recurrence of transporte ilegal adds the seizure of the vehicle; the person
+    outside the register is the same offender by CPF (LEITURAS §7)."""
+    from tests.enforcement_support import definitive
+
+    set_upfm(db)
+    first = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30"))
+    counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
+    second = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", plate="BRA2E19", committed_on=counts_from,
+                                                        auto_on=counts_from))
+    shown = autos.get(db, CG, "chapada", second)
+    assert shown["recurrent"] and shown["recurrence_of"]["id"] == first
+    assert "apreensão do veículo até a regularização" in shown["measures"]
