@@ -228,3 +228,21 @@ def test_fee_paid_above_the_amount_issues_and_shows_the_alert(db):
     assert f"Ativa até 31/12/{TODAY.year}" in " ".join(m.value for m in at.markdown)
     assert f"Taxa paga com alertas — DAM {bill['number']}: Valor pago R$ 200,00 difere do valor do DAM R$ 180,00 " \
            "(R$ 20,00 a maior)" in texts(at, "warning")
+
+
+def test_a_request_missing_documents_leads_to_the_drivers_page_where_they_are_entered(db):
+    """Issue 22 item 4: the "documentos faltando" verdict of a request opens the driver's record."""
+    from seed.ridehailing import DOCUMENTS
+
+    auth = requested(db, "chapada", missing=tuple(DOCUMENTS["chapada"][:2]))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["actor"], at.session_state["municipality"] = ACTORS["chapada"], "chapada"
+    at.session_state["auth_goto"] = auth
+    at.switch_page("app_pages/authorizations.py").run()
+    assert "Condutor — Falta comprovar: 2 documentos faltando ou vencidos" in texts(at, "warning")
+    cpf = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["driver_cpf"]
+    at.button(key="auth_driver_verdict_to_docs").click().run()
+    assert not at.exception
+    assert at.session_state["drivers_open"] == registry.driver_record(db, "chapada", cpf)["id"]
+    assert [t.value for t in at.title][-1] == "Condutores"
+    assert "Documentos" in [t.label for t in at.tabs]  # the driver's page, its documents' tab first
