@@ -31,11 +31,10 @@ from ui.ridehailing import (
     authorization_page,
     authorization_step,
     clear_reads,
-    findings_table,
     go,
     status_badge,
-    verdict,
 )
+from ui.verdicts import findings_table, verdict
 
 actor = common.guard("write")
 db = common.db()
@@ -92,7 +91,8 @@ def evaluation(doc: dict) -> None:
     if not ok:
         return
     st.markdown(f"**Avaliação na data do protocolo ({day(result.on)})**")
-    verdict(result.driver, "Condutor", "auth_driver_verdict")
+    found, driver = common.attempt(entity_lists.referenced, db, actor, "drivers", mun, "cpf", doc["driver_cpf"])
+    verdict(result.driver, "Condutor", "auth_driver_verdict", driver["id"] if found and driver else None)
     verdict(result.vehicle, "Veículo", "auth_vehicle_verdict")
     on = st.date_input("Data da decisão", today, format="DD/MM/YYYY", key="auth_decide_on")
     left, right = st.columns(2)

@@ -16,7 +16,8 @@ from ui.entity import (
     record_picker,
     submit,
 )
-from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
+from ui.ridehailing import change_form, histories, next_step_bar, registry_page
+from ui.verdicts import verdict
 
 actor = common.guard("write")
 db = common.db()

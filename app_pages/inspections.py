@@ -21,10 +21,10 @@ from ui.ridehailing import (
     authorization_step,
     clear_reads,
     finding_word,
-    findings_table,
     go,
     pendencias,
 )
+from ui.verdicts import findings_table
 
 actor = common.guard("write")
 db = common.db()

@@ -20,7 +20,7 @@ from ui.entity import (
     saved_panel,
     submit,
 )
-from ui.ridehailing import verdict
+from ui.verdicts import verdict
 
 actor = common.guard("write")
 db = common.db()

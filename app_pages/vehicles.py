@@ -5,7 +5,8 @@ from services.ridehailing import registry
 from services.shared import clock, entities
 from ui import common, search_results
 from ui.entity import record_picker
-from ui.ridehailing import change_form, histories, next_step_bar, registry_page, verdict
+from ui.ridehailing import change_form, histories, next_step_bar, registry_page
+from ui.verdicts import verdict
 
 actor = common.guard("write")
 db = common.db()

@@ -90,7 +90,7 @@ def new_driver(page, name: str, cpf: str, address: str, cnh: str, first_licence)
 
     until = max(first_licence, clock.today())
     typed(page, "Validade da CNH *", f"{until.replace(year=until.year + 3):%d/%m/%Y}")
-    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    page.get_by_role("button", name="Salvar e novo").locator("visible=true").first.click()
 
 
 def unregistered_cpf() -> str:
@@ -120,7 +120,7 @@ def test_a_vehicle_cannot_be_saved_for_an_unregistered_cpf(panel, browser):
     page.keyboard.press("Escape")
     typed(page, "Placa *", "QWE1A23")
     typed(page, "Marca *", "Fiat")
-    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    page.get_by_role("button", name="Salvar e novo").locator("visible=true").first.click()
     wait_text(page, "CPF do condutor: campo obrigatório.")
     shot(page, "forms_01_vehicle_unregistered_cpf")
     assert page.locator('input[aria-label="Placa *"]:visible').first.input_value() == "QWE1A23"
@@ -189,7 +189,7 @@ def test_a_removed_document_leaves_the_checklist_and_is_in_the_audit_log(panel, 
 
 
 def test_a_saved_driver_leaves_an_empty_form_for_the_next_one(panel, browser):
-    """Issue 22 item 1: after "Salvar" the message says the form is clear, and it is; the next person
+    """Issue 22 item 1: after "Salvar e novo" the message says the form is clear, and it is; the next person
     typed over it is never mixed with the one saved."""
     from services.shared import clock
 

@@ -182,7 +182,7 @@ def register_driver(page, person: dict, data: Path) -> None:
     typed(page, "Inscrição no INSS (NIT/PIS)", person["inss_number"])
     tick(page, "Reside no Município *", "CNH com observação EAR", "Contribuinte individual do INSS",
          "Declarou serviço exclusivo por plataforma", "Apto para a função (atestado)")
-    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    page.get_by_role("button", name="Salvar e novo").locator("visible=true").first.click()
     page.get_by_role("button", name="Abrir o registro").wait_for(timeout=30000)
     load_documents(data, person["cpf"])
     page.get_by_role("button", name="Abrir o registro").click()  # the saved record, one click away
@@ -205,7 +205,7 @@ def register_vehicle(page, person: dict) -> None:
     typed(page, "Em nome de (CRLV)", person["name"])
     tick(page, "Ar-condicionado", "Emplacado no Município", "DPVAT quitado", "Licenciamento em dia", "IPVA em dia",
          "Local de guarda comprovado")
-    page.get_by_role("button", name="Salvar").locator("visible=true").first.click()
+    page.get_by_role("button", name="Salvar e novo").locator("visible=true").first.click()
     page.get_by_role("button", name="Abrir o registro").click()  # the saved record, one click away
     wait_text(page, "Veículo: atende a todos os requisitos da lei.")
 

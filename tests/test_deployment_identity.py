@@ -127,3 +127,14 @@ def test_ti_is_warned_when_the_pix_payee_name_will_be_cut_to_25_characters(db):
     (warning,) = warnings()
     assert "o pagador verá “Prefeitura Municipal de C”" in warning.what
     assert warning.where == "Parâmetros → " + deployment.label("pix_merchant_name") + " (pix_merchant_name)"
+
+
+def test_the_login_page_names_each_prefeitura_and_shows_the_coat_of_arms_ti_uploaded(db):
+    """Issue 22 item 13: whose panel it is, before anyone logs in."""
+    deployment.set_coat_of_arms(db, TI, "chapada", image("PNG"), "brasao.png")
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    names = [m.value for m in at.markdown if m.value.startswith("**Prefeitura de")]
+    assert names == ["**Prefeitura de Chapada dos Guimarães**", "**Prefeitura de Matupá**",
+                     "**Prefeitura de Nova Lacerda**"]
+    assert len(at.get("image")) == 1  # Chapada's; the others have none uploaded yet

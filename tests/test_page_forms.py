@@ -65,7 +65,7 @@ def test_a_future_cnh_date_is_refused_under_its_field_and_the_form_keeps_the_res
     at.selectbox(key=f"{form}_cnh_category").set_value("B")
     at.date_input(key=f"{form}_cnh_first_license").set_value(TODAY + timedelta(days=1))
     at.date_input(key=f"{form}_cnh_valid_until").set_value(TODAY + timedelta(days=900))
-    button(at, "Salvar").click().run()
+    button(at, "Salvar e novo").click().run()
     assert not at.exception
     assert f"Primeira habilitação: não pode ser posterior a hoje ({TODAY:%d/%m/%Y})." in captions(at)
     assert not at.error  # no red block with every message
@@ -85,7 +85,7 @@ def test_a_saved_driver_clears_the_form_and_offers_the_record_and_the_next_step(
     at.selectbox(key=f"{form}_cnh_category").set_value("B")
     at.date_input(key=f"{form}_cnh_first_license").set_value(TODAY - timedelta(days=4000))
     at.date_input(key=f"{form}_cnh_valid_until").set_value(TODAY + timedelta(days=900))
-    button(at, "Salvar").click().run()
+    button(at, "Salvar e novo").click().run()
     assert not at.exception
     assert at.text_input(key=f"{form}_name").value == ""
     assert "Beatriz Teste" in texts(at, "success")
@@ -256,7 +256,7 @@ def test_a_saved_taxpayer_is_one_click_from_its_record(db):
     at.text_input(key=f"{form}_document").input(random_cpf(random.Random(8)))
     at.selectbox(key=f"{form}_kind").set_value("pf")
     at.text_input(key=f"{form}_address").input("Rua B, 2")
-    button(at, "Salvar").click().run()
+    button(at, "Salvar e novo").click().run()
     assert not at.exception
     assert at.text_input(key=f"{form}_name").value == ""
     button(at, "Abrir o registro").click().run()
@@ -326,3 +326,23 @@ def test_an_older_unregistered_reference_is_shown_and_kept_on_edit(db):
     assert not at.exception
     after = registry.driver_record(db, "chapada", cpf)
     assert (after["address"], after["platform_cnpj"]) == ("Rua Nova, 5", "11222333000181")
+
+
+def test_salvar_e_abrir_opens_the_saved_record_and_leaves_the_new_form_blank(db):
+    """Issue 22: every create form offers "Salvar e novo" (the blank form, for the next one) and
+    "Salvar e abrir" (the record just saved, open on the list's tab)."""
+    at = page("taxpayers.py")
+    form = "taxpayers_form_new"
+    at.text_input(key=f"{form}_name").input("Cooperativa Teste")
+    at.text_input(key=f"{form}_document").input(random_cpf(random.Random(9)))
+    at.selectbox(key=f"{form}_kind").set_value("pf")
+    at.text_input(key=f"{form}_address").input("Rua C, 3")
+    button(at, "Salvar e abrir").click().run()
+    assert not at.exception
+    saved = db["taxpayers"].find_one({"name": "Cooperativa Teste"})
+    assert saved is not None
+    assert at.session_state["taxpayers_open"] == str(saved["_id"]) and at.session_state["taxpayers_tabs"] == "Lista"
+    assert "Editar contribuinte" in [s.value for s in at.subheader]
+    assert at.text_input(key=f"{form}_name").value == ""
+    assert "Contribuinte salvo." in texts(at, "success")
+

@@ -246,3 +246,21 @@ def test_a_suspended_authorization_offers_the_renewal(db):
     assert not at.exception, at.exception
     assert "Pedido de renovação registrado." in texts(at, "success")
     assert fees.pending_renewal(authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth))
+
+
+def test_a_request_missing_documents_leads_to_the_drivers_page_where_they_are_entered(db):
+    """Issue 22 item 4: the "documentos faltando" verdict of a request opens the driver's record."""
+    from seed.ridehailing import DOCUMENTS
+
+    auth = requested(db, "chapada", missing=tuple(DOCUMENTS["chapada"][:2]))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["actor"], at.session_state["municipality"] = ACTORS["chapada"], "chapada"
+    at.session_state["auth_goto"] = auth
+    at.switch_page("app_pages/authorizations.py").run()
+    assert "Condutor — Falta comprovar: 2 documentos faltando ou vencidos" in texts(at, "warning")
+    cpf = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["driver_cpf"]
+    at.button(key="auth_driver_verdict_to_docs").click().run()
+    assert not at.exception
+    assert at.session_state["drivers_open"] == registry.driver_record(db, "chapada", cpf)["id"]
+    assert [t.value for t in at.title][-1] == "Condutores"
+    assert "Documentos" in [t.label for t in at.tabs]  # the driver's page, its documents' tab first

@@ -9,11 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from rules.base import RuleError
-from services.shared import clock, entities, entity_files, entity_lists, exports, uploads
+from services.shared import clock, entities, entity_files, entity_lists, exports
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery
-from ui import common, search_results
+from ui import common, navigation, search_results
 from ui.common import forget
+from ui.entity_import import entity_import
 
 PER_PAGE = (25, 50, 100)
 
@@ -343,7 +344,13 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, afte
     picked = references(spec, form_key, doc, actor, mun)
     with st.form(form_key, clear_on_submit=False):
         values = {**picked, **form_fields(spec, form_key, doc)}
-        submitted = st.form_submit_button("Salvar", type="primary")
+        if doc:
+            submitted, then_open = st.form_submit_button("Salvar", type="primary"), False
+        else:  # the next record at once, or the one just saved
+            left, right, _ = st.columns([1, 1, 3])
+            submitted = left.form_submit_button("Salvar e novo", type="primary", width="stretch")
+            then_open = right.form_submit_button("Salvar e abrir", width="stretch")
+            submitted = submitted or then_open
     if not submitted:
         return
     if doc:
@@ -354,7 +361,13 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, afte
     else:
         _, new_id = submit(form_key, entities.create, common.db(), actor, spec.name, mun, values)
         _forget(spec, form_key)
-        if after_save:
+        if then_open:
+            # the list's picker is already drawn on this run: it takes the record on the next one
+            tabs_key, _label = navigation.OPEN_TABS.get(spec.name, (f"{spec.name}_tabs", "Lista"))
+            open_key = navigation.OPEN_KEYS.get(spec.name, f"{spec.name}_open")
+            forget(tabs_key, open_key, **{tabs_key: "Lista", open_key: new_id})
+            announce(f"{spec.label} {spec.saved}.")
+        elif after_save:
             st.session_state[f"{form_key}_saved"] = new_id
         else:
             announce(f"{spec.label} {spec.saved}. O formulário está limpo para um novo cadastro.")
@@ -369,28 +382,3 @@ def _forget(spec: EntitySpec, form_key: str) -> None:
     forget(*blanks, **blanks)
     for name in (f"{form_key}_errors", f"{form_key}_version", f"{form_key}_saved"):
         st.session_state.pop(name, None)
-
-
-def entity_import(spec: EntitySpec, actor, mun: str) -> None:
-    """CSV import: a dry run lists every bad row; only a clean file can be imported."""
-    key = f"{spec.name}_import"
-    st.caption("Colunas aceitas (cabeçalho com o rótulo ou o nome do campo; separador ';'): "
-               + ", ".join(f.label + (" *" if f.required else "") for f in spec.fields))
-    upload = st.file_uploader(f"Arquivo CSV ({uploads.shown_limit('register_csv')})", type=["csv"], key=f"{key}_file")
-    if upload is None:
-        return
-    data = upload.getvalue()
-    ok, report = common.attempt(entity_files.import_csv, common.db(), actor, spec.name, mun, data, commit=False)
-    if not ok:
-        return
-    if report.errors:
-        st.error(f"{len(report.errors)} problema(s) em {report.rows} linha(s). Nada foi gravado; corrija o arquivo.")
-        st.dataframe(pd.DataFrame([{"Linha": e.line, "Campo": e.field, "Problema": e.message} for e in report.errors]),
-                     hide_index=True, width="stretch")
-        return
-    st.success(f"Verificação concluída: {report.rows} linha(s) válida(s).")
-    if st.button(f"Importar {report.rows} registro(s)", type="primary", key=f"{key}_commit"):
-        with st.spinner("Importando…"):
-            ok, done = common.attempt(entity_files.import_csv, common.db(), actor, spec.name, mun, data, commit=True)
-        if ok:
-            st.success(f"{done.inserted} registro(s) importado(s).")
