@@ -24,7 +24,7 @@ def _auto(db, n: int, auto_on: date, defence: date | None = None, decided: date 
           appealed: date | None = None, status: str = "lavrado") -> None:
     insert_one(db["autos"], encode({
         "municipality": "chapada", "status": status,
-        "stage": "rascunho" if status == "rascunho" else "notificado", "year": 2026, "sequence": n,
+        "stage": "rascunho" if status in ("rascunho", "descartado") else "notificado", "year": 2026, "sequence": n,
         "number": f"{n:04d}/2026",
         "committed_on": auto_on, "auto_on": auto_on, "severity": "grave", "driver_cpf": "52998224725",
         "defence": {"filed_on": defence} if defence else None,
@@ -41,6 +41,7 @@ def _autos(db) -> None:
     _auto(db, 5, D(2026, 3, 1), defence=D(2026, 3, 20))  # —, —, defesa — 26 days
     _auto(db, 6, D(2026, 3, 2), defence=D(2026, 4, 1))  # —, —, notif. — 14 days on 15/04
     _auto(db, 7, D(2026, 3, 5), status="rascunho")  # a draft counts nowhere
+    _auto(db, 8, D(2026, 3, 6), status="descartado")  # nor a draft discarded (issue 23 item 2)
 
 
 def _trends(figures) -> dict[str, tuple[tuple[int, ...], tuple[int, ...]]]:

@@ -28,6 +28,7 @@ AUTO_FIELDS = {"status": 1, "stage": 1, "auto_on": 1, "committed_on": 1, "defenc
 REQUEST_FIELDS = {"status": 1, "requested_on": 1, "refusal.on": 1, "execution.started_on": 1,
                   "execution.ended_on": 1, "technical_visit.visited_on": 1, "social_report.requested_on": 1,
                   "social_report.answered_on": 1}
+NOT_LAVRADO = ("rascunho", "descartado")  # drafts, kept or discarded, count nowhere
 AUTO_STAGES = {"notificacao": "Autos em notificação ou prazo de defesa", "defesa": "Autos com defesa a decidir",
                "recurso": "Autos com recurso a decidir"}
 REQUEST_STEPS = {"aguardando_vistoria": "Pedidos aguardando vistoria técnica",
@@ -54,7 +55,7 @@ def auto_stage_on(doc: dict, day: date) -> str | None:
     """Where a lavrado auto stood on ``day`` by its dated facts: None (not lavrado yet, or closed — decided
     with no appeal pending, annulled on appeal, void), "notificacao", "defesa" or "recurso"."""
     lavrado = _day(doc, "auto_on") or _day(doc, "committed_on")
-    if doc.get("status") in ("rascunho", "nulo") or lavrado is None or lavrado > day:
+    if doc.get("status") in NOT_LAVRADO + ("nulo",) or lavrado is None or lavrado > day:
         return None
     appealed, appeal_decided = _day(doc, "appeal", "filed_on"), _day(doc, "appeal", "decision", "decided_on")
     if appealed and appealed <= day:
@@ -99,7 +100,7 @@ def ride_hailing(db: Database, municipality: str, period: Period) -> tuple[list[
                    and scope.state(d, last).status is Status.ACTIVE)
 
     found = [decode(raw) for raw in db[autos.COLLECTION].find(
-        {"municipality": municipality, "status": {"$ne": "rascunho"}}, AUTO_FIELDS)]
+        {"municipality": municipality, "status": {"$nin": list(NOT_LAVRADO)}}, AUTO_FIELDS)]
     lavrados = [_day(d, "auto_on") or _day(d, "committed_on") for d in found]
     decided = [_day(d, "decision", "decided_on") for d in found]
     trends = [
