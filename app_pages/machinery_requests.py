@@ -351,9 +351,11 @@ tab_list, tab_new = st.tabs(["Pedidos", "Nova solicitação"])
 with tab_new:
     new_request()
 with tab_list:
-    status = st.selectbox("Situação", [""] + list(booking_requests.STATUS), key="req_status",
-                          format_func=lambda s: booking_requests.STATUS.get(s, "Todas"), placeholder="Escolha...")
-    ok, rows = common.attempt(booking_requests.list_requests, db, actor, mun, status or None)
+    left, right = st.columns([3, 2])
+    search = left.text_input("Buscar", key="req_search", placeholder="Protocolo, solicitante, CPF/CNPJ ou localidade")
+    status = right.selectbox("Situação", [""] + list(booking_requests.STATUS), key="req_status",
+                            format_func=lambda s: booking_requests.STATUS.get(s, "Todas"), placeholder="Escolha...")
+    ok, rows = common.attempt(booking_requests.list_requests, db, actor, mun, status or None, search=search)
     rows = rows if ok else []
     listed = [{"Protocolo": r["protocol"], "Data": r["requested_on"], "Solicitante": r["requester"]["name"],
                "Zona": r.get("zone", ""), "Localidade": r.get("locality", ""), "Serviços": r["services_text"],

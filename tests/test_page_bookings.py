@@ -435,3 +435,21 @@ def test_the_credit_returned_is_recorded_on_the_request_page(db, nl, today):
     charge = charges.load(db, advance["charge_id"])
     assert (charge["credit"], charge["refunds"][0]["note"]) == (D("0.00"), "Ordem de pagamento 12/2026")
     assert all(b.label != "Registrar devolução do crédito" for b in at.button)
+
+
+def test_the_requests_list_is_searched_by_protocol_or_requester(db, nl, today):
+    """Issue 22: search on every list — the machinery requests' list had only a status filter."""
+    at = page("machinery_requests.py")
+    fill_protocol(at, nl["family"], "Maria")
+    at.number_input(key="req_loads").set_value(5)
+    at.selectbox(key="req_criterion").set_value("BPC")
+    at.selectbox(key="req_evidence").set_value("BPC_RECEIPT")
+    at.text_input(key="req_evidence_ref").input("NB 123.456.789-0")
+    submit(at)
+    assert not at.exception, at.exception
+    protocol = f"0001/{MONDAY.year}"
+    at.text_input(key="req_search").input(protocol).run()
+    assert protocol in frame_text(at, "Solicitante")
+    at.text_input(key="req_search").input("9999/1999").run()
+    table = next(d.value for d in at.dataframe if d.proto.id and "req_table" in d.proto.id)
+    assert table.empty
