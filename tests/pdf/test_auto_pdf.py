@@ -10,7 +10,7 @@ import pytest
 from pypdf import PdfReader
 
 from services.ridehailing.enforcement import documents, penalties
-from tests.enforcement_support import active_authorization, decided, lavrado
+from tests.enforcement_support import active_authorization, decided, definitive, lavrado
 from tests.ridehailing_data import ACTORS
 
 
@@ -22,10 +22,10 @@ def text(pdf: bytes) -> str:
 def case(db, today):
     auth, cpf, _ = active_authorization(db, today, "chapada")
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
-    decided(db, today, "chapada", first, date(2026, 3, 2))
-    second = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 5, 4), cpf,
+    counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))  # past its appeal term (LEITURAS §7)
+    second = lavrado(db, today, "chapada", "CG-29-IV", counts_from, cpf,
                      evidence=[("Foto do embarque", "foto.jpg", b"\xff\xd8jpeg")])
-    decided(db, today, "chapada", second, date(2026, 5, 4))
+    decided(db, today, "chapada", second, counts_from)
     actor = ACTORS["chapada"]
     penalties.apply_sanction(db, actor, "chapada", second, penalty="suspensão da autorização", start=today.value)
     penalties.issue_fine_dam(db, actor, "chapada", second)
