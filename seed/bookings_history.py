@@ -49,7 +49,7 @@ def _plan(db: Database, rng: random.Random, today: date) -> list[tuple[date, dat
     jobs = []
     for month in month_starts(DECREE_IN_FORCE, today):
         calendar = parameters.calendar(db, NL, month)
-        for asked in workdays(month, busy(DRY_SEASON, month, 6, rng), rng, calendar, not_before=DECREE_IN_FORCE):
+        for asked in workdays(month, busy(DRY_SEASON, month, 5, rng), rng, calendar, not_before=DECREE_IN_FORCE):
             done = calendar.next_business_day(asked + timedelta(days=rng.randint(5, 21)))
             if done >= today:
                 continue

@@ -47,7 +47,7 @@ REVENUES = {
     ),
 }
 DAM_PARAMETERS_SINCE = date(2025, 1, 1)  # the demo's FEBRABAN code, revenue codes and late rates
-PER_MONTH = 2.5  # DAMs of each revenue in an ordinary month
+PER_MONTH = 2.0  # DAMs of each revenue in an ordinary month
 NEVER_PAID = 0.05
 
 
