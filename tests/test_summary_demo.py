@@ -93,6 +93,9 @@ def test_the_gabinete_downloads_one_report_of_every_municipality_it_sees(demo_db
         text = page.extract_text()
         assert f"PREFEITURA MUNICIPAL DE {NAMES[code]}" in text and "RELATÓRIO GERENCIAL" in text, code
         assert all(f"PREFEITURA MUNICIPAL DE {NAMES[other]}" not in text for other in codes if other != code)
+    personal = {d["name"] for d in demo_db["drivers"].find({}, {"name": 1})}
+    personal |= {d["number"] for d in demo_db["dams"].find({}, {"number": 1})}
+    assert not [p for p in personal if any(p in page.extract_text() for page in pdf.pages)]
 
 
 def test_a_chart_prints_every_category_name_whole_within_its_bars():
