@@ -103,7 +103,7 @@ def _registers(db: Database, rng: random.Random, today: date) -> dict[str, list[
     return ids
 
 
-def _form(requester: str, on: date, *services: ServiceAsked, **changes) -> RequestInput:
+def request_form(requester: str, on: date, *services: ServiceAsked, **changes) -> RequestInput:
     values = dict(requester_id=requester, requested_on=on, services=services,
                   justification="Conforme requerimento protocolado", identification="RG e CPF apresentados",
                   residence_proof="Conta de energia elétrica", agrees_payment_terms=True,
@@ -112,7 +112,7 @@ def _form(requester: str, on: date, *services: ServiceAsked, **changes) -> Reque
     return RequestInput(**values)
 
 
-def _paid(db: Database, doc: dict, on: date) -> None:
+def pay_upfront(db: Database, doc: dict, on: date) -> None:
     for inst in doc["payment"]["instalments"]:
         if inst["dam_id"] and not inst["paid_on"]:
             payments.record_payment(db, CLERK, NL, inst["dam_id"], on, inst["amount"], "Banco do Brasil")
@@ -125,9 +125,9 @@ def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:
     bpc = ClaimInput("BPC", "BPC_RECEIPT", "NB 704.118.552-3")
     past = max(today - timedelta(days=40), DECREE_IN_FORCE)  # no price table before the decree
     with _on(past):  # a farmer's backhoe hours: advance paid, 7 h worked, balance now overdue
-        rid = protocol.create_request(db, CLERK, NL, _form(people[1], past, hours))
+        rid = protocol.create_request(db, CLERK, NL, request_form(people[1], past, hours))
         quotes.make_quote(db, CLERK, NL, rid, past)
-        _paid(db, payment.issue_payment(db, CLERK, NL, rid, past), past)
+        pay_upfront(db, payment.issue_payment(db, CLERK, NL, rid, past), past)
         schedule.book(db, CLERK, NL, rid, past + timedelta(days=2), [(assets[0], ops[0])])
     with _on(past + timedelta(days=2)):
         day = past + timedelta(days=2)
@@ -137,58 +137,58 @@ def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:
     recent = max(today - timedelta(days=10), DECREE_IN_FORCE)
     with _on(recent):  # a BPC family's 5 loads with 70% off, paid and delivered
         on = recent
-        rid = protocol.create_request(db, CLERK, NL, _form(people[0], on, loads, claims=(bpc,)))
+        rid = protocol.create_request(db, CLERK, NL, request_form(people[0], on, loads, claims=(bpc,)))
         quotes.make_quote(db, CLERK, NL, rid, on)
-        _paid(db, payment.issue_payment(db, CLERK, NL, rid, on), on)
+        pay_upfront(db, payment.issue_payment(db, CLERK, NL, rid, on), on)
         schedule.book(db, CLERK, NL, rid, on + timedelta(days=1), [(assets[4], drivers[0])])
     with _on(recent + timedelta(days=1)):
         on = recent + timedelta(days=1)
         execution.complete(db, CLERK, NL, rid, ExecutionInput(on, on, drivers[0], loads_delivered=5))
     # awaiting the technical visit: private property
-    protocol.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="04",
+    protocol.create_request(db, CLERK, NL, request_form(people[2], today, ServiceAsked("machine_hours", item="04",
                                                                                  hours=Decimal(8)),
                                                  private_property=True, property_proof="Matrícula 3.118",
                                                  property_description="Sítio Santa Luzia"))
     # awaiting the social report
-    rid = protocol.create_request(db, CLERK, NL, _form(people[3], today, ServiceAsked("earth_loads", loads=3)))
+    rid = protocol.create_request(db, CLERK, NL, request_form(people[3], today, ServiceAsked("earth_loads", loads=3)))
     quotes.request_social_report(db, CLERK, NL, rid, today, "Família sem comprovante de renda")
     # awaiting quote and awaiting payment
-    protocol.create_request(db, CLERK, NL, _form(people[4], today, ServiceAsked("machine_hours", item="02",
+    protocol.create_request(db, CLERK, NL, request_form(people[4], today, ServiceAsked("machine_hours", item="02",
                                                                                  hours=Decimal(5))))
-    rid = protocol.create_request(db, CLERK, NL, _form(people[5], today, ServiceAsked("earth_loads", loads=4)))
+    rid = protocol.create_request(db, CLERK, NL, request_form(people[5], today, ServiceAsked("earth_loads", loads=4)))
     quotes.make_quote(db, CLERK, NL, rid, today)
     payment.issue_payment(db, CLERK, NL, rid, today)
     # paid or deferred, waiting on the board (one urgent); one scheduled for tomorrow
     for n, requester in enumerate((people[6], people[7], ids["entities"][0])):
-        rid = protocol.create_request(db, CLERK, NL, _form(requester, today, ServiceAsked("earth_loads", loads=2 + n)))
+        rid = protocol.create_request(db, CLERK, NL, request_form(requester, today, ServiceAsked("earth_loads", loads=2 + n)))
         quotes.make_quote(db, CLERK, NL, rid, today)
         if requester == ids["entities"][0]:
             payment.issue_payment(db, CLERK, NL, rid, today, extension=ExtensionInput(
                 "NON_PROFIT_OR_VULNERABLE", "Associação sem liquidez imediata; ofício 12/2026", 30))
         else:
-            _paid(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
+            pay_upfront(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
         if n == 1:
             schedule.mark_urgent(db, CLERK, NL, rid, "Estrada vicinal interditada após chuva")
-    rid = protocol.create_request(db, CLERK, NL, _form(people[8], today, ServiceAsked("machine_hours", item="02",
+    rid = protocol.create_request(db, CLERK, NL, request_form(people[8], today, ServiceAsked("machine_hours", item="02",
                                                                                        hours=Decimal(3))))
     quotes.make_quote(db, CLERK, NL, rid, today)
-    _paid(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
+    pay_upfront(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
     schedule.book(db, CLERK, NL, rid, today + timedelta(days=1), [(assets[1], ops[1])])
     # in execution today
-    rid = protocol.create_request(db, CLERK, NL, _form(people[2], today, ServiceAsked("machine_hours", item="01",
+    rid = protocol.create_request(db, CLERK, NL, request_form(people[2], today, ServiceAsked("machine_hours", item="01",
                                                                                        hours=Decimal(4))))
     quotes.make_quote(db, CLERK, NL, rid, today)
-    _paid(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
+    pay_upfront(db, payment.issue_payment(db, CLERK, NL, rid, today), today)
     schedule.book(db, CLERK, NL, rid, today, [(assets[0], ops[2])])
     execution.start_execution(db, CLERK, NL, rid, today)
     # a bus hire with its responsible person and driver
-    rid = protocol.create_request(db, CLERK, NL, _form(ids["entities"][1], today, ServiceAsked(
+    rid = protocol.create_request(db, CLERK, NL, request_form(ids["entities"][1], today, ServiceAsked(
         "passenger_transport", item="10", distance_km=Decimal(480)), trip_responsible="Presidente da associação",
         route="Nova Lacerda – Vila Bela da Santíssima Trindade"))
     trips.record_trip(db, CLERK, NL, rid, "Rosana Prado Lima", "52998224725", drivers[1],
                       ["Rosana Prado Lima", "Grupo de dança (28 pessoas)"], "Nova Lacerda – Vila Bela (ida e volta)")
     # a requester in debt (art. 2 §1), refused with the reason
-    rid = protocol.create_request(db, CLERK, NL, _form(people[9], today, ServiceAsked("earth_loads", loads=2)))
+    rid = protocol.create_request(db, CLERK, NL, request_form(people[9], today, ServiceAsked("earth_loads", loads=2)))
     booking_requests.refuse_request(db, CLERK, NL, rid, "Solicitante em débito com o Município (Decreto 017/2026, art. 2, §1)")
 
 

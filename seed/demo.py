@@ -2,7 +2,9 @@
 
 Every CPF, CNPJ and plate is generated with valid check digits from a fixed random seed; names
 are invented (``seed.people``). Demo users exist only in a store marked as demo. This module runs
-the others: documents, ride-hailing, forms, enforcement, platform obligations and bookings.
+the others: documents, ride-hailing, forms, enforcement, platform obligations and bookings (the
+scenario of today), then the two years before it (``revenue_history``, ``ridehailing_history``,
+``bookings_history``).
 """
 from __future__ import annotations
 
@@ -16,11 +18,14 @@ from rules.dam import parameters as dam_parameters
 from rules.params import ParameterVersion
 from seed import (
     bookings,
+    bookings_history,
     documents,
     enforcement,
     forms,
     platform_obligations,
+    revenue_history,
     ridehailing,
+    ridehailing_history,
 )
 from seed.municipalities import DEMO_ACT, seed_demo_parameters
 from seed.people import DISTRICTS, STREETS, cnpj, cpf, person, phone
@@ -73,7 +78,22 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     enforcement.seed_enforcement(db)
     platform_obligations.seed_platform_obligations(db)
     bookings.seed_bookings(db)
+    _history(db, staff)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
+
+
+def _history(db: Database, staff: dict[str, Actor]) -> None:
+    """Two years of activity before today's month, month by month, beside the scenario of today
+    (once per municipality: skipped when its other revenues' history is there)."""
+    today = clock.today()
+    for code in ALL:
+        if revenue_history.loaded(db, code):
+            continue
+        revenue_history.seed_revenue_history(db, staff[code], code, today)
+        if code in ridehailing_history.FIRST_DAYS and exists(db["authorizations"], {"municipality": code}):
+            ridehailing_history.seed_ridehailing_history(db, staff[code], code, today)
+        if code == bookings.NL:
+            bookings_history.seed_bookings_history(db, today)
 
 
 def _staff(code: str) -> Actor:
@@ -159,11 +179,11 @@ def _dams(db: Database, staff: dict) -> None:
         actor = staff[code]
         people = entity_lists.list_all(db, actor, "taxpayers", code, ListQuery(sort="name"))[:6]
         issued = []
-        for index, person in enumerate(people):
+        for index, payer in enumerate(people):
             kind, description, basis, amount = DEMO_DAMS[code][index % 3]
             issued.append(dams.issue(
-                db, actor, code, taxpayer_name=person["name"], taxpayer_document=person["document"],
-                taxpayer_address=", ".join(p for p in (person["address"], person.get("district")) if p), revenue_kind=kind,
+                db, actor, code, taxpayer_name=payer["name"], taxpayer_document=payer["document"],
+                taxpayer_address=", ".join(p for p in (payer["address"], payer.get("district")) if p), revenue_kind=kind,
                 description=description, legal_basis=basis, amount=Decimal(amount),
                 due=today + timedelta(days=10 + 7 * index),
             ))

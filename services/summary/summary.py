@@ -18,7 +18,7 @@ from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.store import decode
-from services.summary import debts, fines, machinery, revenue, ride_hailing, trends
+from services.summary import debts, fines, machinery, report_tables, revenue, ride_hailing, trends
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -27,7 +27,7 @@ from services.summary.figures import (
     Summary,
 )
 from services.summary.periods import Period
-from services.summary.report_pdf import render_management_report
+from services.summary.report_pdf import Section, render_management_report, render_management_reports
 
 YEAR_BEFORE, PREVIOUS = "year_before", "previous"
 
@@ -85,6 +85,19 @@ def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: 
     figures = summary(db, actor, municipality, start, end, compare)
     mun = municipalities.get(db, municipality)
     return render_management_report(figures, mun.secretariat, mun.address, head=municipalities.letterhead(db, municipality))
+
+
+@checked
+def reports_pdf(db: Database, actor: Actor, municipality_codes: list[str], start: date, end: date,
+                compare: Literal["year_before", "previous"] = YEAR_BEFORE) -> bytes:
+    """One "Relatório gerencial" of several municipalities (the gabinete's): their headline figures
+    side by side, then each one's page on its letterhead; every municipality is authorized."""
+    sections = []
+    for code in municipality_codes:
+        mun = municipalities.get(db, code)
+        sections.append(Section(summary(db, actor, code, start, end, compare), mun.secretariat, mun.address,
+                                municipalities.letterhead(db, code)))
+    return render_management_reports(sections, report_tables.side_by_side([s.figures for s in sections]))
 
 
 @checked
