@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import calendar as calendar_module
 import re
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -10,12 +11,14 @@ from typing import Any
 from pymongo.database import Database
 
 from rules.calendar import LegalCalendar
+from rules.dam.charges import OWING
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion
-from services.shared import audit, clock
+from services.shared import audit, clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
+from services.shared.parameter_labels import label
+from services.store import DuplicateKeyError, decode, encode, exists, insert_one, parse_date
 
 HOLIDAYS = "municipal_holidays"
 
@@ -49,12 +52,8 @@ def history(db: Database, municipality: str, name: str | None = None) -> list[di
     return [decode(d) for d in db["parameters"].find(query).sort([("name", 1), ("effective", -1)])]
 
 
-@checked
-def add_version(
-    db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str, note: str = ""
-) -> None:
-    """Add a new version in force from ``effective`` (``ti`` only). History is never edited."""
-    authorize(actor, "admin", municipality)
+def _checked(db: Database, municipality: str, name: str, value: Any, act: str) -> None:
+    """The version's fields, each error under its own (a kind change refused, issue 22 item 10)."""
     errors = {}
     if not name.strip():
         errors["name"] = "Informe o nome do parâmetro."
@@ -67,6 +66,61 @@ def add_version(
                            f"deve ser (recebido: {KIND_NAMES[value_kind(value)]}).")
     if errors:
         raise ValidationFailed(errors)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What TI sees before a new version is saved: the value in force today and the new one, the
+    version already registered after its date (which still wins from then), and what is open in the
+    municipality today — DAMs and charges keep the amount they were issued with."""
+
+    municipality: str  # the municipality's name
+    name: str
+    today: ParameterVersion | None
+    new: ParameterVersion
+    later: ParameterVersion | None
+    open_dams: int
+    owing_charges: int
+    overdue_charges: int  # owing charges already past due on the new version's date
+
+
+@checked
+def preview(db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str,
+            note: str = "") -> Preview:
+    """The before/after of a new version, checked as :func:`add_version` checks it (``ti`` only); a
+    fixed number of indexed queries, whatever the size of the store."""
+    authorize(actor, "admin", municipality)
+    _checked(db, municipality, name, value, act)
+    if exists(db["parameters"], {"municipality": municipality, "name": name.strip(), "effective": effective.isoformat()}):
+        raise Conflict(_taken(name, effective), field="effective")
+    versions = ParameterBook(_version(d) for d in db["parameters"].find({"municipality": municipality,
+                                                                          "name": name.strip()}))
+    try:
+        in_force = versions.version(name.strip(), clock.today())
+    except ParameterMissing:
+        in_force = None
+    later = [v for v in versions.history(name.strip()) if v.effective > effective]
+    owing = {"municipality": municipality, "status": {"$in": list(OWING)}}
+    return Preview(
+        municipalities.get(db, municipality).name, name.strip(), in_force,
+        ParameterVersion(name.strip(), effective, value, act.strip(), note.strip()), later[0] if later else None,
+        db["dams"].count_documents({"municipality": municipality, "status": "emitido"}),
+        db["charges"].count_documents(owing),
+        db["charges"].count_documents({**owing, "due_on": {"$lt": effective.isoformat()}}))
+
+
+def _taken(name: str, effective: date) -> str:
+    return (f"Já existe uma versão de '{label(name)}' em vigor a partir de {effective:%d/%m/%Y}; "
+            "escolha outra data de vigência.")
+
+
+@checked
+def add_version(
+    db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str, note: str = ""
+) -> None:
+    """Add a new version in force from ``effective`` (``ti`` only). History is never edited."""
+    authorize(actor, "admin", municipality)
+    _checked(db, municipality, name, value, act)
     doc = {
         "municipality": municipality,
         "name": name.strip(),
@@ -80,11 +134,7 @@ def add_version(
     try:
         inserted = insert_one(db["parameters"], encode(doc))
     except DuplicateKeyError:
-        raise Conflict(
-            f"Já existe uma versão de '{name}' em vigor a partir de {effective:%d/%m/%Y}; "
-            "escolha outra data de vigência.",
-            field="effective",
-        ) from None
+        raise Conflict(_taken(name, effective), field="effective") from None
     audit.record(db, actor, municipality, "create", "parameters", inserted, {}, doc)
 
 
