@@ -137,6 +137,8 @@ def impact_lines(p):
     if p.new.effective < today:
         lines.append("**Data anterior a hoje:** o que já foi calculado, emitido ou decidido não muda.")
     lines.append(f"**O que muda:** {affects(p.name)}")
+    lines += [f"- Multa {severity} de infração em {fmt.day(p.new.effective)}: {before_fine} → **{after_fine}**"
+              for severity, before_fine, after_fine in p.fines]
     lines.append(f"**Hoje em {p.municipality}:** {p.open_dams} DAM(s) emitido(s) e não pago(s) e "
                  f"{p.owing_charges} débito(s) em aberto, dos quais {p.overdue_charges} vencido(s) antes de "
                  f"{fmt.day(p.new.effective)}. DAMs e débitos guardam o valor com que foram lançados.")
@@ -150,8 +152,8 @@ if pending and (pending[0] != mun or not st.session_state.get("params_save_armed
     pending = None
 if pending:
     p = pending[1]
-    st.markdown(f"#### Confirmar: {label(p.name)} de {p.municipality}")
-    st.markdown("\n\n".join(impact_lines(p)))
+    st.markdown(f"#### Confirmar: {label(p.name)} de {p.municipality}".replace("$", "\\$"))
+    st.markdown("\n\n".join(impact_lines(p)).replace("$", "\\$"))  # R$ is not LaTeX
     if confirm_button("Gravar nova versão", "params_save",
                       f"Gravar a nova versão de '{label(p.name)}' de {p.municipality}?", icon=":material/save:"):
         st.session_state.pop("params_pending", None)

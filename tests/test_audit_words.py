@@ -94,3 +94,17 @@ def test_no_stored_code_of_the_demo_log_reaches_the_audit_page(demo_db):
            for column in ("Município", "Chave", "Alterações")
            for token in CODE.findall(allowed.sub("", str(row[column])))}
     assert raw == set()
+
+
+def test_the_record_filter_offers_names_and_the_toggle_names_the_municipality(db):
+    audit.record(db, TI, "nova_lacerda", "quote", "booking_requests", "6b0fc35702c144188dbbf6a2",
+                 {"status": "aguardando_orcamento"}, {"status": "aguardando_pagamento"})
+    audit.record(db, TI, "nova_lacerda", "create", "taxpayers", "6b0fc35702c144188dbbf6a3", {}, {"name": "Rosa"})
+    at = audit_page(db)
+    picker = at.selectbox(key="audit_collection")
+    assert picker.label == "Registro" and "Pedido de serviço" in picker.options
+    assert not any("_" in option for option in picker.options)
+    assert at.toggle(key="audit_only_here").label == "Somente Nova Lacerda"
+    at = picker.set_value("booking_requests").run()
+    assert not at.exception
+    assert set(at.dataframe[0].value["Registro"]) == {"Pedido de serviço"}

@@ -37,7 +37,8 @@ def fill(at: AppTest, name: str, value: str, act: str = "Decreto Municipal 20/20
 
 
 def markdown(at: AppTest) -> str:
-    return " | ".join(m.value for m in at.markdown)
+    """The page's markdown as read (R$ is escaped so that it is not taken for LaTeX)."""
+    return " | ".join(m.value for m in at.markdown).replace("\\$", "$")
 
 
 def test_the_form_and_the_confirmation_name_the_municipality(db, today):
@@ -107,3 +108,20 @@ def test_a_taken_date_is_refused_at_the_review_under_its_field(db, today):
     assert any("Já existe uma versão de 'Valor da UPFM (R$)' em vigor a partir de 01/01/2026" in c.value
                for c in at.caption)
     assert "Confirmar:" not in markdown(at)
+
+
+def test_a_upfm_change_shows_the_fine_of_each_severity_at_the_new_value(db, today):
+    versions(db)
+    shown = markdown(fill(page(db), "upfm_value", "120,00"))
+    assert "- Multa leve de infração em 01/04/2026: R$ 1.000,00 → **R$ 1.200,00**" in shown
+    assert "- Multa gravíssima de infração em 01/04/2026: R$ 4.000,00 → **R$ 4.800,00**" in shown
+
+
+def test_a_fine_above_its_cap_is_said_before_it_is_saved(db, today):
+    for name, value in (("fine_grave", Decimal("500.00")), ("fine_cap_grave", Decimal("800.00"))):
+        db["parameters"].delete_many({"municipality": "matupa", "name": name})
+        parameters.add_version(db, TI, "matupa", name, date(2026, 1, 1), value, "Lei 1.552/2025")
+    preview = parameters.preview(db, TI, "matupa", "fine_grave", date(2026, 4, 1), Decimal("900.00"), "Decreto 3/2026")
+    (severity, before, after), = preview.fines
+    assert (severity, before) == ("grave", "R$ 500,00") and after.startswith("recusada (Multa grave de R$")
+    assert preview.municipality == "Matupá"

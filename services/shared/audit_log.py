@@ -136,6 +136,11 @@ def entity_label(collection: str) -> str:
     return spec.label if spec is not None else collection
 
 
+def collections() -> list[str]:
+    """The kinds of record the log may name, for the filter, in the order of their pt-BR names."""
+    return sorted(set(COLLECTION_LABELS) | set(SPECS), key=lambda c: entity_label(c).casefold())
+
+
 def action_label(action: str, collection: str) -> str:
     """An action as the register names it: "Pagamento de DAM", "Cadastro de condutor"."""
     if action in SESSION_ACTIONS:

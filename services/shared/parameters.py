@@ -10,9 +10,13 @@ from typing import Any
 
 from pymongo.database import Database
 
+from rules.base import RuleError
 from rules.calendar import LegalCalendar
 from rules.dam.charges import OWING
+from rules.fmt import brl
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion
+from rules.registry import RIDE_HAILING, ruleset, services_of
+from rules.ridehailing.concepts import Severity
 from services.shared import audit, clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
@@ -82,6 +86,7 @@ class Preview:
     open_dams: int
     owing_charges: int
     overdue_charges: int  # owing charges already past due on the new version's date
+    fines: tuple[tuple[str, str, str], ...] = ()  # (severity, fine today, fine with the new value) that change
 
 
 @checked
@@ -93,20 +98,39 @@ def preview(db: Database, actor: Actor, municipality: str, name: str, effective:
     _checked(db, municipality, name, value, act)
     if exists(db["parameters"], {"municipality": municipality, "name": name.strip(), "effective": effective.isoformat()}):
         raise Conflict(_taken(name, effective), field="effective")
-    versions = ParameterBook(_version(d) for d in db["parameters"].find({"municipality": municipality,
-                                                                          "name": name.strip()}))
+    versions = book(db, municipality)
+    new = ParameterVersion(name.strip(), effective, value, act.strip(), note.strip())
     try:
-        in_force = versions.version(name.strip(), clock.today())
+        in_force = versions.version(new.name, clock.today())
     except ParameterMissing:
         in_force = None
-    later = [v for v in versions.history(name.strip()) if v.effective > effective]
+    later = [v for v in versions.history(new.name) if v.effective > effective]
     owing = {"municipality": municipality, "status": {"$in": list(OWING)}}
     return Preview(
-        municipalities.get(db, municipality).name, name.strip(), in_force,
-        ParameterVersion(name.strip(), effective, value, act.strip(), note.strip()), later[0] if later else None,
+        municipalities.get(db, municipality).name, new.name, in_force, new, later[0] if later else None,
         db["dams"].count_documents({"municipality": municipality, "status": "emitido"}),
         db["charges"].count_documents(owing),
-        db["charges"].count_documents({**owing, "due_on": {"$lt": effective.isoformat()}}))
+        db["charges"].count_documents({**owing, "due_on": {"$lt": effective.isoformat()}}),
+        _fines(municipality, versions, new))
+
+
+def _fines(municipality: str, versions: ParameterBook, new: ParameterVersion) -> tuple[tuple[str, str, str], ...]:
+    """The fine of each severity on the new version's date, today's book beside the book with the new
+    version, where they differ (a UPFM, a fine or its cap of the ride-hailing acts); a refusal (a fine
+    above its cap) is said in words."""
+    if RIDE_HAILING not in services_of(municipality):
+        return ()
+    rules = ruleset(municipality, RIDE_HAILING)
+    changed = versions.with_versions([new])
+
+    def fine(params: ParameterBook, severity: Severity) -> str:
+        try:
+            return brl(rules.fine_amount("", new.effective, params, severity).amount)
+        except RuleError as exc:
+            return f"recusada ({exc})"
+
+    pairs = ((severity.value, fine(versions, severity), fine(changed, severity)) for severity in Severity)
+    return tuple(pair for pair in pairs if pair[1] != pair[2])
 
 
 def _taken(name: str, effective: date) -> str:
