@@ -7,9 +7,10 @@ import streamlit as st
 
 from rules import fmt
 from rules.params import ParameterMissing
+from services.setup import deployment
 from services.shared import clock, exports, fields, municipalities, parameters
 from services.shared.errors import ValidationFailed
-from services.shared.parameter_labels import affects, label
+from services.shared.parameter_labels import FIRST_KINDS, affects, label
 from ui import common
 from ui.entity import (
     announce,
@@ -81,11 +82,18 @@ PARSERS = {"decimal": fields.parse_decimal, "int": lambda v: fields.parse("int",
            "bool": lambda v: fields.parse("bool", v)}
 KIND_HINTS = {"decimal": "valor (R$) ou número decimal, ex.: 1.621,00 ou 0,05", "int": "número inteiro, ex.: 10",
               "text": "texto", "bool": "Sim ou Não"}
-editable = [n for n in names if current[n] is not None and parameters.value_kind(current[n].value) in PARSERS]
+latest = {}  # the kind of each parameter: its latest version's (rows: by name, newest first)
+for r in rows:
+    latest.setdefault(r["name"], parameters.value_kind(r["value"]))
+# a parameter the Implantação lists as never set is offered too, with the kind its first version must have
+ok, missing = common.attempt(deployment.missing_values, db, actor, mun)
+unset = [item.parameter for item in missing if item.parameter and item.parameter not in latest] if ok else []
+kinds = {**{n: FIRST_KINDS.get(n) for n in unset}, **latest}
+editable = sorted((n for n, k in kinds.items() if k in PARSERS), key=lambda n: label(n).casefold())
 
 
 def kind_of(name):
-    return parameters.value_kind(current[name].value) if name in editable else "text"
+    return kinds.get(name) or "text"
 
 
 def typed(name, raw):
@@ -106,7 +114,8 @@ def review(name, raw, effective, act, note):
 form_errors("params_new", ["name", "value", "effective", "act", "note"])
 with st.form("params_new"):
     name = st.selectbox(f"Parâmetro de {town}", editable, key="params_new_name",  # only the names the panel reads
-                        format_func=lambda n: f"{label(n)} ({n})", placeholder="Escolha...")
+                        format_func=lambda n: f"{label(n)} ({n})" + (" — não cadastrado" if n in unset else ""),
+                        placeholder="Escolha...")
     field_error("params_new", "name")
     raw = st.text_input("Valor", key="params_new_value",
                         help="O tipo do valor é o do parâmetro: " + "; ".join(KIND_HINTS.values()) + ".")

@@ -7,10 +7,12 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from services.dam import dams
 from services.shared import parameters
+from services.shared.errors import ValidationFailed
 from tests.conftest import SECRETARIA_CG, TI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,3 +127,23 @@ def test_a_fine_above_its_cap_is_said_before_it_is_saved(db, today):
     (severity, before, after), = preview.fines
     assert (severity, before) == ("grave", "R$ 500,00") and after.startswith("recusada (Multa grave de R$")
     assert preview.municipality == "Matupá"
+
+
+def test_a_parameter_never_set_is_offered_and_its_first_version_has_its_kind(db, today):
+    # a new store leaves the UPFM unset (Implantação: "não cadastrado"); the picker, limited to the names
+    # with versions, offered no way to set it
+    db["parameters"].delete_many({"municipality": "chapada", "name": "upfm_value"})
+    at = page(db)
+    picker = at.selectbox(key="params_new_name")
+    assert "Valor da UPFM (R$) (upfm_value) — não cadastrado" in picker.options
+    at = fill(at, "upfm_value", "120,00")
+    assert "**Em vigor hoje:** nenhum valor em vigor hoje" in markdown(at)
+    at.button(key="params_save_yes").click().run()
+    assert parameters.value(db, "chapada", "upfm_value", date(2026, 4, 1)) == Decimal("120.00")
+
+
+def test_the_first_version_of_a_listed_parameter_keeps_its_kind(db):
+    db["parameters"].delete_many({"municipality": "chapada", "name": "upfm_value"})
+    with pytest.raises(ValidationFailed) as refused:
+        parameters.add_version(db, TI, "chapada", "upfm_value", date(2026, 1, 1), "cem reais", "Decreto 1/2026")
+    assert refused.value.errors["value"].startswith("Valor: este parâmetro é um valor (R$) ou número decimal")

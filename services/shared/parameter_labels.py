@@ -92,3 +92,15 @@ AFFECTS = {
 def affects(name: str) -> str:
     """What a new version of ``name`` changes, from its date on."""
     return AFFECTS.get(name, "o que o painel calcular com este parâmetro a partir da data") + "."
+
+
+# The kind of value of the parameters a new store leaves for TI to set (the Implantação page lists them):
+# with no version yet, this is the kind their first version must have (issue 22 item 10). A parameter
+# with versions keeps the kind of its latest one.
+FIRST_KINDS = {
+    FINE_DAILY: "decimal", FINE_MAX: "decimal", INTEREST_MONTHLY: "decimal", "upfm_value": "decimal",
+    "authorization_fee": "decimal", "issqn_rate": "decimal", "minimum_wage": "decimal", "active_debt_days": "int",
+    "pix_key": "text", "pix_merchant_name": "text", "pix_merchant_city": "text", "ouvidoria_phone": "text",
+    "dam_febraban_code": "text", "pix_enabled": "bool",
+    **{REVENUE_CODE_PREFIX + kind: "text" for kind in REVENUE_KINDS},
+}

@@ -21,7 +21,7 @@ from services.shared import audit, clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ValidationFailed
-from services.shared.parameter_labels import label
+from services.shared.parameter_labels import FIRST_KINDS, label
 from services.store import DuplicateKeyError, decode, encode, exists, insert_one, parse_date
 
 HOLIDAYS = "municipal_holidays"
@@ -181,10 +181,11 @@ def value_kind(value: Any) -> str:
 
 
 def _kind_of_history(db: Database, municipality: str, name: str) -> str | None:
-    """The kind of the latest version of the parameter, None when it has none."""
+    """The kind of the latest version of the parameter; with none yet, the kind its first one must
+    have (``parameter_labels.FIRST_KINDS``), else None."""
     latest = db["parameters"].find_one({"municipality": municipality, "name": name}, {"value": 1},
                                        sort=[("effective", -1)])
-    return value_kind(decode(latest)["value"]) if latest is not None else None
+    return value_kind(decode(latest)["value"]) if latest is not None else FIRST_KINDS.get(name)
 
 
 def calendar(db: Database, municipality: str, on: date | None = None) -> LegalCalendar:
