@@ -108,3 +108,10 @@ def test_the_record_filter_offers_names_and_the_toggle_names_the_municipality(db
     at = picker.set_value("booking_requests").run()
     assert not at.exception
     assert set(at.dataframe[0].value["Registro"]) == {"Pedido de serviço"}
+
+
+def test_the_action_filter_reads_in_portuguese_before_a_record_is_chosen(demo_db):
+    at = audit_page(demo_db)
+    options = at.selectbox(key="audit_action").options
+    assert "Cadastro" in options and "Orçamento" in options and "Carga inicial" in options
+    assert [o for o in options if o.endswith(" de ") or "_" in o or o[:1].islower()] == []

@@ -90,6 +90,8 @@ def test_the_value_is_read_as_the_parameters_kind_with_no_kind_to_choose(db, tod
     versions(db)
     at = page(db)
     assert [r.label for r in at.radio] == []
+    # no picker takes a typed name as a new parameter ("Add: UPFM" on Enter)
+    assert [s.key for s in at.selectbox if s.proto.accept_new_options] == []
     at = fill(at, "ouvidoria_phone", "(65) 3301-1234")
     assert not at.exception and "Confirmar: Telefone da Ouvidoria de Chapada dos Guimarães" in markdown(at)
     at.button(key="params_save_yes").click().run()

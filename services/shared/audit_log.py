@@ -116,7 +116,7 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "cancel_booking": "Cancelamento do agendamento", "start": "Início da execução", "complete": "Conclusão",
          "credit_returned": "Devolução de crédito", "trip": "Dados da viagem", "reschedule": "Remarcação",
          "refund": "Restituição de crédito",
-         "inscribe": "Inscrição em dívida ativa"}
+         "inscribe": "Inscrição em dívida ativa", "seed": "Carga inicial"}
 name_codes("kind", VERBS)  # an authorization's events (rules.ridehailing.lifecycle.EventKind)
 COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmetro", "files": "Arquivo",
                      "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados",
@@ -148,6 +148,8 @@ def action_label(action: str, collection: str) -> str:
     if (action, collection) in ACTION_LABELS:
         return ACTION_LABELS[(action, collection)]
     verb = VERBS.get(action, action.replace("_", " ").capitalize())
+    if not collection:  # the filter of actions, before a kind of record is chosen
+        return verb
     label = entity_label(collection)
     acronym = label.split()[:1] and label.split()[0].isupper()  # "DAM", "ISSQN da plataforma" keep their case
     return f"{verb} de {label if acronym else label[:1].lower() + label[1:]}"
