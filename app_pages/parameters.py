@@ -92,6 +92,11 @@ kinds = {**{n: FIRST_KINDS.get(n) for n in unset}, **latest}
 editable = sorted((n for n, k in kinds.items() if k in PARSERS), key=lambda n: label(n).casefold())
 
 
+def md(text):
+    """Text for markdown: a "R$" is not the start of LaTeX (two of them made a formula)."""
+    return text.replace("$", "\\$")
+
+
 def kind_of(name):
     return kinds.get(name) or "text"
 
@@ -118,7 +123,7 @@ with st.form("params_new"):
                         placeholder="Escolha...")
     field_error("params_new", "name")
     raw = st.text_input("Valor", key="params_new_value",
-                        help="O tipo do valor é o do parâmetro: " + "; ".join(KIND_HINTS.values()) + ".")
+                        help=md("O tipo do valor é o do parâmetro: " + "; ".join(KIND_HINTS.values()) + "."))
     field_error("params_new", "value")
     effective = st.date_input("Em vigor a partir de", value=today, format="DD/MM/YYYY", key="params_new_effective",
                               min_value=date(2000, 1, 1))
@@ -131,7 +136,7 @@ with st.form("params_new"):
         submit("params_new", review, name, raw, effective, act, note)
         st.rerun()
 if name in editable:
-    st.caption(f"Tipo do valor de '{label(name)}': {KIND_HINTS[kind_of(name)]}. O tipo não muda entre versões.")
+    st.caption(md(f"Tipo do valor de '{label(name)}': {KIND_HINTS[kind_of(name)]}. O tipo não muda entre versões."))
 
 
 def impact_lines(p):
@@ -161,16 +166,16 @@ if pending and (pending[0] != mun or not st.session_state.get("params_save_armed
     pending = None
 if pending:
     p = pending[1]
-    st.markdown(f"#### Confirmar: {label(p.name)} de {p.municipality}".replace("$", "\\$"))
-    st.markdown("\n\n".join(impact_lines(p)).replace("$", "\\$"))  # R$ is not LaTeX
+    st.markdown(md(f"#### Confirmar: {label(p.name)} de {p.municipality}"))
+    st.markdown(md("\n\n".join(impact_lines(p))))
     if confirm_button("Gravar nova versão", "params_save",
-                      f"Gravar a nova versão de '{label(p.name)}' de {p.municipality}?", icon=":material/save:"):
+                      md(f"Gravar a nova versão de '{label(p.name)}' de {p.municipality}?"), icon=":material/save:"):
         st.session_state.pop("params_pending", None)
         submit("params_new", parameters.add_version, db, actor, mun, p.name, p.new.effective, p.new.value,
                p.new.act, p.new.note)
         forget("params_new_value", "params_new_act", "params_new_note")
-        announce(f"Nova versão de '{label(p.name)}' de {p.municipality} registrada. "
-                 "As versões anteriores continuam no histórico.")
+        announce(md(f"Nova versão de '{label(p.name)}' de {p.municipality} registrada. "
+                    "As versões anteriores continuam no histórico."))
         st.rerun()
 
 
