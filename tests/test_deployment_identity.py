@@ -127,17 +127,3 @@ def test_ti_is_warned_when_the_pix_payee_name_will_be_cut_to_25_characters(db):
     (warning,) = warnings()
     assert "o pagador verá “Prefeitura Municipal de C”" in warning.what
     assert warning.where == "Parâmetros → " + deployment.label("pix_merchant_name") + " (pix_merchant_name)"
-
-
-def test_each_municipality_opens_parametros_of_that_municipality(db):
-    """Issue 22 item 10: from Implantação, Matupá's values are set on Matupá's Parâmetros, whatever
-    municipality the sidebar held."""
-    from tests.test_pages_smoke import app_as
-
-    at = app_as(TI, "chapada")
-    at.switch_page("app_pages/deployment.py").run()
-    assert not at.exception
-    at.button(key="deployment_matupa_params").click().run()
-    assert not at.exception
-    assert at.session_state["municipality"] == "matupa"
-    assert "Nova versão — Matupá" in [s.value for s in at.subheader]

@@ -153,3 +153,17 @@ def test_the_first_version_of_a_listed_parameter_keeps_its_kind(db):
     with pytest.raises(ValidationFailed) as refused:
         parameters.add_version(db, TI, "chapada", "upfm_value", date(2026, 1, 1), "cem reais", "Decreto 1/2026")
     assert refused.value.errors["value"].startswith("Valor: este parâmetro é um valor (R$) ou número decimal")
+
+
+def test_implantacao_opens_parametros_of_each_municipality(db):
+    """From Implantação, Matupá's values are set on Matupá's Parâmetros, whatever municipality the
+    sidebar held."""
+    from tests.test_pages_smoke import app_as
+
+    at = app_as(TI, "chapada")
+    at.switch_page("app_pages/deployment.py").run()
+    assert not at.exception
+    at.button(key="deployment_matupa_params").click().run()
+    assert not at.exception
+    assert at.session_state["municipality"] == "matupa"
+    assert "Nova versão — Matupá" in [s.value for s in at.subheader]
