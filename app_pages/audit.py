@@ -4,9 +4,21 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from services.shared import audit_log, clock
+from services.machinery import booking_requests, trips
+from services.ridehailing import platform_lists
+from services.ridehailing.enforcement import autos
+from services.shared import audit_log, clock, municipalities
 from ui import common, navigation
 from ui.entity import export_buttons
+
+# The codes the rooms above services/shared store, by the words their own screens use (issue 22 item 9):
+# the register below shows "Aguardando orçamento", never "aguardando_orcamento".
+audit_log.name_codes("status", booking_requests.STATUS, autos.STAGES,
+                     {platform_lists.DRAFT: "Rascunho", platform_lists.AUTO_DRAFTED: "Auto de infração em rascunho"})
+audit_log.name_codes("stage", autos.STAGES)
+audit_log.name_codes("kind", booking_requests.SERVICE_KINDS, trips.INCIDENT_KINDS)
+audit_log.name_codes("outcome", autos.OUTCOMES)
+audit_log.name_codes("target_kind", autos.TARGETS)
 
 actor = common.guard("admin")
 common.page_header("Auditoria", "Registro permanente de todas as gravações")
@@ -15,14 +27,17 @@ cols = st.columns(5)
 start = common.date_input(cols[0], "De", clock.today() - timedelta(days=30), key="audit_start")
 end = common.date_input(cols[1], "Até", clock.today(), key="audit_end")
 username = cols[2].text_input("Usuário", key="audit_user")
-collection = cols[3].text_input("Coleção (identificador)", key="audit_collection")
+collection = common.selectbox(cols[3], "Registro", [""] + audit_log.collections(), key="audit_collection",
+                              format_func=lambda c: audit_log.entity_label(c) if c else "Todos", placeholder="Escolha...")
 action = common.selectbox(cols[4], "Ação", [""] + audit_log.actions(db, actor), key="audit_action",
-                          format_func=lambda a: audit_log.action_label(a, collection.strip()) if a else "Todas",
+                          format_func=lambda a: audit_log.action_label(a, collection) if a else "Todas",
                           placeholder="Escolha...")
-only_here = st.toggle("Somente o município escolhido", value=True, key="audit_only_here")
+town = municipalities.get(db, common.municipality()).name
+only_here = st.toggle(f"Somente {town}", value=True, key="audit_only_here",
+                      help="Desligado: os registros de todos os municípios que você administra.")
 page = st.number_input("Página", min_value=1, value=1, key="audit_page")
 ok, result = common.attempt(audit_log.search, db, actor, common.municipality() if only_here else None,
-                            username.strip().lower() or None, collection.strip() or None, action or None,
+                            username.strip().lower() or None, collection or None, action or None,
                             start, end, 100, (page - 1) * 100)
 if ok:
     rows, total = result
@@ -38,7 +53,7 @@ if ok:
     else:
         st.info("Nenhum registro no período e nos filtros escolhidos.")
     wanted = (db, actor, common.municipality() if only_here else None, username.strip().lower() or None,
-              collection.strip() or None, action or None, start, end)
+              collection or None, action or None, start, end)
     left, right, _ = st.columns([2, 2, 6])
     export_buttons(left, right, "Auditoria", common.municipality() if only_here else "todos", "audit",
                    lambda: audit_log.export_csv(*wanted), lambda: audit_log.export_xlsx(*wanted))

@@ -7,7 +7,7 @@ import streamlit as st
 from services.setup import deployment
 from services.shared import fields, municipalities
 from services.shared.errors import ServiceError, ValidationFailed
-from ui import common
+from ui import common, navigation
 
 actor = common.guard("admin")
 common.page_header("Implantação", "Valores que a lei deixa ao município e que ainda faltam")
@@ -16,7 +16,6 @@ st.caption("Enquanto um valor faltar, as telas que dependem dele não o inventam
            "código FEBRABAN, a multa em UPFM não é calculada sem a UPFM, a 2ª via do DAM não é emitida sem a "
            "multa e os juros de mora do Código Tributário, e os documentos saem com cabeçalho neutro (sem "
            "brasão nem CNPJ). A chave PIX só é necessária se o município receber por PIX.")
-st.page_link("app_pages/parameters.py", label="Abrir Parâmetros", icon=":material/tune:")
 
 
 def errors_of(key: str) -> dict[str, str]:
@@ -106,4 +105,10 @@ for town in municipalities.of_actor(db, actor):
         st.dataframe(pd.DataFrame([{
             "Valor": item.what, "Situação": item.status, "Onde cadastrar": item.where, "Ato citado": item.act,
         } for item in items]), hide_index=True, width="stretch", key=f"deployment_{town.code}")
+    # Parâmetros changes the municipality chosen in the sidebar: this button chooses this one (issue 22 item 10)
+    if st.button(f"Cadastrar em Parâmetros de {town.name}", key=f"deployment_{town.code}_params",
+                 icon=":material/tune:"):
+        if town.code != common.municipality():
+            st.session_state[navigation.SWITCH_MUNICIPALITY] = town.code
+        st.switch_page("app_pages/parameters.py")
     identity_form(town)

@@ -7,13 +7,15 @@ import streamlit as st
 
 from rules import fmt
 from rules.params import ParameterMissing
-from services.shared import clock, exports, fields, parameters
+from services.setup import deployment
+from services.shared import clock, exports, fields, municipalities, parameters
 from services.shared.errors import ValidationFailed
-from services.shared.parameter_labels import label
+from services.shared.parameter_labels import FIRST_KINDS, affects, label
 from ui import common
 from ui.entity import (
     announce,
     announced,
+    confirm_button,
     export_buttons,
     field_error,
     forget,
@@ -70,28 +72,58 @@ export_buttons(export_places[0], export_places[1], "Parâmetros", mun, "params",
                lambda: exports.to_csv(records, list(table.columns)),
                lambda: exports.to_xlsx(records, list(table.columns), sheet="Parâmetros"))
 
-st.subheader("Nova versão")
-st.caption("Tabelas (como a de preços públicos) são atualizadas na tela do próprio módulo.")
-PARSERS = {"Valor (R$) ou número decimal": fields.parse_decimal, "Número inteiro": lambda v: fields.parse("int", v),
-           "Texto": str, "Sim/Não": lambda v: fields.parse("bool", v)}
+town = municipalities.get(db, mun).name
+st.subheader(f"Nova versão — {town}")
+st.caption(f"A nova versão vale somente para {town}. Tabelas (como a de preços públicos) são atualizadas na tela "
+           "do próprio módulo; os feriados, logo abaixo.")
+# Each parameter keeps the kind of value it was created with (issue 22 item 10): the form reads the value
+# as that kind, so a money value cannot be typed in as a text.
+PARSERS = {"decimal": fields.parse_decimal, "int": lambda v: fields.parse("int", v), "text": str,
+           "bool": lambda v: fields.parse("bool", v)}
+KIND_HINTS = {"decimal": "valor (R$) ou número decimal, ex.: 1.621,00 ou 0,05", "int": "número inteiro, ex.: 10",
+              "text": "texto", "bool": "Sim ou Não"}
+latest = {}  # the kind of each parameter: its latest version's (rows: by name, newest first)
+for r in rows:
+    latest.setdefault(r["name"], parameters.value_kind(r["value"]))
+# a parameter the Implantação lists as never set is offered too, with the kind its first version must have
+ok, missing = common.attempt(deployment.missing_values, db, actor, mun)
+unset = [item.parameter for item in missing if item.parameter and item.parameter not in latest] if ok else []
+kinds = {**{n: FIRST_KINDS.get(n) for n in unset}, **latest}
+editable = sorted((n for n, k in kinds.items() if k in PARSERS), key=lambda n: label(n).casefold())
 
 
-def new_version(name, kind, raw, effective, act, note):
-    """The typed value checked by its kind (error under "Valor"), then the version saved."""
+def md(text):
+    """Text for markdown: a "R$" is not the start of LaTeX (two of them made a formula)."""
+    return text.replace("$", "\\$")
+
+
+def kind_of(name):
+    return kinds.get(name) or "text"
+
+
+def typed(name, raw):
+    """The typed value read as the parameter's kind (error under "Valor")."""
     try:
-        value = PARSERS[kind](raw) if raw else None
+        return PARSERS[kind_of(name)](raw) if raw else None
     except ValueError as exc:
         raise ValidationFailed({"value": f"Valor: {exc}."}) from None
-    parameters.add_version(db, actor, mun, name or "", effective, value, act, note)
+
+
+def review(name, raw, effective, act, note):
+    """The before/after of the version, checked; kept for the confirmation below the form."""
+    shown_preview = parameters.preview(db, actor, mun, name or "", effective, typed(name, raw), act, note)
+    st.session_state["params_pending"] = (mun, shown_preview)
+    st.session_state["params_save_armed"] = True
 
 
 form_errors("params_new", ["name", "value", "effective", "act", "note"])
 with st.form("params_new"):
-    name = st.selectbox("Parâmetro", names, key="params_new_name",  # only the names the panel reads (issue 22)
-                        format_func=lambda n: f"{label(n)} ({n})", placeholder="Escolha...")
+    name = st.selectbox(f"Parâmetro de {town}", editable, key="params_new_name",  # only the names the panel reads
+                        format_func=lambda n: f"{label(n)} ({n})" + (" — não cadastrado" if n in unset else ""),
+                        placeholder="Escolha...")
     field_error("params_new", "name")
-    kind = st.radio("Tipo do valor", list(PARSERS), key="params_new_kind", horizontal=True)
-    raw = st.text_input("Valor", key="params_new_value", help="Ex.: 1.621,00 ou 0,05 ou 10")
+    raw = st.text_input("Valor", key="params_new_value",
+                        help=md("O tipo do valor é o do parâmetro: " + "; ".join(KIND_HINTS.values()) + "."))
     field_error("params_new", "value")
     effective = st.date_input("Em vigor a partir de", value=today, format="DD/MM/YYYY", key="params_new_effective",
                               min_value=date(2000, 1, 1))
@@ -100,10 +132,50 @@ with st.form("params_new"):
     field_error("params_new", "act")
     note = st.text_input("Observação", key="params_new_note")
     field_error("params_new", "note")
-    if st.form_submit_button("Adicionar versão", type="primary"):
-        submit("params_new", new_version, name, kind, raw, effective, act, note)
+    if st.form_submit_button("Revisar antes de gravar", type="primary"):
+        submit("params_new", review, name, raw, effective, act, note)
+        st.rerun()
+if name in editable:
+    st.caption(md(f"Tipo do valor de '{label(name)}': {KIND_HINTS[kind_of(name)]}. O tipo não muda entre versões."))
+
+
+def impact_lines(p):
+    """What TI reads before confirming: before and after, from when, and what is open today."""
+    before = (f"{shown(p.today.value)} (desde {fmt.day(p.today.effective)}, {p.today.act})" if p.today
+              else "nenhum valor em vigor hoje")
+    lines = [f"**Em vigor hoje:** {before}",
+             f"**Novo valor:** {shown(p.new.value)} a partir de {fmt.day(p.new.effective)} ({p.new.act})"]
+    if p.later:
+        lines.append(f"**Atenção:** já há versão a partir de {fmt.day(p.later.effective)} "
+                     f"({shown(p.later.value)}); o novo valor vale só até a véspera dessa data.")
+    if p.new.effective < today:
+        lines.append("**Data anterior a hoje:** o que já foi calculado, emitido ou decidido não muda.")
+    lines.append(f"**O que muda:** {affects(p.name)}")
+    lines += [f"- Multa {severity} de infração em {fmt.day(p.new.effective)}: {before_fine} → **{after_fine}**"
+              for severity, before_fine, after_fine in p.fines]
+    lines.append(f"**Hoje em {p.municipality}:** {p.open_dams} DAM(s) emitido(s) e não pago(s) e "
+                 f"{p.owing_charges} débito(s) em aberto, dos quais {p.overdue_charges} vencido(s) antes de "
+                 f"{fmt.day(p.new.effective)}. DAMs e débitos guardam o valor com que foram lançados.")
+    return lines
+
+
+pending = st.session_state.get("params_pending")
+if pending and (pending[0] != mun or not st.session_state.get("params_save_armed")):
+    st.session_state.pop("params_pending", None)  # cancelled, or the sidebar changed the municipality
+    st.session_state.pop("params_save_armed", None)
+    pending = None
+if pending:
+    p = pending[1]
+    st.markdown(md(f"#### Confirmar: {label(p.name)} de {p.municipality}"))
+    st.markdown(md("\n\n".join(impact_lines(p))))
+    if confirm_button("Gravar nova versão", "params_save",
+                      md(f"Gravar a nova versão de '{label(p.name)}' de {p.municipality}?"), icon=":material/save:"):
+        st.session_state.pop("params_pending", None)
+        submit("params_new", parameters.add_version, db, actor, mun, p.name, p.new.effective, p.new.value,
+               p.new.act, p.new.note)
         forget("params_new_value", "params_new_act", "params_new_note")
-        announce("Nova versão registrada. As versões anteriores continuam no histórico.")
+        announce(md(f"Nova versão de '{label(p.name)}' de {p.municipality} registrada. "
+                    "As versões anteriores continuam no histórico."))
         st.rerun()
 
 

@@ -215,11 +215,12 @@ def test_the_vistoria_computes_the_age_item_and_needs_the_inspector(db):
 
 def test_a_parameter_error_shows_under_the_value_and_keeps_the_act(db):
     at = page("parameters.py", TI)
+    at.selectbox(key="params_new_name").set_value("defence_period_days")  # read as its kind, a whole number
     at.text_input(key="params_new_value").input("doze reais")
     at.text_input(key="params_new_act").input("Decreto 20/2027")
-    next(b for b in at.button if b.label == "Adicionar versão").click().run()
+    next(b for b in at.button if b.label == "Revisar antes de gravar").click().run()
     assert not at.exception
-    assert "Valor: valor inválido; use o formato 1.234,56." in captions(at)
+    assert "Valor: número inteiro inválido." in captions(at)
     assert not at.error
     assert at.text_input(key="params_new_act").value == "Decreto 20/2027"
 

@@ -149,6 +149,7 @@ REQUIRED: dict[str, str] = {
     "services.shared.entity_lists.lookup": "read",
     "services.shared.entities.update": "write",
     "services.shared.parameters.add_version": "admin",
+    "services.shared.parameters.preview": "admin",
     "services.ridehailing.trip_data.answer_data_request": "write",
     "services.ridehailing.issqn.assess_issqn": "write",
     "services.ridehailing.trip_data.data_requests": "read",

@@ -7,6 +7,7 @@ the instant (``services.shared.audit.INDEXES``); entries are written by ``servic
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -15,10 +16,13 @@ from babel.numbers import format_currency
 from bson import ObjectId
 from pymongo.database import Database
 
-from services.shared import audit, clock, exports, specs  # noqa: F401  (importing specs registers every spec)
+from rules import fmt
+from services.shared import audit, clock, exports, municipalities, specs  # noqa: F401  (importing specs registers every spec)
+from services.shared.audit_words import FIELD_NAMES, NAMED_BY, NOT_MONEY, code_label, name_codes
 from services.shared.auth import authorize, scope_of
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
+from services.shared.parameter_labels import label as parameter_label
 from services.shared.schema import SPECS
 from services.store import decode, encode
 
@@ -114,7 +118,8 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "cancel_booking": "Cancelamento do agendamento", "start": "Início da execução", "complete": "Conclusão",
          "credit_returned": "Devolução de crédito", "trip": "Dados da viagem", "reschedule": "Remarcação",
          "refund": "Restituição de crédito",
-         "inscribe": "Inscrição em dívida ativa"}
+         "inscribe": "Inscrição em dívida ativa", "seed": "Carga inicial"}
+name_codes("kind", VERBS)  # an authorization's events (rules.ridehailing.lifecycle.EventKind)
 COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmetro", "files": "Arquivo",
                      "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados",
                      "municipalities": "Município", "sessions": "Sessão", "autos": "Auto de infração",
@@ -133,6 +138,11 @@ def entity_label(collection: str) -> str:
     return spec.label if spec is not None else collection
 
 
+def collections() -> list[str]:
+    """The kinds of record the log may name, for the filter, in the order of their pt-BR names."""
+    return sorted(set(COLLECTION_LABELS) | set(SPECS), key=lambda c: entity_label(c).casefold())
+
+
 def action_label(action: str, collection: str) -> str:
     """An action as the register names it: "Pagamento de DAM", "Cadastro de condutor"."""
     if action in SESSION_ACTIONS:
@@ -140,6 +150,8 @@ def action_label(action: str, collection: str) -> str:
     if (action, collection) in ACTION_LABELS:
         return ACTION_LABELS[(action, collection)]
     verb = VERBS.get(action, action.replace("_", " ").capitalize())
+    if not collection:  # the filter of actions, before a kind of record is chosen
+        return verb
     label = entity_label(collection)
     acronym = label.split()[:1] and label.split()[0].isupper()  # "DAM", "ISSQN da plataforma" keep their case
     return f"{verb} de {label if acronym else label[:1].lower() + label[1:]}"
@@ -156,77 +168,10 @@ def field_label(collection: str, name: str) -> str:
     return FIELD_NAMES.get(name, name)
 
 
-# Fields of records without a register spec (DAMs, autos, bookings, platform obligations), by the
-# word the screens use for them.
-FIELD_NAMES = {
-    "password": "Senha", "active": "Ativo", "role": "Perfil", "municipalities": "Municípios", "name": "Nome",
-    "locked_until": "Bloqueada até", "payment": "Pagamento", "status": "Situação", "amount": "Valor",
-    "act": "Ato", "after_due": "Após o vencimento", "agent_name": "Agente", "agent_registration": "Matrícula do agente",
-    "answered_at": "Respondido em", "appeal": "Recurso", "attachments": "Anexos", "auto_id": "Auto de infração",
-    "auto_on": "Data do auto", "barcode": "Código de barras", "base": "Base de cálculo",
-    "base_severity": "Gravidade da infração", "cancel_reason": "Motivo do cancelamento", "changed_on": "Alterado em",
-    "changes": "Alterações", "charge_id": "Débito", "charge_role": "Papel no débito", "closing_note": "Observação de conclusão", "cnpj": "CNPJ", "coat_of_arms": "Brasão",
-    "collection": "Registro", "committed_on": "Data da infração", "competence": "Competência",
-    "convocation": "Convocação", "created_at": "Criado em", "created_by": "Criado por", "dam_id": "DAM",
-    "dam_number": "Número do DAM", "deadline_at": "Prazo", "decision": "Decisão", "declarations": "Declarações",
-    "defence": "Defesa", "description": "Descrição", "difficult_access": "Acesso difícil",
-    "discount": "Desconto", "discount_claims": "Descontos pedidos", "driver_address": "Endereço do condutor",
-    "driver_cpf": "CPF do condutor", "driver_name": "Condutor", "due_note": "Observação do vencimento",
-    "due_on": "Vencimento", "effective": "Vigência", "environmental_licence": "Licença ambiental",
-    "events": "Eventos", "evidence": "Provas", "execution": "Execução", "facts": "Fatos",
-    "failed_logins": "Tentativas de entrada recusadas", "fee_dam": "DAM da taxa", "file_name": "Arquivo",
-    "file_sha": "Arquivo (SHA-256)", "findings": "Verificações", "fine": "Multa", "fine_amount": "Valor da multa",
-    "fine_dam": "DAM da multa", "harms_essential_activities": "Prejudica atividades essenciais",
-    "hit_count": "Achados", "identification": "Identificação", "infraction_code": "Infração",
-    "infraction_reference": "Fundamento", "infraction_text": "Descrição da infração", "instructions": "Instruções",
-    "interest": "Juros", "issued_on": "Emissão", "justification": "Justificativa",
-    "late_notification": "Notificação fora do prazo", "legal_basis": "Fundamento legal", "line": "Linha",
-    "locality": "Localidade", "measures": "Medidas", "measures_applied": "Medidas aplicadas",
-    "municipality": "Município", "note": "Observação", "notification": "Notificação", "notified_at": "Notificado em",
-    "number": "Número", "offender_document": "Documento do autuado", "offender_name": "Autuado", "origin": "Origem",
-    "paid_on": "Pago em", "pays": "Refere-se a", "penalties": "Penalidades", "pix_payload": "PIX copia e cola",
-    "place": "Local", "plate": "Placa", "platform_cnpj": "CNPJ da plataforma", "platform_id": "Plataforma",
-    "platform_name": "Plataforma", "principal": "Valor principal", "property": "Imóvel", "protocol": "Protocolo",
-    "protocolled_at": "Protocolado em", "quote": "Orçamento", "received_on": "Recebido em", "record_id": "Registro",
-    "recorded_at": "Registrado em", "recorded_by": "Registrado por", "recurrence_of": "Reincidência de",
-    "recurrent": "Reincidente", "reference": "Referência", "refusal": "Recusa", "refusal_reasons": "Motivos",
-    "removed": "Removido", "removes_natural_materials": "Retira materiais naturais",
-    "reported_on": "Comunicado em", "requested_due": "Vencimento pedido", "requested_on": "Pedido em",
-    "requester": "Solicitante", "requester_id": "Solicitante", "requester_is_public_agent": "Solicitante é agente público",
-    "residence_proof": "Comprovante de residência", "revenue_code": "Código da receita",
-    "revenue_kind": "Receita", "route": "Roteiro", "row_count": "Linhas", "sanctions_applied": "Penalidades aplicadas",
-    "schedule": "Agenda", "sequence": "Sequência", "services": "Serviços", "settlement": "Acerto final",
-    "settlement_open": "Acerto pendente", "severity": "Gravidade", "signer": "Quem assina",
-    "social_report": "Parecer social", "stage": "Fase", "subject": "Assunto", "suspension_days": "Dias de suspensão",
-    "target_kind": "Autuado (tipo)", "taxpayer_address": "Endereço do contribuinte",
-    "taxpayer_document": "CPF/CNPJ do contribuinte", "taxpayer_name": "Contribuinte", "technical_visit": "Vistoria técnica",
-    "time": "Hora", "trip": "Viagem", "trip_responsible": "Responsável pela viagem", "trips": "Viagens",
-    "updated_at": "Alterado em", "urgency_justification": "Justificativa da urgência", "urgent": "Urgente",
-    "username": "Usuário", "value": "Valor", "version": "Versão", "void_reason": "Motivo da nulidade",
-    "void_reference": "Fundamento da nulidade", "year": "Exercício", "zone": "Zona",
-    # inside a changed value (a payment, a decision, an event): the words of the documents
-    "bank": "Banco", "by": "Por", "on": "Em", "until": "Até", "reason": "Motivo", "reasons": "Motivos",
-    "kind": "Tipo", "paid": "Pago", "paid_amount": "Valor pago", "due": "Vencimento", "label": "Descrição",
-    "day": "Dia", "notes": "Observações", "flags": "Alertas", "message": "Mensagem", "ok": "Atende",
-    "outcome": "Resultado", "code": "Código", "penalty": "Penalidade", "start": "Início", "total": "Total",
-    "lines": "Linhas", "hours": "Horas", "item": "Item", "deadline": "Prazo", "received": "Recebido",
-    "purpose": "Finalidade", "fee_total": "Total da taxa", "called_on": "Convocado em", "at": "Em",
-    "method": "Meio", "method_label": "Meio", "sent_on": "Enviado em", "decided_on": "Decidido em",
-    "authority": "Autoridade", "filed_on": "Protocolado em", "late": "Fora do prazo", "measure": "Medida",
-    "summary": "Resumo", "limit": "Limite", "defence_deadline": "Prazo da defesa", "authorization_id": "Autorização",
-    "field": "Campo", "before": "Antes", "after": "Depois",
-    "address": "Endereço", "phone": "Telefone", "document": "Documento", "gross": "Valor bruto",
-    "discount_total": "Descontos", "operator": "Operador", "executed": "Executado", "advance": "Adiantamento",
-    "amount_due": "Valor devido", "completed_on": "Concluído em", "started_on": "Iniciado em",
-    "ended_on": "Encerrado em", "worked_hours": "Horas trabalhadas", "distance_km": "Distância (km)",
-    "incidents": "Ocorrências", "bookings": "Agendamentos", "instalments": "Parcelas", "extension": "Prorrogação",
-    "driver": "Motorista", "passengers": "Passageiros", "requested_by": "Pedido por", "answered_on": "Respondido em",
-}
-
-
-def shown_value(value: Any, collection: str = "", name: str = "") -> str:
+def shown_value(value: Any, collection: str = "", name: str = "", towns: Mapping[str, str] | None = None) -> str:
     """A changed value as a person reads it: empty as '—', money as R$, dates dd/mm/aaaa, instants
-    in Cuiabá time, yes/no in Portuguese, a field's choice by its label."""
+    in Cuiabá time, yes/no in Portuguese, a field's choice or a stored code by its label, a
+    municipality by its name (``towns``: code → name)."""
     if value in (None, "", [], {}):
         return "—"
     spec = SPECS.get(collection) if collection else None
@@ -238,31 +183,54 @@ def shown_value(value: Any, collection: str = "", name: str = "") -> str:
     if isinstance(value, bool):
         return "Sim" if value else "Não"
     if isinstance(value, Decimal):
-        return _brl(value)
+        return fmt.number(value) if name in NOT_MONEY else _brl(value)
     if isinstance(value, datetime):
         return clock.to_local(value).strftime("%d/%m/%Y %H:%M")
     if isinstance(value, date):
         return value.strftime("%d/%m/%Y")
     if isinstance(value, list):
-        return ", ".join(shown_value(v, collection) for v in value)
-    if isinstance(value, dict):  # a payment, a decision: each part by its label
-        return "; ".join(f"{field_label(collection, k)}: {shown_value(v, collection, k)}" for k, v in value.items())
+        return ", ".join(shown_value(v, collection, name, towns) for v in value)
+    if isinstance(value, dict):  # a payment, a decision: each part by its label (an item "01" as its field)
+        return "; ".join(f"{field_label(collection, k)}: {shown_value(v, collection, name if k.isdigit() else k, towns)}"
+                         for k, v in value.items() if not _hidden(k, v, value))
     text = str(value)
     if len(text) == 10 and text[4] == "-" and text[7] == "-" and text.replace("-", "").isdigit():
         return f"{text[8:]}/{text[5:7]}/{text[:4]}"
-    return text
+    return _code(text, collection, name, towns or {})
+
+
+def _hidden(name: str, value: Any, parts: dict) -> bool:
+    """A part not shown: one its sibling already says ("ground" beside "ground_label"), or a bare record
+    id inside a changed value (the record's number or name is beside it)."""
+    if NAMED_BY.get(name) in parts:
+        return True
+    return (name == "id" or name.endswith("_id")) and isinstance(value, str) and ObjectId.is_valid(value)
+
+
+def _code(text: str, collection: str, name: str, towns: Mapping[str, str]) -> str:
+    """A stored code by its label: a municipality, a record's kind, a parameter, a status."""
+    if name in ("municipality", "municipalities"):
+        return towns.get(text, text)
+    if name in ("collection", "pays"):
+        return entity_label(text)
+    if collection == "parameters" and name == "name":
+        return parameter_label(text)
+    if name == "field":  # a data change names the field of a driver or a vehicle
+        return next((spec.field(text).label for spec in SPECS.values() if any(f.name == text for f in spec.fields)),
+                    field_label("", text))
+    return code_label(name, text) or text
 
 
 def _brl(value: Decimal) -> str:
     return format_currency(value, "BRL", locale="pt_BR")
 
 
-def changes_shown(entry: dict) -> str:
+def changes_shown(entry: dict, towns: Mapping[str, str] | None = None) -> str:
     """The changed fields by label, each "before → after" formatted."""
     collection = entry.get("collection", "")
     return "; ".join(
-        f"{field_label(collection, k)}: {shown_value(v['before'], collection, k)} → "
-        f"{shown_value(v['after'], collection, k)}"
+        f"{field_label(collection, k)}: {shown_value(v['before'], collection, k, towns)} → "
+        f"{shown_value(v['after'], collection, k, towns)}"
         for k, v in entry.get("changes", {}).items())
 
 
@@ -297,13 +265,25 @@ def _referenced(db: Database, entries: list[dict]) -> list[dict]:
 
 def rows_shown(entries: list[dict], db: Database | None = None) -> list[dict[str, Any]]:
     """Entries as the audit page lists and exports them (pt-BR headers; the instant as a datetime);
-    with ``db``, another record named in a change is shown by its key (number, protocol, name)."""
+    with ``db``, another record named in a change is shown by its key (number, protocol, name) and a
+    municipality by its name."""
+    towns: dict[str, str] = {}
     if db is not None:
         entries = _referenced(db, entries)
+        towns = {town.code: town.name for town in municipalities.all_municipalities(db)}
     return [dict(zip(EXPORT_COLUMNS, (
-        e["at"], e["username"], e.get("municipality") or "", action_label(e["action"], e["collection"]),
-        entity_label(e["collection"]), e.get("key") or e.get("doc_id") or "", changes_shown(e), e.get("note") or "",
+        e["at"], e["username"], towns.get(e.get("municipality") or "", e.get("municipality") or ""),
+        action_label(e["action"], e["collection"]), entity_label(e["collection"]), _key(e, towns),
+        changes_shown(e, towns), e.get("note") or "",
     ))) for e in entries]
+
+
+def _key(entry: dict, towns: Mapping[str, str]) -> str:
+    """The record's own key; a parameter by its label, a municipality by its name."""
+    key = str(entry.get("key") or entry.get("doc_id") or "")
+    if entry["collection"] == "parameters":
+        return parameter_label(key)
+    return towns.get(key, key) if entry["collection"] == "municipalities" else key
 
 
 def _export_rows(db: Database, actor: Any, municipality: str | None, username: str | None,

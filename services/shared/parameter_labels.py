@@ -65,3 +65,42 @@ LABELS = {
 
 def label(name: str) -> str:
     return LABELS.get(name, name)
+
+
+# What a new value changes, in the words TI reads before confirming it (issue 22 item 10). A parameter
+# not listed changes what the panel computes with it from the new version's date on.
+AFFECTS = {
+    "upfm_value": "as multas fixadas em UPFM dos autos lavrados a partir da data (a UPFM em vigor no dia da "
+                  "infração) e todo valor calculado em UPFM desde então",
+    "authorization_fee": "a taxa dos DAMs de autorização e de renovação emitidos a partir da data",
+    "minimum_wage": "o limite de renda familiar dos descontos pedidos a partir da data",
+    "dam_due_days": "o vencimento dos DAMs emitidos a partir da data",
+    "fine_due_days": "o vencimento dos DAMs de multa emitidos a partir da data",
+    FINE_DAILY: "a multa de mora da 2ª via de DAM vencido emitida a partir da data",
+    FINE_MAX: "o teto da multa de mora da 2ª via de DAM vencido emitida a partir da data",
+    INTEREST_MONTHLY: "os juros de mora da 2ª via de DAM vencido emitida a partir da data",
+    "dam_febraban_code": "o código de barras dos DAMs emitidos a partir da data",
+    "pix_enabled": "o PIX dos DAMs emitidos a partir da data",
+    "pix_key": "o PIX dos DAMs emitidos a partir da data",
+    **{name: "as multas dos autos lavrados a partir da data"
+       for name in ("fine_leve", "fine_media", "fine_grave", "fine_gravissima",
+                    "fine_cap_leve", "fine_cap_media", "fine_cap_grave", "fine_cap_gravissima")},
+    **{REVENUE_CODE_PREFIX + kind: "o código de receita dos DAMs emitidos a partir da data" for kind in REVENUE_KINDS},
+}
+
+
+def affects(name: str) -> str:
+    """What a new version of ``name`` changes, from its date on."""
+    return AFFECTS.get(name, "o que o painel calcular com este parâmetro a partir da data") + "."
+
+
+# The kind of value of the parameters a new store leaves for TI to set (the Implantação page lists them):
+# with no version yet, this is the kind their first version must have (issue 22 item 10). A parameter
+# with versions keeps the kind of its latest one.
+FIRST_KINDS = {
+    FINE_DAILY: "decimal", FINE_MAX: "decimal", INTEREST_MONTHLY: "decimal", "upfm_value": "decimal",
+    "authorization_fee": "decimal", "issqn_rate": "decimal", "minimum_wage": "decimal", "active_debt_days": "int",
+    "pix_key": "text", "pix_merchant_name": "text", "pix_merchant_city": "text", "ouvidoria_phone": "text",
+    "dam_febraban_code": "text", "pix_enabled": "bool",
+    **{REVENUE_CODE_PREFIX + kind: "text" for kind in REVENUE_KINDS},
+}

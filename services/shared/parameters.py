@@ -3,19 +3,26 @@ from __future__ import annotations
 
 import calendar as calendar_module
 import re
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from pymongo.database import Database
 
+from rules.base import RuleError
 from rules.calendar import LegalCalendar
+from rules.dam.charges import OWING
+from rules.fmt import brl
 from rules.params import ParameterBook, ParameterMissing, ParameterVersion
-from services.shared import audit, clock
+from rules.registry import RIDE_HAILING, ruleset, services_of
+from rules.ridehailing.concepts import Severity
+from services.shared import audit, clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ValidationFailed
-from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
+from services.shared.parameter_labels import FIRST_KINDS, label
+from services.store import DuplicateKeyError, decode, encode, exists, insert_one, parse_date
 
 HOLIDAYS = "municipal_holidays"
 
@@ -49,12 +56,8 @@ def history(db: Database, municipality: str, name: str | None = None) -> list[di
     return [decode(d) for d in db["parameters"].find(query).sort([("name", 1), ("effective", -1)])]
 
 
-@checked
-def add_version(
-    db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str, note: str = ""
-) -> None:
-    """Add a new version in force from ``effective`` (``ti`` only). History is never edited."""
-    authorize(actor, "admin", municipality)
+def _checked(db: Database, municipality: str, name: str, value: Any, act: str) -> None:
+    """The version's fields, each error under its own (a kind change refused, issue 22 item 10)."""
     errors = {}
     if not name.strip():
         errors["name"] = "Informe o nome do parâmetro."
@@ -67,6 +70,81 @@ def add_version(
                            f"deve ser (recebido: {KIND_NAMES[value_kind(value)]}).")
     if errors:
         raise ValidationFailed(errors)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What TI sees before a new version is saved: the value in force today and the new one, the
+    version already registered after its date (which still wins from then), and what is open in the
+    municipality today — DAMs and charges keep the amount they were issued with."""
+
+    municipality: str  # the municipality's name
+    name: str
+    today: ParameterVersion | None
+    new: ParameterVersion
+    later: ParameterVersion | None
+    open_dams: int
+    owing_charges: int
+    overdue_charges: int  # owing charges already past due on the new version's date
+    fines: tuple[tuple[str, str, str], ...] = ()  # (severity, fine today, fine with the new value) that change
+
+
+@checked
+def preview(db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str,
+            note: str = "") -> Preview:
+    """The before/after of a new version, checked as :func:`add_version` checks it (``ti`` only); a
+    fixed number of indexed queries, whatever the size of the store."""
+    authorize(actor, "admin", municipality)
+    _checked(db, municipality, name, value, act)
+    if exists(db["parameters"], {"municipality": municipality, "name": name.strip(), "effective": effective.isoformat()}):
+        raise Conflict(_taken(name, effective), field="effective")
+    versions = book(db, municipality)
+    new = ParameterVersion(name.strip(), effective, value, act.strip(), note.strip())
+    try:
+        in_force = versions.version(new.name, clock.today())
+    except ParameterMissing:
+        in_force = None
+    later = [v for v in versions.history(new.name) if v.effective > effective]
+    owing = {"municipality": municipality, "status": {"$in": list(OWING)}}
+    return Preview(
+        municipalities.get(db, municipality).name, new.name, in_force, new, later[0] if later else None,
+        db["dams"].count_documents({"municipality": municipality, "status": "emitido"}),
+        db["charges"].count_documents(owing),
+        db["charges"].count_documents({**owing, "due_on": {"$lt": effective.isoformat()}}),
+        _fines(municipality, versions, new))
+
+
+def _fines(municipality: str, versions: ParameterBook, new: ParameterVersion) -> tuple[tuple[str, str, str], ...]:
+    """The fine of each severity on the new version's date, today's book beside the book with the new
+    version, where they differ (a UPFM, a fine or its cap of the ride-hailing acts); a refusal (a fine
+    above its cap) is said in words."""
+    if RIDE_HAILING not in services_of(municipality):
+        return ()
+    rules = ruleset(municipality, RIDE_HAILING)
+    changed = versions.with_versions([new])
+
+    def fine(params: ParameterBook, severity: Severity) -> str:
+        try:
+            return brl(rules.fine_amount("", new.effective, params, severity).amount)
+        except RuleError as exc:
+            return f"recusada ({exc})"
+
+    pairs = ((severity.value, fine(versions, severity), fine(changed, severity)) for severity in Severity)
+    return tuple(pair for pair in pairs if pair[1] != pair[2])
+
+
+def _taken(name: str, effective: date) -> str:
+    return (f"Já existe uma versão de '{label(name)}' em vigor a partir de {effective:%d/%m/%Y}; "
+            "escolha outra data de vigência.")
+
+
+@checked
+def add_version(
+    db: Database, actor: Actor, municipality: str, name: str, effective: date, value: Any, act: str, note: str = ""
+) -> None:
+    """Add a new version in force from ``effective`` (``ti`` only). History is never edited."""
+    authorize(actor, "admin", municipality)
+    _checked(db, municipality, name, value, act)
     doc = {
         "municipality": municipality,
         "name": name.strip(),
@@ -80,11 +158,7 @@ def add_version(
     try:
         inserted = insert_one(db["parameters"], encode(doc))
     except DuplicateKeyError:
-        raise Conflict(
-            f"Já existe uma versão de '{name}' em vigor a partir de {effective:%d/%m/%Y}; "
-            "escolha outra data de vigência.",
-            field="effective",
-        ) from None
+        raise Conflict(_taken(name, effective), field="effective") from None
     audit.record(db, actor, municipality, "create", "parameters", inserted, {}, doc)
 
 
@@ -107,10 +181,11 @@ def value_kind(value: Any) -> str:
 
 
 def _kind_of_history(db: Database, municipality: str, name: str) -> str | None:
-    """The kind of the latest version of the parameter, None when it has none."""
+    """The kind of the latest version of the parameter; with none yet, the kind its first one must
+    have (``parameter_labels.FIRST_KINDS``), else None."""
     latest = db["parameters"].find_one({"municipality": municipality, "name": name}, {"value": 1},
                                        sort=[("effective", -1)])
-    return value_kind(decode(latest)["value"]) if latest is not None else None
+    return value_kind(decode(latest)["value"]) if latest is not None else FIRST_KINDS.get(name)
 
 
 def calendar(db: Database, municipality: str, on: date | None = None) -> LegalCalendar:
