@@ -17,6 +17,7 @@ from services.ridehailing import (
 )
 from services.shared import clock, entity_lists, exports, fields, schema, uploads
 from services.shared.errors import ServiceError, ValidationFailed
+from services.shared.parameter_labels import label
 from ui import common
 from ui.entity import export_buttons
 
@@ -171,7 +172,8 @@ with tab_requests:
                 st.success("Resposta registrada; recarregue a lista para ver a situação.")
 
 with tab_trips:
-    st.caption("Colunas do CSV: " + ", ".join(c.name for c in TRIP_COLUMNS) +
+    st.caption("Colunas do CSV, com estes nomes no cabeçalho: " + ", ".join(f"`{c.name}` ({c.label.lower()})"
+                                                                    for c in TRIP_COLUMNS) +
                f" (campos mínimos: {rules.trip_data_fields[0].reference.rsplit(',', 1)[0]}, I a VI; avaliação "
                "pode ficar em branco).")
     with st.form("pob_trip_form"):
@@ -194,7 +196,8 @@ with tab_trips:
 
 with tab_issqn:
     st.caption(f"ISSQN mensal por veículo ({rules.ref('issqn')}): valores das viagens informadas × alíquota em vigor "
-               "no dia de cada viagem (parâmetro issqn_rate); vence no dia issqn_due_day do mês seguinte.")
+               f"no dia de cada viagem (parâmetro «{label('issqn_rate')}»); vence no dia do parâmetro "
+               f"«{label('issqn_due_day')}» do mês seguinte.")
     with st.form("pob_iss_form"):
         cols = st.columns(2)
         iss_platform = cols[0].selectbox("Plataforma", list(names), format_func=names.get, key="pob_iss_platform",

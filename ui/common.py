@@ -16,6 +16,7 @@ from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.sessions import SessionEnded
 from services.store import connect
+from ui import ptbr_chrome
 
 log = logging.getLogger("painel")
 
@@ -66,9 +67,15 @@ COOKIE_HOLDER = "painel_cookie_holder"
 HOUSE_STYLE += f"<style>.st-key-{COOKIE_HOLDER} {{ display: none !important; }}</style>"
 
 
+PTBR_HOLDER = "painel_ptbr_chrome"
+HOUSE_STYLE += f"<style>.st-key-{PTBR_HOLDER} {{ display: none !important; }}</style>"
+
+
 def house_style() -> None:
-    """Once per request, before any page: what the panel changes in Streamlit's own look."""
+    """Once per request, before any page: what the panel changes in Streamlit's own look and words."""
     st.markdown(HOUSE_STYLE, unsafe_allow_html=True)
+    with st.container(key=PTBR_HOLDER):  # hidden: the script draws nothing
+        ptbr_chrome.install()
 
 
 def resume() -> Actor | None:

@@ -1,0 +1,56 @@
+"""Streamlit's own words in pt-BR: the accessible names a screen reader reads ("Choose date", "day,
+Data", "Open", "Collapse sidebar", "file upload") and the file field's button and hint, which
+Streamlit fixes in English and no option translates (issue 22 item 9).
+
+One constant script, no input of ours in it, installed once per browser tab by :func:`install`: it
+translates what is on the page and, through a ``MutationObserver``, what each rerun draws.
+"""
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+# whole accessible names (aria-label, title, placeholder) → pt-BR
+NAMES = {
+    "Choose date": "Escolher data", "Choose date range": "Escolher o período", "Open": "Abrir a lista", "Close": "Fechar", "Clear value": "Limpar",
+    "Clear all": "Limpar tudo", "Collapse sidebar": "Recolher a barra lateral",
+    "Expand sidebar": "Abrir a barra lateral", "Sidebar": "Barra lateral", "App pages": "Páginas do painel",
+    "Link to heading": "Link para este título", "file upload": "Escolher arquivo", "Remove file": "Remover arquivo",
+    "Download as CSV": "Baixar como CSV", "Search": "Buscar", "Fullscreen": "Tela cheia",
+    "Close fullscreen": "Sair da tela cheia", "Show/hide columns": "Mostrar ou ocultar colunas",
+    "Copy to clipboard": "Copiar", "Increment": "Aumentar", "Decrement": "Diminuir", "Previous": "Anterior",
+    "Next": "Próximo", "Calendar": "Calendário", "Main menu": "Menu principal",
+}
+# names that end with the element's own label: "day, Data do protocolo" → "dia, Data do protocolo"
+PREFIXES = {"Fullscreen: ": "Tela cheia: ", "day, ": "dia, ", "month, ": "mês, ", "year, ": "ano, ", "hour, ": "hora, ", "minute, ": "minuto, ",
+            "AM/PM, ": "AM/PM, "}
+# texts drawn by Streamlit in the file field (the CSS of ui.common also rewords what is seen)
+TEXTS = {'[data-testid="stFileUploaderDropzone"] button p': "Escolher arquivo",
+         '[data-testid="stFileUploaderDropzoneInstructions"] span': "ou arraste o arquivo para cá"}
+
+SCRIPT = """<script>(() => {
+if (window.__painelPtBr) return; window.__painelPtBr = true;
+const NAMES = %(names)s, PREFIXES = %(prefixes)s, TEXTS = %(texts)s, ATTRS = ["aria-label", "title", "placeholder"];
+const said = (v) => { if (NAMES[v]) return NAMES[v];
+  for (const [en, pt] of Object.entries(PREFIXES)) if (v.startsWith(en)) return pt + v.slice(en.length);
+  return null; };
+const fix = (el) => { for (const a of ATTRS) { const v = el.getAttribute(a); const t = v && said(v);
+  if (t && t !== v) el.setAttribute(a, t); } };
+const walk = (root) => { if (!root || root.nodeType !== 1) return; fix(root);
+  root.querySelectorAll("[aria-label],[title],[placeholder]").forEach(fix);
+  for (const [css, text] of Object.entries(TEXTS)) root.querySelectorAll(css).forEach((el) => {
+    if (el.children.length === 0 && el.textContent !== text) el.textContent = text; }); };
+new MutationObserver((changes) => { for (const c of changes) {
+  if (c.type === "attributes") fix(c.target);
+  else if (c.type === "characterData") walk(c.target.parentElement && c.target.parentElement.parentElement);
+  else c.addedNodes.forEach(walk); } }).observe(document.body,
+  {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ATTRS});
+walk(document.body);
+})();</script>""" % {"names": json.dumps(NAMES, ensure_ascii=False), "prefixes": json.dumps(PREFIXES, ensure_ascii=False),
+                      "texts": json.dumps(TEXTS, ensure_ascii=False)}
+
+
+def install() -> None:
+    """Once per run, before any page (the script itself runs once per browser tab)."""
+    st.html(SCRIPT, unsafe_allow_javascript=True)
