@@ -97,3 +97,14 @@ def test_a_choice_that_is_not_text_is_refused_with_the_reason(raw):
 def test_an_amount_that_is_not_a_finite_sane_number_is_refused_with_the_reason(raw, message):
     with pytest.raises(ValueError, match=message):
         fields.parse("money", raw)
+
+
+@pytest.mark.parametrize(("kind", "typed", "searched"), [
+    ("cpf", "123.456.789-09", "12345678909"),   # a CPF typed with its dots and dash
+    ("phone", "(65) 99999-0000", "65999990000"),
+    ("cpf", "psg-9x98", "psg-9x98"),            # a plate is no CPF: never its digits "998"
+    ("renavam", "QWE1A23", "QWE1A23"),
+    ("plate", "psg-9x98", "PSG9X98"),
+])
+def test_a_search_term_is_matched_as_the_field_keeps_its_values(kind, typed, searched):
+    assert fields.search_form(kind, typed) == searched

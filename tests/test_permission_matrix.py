@@ -222,6 +222,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.authorizations.open_authorization": "read",
     "services.ridehailing.authorization_lists.export_authorizations": "read",
     "services.summary.summary.report_pdf": "summary",
+    "services.summary.summary.reports_pdf": "summary",
     "services.summary.summary.summary": "summary",
 }
 # Functions that take an actor but act on no municipality's data (the permission check itself,

@@ -213,8 +213,10 @@ def show(kind: str, value: Any, choices: tuple[tuple[str, str], ...] = ()) -> st
 
 
 def search_form(kind: str, text: str) -> str:
-    """How a search term is matched against stored values (CPF typed with dots, plate with dash)."""
-    if kind in ("cpf", "cnpj", "cpf_cnpj", "renavam", "phone") and digits(text):
+    """How a search term is matched against stored values (CPF typed with dots, plate with dash). A
+    term with letters is no number: a plate "PSG-9X98" never matches the CPFs holding "998"."""
+    if kind in ("cpf", "cnpj", "cpf_cnpj", "renavam", "phone") and digits(text) \
+            and not any(ch.isalpha() for ch in text):
         return digits(text)
     if kind == "plate":
         return re.sub(r"[^A-Za-z0-9]", "", text).upper()

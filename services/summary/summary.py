@@ -17,6 +17,7 @@ from pymongo.database import Database
 from services.shared import clock, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
+from services.shared.errors import ValidationFailed
 from services.store import decode
 from services.summary import debts, fines, machinery, report_tables, revenue, ride_hailing, trends
 from services.summary.figures import (
@@ -88,10 +89,14 @@ def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: 
 
 
 @checked
+@checked
 def reports_pdf(db: Database, actor: Actor, municipality_codes: list[str], start: date, end: date,
                 compare: Literal["year_before", "previous"] = YEAR_BEFORE) -> bytes:
     """One "Relatório gerencial" of several municipalities (the gabinete's): their headline figures
     side by side, then each one's page on its letterhead; every municipality is authorized."""
+    authorize(actor, "summary")
+    if not municipality_codes:
+        raise ValidationFailed({"municipalities": "Escolha ao menos um município."})
     sections = []
     for code in municipality_codes:
         mun = municipalities.get(db, code)
