@@ -85,7 +85,7 @@ def test_a_fresh_store_lists_every_value_left_to_the_municipality(fresh):
                            "Brasão do município (imagem PNG ou JPEG)", "Quem assina os certificados (nome e cargo)",
                            "active_debt_days"}
     assert {item.status for item in listed.values()} == {deployment.NOT_SET}
-    assert listed["upfm_value"].where == "Parâmetros → Valor da UPFM (R$) (upfm_value)"
+    assert listed["upfm_value"].where == "Parâmetros → Valor da UPFM (R$)"  # never the identifier (issue 22 item 9)
 
 
 def test_a_machinery_municipality_is_not_asked_for_ride_hailing_values(fresh):
@@ -100,7 +100,7 @@ def test_a_machinery_municipality_is_asked_for_its_zones_and_localities(fresh):
     item = listed["machinery_localities"]
     assert item.status == deployment.NOT_SET
     assert item.what == "Zonas e localidades do cronograma (art. 3, §1)"
-    assert item.where == "Zonas e localidades → Zonas e localidades do cronograma (art. 3, §1) (machinery_localities)"
+    assert item.where == "Zonas e localidades → Zonas e localidades do cronograma (art. 3, §1)"
     assert "machinery_localities" not in {i.parameter for i in deployment.missing_values(fresh, TI, "chapada")}
 
 
@@ -138,7 +138,7 @@ def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store
     assert [h.value for h in at.subheader] == ["Chapada dos Guimarães", "Matupá", "Nova Lacerda"]
     assert not_set_counts(at) == [17, 16, 14]
     chapada = at.dataframe[0].value
-    assert "Parâmetros → Código FEBRABAN do município (4 dígitos) (dam_febraban_code)" in list(chapada["Onde cadastrar"])
+    assert "Parâmetros → Código FEBRABAN do município (4 dígitos)" in list(chapada["Onde cadastrar"])
 
 
 def test_the_page_lists_fewer_missing_values_on_the_demo_store(demo):

@@ -126,7 +126,7 @@ def test_ti_is_warned_when_the_pix_payee_name_will_be_cut_to_25_characters(db):
         "pix_merchant_name", date(2026, 1, 1), "Prefeitura Municipal de Chapada dos Guimarães", "Decreto 2/2026"))
     (warning,) = warnings()
     assert "o pagador verá “Prefeitura Municipal de C”" in warning.what
-    assert warning.where == "Parâmetros → " + deployment.label("pix_merchant_name") + " (pix_merchant_name)"
+    assert warning.where == "Parâmetros → " + deployment.label("pix_merchant_name")
 
 
 def test_the_login_page_names_each_prefeitura_and_shows_the_coat_of_arms_ti_uploaded(db):

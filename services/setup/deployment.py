@@ -109,13 +109,13 @@ def _pix_name_warning(book: ParameterBook) -> list[MissingValue]:
     if cut is None:
         return []
     return [MissingValue(f"Nome do recebedor PIX com mais de {MAX_NAME} caracteres: o pagador verá “{cut}”",
-                         WARNING, f"{PARAMETERS_PAGE} → {label(PIX_MERCHANT_NAME)} ({PIX_MERCHANT_NAME})",
+                         WARNING, f"{PARAMETERS_PAGE} → {label(PIX_MERCHANT_NAME)}",
                          PIX_MERCHANT_NAME)]
 
 
 def _parameter(book: ParameterBook, name: str) -> MissingValue | None:
     what = label(name)
-    where = f"{PAGES.get(name, PARAMETERS_PAGE)} → {what} ({name})"
+    where = f"{PAGES.get(name, PARAMETERS_PAGE)} → {what}"
     try:
         version = book.version(name, clock.today())
     except ParameterMissing:
