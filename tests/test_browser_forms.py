@@ -178,7 +178,8 @@ def test_a_removed_document_leaves_the_checklist_and_is_in_the_audit_log(panel, 
     note = store_query(data, "entry = db['audit'].find_one({'action': 'remove'})\nprint(entry['note'])")
     assert note == f"Removido(a) por engano: {REASON}"
     context.close()
-    context = browser.new_context(viewport={"width": 1400, "height": 1400})  # TI at another desk
+    # TI at another desk, on a wide screen: the grid puts only the columns in sight in the page
+    context = browser.new_context(viewport={"width": 2400, "height": 1400})
     page = context.new_page()
     login(page, url, "ti")
     go(page, "Auditoria")

@@ -134,10 +134,10 @@ def choose(page, label: str, option: str, exact: bool = False) -> None:
 
 
 def typed(page, label: str, value: str) -> None:
-    """Fill the visible text input labelled ``label``; a date (dd/mm/aaaa) is typed into its day, month
-    and year segments."""
+    """Fill the visible text input labelled ``label``; a date (dd/mm/aaaa) is typed into its segments (dia, mês
+    e ano, as the panel names them for screen readers: ui.ptbr_chrome)."""
     if re.fullmatch(r"\d\d/\d\d/\d{4}", value):
-        page.locator(f'[role="spinbutton"][aria-label="day, {label}"]:visible').first.click()
+        page.locator(f'[role="spinbutton"][aria-label="dia, {label}"]:visible').first.click()
         page.keyboard.type(value.replace("/", ""))
         page.keyboard.press("Tab")
         return

@@ -35,8 +35,8 @@ const NAMES = %(names)s, PREFIXES = %(prefixes)s, TEXTS = %(texts)s, ATTRS = ["a
 const said = (v) => { if (NAMES[v]) return NAMES[v];
   for (const [en, pt] of Object.entries(PREFIXES)) if (v.startsWith(en)) return pt + v.slice(en.length);
   return null; };
-const fix = (el) => { for (const a of ATTRS) { const v = el.getAttribute(a); const t = v && said(v);
-  if (t && t !== v) el.setAttribute(a, t); } };
+const fix = (el) => { for (const name of ATTRS) { const v = el.getAttribute(name); const t = v && said(v);
+  if (t && t !== v) el.setAttribute(name, t); } };
 const walk = (root) => { if (!root || root.nodeType !== 1) return; fix(root);
   root.querySelectorAll("[aria-label],[title],[placeholder]").forEach(fix);
   for (const [css, text] of Object.entries(TEXTS)) root.querySelectorAll(css).forEach((el) => {
