@@ -48,8 +48,7 @@ def test_a_new_auto_from_the_catalogue_and_the_register(db, today):
     at = page()
     at.selectbox(key="autos_new_code").set_value("CG-29-VI").run()
     assert "infração **grave**" in texts(at, "info")
-    at.text_input(key="autos_new_driver_term").input(cpf).run()
-    at.selectbox(key="autos_new_driver").select_index(0).run()
+    at.selectbox(key="autos_new_driver").select_index(0).run()  # the one driver: one widget, no search box
     at.text_input(key="autos_new_time").input("09:40")
     at.text_input(key="autos_new_agent").input("AF-0042")
     at.text_input(key="autos_new_place").input("Praça Dom Wunibaldo")
@@ -64,8 +63,7 @@ def test_errors_show_under_each_field(db, today):
     today.set(date(2026, 3, 10))
     at = page()
     at.selectbox(key="autos_new_code").set_value("CG-29-I").run()
-    at.text_input(key="autos_new_driver_term").input(cpf).run()
-    at.selectbox(key="autos_new_driver").select_index(0).run()
+    at.selectbox(key="autos_new_driver").select_index(0).run()  # the one driver: one widget, no search box
     at.text_area(key="autos_new_facts").input("Não atendeu à convocação")
     button(at, "Lavrar auto").click().run()
     errors = [e.value for e in at.error]

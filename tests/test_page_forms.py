@@ -347,3 +347,19 @@ def test_salvar_e_abrir_opens_the_saved_record_and_leaves_the_new_form_blank(db)
     assert at.text_input(key=f"{form}_name").value == ""
     assert "Contribuinte salvo." in texts(at, "success")
 
+
+
+def test_a_reference_is_one_picker_and_a_large_register_adds_its_search_box(db, monkeypatch):
+    """Issue 22 item 7: "Condutor" on the vehicle form is one widget the clerk types in to filter; only a
+    register past ``PICK_ALL`` records gets a "Buscar" box (the store answers the 20 newest matches)."""
+    from ui import entity
+
+    register(db, "chapada")
+    at = page("vehicles.py")
+    form = "vehicles_form_new"
+    keys = {t.key for t in at.text_input}
+    assert f"{form}_driver_cpf_term" not in keys
+    assert len(at.selectbox(key=f"{form}_driver_cpf").options) == 1  # the register's one driver, offered at once
+    monkeypatch.setattr(entity, "PICK_ALL", 0)
+    at = page("vehicles.py")
+    assert f"{form}_driver_cpf_term" in {t.key for t in at.text_input}

@@ -67,7 +67,6 @@ def test_request_approve_inspect_pay_and_issue(db):
     set_fee(db, "chapada")
     cpf, plate = register(db, "chapada")
     at = page("authorizations.py")
-    at.text_input(key="auth_new_driver_term").input(cpf).run()
     at.selectbox(key="auth_new_driver").set_value(registry.driver_record(db, "chapada", cpf)["id"]).run()
     at.selectbox(key="auth_new_plate").set_value(plate).run()
     at.button(key="auth_new_submit").click().run()

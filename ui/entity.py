@@ -68,21 +68,35 @@ def saved_panel(spec: EntitySpec, actor, mun: str, record_id: str, tabs_key: str
                 next_step(doc)
 
 
+PICK_ALL = 300  # a register this small is one list, filtered as the clerk types in it (issue 22 item 7)
+
+
+def candidates(entity: str, actor, mun: str, key: str, placeholder: str, filters: dict | None = None) -> list[dict]:
+    """What a picker offers: the whole register when it holds at most ``PICK_ALL`` records (one
+    widget: the list filters itself as the clerk types); a larger one adds a "Buscar" box and offers
+    the 20 newest matches (never the whole register)."""
+    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, entity, mun, "", filters, PICK_ALL + 1)
+    if ok and len(rows) <= PICK_ALL:
+        return rows
+    term = st.text_input("Buscar", key=f"{key}_term", placeholder=placeholder)
+    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, entity, mun, term, filters)
+    return rows if ok else []
+
+
 def record_picker(entity: str, actor, mun: str, label: str, describe, key: str,
                   filters: dict | None = None, on_change=None) -> dict | None:
-    """Pick a registered record by typing part of its name or key: the store answers the 20 newest
-    matches (never the whole register). Returns the chosen record or None."""
+    """Pick a registered record by typing part of its name or key (see :func:`candidates`). Returns the
+    chosen record or None."""
     # "Buscar", not the picker's own label: a screen reader (and a browser test) finds each by its name
-    term = st.text_input("Buscar", key=f"{key}_term", placeholder=f"{label}: digite parte do nome, CPF/CNPJ ou placa")
-    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, entity, mun, term, filters)
-    found = {r["id"]: r for r in rows} if ok else {}
+    rows = candidates(entity, actor, mun, key, f"{label}: digite parte do nome, CPF/CNPJ ou placa", filters)
+    found = {r["id"]: r for r in rows}
     chosen = st.session_state.get(key)
     if chosen and chosen not in found:  # keep the current choice while another term is typed
         ok, doc = common.attempt(entities.get, common.db(), actor, entity, mun, chosen)
         if ok:
             found = {chosen: doc, **found}
     picked = st.selectbox(label, list(found), index=None, key=key, format_func=lambda i: describe(found[i]),
-                          placeholder="Escolha entre os encontrados…" if found else "Nenhum registro encontrado",
+                          placeholder="Escolha ou digite para filtrar…" if found else "Nenhum registro encontrado",
                           on_change=on_change, args=(found,) if on_change else ())
     return found.get(picked)
 
@@ -252,13 +266,11 @@ def describe(entity: str, doc: dict) -> str:
 
 def reference_picker(f: Field, key: str, current: Any, actor, mun: str, error: str | None = None) -> Any:
     """A reference field (a vehicle's driver, a driver's platform) picked from the register, never
-    typed: a search box and the 20 newest matches. Returns the referenced key (CPF, CNPJ) or None.
-    It must be drawn outside an ``st.form``: the search answers as the clerk types."""
+    typed (see :func:`candidates`). Returns the referenced key (CPF, CNPJ) or None. It must be drawn
+    outside an ``st.form``: a large register's search box answers as the clerk types."""
     collection, key_field = f.refers_to
-    term = st.text_input("Buscar", key=f"{key}_term",
-                         placeholder=f"{f.label}: digite parte do nome ou do número do cadastro")
-    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, collection, mun, term)
-    found = {r[key_field]: r for r in rows} if ok else {}
+    rows = candidates(collection, actor, mun, key, f"{f.label}: digite parte do nome ou do número do cadastro")
+    found = {r[key_field]: r for r in rows}
     if key not in st.session_state and current:
         st.session_state[key] = current
     chosen = st.session_state.get(key)
