@@ -25,13 +25,16 @@ NAMES = {
 # names that end with the element's own label: "day, Data do protocolo" → "dia, Data do protocolo"
 PREFIXES = {"Fullscreen: ": "Tela cheia: ", "day, ": "dia, ", "month, ": "mês, ", "year, ": "ano, ", "hour, ": "hora, ", "minute, ": "minuto, ",
             "AM/PM, ": "AM/PM, "}
+# whole texts Streamlit draws in its lists (a choice list filtered down to nothing)
+WORDS = {"No results": "Nenhum resultado", "No options to select": "Nenhuma opção"}
 # texts drawn by Streamlit in the file field (the CSS of ui.common also rewords what is seen)
 TEXTS = {'[data-testid="stFileUploaderDropzone"] button p': "Escolher arquivo",
          '[data-testid="stFileUploaderDropzoneInstructions"] span': "ou arraste o arquivo para cá"}
 
 SCRIPT = """<script>(() => {
 if (window.__painelPtBr) return; window.__painelPtBr = true;
-const NAMES = %(names)s, PREFIXES = %(prefixes)s, TEXTS = %(texts)s, ATTRS = ["aria-label", "title", "placeholder"];
+const NAMES = %(names)s, PREFIXES = %(prefixes)s, TEXTS = %(texts)s, WORDS = %(words)s;
+const ATTRS = ["aria-label", "title", "placeholder"];
 const said = (v) => { if (NAMES[v]) return NAMES[v];
   for (const [en, pt] of Object.entries(PREFIXES)) if (v.startsWith(en)) return pt + v.slice(en.length);
   return null; };
@@ -40,7 +43,10 @@ const fix = (el) => { for (const name of ATTRS) { const v = el.getAttribute(name
 const walk = (root) => { if (!root || root.nodeType !== 1) return; fix(root);
   root.querySelectorAll("[aria-label],[title],[placeholder]").forEach(fix);
   for (const [css, text] of Object.entries(TEXTS)) root.querySelectorAll(css).forEach((el) => {
-    if (el.children.length === 0 && el.textContent !== text) el.textContent = text; }); };
+    if (el.children.length === 0 && el.textContent !== text) el.textContent = text; });
+  const texts = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+    const word = WORDS[node.textContent.trim()]; if (word) node.textContent = word; } };
 new MutationObserver((changes) => { for (const c of changes) {
   if (c.type === "attributes") fix(c.target);
   else if (c.type === "characterData") walk(c.target.parentElement && c.target.parentElement.parentElement);
@@ -48,7 +54,7 @@ new MutationObserver((changes) => { for (const c of changes) {
   {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ATTRS});
 walk(document.body);
 })();</script>""" % {"names": json.dumps(NAMES, ensure_ascii=False), "prefixes": json.dumps(PREFIXES, ensure_ascii=False),
-                      "texts": json.dumps(TEXTS, ensure_ascii=False)}
+                      "texts": json.dumps(TEXTS, ensure_ascii=False), "words": json.dumps(WORDS, ensure_ascii=False)}
 
 
 def install() -> None:

@@ -7,12 +7,15 @@ document: ``cnpj``, ``coat_of_arms`` (the sha256 of the image kept by ``store.pu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pymongo.database import Database
 
 from services import store
 from services.shared.auth import Actor
-from services.shared.pdf.letterhead import Letterhead
+
+if TYPE_CHECKING:  # the PDF library is read on the first document, not on the login page's first paint
+    from services.shared.pdf.letterhead import Letterhead
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ def get(db: Database, code: str) -> Municipality:
 def letterhead(db: Database, code: str, with_phone: bool = False) -> Letterhead:
     """The letterhead of the municipality's documents: what TI set (coat of arms, CNPJ, signer) and
     the Prefeitura's secretariat and address; a value not set is left empty (a neutral letterhead)."""
+    from services.shared.pdf.letterhead import Letterhead
+
     town = get(db, code)
     address = " · ".join(p for p in (town.address, town.phone if with_phone else "") if p)
     return Letterhead(
