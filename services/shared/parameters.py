@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import calendar as calendar_module
+import math
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -65,6 +66,8 @@ def _checked(db: Database, municipality: str, name: str, value: Any, act: str) -
         errors["act"] = "Informe o ato que fixou o valor (lei, decreto, portaria)."
     if value is None or value == "":
         errors["value"] = "Informe o valor."
+    elif isinstance(value, float) and not math.isfinite(value):
+        errors["value"] = "Valor: informe um número finito."
     elif (kind := _kind_of_history(db, municipality, name.strip())) and kind != value_kind(value):
         errors["value"] = (f"Valor: este parâmetro é {KIND_NAMES[kind]} em todas as versões; a nova versão também "
                            f"deve ser (recebido: {KIND_NAMES[value_kind(value)]}).")
