@@ -14,8 +14,7 @@ from ui import bookings as ui_bookings
 from ui import common
 from ui.entity import confirm_button, export_buttons
 
-WEEKDAYS = ("Seg", "Ter", "Qua", "Qui", "Sex", "Sáb", "Dom")
-
+KINDS = dict(ASSET_KINDS)  # the kind beside the plate: each machine serves its Anexo I items
 actor = ui_bookings.guard("write")
 db = common.db()
 mun = common.municipality()
@@ -42,7 +41,7 @@ export_buttons(cols[0], cols[1], "Fila da agenda", mun, "sched_list",
 left, right = st.columns(2)
 with left:
     st.markdown(f"**Máquinas e veículos livres em {fmt.day(day)}**")
-    st.dataframe(pd.DataFrame([{"Identificação": a["identifier"], "Tipo": dict(ASSET_KINDS).get(a.get("kind"), a.get("kind", "")),
+    st.dataframe(pd.DataFrame([{"Identificação": a["identifier"], "Tipo": KINDS.get(a.get("kind"), a.get("kind", "")),
                                 "Descrição": a.get("description", "")} for a in board.free_assets],
                               columns=["Identificação", "Tipo", "Descrição"]), hide_index=True, width="stretch")
 with right:
@@ -58,8 +57,7 @@ if board.queue:
                              format_func=lambda i: next(f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}"
                                                         for e in board.queue if e.request_id == i),
                                                             placeholder="Escolha...")
-        kinds = dict(ASSET_KINDS)  # the kind beside the plate: each machine serves its Anexo I items
-        assets = {a["id"]: f"{a['identifier']} · {kinds.get(a.get('kind'), a.get('kind', ''))}"
+        assets = {a["id"]: f"{a['identifier']} · {KINDS.get(a.get('kind'), a.get('kind', ''))}"
                   for a in board.free_assets}
         operators = {o["id"]: o["name"] for o in board.free_operators}
         cols = st.columns(2)
@@ -148,9 +146,8 @@ week_start = day - timedelta(days=day.weekday())
 st.subheader(f"Máquinas na semana de {fmt.day(week_start)}")
 ok, week = common.attempt(schedule.week_board, db, actor, mun, week_start)
 if ok:
-    heads = [f"{WEEKDAYS[d.weekday()]} {d:%d/%m}" for d in week.days]
-    kinds = dict(ASSET_KINDS)
-    rows = [{"Máquina": m.identifier, "Tipo": kinds.get(m.kind, m.kind),
+    heads = [f"{fmt.weekday(d, short=True)} {d:%d/%m}" for d in week.days]
+    rows = [{"Máquina": m.identifier, "Tipo": KINDS.get(m.kind, m.kind),
              **{head: taken or ("em manutenção" if m.status == "em_manutencao" else "livre")
                 for head, taken in zip(heads, m.taken)}} for m in week.machines]
     st.dataframe(pd.DataFrame(rows, columns=["Máquina", "Tipo", *heads]), hide_index=True, width="stretch",

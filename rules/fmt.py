@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal, getcontext, localcontext
 
+from babel.dates import format_date
 from babel.numbers import format_currency, format_decimal
 
 from rules.base import cents
@@ -32,6 +33,12 @@ def number(value: Decimal | int, places: int | None = None) -> str:
 
 def day(value: date | datetime) -> str:
     return value.strftime("%d/%m/%Y")
+
+
+def weekday(value: date, short: bool = False) -> str:
+    """The day of the week in pt-BR: "segunda-feira", or "Seg" in a table's heading."""
+    name = format_date(value, "EEE" if short else "EEEE", locale="pt_BR")
+    return name.rstrip(".").capitalize() if short else name
 
 
 def moment(value: datetime) -> str:

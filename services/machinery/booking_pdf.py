@@ -19,7 +19,7 @@ from decimal import Decimal
 from fpdf import FPDF
 from fpdf.fonts import FontFace
 
-from rules.fmt import brl, day, number
+from rules.fmt import brl, day, number, weekday
 from rules.machinery.statement import StatementTotals
 from services.shared.pdf.letterhead import (
     LEFT,
@@ -328,9 +328,6 @@ class WeekPrint:
     issued_on: date
 
 
-WEEKDAYS = ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo")
-
-
 def render_week_board(data: WeekPrint) -> bytes:
     """The week schedule board (landscape): each day with its bookings by zone and locality."""
     pdf = FPDF(orientation="L", unit="mm", format="A4")
@@ -351,7 +348,7 @@ def render_week_board(data: WeekPrint) -> bytes:
     for when, rows in data.days:
         pdf.set_text_color(*BLUE)
         fonts.use(10, bold=True)
-        pdf.cell(0, 6, fonts.text(f"{WEEKDAYS[when.weekday()]}, {day(when)}"), new_x="LMARGIN", new_y="NEXT")
+        pdf.cell(0, 6, fonts.text(f"{weekday(when)}, {day(when)}"), new_x="LMARGIN", new_y="NEXT")
         pdf.set_text_color(0, 0, 0)
         if not rows:
             _paragraph(pdf, fonts, "Sem serviços agendados.", 8, grey=True)
