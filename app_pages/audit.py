@@ -4,21 +4,9 @@ from datetime import timedelta
 import pandas as pd
 import streamlit as st
 
-from services.machinery import booking_requests, trips
-from services.ridehailing import platform_lists
-from services.ridehailing.enforcement import autos
 from services.shared import audit_log, clock, municipalities
 from ui import common, navigation
 from ui.entity import export_buttons
-
-# The codes the rooms above services/shared store, by the words their own screens use (issue 22 item 9):
-# the register below shows "Aguardando orçamento", never "aguardando_orcamento".
-audit_log.name_codes("status", booking_requests.STATUS, autos.STAGES,
-                     {platform_lists.DRAFT: "Rascunho", platform_lists.AUTO_DRAFTED: "Auto de infração em rascunho"})
-audit_log.name_codes("stage", autos.STAGES)
-audit_log.name_codes("kind", booking_requests.SERVICE_KINDS, trips.INCIDENT_KINDS)
-audit_log.name_codes("outcome", autos.OUTCOMES)
-audit_log.name_codes("target_kind", autos.TARGETS)
 
 actor = common.guard("admin")
 common.page_header("Auditoria", "Registro permanente de todas as gravações")

@@ -91,6 +91,7 @@ from rules.machinery.prices import CATALOGUE
 from rules.registry import MACHINERY
 from services import store
 from services.shared import audit, clock, fields, municipalities
+from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
@@ -134,6 +135,9 @@ SERVICE_KINDS = {
     "machine_hours": "Horas-máquina", "earth_loads": "Cargas de terra/cascalho", "dump_truck_day": "Caminhão basculante",
     "lowboy_trip": "Caminhão prancha", "passenger_transport": "Ônibus, micro-ônibus ou van",
 }
+# the Auditoria names the codes a request stores by these words (issue 22 item 9)
+name_codes("status", STATUS)
+name_codes("kind", SERVICE_KINDS)
 
 
 MODULE_OFF = "O módulo de serviços de máquinas não está habilitado neste município."

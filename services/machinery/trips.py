@@ -19,6 +19,7 @@ from services.machinery.booking_requests import (
     WrongStep,
 )
 from services.shared import audit, clock, fields
+from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -26,6 +27,7 @@ from services.store import encode
 
 INCIDENT_KINDS = {"dano": "Dano ao veículo", "lotacao": "Excesso de lotação", "desvio": "Desvio de rota não autorizado",
                   "comportamento": "Mau comportamento ou vandalismo", "outro": "Outro"}
+name_codes("kind", INCIDENT_KINDS)  # the Auditoria's words for them
 
 
 @checked

@@ -29,6 +29,7 @@ from services.ridehailing import (
 from services.ridehailing.enforcement import autos
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import audit, clock, entities, fields, parameters
+from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.entity_files import RowError
@@ -38,6 +39,7 @@ from services.store import decode, encode, insert_one, parse_date
 LISTS, DRAFTS = "platform_lists", "platform_drafts"
 RECONCILIATION_INFRACTION = {"chapada": "CG-30", "matupa": "MP-12-XXV"}  # CG art. 30; MP art. 12 XXV
 DRAFT, AUTO_DRAFTED = "rascunho", "auto_em_rascunho"
+name_codes("status", {DRAFT: "Rascunho", AUTO_DRAFTED: "Auto de infração em rascunho"})  # the Auditoria's words
 LIST_COLUMNS = {"cpf": "CPF", "placa": "Placa", "nome": "Nome"}
 
 INDEXES = {

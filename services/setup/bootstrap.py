@@ -10,7 +10,7 @@ from services import store
 # services.shared.specs registers the entity specs: each handler must be known before the pending ones
 # are resumed (a paid DAM whose collection has none stays pending).
 from services.dam import charge_migration, outbox
-from services.machinery import payment  # noqa: F401  (the booking payments' handler)
+from services.machinery import payment, trips  # noqa: F401  (the booking payments' handler; trips' words)
 from services.ridehailing import (  # noqa: F401
     authorization_records,
     fees,

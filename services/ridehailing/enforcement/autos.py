@@ -24,6 +24,7 @@ from rules.ridehailing.sanctions import LASTING_MEASURES, unregistered_offender_
 from services import store
 from services.ridehailing import registry
 from services.shared import audit, clock, entities, fields, parameters
+from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
@@ -51,6 +52,11 @@ STAGES = {
     "recurso": "Recurso em análise", "penalidade": "Penalidade aplicada", "multa_paga": "Multa paga",
     "anulado": "Anulado", "nulo": "Nulo (notificação fora do prazo)", "descartado": "Rascunho descartado",
 }
+# the Auditoria names the codes an auto stores by these words (issue 22 item 9)
+name_codes("status", STAGES)
+name_codes("stage", STAGES)
+name_codes("outcome", OUTCOMES)
+name_codes("target_kind", TARGETS)
 
 
 def prepare(db: Database) -> None:
@@ -217,15 +223,20 @@ def _unregistered(db: Database, municipality: str, infraction: Any, offender_nam
                                                       {"_id": 1}):
         errors["driver_cpf"] = "CPF: condutor cadastrado neste município; autue-o como condutor."
     if platform_id:
-        doc = db["platforms"].find_one({"municipality": municipality, "_id": entities._object_id(platform_id)},
-                                       {"name": 1, "cnpj": 1})
-        if doc is None:
-            errors["platform_id"] = "Plataforma: não cadastrada neste município."
-        else:
-            found.update(platform_id=platform_id, platform_name=doc["name"], platform_cnpj=doc["cnpj"])
+        _platform_of(db, municipality, platform_id, found, errors)
     if errors:
         raise ValidationFailed(errors)
     return {**found, "offender_name": offender_name.strip(), "offender_document": found["driver_cpf"]}
+
+
+def _platform_of(db: Database, municipality: str, platform_id: str, found: dict, errors: dict) -> None:
+    """The platform an auto names, from the register: its name and CNPJ into ``found``, or the error."""
+    doc = db["platforms"].find_one({"municipality": municipality, "_id": entities._object_id(platform_id)},
+                                   {"name": 1, "cnpj": 1})
+    if doc is None:
+        errors["platform_id"] = "Plataforma: não cadastrada neste município."
+    else:
+        found.update(platform_id=platform_id, platform_name=doc["name"], platform_cnpj=doc["cnpj"])
 
 
 def _offender(db: Database, municipality: str, target_kind: str, driver_cpf: str, plate: str,
@@ -252,12 +263,7 @@ def _offender(db: Database, municipality: str, target_kind: str, driver_cpf: str
                 found.update(vehicle_driver_cpf=owner["cpf"], vehicle_driver_name=owner["name"],
                              driver_address=owner.get("address") or "")
     if platform_id:
-        doc = db["platforms"].find_one({"municipality": municipality, "_id": entities._object_id(platform_id)},
-                                       {"name": 1, "cnpj": 1})
-        if doc is None:
-            errors["platform_id"] = "Plataforma: não cadastrada neste município."
-        else:
-            found.update(platform_name=doc["name"], platform_cnpj=doc["cnpj"])
+        _platform_of(db, municipality, platform_id, found, errors)
     needed = {"driver": "driver_cpf", "vehicle": "plate", "platform": "platform_id"}[target_kind]
     if not found[needed] and needed not in errors:
         errors[needed] = f"{TARGETS[target_kind]}: escolha no cadastro."
