@@ -111,15 +111,20 @@ def submit(at: AppTest) -> AppTest:
     return at.run()
 
 
-def test_bpc_family_story_on_the_screens(db, nl, today):
-    at = page("machinery_requests.py")
-    assert not at.exception
+def bpc_family_request(at: AppTest, nl: dict) -> None:
+    """Maria's family protocols 5 loads with the BPC discount (Decreto 017/2026, art. 7, §3, I; Anexo II)."""
     fill_protocol(at, nl["family"], "Maria")
     at.number_input(key="req_loads").set_value(5)
     at.selectbox(key="req_criterion").set_value("BPC")
     at.selectbox(key="req_evidence").set_value("BPC_RECEIPT")
     at.text_input(key="req_evidence_ref").input("NB 123.456.789-0")
     submit(at)
+
+
+def test_bpc_family_story_on_the_screens(db, nl, today):
+    at = page("machinery_requests.py")
+    assert not at.exception
+    bpc_family_request(at, nl)
     assert not at.exception, at.exception
     assert f"Solicitação protocolada sob o nº 0001/{MONDAY.year}" in texts(at, "success")
     rid = at.session_state["req_open"]
@@ -439,12 +444,7 @@ def test_the_credit_returned_is_recorded_on_the_request_page(db, nl, today):
 def test_the_requests_list_is_searched_by_protocol_or_requester(db, nl, today):
     """Issue 22: search on every list — the machinery requests' list had only a status filter."""
     at = page("machinery_requests.py")
-    fill_protocol(at, nl["family"], "Maria")
-    at.number_input(key="req_loads").set_value(5)
-    at.selectbox(key="req_criterion").set_value("BPC")
-    at.selectbox(key="req_evidence").set_value("BPC_RECEIPT")
-    at.text_input(key="req_evidence_ref").input("NB 123.456.789-0")
-    submit(at)
+    bpc_family_request(at, nl)
     assert not at.exception, at.exception
     protocol = f"0001/{MONDAY.year}"
     at.text_input(key="req_search").input(protocol).run()
