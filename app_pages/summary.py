@@ -55,20 +55,17 @@ st.caption(text.comparison_text(data))
 ui_summary.metrics(data.kpis)
 
 towns = municipalities.of_actor(common.db(), actor)
-if len(towns) > 1:  # one report of every municipality the user sees: side by side, then one page each
-    st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf",
-                       data=lambda: summary.reports_pdf(common.db(), actor, [t.code for t in towns], start, end, compare),
-                       file_name=exports.file_name("relatorio gerencial municipios", None, today, "pdf"),
-                       icon=":material/picture_as_pdf:",
-                       help=f"{len(towns)} municípios: os números lado a lado e uma página por município.")
-else:
-    st.download_button("Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf",
-                       data=lambda: ui_summary.report(actor, municipality, start, end, compare),
-                       file_name=exports.file_name("relatorio gerencial", municipality, today, "pdf"),
-                       icon=":material/picture_as_pdf:")
+several = len(towns) > 1  # one report of every municipality the user sees: side by side, then one page each
+st.download_button(
+    "Relatório gerencial (PDF)", mime="application/pdf", key="summary_pdf", icon=":material/picture_as_pdf:",
+    data=(lambda: summary.reports_pdf(common.db(), actor, [t.code for t in towns], start, end, compare)) if several
+    else (lambda: ui_summary.report(actor, municipality, start, end, compare)),
+    file_name=exports.file_name("relatorio gerencial municipios" if several else "relatorio gerencial",
+                                None if several else municipality, today, "pdf"),
+    help=f"{len(towns)} municípios: os números lado a lado e uma página por município." if several else None)
 
 tables = report_tables.tables(data)
-if len(towns) > 1:  # a gabinete that sees several municipalities: their figures side by side
+if several:  # a gabinete that sees several municipalities: their figures side by side
     others = [ui_summary.figures(actor, town.code, start, end, compare) for town in towns]
     tables["Municípios lado a lado"] = report_tables.side_by_side([figures for ok_, figures in others if ok_])
 st.download_button("Tabelas do resumo (XLSX, uma aba por tabela)", mime=exports.XLSX_MIME, key="summary_xlsx",
