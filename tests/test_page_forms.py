@@ -363,3 +363,6 @@ def test_a_reference_is_one_picker_and_a_large_register_adds_its_search_box(db, 
     monkeypatch.setattr(entity, "PICK_ALL", 0)
     at = page("vehicles.py")
     assert f"{form}_driver_cpf_term" in {t.key for t in at.text_input}
+    assert len(at.selectbox(key=f"{form}_driver_cpf").options) == 1  # the newest, before anything is typed
+    at.text_input(key=f"{form}_driver_cpf_term").input("Ninguém com este nome").run()
+    assert at.selectbox(key=f"{form}_driver_cpf").options == []  # the store's matches of the term

@@ -75,12 +75,14 @@ def candidates(entity: str, actor, mun: str, key: str, placeholder: str, filters
     """What a picker offers: the whole register when it holds at most ``PICK_ALL`` records (one
     widget: the list filters itself as the clerk types); a larger one adds a "Buscar" box and offers
     the 20 newest matches (never the whole register)."""
-    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, entity, mun, "", filters, PICK_ALL + 1)
-    if ok and len(rows) <= PICK_ALL:
+    term = st.session_state.get(f"{key}_term") or ""  # typed in the box only a large register has
+    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, entity, mun, term, filters,
+                              entity_lists.LOOKUP_LIMIT if term else PICK_ALL + 1)  # one query either way
+    rows = rows if ok else []
+    if not term and len(rows) <= PICK_ALL:
         return rows
-    term = st.text_input("Buscar", key=f"{key}_term", placeholder=placeholder)
-    ok, rows = common.attempt(entity_lists.lookup, common.db(), actor, entity, mun, term, filters)
-    return rows if ok else []
+    st.text_input("Buscar", key=f"{key}_term", placeholder=placeholder)
+    return rows[:entity_lists.LOOKUP_LIMIT]  # the newest, or the newest matches of the term
 
 
 def record_picker(entity: str, actor, mun: str, label: str, describe, key: str,
