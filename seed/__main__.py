@@ -3,6 +3,7 @@
 ``python -m seed --create-ti USER "Nome"`` creates the first ``ti`` user of a real deployment
 (the password is asked at the prompt, or read from PAINEL_TI_PASSWORD).
 
+``python -m seed --rebuild-views`` makes every read model (work queue, summaries) from the records again;
 ``python -m seed --backup DIR`` writes the whole store to DIR (Extended JSON + files);
 ``python -m seed --restore DIR`` loads such a folder into an empty store, all or nothing (also over a
 lost store file, which every other command refuses to open);
@@ -18,7 +19,7 @@ import sys
 
 from services.setup import bootstrap
 from services.setup.defaults import MUNICIPALITIES
-from services.shared import backup
+from services.shared import backup, municipalities, views
 from services.shared.accounts import create_first_ti
 from services.shared.config import mongodb_db
 from services.shared.errors import ServiceError
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m seed", description="Prepara o armazenamento do Painel Municipal.")
     parser.add_argument("--demo", action="store_true", help="carrega usuários e dados de demonstração")
     parser.add_argument("--create-ti", nargs=2, metavar=("USUARIO", "NOME"), help="cria o primeiro usuário de TI")
+    parser.add_argument("--rebuild-views", action="store_true",
+                        help="refaz dos registros os números derivados (fila de pendências, resumos)")
     parser.add_argument("--backup", metavar="PASTA", help="grava uma cópia de segurança completa na pasta")
     parser.add_argument("--restore", metavar="PASTA", help="restaura uma cópia de segurança num armazenamento vazio")
     parser.add_argument("--from-tinymongo", metavar="PASTA_ANTIGA",
@@ -37,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     db = connect(restoring=bool(args.restore))
     if args.backup or args.restore or args.from_tinymongo:
         return _move_data(db, args)
+    if args.rebuild_views:
+        bootstrap.prepare(db)
+        for code in [m.code for m in municipalities.all_municipalities(db)]:
+            views.rebuild(db, code, lambda line: print(f"  {line}", flush=True))
+        print("Números derivados refeitos.")
+        return 0
     if args.demo:
         # imported here on purpose, not to dodge a cycle: a real deployment's run (and --backup,
         # --restore, --create-ti) neither loads the demo package nor pays for it (PIL, the machinery

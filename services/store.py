@@ -5,10 +5,9 @@
 persistent across restarts. Only operations that every store supports are used by the services;
 the contract suite in ``tests/test_store_contract.py`` covers each of them.
 
-Units of work (:func:`transaction`): one SQLite transaction on the embedded store; a client session
-with a transaction on a MongoDB replica set (Atlas always is), the session passed to every operation
-inside the block by the proxies below, so services never pass ``session=``; on a standalone MongoDB
-server or on mongomock the block runs without a transaction.
+Units of work (:func:`transaction`): one SQLite transaction on the embedded store; on a MongoDB
+replica set (Atlas always is) a session transaction, passed to every operation by the proxies below
+(services never pass ``session=``); on a standalone server or mongomock no transaction.
 
 Codec (``services/shared/store_codec.py``, re-exported here): ``Decimal`` ↔ Decimal128, ``date`` ↔
 ISO text, instants ↔ UTC datetimes. Store faults and the file's marker: ``store_file.py``.
@@ -33,7 +32,7 @@ from pymongo.errors import DuplicateKeyError  # noqa: F401  (re-exported for the
 
 import docstore
 import docstore.connection
-from services.shared import config, store_file
+from services.shared import config, store_file, unit_of_work
 from services.shared.store_codec import decode, encode, parse_date  # noqa: F401  (the store's interface)
 from services.shared.store_sessions import SESSION as _SESSION
 from services.shared.store_sessions import STAGING_PREFIX, Prefixed
@@ -209,25 +208,26 @@ def transaction(db: Database) -> Iterator[Database]:
 
     Wrap a write, its audit entry and any number it reserves in ``with store.transaction(db):``;
     nesting joins the outer unit (an inner exception caught inside the outer block does not undo
-    the inner writes). Embedded store: one SQLite ``BEGIN IMMEDIATE`` transaction of the calling
-    thread over every collection; reads inside see the writes; an exception rolls everything back,
-    counters included. MongoDB replica set: a session transaction. Standalone MongoDB server or
-    mongomock: no transaction, the block runs as it is (see ``has_transactions``).
+    the inner writes); the read models' projections (``unit_of_work.before_commit``) run at its end,
+    inside it. Embedded store: one SQLite ``BEGIN IMMEDIATE`` transaction of the calling thread over
+    every collection, counters included. MongoDB replica set: a session transaction. Standalone
+    MongoDB server or mongomock: no transaction, the block runs as it is (``has_transactions``).
     """
     if isinstance(db, docstore.Database):
-        with db.engine.transaction():
+        with db.engine.transaction(), unit_of_work.collecting():
             yield db
         return
     if not isinstance(db, _SessionDatabase) or _SESSION.get() is not None or not has_transactions(db):
-        yield db
+        with unit_of_work.collecting():
+            yield db
         return
-    with db.client.start_session() as session:
-        with session.start_transaction():
-            token = _SESSION.set(session)
-            try:
+    with db.client.start_session() as session, session.start_transaction():
+        token = _SESSION.set(session)
+        try:
+            with unit_of_work.collecting():
                 yield db
-            finally:
-                _SESSION.reset(token)
+        finally:
+            _SESSION.reset(token)
 
 
 def is_standalone_server(db: Any) -> bool:

@@ -1,4 +1,5 @@
-"""The audit log's writer: append-only. Every write made through services adds one entry.
+"""The audit log's writer: append-only. Every write made through services adds one entry, and so
+tells the read models (``services.shared.views``) what changed.
 
 An entry says who, when (UTC), municipality, action, collection, document id and the changed
 fields with their values before and after. Nothing in the product updates or deletes entries.
@@ -19,7 +20,7 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from services import store
-from services.shared import clock
+from services.shared import clock, views
 from services.store import encode, ensure_indexes, insert_one
 
 HIDDEN_FIELDS = {"password_hash", "_id"}
@@ -127,3 +128,4 @@ def record(
     }
     insert_one(db["audit"], encode(entry))
     _remember_action(db, action)
+    views.touched(db, municipality, collection, entry["doc_id"])

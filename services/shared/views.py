@@ -1,0 +1,104 @@
+"""Read models: what a page derives from many records, kept as data (issue 21).
+
+A view keeps, in its own collection, figures that would otherwise be recomputed from every record
+on each render (the work queue, the summaries). A module declares it with :func:`register`: the
+collections whose writes move it, ``project(db, municipality, collection, doc_id)`` that brings it
+up to date after one record of them changed, and ``rebuild(db, municipality)`` that makes it from
+scratch (``python -m seed --rebuild-views``; a test compares the two). Plain documents and
+``$set``/``$inc`` only, so a view works the same on MongoDB and on the embedded store.
+
+Every write of the panel leaves an audit entry, and ``audit.record`` calls :func:`touched`: the
+projection runs at the end of the unit of work, after every write of it and inside it
+(``unit_of_work.before_commit``), so the figures commit or roll back with the change. A service
+that writes a source never calls a view. The views' modules are named in ``MODULES`` and imported
+on the first write or rebuild, whatever pages the process has loaded (a view registered nowhere
+would go stale silently; ``tests/test_views.py`` checks every module is listed).
+
+The same call counts the municipality's changes (:func:`version`): what a page still caches is
+keyed on that counter, never on the newest audit entry's instant (a future-dated entry froze it).
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+from pymongo.database import Database
+
+from services import store
+from services.shared import unit_of_work
+
+# Each module that registers a view (imported by :func:`_load`, never by the writers).
+MODULES: tuple[str, ...] = ()
+META = "meta"
+
+
+@dataclass(frozen=True)
+class View:
+    """One read model: its name, the collections that move it, and how it follows and is rebuilt."""
+
+    name: str
+    sources: tuple[str, ...]
+    project: Callable[[Database, str | None, str, str | None], None]
+    rebuild: Callable[[Database, str], None]
+
+
+_VIEWS: dict[str, View] = {}
+_loaded = False
+_load_lock = threading.Lock()
+
+
+def register(view: View) -> View:
+    """Declare ``view`` (at import of its module, which must be in ``MODULES``)."""
+    _VIEWS[view.name] = view
+    return view
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    with _load_lock:
+        for module in MODULES:
+            importlib.import_module(module)
+        _loaded = True
+
+
+def all_views() -> list[View]:
+    _load()
+    return list(_VIEWS.values())
+
+
+def touched(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
+    """A record of ``collection`` was written in the open unit of work: follow it in every view it
+    moves, and count one change of the municipality, at the unit's end."""
+    for view in all_views():
+        if collection in view.sources:
+            unit_of_work.before_commit((view.name, id(db), municipality, collection, doc_id),
+                                       partial(view.project, db, municipality, collection, doc_id))
+    if municipality:
+        unit_of_work.before_commit(("version", id(db), municipality), partial(_count, db, municipality))
+
+
+def _count(db: Database, municipality: str) -> None:
+    db[META].update_one({"_id": f"changes:{municipality}"}, {"$inc": {"n": 1}}, upsert=True)
+
+
+def version(db: Database, municipality: str) -> int:
+    """How many units of work have changed the municipality's records (one read by ``_id``)."""
+    doc = db[META].find_one({"_id": f"changes:{municipality}"}, {"n": 1})
+    return int(doc["n"]) if doc else 0
+
+
+def rebuild(db: Database, municipality: str, progress: Callable[[str], None] | None = None) -> list[str]:
+    """Make every view of ``municipality`` from scratch, each in one unit of work; the names rebuilt."""
+    done = []
+    for view in all_views():
+        with store.transaction(db):
+            view.rebuild(db, municipality)
+        done.append(view.name)
+        if progress:
+            progress(f"{municipality}: {view.name}")
+    return done
