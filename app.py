@@ -3,7 +3,7 @@ import streamlit as st
 
 from services.shared import municipalities
 from services.shared.auth import ROLES
-from ui import common, navigation
+from ui import common, drafts, navigation
 
 st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_balance:", layout="wide")
 common.defaults()
@@ -26,6 +26,7 @@ else:
         st.session_state["municipality"] = st.session_state.pop(navigation.SWITCH_MUNICIPALITY)
     if common.municipality() not in codes:
         st.session_state["municipality"] = codes[0] if codes else None
+    drafts.install(actor.username)
     with st.sidebar:
         st.markdown(f"**{actor.name}**  \nPerfil: {ROLES.get(actor.role, actor.role)}")
         st.selectbox(

@@ -223,3 +223,58 @@ def test_a_file_field_speaks_portuguese(panel, browser):
     assert shown == ["0px", '"Escolher arquivo"']
     hint = page.get_by_test_id("stFileUploaderDropzoneInstructions").locator("visible=true").first.locator("span")
     assert hint.evaluate("e => getComputedStyle(e, '::after').content") == '"ou arraste o arquivo para cá"'
+
+
+def reloaded(page) -> None:
+    """F5 on the Condutores page, back on its "Novo condutor" tab (the login survives the reload)."""
+    page.reload()
+    page.get_by_role("heading", name="Condutores").first.wait_for(timeout=30000)
+    page.get_by_role("tab", name="Novo condutor").click()
+
+
+def test_a_half_typed_driver_survives_a_reload_and_is_the_one_saved(panel, browser):
+    """Issue 22 item 8: F5 in the middle of a form no longer loses what was typed without a word: the
+    draft comes back with a notice, what came back is what the save sends, and a saved form leaves no draft."""
+    from services.shared import clock
+
+    url, data = panel
+    page = clerk_on(browser, url, "Condutores")
+    page.get_by_role("tab", name="Novo condutor").click()
+    typed(page, "Nome completo *", "Marta Rascunho Teste")
+    typed(page, "Endereço *", "Rua do Rascunho, 7")
+    reloaded(page)
+    wait_text(page, "Rascunho recuperado")
+    shot(page, "forms_07_draft_restored")
+    assert page.locator('input[aria-label="Nome completo *"]:visible').first.input_value() == "Marta Rascunho Teste"
+    assert page.locator('input[aria-label="Endereço *"]:visible').first.input_value() == "Rua do Rascunho, 7"
+    first = clock.today().replace(year=clock.today().year - 4)
+    typed(page, "CPF *", people_cpf(626262))
+    typed(page, "Nº da CNH *", "04511223344")
+    choose(page, "Categoria da CNH *", "B", exact=True)
+    typed(page, "Primeira habilitação *", f"{first:%d/%m/%Y}")
+    typed(page, "Validade da CNH *", f"{clock.today().replace(year=clock.today().year + 3):%d/%m/%Y}")
+    page.get_by_role("button", name="Salvar e novo").locator("visible=true").first.click()
+    wait_text(page, "salvo. O formulário abaixo está limpo")
+    saved = store_query(data, "d = db['drivers'].find_one({'name': 'Marta Rascunho Teste'})\nprint(d and d['address'])")
+    assert saved == "Rua do Rascunho, 7"
+    reloaded(page)
+    page.wait_for_timeout(1500)
+    assert page.get_by_text("Rascunho recuperado").count() == 0
+    assert page.locator('input[aria-label="Nome completo *"]:visible').first.input_value() == ""
+
+
+def test_a_restored_draft_can_be_discarded(panel, browser):
+    url, _ = panel
+    page = clerk_on(browser, url, "Condutores")
+    page.get_by_role("tab", name="Novo condutor").click()
+    typed(page, "Nome completo *", "Bruno Descartado Teste")
+    reloaded(page)
+    wait_text(page, "Rascunho recuperado")
+    name = page.locator('input[aria-label="Nome completo *"]:visible').first
+    assert name.input_value() == "Bruno Descartado Teste"
+    page.get_by_role("button", name="Descartar rascunho").click()
+    assert name.input_value() == ""
+    reloaded(page)
+    page.wait_for_timeout(1500)
+    assert page.get_by_text("Rascunho recuperado").count() == 0
+    assert page.locator('input[aria-label="Nome completo *"]:visible').first.input_value() == ""

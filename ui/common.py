@@ -16,7 +16,7 @@ from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.sessions import SessionEnded
 from services.store import connect
-from ui import ptbr_chrome
+from ui import drafts, ptbr_chrome
 
 log = logging.getLogger("painel")
 
@@ -230,6 +230,8 @@ def apply_resets() -> None:
     pending = st.session_state.pop(RESETS, None)
     for name, value in (pending or {}).items():
         st.session_state[name] = value
+    if pending:
+        drafts.forget_page()
 
 
 def forget(*keys: str, **values: Any) -> None:
