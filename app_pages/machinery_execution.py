@@ -139,14 +139,14 @@ if doc["services"] and any(s["kind"] == "passenger_transport" for s in doc["serv
     st.subheader("Viagem (art. 6)")
     trip = doc.get("trip") or {}
     with st.form("exec_trip"):
-        name = st.text_input("Responsável pela viagem", trip.get("responsible_name", ""), key="exec_trip_name")
-        document = st.text_input("CPF do responsável", trip.get("responsible_document", ""), key="exec_trip_doc")
+        name = st.text_input("Responsável pela viagem *", trip.get("responsible_name", ""), key="exec_trip_name")
+        document = st.text_input("CPF do responsável *", trip.get("responsible_document", ""), key="exec_trip_doc")
         driver = st.selectbox("Motorista (servidor)", [b["operator_id"] for b in bookings_], key="exec_trip_driver",
                               format_func=lambda i: next(b["operator"] for b in bookings_ if b["operator_id"] == i),
                                   placeholder="Escolha...")
         passengers = st.text_area("Passageiros (um por linha)", "\n".join(trip.get("passengers") or []),
                                   key="exec_trip_passengers")
-        route = st.text_input("Rota", trip.get("route", ""), key="exec_trip_route")
+        route = st.text_input("Rota *", trip.get("route", ""), key="exec_trip_route")
         if st.form_submit_button("Salvar dados da viagem"):
             done, _ = common.attempt(trips.record_trip, db, actor, mun, rid, name, document, driver or "",
                                      [p for p in passengers.splitlines() if p.strip()], route)
@@ -163,7 +163,7 @@ if doc["services"] and any(s["kind"] == "passenger_transport" for s in doc["serv
         on = st.date_input("Data", today, max_value=today, format="DD/MM/YYYY", key="exec_inc_on")
         kind = st.selectbox("Ocorrência", list(trips.INCIDENT_KINDS), format_func=trips.INCIDENT_KINDS.get,
                             key="exec_inc_kind", placeholder="Escolha...")
-        description = st.text_area("Descrição", key="exec_inc_text")
+        description = st.text_area("Descrição *", key="exec_inc_text")
         if st.form_submit_button("Registrar ocorrência"):
             done, _ = common.attempt(trips.record_incident, db, actor, mun, rid, on, kind, description)
             if done:

@@ -250,7 +250,7 @@ def next_step(doc: dict) -> None:
         with st.form("req_visit"):
             visited = st.date_input("Data da vistoria", today, max_value=today, format="DD/MM/YYYY", key="req_visit_on")
             viable = st.radio("Parecer", ["Favorável", "Desfavorável"], key="req_visit_viable", horizontal=True)
-            notes = st.text_area("Observações da equipe técnica", key="req_visit_notes")
+            notes = st.text_area("Observações da equipe técnica *", key="req_visit_notes")
             licence = st.text_input("Licença ambiental conferida (art. 10, III)", key="req_visit_licence")
             if st.form_submit_button("Registrar vistoria", type="primary"):
                 act("visit", quotes.record_technical_visit, rid, visited, viable == "Favorável", notes, licence,
@@ -260,7 +260,7 @@ def next_step(doc: dict) -> None:
         with st.form("req_social"):
             answered = st.date_input("Recebido em", today, max_value=today, format="DD/MM/YYYY", key="req_social_on")
             favourable = st.radio("Resultado", ["Favorável", "Desfavorável"], key="req_social_fav", horizontal=True)
-            reference = st.text_input("Referência do parecer", key="req_social_ref")
+            reference = st.text_input("Referência do parecer *", key="req_social_ref")
             if st.form_submit_button("Registrar parecer", type="primary"):
                 act("social", quotes.record_social_report, rid, answered, favourable == "Favorável", reference,
                     done="Parecer social registrado.")
@@ -292,7 +292,7 @@ def next_step(doc: dict) -> None:
     elif status == "a_agendar":
         st.info("Próximo passo: agendar na tela Agenda (por zona e localidade, em ordem de protocolo).")
         with st.form("req_urgent"):
-            why = st.text_area("Justificativa de urgência ou relevância pública (art. 3, §2)", key="req_urgent_why")
+            why = st.text_area("Justificativa de urgência ou relevância pública (art. 3, §2) *", key="req_urgent_why")
             if st.form_submit_button("Marcar como urgente"):
                 act("urgent", schedule.mark_urgent, rid, why, done="Urgência registrada com a justificativa.")
     elif status in ("agendado", "em_execucao"):
@@ -304,7 +304,7 @@ def next_step(doc: dict) -> None:
     if status not in ("em_execucao", "concluido", "recusado"):
         with st.expander("Recusar a solicitação"):
             with st.form("req_refuse"):
-                reason = st.text_area("Motivo da recusa", key="req_refuse_reason")
+                reason = st.text_area("Motivo da recusa *", key="req_refuse_reason")
                 if st.form_submit_button("Recusar"):
                     act("refuse", booking_requests.refuse_request, rid, reason,
                         done="Solicitação recusada com o motivo.")

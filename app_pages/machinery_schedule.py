@@ -123,7 +123,7 @@ if ok and scheduled:
                                            key="sched_move_day")
                 last = cols[1].date_input("Novo último dia (opcional)", None, min_value=today, format="DD/MM/YYYY",
                                           key="sched_move_until")
-                why = st.text_area("Motivo da remarcação", key="sched_move_reason")
+                why = st.text_area("Motivo da remarcação *", key="sched_move_reason")
                 if st.form_submit_button("Remarcar com as mesmas máquinas e operadores"):
                     done, doc = common.attempt(schedule.reschedule, db, actor, mun, chosen, first, why, last)
                     if done:
@@ -131,7 +131,7 @@ if ok and scheduled:
                                                           f"{booking_requests.describe_period(doc['schedule'])}.")
                         common.forget("sched_move_day", "sched_move_until", "sched_move_reason")
                         st.rerun()
-            reason = st.text_area("Motivo do cancelamento", key="sched_cancel_reason")
+            reason = st.text_area("Motivo do cancelamento *", key="sched_cancel_reason")
             if confirm_button("Cancelar agendamento", "sched_cancel",
                               f"Cancelar o agendamento do pedido {current['protocol']}? As máquinas e os operadores "
                               "ficam livres e o pedido volta à fila na sua posição de protocolo."):

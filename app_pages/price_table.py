@@ -54,16 +54,16 @@ with st.form("prices_update"):
     with cols[0]:
         index = st.selectbox("Índice", [i.value for i in PriceIndex], key="prices_index", placeholder="Escolha...")
         under("index")
-        variation = st.text_input("Variação acumulada do índice (%)", key="prices_variation",
+        variation = st.text_input("Variação acumulada do índice (%) *", key="prices_variation",
                                   placeholder="Ex.: 4,62")
         under("variation")
-        period = st.text_input("Período de referência", key="prices_period", placeholder="Ex.: 03/2026 a 02/2027")
+        period = st.text_input("Período de referência *", key="prices_period", placeholder="Ex.: 03/2026 a 02/2027")
         under("reference_period")
     with cols[1]:
         effective = st.date_input("Novos preços em vigor a partir de", value=today + timedelta(days=1),
                                   min_value=today, format="DD/MM/YYYY", key="prices_effective")
         under("effective")
-        act = st.text_input("Ato do Poder Executivo", key="prices_act", placeholder="Ex.: Decreto Municipal 40/2027")
+        act = st.text_input("Ato do Poder Executivo *", key="prices_act", placeholder="Ex.: Decreto Municipal 40/2027")
         under("act")
     previewed = st.form_submit_button("Pré-visualizar novos preços", type="primary")
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -87,3 +88,38 @@ def settle(page, timeout: int = 30000) -> None:
     """Wait until the panel's script run is over (Streamlit marks it on the app's root): a click made
     while a rerun is still drawing can be sent with the widgets' previous state."""
     page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)
+
+
+# What a person sees must be pt-BR (issue 22 item 9): no snake_case identifier and none of Streamlit's
+# English words, in the text shown and in what a screen reader reads (aria-label, title, placeholder).
+SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+# Streamlit's own English words, as it draws them (whole words, case as drawn)
+ENGLISH = re.compile(r"\b(?:Choose date|Choose an option|Upload|Browse files|Drag and drop|per file|Add:|"
+                     r"No results|No options|Open|Close|Clear value|Search|Download as CSV|Fullscreen|"
+                     r"Collapse sidebar|Expand sidebar|Sidebar|App pages|Link to heading|file upload|"
+                     r"Show/hide columns|Copy to clipboard|Increment|Decrement)\b|\b(?:day|month|year|hour|minute), ")
+SEEN = """() => {
+  const shown = [];
+  const skip = (el) => el.closest('[data-testid="stIconMaterial"], code, pre, [aria-hidden="true"], '
+                                  + '[data-testid="stElementToolbar"], .st-key-painel_cookie_holder');
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || skip(el) || !node.textContent.trim() || el.closest('script, style')) continue;
+    if (el.checkVisibility && !el.checkVisibility()) continue;
+    shown.push(node.textContent.trim());
+  }
+  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+    if (el.closest('[data-testid="stIconMaterial"], .st-key-painel_cookie_holder')) continue;
+    for (const a of ['aria-label', 'title', 'placeholder']) if (el.getAttribute(a)) shown.push(el.getAttribute(a));
+  }
+  return shown;
+}"""
+
+
+def untranslated(page) -> set[str]:
+    words = set()
+    for text in page.evaluate(SEEN):
+        words.update(SNAKE.findall(text))
+        words.update(match.group(0) for match in ENGLISH.finditer(text))
+    return words

@@ -30,6 +30,7 @@ from tests.browser_support import (
     require_chromium,
     served,
     settle,
+    untranslated,
 )
 from tests.conftest import copy_store
 
@@ -103,8 +104,11 @@ def browser():
 
 
 def shot(page, name: str) -> None:
+    """A screenshot of a step of a real day's walk, which must speak pt-BR (issue 22: "a browser test per
+    role that walks the real day end to end and fails on any English or snake_case text")."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    assert not (words := untranslated(page)), f"{name}: inglês ou identificadores na tela: {words}"
 
 
 def go(page, title: str) -> None:

@@ -9,8 +9,6 @@ Material icons are drawn from their ligature names (``receipt_long``) and hidden
 """
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tests.browser_support import (
@@ -21,45 +19,13 @@ from tests.browser_support import (
     require_chromium,
     served,
     settle,
+    untranslated,
 )
 from tests.conftest import copy_store
 
 pytestmark = pytest.mark.browser
 
 USERS = ("secretaria.chapada", "secretaria.matupa", "secretaria.novalacerda", "gabinete", "ti")
-SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
-# Streamlit's own English words, as it draws them (whole words, case as drawn)
-ENGLISH = re.compile(r"\b(?:Choose date|Choose an option|Upload|Browse files|Drag and drop|per file|Add:|"
-                     r"No results|No options|Open|Close|Clear value|Search|Download as CSV|Fullscreen|"
-                     r"Collapse sidebar|Expand sidebar|Sidebar|App pages|Link to heading|file upload|"
-                     r"Show/hide columns|Copy to clipboard|Increment|Decrement)\b|\b(?:day|month|year|hour|minute), ")
-SEEN = """() => {
-  const shown = [];
-  const skip = (el) => el.closest('[data-testid="stIconMaterial"], code, pre, [aria-hidden="true"], '
-                                  + '[data-testid="stElementToolbar"], .st-key-painel_cookie_holder');
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const el = node.parentElement;
-    if (!el || skip(el) || !node.textContent.trim() || el.closest('script, style')) continue;
-    if (el.checkVisibility && !el.checkVisibility()) continue;
-    shown.push(node.textContent.trim());
-  }
-  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
-    if (el.closest('[data-testid="stIconMaterial"], .st-key-painel_cookie_holder')) continue;
-    for (const a of ['aria-label', 'title', 'placeholder']) if (el.getAttribute(a)) shown.push(el.getAttribute(a));
-  }
-  return shown;
-}"""
-
-
-def untranslated(page) -> set[str]:
-    words = set()
-    for text in page.evaluate(SEEN):
-        words.update(SNAKE.findall(text))
-        words.update(match.group(0) for match in ENGLISH.finditer(text))
-    return words
-
-
 @pytest.fixture(scope="module")
 def panel(tmp_path_factory, demo_store):
     require_chromium()
