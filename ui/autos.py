@@ -202,7 +202,8 @@ def notification(actor: Actor, mun: str, doc: dict) -> None:
         with st.form("autos_notice_form"):
             recipient = st.radio("Destinatário", ["infrator", "plataforma"], horizontal=True, key="autos_notice_to")
             method, method_slot = field(st.selectbox, "Forma (prevista no ato)", list(methods), key="autos_notice_method",
-                                        format_func=lambda c: f"{methods[c].label} — {methods[c].reference}")
+                                        format_func=lambda c: f"{methods[c].label} — {methods[c].reference}",
+                                        placeholder=common.CHOOSE)
             cols = st.columns(3)
             sent_on, sent_slot = field(cols[0].date_input, "Enviada em", notice.get("sent_on") or today,
                                        format="DD/MM/YYYY", key="autos_notice_sent")
@@ -227,7 +228,7 @@ def ruling_form(actor: Actor, mun: str, key: str, label: str, service, doc: dict
     db, today = common.db(), clock.today()
     with st.form(key):
         outcome, outcome_slot = field(st.selectbox, "Resultado", list(outcomes or autos.OUTCOMES), key=f"{key}_outcome",
-                                      format_func=autos.OUTCOMES.get)
+                                      format_func=autos.OUTCOMES.get, placeholder=common.CHOOSE)
         reasons, reasons_slot = field(st.text_area, "Fundamentação", key=f"{key}_reasons")
         cols = st.columns(3)
         authority, authority_slot = field(cols[0].text_input, "Autoridade", key=f"{key}_authority")
