@@ -33,7 +33,7 @@ names = sorted({r["name"] for r in rows})
 if st.session_state.get("params_name") not in names:  # a link to a parameter of another municipality
     st.session_state.pop("params_name", None)
 chosen = st.selectbox("Parâmetro", ["(todos)"] + names, key="params_name",
-                      format_func=lambda n: n if n == "(todos)" else f"{label(n)} ({n})", placeholder="Escolha...")
+                      format_func=lambda n: n if n == "(todos)" else label(n), placeholder="Escolha...")
 
 
 def shown(value):
@@ -119,7 +119,7 @@ def review(name, raw, effective, act, note):
 form_errors("params_new", ["name", "value", "effective", "act", "note"])
 with st.form("params_new"):
     name = st.selectbox(f"Parâmetro de {town}", editable, key="params_new_name",  # only the names the panel reads
-                        format_func=lambda n: f"{label(n)} ({n})" + (" — não cadastrado" if n in unset else ""),
+                        format_func=lambda n: label(n) + (" — não cadastrado" if n in unset else ""),
                         placeholder="Escolha...")
     field_error("params_new", "name")
     raw = st.text_input("Valor", key="params_new_value",
@@ -135,8 +135,9 @@ with st.form("params_new"):
     if st.form_submit_button("Revisar antes de gravar", type="primary"):
         submit("params_new", review, name, raw, effective, act, note)
         st.rerun()
-if name in editable:
-    st.caption(md(f"Tipo do valor de '{label(name)}': {KIND_HINTS[kind_of(name)]}. O tipo não muda entre versões."))
+if name in editable:  # the technical name, for the deployment notes and the scripts of TI
+    st.caption(md(f"Tipo do valor de '{label(name)}': {KIND_HINTS[kind_of(name)]}. O tipo não muda entre versões. "
+                  f"Nome técnico: `{name}`."))
 
 
 def impact_lines(p):

@@ -141,7 +141,7 @@ def test_a_parameter_never_set_is_offered_and_its_first_version_has_its_kind(db,
     db["parameters"].delete_many({"municipality": "chapada", "name": "upfm_value"})
     at = page(db)
     picker = at.selectbox(key="params_new_name")
-    assert "Valor da UPFM (R$) (upfm_value) — não cadastrado" in picker.options
+    assert "Valor da UPFM (R$) — não cadastrado" in picker.options
     at = fill(at, "upfm_value", "120,00")
     assert "**Em vigor hoje:** nenhum valor em vigor hoje" in markdown(at)
     at.button(key="params_save_yes").click().run()
