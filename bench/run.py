@@ -86,7 +86,8 @@ def run_scale(scale: int, args: argparse.Namespace) -> dict:
     common._database.clear()
     figures["pages"] = run_roles.pages(db, args.repeat, args.pages,
                                        lambda line: print(line, flush=True))
-    figures["writes"] = run_writes.writes(db, args.write_runs, None if args.no_first_write else folder)
+    figures["writes"] = run_writes.writes(db, args.write_runs, None if args.no_first_write else folder,
+                                          args.return_lines)
     figures["documents"] = {**run_documents.documents(db, args.repeat, args.batch, args.batch_budget),
                             **run_documents.summary_figures(db, args.repeat)}
     if args.no_startup:
@@ -115,6 +116,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--pages", nargs="*", default=[], help="só as páginas cujo caminho contém estes nomes")
     parser.add_argument("--repeat", type=int, default=5, help="renderizações medidas por página (quente e após gravar)")
     parser.add_argument("--write-runs", type=int, default=20, help="execuções de cada gravação")
+    parser.add_argument("--return-lines", type=int, default=run_writes.RETURN_LINES,
+                        help="linhas do arquivo de retorno importado (padrão 1.000)")
     parser.add_argument("--batch", type=int, default=500, help="DAMs do PDF em lote")
     parser.add_argument("--batch-budget", type=float, default=120.0, help="segundos até desistir do lote")
     parser.add_argument("--fraction", type=float, default=1.0, help="fração das quantidades do conjunto (testes)")

@@ -49,10 +49,10 @@ def free_requesters(db: Any) -> list[str]:
 class Writes:
     """The next record each write acts on, read once from the dataset; each call is one real write."""
 
-    def __init__(self, db: Any, municipality: str = MUNICIPALITY) -> None:
+    def __init__(self, db: Any, municipality: str = MUNICIPALITY, return_lines: int = RETURN_LINES) -> None:
         from services.dam import dams
 
-        self.db, self.mun = db, municipality
+        self.db, self.mun, self.return_lines = db, municipality, return_lines
         mun = {"municipality": municipality}
         self.active = iter([str(d["_id"]) for d in db["authorizations"].find({**mun, "status": "active"}, {"_id": 1})])
         self.cpfs = iter([d["driver_cpf"] for d in db["authorizations"].find({**mun, "status": "active"},
@@ -123,11 +123,11 @@ class Writes:
         from rules.dam.bank_return import ReturnPayment, build_return_file
         from services import store
 
-        while len(self.issued) < RETURN_LINES:
+        while len(self.issued) < self.return_lines:
             issued = self.dam()
             self.issued.append({"_id": issued["id"], "barcode": issued["barcode"],
                                 "amount": store.encode(issued["amount"])})
-        chosen, self.issued = self.issued[:RETURN_LINES], self.issued[RETURN_LINES:]
+        chosen, self.issued = self.issued[:self.return_lines], self.issued[self.return_lines:]
         self.count += 1
         lines = [ReturnPayment(d["barcode"], dataset_plan.TODAY, d["amount"].to_decimal()) for d in chosen]
         return build_return_file(lines, generated_on=dataset_plan.TODAY, file_sequence=900 + self.count,
@@ -162,13 +162,15 @@ def first_after_start(kind: str, data_dir: str) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1])["ms"])
 
 
-def writes(db: Any, runs: int, data_dir: str | None = None) -> dict[str, Any]:
+def writes(db: Any, runs: int, data_dir: str | None = None, return_lines: int = RETURN_LINES) -> dict[str, Any]:
     """Per write: p50, p99 and store calls over ``runs``, then the first after a start (when
     ``data_dir`` is given). The return file is imported ``min(runs, 3)`` times: a thousand DAMs each."""
-    source = Writes(db)
+    source = Writes(db, return_lines=return_lines)
     result: dict[str, Any] = {}
     for kind, name in NAMES.items():
         count = min(runs, 3) if kind == "return_file" else runs
+        if kind == "return_file" and return_lines != RETURN_LINES:
+            name = f"Arquivo de retorno ({return_lines} linhas)"
         figure = attempt(kind, lambda: timed_runs(getattr(source, kind), count, source.setup_of(kind)))
         if isinstance(figure, dict) and data_dir:
             figure["first"] = attempt(kind, lambda: first_after_start(kind, data_dir))
