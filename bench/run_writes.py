@@ -33,6 +33,7 @@ from services.shared.auth import Actor  # noqa: E402
 NL = "nova_lacerda"
 WRITER = Actor("bench.escrita", "Escrita do benchmark", "secretaria", (MUNICIPALITY, "matupa", NL))
 RETURN_LINES = 1000
+INFRACTION = {"chapada": "CG-18-II", "matupa": "MP-12-I"}  # a driver's infraction of each municipal act
 NAMES = {"dam": "Emissão de DAM", "event": "Evento de autorização", "auto": "Auto de infração lavrado",
          "booking": "Solicitação de máquinas criada", "payment": "Baixa de pagamento",
          "return_file": f"Arquivo de retorno ({RETURN_LINES:,} linhas)".replace(",", ".")}
@@ -86,7 +87,7 @@ class Writes:
 
         self.count += 1
         return lavratura.lavrar(self.db, WRITER, self.mun, target_kind="driver", driver_cpf=next(self.cpfs),
-                                infraction_code="CG-18-II", facts="Constatado em fiscalização (benchmark)",
+                                infraction_code=INFRACTION[self.mun], facts="Constatado em fiscalização (benchmark)",
                                 committed_on=dataset_plan.TODAY, auto_on=dataset_plan.TODAY,
                                 time=f"{8 + self.count % 10:02d}:15", place="Praça Dom Wunibaldo",
                                 agent_registration="AF-0040", agent_name="Agente Fiscal (benchmark)")
