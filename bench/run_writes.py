@@ -11,6 +11,7 @@ one write of KIND.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -34,6 +35,9 @@ NL = "nova_lacerda"
 WRITER = Actor("bench.escrita", "Escrita do benchmark", "secretaria", (MUNICIPALITY, "matupa", NL))
 RETURN_LINES = 1000
 INFRACTION = {"chapada": "CG-18-II", "matupa": "MP-12-I"}  # a driver's infraction of each municipal act
+SERVICES = ("services.dam.dams", "services.dam.payments", "services.dam.bank_import", "rules.dam.bank_return",
+            "services.ridehailing.inspections", "services.ridehailing.enforcement.lavratura",
+            "services.machinery.protocol", "seed.bookings")
 NAMES = {"dam": "Emissão de DAM", "event": "Evento de autorização", "auto": "Auto de infração lavrado",
          "booking": "Solicitação de máquinas criada", "payment": "Baixa de pagamento",
          "return_file": f"Arquivo de retorno ({RETURN_LINES:,} linhas)".replace(",", ".")}
@@ -185,6 +189,8 @@ def main(kind: str, data_dir: str) -> None:
     from services.shared import clock
 
     clock.today = lambda: TODAY
+    for module in SERVICES:  # imported at start-up by the pages that write: not the first write's cost
+        importlib.import_module(module)
     db = store.connect(data_dir=data_dir)
     source = Writes(db)
     source.count = 50  # numbers of its own (the return file's sequence), after the measured runs'
