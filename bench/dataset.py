@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pymongo.database import Database  # noqa: E402
 
+from bench import dataset_services  # noqa: E402
 from bench.dataset_plan import RIDE_HAILING, TODAY, counts_for  # noqa: E402
 from bench.dataset_ridehailing import RideHailingRecords  # noqa: E402
 from rules import fmt  # noqa: E402
@@ -52,10 +53,11 @@ from rules.params import ParameterVersion  # noqa: E402
 from seed import demo as demo_seed  # noqa: E402
 from seed import ridehailing as ride_seed  # noqa: E402
 from seed.municipalities import DEMO_ACT, seed_demo_parameters  # noqa: E402
+from seed.timeline import on  # noqa: E402
 from services.dam import dams  # noqa: E402
 from services.ridehailing import registry  # noqa: E402
 from services.setup import bootstrap  # noqa: E402
-from services.shared import parameters  # noqa: E402
+from services.shared import parameters, views  # noqa: E402
 from services.shared.accounts import create_user  # noqa: E402
 from services.shared.auth import SYSTEM, Actor  # noqa: E402
 from services.shared.errors import Conflict  # noqa: E402
@@ -149,8 +151,12 @@ def generate(db: Database, scale: int, fraction: float = 1.0) -> dict:
                          "use uma pasta vazia (--out) ou outro banco (MONGODB_DB).")
     started = time.perf_counter()
     print(f"Gerando o conjunto de dados da escala {scale} (hoje fixo {fmt.day(TODAY)})…", flush=True)
-    prepare(db)
+    with on(TODAY):  # the users' and parameters' audit entries too are of the dataset's today
+        prepare(db)
     counts = Generator(db, scale, fraction).run()
+    print(f"  Máquinas e autos pelos serviços: {dataset_services.write(db):.1f} s", flush=True)
+    for code in ("chapada", "matupa", "nova_lacerda"):  # the read models of the bulk-written records
+        views.rebuild(db, code)
     doc = {"_id": MARKER, "scale": scale, "fraction": fraction, "version": version, "today": TODAY.isoformat(),
            "counts": dict(sorted(counts.items())), "seconds": round(time.perf_counter() - started, 1)}
     db["meta"].insert_many([doc])

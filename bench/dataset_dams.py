@@ -83,7 +83,7 @@ class DamRecords(Records):
             self.pay(mun, actor, doc, amount, due_on, paid_on)
         elif cancelled:
             reason = "Emitido em duplicidade"
-            moment = instant(issued_on + timedelta(days=rng.randint(0, 5)), rng)
+            moment = instant(min(issued_on + timedelta(days=rng.randint(0, 5)), TODAY), rng)  # never after today
             doc["history"].append({"at": moment, "status": dams.CANCELLED, "by": actor.username, "note": reason})
             doc.update(status=dams.CANCELLED, cancel_reason=reason, updated_at=moment)
             self.log(actor, mun, "cancel", dams.COLLECTION, doc["_id"],

@@ -181,6 +181,7 @@ class RideHailingRecords(DamRecords):
         """What ``ridehailing._add_event`` writes: the event, status and validity, and the audit entry
         (whose event lists are kept in stored form, one event encoded once)."""
         who = who or actor
+        on = min(on, TODAY)  # the dataset never dates a record after its today (issue 21)
         entry = {"kind": kind.value, "on": on, "until": until, "note": note, "by": who.username}
         after = {**doc, "events": [*doc.get("events", []), entry], **(extra or {})}
         state = self.state(after, mun, on)
@@ -210,6 +211,7 @@ class RideHailingRecords(DamRecords):
 
     def inspection(self, mun: str, actor: Actor, doc: dict, on: date, passed: bool) -> None:
         """What ``ridehailing.record_inspection`` writes: the inspection with its answers, then the event."""
+        on = min(on, TODAY)
         answers = {item.code: True for item in self.rules.inspection_items}
         if not passed:
             answers[self.rng.choice(list(answers))] = False

@@ -82,9 +82,18 @@ def p50(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def p95(values: list[float]) -> float:
+def percentile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of the runs fall (nearest rank; the largest for few runs)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def p95(values: list[float]) -> float:
+    return percentile(values, 0.95)
+
+
+def p99(values: list[float]) -> float:
+    return percentile(values, 0.99)
 
 
 def timed(action: Callable[[], Any], repeat: int) -> tuple[list[float], int]:

@@ -3,7 +3,7 @@ works on a tiny dataset. No figure is asserted: speed is for bench/run.py, not f
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
 import pytest
 from bson import ObjectId
@@ -13,7 +13,7 @@ from seed import ridehailing as ride_seed
 from services import store
 from services.dam import dams, payments
 from services.ridehailing import authorization_records, fees
-from services.shared import clock, entities
+from services.shared import clock, entities, views
 from services.shared.auth import Actor
 from tests.conftest import copy_store, shared_template
 
@@ -28,9 +28,17 @@ def tiny_store(folder):
     return db
 
 
+def replayed(doc: dict) -> bool:
+    """Written by the services in ``bench/dataset_services.py`` (their ids are the store's own)."""
+    who = doc.get("created_by") or doc.get("username") or ""
+    return who.startswith("carga.") or (who == "sistema.dam" and doc.get("municipality") == "nova_lacerda")
+
+
 def contents(db) -> dict[str, list]:
-    found = {name: sorted(db[name].find({}), key=lambda d: str(d["_id"])) for name in GENERATED}
-    entries = [e for e in db["audit"].find({}) if e["collection"] not in ("users", "parameters")]
+    """What the bulk generator writes (the records replayed through the services get fresh ids)."""
+    found = {name: sorted((d for d in db[name].find({}) if not replayed(d)), key=lambda d: str(d["_id"]))
+             for name in GENERATED}
+    entries = [e for e in db["audit"].find({}) if e["collection"] not in ("users", "parameters") and not replayed(e)]
     found["audit"] = sorted(entries, key=lambda d: str(d["_id"]))
     return found
 
@@ -122,17 +130,57 @@ def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch,
     monkeypatch.setenv("PAINEL_DATA_DIR", str(tmp_path / "unused"))
     monkeypatch.delenv("MONGODB_URI", raising=False)
     monkeypatch.delenv("MONGODB_DB", raising=False)
-    results = run.main(["--scales", "1", "--pages", "drivers", "--repeat", "1", "--write-runs", "2", "--batch", "2",
-                        "--no-startup", "--fraction", str(TINY), "--data-root", str(tmp_path)])
-    page = results[1]["pages"]["app_pages/drivers.py"]
-    assert page["calls"] > 0 and page["p50"] > 0
-    assert isinstance(results[1]["raw"]["app_pages/drivers.py"], float)
-    assert all(isinstance(v, float) for v in results[1]["writes"].values()), results[1]["writes"]
+    results = run.main(["--scales", "1", "--pages", "drivers", "machinery_requests", "--repeat", "1",
+                        "--write-runs", "2", "--batch", "2", "--return-lines", "3", "--no-startup",
+                        "--no-first-write", "--fraction", str(TINY), "--data-root", str(tmp_path)])
+    pages = results[1]["pages"]
+    drivers = pages[("secretaria", "chapada", "app_pages/drivers.py")]
+    assert drivers["warm"]["calls"] > 0 and drivers["after"]["wall"] > 0 and drivers["save"] == "event"
+    # Nova Lacerda's machinery page is opened by Nova Lacerda's own clerk, after a machinery request
+    requests = pages[("secretaria", "nova_lacerda", "app_pages/machinery_requests.py")]
+    assert isinstance(requests, dict) and requests["save"] == "booking", requests
+    assert ("secretaria", "chapada", "app_pages/machinery_requests.py") not in pages
+    writes = results[1]["writes"]
+    assert len(writes) == 6 and all(isinstance(v, dict) and v["p99"] >= v["p50"] > 0 for v in writes.values()), writes
     out = capsys.readouterr().out
-    assert "Condutores" in out and "Metas da issue 9" in out
-    db = store.connect(uri="", data_dir=str(tmp_path / "scale-1"))
-    assert db["dams"].count_documents({"created_by": run_writes.WRITER.username}) == 0  # the writes were put back
-    assert db["audit"].count_documents({"username": run_writes.WRITER.username}) == 0
+    assert "Condutores" in out and "Metas da issue 21" in out and "carga média no início" in out
+    generated = store.connect(uri="", data_dir=str(tmp_path / "scale-1"))  # the figures wrote into a copy
+    assert generated["dams"].count_documents({"created_by": run_writes.WRITER.username}) == 0
+
+
+def test_nothing_is_dated_after_the_datasets_today(tmp_path, generated):
+    """Issue 21: entries dated after today froze the Resumo's cache key (and are no real history)."""
+    db = generated_copy(generated, tmp_path / "a")
+    end = datetime.combine(dataset_plan.TODAY + timedelta(days=1), time(0), clock.LOCAL_TZ)
+
+    def moments(value):
+        if isinstance(value, datetime):
+            yield value
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from moments(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from moments(item)
+
+    late = [(name, doc["_id"]) for name in db.list_collection_names() for doc in db[name].find({})
+            if any(moment >= end for moment in moments(store.decode(doc)))]
+    assert late == []
+
+
+def test_nova_lacerda_and_the_autos_are_filled_through_the_services(tmp_path, generated):
+    db = generated_copy(generated, tmp_path / "a")
+    statuses = {d["status"] for d in db["booking_requests"].find({"municipality": "nova_lacerda"})}
+    assert len(statuses) >= 4, statuses
+    assert db["machinery_requesters"].count_documents({"municipality": "nova_lacerda"}) > 0
+    assert db["dams"].count_documents({"municipality": "nova_lacerda", "pays.collection": "booking_requests"}) > 0
+
+
+def test_the_generator_rebuilds_every_municipalitys_read_models(tmp_path, monkeypatch, today_is_the_datasets):
+    rebuilt = []
+    monkeypatch.setattr(views, "rebuild", lambda db, code, progress=None: rebuilt.append(code) or [])
+    tiny_store(tmp_path / "a")
+    assert sorted(rebuilt) == ["chapada", "matupa", "nova_lacerda"]
 
 
 def test_a_dry_run_builds_the_documents_of_a_written_dataset(tmp_path, today_is_the_datasets, generated):
