@@ -48,6 +48,27 @@ def decimal_key(value: Decimal128) -> str:
     return "E%05d%s" % (scientific + 10000, stripped)
 
 
+class StoredDecimal128(Decimal128):
+    """A Decimal128 read from the store: a ``Decimal128`` to every caller (pymongo's type, its ``bid``,
+    equality and pickling), built from the exact text the engine keeps. Its ``Decimal`` is made once
+    by C code and packing the 128 bits waits until something asks for them, so reading money costs no
+    pure-Python bit twiddling either way (text → bits → ``Decimal``)."""
+
+    __slots__ = ("_decimal",)
+
+    def __init__(self, text: str) -> None:  # noqa: D107 -- the exact text of a stored Decimal128
+        self._decimal = Decimal(text)
+
+    def to_decimal(self) -> Decimal:
+        return self._decimal
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("_Decimal128__high", "_Decimal128__low"):  # the bits, packed on first use
+            Decimal128.__init__(self, self._decimal)
+            return object.__getattribute__(self, name)
+        raise AttributeError(name)
+
+
 def as_decimal128(value: Any) -> Decimal128:
     with localcontext(D128) as ctx:
         return Decimal128(ctx.create_decimal(value if not isinstance(value, float) else repr(value)))
@@ -101,7 +122,7 @@ def _from_tagged(text: str) -> Any:
     if tag == TAG_OID:
         return ObjectId(body)
     if tag == TAG_DECIMAL:
-        return Decimal128(body.split(" ", 1)[1])
+        return StoredDecimal128(body[body.index(" ") + 1:])
     if tag == TAG_BOOL:
         return body == "1"
     if tag == TAG_STR:

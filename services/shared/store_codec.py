@@ -32,8 +32,19 @@ def encode(value: Any) -> Any:
     return value
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def decode(value: Any) -> Any:
-    """A stored value as Python: Decimal128→Decimal, datetime→aware UTC."""
+    """A stored value as Python: Decimal128→Decimal, datetime→aware UTC. Plain values (most of a
+    document) are passed on first; the embedded engine's Decimal128 already holds its ``Decimal``."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else decode(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _PLAIN else decode(v) for v in value]
     if isinstance(value, Decimal128):
         return value.to_decimal()
     if isinstance(value, datetime):
