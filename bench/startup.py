@@ -4,11 +4,17 @@
 panel and times, from the moment the process is spawned: the health check answering ``ok``, and the
 login page drawn in the browser (the "Usuário" and "Senha" fields and the "Entrar" button visible,
 the script run over). A minimal version written by the benchmark (issue 21, item 4); the engine's
-work on start-up may replace its inside, not its answer.
+work on start-up may replace its inside, not its answer. The CLI starts it a few times in a row::
+
+    python -m bench.startup --data-dir /tmp/painel-bench --runs 3
 """
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -64,3 +70,30 @@ def measure_startup(data_dir: str, port: int, timeout: float = 120) -> dict:
                 process.kill()
             browser.close()
     return {"health_s": health, "login_s": login}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def measure_runs(data_dir: str, runs: int = 3) -> dict:
+    """``runs`` starts in a row: every run and the median of each figure."""
+    results = [measure_startup(data_dir, free_port()) for _ in range(runs)]
+    return {"runs": results, **{key: statistics.median(r[key] for r in results) for key in ("health_s", "login_s")}}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description="Mede a partida do painel até o login desenhado no navegador.")
+    parser.add_argument("--data-dir", default=os.environ.get("PAINEL_DATA_DIR"),
+                        required=not os.environ.get("PAINEL_DATA_DIR"),
+                        help="pasta do armazenamento embutido (padrão: PAINEL_DATA_DIR)")
+    parser.add_argument("--runs", type=int, default=3, help="partidas seguidas (mediana)")
+    result = measure_runs(parser.parse_args(argv).data_dir, parser.parse_args(argv).runs)
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()
