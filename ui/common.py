@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from rules.base import RuleError
+from services.dam import warmup
 from services.setup import bootstrap
 from services.shared import clock, config, municipalities, sessions
 from services.shared.auth import Actor
@@ -25,6 +26,7 @@ log = logging.getLogger("painel")
 def _database(uri: str | None, folder: str):
     db = connect(uri=uri, data_dir=folder)
     bootstrap.prepare(db)
+    warmup.start()  # the first DAM and slip of this process cost what the next ones do
     return db
 
 
