@@ -20,7 +20,7 @@ def test_after_the_warm_up_the_first_dam_and_slip_build_no_holidays_and_no_fonts
     bootstrap.prepare(db)
     legal_calendar._state_holidays.cache_clear()  # as in a process just started
     fonts._subset.cache_clear()
-    warmup.start().join(timeout=60)
+    warmup.start(delay=0).join(timeout=60)
 
     def refused(*args, **kwargs):
         raise AssertionError("paid by the first write, not at start-up")
@@ -36,5 +36,5 @@ def test_after_the_warm_up_the_first_dam_and_slip_build_no_holidays_and_no_fonts
 
 def test_a_failed_warm_up_leaves_the_first_dam_to_pay_it(monkeypatch, caplog):
     monkeypatch.setattr(warmup, "warm", lambda: 1 / 0)
-    warmup.start().join(timeout=60)
+    warmup.start(delay=0).join(timeout=60)
     assert "aquecimento" in caplog.text

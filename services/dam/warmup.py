@@ -3,13 +3,15 @@
 Issuing a DAM moves its due date to a business day: the first time in a process, the ``holidays``
 package builds the year's national and Mato Grosso holidays in pt-BR (~0,13 s here). Its slip, and
 every other document, embeds DejaVu subset once per process (~0,45 s). :func:`start` does both in a
-daemon thread as soon as the store is open, so the clerk's first write and first slip cost what the
-next ones do; a call that comes first only waits for the lock the work holds (never twice).
+daemon thread a few seconds after the store is open (once the login page is drawn: the work would
+otherwise slow that first page, the GIL being shared), so the clerk's first write and first slip,
+which come after a login, cost what the next ones do.
 """
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from datetime import date
 
 from fpdf import FPDF
@@ -30,15 +32,19 @@ def warm() -> None:
     Fonts(FPDF())
 
 
-def _run() -> None:
+DELAY_S = 3.0  # past the first drawing of the login page (bench/startup.py: about 2,5 s here)
+
+
+def _run(delay: float) -> None:
+    time.sleep(delay)
     try:
         warm()
     except Exception:  # a warm-up that fails costs only its time: the first write pays it again
         log.exception("aquecimento da emissão de DAM falhou")
 
 
-def start() -> threading.Thread:
-    """Warm in a daemon thread (it never holds the process open) and return it."""
-    thread = threading.Thread(target=_run, name="painel-warmup", daemon=True)
+def start(delay: float = DELAY_S) -> threading.Thread:
+    """Warm in a daemon thread (it never holds the process open) after ``delay`` seconds; the thread."""
+    thread = threading.Thread(target=_run, args=(delay,), name="painel-warmup", daemon=True)
     thread.start()
     return thread
