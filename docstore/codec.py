@@ -31,7 +31,10 @@ D128 = create_decimal128_context()
 
 def decimal_key(value: Decimal128) -> str:
     """Text that sorts as the number sorts; equal numbers (1.5, 1.50) have equal keys."""
-    number = value.to_decimal()
+    return _number_key(value.to_decimal())
+
+
+def _number_key(number: Decimal) -> str:
     if number.is_nan():
         return "A"
     if number.is_infinite():
@@ -107,8 +110,9 @@ def to_json(value: Any) -> Any:
         return TAG + TAG_DATE + value.strftime("%Y-%m-%dT%H:%M:%S.") + "%03d" % (value.microsecond // 1000)
     if isinstance(value, ObjectId):
         return TAG + TAG_OID + str(value)
-    if isinstance(value, Decimal128):
-        return TAG + TAG_DECIMAL + decimal_key(value) + " " + str(value)
+    if isinstance(value, Decimal128):  # its Decimal once: unpacking the 128 bits is pure Python
+        number = value.to_decimal()
+        return TAG + TAG_DECIMAL + _number_key(number) + " " + ("NaN" if number.is_nan() else str(number))
     if isinstance(value, (bytes, bytearray)):  # Binary too: MongoDB orders by length, subtype, bytes
         data = bytes(value)
         return TAG + TAG_BINARY + "%08x%02x" % (len(data), getattr(value, "subtype", 0)) + data.hex()
