@@ -20,7 +20,7 @@ from services.ridehailing import (  # noqa: F401
 )
 from services.ridehailing.enforcement import autos, penalties  # noqa: F401  (penalties: the fine's handler)
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-from services.shared import accounts, audit, clock, config, entities, specs  # noqa: F401
+from services.shared import accounts, audit, clock, config, entities, specs, views  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -61,6 +61,7 @@ def prepare(db: Database) -> None:
     issqn.prepare(db)  # ISSQN of each vehicle and month
     charge_migration.migrate(db)  # DAMs written before the charges get theirs (refuses if the amounts differ)
     outbox.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
+    views.prepare(db, [m["code"] for m in MUNICIPALITIES])  # read models of a store made before them
 
 
 def ensure_parameter(db: Database, municipality: str, version: ParameterVersion) -> None:

@@ -31,7 +31,7 @@ from services import store
 from services.shared import unit_of_work
 
 # Each module that registers a view (imported by :func:`_load`, never by the writers).
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("services.ridehailing.queue_view",)
 META = "meta"
 
 
@@ -43,6 +43,7 @@ class View:
     sources: tuple[str, ...]
     project: Callable[[Database, str | None, str, str | None], None]
     rebuild: Callable[[Database, str], None]
+    version: int = 1  # raised when what the view keeps changes: the next start rebuilds it (:func:`prepare`)
 
 
 _VIEWS: dict[str, View] = {}
@@ -102,3 +103,17 @@ def rebuild(db: Database, municipality: str, progress: Callable[[str], None] | N
         if progress:
             progress(f"{municipality}: {view.name}")
     return done
+
+
+def prepare(db: Database, municipalities: list[str]) -> None:
+    """At start: rebuild each view the store does not hold at its version (a store made before the view,
+    or by a bulk load that bypassed the audit), then remember the version."""
+    for view in all_views():
+        marker = f"view:{view.name}"
+        held = db[META].find_one({"_id": marker}, {"version": 1})
+        if held and held.get("version") == view.version:
+            continue
+        for code in municipalities:
+            with store.transaction(db):
+                view.rebuild(db, code)
+        db[META].update_one({"_id": marker}, {"$set": {"version": view.version}}, upsert=True)

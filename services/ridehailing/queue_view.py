@@ -1,0 +1,204 @@
+"""The authorizations' part of Pendências kept as data (issue 21): a read model, not a recomputation.
+
+Folding every authorization with its events through the rule set on each render cost about 1 s at
+3.000 authorizations, and every save made the next render pay it again. Now each authorization's
+pending items (what :func:`items_of` computes: the request to evaluate, the vistoria to present, the
+5-day window, the fee and its DAM, the annual vistoria, the convocation, the renewal, the end of a
+suspension) are documents of ``work_queue``, one per item, written by a projection
+(``services.shared.views``) in the same unit of work as the change that moves them: the
+authorization itself, or the charge or DAM of its fee. A parameter version (deadlines, holidays)
+rebuilds the municipality's queue.
+
+Items also change with time alone (a deadline passes, a validity ends). Each authorization keeps, in
+``work_queue_sources``, the day its items must be computed again (``refresh_on``): the day after the
+next of its dates (items' due dates, the state's deadline or validity), at most a week ahead. The read
+first refreshes the few whose day has come (one indexed query), then reads the items due up to the
+horizon with one indexed query, earliest first, whatever the number of authorizations.
+"""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from bson import ObjectId
+from pymongo.database import Database
+
+from rules.fmt import brl
+from rules.ridehailing.concepts import EventKind
+from rules.ridehailing.lifecycle import Status
+from services import store
+from services.ridehailing import authorization_lists, fees, registry
+from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
+from services.shared import clock, views
+from services.store import decode, encode, ensure_indexes, parse_date
+
+ITEMS, SOURCES = "work_queue", "work_queue_sources"
+EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
+HORIZONED = {"Vistoria anual", "Vistoria extraordinária", "Renovação"}  # an active authorization's items
+ALWAYS = "0000-00-00"  # shown from: any day
+MAX_AHEAD = timedelta(days=7)  # an authorization's items are computed again at least once a week
+INDEXES = {
+    ITEMS: [([("municipality", 1), ("shown_from", 1)], {"name": "i_queue_shown"}),
+            ([("authorization_id", 1)], {"name": "i_queue_authorization"})],
+    SOURCES: [([("municipality", 1), ("refresh_on", 1)], {"name": "i_queue_refresh"})],
+    "authorizations": [([("fee_dam.charge_id", 1)], {"name": "i_authorizations_fee_charge"})],
+}
+PROJECTION = {**authorization_lists.ROW_FIELDS, "fee_dam": 1, "municipality": 1}
+
+
+def _last(doc: dict, kind: EventKind) -> date | None:
+    dates = [parse_date(e["on"]) for e in doc.get("events", []) if e["kind"] == kind.value]
+    return max(dates) if dates else None
+
+
+def _fee_message(bill: fees.FeeBill, what: str) -> str:
+    """What the fee waits for, from its charge: the DAM to pay (the first, a 2ª via, the DAM of the
+    difference of a short payment), a difference without its DAM yet, or a new DAM after a cancelled one."""
+    live, short = bill.live, bill.short
+    if live and short:
+        return (f"DAM complementar {live['number']} {what} ({brl(live['amount'])}) aguardando pagamento; o DAM "
+                f"{short['dam_number']} foi pago a menor")
+    if live:
+        return f"DAM {live['number']} {what} aguardando pagamento"
+    if short:
+        return fees.shortfall_text(short)
+    return f"DAM {what} cancelado: emitir novo DAM ({brl(bill.open)} em aberto)"
+
+
+def items_of(doc: dict, on: date, scope: registry.Scope,
+             bill: fees.FeeBill | None) -> tuple[list[tuple[date, str, str, str]], list[date]]:
+    """(due, kind, message, reference) of one authorization on ``on``; and the state's own dates
+    (deadline, validity), on which its items may change without a write. ``bill``: its fee, from its
+    charge. An active authorization's items are listed however far ahead they fall: the queue shows
+    them from ``HORIZON_DAYS`` before their due date (:data:`HORIZONED`); the others, always."""
+    rules, book, calendar = scope.rules, scope.book, scope.calendar(on)
+    state = scope.state(doc, on)
+    status = state.status
+    dates = [d for d in (state.deadline, state.valid_until) if d]
+    if status is Status.REQUESTED:
+        return [(parse_date(doc["protocol_date"]), EVALUATE, "Requerimento protocolado aguardando análise", "")], dates
+    if status is Status.AWAITING_INSPECTION:
+        finding = state.findings[-1]
+        return [(state.deadline, "Vistoria", finding.message, finding.reference)], dates
+    if status is Status.BLOCKED:
+        finding = state.findings[-1]
+        return [(state.deadline, "Pendências da vistoria", finding.message, finding.reference)], dates
+    if status is Status.AWAITING_FEE:
+        if bill and not bill.paid:
+            return [(bill.due or on, "Taxa", _fee_message(bill, "da taxa"), rules.ref("fee"))], dates
+        if bill:  # the charge is paid; the DAM's outbox issues the authorization (at start, or on retry)
+            return [(on, "Taxa", "Taxa paga: expedição da autorização pendente, refeita automaticamente",
+                     rules.ref("fee"))], dates
+        return [(_last(doc, EventKind.INSPECTION_PASSED) or on, "Taxa", "Emitir o DAM da taxa de autorização",
+                 rules.ref("fee"))], dates
+    if status is Status.SUSPENDED:
+        return [(state.deadline, "Suspensão", f"Suspensão termina em {state.deadline:%d/%m/%Y}",
+                 rules.ref("suspension"))], dates
+    if status is not Status.ACTIVE:
+        return [], dates
+    items = []
+    annual = rules.next_inspection_due(_last(doc, EventKind.INSPECTION_PASSED), calendar)
+    items.append((annual, "Vistoria anual", f"Vistoria anual até {annual:%d/%m/%Y}", rules.ref("annual_inspection")))
+    called = _last(doc, EventKind.INSPECTION_CALLED)
+    if called and called > (_last(doc, EventKind.INSPECTION_PASSED) or called):
+        deadline = rules.convocation_deadline(called, book, calendar)
+        items.append((deadline, "Vistoria extraordinária", f"Comparecer à vistoria convocada até {deadline:%d/%m/%Y}",
+                      rules.ref("convocation")))
+    if fees.pending_renewal(doc):
+        unpaid = bill is not None and bill.purpose == "renewal" and not bill.paid
+        items.append(((bill.due or on) if unpaid else on, "Renovação",
+                      _fee_message(bill, "da renovação") if unpaid
+                      else "Emitir o DAM da renovação requerida", rules.ref("renewal")))
+    else:
+        deadline = rules.renewal_deadline(state.valid_until, book, calendar)
+        items.append((deadline, "Renovação", f"Requerer a renovação até {deadline:%d/%m/%Y} (vence em "
+                      f"{state.valid_until:%d/%m/%Y})", rules.ref("renewal")))
+    return items, dates
+
+
+def _refresh_on(on: date, dates: list[date]) -> date:
+    """The day after the next of ``dates`` still to come (today's included), at most a week ahead."""
+    ahead = [d for d in dates if d >= on]
+    return min(min(ahead) + timedelta(days=1), on + MAX_AHEAD) if ahead else on + MAX_AHEAD
+
+
+def refresh(db: Database, municipality: str, ids: list[str], on: date) -> None:
+    """Compute again the items of the authorizations ``ids`` (ids of removed ones drop theirs)."""
+    if not ids:
+        return
+    scope = registry.Scope(db, municipality)
+    docs = []
+    for raw in db["authorizations"].find({"_id": {"$in": [ObjectId(i) for i in ids]}}, PROJECTION):
+        doc = decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        docs.append(doc)
+    bills = fees.bills_of(db, docs)
+    rows, sources = [], []
+    for doc in docs:
+        found, dates = items_of(doc, on, scope, bills.get(doc["id"]))
+        rows += [{"municipality": municipality, "authorization_id": doc["id"], "due": due, "kind": kind,
+                  "shown_from": (due - timedelta(days=HORIZON_DAYS)).isoformat() if kind in HORIZONED else ALWAYS,
+                  "protocol": doc["protocol"], "plate": doc["plate"], "driver_cpf": doc["driver_cpf"],
+                  "message": message, "reference": reference} for due, kind, message, reference in found]
+        sources.append((doc["id"], _refresh_on(on, dates + [item[0] for item in found])))
+    db[ITEMS].delete_many({"authorization_id": {"$in": list(ids)}})
+    if rows:
+        db[ITEMS].insert_many([encode(row) for row in rows])
+    kept = {doc["id"] for doc in docs}
+    db[SOURCES].delete_many({"_id": {"$in": [i for i in ids if i not in kept]}})
+    for auth_id, when in sources:
+        db[SOURCES].update_one({"_id": auth_id}, {"$set": {"municipality": municipality,
+                                                           "refresh_on": when.isoformat()}}, upsert=True)
+
+
+def _touched(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
+    """The authorizations a write moved: the one written, or those whose fee is the charge or DAM written."""
+    if not municipality or not doc_id:
+        return
+    if collection == "parameters":
+        rebuild(db, municipality)
+        return
+    if collection == "authorizations":
+        ids = [doc_id]
+    else:
+        charge_id = doc_id
+        if collection == "dams":
+            try:
+                dam = db["dams"].find_one({"_id": ObjectId(doc_id)}, {"charge_id": 1})
+            except Exception:  # noqa: BLE001 — an id that is not a DAM's moves no authorization
+                return
+            charge_id = str((dam or {}).get("charge_id") or "")
+        if not charge_id:
+            return
+        ids = [str(a["_id"]) for a in db["authorizations"].find({"fee_dam.charge_id": charge_id}, {"_id": 1})]
+    refresh(db, municipality, ids, clock.today())
+
+
+def rebuild(db: Database, municipality: str) -> None:
+    """Every authorization's items of the municipality, from scratch."""
+    ensure_indexes(db, INDEXES)
+    db[ITEMS].delete_many({"municipality": municipality})
+    db[SOURCES].delete_many({"municipality": municipality})
+    ids = [str(a["_id"]) for a in db["authorizations"].find({"municipality": municipality}, {"_id": 1})]
+    for start in range(0, len(ids), 500):
+        refresh(db, municipality, ids[start:start + 500], clock.today())
+
+
+views.register(views.View("work_queue", ("authorizations", "charges", "dams", "parameters"), _touched, rebuild))
+
+
+def pending(db: Database, municipality: str, on: date) -> list[Pendencia]:
+    """The authorizations' items shown on ``on`` (earliest first), after computing again those whose day
+    has come: two indexed queries, whatever the number of authorizations."""
+    due = [s["_id"] for s in db[SOURCES].find({"municipality": municipality, "refresh_on": {"$lte": on.isoformat()}},
+                                              {"_id": 1})]
+    if due:
+        with store.transaction(db):
+            refresh(db, municipality, due, on)
+    query = {"municipality": municipality, "shown_from": {"$lte": on.isoformat()}}
+    found = []
+    for raw in db[ITEMS].find(query).sort([("due", 1), ("protocol", 1)]):
+        row = decode(raw)
+        when = parse_date(row["due"])
+        found.append(Pendencia(when, row["kind"], row["protocol"], row["plate"], row["driver_cpf"], row["message"],
+                               row["reference"], when < on and row["kind"] != EVALUATE, row["authorization_id"]))
+    return found

@@ -1,0 +1,118 @@
+"""Pendências' authorizations part kept as data (issue 21): what the stored queue shows on a day is
+what folding every authorization through the rule set shows that day — on the days after it was
+written (deadlines pass, validities end, without any write), after the writes that move it (a fee
+DAM issued and paid, a request approved), and after a rebuild from scratch."""
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+
+from services import store
+from services.dam import payments
+from services.ridehailing import authorizations, fees, queue_view, registry
+from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
+from services.shared import clock
+from services.shared.auth import Actor
+from tests.conftest import copy_store
+
+ACTOR = Actor("teste", "Teste", "secretaria", ("chapada", "matupa"))
+
+
+@pytest.fixture()
+def db(tmp_path, demo_store, monkeypatch):
+    folder = copy_store(demo_store, tmp_path / "store")
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    return store.connect(data_dir=str(folder))
+
+
+def fresh(db, municipality: str, on) -> list[tuple]:
+    """The oracle: every authorization folded on ``on``, as Pendências computed it on each render."""
+    scope = registry.Scope(db, municipality)
+    docs = []
+    for raw in db["authorizations"].find({"municipality": municipality}, queue_view.PROJECTION):
+        doc = store.decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        docs.append(doc)
+    bills = fees.bills_of(db, docs)
+    rows = []
+    for doc in docs:
+        found, _ = queue_view.items_of(doc, on, scope, bills.get(doc["id"]))
+        for due, kind, message, reference in found:
+            if kind in queue_view.HORIZONED and due > on + timedelta(days=HORIZON_DAYS):
+                continue
+            rows.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
+                                  due < on and kind != queue_view.EVALUATE, doc["id"]))
+    return shown(rows)
+
+
+def shown(rows: list[Pendencia]) -> list[tuple]:
+    return sorted((p.due, p.kind, p.protocol, p.plate, p.message, p.reference, p.late, p.authorization_id) for p in rows)
+
+
+@pytest.mark.parametrize("municipality", ["chapada", "matupa"])
+def test_the_stored_queue_is_the_folded_one_on_every_later_day(db, municipality, monkeypatch):
+    today = clock.today()
+    assert shown(queue_view.pending(db, municipality, today)) == fresh(db, municipality, today)
+    assert fresh(db, municipality, today), "the demo has authorizations with pending items"
+    for days in (1, 3, 6, 9, 16, 31, 45, 95, 200, 370, 800):  # deadlines pass, validities end, no write
+        on = today + timedelta(days=days)
+        monkeypatch.setattr(clock, "today", lambda on=on: on)
+        assert shown(queue_view.pending(db, municipality, on)) == fresh(db, municipality, on), f"+{days} dias"
+
+
+def test_a_fee_issued_and_paid_moves_the_queue_in_its_unit_of_work(db):
+    today = clock.today()
+    waiting = [p for p in queue_view.pending(db, "chapada", today)
+               if p.kind == "Taxa" and p.message == "Emitir o DAM da taxa de autorização"]
+    assert waiting, "the demo has an authorization awaiting its fee DAM"
+    auth_id = waiting[0].authorization_id
+    fees.issue_fee_dam(db, ACTOR, "chapada", auth_id, today)
+    assert shown(queue_view.pending(db, "chapada", today)) == fresh(db, "chapada", today)
+    mine = [p for p in queue_view.pending(db, "chapada", today) if p.authorization_id == auth_id]
+    assert [p.kind for p in mine] == ["Taxa"] and mine[0].message.endswith("da taxa aguardando pagamento")
+    dam = db["dams"].find_one({"charge_id": store.decode(db["authorizations"].find_one(
+        {"_id": __import__("bson").ObjectId(auth_id)}))["fee_dam"]["charge_id"]})
+    payments.record_payment(db, ACTOR, "chapada", str(dam["_id"]), today, Decimal(str(dam["amount"].to_decimal())),
+                            "PIX")
+    assert shown(queue_view.pending(db, "chapada", today)) == fresh(db, "chapada", today)
+    assert not any(p.authorization_id == auth_id and p.kind == "Taxa" for p in queue_view.pending(db, "chapada", today))
+
+
+def test_an_approved_request_leaves_evaluate_for_the_vistoria(db):
+    today = clock.today()
+    evaluate = [p for p in queue_view.pending(db, "chapada", today) if p.kind == queue_view.EVALUATE]
+    assert evaluate, "the demo has a request to evaluate"
+    auth_id = evaluate[0].authorization_id
+    try:
+        authorizations.approve(db, ACTOR, "chapada", auth_id, today)
+    except Exception:  # noqa: BLE001 — a request the law refuses is refused instead: it leaves the queue too
+        authorizations.refuse(db, ACTOR, "chapada", auth_id, today, "Requisitos não atendidos")
+    after = [p for p in queue_view.pending(db, "chapada", today) if p.authorization_id == auth_id]
+    assert all(p.kind != queue_view.EVALUATE for p in after)
+    assert shown(queue_view.pending(db, "chapada", today)) == fresh(db, "chapada", today)
+
+
+def test_a_failed_write_leaves_the_queue_as_it_was(db):
+    today = clock.today()
+    before = shown(queue_view.pending(db, "chapada", today))
+    evaluate = next(p for p in queue_view.pending(db, "chapada", today) if p.kind == queue_view.EVALUATE)
+    with pytest.raises(RuntimeError), store.transaction(db):
+        authorizations.cancel_request(db, ACTOR, "chapada", evaluate.authorization_id, "Desistência do condutor")
+        raise RuntimeError("a falha depois da gravação desfaz tudo")
+    assert shown(queue_view.pending(db, "chapada", today)) == before
+
+
+def test_the_rebuilt_queue_is_the_stored_one(db):
+    def stored():
+        return sorted(tuple(sorted((k, str(v)) for k, v in d.items() if k != "_id"))
+                      for d in db[queue_view.ITEMS].find({"municipality": "chapada"}))
+
+    fees_waiting = [p for p in queue_view.pending(db, "chapada", clock.today()) if p.kind == "Taxa"]
+    if fees_waiting:
+        fees.issue_fee_dam(db, ACTOR, "chapada", fees_waiting[0].authorization_id, clock.today())
+    kept = stored()
+    with store.transaction(db):
+        queue_view.rebuild(db, "chapada")
+    assert stored() == kept
