@@ -66,7 +66,10 @@ class _SinkCollection:
 
 
 class Sink:
-    """Reads see an empty store (no custom fields); inserts are kept in order, with seeded ids."""
+    """Reads see an empty store (no custom fields); inserts are kept in order, with seeded ids. It holds
+    no read model: the views skip it (``services.shared.views.touched``), and the dataset rebuilds them."""
+
+    stand_in = True
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng

@@ -69,6 +69,10 @@ class StoredDecimal128(Decimal128):
         if name in ("_Decimal128__high", "_Decimal128__low"):  # the bits, packed on first use
             Decimal128.__init__(self, self._decimal)
             return object.__getattribute__(self, name)
+        if name == "_decimal":  # a copy (copy, pickle) holds only the bits Decimal128 keeps in its state
+            value = Decimal128.to_decimal(self)
+            object.__setattr__(self, "_decimal", value)
+            return value
         raise AttributeError(name)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from decimal import Decimal
 
 import pytest
 from bson.decimal128 import Decimal128
@@ -32,3 +33,13 @@ def test_a_read_decimal128_is_the_one_written(col, text):
     assert col.find_one({"amount": written})["_id"] == 1
     col.replace_one({"_id": 1}, col.find_one({"_id": 1}))  # written back as read, still the same number
     assert col.find_one({"_id": 1})["lines"][0]["amount"] == written
+
+
+@pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy, lambda v: pickle.loads(pickle.dumps(v))],
+                         ids=["copy", "deepcopy", "pickle"])
+def test_a_copied_read_decimal128_keeps_its_amount(col, copier):
+    """A copied stored document (the return-file tests clone one) keeps its money: a copy of a read
+    Decimal128 holds only the bits, and its Decimal comes back from them."""
+    col.insert_one({"_id": 1, "amount": Decimal128(Decimal("1234.56"))})
+    copied = copier(col.find_one({"_id": 1})["amount"])
+    assert copied.to_decimal() == Decimal("1234.56") and copied == Decimal128("1234.56")

@@ -17,6 +17,7 @@ horizon with one indexed query, earliest first, whatever the number of authoriza
 """
 from __future__ import annotations
 
+import logging
 from datetime import date, timedelta
 
 from bson import ObjectId
@@ -42,6 +43,7 @@ INDEXES = {
     SOURCES: [([("municipality", 1), ("refresh_on", 1)], {"name": "i_queue_refresh"})],
     "authorizations": [([("fee_dam.charge_id", 1)], {"name": "i_authorizations_fee_charge"})],
 }
+log = logging.getLogger(__name__)
 PROJECTION = {**authorization_lists.ROW_FIELDS, "fee_dam": 1, "municipality": 1}
 
 
@@ -134,10 +136,15 @@ def refresh(db: Database, municipality: str, ids: list[str], on: date) -> None:
     bills = fees.bills_of(db, docs)
     rows, sources = [], []
     for doc in docs:
-        found, dates = items_of(doc, on, scope, bills.get(doc["id"]))
+        try:
+            found, dates = items_of(doc, on, scope, bills.get(doc["id"]))
+        except KeyError as missing:  # a record without what the rule set folds (an old or partial copy)
+            log.warning("authorization %s left out of Pendências: no %s", doc["id"], missing)
+            continue
         rows += [{"municipality": municipality, "authorization_id": doc["id"], "due": due, "kind": kind,
                   "shown_from": (due - timedelta(days=HORIZON_DAYS)).isoformat() if kind in HORIZONED else ALWAYS,
-                  "protocol": doc["protocol"], "plate": doc["plate"], "driver_cpf": doc["driver_cpf"],
+                  "protocol": doc.get("protocol", ""), "plate": doc.get("plate", ""),
+                  "driver_cpf": doc.get("driver_cpf", ""),
                   "message": message, "reference": reference} for due, kind, message, reference in found]
         sources.append((doc["id"], _refresh_on(on, dates + [item[0] for item in found])))
     db[ITEMS].delete_many({"authorization_id": {"$in": list(ids)}})
