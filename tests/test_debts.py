@@ -12,7 +12,7 @@ from openpyxl import load_workbook
 
 from rules.dam import charges as charge_rules
 from rules.params import ParameterVersion
-from services.dam import dams, debts, payments, rebill
+from services.dam import aging_view, dams, debts, payments, rebill
 from services.dam.debts import DebtQuery
 from services.setup import bootstrap
 from services.shared.errors import PermissionDenied
@@ -40,13 +40,15 @@ def charge_doc(db, due: date, status=charge_rules.OPEN, open_="100.00", code="11
                mun="matupa", name="Maria da Silva Souza", document="52998224725") -> str:
     """A charge stored as services.dam.charges keeps it, due on ``due`` (boundaries need exact dates,
     which a DAM moves to a business day)."""
-    return str(insert_one(db["charges"], encode({
+    charge_id = str(insert_one(db["charges"], encode({
         "municipality": mun, "owner": {"collection": "autos", "id": "a1", "label": "Auto nº 0007/2026"},
         "taxpayer": {"name": name, "document": document, "address": "Rua A, 1"}, "revenue_kind": kind,
         "revenue_code": code, "description": "Multa", "legal_basis": "Lei 1.552/2025, art. 30", "reference": "2026",
         "principal": D(open_), "discount": D("0"), "issued_on": due - timedelta(days=10), "due_on": due,
         "late": D("0"), "paid": D("0"), "open": D(open_), "credit": D("0"), "status": status, "paid_on": None,
         "live_dam": None, "dams": [], "payments": [], "inscription": None, "version": 1})))
+    aging_view.follow(db, charge_id)  # as the charge writer does: the aging kept as data counts it
+    return charge_id
 
 
 def ids(page) -> list[str]:

@@ -28,7 +28,7 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.dam import charges as rules
-from services.shared import clock
+from services.shared import clock, views
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError
@@ -136,7 +136,9 @@ def open_charge(db: Database, municipality: str, clean: dict, due_on: date, issu
         "status": state.status, "paid_on": None, "live_dam": None, "dams": [], "payments": [],
         "inscription": None, "version": 1, "created_at": now, "created_by": by,
     }
-    return str(insert_one(db[COLLECTION], encode(doc)))
+    charge_id = str(insert_one(db[COLLECTION], encode(doc)))
+    views.touched(db, municipality, COLLECTION, charge_id)  # a charge has no audit entry of its own
+    return charge_id
 
 
 def _write(db: Database, charge: dict, changes: dict, push: dict | None = None) -> None:
@@ -147,6 +149,7 @@ def _write(db: Database, charge: dict, changes: dict, push: dict | None = None) 
     done = db[COLLECTION].update_one({"_id": _oid(charge["id"]), "version": charge["version"]}, update)
     if done.modified_count != 1:
         raise ChargeChanged("O débito mudou enquanto era atualizado; confira e tente de novo.")
+    views.touched(db, charge.get("municipality"), COLLECTION, charge["id"])
 
 
 def attach_dam(db: Database, charge_id: str, dam: dict) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from pymongo.database import Database
 
 from rules.dam import charges as rules
-from services.dam import charges
+from services.dam import aging_view, charges
 from services.dam.dams import REVENUE_KINDS
 from services.shared import clock, exports, fields
 from services.shared.auth import Actor, authorize
@@ -211,8 +211,14 @@ def aging(db: Database, actor: Actor, municipality: str, query: DebtQuery | None
     """The totals per age bucket and revenue of the owed charges of the filter (all, without one)."""
     authorize(actor, "read", municipality)
     today = clock.today()
-    mongo = mongo_query(municipality, query or DebtQuery(), today)
-    return fold(owed_figures(db, mongo), today)
+    query = query or DebtQuery()
+    if query.search.strip():  # a name or document typed: the charges it finds, folded
+        return fold(owed_figures(db, mongo_query(municipality, query, today)), today)
+    statuses = [query.status] if query.status in rules.OWING else list(rules.OWING)
+    kept = aging_view.cells(db, municipality, statuses, query.revenue_kind or None, today,
+                            {query.bucket} if query.bucket else None)
+    return Aging(today, {line: {key: AgingCell(n, amount) for key, (n, amount) in by_bucket.items()}
+                         for line, by_bucket in kept.items()})
 
 
 # ---- exports ----

@@ -10,7 +10,9 @@ scratch (``python -m seed --rebuild-views``; a test compares the two). Plain doc
 Every write of the panel leaves an audit entry, and ``audit.record`` calls :func:`touched`: the
 projection runs at the end of the unit of work, after every write of it and inside it
 (``unit_of_work.before_commit``), so the figures commit or roll back with the change. A service
-that writes a source never calls a view. The views' modules are named in ``MODULES`` and imported
+that writes a source never calls a view; the one exception is a record written inside another's
+audited unit without an entry of its own (a charge, written only by ``services.dam.charges``, the
+money loop), whose one writer calls :func:`touched` itself. The views' modules are named in ``MODULES`` and imported
 on the first write or rebuild, whatever pages the process has loaded (a view registered nowhere
 would go stale silently; ``tests/test_views.py`` checks every module is listed).
 
@@ -31,7 +33,7 @@ from services import store
 from services.shared import unit_of_work
 
 # Each module that registers a view (imported by :func:`_load`, never by the writers).
-MODULES: tuple[str, ...] = ("services.ridehailing.queue_view",)
+MODULES: tuple[str, ...] = ("services.ridehailing.queue_view", "services.dam.aging_view")
 META = "meta"
 
 
