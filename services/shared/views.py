@@ -31,7 +31,7 @@ from services import store
 from services.shared import unit_of_work
 
 # Each module that registers a view (imported by :func:`_load`, never by the writers).
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("services.summary.revenue_view",)
 META = "meta"
 
 
