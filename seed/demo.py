@@ -31,7 +31,7 @@ from seed.municipalities import DEMO_ACT, seed_demo_parameters
 from seed.people import DISTRICTS, STREETS, cnpj, cpf, person, phone
 from services.dam import dams, payments
 from services.setup import bootstrap
-from services.shared import clock, entities, entity_lists
+from services.shared import clock, entities, entity_lists, views
 from services.shared.accounts import create_user
 from services.shared.auth import SYSTEM, Actor
 from services.shared.errors import Conflict
@@ -79,6 +79,8 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     platform_obligations.seed_platform_obligations(db)
     bookings.seed_bookings(db)
     _history(db, staff)
+    for code in ALL:  # the history is written in bulk, without audit: the read models from scratch
+        views.rebuild(db, code)
     return [(u, r, DEMO_PASSWORD) for u, _n, r, _m in DEMO_USERS]
 
 
