@@ -3,18 +3,20 @@ severity and stage, and the fines' DAMs (revenue kind ``multa``; see ``services.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import date
 
 from pymongo.database import Database
 
 from services.ridehailing.enforcement import autos
-from services.summary import revenue
+from services.summary import revenue_view
 from services.summary.figures import FinesFigures
 from services.summary.periods import Period
 
 
-def of_period(db: Database, municipality: str, period: Period, dam_docs: list[dict]) -> FinesFigures:
-    """Autos lavrados in the period by severity and stage, and the fines' DAMs (revenue kind ``multa``)."""
-    fines = revenue.in_period([d for d in dam_docs if d["revenue_kind"] == "multa"], period)
+def of_period(db: Database, municipality: str, period: Period, days: dict[date, dict[str, int]]) -> FinesFigures:
+    """Autos lavrados in the period by severity and stage, and the fines' DAMs (revenue kind ``multa``),
+    from the stored days of ``revenue_view.stored``."""
+    fines = revenue_view.in_period(days, period, only_kind="multa")
     by_severity, by_stage = _autos(db, municipality, period)
     return FinesFigures(
         by_severity=by_severity, by_stage=by_stage,

@@ -14,12 +14,11 @@ from typing import Literal
 
 from pymongo.database import Database
 
-from services.shared import clock, municipalities
+from services.shared import clock, municipalities, views
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
-from services.store import decode
-from services.summary import debts, fines, machinery, report_tables, revenue, ride_hailing, trends
+from services.summary import debts, fines, machinery, report_tables, revenue_view, ride_hailing, trends
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -48,13 +47,13 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     year_before = period.year_before()
     previous = year_before if compare == YEAR_BEFORE else period.previous()
     mun = municipalities.get(db, municipality)
-    dam_docs = revenue.dam_docs(db, municipality, min(previous.start, year_before.start))
-    revenue_now, revenue_before = revenue.in_period(dam_docs, period), revenue.in_period(dam_docs, previous)
+    days = revenue_view.stored(db, municipality, period.end)
+    revenue_now, revenue_before = revenue_view.in_period(days, period), revenue_view.in_period(days, previous)
     ride = ride_before = fines_now = None
     months, waiting = [], []
     if "transporte" in mun.modules:
         ride, ride_before = ride_hailing.of_periods(db, municipality, (period, previous))
-        fines_now = fines.of_period(db, municipality, period, dam_docs)
+        fines_now = fines.of_period(db, municipality, period, days)
         ride_months, found = trends.ride_hailing(db, municipality, period)
         months += ride_months
         waiting += trends.waiting_autos(found, clock.today())
@@ -73,7 +72,7 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     return Summary(
         municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
         year_before=year_before, comparison=COMPARISONS[compare], compared_empty=empty, kpis=kpis,
-        revenue=revenue_now, revenue_year_before=revenue.in_period(dam_docs, year_before),
+        revenue=revenue_now, revenue_year_before=revenue_view.in_period(days, year_before),
         ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed, trends=tuple(months),
         waiting=tuple(waiting),
     )
@@ -107,11 +106,11 @@ def reports_pdf(db: Database, actor: Actor, municipality_codes: list[str], start
 
 @checked
 def data_version(db: Database, actor: Actor, municipality: str) -> str:
-    """The instant of the municipality's latest audited write: every write of the panel leaves one, so
-    figures computed under the same version are still right (one indexed query)."""
+    """The municipality's change counter (``views.version``): every audited write moves it, so figures
+    computed under the same version are still right (one read by ``_id``); never the newest audit
+    entry's instant, which a future-dated entry froze."""
     authorize(actor, "summary", municipality)
-    latest = db["audit"].find_one({"municipality": municipality}, {"at": 1}, sort=[("at", -1)])
-    return decode(latest["at"]).isoformat() if latest else ""
+    return str(views.version(db, municipality))
 
 
 def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,

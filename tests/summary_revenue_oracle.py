@@ -1,8 +1,5 @@
-"""The DAMs' part of the mayor's office figures: issued, paid and overdue per revenue kind and month,
-and why the amount received differs from the face value (see ``services.summary.figures``).
-
-The DAMs every period of a summary needs are read in one query, with only the fields the figures
-read; each period is then folded from that list.
+"""The DAMs' figures as the summary computed them before they were kept as data (issue 21): every DAM
+read and folded per period. Kept only as the oracle of ``tests/test_summary_revenue_view.py``.
 """
 from __future__ import annotations
 

@@ -1,0 +1,221 @@
+"""The DAMs' figures kept as data (issue 21): what each DAM adds to the mayor's office revenue, per
+municipality × month × day × revenue kind, so a summary reads a few month documents instead of
+decoding every DAM.
+
+Each DAM keeps its last *contribution* in ``summary_contributions`` (``{bucket_id: {field: int}}``,
+money in centavos); when it changes, the projection computes its new contribution with the rules of
+``services.summary.revenue`` and ``$inc``s the month documents of ``summary_months`` by the difference
+(``chapada:2026-03:revenue``, fields ``d14.<figure>|<kind>|n`` and ``|v``), in the same unit of work.
+
+Issued and paid are counted on their day. Overdue is a state on a day: a DAM enters it on the day
+after its due date (or its issue, if later) and leaves it on the day it is paid, so it adds +1 on the
+first day and −1 on the last, keyed by its due month; "overdue on day D" is the sum of every delta up
+to D. A cancelled DAM contributes nothing (it never counted, not even for past days).
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import date, timedelta
+from decimal import Decimal
+
+from bson import ObjectId
+from bson.errors import InvalidId
+from pymongo.database import Database
+
+from services.dam import dams, payments
+from services.shared import views
+from services.store import decode, parse_date
+from services.summary.figures import PaymentDifferences, Revenue, RevenueLine
+from services.summary.periods import Period
+
+MONTHS, CONTRIBUTIONS, NAME = "summary_months", "summary_contributions", "revenue"
+DIFF = ("paid_count", "face_value", "received", "short_count", "short", "over_count", "over", "late_count", "late")
+FIELDS = {"municipality": 1, "status": 1, "revenue_kind": 1, "amount": 1, "issued_on": 1, "due_on": 1,
+          "payment.paid_on": 1, "payment.amount": 1, "payment.flags": 1}
+
+
+def _centavos(value: Decimal) -> int:
+    return int((Decimal(value) * 100).to_integral_value())
+
+
+def _bucket(municipality: str, day: date) -> str:
+    return f"{municipality}:{day:%Y-%m}:{NAME}"
+
+
+def contribution(doc: dict) -> dict[str, dict[str, int]]:
+    """What one DAM (decoded) adds to the month documents, as the figures of ``revenue.in_period`` count it."""
+    parts: dict[str, Counter] = defaultdict(Counter)
+    status, mun = doc["status"], doc["municipality"]
+    if status == dams.CANCELLED:
+        return {}
+    kind = doc.get("revenue_kind") or "_"
+    amount = _centavos(doc["amount"])
+    issued_on, due_on = parse_date(doc["issued_on"]), parse_date(doc["due_on"])
+    payment = doc.get("payment") or {}
+    paid_on = parse_date(payment.get("paid_on")) if payment else None
+
+    def add(day: date, key: str, n: int, v: int) -> None:
+        cell = parts[_bucket(mun, day)]
+        cell[f"d{day.day:02d}.{key}|n"] += n
+        cell[f"d{day.day:02d}.{key}|v"] += v
+
+    add(issued_on, f"issued|{kind}", 1, amount)
+    if status == dams.PAID and paid_on is not None:
+        received = _centavos(payment["amount"]) if payment.get("amount") is not None else amount
+        add(paid_on, f"paid|{kind}", 1, received)
+        diff = _explain(amount, received, payments.FLAG_LATE in (payment.get("flags") or ()))
+        cell = parts[_bucket(mun, paid_on)]
+        for name, number in diff.items():
+            cell[f"d{paid_on.day:02d}.diff|{kind}|{name}"] += number
+    first = max(issued_on, due_on + timedelta(days=1))
+    last = None if status == dams.ISSUED else paid_on  # the first day no longer overdue
+    if status == dams.ISSUED or (last is not None and last > first):
+        add(first, f"overdue|{kind}|{due_on:%Y-%m}", 1, amount)
+        if last is not None:
+            add(last, f"overdue|{kind}|{due_on:%Y-%m}", -1, -amount)
+    return {bucket: {k: v for k, v in cell.items() if v} for bucket, cell in parts.items()}
+
+
+def _explain(face: int, received: int, late: bool) -> Counter:
+    diff: Counter = Counter(paid_count=1, face_value=face, received=received)
+    if received < face:
+        diff.update(short_count=1, short=face - received)
+    elif received > face:
+        diff.update(over_count=1, over=received - face)
+    if late:
+        diff.update(late_count=1, late=received)
+    return diff
+
+
+def _apply(db: Database, municipality: str, delta: dict[str, Counter]) -> None:
+    for bucket, cell in delta.items():
+        incs = {k: v for k, v in cell.items() if v}
+        if incs:
+            db[MONTHS].update_one({"_id": bucket}, {"$inc": incs, "$set": {
+                "municipality": municipality, "month": bucket.split(":")[1], "view": NAME}}, upsert=True)
+
+
+def _built(db: Database, municipality: str) -> bool:
+    return db[views.META].find_one({"_id": f"{NAME}_built:{municipality}"}, {"_id": 1}) is not None
+
+
+def project(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
+    """Bring the month documents up to date after the DAM ``doc_id`` changed (the first change of a
+    municipality never built builds them whole: a store older than this view)."""
+    if doc_id is None:
+        return
+    try:
+        key = ObjectId(str(doc_id))
+    except InvalidId:
+        key = doc_id
+    raw = db[dams.COLLECTION].find_one({"_id": key}, FIELDS)
+    mun = raw["municipality"] if raw else municipality
+    if mun and not _built(db, mun):
+        rebuild(db, mun)
+        return
+    new = contribution(decode(raw)) if raw else {}
+    source = f"{dams.COLLECTION}:{doc_id}"
+    stored_parts = db[CONTRIBUTIONS].find_one({"_id": source}) or {}
+    old = stored_parts.get("parts") or {}
+    if new == old:
+        return
+    delta: dict[str, Counter] = defaultdict(Counter)
+    for bucket, cell in new.items():
+        delta[bucket].update(cell)
+    for bucket, cell in old.items():
+        delta[bucket].subtract(cell)
+    _apply(db, mun, delta)
+    db[CONTRIBUTIONS].update_one({"_id": source}, {"$set": {"municipality": mun, "view": NAME, "parts": new}},
+                                 upsert=True)
+
+
+def _folded(db: Database, municipality: str) -> tuple[list[dict], dict[str, Counter]]:
+    """Every DAM's contribution and their sum per month document, from the DAMs."""
+    totals: dict[str, Counter] = defaultdict(Counter)
+    rows = []
+    for raw in db[dams.COLLECTION].find({"municipality": municipality}, FIELDS):
+        parts = contribution(decode(raw))
+        for bucket, cell in parts.items():
+            totals[bucket].update(cell)
+        rows.append({"_id": f"{dams.COLLECTION}:{raw['_id']}", "municipality": municipality, "view": NAME,
+                     "parts": parts})
+    return rows, totals
+
+
+def rebuild(db: Database, municipality: str) -> None:
+    """The month documents and every DAM's contribution of ``municipality``, from scratch."""
+    db[MONTHS].delete_many({"municipality": municipality, "view": NAME})
+    db[CONTRIBUTIONS].delete_many({"municipality": municipality, "view": NAME})
+    rows, totals = _folded(db, municipality)
+    if rows:
+        db[CONTRIBUTIONS].insert_many(rows)
+    _apply(db, municipality, totals)
+    db[views.META].update_one({"_id": f"{NAME}_built:{municipality}"}, {"$set": {"built": True}}, upsert=True)
+
+
+views.register(views.View(NAME, (dams.COLLECTION,), project, rebuild))
+
+
+def _days(month: str, doc: dict) -> dict[date, dict[str, int]]:
+    """The day fields of one month document (``{"d14": {...}}`` or flat ``{"d14.key": n}``)."""
+    year, number = (int(p) for p in month.split("-"))
+    days: dict[date, dict[str, int]] = defaultdict(dict)
+    for name, value in doc.items():
+        if not name.startswith("d"):
+            continue
+        if isinstance(value, dict):
+            days[date(year, number, int(name[1:]))].update(value)
+        elif "." in name:
+            day, key = name.split(".", 1)
+            days[date(year, number, int(day[1:]))][key] = value
+    return days
+
+
+def stored(db: Database, municipality: str, until: date) -> dict[date, dict[str, int]]:
+    """Every day's fields of the municipality up to ``until``: one query on the month documents. A
+    municipality never built (DAMs written in bulk without audit and no rebuild since) is folded from
+    its DAMs instead, as before this view, without writing during a read."""
+    days: dict[date, dict[str, int]] = {}
+    last = f"{until:%Y-%m}"
+    if _built(db, municipality):
+        for doc in db[MONTHS].find({"municipality": municipality, "view": NAME, "month": {"$lte": last}}):
+            days.update(_days(doc["month"], doc))
+        return days
+    for bucket, cell in _folded(db, municipality)[1].items():
+        month = bucket.split(":")[1]
+        if month <= last:
+            days.update(_days(month, {k: v for k, v in cell.items() if v}))
+    return days
+
+
+def _money(centavos: int) -> Decimal:
+    return (Decimal(centavos) / 100).quantize(Decimal("0.01"))
+
+
+def in_period(days: dict[date, dict[str, int]], period: Period, only_kind: str | None = None) -> Revenue:
+    """The revenue of ``period`` (as ``revenue.in_period`` folds it) from the stored days."""
+    lines: dict[tuple[str, date], Counter] = defaultdict(Counter)
+    diff: Counter = Counter()
+    for day, cell in days.items():
+        if day > period.end:
+            continue
+        for key, number in cell.items():
+            figure, kind, *rest = key.split("|")
+            if only_kind is not None and kind != only_kind:
+                continue
+            label = dams.REVENUE_KINDS.get(kind, "Outras receitas")
+            if figure == "overdue":
+                month = date.fromisoformat(rest[0] + "-01")
+                lines[(label, month)]["overdue_count" if rest[1] == "n" else "overdue"] += number
+            elif day < period.start:
+                continue
+            elif figure == "diff":
+                diff[rest[0]] += number
+            else:
+                lines[(label, day.replace(day=1))][f"{figure}_count" if rest[0] == "n" else figure] += number
+    return Revenue(
+        tuple(RevenueLine(kind, month, **{k: (_money(v) if not k.endswith("count") else v) for k, v in c.items()})
+              for (kind, month), c in sorted(lines.items(), key=lambda item: (item[0][1], item[0][0]))
+              if any(c.values())),
+        PaymentDifferences(**{k: (_money(v) if not k.endswith("count") else v) for k, v in diff.items() if v}),
+    )
