@@ -221,6 +221,7 @@ REQUIRED: dict[str, str] = {
     "services.shared.definitions.defined_registers": "admin",
     "services.shared.definitions.definition": "admin",
     "services.shared.definitions.preview_change": "admin",
+    "services.shared.definitions.reference_targets": "admin",
     "services.shared.definitions.readable_registers": "read",
     "services.shared.definitions.register_counts": "summary",
     "services.shared.definitions.set_active": "admin",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import unicodedata
 from typing import Any
 
 from services.shared import fields
@@ -25,7 +26,8 @@ FORMAT = 1  # the document's format; a later key (a status flow, an export) is o
 KINDS = {k: fields.KINDS[k] for k in ("text", "textarea", "int", "money", "date", "bool", "choice", "cpf", "cnpj",
                                       "cpf_cnpj", "phone", "email", "plate")}
 REFERENCE = "reference"
-ROLES = ("secretaria", "ti")  # who may be granted reading or writing (the gabinete reads counts only)
+READ_ROLES = ("secretaria", "ti")  # who may be granted reading (the gabinete reads counts only)
+WRITE_ROLES = ("secretaria",)  # who may be granted writing (TI administers, it does not type records)
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
 MAX_FIELDS = 60
 MAX_CHOICES = 200  # a list longer than this is a register of its own (refer to it), not a choice
@@ -122,9 +124,10 @@ def problems(definition: dict[str, Any], known: dict[str, EntitySpec], coded: fr
             errors[key] = f"{what}: campo obrigatório."
         elif len(text) > LABEL_MAX:
             errors[key] = f"{what}: no máximo {LABEL_MAX} caracteres."
-    for key in ("read_roles", "write_roles"):
-        if any(r not in ROLES for r in definition.get(key) or ()):
-            errors[key] = "Perfis: escolha entre Secretaria e TI municipal."
+    if any(r not in READ_ROLES for r in definition.get("read_roles") or ()):
+        errors["read_roles"] = "Quem consulta: escolha entre Secretaria e TI municipal."
+    if any(r not in WRITE_ROLES for r in definition.get("write_roles") or ()):
+        errors["write_roles"] = "Quem cadastra: só a Secretaria cadastra registros."
     if not definition.get("municipalities"):
         errors["municipalities"] = "Municípios: escolha ao menos um município que terá este cadastro."
     field_list = definition.get("fields") or []
@@ -182,3 +185,10 @@ def _field_problems(index: int, f: dict[str, Any], seen: set[str], known: dict[s
     if f.get("unique") and not f.get("required"):
         errors[f"{at}.unique"] = f"{row}: um campo único deve ser também obrigatório."
     return errors
+
+
+def identifier_of(label: str) -> str:
+    """An identifier made from a label ("Data da concessão" → ``data_da_concessao``)."""
+    plain = unicodedata.normalize("NFKD", str(label).strip().lower()).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "_", plain).strip("_")[:40].strip("_")
+    return slug if not slug[:1].isdigit() else f"c_{slug}"[:40]

@@ -17,7 +17,7 @@ from pymongo.database import Database
 from services.shared import audit, clock, definition_changes, entities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
-from services.shared.definition_spec import COLLECTION, FORMAT, problems, resolve_references, to_spec
+from services.shared.definition_spec import COLLECTION, FORMAT, key_field, problems, resolve_references, to_spec
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.shared.schema import SPECS, EntitySpec
 from services.store import DuplicateKeyError, decode, encode, ensure_indexes, insert_one, transaction
@@ -222,3 +222,12 @@ def register_counts(db: Database, actor: Actor, municipality: str) -> list[tuple
     rows = db[COLLECTION].find({"municipalities": municipality, "active": True}).sort("label_plural", 1)
     return [(r["label_plural"], db[r["name"]].count_documents({"municipality": municipality,
                                                                 "removed": {"$exists": False}})) for r in rows]
+
+
+@checked
+def reference_targets(db: Database, actor: Actor, municipality: str) -> list[tuple[str, str]]:
+    """The registers a field may refer to, as (identifier, plural label): those with a unique field."""
+    authorize(actor, "admin", municipality)
+    known = _known(db)
+    return sorted(((n, s.label_plural) for n, s in known.items() if key_field(s) is not None),
+                  key=lambda item: item[1].casefold())
