@@ -118,6 +118,7 @@ def test_ti_defines_a_register_a_clerk_fills_it_and_ti_changes_it(panel):
         go(page, "Cadastros definidos")
         choose(page, "Cadastro", "Bancas da feira")
         settle(page)
+        shot(page, "definitions-edit")
         area = page.locator(f'textarea[aria-label="Opções do campo {setor + 1} (uma por linha)"]')
         area.fill("Hortifruti\nArtes e ofícios\nAlimentação")
         area.press("Tab")
