@@ -19,7 +19,7 @@ mun = common.municipality()
 ok, registers = common.attempt(definitions.defined_registers, db, actor, mun)
 registers = registers if ok else []
 by_name = {r.name: r for r in registers}
-chosen = st.selectbox("Cadastro", [NEW] + list(by_name), key="regdef_choice",
+chosen = st.selectbox("Cadastro", [NEW] + list(by_name), placeholder="Escolha...", key="regdef_choice",
                       format_func=lambda n: "Novo cadastro" if n == NEW else
                       by_name[n].label_plural + ("" if by_name[n].active else " (desativado)"))
 current = None
@@ -45,7 +45,7 @@ feminine = cols[2].radio("Gênero do nome", [False, True], index=int(bool(base.g
                          key=f"{key}_feminine", horizontal=True,
                          format_func=lambda f: "Feminino (nova, salva)" if f else "Masculino (novo, salvo)")
 if not chosen:
-    name = st.text_input("Identificador do cadastro", key=f"{key}_name", placeholder="Ex.: bancas_feira",
+    name = st.text_input("Identificador do cadastro", key=f"{key}_name", placeholder="Ex.: bancas (letras minúsculas sem acento, números e _)",
                          help="Letras minúsculas sem acento, números e _. Em branco: feito a partir do nome no "
                               "plural. Não muda depois de criado.").strip() or form.identifier_of(plural)
     form.error("name")
@@ -55,13 +55,13 @@ places = {m.code: m.name for m in municipalities.of_actor(db, actor)}
 cols = st.columns(3)
 chosen_places = cols[0].multiselect("Municípios que têm o cadastro", list(places),
                                     [c for c in base.get("municipalities", [mun]) if c in places],
-                                    key=f"{key}_places", format_func=places.get)
+                                    placeholder="Escolha...", key=f"{key}_places", format_func=places.get)
 form.error("municipalities")
 readers = cols[1].multiselect("Quem consulta", list(ROLE_LABELS), base.get("read_roles", ["secretaria"]),
-                              key=f"{key}_readers", format_func=ROLE_LABELS.get)
+                              placeholder="Escolha...", key=f"{key}_readers", format_func=ROLE_LABELS.get)
 form.error("read_roles")
 writers = cols[2].multiselect("Quem cadastra", ["secretaria"], base.get("write_roles", ["secretaria"]),
-                              key=f"{key}_writers", format_func=ROLE_LABELS.get)
+                              placeholder="Escolha...", key=f"{key}_writers", format_func=ROLE_LABELS.get)
 form.error("write_roles")
 
 st.subheader("Campos")
@@ -70,7 +70,7 @@ field_list = form.field_rows([t for t in (targets if ok else []) if t[0] != name
 form.error("fields")
 orders = ["created_at"] + [f["name"] for f in field_list if f["name"]]
 labels = {"created_at": "Data de cadastro", **{f["name"]: f["label"] or f["name"] for f in field_list}}
-sort = st.selectbox("Ordem padrão da lista", orders, key=f"{key}_sort", format_func=labels.get,
+sort = st.selectbox("Ordem padrão da lista", orders, placeholder="Escolha...", key=f"{key}_sort", format_func=labels.get,
                     index=orders.index(base.get("default_sort")) if base.get("default_sort") in orders else 0)
 form.error("default_sort")
 definition = {"name": name, "label": label, "label_plural": plural, "feminine": feminine, "fields": field_list,

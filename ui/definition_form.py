@@ -54,7 +54,7 @@ def field_rows(targets: list[tuple[str, str]]) -> list[dict[str, Any]]:
                 "rótulo. Não muda depois de salvo (os valores guardados dependem dele).")
             kinds = list(KIND_LABELS)
             kind = cols[2].selectbox(f"Tipo do campo {index + 1}", kinds, index=kinds.index(f.get("kind", "text"))
-                                     if f.get("kind", "text") in kinds else 0, key=f"{key}_kind",
+                                     if f.get("kind", "text") in kinds else 0, placeholder="Escolha...", key=f"{key}_kind",
                                      format_func=KIND_LABELS.get)
             cols[3].button("Remover", key=f"{key}_remove", on_click=_remove, args=(f["uid"],),
                            icon=":material/delete:", help="Os valores já guardados ficam nos registros.")
