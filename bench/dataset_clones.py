@@ -202,7 +202,8 @@ class Cloner:
             new = rewrite(doc)
             number = new.get("number") or new.get("protocol")
             if number and name in (dams.COLLECTION, "booking_requests", "autos"):
-                new["sequence"], new["year"] = int(number[:4]), int(number[5:])
+                sequence, year = number.split("/")  # past 9999 a number has five digits
+                new["sequence"], new["year"] = int(sequence), int(year)
             if name == dams.COLLECTION:
                 self.price_dam(mun, new)
             self.add(name, new)
