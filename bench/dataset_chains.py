@@ -99,6 +99,9 @@ class Chains(Cloner):
         for asset in self.assets:
             old = asset["identifier"]
             new = f"PAT-{f + 1:02d}{old[-2:]}" if old.startswith("PAT-") else self.plate()
+            if new in self.plates:  # a store cloned before
+                new = self.plate()
+            self.plates.add(new)
             rewrite.new_id(asset["_id"], self.new_id())
             fleet.exact[old] = new
         for operator in self.operators:

@@ -126,6 +126,7 @@ class Cloner:
         self.documents: set[str] = set()  # CPF/CNPJ already in use (requesters, operators)
         self.settings = {mun: dams._settings(db, mun, TODAY) for mun in ("chapada", "matupa", NL)}
         self.audit: dict[str, list[dict]] = defaultdict(list)
+        self.spans: dict[str, tuple[date, date]] = {}
         for entry in db["audit"].find({"username": {"$regex": "^carga\\."}}):
             self.audit[entry["doc_id"]].append(entry)
         handled = {"$in": [dams.COLLECTION, "booking_requests", "autos"]}  # what a payment's handlers record
@@ -176,7 +177,11 @@ class Cloner:
 
     def shift(self, docs: list[dict], first_day: date) -> timedelta:
         """Whole weeks, so that the chain and its audit entries stay between ``first_day`` and today."""
-        low, high = self.span = span(docs + [e for doc in docs for e in self.audit.get(str(doc["_id"]), ())])
+        key = str(docs[0]["_id"])  # a template's span, once
+        found = self.spans.get(key)
+        if found is None:
+            found = self.spans[key] = span(docs + [e for doc in docs for e in self.audit.get(str(doc["_id"]), ())])
+        low, high = self.span = found
         earliest, latest = -((low - first_day).days // 7), (TODAY - high).days // 7
         return timedelta(weeks=self.rng.randint(earliest, latest) if earliest <= latest else 0)
 
