@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pymongo.database import Database  # noqa: E402
 
-from bench import dataset_services  # noqa: E402
+from bench import dataset_chains, dataset_services  # noqa: E402
 from bench.dataset_plan import RIDE_HAILING, TODAY, counts_for  # noqa: E402
 from bench.dataset_ridehailing import RideHailingRecords  # noqa: E402
 from rules import fmt  # noqa: E402
@@ -155,10 +155,14 @@ def generate(db: Database, scale: int, fraction: float = 1.0) -> dict:
         prepare(db)
     counts = Generator(db, scale, fraction).run()
     print(f"  Máquinas e autos pelos serviços: {dataset_services.write(db):.1f} s", flush=True)
+    cloned_at = time.perf_counter()
+    cloned = dataset_chains.clone(db, scale, fraction)
+    print(f"  Cópias dos pedidos e autos: {sum(cloned.values()):,} documentos em {time.perf_counter() - cloned_at:.1f} s",
+          flush=True)
     for code in ("chapada", "matupa", "nova_lacerda"):  # the read models of the bulk-written records
         views.rebuild(db, code)
     doc = {"_id": MARKER, "scale": scale, "fraction": fraction, "version": version, "today": TODAY.isoformat(),
-           "counts": dict(sorted(counts.items())), "seconds": round(time.perf_counter() - started, 1)}
+           "counts": dict(sorted(counts.items())), "cloned": dict(sorted(cloned.items())), "seconds": round(time.perf_counter() - started, 1)}
     db["meta"].insert_many([doc])
     print("Documentos por coleção: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
     print(f"Pronto em {doc['seconds']} s.")

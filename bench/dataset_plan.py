@@ -31,3 +31,15 @@ LOCAL = clock.LOCAL_TZ
 def counts_for(scale: int, municipality: str, fraction: float = 1.0) -> dict[str, int]:
     share = SHARE[municipality] * fraction
     return {name: max(1, round(count * scale * share)) for name, count in PER_SCALE.items()}
+
+
+# Cloned from the chains the services replay (bench/dataset_clones.py). Nova Lacerda: 600 requests at
+# scale 1, about three per workday since the decree (the order of Chapada's 2,000 vistorias a scale,
+# and half its 6,000 DAMs as Nova Lacerda's SHARE, since each request issues one or two DAMs); the autos:
+# two for every three drivers (Chapada 300 drivers, 200 autos; Matupá half of it, as in SHARE).
+CLONED = {"nova_lacerda": ("booking_requests", 600), "chapada": ("autos", 200), "matupa": ("autos", 100)}
+
+
+def cloned_counts(scale: int, fraction: float = 1.0) -> dict[str, int]:
+    """Requests (Nova Lacerda) or autos (Chapada, Matupá) each municipality ends with, replay included."""
+    return {mun: max(1, round(count * scale * fraction)) for mun, (_, count) in CLONED.items()}

@@ -3,12 +3,13 @@ works on a tiny dataset. No figure is asserted: speed is for bench/run.py, not f
 from __future__ import annotations
 
 import random
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 import pytest
 from bson import ObjectId
 
-from bench import dataset, dataset_plan, run, run_writes
+from bench import dataset, dataset_chains, dataset_plan, run, run_writes
+from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from seed import ridehailing as ride_seed
 from services import store
 from services.dam import dams, payments
@@ -17,7 +18,7 @@ from services.shared import clock, entities, views
 from services.shared.auth import Actor
 from tests.conftest import copy_store, shared_template
 
-TINY = 0.02  # 2 % of scale 1: a handful of records per collection
+TINY = 0.05  # 5 % of scale 1: a handful of records per collection, and enough drivers for Chapada's autos
 GENERATED = ("taxpayers", "platforms", "platform_reports", "drivers", "driver_documents", "vehicles",
              "authorizations", "inspections", "dams", "counters", "traffic_infractions", "training_courses")
 
@@ -31,7 +32,8 @@ def tiny_store(folder):
 def replayed(doc: dict) -> bool:
     """Written by the services in ``bench/dataset_services.py`` (their ids are the store's own)."""
     who = doc.get("created_by") or doc.get("username") or ""
-    return who.startswith("carga.") or (who == "sistema.dam" and doc.get("municipality") == "nova_lacerda")
+    return who.startswith("carga.") or (who == "sistema.dam" and (doc.get("municipality") == "nova_lacerda"
+                                                                  or doc.get("collection") == "autos"))
 
 
 def contents(db) -> dict[str, list]:
@@ -148,9 +150,8 @@ def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch,
     assert generated["dams"].count_documents({"created_by": run_writes.WRITER.username}) == 0
 
 
-def test_nothing_is_dated_after_the_datasets_today(tmp_path, generated):
-    """Issue 21: entries dated after today froze the Resumo's cache key (and are no real history)."""
-    db = generated_copy(generated, tmp_path / "a")
+def dated_after_today(db) -> list:
+    """(collection, id) of every document with a datetime after the dataset's today."""
     end = datetime.combine(dataset_plan.TODAY + timedelta(days=1), time(0), clock.LOCAL_TZ)
 
     def moments(value):
@@ -163,9 +164,13 @@ def test_nothing_is_dated_after_the_datasets_today(tmp_path, generated):
             for item in value:
                 yield from moments(item)
 
-    late = [(name, doc["_id"]) for name in db.list_collection_names() for doc in db[name].find({})
+    return [(name, doc["_id"]) for name in db.list_collection_names() for doc in db[name].find({})
             if any(moment >= end for moment in moments(store.decode(doc)))]
-    assert late == []
+
+
+def test_nothing_is_dated_after_the_datasets_today(tmp_path, generated):
+    """Issue 21: entries dated after today froze the Resumo's cache key (and are no real history)."""
+    assert dated_after_today(generated_copy(generated, tmp_path / "a")) == []
 
 
 def test_nova_lacerda_and_the_autos_are_filled_through_the_services(tmp_path, generated):
@@ -196,3 +201,115 @@ def test_the_generator_stops_when_a_service_writes_records_it_does_not_reproduce
     monkeypatch.setattr(entities, "encode", lambda value: {**store.encode(value), "archived": False})
     with pytest.raises(RuntimeError, match="não reproduz"):
         tiny_store(tmp_path / "a")
+
+
+def check_digits_ok(document: str) -> bool:
+    """CPF (11 digits) or CNPJ (14) whose last two digits are its modulus-11 check digits."""
+    digits = [int(c) for c in document]
+    if len(digits) == 11:
+        for size in (9, 10):
+            total = sum(d * w for d, w in zip(digits[:size], range(size + 1, 1, -1)))
+            if (total * 10 % 11) % 10 != digits[size]:
+                return False
+        return True
+    for size, weights in ((12, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]), (13, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2])):
+        remainder = sum(d * w for d, w in zip(digits[:size], weights)) % 11
+        if (0 if remainder < 2 else 11 - remainder) != digits[size]:
+            return False
+    return len(digits) == 14
+
+
+def nested_keys(doc: dict, prefix: str = "") -> set[str]:
+    """Every key path of a document (list items merged), ids aside."""
+    found = set()
+    for key, value in doc.items():
+        if key == "_id":
+            continue
+        path = f"{prefix}{key}"
+        found.add(path)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, dict) and key not in ("prices", "worked_hours", "changes"):
+                found |= nested_keys(item, path + ".")
+    return found
+
+
+@pytest.fixture
+def cloned(tmp_path, generated):
+    """A copy of the tiny dataset with its replayed requests and autos cloned three times over."""
+    db = generated_copy(generated, tmp_path / "c")
+    templates = {name: [d for d in db[name].find({})] for name in ("booking_requests", "autos", "dams", "charges")}
+    requests = len(templates["booking_requests"])
+    autos = {mun: db["autos"].count_documents({"municipality": mun}) for mun in ("chapada", "matupa")}
+    dataset_chains.clone(db, 1, targets={"nova_lacerda": 3 * requests, "chapada": 3 * autos["chapada"],
+                                         "matupa": 3 * autos["matupa"]})
+    return db, templates
+
+
+def test_cloned_requests_and_autos_have_the_shapes_the_services_write(cloned):
+    db, templates = cloned
+    old = {name: {d["_id"] for d in docs} for name, docs in templates.items()}
+    assert db["booking_requests"].count_documents({}) == 3 * len(templates["booking_requests"])
+    assert db["autos"].count_documents({"municipality": "chapada"}) > len([a for a in templates["autos"]
+                                                                          if a["municipality"] == "chapada"])
+    for name in ("booking_requests", "autos", "dams", "charges"):
+        def kind(doc: dict) -> tuple:
+            return doc.get("status"), doc.get("stage") if name == "autos" else None, doc.get("revenue_kind")
+
+        shapes: dict[tuple, set] = {}
+        for doc in templates[name]:
+            shapes.setdefault(kind(doc), set()).add(frozenset(nested_keys(doc)))
+        new = [d for d in db[name].find({}) if d["_id"] not in old[name]]
+        assert new, name
+        for doc in new:  # each clone has the shape of a record the services wrote in its status
+            assert frozenset(nested_keys(doc)) in shapes[kind(doc)], (name, kind(doc))
+
+
+def test_cloned_records_point_at_each_other(cloned):
+    db, _ = cloned
+    by_id = {name: {str(d["_id"]): d for d in db[name].find({})}
+             for name in ("charges", "dams", "machinery_bookings", "machinery_assets", "machinery_operators",
+                          "machinery_requesters", "autos")}
+    for request in db["booking_requests"].find({}):
+        rid = str(request["_id"])
+        requester = by_id["machinery_requesters"][request["requester_id"]]
+        assert requester["document"] == request["requester"]["document"] and check_digits_ok(requester["document"])
+        for instalment in request.get("payment", {}).get("instalments", []) if request.get("payment") else []:
+            if instalment["dam_id"]:
+                dam = by_id["dams"][instalment["dam_id"]]
+                assert dam["pays"]["id"] == rid and dam["number"] == instalment["dam_number"]
+                assert by_id["charges"][instalment["charge_id"]]["owner"]["id"] == rid
+        for booking in (request.get("schedule") or {}).get("bookings", []):
+            assert booking["asset_id"] in by_id["machinery_assets"]
+            assert by_id["machinery_operators"][booking["operator_id"]]["name"] == booking["operator"]
+    for booking in by_id["machinery_bookings"].values():
+        request = db["booking_requests"].find_one({"_id": ObjectId(booking["request_id"])})
+        assert booking["day"] in request["schedule"]["days"] and booking["protocol"] == request["protocol"]
+    for auto in by_id["autos"].values():
+        driver = db["drivers"].find_one({"municipality": auto["municipality"], "cpf": auto["driver_cpf"]})
+        assert driver is not None and driver["name"] == auto["driver_name"]
+        if auto.get("fine_dam"):
+            dam = by_id["dams"][auto["fine_dam"]["id"]]
+            assert dam["pays"]["id"] == str(auto["_id"]) and dam["number"] == auto["fine_dam"]["number"]
+    for dam in by_id["dams"].values():
+        assert dam["number"] == f"{dam['sequence']:04d}/{dam['year']}"
+        assert by_id["charges"][dam["charge_id"]]["live_dam"] in (None, {"id": str(dam["_id"]), "number": dam["number"]})
+    for operator in by_id["machinery_operators"].values():
+        assert check_digits_ok(operator["cpf"])
+    numbers = [(d["municipality"], d["number"]) for d in by_id["dams"].values()]
+    assert len(numbers) == len(set(numbers))
+
+
+def test_cloned_chains_stay_inside_the_span_of_their_law(cloned):
+    db, _ = cloned
+    assert dated_after_today(db) == []
+    for request in db["booking_requests"].find({}):
+        assert DECREE_IN_FORCE <= date.fromisoformat(request["requested_on"]) <= dataset_plan.TODAY
+    for auto in db["autos"].find({"auto_on": {"$ne": None}}):
+        assert dataset_plan.RIDE_FIRST_DAY[auto["municipality"]] <= date.fromisoformat(auto["auto_on"]) <= dataset_plan.TODAY
+
+
+def test_the_cloned_counts_scale():
+    one, ten = dataset_plan.cloned_counts(1), dataset_plan.cloned_counts(10)
+    assert one == {"nova_lacerda": 600, "chapada": 200, "matupa": 100}
+    assert ten == {mun: 10 * count for mun, count in one.items()}
