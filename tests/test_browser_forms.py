@@ -244,6 +244,8 @@ def test_a_half_typed_driver_survives_a_reload_and_is_the_one_saved(panel, brows
     typed(page, "Endereço *", "Rua do Rascunho, 7")
     reloaded(page)
     wait_text(page, "Rascunho recuperado")
+    page.wait_for_function("() => [...document.querySelectorAll('input')].filter(e => e.value === "
+                           "'Rua do Rascunho, 7' || e.value === 'Marta Rascunho Teste').length >= 2", timeout=10000)
     shot(page, "forms_07_draft_restored")
     assert page.locator('input[aria-label="Nome completo *"]:visible').first.input_value() == "Marta Rascunho Teste"
     assert page.locator('input[aria-label="Endereço *"]:visible').first.input_value() == "Rua do Rascunho, 7"

@@ -1,7 +1,7 @@
 """A half-typed form survives a reload (issue 22, item 8): what a clerk types in a form's text, number
 and long-text fields is kept in the browser tab (``sessionStorage``: this tab only, gone when it
 closes) under the user, the page and the form; after a reload or a return to the page, an empty form
-gets it back with a notice and a "Descartar rascunho" button. A save that empties its form
+gets it back, field by field, with a notice and a "Descartar rascunho" button. A save that empties its form
 (``ui.common.forget``) drops the page's drafts.
 
 Streamlit sends a form's values only when it is submitted, so the server never sees a draft: the
@@ -48,9 +48,10 @@ const keep = (form) => { const values = read();
 document.addEventListener("input", (e) => { const form = e.target.closest && e.target.closest('[data-testid="stForm"]');
   if (form && !form.__painelRestoring) keep(form); }, true);
 const restore = (form) => { const saved = read(), fields = fieldsOf(form);
-  if (!fields.length || fields.some(([, el]) => el.value)) return;
+  /* field by field: a kept value the field no longer shows comes back (one the clerk emptied was
+     dropped from the draft as it was typed; a rerun may redraw one field and not the others) */
   form.__painelRestoring = true; let n = 0;
-  for (const [id, el] of fields) if (saved[id]) { setValue(el, saved[id]); n += 1; }
+  for (const [id, el] of fields) if (saved[id] && !el.value) { setValue(el, saved[id]); n += 1; }
   form.__painelRestoring = false; if (!n || form.querySelector(".painel-draft")) return;
   const note = document.createElement("div"); note.className = "painel-draft"; note.setAttribute("role", "status");
   const text = document.createElement("span"); text.textContent = NOTICE;
