@@ -55,11 +55,13 @@ def test_the_mayors_office_opens_a_municipalitys_summary_and_takes_its_reports(p
     settle(page)
     wait_text(page, "Arrecadado (DAM pagos)")
     shot(page, "day_gabinete_2_resumo")
+    settle(page)  # a click during the page's rerun is lost: click once it has ended
     with page.expect_download(timeout=120000) as pdf:
         page.get_by_role("button", name="Relatório gerencial (PDF)").click()
     report = "".join(p.extract_text() for p in PdfReader(io.BytesIO(open(pdf.value.path(), "rb").read())).pages)
     assert "Matupá" in report and "Chapada dos Guimarães" in report and "Nova Lacerda" in report
     assert "Arrecadado" in report
+    settle(page)
     with page.expect_download(timeout=120000) as xlsx:
         page.get_by_role("button", name="Tabelas do resumo (XLSX, uma aba por tabela)").click()
     book = load_workbook(io.BytesIO(open(xlsx.value.path(), "rb").read()))
