@@ -21,6 +21,7 @@ import logging
 from datetime import date, timedelta
 
 from bson import ObjectId
+from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.fmt import brl
@@ -171,7 +172,7 @@ def _touched(db: Database, municipality: str | None, collection: str, doc_id: st
         if collection == "dams":
             try:
                 dam = db["dams"].find_one({"_id": ObjectId(doc_id)}, {"charge_id": 1})
-            except Exception:  # noqa: BLE001 — an id that is not a DAM's moves no authorization
+            except (InvalidId, TypeError):  # an id that is not a DAM's moves no authorization
                 return
             charge_id = str((dam or {}).get("charge_id") or "")
         if not charge_id:
