@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import gc
 import io
 import itertools
 import zipfile
@@ -221,6 +222,10 @@ def _xlsx_rows(limit: Limit, data: bytes, field: str) -> Iterator[list[str]]:
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception:  # noqa: BLE001 — any unreadable workbook is the same answer to the user
         raise _refuse(field, invalid) from None
+    # openpyxl parses the shared strings with the stdlib's iterparse, whose iterator sits in a reference
+    # cycle: the whole parsed tree stays as garbage until a full collection, which a long-lived server
+    # process runs rarely. Collect it before the sheet streams, so the peak is that of the sheet alone.
+    gc.collect()
     try:
         if not book.worksheets:
             raise _refuse(field, "A planilha não tem nenhuma aba de dados.")
