@@ -1,5 +1,5 @@
-"""The DAMs' figures as the summary computed them before they were kept as data (issue 21): every DAM
-read and folded per period. Kept only as the oracle of ``tests/test_summary_revenue_view.py``.
+"""The DAMs' and charges' figures as the summary computed them before they were kept as data (issue 21):
+every DAM and charge read and folded per period. Kept only as the oracle of ``tests/test_summary_revenue_view.py``.
 """
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from decimal import Decimal
 from pymongo.database import Database
 
 from rules.base import cents
+from rules.dam import charges as charge_rules
 from services.dam import dams, payments
+from services.dam import debts as debt_service
 from services.store import decode, parse_date
 from services.summary.figures import PaymentDifferences, Revenue, RevenueLine
 from services.summary.periods import Period
@@ -87,3 +89,17 @@ def _explain(diff: Counter, face: Decimal, received: Decimal, late: bool) -> Non
     if late:
         diff["late_count"] += 1
         diff["late"] += received
+
+
+def debts(db: Database, municipality: str, period: Period, previous: Period, today: date) -> tuple:
+    """The summary's charges figures as they were folded from every charge before the read models:
+    the aging on ``today`` of the owed charges, then (count, charged, paid) of ``period`` and ``previous``."""
+    docs = [decode(raw) for raw in db["charges"].find({"municipality": municipality})]
+    aging = debt_service.fold((d for d in docs if d["status"] in charge_rules.OWING), today).by_bucket()
+
+    def charged(within: Period) -> tuple[int, Decimal, Decimal]:
+        chosen = [d for d in docs if d["status"] != charge_rules.CANCELLED and parse_date(d["issued_on"]) in within]
+        return (len(chosen), sum((d["principal"] + d["late"] for d in chosen), Decimal("0")),
+                sum((d["paid"] - (d.get("credit") or Decimal("0")) for d in chosen), Decimal("0")))
+
+    return ({key: (cell.count, cell.amount) for key, cell in aging.items()}, *charged(period), *charged(previous))

@@ -12,8 +12,9 @@ from pypdf import PdfReader
 from streamlit.testing.v1 import AppTest
 
 from rules.dam import charges as charge_rules
+from services.dam import aging_view
 from services.store import encode, insert_one
-from services.summary import report_tables, summary
+from services.summary import report_tables, revenue_view, summary
 from services.summary.figures import DebtsFigures
 from tests.conftest import GABINETE
 from tests.test_ridehailing_page_queries import CountingDatabase
@@ -25,13 +26,15 @@ D = Decimal
 
 
 def charge(db, issued: date, due: date, principal: str, late="0", paid="0", status=None, mun="chapada") -> None:
-    """A charge as services.dam.charges stores it; its standing from the rule."""
+    """A charge as services.dam.charges stores it (its read models followed); its standing from the rule."""
     state = charge_rules.standing(D(principal), D(late), D(paid))
-    insert_one(db["charges"], encode({
+    charge_id = insert_one(db["charges"], encode({
         "municipality": mun, "taxpayer": {"name": "Fulano de Tal", "document": "52998224725", "address": "Rua 1"},
         "revenue_kind": "multa", "revenue_code": "", "principal": D(principal), "late": D(late), "paid": D(paid),
         "open": state.open, "credit": state.credit, "status": status or state.status, "issued_on": issued,
         "due_on": due, "dams": [], "payments": [], "version": 1}))
+    aging_view.follow(db, str(charge_id))
+    revenue_view.project(db, mun, "charges", str(charge_id))
 
 
 @pytest.fixture
@@ -99,15 +102,18 @@ def test_the_page_and_the_report_show_them_without_names(charged, today):
     assert "Débitos a receber em 15/04/2026: valor omitido (LGPD)" in pdf.pages[0].extract_text()
 
 
-def test_the_figures_read_the_charges_once_whatever_their_number(charged, today):
+def test_the_figures_read_no_charge_and_the_same_queries_whatever_their_number(charged, today):
+    """Issue 21: the aging and the value charged come from the read models kept with the charges."""
     today.set(TODAY)
 
-    def reads() -> int:
+    def reads() -> tuple[int, int]:
         counting = CountingDatabase(charged)
         summary.summary(counting, GABINETE, "chapada", *MARCH)
-        return counting.calls[("charges", "find")]
+        return counting.calls[("charges", "find")], sum(counting.calls.values())
 
     before = reads()
     for n in range(20):
         charge(charged, date(2026, 3, 2), date(2026, 3, 2) + timedelta(days=n), "10.00")
-    assert reads() == before == 1
+    assert reads() == before and before[0] == 0
+    figures = summary.summary(charged, GABINETE, "chapada", *MARCH, "previous").debts
+    assert (figures.issued_count, figures.issued) == (23, D("550.00"))

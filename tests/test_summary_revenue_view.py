@@ -71,6 +71,9 @@ def test_the_summary_reads_what_every_dam_folded_gave(scenario, start, end):
     assert [(k.key, k.value, k.previous) for k in figures.kpis if k.unit == "brl"][:3] == [
         (key, figures.revenue.total(key), None if figures.compared_empty else before.total(key))
         for key in ("paid", "issued", "overdue")]
+    owed = figures.debts
+    assert (owed.aging, owed.issued_count, owed.issued, owed.paid, owed.previous_count, owed.previous_issued,
+            owed.previous_paid) == oracle.debts(scenario, "matupa", Period(start, end), figures.previous, date(2026, 4, 20))
     if figures.fines is not None:
         fines = oracle.in_period([d for d in docs if d["revenue_kind"] == "multa"], Period(start, end))
         assert (figures.fines.issued, figures.fines.paid, figures.fines.overdue) == (

@@ -11,6 +11,10 @@ Issued and paid are counted on their day. Overdue is a state on a day: a DAM ent
 after its due date (or its issue, if later) and leaves it on the day it is paid, so it adds +1 on the
 first day and −1 on the last, keyed by its due month; "overdue on day D" is the sum of every delta up
 to D. A cancelled DAM contributes nothing (it never counted, not even for past days).
+
+The charges (``services.dam.charges``, the money loop) add the "value charged × paid" of the summary
+the same way, on their issue day: ``charged|<kind>|n`` (one charge), ``|v`` (principal and late charges)
+and ``|p`` (what was paid of it, an excess owed back left out); a cancelled charge counts nowhere.
 """
 from __future__ import annotations
 
@@ -22,7 +26,8 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
-from services.dam import dams, payments
+from rules.dam import charges as charge_rules
+from services.dam import charges, dams, payments
 from services.shared import views
 from services.store import decode, parse_date
 from services.summary.figures import PaymentDifferences, Revenue, RevenueLine
@@ -32,6 +37,8 @@ MONTHS, CONTRIBUTIONS, NAME = "summary_months", "summary_contributions", "revenu
 DIFF = ("paid_count", "face_value", "received", "short_count", "short", "over_count", "over", "late_count", "late")
 FIELDS = {"municipality": 1, "status": 1, "revenue_kind": 1, "amount": 1, "issued_on": 1, "due_on": 1,
           "payment.paid_on": 1, "payment.amount": 1, "payment.flags": 1}
+CHARGE_FIELDS = {"municipality": 1, "status": 1, "revenue_kind": 1, "issued_on": 1, "principal": 1, "late": 1,
+                 "paid": 1, "credit": 1}
 
 
 def _centavos(value: Decimal) -> int:
@@ -76,6 +83,22 @@ def contribution(doc: dict) -> dict[str, dict[str, int]]:
     return {bucket: {k: v for k, v in cell.items() if v} for bucket, cell in parts.items()}
 
 
+def charge_contribution(doc: dict) -> dict[str, dict[str, int]]:
+    """What one charge (decoded) adds on its issue day: one charge, the value charged and what was paid
+    of it (an excess owed back is not revenue); nothing when it was cancelled."""
+    if doc["status"] == charge_rules.CANCELLED:
+        return {}
+    issued_on, kind = parse_date(doc["issued_on"]), doc.get("revenue_kind") or "_"
+    zero = Decimal("0")
+    figures = {"n": 1, "v": _centavos((doc.get("principal") or zero) + (doc.get("late") or zero)),
+               "p": _centavos((doc.get("paid") or zero) - (doc.get("credit") or zero))}
+    return {_bucket(doc["municipality"], issued_on):
+            {f"d{issued_on.day:02d}.charged|{kind}|{name}": v for name, v in figures.items() if v}}
+
+
+SOURCES = {dams.COLLECTION: (FIELDS, contribution), charges.COLLECTION: (CHARGE_FIELDS, charge_contribution)}
+
+
 def _explain(face: int, received: int, late: bool) -> Counter:
     diff: Counter = Counter(paid_count=1, face_value=face, received=received)
     if received < face:
@@ -100,21 +123,22 @@ def _built(db: Database, municipality: str) -> bool:
 
 
 def project(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
-    """Bring the month documents up to date after the DAM ``doc_id`` changed (the first change of a
-    municipality never built builds them whole: a store older than this view)."""
+    """Bring the month documents up to date after the DAM or charge ``doc_id`` of ``collection`` changed
+    (the first change of a municipality never built builds them whole: a store older than this view)."""
     if doc_id is None:
         return
     try:
         key = ObjectId(str(doc_id))
     except InvalidId:
         key = doc_id
-    raw = db[dams.COLLECTION].find_one({"_id": key}, FIELDS)
+    fields, contribute = SOURCES[collection]
+    raw = db[collection].find_one({"_id": key}, fields)
     mun = raw["municipality"] if raw else municipality
     if mun and not _built(db, mun):
         rebuild(db, mun)
         return
-    new = contribution(decode(raw)) if raw else {}
-    source = f"{dams.COLLECTION}:{doc_id}"
+    new = contribute(decode(raw)) if raw else {}
+    source = f"{collection}:{doc_id}"
     stored_parts = db[CONTRIBUTIONS].find_one({"_id": source}) or {}
     old = stored_parts.get("parts") or {}
     if new == old:
@@ -130,15 +154,16 @@ def project(db: Database, municipality: str | None, collection: str, doc_id: str
 
 
 def _folded(db: Database, municipality: str) -> tuple[list[dict], dict[str, Counter]]:
-    """Every DAM's contribution and their sum per month document, from the DAMs."""
+    """Every DAM's and charge's contribution and their sum per month document, from the records."""
     totals: dict[str, Counter] = defaultdict(Counter)
     rows = []
-    for raw in db[dams.COLLECTION].find({"municipality": municipality}, FIELDS):
-        parts = contribution(decode(raw))
-        for bucket, cell in parts.items():
-            totals[bucket].update(cell)
-        rows.append({"_id": f"{dams.COLLECTION}:{raw['_id']}", "municipality": municipality, "view": NAME,
-                     "parts": parts})
+    for collection, (fields, contribute) in SOURCES.items():
+        for raw in db[collection].find({"municipality": municipality}, fields):
+            parts = contribute(decode(raw))
+            for bucket, cell in parts.items():
+                totals[bucket].update(cell)
+            rows.append({"_id": f"{collection}:{raw['_id']}", "municipality": municipality, "view": NAME,
+                         "parts": parts})
     return rows, totals
 
 
@@ -153,7 +178,7 @@ def rebuild(db: Database, municipality: str) -> None:
     db[views.META].update_one({"_id": f"{NAME}_built:{municipality}"}, {"$set": {"built": True}}, upsert=True)
 
 
-views.register(views.View(NAME, (dams.COLLECTION,), project, rebuild))
+views.register(views.View(NAME, tuple(SOURCES), project, rebuild, version=2))  # 2: the charges
 
 
 def _days(month: str, doc: dict) -> dict[date, dict[str, int]]:
@@ -201,7 +226,7 @@ def in_period(days: dict[date, dict[str, int]], period: Period, only_kind: str |
             continue
         for key, number in cell.items():
             figure, kind, *rest = key.split("|")
-            if only_kind is not None and kind != only_kind:
+            if figure == "charged" or (only_kind is not None and kind != only_kind):
                 continue
             label = dams.REVENUE_KINDS.get(kind, "Outras receitas")
             if figure == "overdue":
@@ -219,3 +244,15 @@ def in_period(days: dict[date, dict[str, int]], period: Period, only_kind: str |
               if any(c.values())),
         PaymentDifferences(**{k: (_money(v) if not k.endswith("count") else v) for k, v in diff.items() if v}),
     )
+
+
+def charged_in_period(days: dict[date, dict[str, int]], period: Period) -> tuple[int, Decimal, Decimal]:
+    """How many charges were issued in ``period`` (cancelled ones left out), the value they charge and
+    what was paid of it, from the stored days."""
+    total: Counter = Counter()
+    for day, cell in days.items():
+        if day in period:
+            for key, number in cell.items():
+                if key.startswith("charged|"):
+                    total[key.rsplit("|", 1)[1]] += number
+    return total["n"], _money(total["v"]), _money(total["p"])

@@ -64,7 +64,7 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
         request_months, found = trends.machinery(db, municipality, period)
         months += request_months
         waiting += trends.waiting_requests(found, clock.today())
-    owed = debts.of_periods(debts.charge_docs(db, municipality, previous.start), period, previous, clock.today())
+    owed = debts.of_periods(db, municipality, days, period, previous, clock.today())
     kpis = _kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before)
     empty = not any(k.previous for k in kpis)
     if empty:
