@@ -93,6 +93,18 @@ def browser():
         yield launched
 
 
+# The end of 15 calendar days after a day in Nova Lacerda's legal calendar (weekends, national and
+# municipal holidays), as dd/mm/aaaa: what the statement must print as the balance's due date.
+DUE_AFTER_15_DAYS = (
+    "import sys\n"
+    "from datetime import date\n"
+    "from services.shared import parameters\n"
+    "from services.store import connect\n"
+    "day = date.fromisoformat(sys.argv[1])\n"
+    "print(f\"{parameters.calendar(connect(), 'nova_lacerda', day).add_days(day, 15):%d/%m/%Y}\")\n"
+)
+
+
 def run(env: dict, code: str, *args: str) -> str:
     done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=env, check=True, capture_output=True,
                           text=True)
@@ -193,7 +205,9 @@ def test_bpc_family_and_farmer_stories(panel, browser, tmp_path):
     shot(page, "bk_03_farmer_balance")
     statement = render(env, farmer_id, "statement_pdf", "bk_farmer_statement")
     assert "R$ 900,00" in statement and "R$ 1.200,00" in statement  # the 50% advance and the balance
-    assert f"{done + timedelta(days=15):%d/%m/%Y}" in statement or "dia útil" in statement
+    # art. 8 §2: 15 days after completion; a period ending on a non-business day moves to the next one
+    balance_due = run(env, DUE_AFTER_15_DAYS, done.isoformat())
+    assert balance_due in statement, balance_due
 
     later = tmp_path / "later"
     later.mkdir()

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from services.shared import clock, entities, privacy, views
 from services.shared.errors import PermissionDenied, ValidationFailed
 from services.store import encode, insert_one
-from services.summary import report_tables, revenue_view, summary
+from services.summary import authorization_view, report_tables, revenue_view, summary
 from services.summary.periods import Period
 from services.summary.text import difference_text
 from tests.conftest import GABINETE, SECRETARIA_CG, SECRETARIA_MP, TI
@@ -31,10 +31,12 @@ UTILIZATION = Decimal("13.6")  # 3 days booked of the 22 business days of March 
 
 def _auth(db, protocol: str, *events: tuple) -> None:
     """An authorization of Chapada with its events ``(kind, on[, until])``, as the services store it."""
-    insert_one(db["authorizations"], encode({
+    auth_id = insert_one(db["authorizations"], encode({
         "municipality": "chapada", "protocol": protocol, "protocol_date": events[0][1],
         "driver_cpf": f"0000000000{protocol[-1]}", "plate": f"QBA{protocol[-1]}A00",
         "events": [{"kind": e[0], "on": e[1], "until": e[2] if len(e) > 2 else None, "note": ""} for e in events]}))
+    # as an authorization written by the services is followed
+    authorization_view.project(db, "chapada", "authorizations", str(auth_id))
 
 
 def _dam(db, kind: str, amount: str, issued: date, due: date, status: str = "emitido", paid_on: date | None = None,

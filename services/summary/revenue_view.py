@@ -110,12 +110,55 @@ def _explain(face: int, received: int, late: bool) -> Counter:
     return diff
 
 
-def _apply(db: Database, municipality: str, delta: dict[str, Counter]) -> None:
+def _apply(db: Database, municipality: str, delta: dict[str, Counter], name: str = NAME) -> None:
     for bucket, cell in delta.items():
         incs = {k: v for k, v in cell.items() if v}
         if incs:
             db[MONTHS].update_one({"_id": bucket}, {"$inc": incs, "$set": {
-                "municipality": municipality, "month": bucket.split(":")[1], "view": NAME}}, upsert=True)
+                "municipality": municipality, "month": bucket.split(":")[1], "view": name}}, upsert=True)
+
+
+def follow_parts(db: Database, name: str, municipality: str, source: str, new: dict[str, dict[str, int]]) -> None:
+    """Move the month documents of view ``name`` by what ``source`` adds now (``new``, as a contribution
+    is written: ``{bucket: {"dDD.key": n}}``) minus what it added before, and keep ``new`` as its part.
+    The one mechanism of the views kept per day (this one and ``authorization_view``)."""
+    stored_parts = db[CONTRIBUTIONS].find_one({"_id": source}) or {}
+    old = stored_parts.get("parts") or {}
+    if new == old:
+        return
+    delta: dict[str, Counter] = defaultdict(Counter)
+    for bucket, cell in new.items():
+        delta[bucket].update(cell)
+    for bucket, cell in old.items():
+        delta[bucket].subtract(cell)
+    _apply(db, municipality, delta, name)
+    db[CONTRIBUTIONS].update_one({"_id": source}, {"$set": {"municipality": municipality, "view": name, "parts": new}},
+                                 upsert=True)
+
+
+def write_parts(db: Database, name: str, municipality: str, rows: list[dict]) -> None:
+    """View ``name`` of ``municipality`` from scratch: ``rows`` are the parts (``_id`` the source, ``parts``)."""
+    db[MONTHS].delete_many({"municipality": municipality, "view": name})
+    db[CONTRIBUTIONS].delete_many({"municipality": municipality, "view": name})
+    totals: dict[str, Counter] = defaultdict(Counter)
+    for row in rows:
+        for bucket, cell in row["parts"].items():
+            totals[bucket].update(cell)
+    docs = [{**row, "municipality": municipality, "view": name} for row in rows]
+    for start in range(0, len(docs), 1000):
+        db[CONTRIBUTIONS].insert_many(docs[start:start + 1000])
+    _apply(db, municipality, totals, name)
+
+
+def days_of(db: Database, name: str, municipality: str, until: date | None = None) -> dict[date, dict[str, int]]:
+    """Every day's fields of view ``name`` of the municipality (up to ``until``): one query."""
+    query: dict = {"municipality": municipality, "view": name}
+    if until is not None:
+        query["month"] = {"$lte": f"{until:%Y-%m}"}
+    days: dict[date, dict[str, int]] = {}
+    for doc in db[MONTHS].find(query):
+        days.update(_days(doc["month"], doc))
+    return days
 
 
 def _built(db: Database, municipality: str) -> bool:
@@ -137,20 +180,7 @@ def project(db: Database, municipality: str | None, collection: str, doc_id: str
     if mun and not _built(db, mun):
         rebuild(db, mun)
         return
-    new = contribute(decode(raw)) if raw else {}
-    source = f"{collection}:{doc_id}"
-    stored_parts = db[CONTRIBUTIONS].find_one({"_id": source}) or {}
-    old = stored_parts.get("parts") or {}
-    if new == old:
-        return
-    delta: dict[str, Counter] = defaultdict(Counter)
-    for bucket, cell in new.items():
-        delta[bucket].update(cell)
-    for bucket, cell in old.items():
-        delta[bucket].subtract(cell)
-    _apply(db, mun, delta)
-    db[CONTRIBUTIONS].update_one({"_id": source}, {"$set": {"municipality": mun, "view": NAME, "parts": new}},
-                                 upsert=True)
+    follow_parts(db, NAME, mun, f"{collection}:{doc_id}", contribute(decode(raw)) if raw else {})
 
 
 def _folded(db: Database, municipality: str) -> tuple[list[dict], dict[str, Counter]]:
@@ -200,12 +230,10 @@ def stored(db: Database, municipality: str, until: date) -> dict[date, dict[str,
     """Every day's fields of the municipality up to ``until``: one query on the month documents. A
     municipality never built (DAMs written in bulk without audit and no rebuild since) is folded from
     its DAMs instead, as before this view, without writing during a read."""
+    if _built(db, municipality):
+        return days_of(db, NAME, municipality, until)
     days: dict[date, dict[str, int]] = {}
     last = f"{until:%Y-%m}"
-    if _built(db, municipality):
-        for doc in db[MONTHS].find({"municipality": municipality, "view": NAME, "month": {"$lte": last}}):
-            days.update(_days(doc["month"], doc))
-        return days
     for bucket, cell in _folded(db, municipality)[1].items():
         month = bucket.split(":")[1]
         if month <= last:

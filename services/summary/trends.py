@@ -16,12 +16,11 @@ from pymongo.database import Database
 
 from rules.ridehailing.lifecycle import Status
 from services.machinery import booking_requests
-from services.ridehailing import registry
 from services.ridehailing.enforcement import autos
 from services.store import decode, parse_date
+from services.summary import authorization_view
 from services.summary.figures import Trend, Waiting
 from services.summary.periods import Period, day_a_year_before
-from services.summary.ride_hailing import AUTH_FIELDS
 
 AUTO_FIELDS = {"status": 1, "stage": 1, "auto_on": 1, "committed_on": 1, "defence.filed_on": 1,
                "decision.decided_on": 1, "appeal.filed_on": 1, "appeal.decision.decided_on": 1}
@@ -90,14 +89,11 @@ def _within(days: Iterable[date | None], first: date, last: date) -> int:
 def ride_hailing(db: Database, municipality: str, period: Period) -> tuple[list[Trend], list[dict]]:
     """Authorizations active at each month's end, and the autos' trends; returns the autos read (for
     the waiting list)."""
-    scope = registry.Scope(db, municipality)
-    docs = [decode(raw) for raw in db["authorizations"].find({"municipality": municipality}, AUTH_FIELDS)]
-    docs = [d for d in docs if d.get("events")]
+    levels = authorization_view.Levels(db, municipality)
     ends = month_ends(period)
 
     def active(_first: date, last: date) -> int:
-        return sum(1 for d in docs if min(parse_date(e["on"]) for e in d["events"]) <= last
-                   and scope.state(d, last).status is Status.ACTIVE)
+        return levels.on(last)[f"s|{Status.ACTIVE.value}"]
 
     found = [decode(raw) for raw in db[autos.COLLECTION].find(
         {"municipality": municipality, "status": {"$nin": list(NOT_LAVRADO)}}, AUTO_FIELDS)]
