@@ -67,7 +67,7 @@ _FIELD_OPS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exist
 class Compiler:
     """Compiles one filter to a SQL condition with bound parameters."""
 
-    def __init__(self, kinds: dict[str, set[str]]):
+    def __init__(self, kinds: Any):  # {path: kinds} or the engine's lazy PathKinds: only .get is used
         self.kinds = kinds
         self.params: list[Any] = []
         self._alias = 0

@@ -153,11 +153,10 @@ class Engine:
             raise OperationFailure(f"Invalid collection name: {name}")
         conn.execute(f"CREATE TABLE IF NOT EXISTS {quote(name)} (id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)")
 
-    def kinds(self, coll: str) -> dict[str, set[str]]:
-        out: dict[str, set[str]] = {}
-        for path, kind in self.conn().execute("SELECT path, kind FROM __paths WHERE coll = ?", (coll,)):
-            out.setdefault(path, set()).add(kind)
-        return out
+    def kinds(self, coll: str) -> PathKinds:
+        """The kinds each path of ``coll`` has held, looked up path by path as a query asks for them (a
+        collection of views keyed by day can have tens of thousands of paths; a query touches a few)."""
+        return PathKinds(self, coll)
 
     def note_paths(self, conn: sqlite3.Connection, coll: str, docs: Iterable[dict]) -> None:
         """Remember which paths hold arrays, numbers and decimals (in the same transaction as the write)."""
@@ -167,6 +166,22 @@ class Engine:
         if found:
             conn.executemany("INSERT OR IGNORE INTO __paths (coll, path, kind) VALUES (?, ?, ?)",
                              [(coll, p, k) for p, k in found])
+
+
+class PathKinds:
+    """``{path: {kind, ...}}`` of one collection, read lazily: each path asked is one lookup on the
+    primary key of ``__paths`` (remembered for the rest of the query), never the whole table."""
+
+    def __init__(self, engine: Engine, coll: str) -> None:
+        self._engine, self._coll = engine, coll
+        self._known: dict[str, set[str]] = {}
+
+    def get(self, path: str, default: Any = None) -> Any:
+        if path not in self._known:
+            rows = self._engine.conn().execute("SELECT kind FROM __paths WHERE coll = ? AND path = ?",
+                                               (self._coll, path))
+            self._known[path] = {kind for (kind,) in rows}
+        return self._known[path] or default
 
 
 class Partial(Exception):

@@ -94,7 +94,7 @@ def _drop_path(doc: Any, parts: list[str]) -> None:
             _drop_path(doc[parts[0]], parts[1:])
 
 
-def sql_fields(projection: Any, kinds: Callable[[], dict[str, set[str]]]) -> list[str] | None:
+def sql_fields(projection: Any, kinds: Callable[[], Any]) -> list[str] | None:
     """The paths of an inclusion projection that SQLite can extract on its own (so only they are decoded),
     or None to load whole documents: exclusions, and paths that cross a field that ever held an array
     (MongoDB projects through arrays element by element). ``kinds`` gives the collection's path kinds."""
@@ -106,10 +106,10 @@ def sql_fields(projection: Any, kinds: Callable[[], dict[str, set[str]]]) -> lis
         return []  # {"_id": 1}: the key alone
     if not spec or any(isinstance(v, Mapping) or not v for v in spec.values()):
         return None
-    arrays = {path for path, kind in kinds().items() if "array" in kind}
+    held = kinds()
     for path in spec:
         parts = path.split(".")
-        if any(".".join(parts[:i]) in arrays for i in range(1, len(parts))):
+        if any("array" in held.get(".".join(parts[:i]), ()) for i in range(1, len(parts))):
             return None
         if any('"' in part or "'" in part or not part or part.isdigit() for part in parts):
             return None
