@@ -177,6 +177,8 @@ def writes(db: Any, runs: int, data_dir: str | None = None, return_lines: int = 
         if kind == "return_file" and return_lines != RETURN_LINES:
             name = f"Arquivo de retorno ({return_lines} linhas)"
         figure = attempt(kind, lambda: timed_runs(getattr(source, kind), count, source.setup_of(kind)))
+        if kind == "return_file" and isinstance(figure, dict):
+            figure["lines"] = return_lines  # a batch: its targets are per line (``run_report.targets``)
         if isinstance(figure, dict) and data_dir:
             figure["first"] = attempt(kind, lambda: first_after_start(kind, data_dir))
         result[name] = figure

@@ -22,6 +22,7 @@ from tests.browser_support import (
     panel_env,
     require_chromium,
     served,
+    settle,
 )
 from tests.conftest import copy_store
 from tests.test_browser_ridehailing import (
@@ -122,7 +123,8 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     choose(page, "Auto", number)
     wait_text(page, "Multa paga")
     shot(page, f"autos_{municipality}_4_paga")
-    with page.expect_download() as download:
+    settle(page)  # a click during the page's rerun is lost: click once it has ended
+    with page.expect_download(timeout=120000) as download:
         page.get_by_role("button", name="Processo completo (PDF)").click()
     target = SHOTS / f"processo_{municipality}.pdf"
     download.value.save_as(target)

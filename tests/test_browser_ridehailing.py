@@ -258,7 +258,8 @@ def test_request_to_public_check(panel, browser):
     page.get_by_role("button", name="Baixar selo do veículo (PDF)").wait_for(timeout=30000)
     assert "Ativa até" in " ".join(page.get_by_test_id("stMarkdown").all_inner_texts())
     shot(page, "06_active")
-    with page.expect_download() as download:
+    settle(page)  # a click during the page's rerun is lost: click once it has ended
+    with page.expect_download(timeout=120000) as download:
         page.get_by_role("button", name="Baixar selo do veículo (PDF)").click()
     sticker = SHOTS / "sticker.pdf"
     download.value.save_as(sticker)
