@@ -14,17 +14,20 @@ import threading
 import time
 from datetime import date
 
-from fpdf import FPDF
-
 from rules.calendar import LegalCalendar
 from services.shared import clock
-from services.shared.pdf.style import Fonts
 
 log = logging.getLogger("painel")
 
 
 def warm() -> None:
     """The holidays of this year and the next, and the documents' fonts."""
+    # imported here, in the warm-up thread: this module is loaded by the login page's first run, and
+    # fpdf's import (about 1 s on a loaded machine) would delay the login drawn after a start
+    from fpdf import FPDF
+
+    from services.shared.pdf.style import Fonts
+
     calendar = LegalCalendar()
     this_year = clock.today().year
     for year in (this_year, this_year + 1):

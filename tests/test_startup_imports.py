@@ -1,0 +1,29 @@
+"""The login page after a start waits for what its first run imports (issue 21: start-up to a drawn
+login page ≤ 3 s, on a machine where Streamlit alone takes about 2,5 s). The documents' and the
+spreadsheets' libraries are for later clicks: the first run of the panel loads none of them (fpdf's
+import alone took about 1 s of the first run when the DAM warm-up imported it at module level)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+FIRST_RUN = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=60).run()
+assert not at.exception, at.exception
+assert any(w.label == "Senha" for w in at.text_input), [w.label for w in at.text_input]
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+LATER = {"fpdf", "openpyxl", "pypdf", "qrcode", "PIL", "barcode", "matplotlib", "altair"}
+
+
+def test_the_first_run_of_the_login_page_imports_no_document_or_spreadsheet_library(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "PAINEL_DATA_DIR": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", FIRST_RUN], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert not loaded & LATER, sorted(loaded & LATER)
