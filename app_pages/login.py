@@ -8,7 +8,7 @@ from ui import common
 @st.cache_data(max_entries=8, show_spinner=False)
 def coat_of_arms(code: str, sha256: str) -> bytes | None:
     """The image TI uploaded, kept by its hash (a new image is a new hash: never a stale one)."""
-    return municipalities.letterhead(common.db(), code).coat_of_arms
+    return municipalities.coat_of_arms(common.db(), code)
 
 
 towns = municipalities.all_municipalities(common.db())

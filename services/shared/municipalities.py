@@ -67,6 +67,13 @@ def get(db: Database, code: str) -> Municipality:
     return _from_doc(doc)
 
 
+def coat_of_arms(db: Database, code: str) -> bytes | None:
+    """The image TI uploaded for the municipality (None before), without the documents' modules: the
+    login page shows it on the first run after a start."""
+    town = get(db, code)
+    return store.get_file(db, town.coat_of_arms) if town.coat_of_arms else None
+
+
 def letterhead(db: Database, code: str, with_phone: bool = False) -> Letterhead:
     """The letterhead of the municipality's documents: what TI set (coat of arms, CNPJ, signer) and
     the Prefeitura's secretariat and address; a value not set is left empty (a neutral letterhead)."""
