@@ -12,11 +12,12 @@ def coat_of_arms(code: str, sha256: str) -> bytes | None:
 
 
 towns = municipalities.all_municipalities(common.db())
-if towns:  # whose panel this is: each Prefeitura's coat of arms (when TI uploaded it) and name
-    for column, town in zip(st.columns(len(towns)), towns):
-        if town.coat_of_arms:
-            column.image(coat_of_arms(town.code, town.coat_of_arms), width=64)
-        column.markdown(f"**Prefeitura de {town.name}**")
+# whose panel this is: each Prefeitura's name, and its coat of arms once the form is drawn (the
+# images' first decoding after a start would keep the form waiting)
+columns = st.columns(len(towns)) if towns else []
+arms = [column.empty() for column in columns]
+for column, town in zip(columns, towns):
+    column.markdown(f"**Prefeitura de {town.name}**")
 st.title("Painel Municipal")
 st.caption("Acesso restrito a servidores municipais autorizados.")
 if notice := st.session_state.get("login_notice"):  # kept through the reruns of the cookie manager
@@ -25,6 +26,9 @@ with st.form("login_form"):
     username = st.text_input("Usuário", key="login_username")
     password = st.text_input("Senha", type="password", key="login_password")
     submitted = st.form_submit_button("Entrar", type="primary")
+for place, town in zip(arms, towns):
+    if town.coat_of_arms:
+        place.image(coat_of_arms(town.code, town.coat_of_arms), width=64)
 if submitted:
     if not username or not password:
         st.error("Informe usuário e senha.")
