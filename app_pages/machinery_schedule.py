@@ -154,7 +154,7 @@ if ok:
                  key="sched_week_board")
 
 st.subheader("Semana para impressão")
-ok, pdf = common.attempt(documents.week_board_pdf, db, actor, mun, week_start)
-if ok:
-    st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)", pdf, f"agenda_{week_start}.pdf",
-                       "application/pdf", key="sched_week_pdf", icon=":material/picture_as_pdf:")
+st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)",
+                   lambda: documents.week_board_pdf(db, actor, mun, week_start), f"agenda_{week_start}.pdf",
+                   "application/pdf", key="sched_week_pdf",
+                   icon=":material/picture_as_pdf:")  # made when clicked, not on every render of the page

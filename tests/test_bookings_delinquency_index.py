@@ -1,6 +1,8 @@
 """Booking create does not grow with the data (issue 21, item 1c): the art. 8 §4 check (Decreto
 017/2026 Nova Lacerda: "o inadimplemento de qualquer parcela suspenderá novas solicitações") reads
-the requester's own open overdue charges by an index, so other taxpayers' debts cost it nothing."""
+the requester's own open overdue charges by an index, so other taxpayers' debts cost it nothing. The
+lists by status (Execução, Solicitações) read their page, newest protocol first, from an index made
+at start, never by sorting every request of that status."""
 from __future__ import annotations
 
 from bson.decimal128 import Decimal128
@@ -52,3 +54,9 @@ def test_a_booking_create_does_as_much_work_with_thousands_of_other_debtors_as_w
     crowded = sqlite_work(db, lambda: protocol.create_request(db, CLERK, NL, form(nl["association"], LOADS5)))
     # a scan of the other debtors' charges would cost thousands of hundreds of instructions
     assert crowded <= alone * 1.2 + 20, (alone, crowded)
+
+
+def test_a_list_of_requests_by_status_reads_its_page_in_protocol_order_from_an_index(db):
+    query, newest_first = {"municipality": NL, "status": "agendado"}, [("year", -1), ("sequence", -1)]
+    plan = " | ".join(db[REQUESTS].explain_sql(query, newest_first, 200))
+    assert "i_booking_requests_status_protocol" in plan and "TEMP B-TREE" not in plan, plan

@@ -106,7 +106,9 @@ REQUESTERS = "machinery_requesters"
 INDEXES = {
     REQUESTS: [
         ([("municipality", 1), ("year", 1), ("sequence", 1)], {"unique": True, "name": "u_booking_requests_protocol"}),
-        ([("municipality", 1), ("status", 1)], {"name": "i_booking_requests_status"}),
+        # a list by status, newest protocol first, reads only its page (Execução, Solicitações)
+        ([("municipality", 1), ("status", 1), ("year", 1), ("sequence", 1)],
+         {"name": "i_booking_requests_status_protocol"}),
         ([("municipality", 1), ("requester_id", 1)], {"name": "i_booking_requests_requester"}),
     ],
     BOOKINGS: [

@@ -10,7 +10,7 @@ from services import store
 # services.shared.specs registers the entity specs: each handler must be known before the pending ones
 # are resumed (a paid DAM whose collection has none stays pending).
 from services.dam import charge_migration, outbox
-from services.machinery import payment, trips  # noqa: F401  (the booking payments' handler; trips' words)
+from services.machinery import booking_requests, payment, trips  # noqa: F401  (payment: the bookings' handler)
 from services.ridehailing import (  # noqa: F401
     authorization_records,
     fees,
@@ -59,6 +59,7 @@ def prepare(db: Database) -> None:
     platform_lists.prepare(db)  # lists and drafts of the platforms
     trip_data.prepare(db)  # data requests, trip imports and trips
     issqn.prepare(db)  # ISSQN of each vehicle and month
+    booking_requests.prepare(db)  # requests and bookings (Nova Lacerda): lists by status read only their page
     charge_migration.migrate(db)  # DAMs written before the charges get theirs (refuses if the amounts differ)
     outbox.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
     views.prepare(db, [m["code"] for m in MUNICIPALITIES])  # read models of a store made before them
