@@ -124,7 +124,14 @@ class RideHailingRules:
     def authorization_status(self, authorization: Authorization, on: date, params: ParameterBook,
                              calendar: LegalCalendar) -> AuthorizationState:
         """Status on ``on`` (requested … active, blocked, suspended until, revoked, cassada, expired)."""
-        check_dates(authorization, on)
+        check_dates(authorization)
+        return self.status_of_checked(authorization, on, params, calendar)
+
+    def status_of_checked(self, authorization: Authorization, on: date, params: ParameterBook,
+                          calendar: LegalCalendar) -> AuthorizationState:
+        """:meth:`authorization_status` of an authorization whose dates were checked once (``check_dates``):
+        a timeline asks the status of one authorization on a hundred days."""
+        check_dates(on)
         return authorization_state(authorization, on, self, params, calendar)
 
     def validity_end(self, start: date) -> date:

@@ -14,6 +14,7 @@ it: ``authorization_records`` (the stored document and its unit of work), ``auth
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -34,6 +35,7 @@ from rules.ridehailing.concepts import (
     TrafficInfraction,
     Vehicle,
 )
+from rules.ridehailing.guard import check_dates
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.shared import clock, entities, parameters
 from services.shared.auth import Actor, authorize
@@ -137,6 +139,12 @@ class Scope:
     def state(self, doc: dict, on: date) -> AuthorizationState:
         """The status of a stored authorization document on ``on``, folded by the rule set."""
         return self.rules.authorization_status(authorization_concept(doc), on, self.book, self.calendar(on))
+
+    def states(self, doc: dict) -> Callable[[date], AuthorizationState]:
+        """:meth:`state` of one document on any day asked, its concept built and its dates checked once."""
+        concept = authorization_concept(doc)
+        check_dates(concept)
+        return lambda on: self.rules.status_of_checked(concept, on, self.book, self.calendar(on))
 
 
 @checked

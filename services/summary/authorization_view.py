@@ -18,6 +18,7 @@ in the same unit of work.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import date, timedelta
 
 from bson import ObjectId
@@ -27,7 +28,7 @@ from pymongo.database import Database
 from rules.base import RuleError
 from rules.registry import NoRuleSet
 from rules.ridehailing.concepts import EventKind
-from rules.ridehailing.lifecycle import Status
+from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.ridehailing import registry
 from services.shared import views
 from services.store import decode, parse_date
@@ -42,8 +43,8 @@ FINAL = (Status.REVOKED, Status.CASSADA)
 INSPECTION_TERMS = ("presentation", "failed_inspection", "annual_inspection", "convocation")
 
 
-def _signature(scope: registry.Scope, doc: dict, day: date, terms: set[str]) -> tuple:
-    state = scope.state(doc, day)
+def _signature(state_on: Callable[[date], AuthorizationState], day: date, terms: set[str]) -> tuple:
+    state = state_on(day)
     expiring = (state.status is Status.ACTIVE and state.valid_until is not None
                 and state.valid_until <= day + timedelta(EXPIRING_DAYS))
     if state.status in (Status.AWAITING_INSPECTION, Status.BLOCKED):
@@ -61,9 +62,10 @@ def timeline(scope: registry.Scope, doc: dict) -> list[tuple[date, tuple]]:
         return []
     last_event, end = days[-1], days[-1] + timedelta(HORIZON)
     out: list[tuple[date, tuple]] = []
+    state_on = scope.states(doc)
 
     def sig(day: date) -> tuple:
-        return _signature(scope, doc, day, terms)
+        return _signature(state_on, day, terms)
 
     def note(day: date, signature: tuple) -> None:
         if not out or out[-1][1] != signature:
