@@ -5,6 +5,7 @@ import streamlit as st
 from rules.fmt import day
 from services.ridehailing import registry
 from services.shared import clock, entities, entity_lists, schema
+from services.shared.errors import ValidationFailed
 from services.shared.schema import ListQuery
 from ui import common, search_results
 from ui.entity import (
@@ -88,28 +89,62 @@ def documents(cpf: str) -> None:
     removable_table("driver_documents", rows,
                     pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), "drivers_docs", "o documento",
                     lambda r: f"{labels.get(r['code'], r['code'])}, emissão em {day(r['issued_on'])}")
+    # what the verdict does not accept: not presented, or past its validity (printed, or the law's days)
+    ok, offered = common.attempt(registry.documents_due, db, actor, mun, cpf, clock.today())
+    offered = offered if ok else []
+    st.caption(f"{len(offered)} documento(s) a entregar." if offered else
+               "Todos os documentos exigidos estão no cadastro e válidos; um vencido volta a ser pedido aqui.")
+    if offered:
+        hand_in(cpf, offered, required)
+
+
+def hand_in(cpf: str, offered: list[str], required: dict[str, str]) -> None:
+    """Every document still to hand in, in one form: tick those the driver brought, check their dates,
+    one click launches them all (all or none; an error stays under its row, what was typed kept)."""
     form = "drivers_doc_form"
-    on_file = {r["code"] for r in rows if not r.get("valid_until") or r["valid_until"] >= clock.today()}
-    offered = [code for code in required if code not in on_file]  # a document on file and in force is not
-    st.caption(f"{len(offered)} documento(s) a entregar." if offered else  # offered again; an expired one is
-               "Todos os documentos exigidos estão no cadastro; um vencido volta a ser pedido aqui.")  # (renewal)
+    form_errors(form, [f"{code}.{name}" for code in offered for name in ("code", "issued_on", "valid_until")])
+    with st.form(form):
+        head = st.columns([4, 2, 2])
+        head[0].markdown("**Documento entregue**")
+        head[1].markdown("**Emissão**")
+        head[2].markdown("**Validade impressa (se houver)**")
+        for code in offered:
+            cols = st.columns([4, 2, 2])
+            cols[0].checkbox(required[code], key=f"{form}_{code}")
+            with cols[1]:
+                st.date_input(f"Emissão — {required[code]}", clock.today(), format="DD/MM/YYYY",
+                              key=f"{form}_{code}_issued_on", label_visibility="collapsed")
+                field_error(form, f"{code}.issued_on")
+            with cols[2]:
+                st.date_input(f"Validade impressa — {required[code]}", value=None, format="DD/MM/YYYY",
+                              key=f"{form}_{code}_valid_until", label_visibility="collapsed",
+                              help="Validade impressa no documento, se houver")
+                field_error(form, f"{code}.valid_until")
+        submitted = st.form_submit_button("Lançar os documentos marcados", icon=":material/add:")
+    if not submitted:
+        return
+    chosen = [code for code in offered if st.session_state.get(f"{form}_{code}")]
+    if not chosen:
+        st.session_state[f"{form}_errors"] = {"_form": "Marque ao menos um documento entregue."}
+        st.rerun()
+    rows = [{"driver_cpf": cpf, "code": code, "issued_on": st.session_state.get(f"{form}_{code}_issued_on"),
+             "valid_until": st.session_state.get(f"{form}_{code}_valid_until")} for code in chosen]
+    submit(form, launch_documents, rows, chosen)
+    forget(*(f"{form}_{code}{suffix}" for code in chosen for suffix in ("", "_issued_on", "_valid_until")))
+    announce(f"{len(chosen)} documento(s) lançado(s): " + ", ".join(required[c] for c in chosen) + ".")
+    st.rerun()
 
-    def widgets() -> dict:
-        cols = st.columns(3)
-        with cols[0]:
-            code = st.selectbox("Documento", offered, format_func=required.get, key=f"{form}_code",
-                placeholder="Escolha...")
-            field_error(form, "code")
-        with cols[1]:
-            issued = st.date_input("Emissão", clock.today(), format="DD/MM/YYYY", key=f"{form}_issued_on")
-            field_error(form, "issued_on")
-        with cols[2]:
-            until = st.date_input("Validade impressa (se houver)", value=None, format="DD/MM/YYYY",
-                                  key=f"{form}_valid_until")
-            field_error(form, "valid_until")
-        return {"code": code, "issued_on": issued, "valid_until": until}
 
-    add_child("driver_documents", cpf, form, widgets, ["code", "issued_on", "valid_until"], "Documento")
+def launch_documents(rows: list[dict], codes: list[str]) -> list[str]:
+    """The documents in one unit of work; an error of row N is shown under that document's row."""
+    try:
+        return entities.create_many(db, actor, "driver_documents", mun, rows)
+    except ValidationFailed as exc:
+        by_row = {}
+        for key, message in exc.errors.items():
+            index, _, name = key.partition(".")
+            by_row[f"{codes[int(index)]}.{name}" if index.isdigit() else key] = message
+        raise ValidationFailed(by_row) from None
 
 
 def records(cpf: str) -> None:

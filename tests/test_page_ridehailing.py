@@ -53,14 +53,39 @@ def test_driver_page_shows_the_verdict_and_adds_a_document(db):
                 and d.value["Requisito"].str.startswith("Documento").any())
     assert "? Falta comprovar" in docs and "Documento não apresentado: Comprovação de local para guarda" in docs
     assert "art. 8º, III" in docs
-    assert at.selectbox(key="drivers_doc_form_code").options == ["Comprovação de local para guarda do veículo"]  # only what is missing
-    at.selectbox(key="drivers_doc_form_code").set_value("garage")
-    next(b for b in at.button if b.label == "Adicionar").click()  # the documents form comes first
+    offered = [c.label for c in at.checkbox if c.key.startswith("drivers_doc_form_")]
+    assert offered == ["Comprovação de local para guarda do veículo"]  # only what is missing
+    at.checkbox(key="drivers_doc_form_garage").check()
+    at.button(key="FormSubmitter:drivers_doc_form-Lançar os documentos marcados").click()
     at.run()
     assert not at.exception
     assert "Condutor: atende a todos os requisitos" in texts(at, "success")
-    assert at.selectbox(key="drivers_doc_form_code").options == []  # issue 22 item 4: no document twice
-    assert "Todos os documentos exigidos estão no cadastro" in " ".join(c.value for c in at.caption)
+    assert not [c for c in at.checkbox if c.key.startswith("drivers_doc_form_")]  # issue 22 item 4: no document twice
+    assert "Todos os documentos exigidos estão no cadastro e válidos" in " ".join(c.value for c in at.caption)
+
+
+def test_a_drivers_documents_are_launched_together_or_not_at_all(db):
+    """Issue 22 item 4: the documents handed in are ticked in one form and launched with one click; a
+    bad date keeps every document out, its error under its own row, what was typed kept."""
+    cpf, _ = register(db, "matupa", missing=("garage", "residence"))
+    at = page("drivers.py", "matupa")
+    at.selectbox(key="drivers_open").set_value(registry.driver_record(db, "matupa", cpf)["id"]).run()
+    assert {c.key for c in at.checkbox if c.key.startswith("drivers_doc_form_")} == {
+        "drivers_doc_form_garage", "drivers_doc_form_residence"}
+    before = db["driver_documents"].count_documents({"driver_cpf": cpf})
+    at.checkbox(key="drivers_doc_form_garage").check()
+    at.checkbox(key="drivers_doc_form_residence").check()
+    at.date_input(key="drivers_doc_form_residence_issued_on").set_value(TODAY + timedelta(days=3))
+    submit = "FormSubmitter:drivers_doc_form-Lançar os documentos marcados"
+    at.button(key=submit).click().run()
+    assert not at.exception
+    assert db["driver_documents"].count_documents({"driver_cpf": cpf}) == before  # none of the two
+    assert any("não pode ser posterior a hoje" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert at.checkbox(key="drivers_doc_form_garage").value  # what was typed is kept
+    at.date_input(key="drivers_doc_form_residence_issued_on").set_value(TODAY)
+    at.button(key=submit).click().run()
+    assert db["driver_documents"].count_documents({"driver_cpf": cpf}) == before + 2
+    assert "Condutor: atende a todos os requisitos" in texts(at, "success")
 
 
 def test_request_approve_inspect_pay_and_issue(db):

@@ -140,6 +140,8 @@ REQUIRED: dict[str, str] = {
     "services.shared.custom_fields.add_custom_field": "admin",
     "services.shared.explorer.browse": "admin",
     "services.shared.entities.create": "write",
+    "services.shared.entities.create_many": "write",
+    "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",
     "services.shared.entity_files.export_xlsx": "read",
     "services.shared.entities.get": "read",

@@ -12,7 +12,7 @@ from rules.calendar import add_months
 from rules.fmt import day
 from rules.params import ParameterBook
 from rules.ridehailing.catalogue import DocumentRequirement
-from rules.ridehailing.concepts import Driver, Holder, Severity, Vehicle
+from rules.ridehailing.concepts import Document, Driver, Holder, Severity, Vehicle
 
 CNH_CATEGORIES_B_OR_ABOVE = frozenset({"B", "C", "D", "E", "AB", "AC", "AD", "AE"})
 
@@ -74,6 +74,27 @@ def no_gravissima(driver: Driver, protocol: date, months: int, ref: str) -> Find
     )
 
 
+def document_valid_until(doc: Document, req: DocumentRequirement, on: date, params: ParameterBook) -> date | None:
+    """The validity printed on the document or, for a certificate without one, its issue plus the days
+    the municipality accepts it for (``req.validity_parameter``); None: valid with no end."""
+    if doc.valid_until is None and req.validity_parameter:
+        return doc.issued_on + timedelta(days=int(params.get(req.validity_parameter, on)))
+    return doc.valid_until
+
+
+def documents_due(driver: Driver, checklist: Iterable[DocumentRequirement], on: date,
+                  params: ParameterBook) -> list[str]:
+    """Codes of the checklist the driver must (still or again) hand in on ``on``: not presented, or
+    past its validity — exactly the documents :func:`documents` does not accept."""
+    due = []
+    for req in checklist:
+        doc = driver.document(req.code)
+        end = document_valid_until(doc, req, on, params) if doc is not None else None
+        if doc is None or (end is not None and end < on):
+            due.append(req.code)
+    return due
+
+
 def documents(
     driver: Driver, checklist: Iterable[DocumentRequirement], on: date, params: ParameterBook
 ) -> list[Finding]:
@@ -84,9 +105,7 @@ def documents(
         if doc is None:
             findings.append(Finding(False, f"Documento não apresentado: {req.label}", req.reference, unproven=True))
             continue
-        valid_until = doc.valid_until
-        if valid_until is None and req.validity_parameter:
-            valid_until = doc.issued_on + timedelta(days=int(params.get(req.validity_parameter, on)))
+        valid_until = document_valid_until(doc, req, on, params)
         if valid_until is not None and valid_until < on:
             findings.append(
                 Finding(False, f"{req.label}: validade encerrada em {day(valid_until)}", req.reference)

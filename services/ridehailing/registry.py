@@ -35,6 +35,7 @@ from rules.ridehailing.concepts import (
     TrafficInfraction,
     Vehicle,
 )
+from rules.ridehailing import eligibility
 from rules.ridehailing.guard import check_dates
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.shared import clock, entities, parameters
@@ -154,6 +155,15 @@ def driver_eligibility(db: Database, actor: Actor, municipality: str, cpf: str, 
     authorize(actor, "read", municipality)
     scope = scope or Scope(db, municipality)
     return scope.rules.driver_eligibility(driver_concept(db, municipality, cpf), on, scope.book, scope.calendar(on))
+
+
+@checked
+def documents_due(db: Database, actor: Actor, municipality: str, cpf: str, on: date) -> list[str]:
+    """Codes of the law's documents the driver must (still or again) hand in on ``on``: not presented, or
+    past the validity printed on it or the days the municipality accepts a certificate for."""
+    authorize(actor, "read", municipality)
+    scope = Scope(db, municipality)
+    return eligibility.documents_due(driver_concept(db, municipality, cpf), scope.rules.documents, on, scope.book)
 
 
 @checked

@@ -181,15 +181,43 @@ def create(db: Database, actor: Actor, entity: str, municipality: str, values: d
     spec = spec_for(db, entity, municipality)
     clean = validate(spec, values)
     _refuse_unknown_references(db, spec, municipality, clean)
+    with transaction(db):
+        return _insert(db, actor, spec, municipality, clean)
+
+
+@checked
+def create_many(db: Database, actor: Actor, entity: str, municipality: str, rows: list[dict[str, Any]]) -> list[str]:
+    """Several records of ``entity`` at once (a driver's documents handed in together): every row is
+    checked first, then all are inserted in one unit of work, each with its audit entry, or none.
+    Errors name the row: ``ValidationFailed`` with keys ``"<index>.<field>"``."""
+    authorize(actor, "write", municipality)
+    spec = spec_for(db, entity, municipality)
+    cleaned: list[dict[str, Any]] = []
+    errors: dict[str, str] = {}
+    for index, values in enumerate(rows):
+        try:
+            cleaned.append(validate(spec, values))
+        except ValidationFailed as exc:
+            errors.update({f"{index}.{name}": message for name, message in exc.errors.items()})
+            cleaned.append({})
+    for index, bad in check_references(db, spec, municipality, cleaned).items():
+        errors.update({f"{index}.{name}": message for name, message in bad.items()})
+    if errors:
+        raise ValidationFailed(errors)
+    with transaction(db):
+        return [_insert(db, actor, spec, municipality, clean) for clean in cleaned]
+
+
+def _insert(db: Database, actor: Actor, spec: EntitySpec, municipality: str, clean: dict[str, Any]) -> str:
+    """Insert one validated record at version 1 with its audit entry (inside the caller's unit of work)."""
     now = clock.now_utc()
     doc = {**clean, "municipality": municipality, "version": 1, "created_at": now, "updated_at": now,
            "created_by": actor.username}
-    with transaction(db):
-        try:
-            inserted = insert_one(db[entity], encode(doc))
-        except DuplicateKeyError as exc:
-            raise _unique_conflict(spec, exc) from None
-        audit.record(db, actor, municipality, "create", entity, inserted, {}, clean)
+    try:
+        inserted = insert_one(db[spec.name], encode(doc))
+    except DuplicateKeyError as exc:
+        raise _unique_conflict(spec, exc) from None
+    audit.record(db, actor, municipality, "create", spec.name, inserted, {}, clean)
     return str(inserted)
 
 
