@@ -431,3 +431,20 @@ def test_a_chart_gridline_shows_half_the_peak_to_the_centavo():
     _bars(pdf, Fonts(pdf), 20, 80, "Arrecadação por mês", ["jan/2026"], [("2026", [Decimal("919.27")])])
     text = PdfReader(io.BytesIO(bytes(pdf.output()))).pages[0].extract_text()
     assert "459,64" in text and "459,63" not in text
+
+
+def test_a_service_with_nothing_in_the_comparison_period_shows_no_change(known, today):
+    """Issue 22 item 12: the revenue has a year before, the ride-hailing has none (no authorization,
+    no vistoria in March 2025): "+3 vistorias" against nothing is no change, and the page says why."""
+    known["inspections"].delete_many({"performed_on": {"$lt": encode(date(2026, 1, 1))}})
+    figures = summary.summary(known, GABINETE, "chapada", *MARCH)
+    kpis = {k.key: k for k in figures.kpis}
+    assert kpis["paid"].change == Decimal("570.00") and not figures.compared_empty  # the DAMs keep their base
+    assert kpis["inspections_done"].value == 3
+    assert all(kpis[key].previous is None and kpis[key].change is None for key in (
+        "active", "new", "renewed", "inspections_done", "inspections_overdue", "days_to_authorization"))
+    assert figures.without_base == ("transporte por aplicativo",)
+    today.set(date(2026, 4, 15))
+    at = page(GABINETE, summary_preset="Personalizado", summary_range=MARCH)
+    assert any("Sem registros de transporte por aplicativo no período comparado" in c.value for c in at.caption)
+    assert [m.delta or "" for m in at.metric if m.label == "Vistorias realizadas"] == [""]

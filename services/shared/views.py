@@ -99,6 +99,13 @@ def version(db: Database, municipality: str) -> int:
     return int(doc["n"]) if doc else 0
 
 
+def stamp(db: Database, municipality: str) -> str:
+    """A cache key for what a page derives from the municipality's records: the change counter of
+    :func:`version` and which store it counts in (two stores open in one process — two deployments,
+    the tests — can hold the same count with other records)."""
+    return f"{id(db.client)}:{db.name}:{version(db, municipality)}"
+
+
 def rebuild(db: Database, municipality: str, progress: Callable[[str], None] | None = None) -> list[str]:
     """Make every view of ``municipality`` from scratch, each in one unit of work; the names rebuilt."""
     done = []

@@ -285,6 +285,7 @@ class Summary:
     debts: DebtsFigures | None = None
     comparison: str = "período anterior de mesma duração"  # what ``previous`` is, as the screens say it
     compared_empty: bool = False  # nothing happened in ``previous``: no change is shown against it
+    without_base: tuple[str, ...] = ()  # services with nothing in ``previous``: no change shown for them
     trends: tuple[Trend, ...] = ()
     waiting: tuple[Waiting, ...] = ()
 

@@ -66,12 +66,16 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
         waiting += trends.waiting_requests(found, clock.today())
     owed = debts.of_periods(db, municipality, days, period, previous, clock.today())
     kpis = _kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before)
+    no_base = _without_base(kpis)
+    if no_base:  # a service with nothing in the comparison period: no change against nothing
+        kpis = tuple(replace(k, previous=None) if k.key in no_base else k for k in kpis)
     empty = not any(k.previous for k in kpis)
     if empty:
         kpis = tuple(replace(k, previous=None) for k in kpis)
     return Summary(
         municipality=municipality, municipality_name=mun.name, period=period, previous=previous,
         year_before=year_before, comparison=COMPARISONS[compare], compared_empty=empty, kpis=kpis,
+        without_base=tuple(dict.fromkeys(no_base.values())),
         revenue=revenue_now, revenue_year_before=revenue_view.in_period(days, year_before),
         ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed, trends=tuple(months),
         waiting=tuple(waiting),
@@ -110,7 +114,27 @@ def data_version(db: Database, actor: Actor, municipality: str) -> str:
     computed under the same version are still right (one read by ``_id``); never the newest audit
     entry's instant, which a future-dated entry froze."""
     authorize(actor, "summary", municipality)
-    return str(views.version(db, municipality))
+    return views.stamp(db, municipality)
+
+
+# The headline figures of each service, as the screens name the service.
+SERVICE_KPIS = {
+    "transporte por aplicativo": ("active", "new", "renewed", "inspections_done", "inspections_overdue",
+                                  "days_to_authorization"),
+    "máquinas e veículos": ("requests", "waiting", "balances_overdue"),
+}
+
+
+def _without_base(kpis: tuple[Kpi, ...]) -> dict[str, str]:
+    """The KPIs of each service that had nothing in the comparison period (Chapada's Decreto 06/2026
+    has no authorization in 2025): their "+44" would compare with nothing. Key: KPI; value: service."""
+    found: dict[str, str] = {}
+    shown = {k.key: k for k in kpis}
+    for service, keys in SERVICE_KPIS.items():
+        group = [shown[key] for key in keys if key in shown]
+        if group and not any(k.previous for k in group):
+            found.update(dict.fromkeys((k.key for k in group), service))
+    return found
 
 
 def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,

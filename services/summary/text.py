@@ -46,7 +46,11 @@ def comparison_text(figures: Summary) -> str:
     dates = f"{figures.previous.start:%d/%m/%Y} a {figures.previous.end:%d/%m/%Y}"
     if figures.compared_empty:
         return f"Sem registros no {figures.comparison} ({dates}): nenhuma variação é mostrada."
-    return f"Comparação com o {figures.comparison}: {dates}."
+    text = f"Comparação com o {figures.comparison}: {dates}."
+    if figures.without_base:  # e.g. Chapada's ride-hailing, regulated from 2026: nothing of it in 2025
+        text += (" Sem registros de " + " nem de ".join(figures.without_base)
+                 + " no período comparado: nenhuma variação é mostrada nesses indicadores.")
+    return text
 
 
 def change_text(kpi: Kpi) -> str | None:
