@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from bson.decimal128 import Decimal128
 
+from docstore.tests import work
+
 from services.dam import charges
 from services.machinery import protocol
 from services.machinery.booking_requests import REQUESTS
@@ -25,18 +27,7 @@ def overdue_of_others(db, count: int) -> None:
 
 def sqlite_work(db, action) -> int:
     """SQLite's virtual-machine instructions (in hundreds) run by ``action``: rows scanned cost them."""
-    steps = [0]
-
-    def tick() -> int:
-        steps[0] += 1
-        return 0
-    conn = db[charges.COLLECTION]._engine.conn()
-    conn.set_progress_handler(tick, 100)
-    try:
-        action()
-    finally:
-        conn.set_progress_handler(None, 100)
-    return steps[0]
+    return work.sqlite_work(db[charges.COLLECTION]._engine.conn(), action)
 
 
 def test_the_delinquency_check_uses_the_taxpayer_index(db):

@@ -12,6 +12,7 @@ from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
 import docstore
+from docstore.tests.work import sqlite_work
 from services import store
 from services.shared import numbers
 
@@ -214,22 +215,6 @@ def test_an_index_made_by_another_process_after_our_check_is_taken_as_made(embed
     assert col.create_index([("plate", 1)], unique=True, name="u_p") == "u_p"
 
 
-def _sqlite_work(db, action) -> int:
-    """SQLite's virtual-machine instructions (in hundreds) run by ``action``: every row read costs them."""
-    steps = [0]
-
-    def tick() -> int:
-        steps[0] += 1
-        return 0
-    conn = db.engine.conn()
-    conn.set_progress_handler(tick, 100)
-    try:
-        action()
-    finally:
-        conn.set_progress_handler(None, 100)
-    return steps[0]
-
-
 def test_a_query_costs_the_same_beside_thousands_of_paths_held_by_other_documents(embedded):
     """A read model kept per day (``{"d01.issued": n, ...}``) gives a collection tens of thousands of
     paths; each query used to read them all from ``__paths`` to compile (a 1.000-line return file took
@@ -241,9 +226,9 @@ def test_a_query_costs_the_same_beside_thousands_of_paths_held_by_other_document
         assert col.find_one({"_id": "a", "tags": "x"}, {"n": 1})["n"] >= 1
         col.update_one({"_id": "a"}, {"$inc": {"n": 1}})
     one_round()  # the first of the process: statements prepared
-    alone = _sqlite_work(embedded, one_round)
+    alone = sqlite_work(embedded.engine.conn(), one_round)
     col.insert_many([{"_id": f"m{m}", **{f"d{d:02d}": {f"k{k}": k for k in range(100)} for d in range(1, 32)}}
                      for m in range(4)])  # 3.100 numeric paths
-    crowded = _sqlite_work(embedded, one_round)
+    crowded = sqlite_work(embedded.engine.conn(), one_round)
     assert crowded <= alone * 1.2 + 5, (alone, crowded)
     assert col.find_one({"tags": "x"})["_id"] == "a"  # an array path is still matched element by element

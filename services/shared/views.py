@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from bson import ObjectId
+from bson.errors import InvalidId
 from pymongo.database import Database
 
 from services import store
@@ -91,6 +93,14 @@ def touched(db: Database, municipality: str | None, collection: str, doc_id: str
 
 def _count(db: Database, municipality: str) -> None:
     db[META].update_one({"_id": f"changes:{municipality}"}, {"$inc": {"n": 1}}, upsert=True)
+
+
+def source_key(doc_id: str) -> ObjectId | str:
+    """The ``_id`` of a source record as :func:`touched` names it: an ObjectId's text, or a key of its own."""
+    try:
+        return ObjectId(str(doc_id))
+    except InvalidId:
+        return doc_id
 
 
 def version(db: Database, municipality: str) -> int:

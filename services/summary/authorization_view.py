@@ -21,8 +21,6 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import date, timedelta
 
-from bson import ObjectId
-from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.base import RuleError
@@ -141,10 +139,7 @@ def project(db: Database, municipality: str | None, collection: str, doc_id: str
         return
     if doc_id is None:
         return
-    try:
-        key = ObjectId(str(doc_id))
-    except InvalidId:
-        key = doc_id
+    key = views.source_key(doc_id)
     raw = db["authorizations"].find_one({"_id": key}, FIELDS)
     mun = raw["municipality"] if raw else municipality
     if not mun:

@@ -22,8 +22,6 @@ from collections import Counter, defaultdict
 from datetime import date, timedelta
 from decimal import Decimal
 
-from bson import ObjectId
-from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.dam import charges as charge_rules
@@ -170,10 +168,7 @@ def project(db: Database, municipality: str | None, collection: str, doc_id: str
     (the first change of a municipality never built builds them whole: a store older than this view)."""
     if doc_id is None:
         return
-    try:
-        key = ObjectId(str(doc_id))
-    except InvalidId:
-        key = doc_id
+    key = views.source_key(doc_id)
     fields, contribute = SOURCES[collection]
     raw = db[collection].find_one({"_id": key}, fields)
     mun = raw["municipality"] if raw else municipality
