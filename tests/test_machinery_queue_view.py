@@ -111,9 +111,9 @@ def test_each_step_of_a_request_moves_its_items_as_a_rebuild_would(db, nl, today
     assert mine(db, rid) == [("Pago a menor", False)]
     as_rebuilt(db)
     payment.issue_new_dam(db, CLERK, NL, rid, advance["charge_id"], date(2026, 4, 10))
-    difference = db["charges"].find_one({"_id": ObjectId(advance["charge_id"])})["live_dam"]
-    payments.record_payment(db, CLERK, NL, difference["id"], MONDAY, dams.get(db, CLERK, NL, difference["id"])["amount"],
-                            "Banco do Brasil")
+    live = db["charges"].find_one({"_id": ObjectId(advance["charge_id"])})["live_dam"]
+    difference = dams.get(db, CLERK, NL, live["id"])
+    payments.record_payment(db, CLERK, NL, difference["id"], MONDAY, difference["amount"], "Banco do Brasil")
     assert mine(db, rid) == [("A agendar", False)]
     as_rebuilt(db)
     day = date(2026, 4, 8)
