@@ -1,8 +1,10 @@
 """What awaits action in the machinery module (pendências, Decreto 017/2026, Nova Lacerda): requests
 awaiting visit, social report, quote, payment or schedule; balances due or overdue (art. 8 §2);
 credits to return. What is owed comes from the charges (débitos) of the requests (:mod:`.ledger`):
-a cancelled DAM asks for a new one, a short payment for the difference. One query over
-``booking_requests`` and one over their charges, whatever their number."""
+a cancelled DAM asks for a new one, a short payment for the difference. The items are kept as data
+by :mod:`.queue_view` (issue 21), in the unit of work of each write that moves them; a render reads
+them with one indexed query, whatever the number of requests, and decides on the day asked which
+parts still owed are overdue."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,13 +12,9 @@ from datetime import date
 
 from pymongo.database import Database
 
-from rules.dam import charges as charge_rules
-from rules.fmt import brl, day
-from services.machinery import ledger
-from services.machinery.booking_requests import OPEN, REQUESTS
+from services.machinery import queue_view
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
-from services.store import decode, parse_date
 
 
 @dataclass(frozen=True)
@@ -30,61 +28,15 @@ class PendingItem:
     overdue: bool = False
 
 
-def _money_item(head: str, row: ledger.ChargeRow, rid: str, on: date) -> PendingItem:
-    """What a part still owed awaits: a new DAM (its DAM was cancelled), the difference of a short
-    payment, or the payment of the DAM out; overdue from the charge's due date (art. 8 §4)."""
-    balance = row.part == ledger.SETTLEMENT
-    overdue = row.due_on < on
-    what = f"{head}: {row.label}" if not balance else head
-    if row.status == charge_rules.SHORT:
-        then = "emitir DAM da diferença" if row.issuable else f"DAM {row.dam_number} da diferença a pagar"
-        return PendingItem(row.due_on, "Saldo pago a menor" if balance else "Pago a menor",
-                           f"{what}, falta {brl(row.open)} — {then}", rid, overdue)
-    if row.issuable:
-        return PendingItem(row.due_on, "DAM do saldo cancelado — emitir novo DAM" if balance
-                           else "DAM cancelado — emitir novo DAM",
-                           f"{what}, DAM {row.dam_number} cancelado, {brl(row.open)}", rid, overdue)
-    if balance:
-        title = "Saldo vencido" if overdue else "Saldo a pagar"
-    else:
-        title = "Pagamento vencido" if overdue else "Aguardando pagamento"
-    dam = f"DAM {row.dam_number}" + (f" (vence {day(row.dam_due)})" if row.dam_due and row.dam_due != row.due_on
-                                     else "")
-    return PendingItem(row.due_on, title, f"{what}, {dam}, {brl(row.open)}", rid, overdue)
-
-
 @checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[PendingItem]:
     """Awaiting visit, social report, quote, payment (a new DAM, a difference), schedule; balances
-    due/overdue; credits to return. Two queries (the requests, then their charges), whatever the
-    number of requests."""
+    due/overdue; credits to return — earliest first. One indexed query of the kept items: a part still
+    owed is overdue when its due date is before ``on`` (art. 8 §4)."""
     authorize(actor, "read", municipality)
-    items: list[PendingItem] = []
-    fields_ = {"protocol": 1, "status": 1, "requested_on": 1, "requester.name": 1, "payment.instalments": 1,
-               "settlement": 1, "social_report": 1, "schedule.day": 1}
-    query = {"municipality": municipality, "$or": [{"status": {"$in": list(OPEN)}}, {"settlement_open": True}]}
-    docs = [decode(raw) for raw in db[REQUESTS].find(query, fields_)]
-    stored = ledger.charges_of(db, municipality, docs)
-    for doc in docs:
-        rid, protocol, name = str(doc["_id"]), doc["protocol"], doc["requester"]["name"]
-        requested_on = parse_date(doc["requested_on"])
-        status = doc["status"]
-        head = f"Pedido {protocol} — {name}"
-        owed = [row for row in ledger.rows_of(doc, stored) if row.owing]
-        if status == "aguardando_vistoria":
-            items.append(PendingItem(requested_on, "Aguardando vistoria técnica", head, rid))
-        elif status == "aguardando_parecer":
-            asked = parse_date((doc.get("social_report") or {}).get("requested_on")) or requested_on
-            items.append(PendingItem(asked, "Aguardando parecer social", f"{head} (pedido à Assistência Social)", rid))
-        elif status == "aguardando_orcamento":
-            items.append(PendingItem(requested_on, "Aguardando orçamento", head, rid))
-        elif status == "aguardando_pagamento" and not (doc.get("payment") or {}).get("instalments"):
-            items.append(PendingItem(requested_on, "Aguardando emissão dos DAMs", head, rid))
-        elif status == "a_agendar":
-            items.append(PendingItem(requested_on, "A agendar", head, rid))
-        items += [_money_item(head, row, rid, on) for row in owed]
-        settlement = doc.get("settlement") or {}
-        if settlement.get("credit_to_return") and not settlement.get("credit_returned_on"):
-            items.append(PendingItem(parse_date(settlement["completed_on"]), "Crédito a devolver",
-                                     f"{head}: {brl(settlement['credit_to_return'])}", rid))
+    items = []
+    for row in queue_view.stored_items(db, municipality):
+        overdue = row["due"] is not None and row["due"] < on
+        items.append(PendingItem(row["on"], row["late_title"] if overdue else row["title"], row["detail"],
+                                 row["request_id"], overdue))
     return sorted(items, key=lambda i: (i.on, i.title))
