@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import weakref
 
-from bson import ObjectId
-from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.dam import charges as charge_rules
@@ -106,12 +104,7 @@ def items_of(doc: dict, stored: dict[str, dict]) -> list[dict]:
 
 def refresh(db: Database, municipality: str, ids: list[str]) -> None:
     """Replace the items of the requests ``ids`` of ``municipality`` (a request gone drops its items)."""
-    oids = []
-    for rid in ids:
-        try:
-            oids.append(ObjectId(str(rid)))
-        except (InvalidId, TypeError):
-            continue
+    oids = [views.source_key(rid) for rid in ids]
     docs = [decode(raw) for raw in db[REQUESTS].find({"_id": {"$in": oids}, "municipality": municipality}, FIELDS)]
     docs = [doc for doc in docs if pending_now(doc)]
     prepare(db)
@@ -124,10 +117,7 @@ def refresh(db: Database, municipality: str, ids: list[str]) -> None:
 
 def _request_of_charge(db: Database, charge_id: str) -> str | None:
     """The request a charge belongs to (its ``owner``), or None for a charge of another record."""
-    try:
-        charge = db["charges"].find_one({"_id": ObjectId(str(charge_id))}, {"owner": 1})
-    except (InvalidId, TypeError):
-        return None
+    charge = db["charges"].find_one({"_id": views.source_key(charge_id)}, {"owner": 1})
     owner = (charge or {}).get("owner") or {}
     return str(owner["id"]) if owner.get("collection") == REQUESTS and owner.get("id") else None
 
