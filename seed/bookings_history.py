@@ -70,7 +70,9 @@ def seed_bookings_history(db: Database, today: date) -> None:
     for _asked, _done, code, amount in jobs:  # backwards from the register's reading
         if code in readings:
             readings[code] -= amount
-    taken: set[tuple[date, str]] = set()
+    taken = {(date.fromisoformat(row["day"]), key)  # the scenario's bookings hold their machines and crews
+             for row in db[schedule.BOOKINGS].find({"municipality": NL}, {"day": 1, "asset": 1, "operator_id": 1})
+             for key in (row["asset"], row["operator_id"])}
     for month in month_starts(DECREE_IN_FORCE, today):
         loaded: set[str] = set()  # art. 9 §1: up to 5 loads a stage (here a month of the schedule) per requester
         with store.transaction(db):  # one unit of work per month

@@ -25,6 +25,7 @@ from pymongo.database import Database
 from rules.params import ParameterVersion
 from rules.ridehailing.concepts import EventKind
 from seed.people import DISTRICTS, STREETS, cpf, person, phone
+from seed.timeline import on
 from services.dam import payments
 from services.ridehailing import authorizations, fees, inspections, registry
 from services.ridehailing import changes as ridehailing_changes
@@ -125,7 +126,8 @@ def paid_earlier(db: Database, actor: Actor, municipality: str, auth_id: str, pa
 
 def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, protocol: date, until: str,
           **register_args) -> str:
-    """A request taken through the flow up to ``until`` with plausible dates after ``protocol``."""
+    """A request taken through the flow up to ``until`` with plausible dates after ``protocol``: "active"
+    is issued and kept in force by its renewals, "expired" is issued and left to lapse."""
     driver_cpf, car = register(db, actor, municipality, rng, protocol, **register_args)
     auth = authorizations.request_authorization(db, actor, municipality, driver_cpf, car, protocol)
     if until == "requested":
@@ -147,7 +149,26 @@ def _flow(db: Database, actor: Actor, municipality: str, rng: random.Random, pro
     if until == "inspected":
         return auth
     paid_earlier(db, actor, municipality, auth, protocol + timedelta(days=6))
+    if until != "expired":
+        _kept_in_force(db, actor, municipality, auth, protocol + timedelta(days=6))
     return auth
+
+
+def _kept_in_force(db: Database, actor: Actor, municipality: str, auth_id: str, paid_on: date) -> None:
+    """An authorization whose validity ended before today (in Chapada, one paid in an earlier year ends on
+    31 December: art. 9 §1) was renewed by its holder in time (art. 9 §2): asked up to 30 days before the
+    end, on a business day, its DAM issued and paid that day, each on its own day."""
+    scope, today = registry.Scope(db, municipality), clock.today()
+    while (end := scope.state(authorizations.get_authorization(db, actor, municipality, auth_id),
+                              paid_on).valid_until) is not None and end < today:
+        earliest = max(paid_on, end - timedelta(days=30))
+        ask = parameters.calendar(db, municipality, earliest).next_business_day(earliest)
+        ask = ask if ask <= end else earliest
+        with on(ask):
+            fees.request_renewal(db, actor, municipality, auth_id, ask)
+            dam = fees.issue_fee_dam(db, actor, municipality, auth_id, ask)
+            payments.record_payment(db, actor, municipality, dam["id"], ask, dam["amount"], "Banco do Brasil")
+        paid_on = ask
 
 
 def _seed_changes(db: Database, actor: Actor, municipality: str, rng: random.Random, today: date,
@@ -216,7 +237,7 @@ def _seed_municipality(db: Database, actor: Actor, municipality: str, rng: rando
         _flow(db, actor, municipality, rng, back(5), "requested", vehicle={"holder": "spouse_or_relative",
                                                                            "relative_degree": 1})
         _flow(db, actor, municipality, rng, back(8), "requested", driver={"cnh_ear": False})
-        _flow(db, actor, municipality, rng, date(2025, 9, 10), "active")  # 12 months ended: expired
+        _flow(db, actor, municipality, rng, date(2025, 9, 10), "expired")  # 12 months ended
 
 
 def _seed_platforms(db: Database, actor: Actor, municipality: str, today: date, first_day: date) -> None:

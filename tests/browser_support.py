@@ -97,7 +97,7 @@ SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 ENGLISH = re.compile(r"\b(?:Choose date|Choose an option|Upload|Browse files|Drag and drop|per file|Add:|"
                      r"No results|No options|Open|Close|Clear value|Search|Download as CSV|Fullscreen|"
                      r"Collapse sidebar|Expand sidebar|Sidebar|App pages|Link to heading|file upload|"
-                     r"Show/hide columns|Copy to clipboard|Increment|Decrement)\b|\b(?:day|month|year|hour|minute), ")
+                     r"Show/hide columns|Copy to clipboard|Increment|Decrement|view more|view less)\b|\b(?:day|month|year|hour|minute), ")
 SEEN = """() => {
   const shown = [];
   const skip = (el) => el.closest('[data-testid="stIconMaterial"], code, pre, [aria-hidden="true"], '

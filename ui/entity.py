@@ -1,6 +1,7 @@
 """Generic screens driven by an entity spec: list (search, filters, sort, pages, CSV and XLSX), form, import."""
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -227,11 +228,12 @@ def announce(text: str) -> None:
 
 
 def announced() -> None:
-    """Show (once) the confirmation an action left before its rerun."""
+    """Show (once) the confirmation an action left before its rerun; its toast holds the first sentence
+    (Streamlit folds a toast past three lines behind an English "view more")."""
     text = st.session_state.pop("entity_announce", None)
     if text:
         st.success(text, icon=":material/check_circle:")
-        st.toast(text, icon=":material/check_circle:")
+        st.toast(textwrap.shorten(text.split(". ", 1)[0], 90, placeholder=" …"), icon=":material/check_circle:")
 
 
 def confirm_button(label: str, key: str, question: str, disabled: bool = False,
