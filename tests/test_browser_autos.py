@@ -110,6 +110,11 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     wait_text(page, "da multa emitido, vencimento")
     dam_number = re.search(r"DAM (\d{4}/\d{4}) da multa", page.get_by_text("da multa emitido").first.inner_text()).group(1)
     shot(page, f"autos_{municipality}_3_dam")
+    settle(page)  # the DAM just issued is handed over from the auto itself (issue 22 item 5)
+    with page.expect_download(timeout=120000) as slip:
+        page.get_by_role("button", name=f"Baixar o DAM {dam_number} da multa (PDF)").click()
+    slip_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(open(slip.value.path(), "rb").read())).pages)
+    assert dam_number in slip_text and amount.replace("R$ ", "") in slip_text
 
     go(page, "DAM")
     choose(page, "Abrir DAM", dam_number)
@@ -122,6 +127,7 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     page.get_by_role("tab", name="Processo do auto").click()
     choose(page, "Auto", number)
     wait_text(page, "Multa paga")
+    assert page.get_by_role("button", name=f"Baixar o DAM {dam_number} da multa (PDF)").count() == 0  # paid: no slip
     shot(page, f"autos_{municipality}_4_paga")
     settle(page)  # a click during the page's rerun is lost: click once it has ended
     with page.expect_download(timeout=120000) as download:

@@ -11,6 +11,7 @@ import streamlit as st
 from rules import fmt
 from rules.fmt import brl, day
 from rules.ridehailing.concepts import Measure
+from services.dam import printing
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
 from services.ridehailing.enforcement import documents as enforcement_documents
@@ -325,6 +326,11 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
         if fine:
             st.write(f"DAM {fine['number']} da multa ({brl(fine['amount'])}), vence em {day(fine['due_on'])}: "
                      + (f"**{standing}**" if fine.get("paid") else standing))
+            if live := penalties.fine_to_pay(db, doc):  # the slip to hand over, whichever DAM it is now
+                st.download_button(f"Baixar o DAM {live['number']} da multa (PDF)",
+                                   lambda: printing.pdf(db, actor, mun, [live["id"]]),
+                                   f"dam_{live['number'].replace('/', '_')}.pdf", "application/pdf",
+                                   key="autos_fine_pdf", icon=":material/picture_as_pdf:")
         if (not fine and "multa" in ruled.get("penalties", [])) or reissuable:
             label = "Emitir novo DAM da multa (valor em aberto)" if reissuable else "Emitir DAM da multa"
             if st.button(label, key="autos_fine_dam", type="primary"):

@@ -104,6 +104,16 @@ def fine_standing(db: Database, doc: dict) -> tuple[str, bool]:
     return charge_links.standing_text(charge), charge_links.reissuable(charge)
 
 
+def fine_to_pay(db: Database, doc: dict) -> dict | None:
+    """The DAM the fine of ``doc`` is paid with now (``{"id", "number"}``: its charge's live DAM, a 2ª via
+    or the DAM of a difference included), or None when it is settled, cancelled or not issued."""
+    fine = doc.get("fine_dam") or {}
+    charge = charge_links.of_link(db, fine, "id") if fine.get("id") else None
+    if charge is None or settlement.fine_settled(charge["status"]):
+        return None
+    return charge.get("live_dam")
+
+
 @events.on_dam_paid(autos.COLLECTION)
 def fine_paid(db: Database, charge_id: str) -> None:
     """The fine's charge paid in full closes the fine of its auto (``rules.ridehailing.settlement.
