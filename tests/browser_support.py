@@ -97,7 +97,7 @@ SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 ENGLISH = re.compile(r"\b(?:Choose date|Choose an option|Upload|Browse files|Drag and drop|per file|Add:|"
                      r"No results|No options|Open|Close|Clear value|Search|Download as CSV|Fullscreen|"
                      r"Collapse sidebar|Expand sidebar|Sidebar|App pages|Link to heading|file upload|"
-                     r"Show/hide columns|Copy to clipboard|Increment|Decrement|view more|view less)\b|\b(?:day|month|year|hour|minute), ")
+                     r"Show/hide columns|Copy to clipboard|Increment|Decrement|view more|view less|empty)\b|\b(?:day|month|year|hour|minute), ")
 SEEN = """() => {
   const shown = [];
   const skip = (el) => el.closest('[data-testid="stIconMaterial"], code, pre, [aria-hidden="true"], '
@@ -112,6 +112,11 @@ SEEN = """() => {
   for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
     if (el.closest('[data-testid="stIconMaterial"], .st-key-painel_cookie_holder')) continue;
     for (const a of ['aria-label', 'title', 'placeholder']) if (el.getAttribute(a)) shown.push(el.getAttribute(a));
+  }
+  for (const grid of document.querySelectorAll('table[role="grid"]')) {  // a table without rows: Streamlit
+    const cells = [...grid.querySelectorAll('td[role="gridcell"]')];    // draws its English "empty" in the canvas
+    if (grid.getAttribute('aria-rowcount') === '2' && cells.length && cells.every((c) => !c.textContent.trim()))
+      shown.push('empty');
   }
   return shown;
 }"""
