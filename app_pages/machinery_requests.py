@@ -306,8 +306,9 @@ def next_step(doc: dict) -> None:
             with st.form("req_refuse"):
                 reason = st.text_area("Motivo da recusa *", key="req_refuse_reason")
                 if st.form_submit_button("Recusar"):
-                    act("refuse", booking_requests.refuse_request, rid, reason,
-                        done="Solicitação recusada com o motivo.")
+                    act("refuse", payment.refuse_request, rid, reason,
+                        done="Solicitação recusada com o motivo. DAMs em aberto cancelados; o que já foi pago fica "
+                             "como crédito a restituir.")
 
 
 def record(rid: str) -> None:

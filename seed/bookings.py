@@ -22,7 +22,6 @@ from rules.params import ParameterVersion
 from seed.people import cnpj, cpf, person, phone
 from services.dam import payments
 from services.machinery import (
-    booking_requests,
     execution,
     localities,
     payment,
@@ -189,7 +188,7 @@ def _requests(db: Database, ids: dict[str, list[str]], today: date) -> None:
                       ["Rosana Prado Lima", "Grupo de dança (28 pessoas)"], "Nova Lacerda – Vila Bela (ida e volta)")
     # a requester in debt (art. 2 §1), refused with the reason
     rid = protocol.create_request(db, CLERK, NL, request_form(people[9], today, ServiceAsked("earth_loads", loads=2)))
-    booking_requests.refuse_request(db, CLERK, NL, rid, "Solicitante em débito com o Município (Decreto 017/2026, art. 2, §1)")
+    payment.refuse_request(db, CLERK, NL, rid, "Solicitante em débito com o Município (Decreto 017/2026, art. 2, §1)")
 
 
 def seed_bookings(db: Database) -> None:

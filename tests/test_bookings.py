@@ -459,8 +459,8 @@ def test_a_refused_request_frees_its_machines_and_keeps_the_reason(db, nl):
     rid = ready(db, nl, nl["family"])
     schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
     with pytest.raises(ValidationFailed):
-        booking_requests.refuse_request(db, CLERK, NL, rid, " ")
-    doc = booking_requests.refuse_request(db, CLERK, NL, rid, "Desistência do solicitante")
+        payment.refuse_request(db, CLERK, NL, rid, " ")
+    doc = payment.refuse_request(db, CLERK, NL, rid, "Desistência do solicitante")
     assert (doc["status"], doc["refusal"]["reason"]) == ("recusado", "Desistência do solicitante")
     assert "QBA1D23" in [a["identifier"] for a in schedule.schedule_board(db, CLERK, NL, MONDAY).free_assets]
 
@@ -515,3 +515,19 @@ def test_a_requesters_zone_and_locality_are_chosen_among_the_registered_ones(db,
             "name": "José Digitado", "document": "39053344705", "kind": "pf", "address": "Lote 3", "zone": "Rural",
             "locality": "Sítio do José", "standing": "nada_deve", "standing_checked_on": MONDAY})
     assert set(refused.value.errors) == {"zone", "locality"}
+
+
+def test_a_refused_request_cancels_its_unpaid_dams_and_never_suspends_the_requester(db, nl, today):
+    """A refused request is a service the municipality will not provide, so its price is not owed
+    (art. 7: preço público of a service; LEITURAS §8): its unpaid DAMs are cancelled with the refusal's
+    reason, and their due date passing never suspends the requester (art. 8 §4 speaks of a parcela
+    owed). Before, the DAM stayed "emitido" and the requester was suspended the day after it fell due."""
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], LOADS5))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
+    payment.refuse_request(db, CLERK, NL, rid, "Estrada interditada pela Defesa Civil")
+    dam = dams.get(db, CLERK, NL, full["dam_id"])
+    assert dam["status"] == dams.CANCELLED and "Estrada interditada" in dam["cancel_reason"]
+    today.set(dam["due_on"] + timedelta(days=1))
+    assert protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=dam["due_on"] + timedelta(days=1)))
+    assert [p for p in pending.pending(db, CLERK, NL, dam["due_on"] + timedelta(days=1)) if p.record_id == rid] == []

@@ -149,7 +149,7 @@ def test_a_credit_to_return_and_a_refusal_move_the_items_too(db, nl, today):  # 
     as_rebuilt(db)
     other = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5, claims=(BPC,)))
     assert mine(db, other, day)
-    booking_requests.refuse_request(db, CLERK, NL, other, "Desistência do interessado")
+    payment.refuse_request(db, CLERK, NL, other, "Desistência do interessado")
     assert mine(db, other, day) == []
     as_rebuilt(db)
 

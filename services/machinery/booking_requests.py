@@ -313,9 +313,10 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
     return rows
 
 
-@checked
-def refuse_request(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
-    """Refuse the request with its reason (any step before execution); its bookings are freed."""
+def mark_refused(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
+    """The request refused with its reason (any step before execution), its bookings freed: the
+    request's part of :func:`services.machinery.payment.refuse_request`, which also settles its
+    charges in the same unit of work (never called alone)."""
     authorize(actor, "write", municipality)
     require_module(db, municipality)
     if not reason.strip():

@@ -271,3 +271,27 @@ def issue_new_dam(db: Database, actor: Actor, municipality: str, request_id: str
 
         return booking_requests._change(db, actor, municipality, request_id, None, build, "new_dam",
                                         note=f"Novo DAM {dam['number']} do pedido {doc['protocol']}")
+
+
+@checked
+def refuse_request(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
+    """Refuse the request with its reason (any step before execution): its bookings are freed and the
+    price of a service the municipality will not provide is owed no more (art. 7; docs/LEITURAS.md,
+    Nova Lacerda 8): each DAM still out is cancelled with the refusal's reason, a charge that waits
+    for one is withdrawn, and what was already paid becomes a credit to return (restituição). So a
+    refused request's DAM falling due never suspends the requester (art. 8 §4)."""
+    authorize(actor, "write", municipality)
+    with store.transaction(db):
+        doc = booking_requests.mark_refused(db, actor, municipality, request_id, reason)
+        note = f"Pedido {doc['protocol']} recusado: {reason.strip()}"
+        for row in ledger.request_rows(db, municipality, doc):
+            charge = charges.load(db, row.charge_id) if row.charge_id else None
+            if charge is None or charge["status"] not in charge_rules.OWING:
+                continue
+            if row.live_dam_id:
+                dams.cancel(db, actor, municipality, row.live_dam_id, note, withdraw=not charge["payments"])
+            elif not charge["payments"]:
+                charges.withdraw(db, row.charge_id, "")
+            if charge["payments"] and charges.principal_owed(charge) > 0:
+                charges.abate(db, row.charge_id, charges.principal_owed(charge), note, actor.username)
+    return booking_requests.get_request(db, actor, municipality, request_id)
