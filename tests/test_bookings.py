@@ -12,6 +12,7 @@ from services.dam import dams, outbox, payments
 from services.machinery import (
     booking_requests,
     execution,
+    ledger,
     localities,
     payment,
     pending,
@@ -531,3 +532,15 @@ def test_a_refused_request_cancels_its_unpaid_dams_and_never_suspends_the_reques
     today.set(dam["due_on"] + timedelta(days=1))
     assert protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6, requested_on=dam["due_on"] + timedelta(days=1)))
     assert [p for p in pending.pending(db, CLERK, NL, dam["due_on"] + timedelta(days=1)) if p.record_id == rid] == []
+
+
+def test_a_refused_request_already_paid_keeps_the_payment_as_a_credit_to_return(db, nl):
+    """Refused after its DAM was paid (LEITURAS NL 8): nothing is owed and the payment is a credit."""
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], LOADS5))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
+    pay(db, full["dam_id"])
+    doc = payment.refuse_request(db, CLERK, NL, rid, "Máquina em manutenção por tempo indeterminado")
+    [row] = ledger.request_rows(db, NL, doc)
+    assert (row.open, row.credit, row.paid) == (D("0.00"), full["amount"], full["amount"])
+    assert dams.get(db, CLERK, NL, full["dam_id"])["status"] == dams.PAID

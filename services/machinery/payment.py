@@ -286,11 +286,12 @@ def refuse_request(db: Database, actor: Actor, municipality: str, request_id: st
         note = f"Pedido {doc['protocol']} recusado: {reason.strip()}"
         for row in ledger.request_rows(db, municipality, doc):
             charge = charges.load(db, row.charge_id) if row.charge_id else None
-            if charge is None or charge["status"] not in charge_rules.OWING:
+            if charge is None or charge["status"] == charge_rules.CANCELLED:
                 continue
-            if row.live_dam_id:
+            owing = charge["status"] in charge_rules.OWING
+            if owing and row.live_dam_id:
                 dams.cancel(db, actor, municipality, row.live_dam_id, note, withdraw=not charge["payments"])
-            elif not charge["payments"]:
+            elif owing and not charge["payments"]:
                 charges.withdraw(db, row.charge_id, "")
             if charge["payments"] and charges.principal_owed(charge) > 0:
                 charges.abate(db, row.charge_id, charges.principal_owed(charge), note, actor.username)
