@@ -6,7 +6,7 @@ import streamlit as st
 
 from services.shared import audit_log, clock, municipalities
 from ui import common, navigation
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 actor = common.guard("admin")
 common.page_header("Auditoria", "Registro permanente de todas as gravações")

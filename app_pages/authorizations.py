@@ -17,15 +17,8 @@ from services.ridehailing import (
 from services.shared import clock, entity_lists, schema
 from services.store import parse_date
 from ui import common, links
-from ui.entity import (
-    PER_PAGE,
-    confirm_button,
-    field_error,
-    form_errors,
-    list_view,
-    record_picker,
-    submit,
-)
+from ui.entity import confirm_button, field_error, form_errors, record_picker, submit
+from ui.lists import PER_PAGE, list_view
 from ui.ridehailing import (
     EVENT_LABELS,
     authorization_page,

@@ -10,7 +10,8 @@ from services.ridehailing.enforcement import autos, lavratura, lists
 from services.shared import clock, schema, uploads
 from ui import common
 from ui.autos import auto_process, done, field, submit
-from ui.entity import export_buttons, record_picker
+from ui.entity import record_picker
+from ui.lists import export_buttons
 
 actor = common.guard("write")
 db = common.db()

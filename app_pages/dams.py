@@ -14,7 +14,7 @@ from services.shared.errors import ServiceError, ValidationFailed
 from ui import charges as ui_charges
 from ui import common
 from ui import dams as ui_dams
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 PER_PAGE = (25, 50, 100)
 MAX_BATCH = 500

@@ -14,7 +14,7 @@ from services.shared import fields
 from services.shared.errors import ServiceError
 from ui import common
 from ui import dams as ui_dams
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 PER_PAGE = (25, 50, 100)
 OPEN_VIEW, ACTIVE_VIEW = "Débitos em aberto", "Dívida ativa"

@@ -13,6 +13,7 @@ from services.shared import municipalities
 from ui import common, navigation
 from ui import summary as ui_summary
 from ui.ridehailing import pendencias
+from ui.saved_views import links as saved_view_links
 
 WEEK_DAYS = 7
 SHOWN = 10  # rows of each inbox list; the Pendências pages list them all
@@ -135,6 +136,7 @@ if actor.can("write"):
     if "maquinas" in mun.modules:
         machinery_inbox()
     money_inbox()
+    saved_view_links(actor, mun.code, {p.path for p in navigation.visible_pages(actor, mun.modules)})
 elif actor.can("summary") and actor.role == "gabinete":
     headlines()
 

@@ -15,7 +15,8 @@ from services.ridehailing import (
 from services.ridehailing.queue_item import Pendencia
 from services.shared import clock, entities, exports, schema
 from ui import common
-from ui.entity import entity_list, field_error, forget, form_errors, list_view, submit
+from ui.entity import field_error, forget, form_errors, submit
+from ui.lists import entity_list, list_view
 from ui.ridehailing import (
     authorization_picker,
     authorization_step,

@@ -9,7 +9,7 @@ from rules import fmt
 from services.machinery import localities
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings, common
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 actor = bookings.guard("admin")
 common.page_header("Zonas e localidades", "Cronograma regionalizado do Decreto 017/2026 (art. 3, §1)")

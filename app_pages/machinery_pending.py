@@ -7,7 +7,7 @@ from services.machinery import pending
 from services.shared import clock, exports
 from ui import bookings as ui_bookings
 from ui import common
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 actor = ui_bookings.guard("write")
 db = common.db()

@@ -4,7 +4,8 @@ import streamlit as st
 from services.shared import entities
 from ui import bookings as ui_bookings
 from ui import common
-from ui.entity import entity_form, entity_import, entity_list
+from ui.entity import entity_form, entity_import
+from ui.lists import entity_list
 
 actor = ui_bookings.guard("write")
 db = common.db()

@@ -24,7 +24,8 @@ from services.shared import clock, exports, fields
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings as ui_bookings
 from ui import common
-from ui.entity import export_buttons, record_picker
+from ui.entity import record_picker
+from ui.lists import export_buttons
 
 actor = ui_bookings.guard("write")
 db = common.db()

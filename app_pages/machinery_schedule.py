@@ -12,7 +12,8 @@ from services.shared import clock, exports
 from services.shared.specs.maquinas import ASSET_KINDS, DUTIES
 from ui import bookings as ui_bookings
 from ui import common
-from ui.entity import confirm_button, export_buttons
+from ui.entity import confirm_button
+from ui.lists import export_buttons
 
 KINDS = dict(ASSET_KINDS)  # the kind beside the plate: each machine serves its Anexo I items
 actor = ui_bookings.guard("write")

@@ -12,16 +12,8 @@ from services.shared import clock, exports, fields, municipalities, parameters
 from services.shared.errors import ValidationFailed
 from services.shared.parameter_labels import FIRST_KINDS, affects, label
 from ui import common
-from ui.entity import (
-    announce,
-    announced,
-    confirm_button,
-    export_buttons,
-    field_error,
-    forget,
-    form_errors,
-    submit,
-)
+from ui.entity import announce, announced, confirm_button, field_error, forget, form_errors, submit
+from ui.lists import export_buttons
 
 actor = common.guard("admin")
 common.page_header("Parâmetros", "Valores com data de vigência e o ato que os fixou")

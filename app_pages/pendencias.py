@@ -7,7 +7,7 @@ from services.ridehailing import registry
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import clock, exports, schema
 from ui import common
-from ui.entity import list_view, page_of
+from ui.lists import list_view, page_of
 from ui.ridehailing import pendencias
 
 actor = common.guard("write")

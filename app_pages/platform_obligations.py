@@ -19,7 +19,7 @@ from services.shared import clock, entity_lists, exports, fields, schema, upload
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.parameter_labels import label
 from ui import common
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 actor = common.guard("write")
 db = common.db()

@@ -12,7 +12,6 @@ from ui.entity import (
     announced,
     entity_form,
     entity_import,
-    entity_list,
     field_error,
     forget,
     form_errors,
@@ -20,6 +19,7 @@ from ui.entity import (
     saved_panel,
     submit,
 )
+from ui.lists import entity_list
 from ui.verdicts import verdict
 
 actor = common.guard("write")

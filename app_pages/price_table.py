@@ -10,7 +10,7 @@ from services.machinery import price_tables
 from services.shared import clock
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import bookings, common
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 actor = bookings.guard("admin")
 common.page_header("Tabela de preços", "Preços públicos do Anexo I do Decreto 017/2026 (art. 12)")

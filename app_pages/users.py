@@ -4,7 +4,7 @@ import streamlit as st
 
 from services.shared import accounts, auth, clock, exports, municipalities
 from ui import common
-from ui.entity import export_buttons
+from ui.lists import export_buttons
 
 actor = common.guard("admin")
 common.page_header("Usuários")

@@ -6,18 +6,17 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from rules.base import RuleError
-from services.shared import clock, entities, entity_files, entity_lists, exports
+from services.shared import entities, entity_lists
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery
 from ui import common, navigation, search_results
 from ui.common import forget
 from ui.entity_import import entity_import
+from ui.lists import entity_list
 
-PER_PAGE = (25, 50, 100)
 
 
 def entity_page(entity: str, title: str | None = None) -> None:
@@ -102,81 +101,6 @@ def record_picker(entity: str, actor, mun: str, label: str, describe, key: str,
                           placeholder="Escolha ou digite para filtrar…" if found else "Nenhum registro encontrado",
                           on_change=on_change, args=(found,) if on_change else ())
     return found.get(picked)
-
-
-def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
-    """The list with server-side search/filter/sort/pagination; returns the selected record id."""
-    key = f"{spec.name}_list"
-    filterable = [f for f in spec.fields if f.filterable]
-    cols = st.columns([3] + [2] * len(filterable) + [2, 1.4])
-    search = cols[0].text_input("Buscar", key=f"{key}_search", placeholder="Nome, CPF/CNPJ, placa…")
-    filters: dict[str, Any] = {}
-    for col, f in zip(cols[1:], filterable):
-        options = [None] + ([True, False] if f.kind == "bool" else [v for v, _ in f.choices])
-        filters[f.name] = col.selectbox(
-            f.label, options, key=f"{key}_f_{f.name}",
-            format_func=lambda v, f=f: "Todos" if v is None else f.show(v), placeholder="Escolha..."
-        )
-    sortable = spec.list_fields
-    sort = cols[-2].selectbox("Ordenar por", [f.name for f in sortable], key=f"{key}_sort",
-                              format_func=lambda n: spec.field(n).label, placeholder="Escolha...")
-    descending = cols[-1].toggle("Decrescente", key=f"{key}_desc")
-    query = ListQuery(search=search, filters=filters, sort=sort, descending=descending,
-                      page=st.session_state.get(f"{key}_page", 1),
-                      per_page=st.session_state.get(f"{key}_per_page", PER_PAGE[0]))
-    ok, page = common.attempt(entity_lists.list_page, common.db(), actor, spec.name, mun, query)
-    if not ok:
-        return None
-    frame = pd.DataFrame([{f.label: f.show(row.get(f.name)) for f in spec.list_fields} for row in page.rows],
-                         columns=[f.label for f in spec.list_fields])
-    index = list_view(key, frame, page.total, page.pages, spec.label_plural, mun,
-                      lambda: entity_files.export_csv(common.db(), actor, spec.name, mun, query),
-                      lambda: entity_files.export_xlsx(common.db(), actor, spec.name, mun, query))
-    return page.rows[index]["id"] if index is not None else None
-
-
-def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind: str, mun: str | None,
-              csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes], noun: str = "registro(s)",
-              column_config: dict | None = None) -> int | None:
-    """The table of a list with its pages, count and CSV + XLSX exports of the filter shown — the one
-    list of the panel (registers, authorizations, pendências). A click on a row selects it: the
-    index of the selected row is returned (None when none). ``pages`` None: no page controls."""
-    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                         key=f"{key}_table", column_config=column_config)
-    nav = st.columns([2, 2, 2, 2, 2])
-    if pages is not None:
-        if st.session_state.get(f"{key}_page", 1) > max(1, pages):  # a narrower filter has fewer pages
-            st.session_state[f"{key}_page"] = max(1, pages)
-        nav[0].number_input("Página", min_value=1, max_value=max(1, pages), key=f"{key}_page")
-        nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page", placeholder="Escolha...")
-    shown = f"{total} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
-    nav[2].markdown(f"<br>{shown}", unsafe_allow_html=True)
-    export_buttons(nav[3], nav[4], kind, mun, key, csv_data, xlsx_data)
-    st.caption("Clique em uma linha para abrir o registro.")
-    rows = event.selection.rows if event and event.selection else []
-    return rows[0] if rows and rows[0] < len(frame) else None
-
-
-def page_of(key: str, total: int) -> tuple[int, int]:
-    """(page, per page) the list ``key`` asks for, the page kept within the pages there are."""
-    per_page = st.session_state.get(f"{key}_per_page", PER_PAGE[0])
-    pages = max(1, -(-total // per_page))
-    if st.session_state.get(f"{key}_page", 1) > pages:
-        st.session_state[f"{key}_page"] = pages
-    return st.session_state.get(f"{key}_page", 1), per_page
-
-
-def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,
-                   csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes]) -> None:
-    """The two exports of a list side by side (the filter shown), each made only when clicked and
-    named like ``condutores_chapada_2026-12-01.xlsx``. ``key`` is the list's key prefix."""
-    today = clock.today()
-    csv_place.download_button("Exportar CSV (filtro atual)", data=csv_data, mime=exports.CSV_MIME,
-                              file_name=exports.file_name(kind, mun, today, "csv"), key=f"{key}_export",
-                              icon=":material/download:")
-    xlsx_place.download_button("Exportar XLSX (filtro atual)", data=xlsx_data, mime=exports.XLSX_MIME,
-                               file_name=exports.file_name(kind, mun, today, "xlsx"), key=f"{key}_export_xlsx",
-                               icon=":material/table_view:")
 
 
 # ---- forms: each error under its field, nothing typed lost ----

@@ -26,7 +26,6 @@ from ui.entity import (
     announced,
     entity_form,
     entity_import,
-    entity_list,
     field_error,
     form_errors,
     form_fields,
@@ -34,6 +33,7 @@ from ui.entity import (
     saved_panel,
     submit,
 )
+from ui.lists import entity_list
 from ui.verdicts import finding_word
 
 READ_TTL_SECONDS = 300  # cached lists live at most this long; writes change the data version sooner

@@ -127,7 +127,8 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "platform_lists": "Relação da plataforma", "platform_drafts": "Achado de conciliação",
                      "platform_data_requests": "Pedido de dados à plataforma",
                      "platform_trips": "Dados de viagem", "platform_trip_imports": "Importação de dados de viagem",
-                     "platform_issqn": "ISSQN da plataforma", "charges": "Débito"}
+                     "platform_issqn": "ISSQN da plataforma", "charges": "Débito",
+                     "saved_views": "Visão salva"}
 
 
 def entity_label(collection: str) -> str:

@@ -78,6 +78,13 @@ def _mongo_query(spec: EntitySpec, municipality: str, query: ListQuery) -> dict:
     return mongo
 
 
+def check_query(spec: EntitySpec, municipality: str, query: ListQuery) -> None:
+    """Refuse (ValidationFailed) a listing the register cannot answer: an unknown filter or order, a
+    value of the wrong kind. What a saved view is checked with before it is kept."""
+    _mongo_query(spec, municipality, query)
+    _sort(spec, query)
+
+
 def _sort(spec: EntitySpec, query: ListQuery) -> list[tuple[str, int]]:
     """Sort keys of a listing: a field of the spec (or the creation/update instant), then ``_id``."""
     name = query.sort or spec.default_sort

@@ -1,0 +1,95 @@
+"""The panel's one list: a register's list (search, filters, order, columns, pages, CSV and XLSX,
+saved views) and the table every other list of the panel draws (``list_view``)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from services.shared import clock, entity_files, entity_lists, exports
+from services.shared.schema import EntitySpec, ListQuery
+from ui import common
+from ui.saved_views import view_bar
+
+PER_PAGE = (25, 50, 100)
+
+
+def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
+    """The list with server-side search/filter/sort/pagination, its columns and saved views (``ui.saved_views``);
+    returns the selected record id."""
+    key = f"{spec.name}_list"
+    shown = [spec.field(n) for n in view_bar(spec, actor, mun, key, [f.name for f in spec.list_fields])]
+    filterable = [f for f in spec.fields if f.filterable]
+    cols = st.columns([3] + [2] * len(filterable) + [2, 1.4])
+    search = cols[0].text_input("Buscar", key=f"{key}_search", placeholder="Nome, CPF/CNPJ, placa…")
+    filters: dict[str, Any] = {}
+    for col, f in zip(cols[1:], filterable):
+        # "" is "Todos": a choice a saved view can set back (a None set through the state shows no choice)
+        options = [""] + ([True, False] if f.kind == "bool" else [v for v, _ in f.choices])
+        chosen = col.selectbox(f.label, options, key=f"{key}_f_{f.name}", placeholder="Escolha...",
+                               format_func=lambda v, f=f: "Todos" if v in ("", None) else f.show(v))
+        filters[f.name] = None if chosen in ("", None) else chosen  # False (a "Não" filter) stays
+    sortable = spec.list_fields
+    sort = cols[-2].selectbox("Ordenar por", [f.name for f in sortable], key=f"{key}_sort",
+                              format_func=lambda n: spec.field(n).label, placeholder="Escolha...")
+    descending = cols[-1].toggle("Decrescente", key=f"{key}_desc")
+    query = ListQuery(search=search, filters=filters, sort=sort, descending=descending,
+                      page=st.session_state.get(f"{key}_page", 1),
+                      per_page=st.session_state.get(f"{key}_per_page", PER_PAGE[0]))
+    ok, page = common.attempt(entity_lists.list_page, common.db(), actor, spec.name, mun, query)
+    if not ok:
+        return None
+    frame = pd.DataFrame([{f.label: f.show(row.get(f.name)) for f in shown} for row in page.rows],
+                         columns=[f.label for f in shown])
+    index = list_view(key, frame, page.total, page.pages, spec.label_plural, mun,
+                      lambda: entity_files.export_csv(common.db(), actor, spec.name, mun, query),
+                      lambda: entity_files.export_xlsx(common.db(), actor, spec.name, mun, query))
+    return page.rows[index]["id"] if index is not None else None
+
+
+def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind: str, mun: str | None,
+              csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes], noun: str = "registro(s)",
+              column_config: dict | None = None) -> int | None:
+    """The table of a list with its pages, count and CSV + XLSX exports of the filter shown — the one
+    list of the panel (registers, authorizations, pendências). A click on a row selects it: the
+    index of the selected row is returned (None when none). ``pages`` None: no page controls."""
+    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                         key=f"{key}_table", column_config=column_config)
+    nav = st.columns([2, 2, 2, 2, 2])
+    if pages is not None:
+        if st.session_state.get(f"{key}_page", 1) > max(1, pages):  # a narrower filter has fewer pages
+            st.session_state[f"{key}_page"] = max(1, pages)
+        nav[0].number_input("Página", min_value=1, max_value=max(1, pages), key=f"{key}_page")
+        nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page", placeholder="Escolha...")
+    shown = f"{total} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
+    nav[2].markdown(f"<br>{shown}", unsafe_allow_html=True)
+    export_buttons(nav[3], nav[4], kind, mun, key, csv_data, xlsx_data)
+    st.caption("Clique em uma linha para abrir o registro.")
+    rows = event.selection.rows if event and event.selection else []
+    return rows[0] if rows and rows[0] < len(frame) else None
+
+
+def page_of(key: str, total: int) -> tuple[int, int]:
+    """(page, per page) the list ``key`` asks for, the page kept within the pages there are."""
+    per_page = st.session_state.get(f"{key}_per_page", PER_PAGE[0])
+    pages = max(1, -(-total // per_page))
+    if st.session_state.get(f"{key}_page", 1) > pages:
+        st.session_state[f"{key}_page"] = pages
+    return st.session_state.get(f"{key}_page", 1), per_page
+
+
+def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,
+                   csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes]) -> None:
+    """The two exports of a list side by side (the filter shown), each made only when clicked and
+    named like ``condutores_chapada_2026-12-01.xlsx``. ``key`` is the list's key prefix."""
+    today = clock.today()
+    csv_place.download_button("Exportar CSV (filtro atual)", data=csv_data, mime=exports.CSV_MIME,
+                              file_name=exports.file_name(kind, mun, today, "csv"), key=f"{key}_export",
+                              icon=":material/download:")
+    xlsx_place.download_button("Exportar XLSX (filtro atual)", data=xlsx_data, mime=exports.XLSX_MIME,
+                               file_name=exports.file_name(kind, mun, today, "xlsx"), key=f"{key}_export_xlsx",
+                               icon=":material/table_view:")
+
+
