@@ -34,8 +34,9 @@ if ok:
               "Abrir": navigation.record_link(entry["collection"], entry.get("doc_id"), entry.get("key"))}
              for row, entry in zip(audit_log.rows_shown(rows, db), rows)]
     if shown:
-        # one town shown: its column would repeat it on every row and push "Alterações" off the screen
-        columns = [c for c in (*audit_log.EXPORT_COLUMNS, "Abrir") if not (only_here and c == "Município")]
+        # what changed before the town: the town's column (one town when "Somente" is on) pushed
+        # "Alterações" off the screen
+        columns = [c for c in audit_log.EXPORT_COLUMNS if c != "Município"] + ["Município", "Abrir"]
         st.dataframe(pd.DataFrame(shown, columns=columns), hide_index=True, width="stretch", column_config={
             "Quando": st.column_config.TextColumn("Quando", width=140),
             "Alterações": st.column_config.TextColumn("Alterações", width="large"),

@@ -34,7 +34,10 @@ def _apply(spec: EntitySpec, key: str, view: SavedView | None, default_columns: 
     sortable = [f.name for f in spec.list_fields]
     state[f"{key}_sort"] = view.sort if view and view.sort in sortable else sortable[0]
     state[f"{key}_desc"] = bool(view and view.descending)
-    state[f"{key}_columns"] = list(view.columns if view and view.columns else default_columns)
+    chosen = set(view.columns if view and view.columns else default_columns)
+    for f in spec.fields:
+        if f.kind != "file":
+            state[f"{key}_col_{f.name}"] = f.name in chosen
     state[f"{key}_page"] = 1
 
 
@@ -63,7 +66,7 @@ def _save(spec: EntitySpec, actor, mun: str, key: str) -> None:
                       descending=bool(state.get(f"{key}_desc")),
                       filters={f.name: state.get(f"{key}_f_{f.name}") for f in spec.fields if f.filterable})
     ok, new_id = common.attempt(saved_views.save_view, common.db(), actor, mun, spec.name, name, query,
-                                list(state.get(f"{key}_columns") or []), shared)
+                                [f.name for f in spec.fields if state.get(f"{key}_col_{f.name}")], shared)
     if ok:
         common.forget(f"{key}_view_title", f"{key}_view", **{f"{key}_view": new_id, f"{key}_view_title": ""})
         st.session_state[f"{key}_view_saved"] = f"Visão '{name.strip()}' salva" + (
@@ -72,7 +75,8 @@ def _save(spec: EntitySpec, actor, mun: str, key: str) -> None:
 
 
 def view_bar(spec: EntitySpec, actor, mun: str, key: str, default_columns: Sequence[str]) -> list[str]:
-    """The saved views and the columns of the list ``key``; returns the columns to show."""
+    """The saved views and the columns of the list ``key``; returns the columns to show (the list's own
+    when none is ticked)."""
     ok, rows = common.attempt(saved_views.views, common.db(), actor, mun, spec.name)
     found = {v.id: v for v in (rows if ok else [])}
     state = st.session_state
@@ -84,14 +88,17 @@ def view_bar(spec: EntitySpec, actor, mun: str, key: str, default_columns: Seque
         _apply(spec, key, found[linked], default_columns)
     if state.get(f"{key}_view") not in (None, *found):
         state[f"{key}_view"] = None  # removed meanwhile (by someone else, in another tab)
-    state.setdefault(f"{key}_columns", list(default_columns))
-    cols = st.columns([3, 4, 1.6, 1.6], vertical_alignment="bottom")
+    shown = [f.name for f in spec.fields if f.kind != "file"]
+    for name in shown:
+        state.setdefault(f"{key}_col_{name}", name in default_columns)
+    cols = st.columns([3, 1.4, 1.6, 1.6, 2.4], vertical_alignment="bottom")
     chosen = cols[0].selectbox("Visão salva", [None, *found], key=f"{key}_view", on_change=_chosen,
                                args=(spec, key, found, default_columns), placeholder="Escolha...",
                                format_func=lambda i: "Nenhuma: a lista inteira" if i is None else label(found[i]))
-    shown = [f.name for f in spec.fields if f.kind != "file"]
-    columns = cols[1].multiselect("Colunas", shown, key=f"{key}_columns", format_func=lambda n: spec.field(n).label,
-                                  placeholder="Escolha as colunas...", select_all=False)
+    with cols[1].popover("Colunas", icon=":material/view_column:", width="stretch"):
+        for name in shown:  # checkboxes, not a multiselect: its chips read "Remove …" to a screen reader
+            st.checkbox(spec.field(name).label, key=f"{key}_col_{name}")
+    columns = [name for name in shown if state.get(f"{key}_col_{name}")]
     with cols[2].popover("Salvar visão", icon=":material/bookmark_add:", width="stretch"):
         _save(spec, actor, mun, key)
     view = found.get(chosen)

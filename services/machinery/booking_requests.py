@@ -313,6 +313,7 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
     return rows
 
 
+@checked
 def mark_refused(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """The request refused with its reason (any step before execution), its bookings freed: the
     request's part of :func:`services.machinery.payment.refuse_request`, which also settles its

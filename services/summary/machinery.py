@@ -1,10 +1,12 @@
 """The machinery part of the mayor's office figures (Nova Lacerda, ``services.machinery``):
 requests by zone, service and stage, waiting until execution, machine hours and days booked, discounts,
-balances overdue and credits to return (see ``services.summary.figures``)."""
+balances overdue and credits to return (see ``services.summary.figures``), read from the days of
+``services.summary.bookings_view`` (never from every request); the days booked from the bookings of
+the period's days, the machines' names from their register."""
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
+from collections import Counter
 from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -14,7 +16,7 @@ from rules.base import cents
 from rules.machinery.discounts import DiscountCriterion
 from services.machinery import booking_requests
 from services.shared import entities, parameters
-from services.store import decode, parse_date
+from services.summary.bookings_view import MILLI, Days, keyed
 from services.summary.figures import BookingsFigures
 from services.summary.periods import Period
 
@@ -26,51 +28,33 @@ def _percentile(values: list[int], share: float) -> Decimal:
     return Decimal(ordered[rank - 1])
 
 
-def of_period(db: Database, municipality: str, period: Period) -> BookingsFigures:
-    """Nova Lacerda's machinery bookings of the period: one query per collection (see the module)."""
-    fields = {"requested_on": 1, "zone": 1, "services": 1, "status": 1, "execution.started_on": 1,
-              "execution.ended_on": 1, "execution.meters": 1, "quote.on": 1, "quote.discount_total": 1,
-              "quote.discount.criterion": 1, "settlement": 1}
-    zones: Counter[str] = Counter()
-    services_: Counter[str] = Counter()
-    stages: Counter[str] = Counter()
+def _ranked(counts: dict[str, int]) -> dict[str, int]:
+    """Most first, ties by name."""
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _labelled(counts: dict[str, int], labels: dict) -> dict[str, int]:
+    shown: Counter[str] = Counter()
+    for key, n in counts.items():
+        shown[labels.get(key, key)] += n
+    return _ranked(dict(shown))
+
+
+def _criterion(name: str) -> str:
+    return DiscountCriterion[name].value if name in DiscountCriterion.__members__ else name or "—"
+
+
+def of_period(db: Database, municipality: str, period: Period, days: Days) -> BookingsFigures:
+    """Nova Lacerda's machinery bookings of the period, from the stored ``days`` (see the module)."""
+    counted = days.within(period.start, period.end)
+    waits = [int(wait) for wait, n in sorted(keyed(counted, "wait").items(), key=lambda item: int(item[0]))
+             for _ in range(n)]
+    waits.sort()
+    hours = {asset: Decimal(n) / MILLI for asset, n in keyed(counted, "hours").items()}
     criteria: Counter[str] = Counter()
-    waits: list[int] = []
-    hours: dict[str, Decimal] = defaultdict(Decimal)
-    discounts = overdue = credits = Decimal("0")
-    owing = crediting = 0
-    for raw in db[booking_requests.REQUESTS].find({"municipality": municipality}, fields):
-        doc = decode(raw)
-        requested = parse_date(doc.get("requested_on"))
-        if requested in period:
-            zones[doc.get("zone") or "Sem zona"] += 1
-            stages[booking_requests.STATUS.get(doc.get("status"), doc.get("status") or "")] += 1
-            for kind in {s.get("kind") for s in doc.get("services") or []}:
-                services_[booking_requests.SERVICE_KINDS.get(kind, kind)] += 1
-        execution = doc.get("execution") or {}
-        started = parse_date(execution.get("started_on"))
-        if started in period and requested is not None:
-            waits.append((started - requested).days)
-        if parse_date(execution.get("ended_on")) in period:
-            for meter in execution.get("meters") or []:
-                if meter.get("start") is not None and meter.get("end") is not None:
-                    hours[str(meter.get("asset_id"))] += Decimal(str(meter["end"])) - Decimal(str(meter["start"]))
-        quote = doc.get("quote") or {}
-        if parse_date(quote.get("on")) in period and Decimal(str(quote.get("discount_total") or 0)) > 0:
-            discounts += Decimal(str(quote["discount_total"]))
-            name = (quote.get("discount") or {}).get("criterion") or ""
-            criteria[DiscountCriterion[name].value if name in DiscountCriterion.__members__ else name or "—"] += 1
-        settlement = doc.get("settlement") or {}
-        due, paid = parse_date(settlement.get("due")), parse_date(settlement.get("paid_on"))
-        if Decimal(str(settlement.get("amount_due") or 0)) > 0 and due and due < period.end and (
-                paid is None or paid > period.end):
-            overdue += Decimal(str(settlement["amount_due"]))
-            owing += 1
-        completed, returned = parse_date(settlement.get("completed_on")), parse_date(settlement.get("credit_returned_on"))
-        if Decimal(str(settlement.get("credit_to_return") or 0)) > 0 and completed and completed <= period.end and (
-                returned is None or returned > period.end):
-            credits += Decimal(str(settlement["credit_to_return"]))
-            crediting += 1
+    for name, n in keyed(counted, "criterion").items():
+        criteria[_criterion(name)] += n
+    states = days.on(period.end, "owing|n", "owing|v", "credit|n", "credit|v")
     kinds = dict(entities.SPECS[booking_requests.ASSETS].field("kind").choices)
     assets = {str(a["_id"]): f"{kinds.get(a.get('kind'), a.get('kind') or '')} {a.get('identifier', '')}".strip()
               for a in db[booking_requests.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
@@ -81,13 +65,14 @@ def of_period(db: Database, municipality: str, period: Period) -> BookingsFigure
     calendar = parameters.calendar(db, municipality, period.end)
     business = sum(1 for i in range(period.days) if calendar.is_business_day(period.start + timedelta(days=i)))
     return BookingsFigures(
-        by_zone=dict(zones.most_common()), by_service=dict(services_.most_common()), by_stage=dict(stages.most_common()),
+        by_zone=_ranked(keyed(counted, "zone")), by_service=_labelled(keyed(counted, "service"), booking_requests.SERVICE_KINDS),
+        by_stage=_labelled(keyed(counted, "stage"), booking_requests.STATUS),
         waiting_median_days=Decimal(str(statistics.median(waits))) if waits else None,
         waiting_p90_days=_percentile(waits, 0.9) if waits else None, waiting_count=len(waits),
         hours_per_asset={assets.get(k, k): v for k, v in sorted(hours.items())},
         utilization_per_asset={assets.get(k, k): (Decimal(n * 100) / business).quantize(Decimal("0.1"), ROUND_HALF_UP)
                                for k, n in sorted(booked.items())} if business else {},
-        discounts_count_by_criterion=dict(criteria.most_common()), discounts=cents(discounts),
-        balances_overdue=cents(overdue), credits_to_return=cents(credits), balances_overdue_count=owing,
-        credits_count=crediting,
+        discounts_count_by_criterion=_ranked(dict(criteria)), discounts=cents(Decimal(counted["discount"]) / 100),
+        balances_overdue=cents(Decimal(states["owing|v"]) / 100), credits_to_return=cents(Decimal(states["credit|v"]) / 100),
+        balances_overdue_count=states["owing|n"], credits_count=states["credit|n"],
     )

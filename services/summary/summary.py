@@ -18,7 +18,16 @@ from services.shared import clock, municipalities, views
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
-from services.summary import debts, fines, machinery, report_tables, revenue_view, ride_hailing, trends
+from services.summary import (
+    bookings_view,
+    debts,
+    fines,
+    machinery,
+    report_tables,
+    revenue_view,
+    ride_hailing,
+    trends,
+)
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -59,11 +68,11 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
         waiting += trends.waiting_autos(found, clock.today())
     bookings = bookings_before = None
     if "maquinas" in mun.modules:
-        bookings = machinery.of_period(db, municipality, period)
-        bookings_before = machinery.of_period(db, municipality, previous)
-        request_months, found = trends.machinery(db, municipality, period)
-        months += request_months
-        waiting += trends.waiting_requests(found, clock.today())
+        booking_days = bookings_view.Days(db, municipality, period.end)
+        bookings = machinery.of_period(db, municipality, period, booking_days)
+        bookings_before = machinery.of_period(db, municipality, previous, booking_days)
+        months += trends.machinery(booking_days, period)
+        waiting += trends.waiting_requests(trends.requests_waiting_a_step(db, municipality), clock.today())
     owed = debts.of_periods(db, municipality, days, period, previous, clock.today())
     kpis = _kpis(revenue_now, revenue_before, ride, ride_before, bookings, bookings_before)
     no_base = _without_base(kpis)

@@ -19,6 +19,7 @@ from services.machinery import booking_requests
 from services.ridehailing.enforcement import autos
 from services.store import decode, parse_date
 from services.summary import authorization_view
+from services.summary.bookings_view import Days
 from services.summary.figures import Trend, Waiting
 from services.summary.periods import Period, day_a_year_before
 
@@ -66,14 +67,6 @@ def auto_stage_on(doc: dict, day: date) -> str | None:
     return "defesa" if defended and defended <= day else "notificacao"
 
 
-def request_waiting_on(doc: dict, day: date) -> bool:
-    """A request protocolled by ``day``, neither refused nor started by then."""
-    requested, refused, started = (_day(doc, "requested_on"), _day(doc, "refusal", "on"),
-                                   _day(doc, "execution", "started_on"))
-    return bool(requested and requested <= day and not (refused and refused <= day)
-                and not (started and started <= day))
-
-
 def _trend(key: str, label: str, ends: list[tuple[date, date]], count: Callable[[date, date], int],
            flow: bool = False) -> Trend:
     """``count(first, last)`` of each month and of the same days of the year before."""
@@ -110,15 +103,19 @@ def ride_hailing(db: Database, municipality: str, period: Period) -> tuple[list[
     return trends, found
 
 
-def machinery(db: Database, municipality: str, period: Period) -> tuple[list[Trend], list[dict]]:
-    """Requests served (execution ended) in each month and waiting at its end; returns the requests read."""
-    found = [decode(raw) for raw in db[booking_requests.REQUESTS].find({"municipality": municipality},
-                                                                        REQUEST_FIELDS)]
-    ended = [_day(d, "execution", "ended_on") for d in found]
+def machinery(days: Days, period: Period) -> list[Trend]:
+    """Requests served (execution ended) in each month and waiting at its end, from the stored days of
+    ``bookings_view``."""
     ends = month_ends(period)
-    return [_trend("served", "Pedidos atendidos no mês", ends, lambda a, b: _within(ended, a, b), True),
+    return [_trend("served", "Pedidos atendidos no mês", ends, lambda a, b: days.within(a, b)["served"], True),
             _trend("waiting", "Pedidos aguardando no fim do mês", ends,
-                   lambda _first, last: sum(1 for d in found if request_waiting_on(d, last)))], found
+                   lambda _first, last: days.on(last, "waiting")["waiting"])]
+
+
+def requests_waiting_a_step(db: Database, municipality: str) -> list[dict]:
+    """The requests waiting now for a visit, a social report or a quote (by the status index)."""
+    return [decode(raw) for raw in db[booking_requests.REQUESTS].find(
+        {"municipality": municipality, "status": {"$in": list(REQUEST_STEPS)}}, REQUEST_FIELDS)]
 
 
 def waiting_row(key: str, label: str, since: list[date], today: date) -> Waiting:

@@ -1,0 +1,155 @@
+"""Nova Lacerda's bookings' figures kept as data (issue 21): what each request of machinery adds to the
+mayor's office figures, per day, so the Resumo, its trends and the report read a few month documents
+instead of decoding every request of the municipality twice per period.
+
+Each request's *contribution* (``revenue_view``'s mechanism: parts per month document, moved by
+``$inc`` of the difference in the unit of work of the write, view ``bookings``) counts, on its day:
+
+- on the protocol day: ``req``, ``zone|<zone>``, ``stage|<status now>`` and ``service|<kind>`` (each
+  kind of service asked once): the requests of a period by zone, stage and service;
+- on the day the execution started: ``wait|<days since the protocol>`` (the waiting median and 90th
+  percentile are read from the period's counts);
+- on the day it ended: ``served`` and ``hours|<asset id>`` (thousandths of an hour, by the meters);
+- on the quote's day, when it has a discount: ``discount`` (centavos) and ``criterion|<criterion>``;
+- states over days, +1 on their first day and −1 on the first day out ("how many on day D" is the sum
+  up to D): ``waiting`` (protocolled, neither refused nor started), ``owing|n``/``owing|v`` (the balance
+  of the hours past its due date and unpaid, art. 8 §2) and ``credit|n``/``credit|v`` (a credit to
+  return after the completion, until returned).
+
+Texts that are keys (a zone's name) are escaped (``%2E`` for a dot), so no name reaches a field path.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import date, timedelta
+from decimal import Decimal
+from urllib.parse import quote, unquote
+
+from pymongo.database import Database
+
+from services.machinery import booking_requests
+from services.shared import views
+from services.store import decode, parse_date
+from services.summary import revenue_view
+
+NAME = "bookings"
+FIELDS = {"municipality": 1, "requested_on": 1, "zone": 1, "services": 1, "status": 1, "refusal.on": 1,
+          "execution.started_on": 1, "execution.ended_on": 1, "execution.meters": 1, "quote.on": 1,
+          "quote.discount_total": 1, "quote.discount.criterion": 1, "settlement": 1}
+MILLI = 1000
+
+
+def safe(text: object) -> str:
+    """A text as a part of a field name: no dot, no dollar, no "|" (our separator), reversible."""
+    return quote(str(text), safe=" -_()/,'").replace(".", "%2E")
+
+
+def _units(value: Decimal, scale: int) -> int:
+    return int((Decimal(value) * scale).to_integral_value())
+
+
+def _state(add, first: date | None, stop: date | None, key: str, figures: dict[str, int]) -> None:
+    """A state from ``first`` to the day before ``stop`` (None: still in it)."""
+    if first is None or (stop is not None and stop <= first):
+        return
+    for name, value in figures.items():
+        add(first, f"{key}{name}", value)
+        if stop is not None:
+            add(stop, f"{key}{name}", -value)
+
+
+def contribution(doc: dict) -> dict[str, dict[str, int]]:
+    """What one request (decoded) adds to the month documents of the view (see the module)."""
+    parts: dict[str, Counter] = defaultdict(Counter)
+
+    def add(day: date, key: str, n: int) -> None:
+        parts[f"{doc['municipality']}:{day:%Y-%m}:{NAME}"][f"d{day.day:02d}.{key}"] += n
+
+    requested = parse_date(doc.get("requested_on"))
+    execution = doc.get("execution") or {}
+    started, ended = parse_date(execution.get("started_on")), parse_date(execution.get("ended_on"))
+    if requested is not None:
+        add(requested, "req", 1)
+        add(requested, f"zone|{safe(doc.get('zone') or 'Sem zona')}", 1)
+        add(requested, f"stage|{safe(doc.get('status') or '')}", 1)
+        for kind in {s.get("kind") for s in doc.get("services") or [] if s.get("kind")}:
+            add(requested, f"service|{safe(kind)}", 1)
+        refused = parse_date((doc.get("refusal") or {}).get("on"))
+        stops = [day for day in (refused, started) if day is not None]
+        _state(add, requested, min(stops) if stops else None, "waiting", {"": 1})
+        if started is not None:
+            add(started, f"wait|{(started - requested).days}", 1)
+    if ended is not None:
+        add(ended, "served", 1)
+        for meter in execution.get("meters") or []:
+            if meter.get("start") is not None and meter.get("end") is not None:
+                worked = Decimal(str(meter["end"])) - Decimal(str(meter["start"]))
+                add(ended, f"hours|{safe(meter.get('asset_id'))}", _units(worked, MILLI))
+    quote_ = doc.get("quote") or {}
+    quoted, discount = parse_date(quote_.get("on")), Decimal(str(quote_.get("discount_total") or 0))
+    if quoted is not None and discount > 0:
+        add(quoted, "discount", _units(discount, 100))
+        add(quoted, f"criterion|{safe((quote_.get('discount') or {}).get('criterion') or '')}", 1)
+    settlement = doc.get("settlement") or {}
+    due, amount = parse_date(settlement.get("due")), Decimal(str(settlement.get("amount_due") or 0))
+    if due is not None and amount > 0:
+        _state(add, due + timedelta(days=1), parse_date(settlement.get("paid_on")), "owing|",
+               {"n": 1, "v": _units(amount, 100)})
+    credit = Decimal(str(settlement.get("credit_to_return") or 0))
+    if credit > 0:
+        _state(add, parse_date(settlement.get("completed_on")), parse_date(settlement.get("credit_returned_on")),
+               "credit|", {"n": 1, "v": _units(credit, 100)})
+    return {bucket: {k: v for k, v in cell.items() if v} for bucket, cell in parts.items()}
+
+
+def project(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
+    """Follow the request ``doc_id`` (a request gone takes its part away)."""
+    if doc_id is None:
+        return
+    raw = db[booking_requests.REQUESTS].find_one({"_id": views.source_key(doc_id)}, FIELDS)
+    mun = raw["municipality"] if raw else municipality
+    if mun:
+        revenue_view.follow_parts(db, NAME, mun, f"{booking_requests.REQUESTS}:{doc_id}",
+                                  contribution(decode(raw)) if raw else {})
+
+
+def rebuild(db: Database, municipality: str) -> None:
+    """Every request's contribution of ``municipality``, from scratch."""
+    rows = [{"_id": f"{booking_requests.REQUESTS}:{raw['_id']}", "parts": contribution(decode(raw))}
+            for raw in db[booking_requests.REQUESTS].find({"municipality": municipality}, FIELDS)]
+    revenue_view.write_parts(db, NAME, municipality, rows)
+
+
+views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild))
+
+
+class Days:
+    """The stored days of the view of one municipality, read once (one query): what a period counted."""
+
+    def __init__(self, db: Database, municipality: str, until: date | None = None) -> None:
+        self.days = sorted(revenue_view.days_of(db, NAME, municipality, until).items())
+
+    def within(self, first: date, last: date) -> Counter:
+        """Every key counted from ``first`` to ``last``."""
+        total: Counter = Counter()
+        for when, cell in self.days:
+            if when > last:
+                break
+            if when >= first:
+                total.update(cell)
+        return total
+
+    def on(self, day: date, *keys: str) -> Counter:
+        """The states ``keys`` (``waiting``, ``owing|n``…) at the end of ``day``."""
+        total: Counter = Counter()
+        for when, cell in self.days:
+            if when > day:
+                break
+            for key in keys:
+                total[key] += cell.get(key, 0)
+        return total
+
+
+def keyed(counts: Counter, prefix: str) -> dict[str, int]:
+    """The counts under ``<prefix>|<text>``, by the text (unescaped), the ones left at zero out."""
+    return {unquote(key.split("|", 1)[1]): n for key, n in counts.items() if key.startswith(prefix + "|") and n}

@@ -1,0 +1,67 @@
+"""Nova Lacerda's bookings' figures kept as data (issue 21): for every month of the demo store's history
+and for longer periods, the figures and trends read from the kept days equal those the summary folded
+from every request; a write through a service moves them as a rebuild from scratch does; and the
+Resumo reads the requests only for the few waiting a step."""
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, timedelta
+
+from services.machinery import booking_requests, payment, quotes
+from services.shared import clock, views
+from services.summary import bookings_view, machinery, revenue_view, summary, trends
+from services.summary.periods import Period
+from tests import summary_bookings_oracle as oracle
+from tests.conftest import GABINETE
+from tests.test_bookings import CLERK, NL
+from tests.test_ridehailing_page_queries import CountingDatabase
+
+
+def periods(today: date) -> list[Period]:
+    months, month = [], date(2026, 3, 1)
+    while month <= today:
+        end = (month + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+        months.append(Period(month, min(end, today)))
+        month = end + timedelta(days=1)
+    return months + [Period(date(2026, 1, 1), today), Period(today - timedelta(days=90), today),
+                     Period(date(2025, 1, 1), date(2025, 12, 31)), Period(today - timedelta(days=400), today)]
+
+
+def test_every_period_reads_what_folding_every_request_gave(demo_db):
+    today = clock.today()
+    days = bookings_view.Days(demo_db, NL)
+    assert demo_db[booking_requests.REQUESTS].count_documents({"municipality": NL}) > 30
+    for period in periods(today):
+        assert machinery.of_period(demo_db, NL, period, days) == oracle.of_period(demo_db, NL, period), period
+        assert trends.machinery(days, period) == oracle.machinery_trends(demo_db, NL, period), period
+
+
+def _stored(db) -> tuple[list, list]:
+    def flat(doc: dict) -> dict:
+        cells = {k: Counter({f: n for f, n in v.items() if n}) for k, v in doc.items() if isinstance(v, dict)}
+        return {k: v for k, v in cells.items() if v}
+    months = sorted(db[revenue_view.MONTHS].find({"municipality": NL, "view": bookings_view.NAME}), key=lambda d: d["_id"])
+    parts = sorted(db[revenue_view.CONTRIBUTIONS].find({"municipality": NL, "view": bookings_view.NAME}),
+                   key=lambda d: d["_id"])
+    return [(m["_id"], flat(m)) for m in months if flat(m)], parts
+
+
+def test_a_write_through_a_service_moves_the_figures_as_a_rebuild_does(demo_db):
+    quoted = demo_db[booking_requests.REQUESTS].find_one({"municipality": NL, "status": "aguardando_orcamento"})
+    waiting = [r for r in demo_db[booking_requests.REQUESTS].find({"municipality": NL, "status": {"$in": [
+        "aguardando_pagamento", "a_agendar"]}})]
+    today = clock.today()
+    before = bookings_view.Days(demo_db, NL).on(today, "waiting")["waiting"]
+    if quoted:
+        quotes.make_quote(demo_db, CLERK, NL, str(quoted["_id"]), today)
+    payment.refuse_request(demo_db, CLERK, NL, str(waiting[0]["_id"]), "Estrada interditada pela Defesa Civil")
+    assert bookings_view.Days(demo_db, NL).on(today, "waiting")["waiting"] == before - 1
+    stored = _stored(demo_db)
+    views.rebuild(demo_db, NL)
+    assert _stored(demo_db) == stored
+
+
+def test_the_resumo_reads_only_the_requests_waiting_a_step(demo_db):
+    counting = CountingDatabase(demo_db)
+    summary.summary(counting, GABINETE, NL, date(2026, 1, 1), clock.today())
+    assert counting.calls[(booking_requests.REQUESTS, "find")] == 1
