@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from pymongo.database import Database
@@ -16,9 +16,10 @@ from rules.machinery.discounts import DiscountCriterion
 from services.machinery import booking_requests
 from services.shared import entities, parameters
 from services.store import decode, parse_date
+from services.summary.autos_view import day_of as _day
 from services.summary.figures import BookingsFigures
 from services.summary.periods import Period
-from services.summary.trends import REQUEST_FIELDS, _day, _trend, _within, month_ends
+from services.summary.trends import REQUEST_FIELDS, _trend, month_ends
 
 def _percentile(values: list[int], share: float) -> Decimal:
     """The nearest-rank percentile: the smallest value with ``share`` of the values at or below it."""
@@ -112,3 +113,9 @@ def machinery_trends(db: Database, municipality: str, period: Period) -> list:
     return [_trend("served", "Pedidos atendidos no mês", ends, lambda a, b: _within(ended, a, b), True),
             _trend("waiting", "Pedidos aguardando no fim do mês", ends,
                    lambda _first, last: sum(1 for d in found if request_waiting_on(d, last)))]
+
+
+def _within(days: list, first: date, last: date) -> int:
+    return sum(1 for day in days if day is not None and first <= day <= last)
+
+

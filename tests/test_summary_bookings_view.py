@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from services.machinery import booking_requests, payment, quotes
 from services.shared import clock, views
 from services.summary import bookings_view, machinery, revenue_view, summary, trends
+from services.summary.days import Days
 from services.summary.periods import Period
 from tests import summary_bookings_oracle as oracle
 from tests.conftest import GABINETE
@@ -29,7 +30,7 @@ def periods(today: date) -> list[Period]:
 
 def test_every_period_reads_what_folding_every_request_gave(demo_db):
     today = clock.today()
-    days = bookings_view.Days(demo_db, NL)
+    days = Days(demo_db, bookings_view.NAME, NL)
     assert demo_db[booking_requests.REQUESTS].count_documents({"municipality": NL}) > 30
     for period in periods(today):
         assert machinery.of_period(demo_db, NL, period, days) == oracle.of_period(demo_db, NL, period), period
@@ -51,11 +52,11 @@ def test_a_write_through_a_service_moves_the_figures_as_a_rebuild_does(demo_db):
     waiting = [r for r in demo_db[booking_requests.REQUESTS].find({"municipality": NL, "status": {"$in": [
         "aguardando_pagamento", "a_agendar"]}})]
     today = clock.today()
-    before = bookings_view.Days(demo_db, NL).on(today, "waiting")["waiting"]
+    before = Days(demo_db, bookings_view.NAME, NL).on(today, "waiting")["waiting"]
     if quoted:
         quotes.make_quote(demo_db, CLERK, NL, str(quoted["_id"]), today)
     payment.refuse_request(demo_db, CLERK, NL, str(waiting[0]["_id"]), "Estrada interditada pela Defesa Civil")
-    assert bookings_view.Days(demo_db, NL).on(today, "waiting")["waiting"] == before - 1
+    assert Days(demo_db, bookings_view.NAME, NL).on(today, "waiting")["waiting"] == before - 1
     stored = _stored(demo_db)
     views.rebuild(demo_db, NL)
     assert _stored(demo_db) == stored

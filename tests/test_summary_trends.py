@@ -10,7 +10,7 @@ from decimal import Decimal
 from pypdf import PdfReader
 
 from services.store import encode, insert_one
-from services.summary import report_tables, summary
+from services.summary import autos_view, bookings_view, report_tables, summary
 from tests.conftest import GABINETE
 from tests.test_ridehailing_page_queries import CountingDatabase
 from tests.test_summary import known, page, rendered_text  # noqa: F401  (known: the fixture)
@@ -22,7 +22,7 @@ TODAY = D(2026, 4, 15)
 
 def _auto(db, n: int, auto_on: date, defence: date | None = None, decided: date | None = None,
           appealed: date | None = None, status: str = "lavrado") -> None:
-    insert_one(db["autos"], encode({
+    new = insert_one(db["autos"], encode({
         "municipality": "chapada", "status": status,
         "stage": "rascunho" if status in ("rascunho", "descartado") else "notificado", "year": 2026, "sequence": n,
         "number": f"{n:04d}/2026",
@@ -30,6 +30,7 @@ def _auto(db, n: int, auto_on: date, defence: date | None = None, decided: date 
         "defence": {"filed_on": defence} if defence else None,
         "decision": {"decided_on": decided, "outcome": "mantido"} if decided else None,
         "appeal": {"filed_on": appealed, "decision": None} if appealed else None}))
+    autos_view.project(db, "chapada", "autos", str(new))  # written by hand: its figures follow it
 
 
 def _autos(db) -> None:
@@ -86,9 +87,10 @@ def test_defences_and_appeals_waiting_for_a_decision_with_their_ages(known, toda
 
 
 def _request(db, n: int, **doc) -> None:
-    insert_one(db["booking_requests"], encode({"municipality": "nova_lacerda", "year": 2026, "sequence": n,
-                                                "protocol": f"{n:04d}/2026", "zone": "Zona 1", "services": [],
-                                                **doc}))
+    new = insert_one(db["booking_requests"], encode({"municipality": "nova_lacerda", "year": 2026, "sequence": n,
+                                                      "protocol": f"{n:04d}/2026", "zone": "Zona 1", "services": [],
+                                                      **doc}))
+    bookings_view.project(db, "nova_lacerda", "booking_requests", str(new))  # written by hand: followed
 
 
 def test_bookings_served_and_waiting_month_by_month_and_requests_waiting_for_a_step(db, today):

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import date, timedelta
 from decimal import Decimal
-from urllib.parse import quote, unquote
 
 from pymongo.database import Database
 
@@ -31,17 +30,13 @@ from services.machinery import booking_requests
 from services.shared import views
 from services.store import decode, parse_date
 from services.summary import revenue_view
+from services.summary.days import safe
 
 NAME = "bookings"
 FIELDS = {"municipality": 1, "requested_on": 1, "zone": 1, "services": 1, "status": 1, "refusal.on": 1,
           "execution.started_on": 1, "execution.ended_on": 1, "execution.meters": 1, "quote.on": 1,
           "quote.discount_total": 1, "quote.discount.criterion": 1, "settlement": 1}
 MILLI = 1000
-
-
-def safe(text: object) -> str:
-    """A text as a part of a field name: no dot, no dollar, no "|" (our separator), reversible."""
-    return quote(str(text), safe=" -_()/,'").replace(".", "%2E")
 
 
 def _units(value: Decimal, scale: int) -> int:
@@ -121,35 +116,3 @@ def rebuild(db: Database, municipality: str) -> None:
 
 
 views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild))
-
-
-class Days:
-    """The stored days of the view of one municipality, read once (one query): what a period counted."""
-
-    def __init__(self, db: Database, municipality: str, until: date | None = None) -> None:
-        self.days = sorted(revenue_view.days_of(db, NAME, municipality, until).items())
-
-    def within(self, first: date, last: date) -> Counter:
-        """Every key counted from ``first`` to ``last``."""
-        total: Counter = Counter()
-        for when, cell in self.days:
-            if when > last:
-                break
-            if when >= first:
-                total.update(cell)
-        return total
-
-    def on(self, day: date, *keys: str) -> Counter:
-        """The states ``keys`` (``waiting``, ``owing|n``…) at the end of ``day``."""
-        total: Counter = Counter()
-        for when, cell in self.days:
-            if when > day:
-                break
-            for key in keys:
-                total[key] += cell.get(key, 0)
-        return total
-
-
-def keyed(counts: Counter, prefix: str) -> dict[str, int]:
-    """The counts under ``<prefix>|<text>``, by the text (unescaped), the ones left at zero out."""
-    return {unquote(key.split("|", 1)[1]): n for key, n in counts.items() if key.startswith(prefix + "|") and n}

@@ -16,7 +16,8 @@ from rules.base import cents
 from rules.machinery.discounts import DiscountCriterion
 from services.machinery import booking_requests
 from services.shared import entities, parameters
-from services.summary.bookings_view import MILLI, Days, keyed
+from services.summary.bookings_view import MILLI
+from services.summary.days import Days, keyed
 from services.summary.figures import BookingsFigures
 from services.summary.periods import Period
 

@@ -1,9 +1,9 @@
 """The mayor's office summary (issue 14): every figure of a municipality and period, the data version
 the page caches them under, and the Relatório gerencial PDF.
 
-Each collection is read once with a projection of the fields the figures need (no query per
-record): the DAMs in ``revenue``, the charges in ``debts``, the authorizations and platforms in
-``ride_hailing``, the autos in ``fines``, the bookings in ``machinery``. What each figure means is written in
+Most figures are read from the views kept per day (``revenue_view`` for the DAMs and charges,
+``authorization_view``, ``autos_view``, ``bookings_view``) and the Débitos' aging view (``debts``);
+the platforms are read once in ``ride_hailing``. What each figure means is written in
 ``services.summary.figures``; only aggregates leave this package.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.summary import (
+    autos_view,
     bookings_view,
     debts,
     fines,
@@ -28,6 +29,7 @@ from services.summary import (
     ride_hailing,
     trends,
 )
+from services.summary.days import Days
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -62,13 +64,13 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     months, waiting = [], []
     if "transporte" in mun.modules:
         ride, ride_before = ride_hailing.of_periods(db, municipality, (period, previous))
-        fines_now = fines.of_period(db, municipality, period, days)
-        ride_months, found = trends.ride_hailing(db, municipality, period)
-        months += ride_months
-        waiting += trends.waiting_autos(found, clock.today())
+        autos_days = Days(db, autos_view.NAME, municipality)  # to today: what waits for a decision now
+        fines_now = fines.of_period(period, days, autos_days)
+        months += trends.ride_hailing(db, municipality, period, autos_days)
+        waiting += trends.waiting_autos(autos_days, clock.today())
     bookings = bookings_before = None
     if "maquinas" in mun.modules:
-        booking_days = bookings_view.Days(db, municipality, period.end)
+        booking_days = Days(db, bookings_view.NAME, municipality, period.end)
         bookings = machinery.of_period(db, municipality, period, booking_days)
         bookings_before = machinery.of_period(db, municipality, previous, booking_days)
         months += trends.machinery(booking_days, period)

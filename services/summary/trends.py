@@ -8,7 +8,7 @@ only the fields read); each month is folded from those lists by the small pure f
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -16,19 +16,16 @@ from pymongo.database import Database
 
 from rules.ridehailing.lifecycle import Status
 from services.machinery import booking_requests
-from services.ridehailing.enforcement import autos
-from services.store import decode, parse_date
+from services.store import decode
 from services.summary import authorization_view
-from services.summary.bookings_view import Days
+from services.summary.autos_view import day_of as _day
+from services.summary.days import Days
 from services.summary.figures import Trend, Waiting
 from services.summary.periods import Period, day_a_year_before
 
-AUTO_FIELDS = {"status": 1, "stage": 1, "auto_on": 1, "committed_on": 1, "defence.filed_on": 1,
-               "decision.decided_on": 1, "appeal.filed_on": 1, "appeal.decision.decided_on": 1}
 REQUEST_FIELDS = {"status": 1, "requested_on": 1, "refusal.on": 1, "execution.started_on": 1,
                   "execution.ended_on": 1, "technical_visit.visited_on": 1, "social_report.requested_on": 1,
                   "social_report.answered_on": 1}
-NOT_LAVRADO = ("rascunho", "descartado")  # drafts, kept or discarded, count nowhere
 AUTO_STAGES = {"notificacao": "Autos em notificação ou prazo de defesa", "defesa": "Autos com defesa a decidir",
                "recurso": "Autos com recurso a decidir"}
 REQUEST_STEPS = {"aguardando_vistoria": "Pedidos aguardando vistoria técnica",
@@ -45,28 +42,6 @@ def month_ends(period: Period) -> list[tuple[date, date]]:
     return ends
 
 
-def _day(doc: dict, *path: str) -> date | None:
-    for key in path[:-1]:
-        doc = doc.get(key) or {}
-    return parse_date(doc.get(path[-1]))
-
-
-def auto_stage_on(doc: dict, day: date) -> str | None:
-    """Where a lavrado auto stood on ``day`` by its dated facts: None (not lavrado yet, or closed — decided
-    with no appeal pending, annulled on appeal, void), "notificacao", "defesa" or "recurso"."""
-    lavrado = _day(doc, "auto_on") or _day(doc, "committed_on")
-    if doc.get("status") in NOT_LAVRADO + ("nulo",) or lavrado is None or lavrado > day:
-        return None
-    appealed, appeal_decided = _day(doc, "appeal", "filed_on"), _day(doc, "appeal", "decision", "decided_on")
-    if appealed and appealed <= day:
-        return None if appeal_decided and appeal_decided <= day else "recurso"
-    decided = _day(doc, "decision", "decided_on")
-    if decided and decided <= day:
-        return None
-    defended = _day(doc, "defence", "filed_on")
-    return "defesa" if defended and defended <= day else "notificacao"
-
-
 def _trend(key: str, label: str, ends: list[tuple[date, date]], count: Callable[[date, date], int],
            flow: bool = False) -> Trend:
     """``count(first, last)`` of each month and of the same days of the year before."""
@@ -75,32 +50,26 @@ def _trend(key: str, label: str, ends: list[tuple[date, date]], count: Callable[
                  tuple(count(day_a_year_before(first), day_a_year_before(last)) for first, last in ends), flow)
 
 
-def _within(days: Iterable[date | None], first: date, last: date) -> int:
-    return sum(1 for day in days if day is not None and first <= day <= last)
-
-
-def ride_hailing(db: Database, municipality: str, period: Period) -> tuple[list[Trend], list[dict]]:
-    """Authorizations active at each month's end, and the autos' trends; returns the autos read (for
-    the waiting list)."""
+def ride_hailing(db: Database, municipality: str, period: Period, autos_days: Days) -> list[Trend]:
+    """Authorizations active at each month's end, and the autos' trends from the stored days of
+    ``autos_view``."""
     levels = authorization_view.Levels(db, municipality)
     ends = month_ends(period)
 
     def active(_first: date, last: date) -> int:
         return levels.on(last)[f"s|{Status.ACTIVE.value}"]
 
-    found = [decode(raw) for raw in db[autos.COLLECTION].find(
-        {"municipality": municipality, "status": {"$nin": list(NOT_LAVRADO)}}, AUTO_FIELDS)]
-    lavrados = [_day(d, "auto_on") or _day(d, "committed_on") for d in found]
-    decided = [_day(d, "decision", "decided_on") for d in found]
+    def standing(stage: str) -> Callable[[date, date], int]:
+        return lambda _first, last: sum(autos_days.on(last, prefix=f"at|{stage}").values())
+
     trends = [
         _trend("active", "Autorizações ativas no fim do mês", ends, active),
-        _trend("autos_lavrados", "Autos lavrados no mês", ends, lambda a, b: _within(lavrados, a, b), True),
-        _trend("autos_decided", "Autos decididos no mês", ends, lambda a, b: _within(decided, a, b), True),
+        _trend("autos_lavrados", "Autos lavrados no mês", ends, lambda a, b: autos_days.within(a, b)["lav"], True),
+        _trend("autos_decided", "Autos decididos no mês", ends, lambda a, b: autos_days.within(a, b)["dec"], True),
     ]
     for stage, label in AUTO_STAGES.items():
-        trends.append(_trend(f"autos_{stage}", label + " no fim do mês", ends,
-                             lambda _first, last, s=stage: sum(auto_stage_on(d, last) == s for d in found)))
-    return trends, found
+        trends.append(_trend(f"autos_{stage}", label + " no fim do mês", ends, standing(stage)))
+    return trends
 
 
 def machinery(days: Days, period: Period) -> list[Trend]:
@@ -127,12 +96,16 @@ def waiting_row(key: str, label: str, since: list[date], today: date) -> Waiting
     return Waiting(key, label, len(ages), max(ages), average)
 
 
-def waiting_autos(found: list[dict], today: date) -> list[Waiting]:
-    """Defences and appeals filed and not decided on ``today``, aged from their filing."""
-    defences = [_day(d, "defence", "filed_on") for d in found if auto_stage_on(d, today) == "defesa"]
-    appeals = [_day(d, "appeal", "filed_on") for d in found if auto_stage_on(d, today) == "recurso"]
-    return [waiting_row("defences", "Defesas aguardando decisão", [d for d in defences if d], today),
-            waiting_row("appeals", "Recursos aguardando decisão", [d for d in appeals if d], today)]
+def waiting_autos(autos_days: Days, today: date) -> list[Waiting]:
+    """Defences and appeals filed and not decided on ``today``, aged from their filing (the filing day
+    is in the state's key)."""
+    states = autos_days.on(today, prefix="at|")
+
+    def filed(stage: str) -> list[date]:
+        return [date.fromisoformat(key.split("|")[2]) for key, n in sorted(states.items())
+                if key.startswith(f"at|{stage}|") for _ in range(max(n, 0))]
+    return [waiting_row("defences", "Defesas aguardando decisão", filed("defesa"), today),
+            waiting_row("appeals", "Recursos aguardando decisão", filed("recurso"), today)]
 
 
 def waiting_requests(found: list[dict], today: date) -> list[Waiting]:
