@@ -115,3 +115,15 @@ def test_the_action_filter_reads_in_portuguese_before_a_record_is_chosen(demo_db
     options = at.selectbox(key="audit_action").options
     assert "Cadastro" in options and "Orçamento" in options and "Carga inicial" in options
     assert [o for o in options if o.endswith(" de ") or "_" in o or o[:1].islower()] == []
+
+
+def test_a_charge_named_in_a_change_reads_by_its_description_never_its_id(db):
+    """The ISSQN of a platform links its charge (field "Débito"): the Auditoria showed its id
+    ("Débito: — → 6b12f72664c…"); it shows what the charge is for."""
+    from services.store import encode, insert_one
+    charge = str(insert_one(db["charges"], encode({"municipality": "chapada", "description": "ISSQN 11/2026 da MoveJá"})))
+    audit.record(db, TI, "chapada", "update", "platform_issqn", "6b0fc35702c144188dbbf6a9",
+                 {"charge_id": None}, {"charge_id": charge})
+    frame = audit_page(db, "chapada").dataframe[0].value
+    changes = frame[frame["Registro"] == "ISSQN da plataforma"].iloc[0]["Alterações"]
+    assert "ISSQN 11/2026 da MoveJá" in changes and charge not in changes

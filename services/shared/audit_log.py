@@ -238,7 +238,8 @@ def changes_shown(entry: dict, towns: Mapping[str, str] | None = None) -> str:
 # A changed field that holds another record's id, shown by that record's own key.
 REFERENCES = {"dam_id": ("dams", "number"), "fee_dam": ("dams", "number"), "fine_dam": ("dams", "number"),
               "auto_id": ("autos", "number"), "authorization_id": ("authorizations", "protocol"),
-              "platform_id": ("platforms", "name"), "requester_id": ("machinery_requesters", "name")}
+              "platform_id": ("platforms", "name"), "requester_id": ("machinery_requesters", "name"),
+              "charge_id": ("charges", "description")}
 
 
 def _referenced(db: Database, entries: list[dict]) -> list[dict]:
