@@ -121,6 +121,18 @@ def test_secretaria_sees_only_what_the_definition_grants(db, defined):
         entity_lists.list_page(db, GABINETE, defined, "chapada", ListQuery())
 
 
+def test_records_launched_together_ask_what_the_definition_grants(db, defined):
+    """entities.create_many (the drivers' documents, added after the defined registers) is a write like create."""
+    definitions.define_register(db, TI, "chapada", stalls(name="so_leitura", write_roles=[]))
+    row = {"numero": "B-9", "titular": "529.982.247-25"}
+    with pytest.raises(PermissionDenied):
+        entities.create_many(db, SECRETARIA_CG, "so_leitura", "chapada", [row])
+    with pytest.raises(PermissionDenied):
+        entities.create_many(db, SECRETARIA_MP, defined, "matupa", [row])
+    assert db["so_leitura"].count_documents({}) == 0
+    assert len(entities.create_many(db, SECRETARIA_CG, defined, "chapada", [row])) == 1
+
+
 def test_gabinete_reads_counts_only(db, defined):
     entities.create(db, SECRETARIA_CG, defined, "chapada", {"numero": "B-01", "titular": "529.982.247-25"})
     counts = definitions.register_counts(db, GABINETE, "chapada")
