@@ -1,7 +1,7 @@
 """Painel Municipal: session defaults, login, the navigation of each role, nothing else."""
 import streamlit as st
 
-from services.shared import municipalities
+from services.shared import definitions, municipalities
 from services.shared.auth import ROLES
 from ui import common, drafts, navigation
 
@@ -40,8 +40,12 @@ else:
             common.sign_out()
             st.rerun()
     chosen = next((m for m in options if m.code == common.municipality()), None)
-    page = st.navigation(navigation.build(actor, chosen.modules if chosen else (), requested),
+    registers = definitions.readable_registers(common.db(), actor, chosen.code) \
+        if chosen and actor.can("read") else []
+    page = st.navigation(navigation.build(actor, chosen.modules if chosen else (), requested,
+                                          tuple((r.name, r.label_plural) for r in registers)),
                           expanded=True)  # every page in sight: a clerk never hunts behind "View more"
+    st.session_state[navigation.DEFINED_KEY] = navigation.defined_register_of(page)
     if notice := st.session_state.pop(navigation.NOTICE, None):
         st.info(notice)
     navigation.open_linked_record(page)

@@ -90,6 +90,23 @@ def settle(page, timeout: int = 30000) -> None:
     page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)
 
 
+def rerun_settled(page, timeout: int = 30000, start: int = 3000) -> None:
+    """Wait for the script run that the last interaction asked for, then for its end. Right after a click
+    or a Tab out of a field the app still says "notRunning" (it marks a run only once the server starts
+    it), so :func:`settle` alone can return before that run began and the next step then acts on the
+    page the run is about to redraw. The run's start is awaited ``start`` ms at most (a run too quick to
+    be seen is over by then)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
+                               "?.getAttribute('data-test-script-state') !== 'notRunning'",
+                               timeout=start, polling=10)
+    except PlaywrightTimeout:
+        pass
+    settle(page, timeout)
+
+
 # What a person sees must be pt-BR (issue 22 item 9): no snake_case identifier and none of Streamlit's
 # English words, in the text shown and in what a screen reader reads (aria-label, title, placeholder).
 SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")

@@ -222,6 +222,15 @@ REQUIRED: dict[str, str] = {
     "services.shared.entities.remove": "write",
     "services.shared.custom_fields.custom_field_rows": "admin",
     "services.shared.custom_fields.edit_custom_field": "admin",
+    "services.shared.definitions.change_register": "admin",
+    "services.shared.definitions.define_register": "admin",
+    "services.shared.definitions.defined_registers": "admin",
+    "services.shared.definitions.definition": "admin",
+    "services.shared.definitions.preview_change": "admin",
+    "services.shared.definitions.reference_targets": "admin",
+    "services.shared.definitions.readable_registers": "read",
+    "services.shared.definitions.register_counts": "summary",
+    "services.shared.definitions.set_active": "admin",
     "services.shared.entity_lists.referenced": "read",
     "services.ridehailing.authorizations.cancel_request": "write",
     "services.ridehailing.inspections.inspection_computed": "read",
@@ -237,7 +246,10 @@ REQUIRED: dict[str, str] = {
 # the actor's own session.
 NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalities.of_actor",
                 "services.shared.auth.scope_of", "services.shared.accounts.users_scope", "services.shared.audit.record",
-                "services.shared.sessions.logout"}
+                "services.shared.sessions.logout",
+                # authorize plus what a defined register grants; the fixed records of a definition's change,
+                # written inside definitions.change_register's unit of work once it authorized
+                "services.shared.entities.authorize_entity", "services.shared.definition_changes.apply"}
 
 
 def public_services() -> dict[str, object]:

@@ -59,6 +59,7 @@ PAGES = (
     PageDef("app_pages/price_table.py", "Tabela de preços", ":material/price_change:", ADMIN, "admin", "maquinas"),
     PageDef("app_pages/localities.py", "Zonas e localidades", ":material/map:", ADMIN, "admin", "maquinas"),
     PageDef("app_pages/custom_fields.py", "Campos personalizados", ":material/edit_note:", ADMIN, "admin"),
+    PageDef("app_pages/register_definitions.py", "Cadastros definidos", ":material/dataset:", ADMIN, "admin"),
     PageDef("app_pages/audit.py", "Auditoria", ":material/history:", ADMIN, "admin"),
     PageDef("app_pages/explorer.py", "Explorador de dados", ":material/database:", ADMIN, "admin"),
 )
@@ -114,14 +115,35 @@ def for_visitor(requested: str, script: str = LOGIN) -> list:
     ]
 
 
-def build(actor: Actor, modules: tuple[str, ...], requested: str = "") -> dict[str, list]:
-    """The navigation of the actor's role; an address they may not open leads to Início with a notice."""
+DEFINED_PAGE = "app_pages/register_records.py"  # serves every register defined by municipal IT
+DEFINED_PREFIX = "cadastro_"
+DEFINED_KEY = "defined_register"  # the register the page serves, set by app.py from the address
+
+
+def defined_path(name: str) -> str:
+    """The address of a defined register's page (``cadastro_bancas_feira``)."""
+    return DEFINED_PREFIX + name
+
+
+def defined_register_of(page) -> str | None:
+    """The defined register a page of the navigation serves (None for every other page)."""
+    path = str(getattr(page, "url_path", "") or "")
+    return path[len(DEFINED_PREFIX):] if path.startswith(DEFINED_PREFIX) else None
+
+
+def build(actor: Actor, modules: tuple[str, ...], requested: str = "",
+          registers: tuple[tuple[str, str], ...] = ()) -> dict[str, list]:
+    """The navigation of the actor's role; an address they may not open leads to Início with a notice.
+    ``registers`` are the (identifier, plural label) of the defined registers the actor may read here."""
     sections: dict[str, list] = {}
     for page in visible_pages(actor, modules):
         sections.setdefault(page.section, []).append(
             st.Page(page.path, title=page.title, icon=page.icon, default=page.path == HOME)
         )
-    shown = {url_path(p) for p in visible_pages(actor, modules)}
+    for name, label in registers:
+        sections.setdefault("Cadastros", []).append(
+            st.Page(DEFINED_PAGE, title=label, icon=":material/dataset:", url_path=defined_path(name)))
+    shown = {url_path(p) for p in visible_pages(actor, modules)} | {defined_path(n) for n, _ in registers}
     if _addressable(requested) and requested not in shown:
         sections.setdefault("", []).append(
             st.Page(_not_available, title="Início", url_path=requested, visibility="hidden"))

@@ -79,7 +79,8 @@ SEARCH_TEXTS = frozenset({"search", "term"})
 REQUIRED_TEXTS = frozenset({"municipality", "entity", "collection"})
 # Items a list may hold, by parameter name (a batch of DAMs to print may be long; service lines not).
 ITEM_LIMITS = {"dam_ids": 20_000, "rows": 5_000, "entries": 5_000,
-               "charge_ids": 1_000}  # a list of dívida ativa exported at once (active_debt.MAX_BATCH)
+               "charge_ids": 1_000,  # a list of dívida ativa exported at once (active_debt.MAX_BATCH)
+               "definition": 10_000}  # a register's definition: its own check names a choice list too long
 DEFAULT_ITEMS = 200
 DATA_DEPTH = 4  # nesting of plain data (Any)
 TRUSTED = frozenset({"db", "actor"})  # the store handle and the signed-in actor come from the app

@@ -19,14 +19,15 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.params import ParameterMissing
-from services.shared import audit, clock, fields, parameters, specs  # noqa: F401  (importing specs registers every spec)
-from services.shared.auth import Actor, authorize
+from services.shared import audit, clock, definition_spec, fields, parameters, specs  # noqa: F401  (importing specs registers every spec)
+from services.shared.auth import Actor, PermissionDenied, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.shared.schema import SPECS, EntitySpec, Field
 from services.store import DuplicateKeyError, decode, encode, insert_one, transaction
 
 NOT_REMOVED = {"removed": {"$exists": False}}  # records removed by mistake are kept, never listed
+CODED = frozenset(SPECS)  # the registers that ship with the product (services.shared.specs)
 
 
 def spec(name: str) -> EntitySpec:
@@ -35,6 +36,28 @@ def spec(name: str) -> EntitySpec:
         return SPECS[name]
     except KeyError:
         raise NotFound(f"Cadastro desconhecido: {name}.") from None
+
+
+def defined_spec(db: Database, name: str) -> EntitySpec:
+    """The spec of a register defined by municipal IT, from its active definition in this store (the
+    definition is the truth: SPECS keeps the last one read, for labels in messages and the audit)."""
+    doc = db[definition_spec.COLLECTION].find_one({"name": name, "active": True})
+    if doc is None:
+        raise NotFound("Cadastro desconhecido ou desativado.")
+    built = definition_spec.to_spec({**decode(doc), "defined": True})
+    SPECS[name] = built
+    return built
+
+
+def authorize_entity(db: Database, actor: Actor, permission: str, entity: str, municipality: str) -> EntitySpec:
+    """:func:`authorize`, then what a defined register grants: its roles and its municipalities.
+    Returns the entity's spec with the municipality's custom fields."""
+    authorize(actor, permission, municipality)
+    found = spec_for(db, entity, municipality)
+    if not found.grants(actor.role, permission, municipality):
+        raise PermissionDenied(f"O cadastro de {found.label_plural.lower()} não está liberado para o seu perfil "
+                               "neste município.")
+    return found
 
 
 def all_indexes() -> dict[str, list]:
@@ -63,7 +86,7 @@ def custom_fields(db: Database, entity: str, municipality: str) -> list[Field]:
 def spec_for(db: Database, entity: str, municipality: str) -> EntitySpec:
     """The entity's spec with the municipality's custom fields appended and the choices of its fields
     that come from a parameter (``Field.choices_from``) read as they are today."""
-    base = spec(entity)
+    base = spec(entity) if entity in CODED else defined_spec(db, entity)
     extra = custom_fields(db, entity, municipality)
     if any(f.choices_from for f in base.fields):
         base = replace(base, fields=tuple(_choices_of(db, municipality, f) for f in base.fields))
@@ -177,8 +200,7 @@ def _object_id(doc_id: str) -> ObjectId:
 @checked
 def create(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
     """Validate and insert a record of ``entity`` for ``municipality`` at version 1, with its audit entry."""
-    authorize(actor, "write", municipality)
-    spec = spec_for(db, entity, municipality)
+    spec = authorize_entity(db, actor, "write", entity, municipality)
     clean = validate(spec, values)
     _refuse_unknown_references(db, spec, municipality, clean)
     with transaction(db):
@@ -190,8 +212,7 @@ def create_many(db: Database, actor: Actor, entity: str, municipality: str, rows
     """Several records of ``entity`` at once (a driver's documents handed in together): every row is
     checked first, then all are inserted in one unit of work, each with its audit entry, or none.
     Errors name the row: ``ValidationFailed`` with keys ``"<index>.<field>"``."""
-    authorize(actor, "write", municipality)
-    spec = spec_for(db, entity, municipality)
+    spec = authorize_entity(db, actor, "write", entity, municipality)
     cleaned: list[dict[str, Any]] = []
     errors: dict[str, str] = {}
     for index, values in enumerate(rows):
@@ -233,8 +254,7 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     first, so no caller can overwrite with stale values by leaving it out. Every saved change
     increments the version.
     """
-    authorize(actor, "write", municipality)
-    spec = spec_for(db, entity, municipality)
+    spec = authorize_entity(db, actor, "write", entity, municipality)
     before = get(db, actor, entity, municipality, doc_id)
     expected = expected_version
     if before["version"] != expected:
@@ -271,8 +291,7 @@ def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     every verdict, and the audit log keeps the removal. The write is conditional on the version the
     clerk saw, so a record changed meanwhile is not removed unseen.
     """
-    authorize(actor, "write", municipality)
-    spec = spec_for(db, entity, municipality)
+    spec = authorize_entity(db, actor, "write", entity, municipality)
     if not spec.removable:
         raise Conflict(f"{spec.label} não pode ser removido(a); corrija o cadastro pela edição.")
     why = fields._plain_text("text", str(reason or ""))[:REASON_MAX]
@@ -308,11 +327,11 @@ def _stale(db: Database, current: dict) -> Conflict:
 
 @checked
 def get(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str) -> dict:
-    authorize(actor, "read", municipality)
+    found = authorize_entity(db, actor, "read", entity, municipality)
     doc = db[entity].find_one({"_id": _object_id(doc_id), "municipality": municipality})
     if doc is None:
-        raise NotFound(f"{spec(entity).label} não encontrado(a).")
-    return _typed(spec_for(db, entity, municipality), decode(doc))
+        raise NotFound(f"{found.label} não encontrado(a).")
+    return _typed(found, decode(doc))
 
 
 def _typed(spec: EntitySpec, doc: dict) -> dict:

@@ -12,7 +12,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services.shared import entities, entity_lists, exports, fields, uploads
-from services.shared.auth import Actor, authorize
+from services.shared.auth import Actor
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.exports import spreadsheet_safe
@@ -25,7 +25,7 @@ CSV_DELIMITER = ";"
 @checked
 def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
     """Exactly the records the filter shows, one column per field, pt-BR formats, ';' separated."""
-    spec = entities.spec_for(db, entity, municipality)
+    spec = entities.authorize_entity(db, actor, "read", entity, municipality)
     rows = entity_lists.list_all(db, actor, entity, municipality, query)
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=CSV_DELIMITER)
@@ -39,7 +39,7 @@ def export_csv(db: Database, actor: Actor, entity: str, municipality: str, query
 def export_xlsx(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> bytes:
     """The same records and columns as :func:`export_csv`, as an XLSX sheet: dates as dates, money
     as numbers in reais, the rest as the list shows it (text, never a formula)."""
-    spec = entities.spec_for(db, entity, municipality)
+    spec = entities.authorize_entity(db, actor, "read", entity, municipality)
     rows = entity_lists.list_all(db, actor, entity, municipality, query)
     headers = [f.label for f in spec.fields]
     typed = [{f.label: _xlsx_cell(f, row.get(f.name)) for f in spec.fields} for row in rows]
@@ -98,8 +98,7 @@ def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data:
     The file passes the upload guard first (``uploads``: size, UTF-8 text, row, column and field caps).
     Nothing is written when any row is bad: the report lists every bad row first.
     """
-    authorize(actor, "write", municipality)
-    spec = entities.spec_for(db, entity, municipality)
+    spec = entities.authorize_entity(db, actor, "write", entity, municipality)
     if isinstance(data, str):
         data = data.encode("utf-8")
     reader = uploads.read_csv_rows("register_csv", data)

@@ -16,7 +16,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services.shared import entities, fields
-from services.shared.auth import Actor, authorize
+from services.shared.auth import Actor
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery, Page
@@ -104,8 +104,7 @@ def _paging(query: ListQuery) -> tuple[int, int]:
 @checked
 def list_page(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> Page:
     """One page of records matching search and filters, sorted in the store."""
-    authorize(actor, "read", municipality)
-    spec = entities.spec_for(db, entity, municipality)
+    spec = entities.authorize_entity(db, actor, "read", entity, municipality)
     mongo = _mongo_query(spec, municipality, query)
     sort = _sort(spec, query)
     wanted, per_page = _paging(query)
@@ -123,8 +122,7 @@ def lookup(db: Database, actor: Actor, entity: str, municipality: str, term: str
            filters: dict[str, Any] | None = None, limit: int = LOOKUP_LIMIT) -> list[dict]:
     """At most ``limit`` records matching ``term`` in the searchable fields, newest first: what a
     searchable picker offers (one bounded query, whatever the size of the register)."""
-    authorize(actor, "read", municipality)
-    spec = entities.spec_for(db, entity, municipality)
+    spec = entities.authorize_entity(db, actor, "read", entity, municipality)
     mongo = _mongo_query(spec, municipality, ListQuery(search=term, filters=filters or {}))
     cursor = db[entity].find(mongo).sort([("created_at", -1), ("_id", -1)]).limit(max(1, min(limit, PER_PAGE_MAX)))
     return [entities._typed(spec, decode(d)) for d in cursor]
@@ -135,8 +133,7 @@ def referenced(db: Database, actor: Actor, entity: str, municipality: str, key: 
                value: str | int | Decimal | date | bool | None) -> dict | None:
     """The record of ``entity`` whose ``key`` field holds ``value`` (a driver by CPF), or None: what a
     reference field currently names, so a picker can show it."""
-    authorize(actor, "read", municipality)
-    spec = entities.spec_for(db, entity, municipality)
+    spec = entities.authorize_entity(db, actor, "read", entity, municipality)
     if value in (None, "") or key not in {f.name for f in spec.fields}:
         return None
     doc = db[entity].find_one({"municipality": municipality, key: encode(value), **entities.NOT_REMOVED})
@@ -146,8 +143,7 @@ def referenced(db: Database, actor: Actor, entity: str, municipality: str, key: 
 @checked
 def list_all(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> list[dict]:
     """Every record matching the query (for export), in the list's order."""
-    authorize(actor, "read", municipality)
-    spec = entities.spec_for(db, entity, municipality)
+    spec = entities.authorize_entity(db, actor, "read", entity, municipality)
     mongo = _mongo_query(spec, municipality, query)
     cursor = db[entity].find(mongo).sort(_sort(spec, query))
     return [entities._typed(spec, decode(d)) for d in cursor]

@@ -60,6 +60,21 @@ class EntitySpec:
     title_field: str = ""
     removable: bool = False  # a record entered by mistake can be removed (kept as removed, with who and why)
     feminine: bool = False  # the label's gender, for "Nova vistoria", "Plataforma salva"
+    # A register defined by municipal IT (services.shared.definitions) names who reads and writes it and
+    # which municipalities have it; None (a coded register) leaves it to the role's permission.
+    read_roles: tuple[str, ...] | None = None
+    write_roles: tuple[str, ...] | None = None
+    municipalities: tuple[str, ...] | None = None
+    defined: bool = False
+
+    def grants(self, role: str, permission: str, municipality: str) -> bool:
+        """Whether the definition lets ``role`` read or write its records in ``municipality``."""
+        if self.municipalities is not None and municipality not in self.municipalities:
+            return False
+        roles = self.write_roles if permission == "write" else self.read_roles
+        if permission == "read" and roles is not None and self.write_roles is not None:
+            roles = tuple(roles) + tuple(self.write_roles)  # who writes a register also reads it
+        return roles is None or role in roles
 
     @property
     def new_label(self) -> str:

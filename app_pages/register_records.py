@@ -1,0 +1,26 @@
+"""A register defined by municipal IT: the same list, form, import and export as the coded registers.
+
+The register is the one the menu entry names (``/cadastro_<identifier>``, see ui.navigation); its
+definition says who reads and who writes it, and the generic services refuse anyone else.
+"""
+import streamlit as st
+
+from services.shared import entities
+from services.shared.errors import ServiceError
+from ui import common, navigation
+from ui.entity import entity_list, entity_page
+
+actor = common.guard("read")
+mun = common.municipality()
+name = st.session_state.get(navigation.DEFINED_KEY) or st.query_params.get("cadastro")
+try:
+    spec = entities.authorize_entity(common.db(), actor, "read", str(name or ""), mun)
+except ServiceError as exc:
+    common.page_header("Cadastro")
+    st.error(exc.message)
+    st.stop()
+if actor.can("write") and spec.grants(actor.role, "write", mun):
+    entity_page(spec.name)
+else:
+    common.page_header(spec.label_plural, "Somente consulta para o seu perfil")
+    entity_list(spec, actor, mun)
