@@ -8,7 +8,8 @@ import streamlit as st
 from services.shared import entities
 from services.shared.errors import ServiceError
 from ui import common, navigation
-from ui.entity import entity_list, entity_page
+from ui.entity import entity_page
+from ui.lists import entity_list
 
 actor = common.guard("read")
 mun = common.municipality()

@@ -103,7 +103,7 @@ def test_ti_defines_a_register_a_clerk_fills_it_and_ti_changes_it(panel):
         page.get_by_role("button", name="Salvar e novo").click()
         rerun_settled(page)
         shot(page, "definitions-saved")
-        wait_text(page, "salva")
+        wait_text(page, "Banca da feira B-01 salva")  # not the list tab's "Visão salva"
         assert db[NAME].count_documents({"municipality": "chapada"}) == 1
         assert db["audit"].count_documents({"collection": NAME, "action": "create"}) == 1
         shot(page, "definitions-record")
