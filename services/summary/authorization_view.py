@@ -31,6 +31,7 @@ from services.ridehailing import registry
 from services.shared import views
 from services.store import decode, parse_date
 from services.summary import revenue_view
+from services.summary.days import Days
 from services.summary.figures import EXPIRING_DAYS
 
 NAME = "authorizations"
@@ -171,30 +172,16 @@ views.register(views.View(NAME, ("authorizations", "parameters"), project, rebui
 
 
 class Levels:
-    """The stored days of the view, read once: levels on a day and events within days."""
+    """The stored days of the view, read once (``days.Days``): levels on a day and events within days."""
 
     def __init__(self, db: Database, municipality: str) -> None:
-        self.days = sorted(revenue_view.days_of(db, NAME, municipality).items())
+        self.days = Days(db, NAME, municipality)
 
     def on(self, day: date) -> Counter:
         """Every level (``s|<status>``, ``expiring``, ``late``) at the end of ``day``."""
-        total: Counter = Counter()
-        for when, cell in self.days:
-            if when > day:
-                break
-            for key, n in cell.items():
-                if key.startswith("s|") or key in ("expiring", "late"):
-                    total[key] += n
-        return total
+        return self.days.on(day, "expiring", "late", prefix="s|")
 
     def within(self, first: date, last: date) -> Counter:
         """The events (``new``, ``wait``, ``renewed``, ``cassadas``) counted from ``first`` to ``last``."""
-        total: Counter = Counter()
-        for when, cell in self.days:
-            if when > last:
-                break
-            if when >= first:
-                for key, n in cell.items():
-                    if key in ("new", "wait", "renewed", "cassadas"):
-                        total[key] += n
-        return total
+        counted = self.days.within(first, last)
+        return Counter({key: counted[key] for key in ("new", "wait", "renewed", "cassadas") if key in counted})

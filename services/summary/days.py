@@ -49,3 +49,8 @@ class Days:
 def keyed(counts: Counter, prefix: str) -> dict[str, int]:
     """The counts under ``<prefix>|<text>``, by the text (unescaped), the ones left at zero out."""
     return {unquote(key.split("|", 1)[1]): n for key, n in counts.items() if key.startswith(prefix + "|") and n}
+
+
+def ranked(counts: dict[str, int]) -> dict[str, int]:
+    """Most first, ties by name (how the Resumo lists counts by zone, stage, severity…)."""
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))

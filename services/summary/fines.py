@@ -7,14 +7,9 @@ from datetime import date
 
 from services.ridehailing.enforcement import autos
 from services.summary import revenue_view
-from services.summary.days import Days, keyed
+from services.summary.days import Days, keyed, ranked
 from services.summary.figures import FinesFigures
 from services.summary.periods import Period
-
-
-def _ranked(counts: dict[str, int]) -> dict[str, int]:
-    """Most first, ties by name."""
-    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def of_period(period: Period, days: dict[date, dict[str, int]], autos_days: Days) -> FinesFigures:
@@ -30,7 +25,7 @@ def of_period(period: Period, days: dict[date, dict[str, int]], autos_days: Days
         label = autos.STAGES.get(stage, stage)
         stages[label] = stages.get(label, 0) + n
     return FinesFigures(
-        by_severity=_ranked(severities), by_stage=_ranked(stages),
+        by_severity=ranked(severities), by_stage=ranked(stages),
         issued_count=fines.total("issued_count"), issued=fines.total("issued"),
         paid_count=fines.total("paid_count"), paid=fines.total("paid"),
         overdue_count=fines.total("overdue_count"), overdue=fines.total("overdue"))

@@ -17,7 +17,7 @@ from rules.machinery.discounts import DiscountCriterion
 from services.machinery import booking_requests
 from services.shared import entities, parameters
 from services.summary.bookings_view import MILLI
-from services.summary.days import Days, keyed
+from services.summary.days import Days, keyed, ranked
 from services.summary.figures import BookingsFigures
 from services.summary.periods import Period
 
@@ -29,16 +29,11 @@ def _percentile(values: list[int], share: float) -> Decimal:
     return Decimal(ordered[rank - 1])
 
 
-def _ranked(counts: dict[str, int]) -> dict[str, int]:
-    """Most first, ties by name."""
-    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-
-
 def _labelled(counts: dict[str, int], labels: dict) -> dict[str, int]:
     shown: Counter[str] = Counter()
     for key, n in counts.items():
         shown[labels.get(key, key)] += n
-    return _ranked(dict(shown))
+    return ranked(dict(shown))
 
 
 def _criterion(name: str) -> str:
@@ -66,14 +61,14 @@ def of_period(db: Database, municipality: str, period: Period, days: Days) -> Bo
     calendar = parameters.calendar(db, municipality, period.end)
     business = sum(1 for i in range(period.days) if calendar.is_business_day(period.start + timedelta(days=i)))
     return BookingsFigures(
-        by_zone=_ranked(keyed(counted, "zone")), by_service=_labelled(keyed(counted, "service"), booking_requests.SERVICE_KINDS),
+        by_zone=ranked(keyed(counted, "zone")), by_service=_labelled(keyed(counted, "service"), booking_requests.SERVICE_KINDS),
         by_stage=_labelled(keyed(counted, "stage"), booking_requests.STATUS),
         waiting_median_days=Decimal(str(statistics.median(waits))) if waits else None,
         waiting_p90_days=_percentile(waits, 0.9) if waits else None, waiting_count=len(waits),
         hours_per_asset={assets.get(k, k): v for k, v in sorted(hours.items())},
         utilization_per_asset={assets.get(k, k): (Decimal(n * 100) / business).quantize(Decimal("0.1"), ROUND_HALF_UP)
                                for k, n in sorted(booked.items())} if business else {},
-        discounts_count_by_criterion=_ranked(dict(criteria)), discounts=cents(Decimal(counted["discount"]) / 100),
+        discounts_count_by_criterion=ranked(dict(criteria)), discounts=cents(Decimal(counted["discount"]) / 100),
         balances_overdue=cents(Decimal(states["owing|v"]) / 100), credits_to_return=cents(Decimal(states["credit|v"]) / 100),
         balances_overdue_count=states["owing|n"], credits_count=states["credit|n"],
     )
