@@ -47,9 +47,6 @@ class SavedView:
     descending: bool = False
     columns: tuple[str, ...] = ()
 
-    def query(self) -> ListQuery:
-        return ListQuery(search=self.search, filters=dict(self.filters), sort=self.sort, descending=self.descending)
-
 
 def prepare(db: Database) -> None:
     for keys, options in INDEXES[COLLECTION]:

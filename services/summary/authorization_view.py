@@ -105,19 +105,13 @@ def contribution(scope: registry.Scope, doc: dict) -> dict[str, dict[str, int]]:
         intervals = timeline(scope, doc)
     except RuleError:  # an event sequence the rules refuse counts nowhere, as it can be shown nowhere
         return {}
-    parts: dict[str, Counter] = {}
-
-    def add(day: date, key: str, n: int) -> None:
-        bucket = f"{doc['municipality']}:{day:%Y-%m}:{NAME}"
-        parts.setdefault(bucket, Counter())[f"d{day.day:02d}.{key}"] += n
-
+    parts = revenue_view.Parts(doc["municipality"], NAME)
+    add = parts.add
     for index, (first, (status, expiring, late)) in enumerate(intervals):
         after = intervals[index + 1][0] if index + 1 < len(intervals) else None
         for key, on in ((f"s|{status.value}", True), ("expiring", expiring), ("late", late)):
             if on:
-                add(first, key, 1)
-                if after is not None:
-                    add(after, key, -1)
+                parts.state(first, after, key)
     protocol = parse_date(doc.get("protocol_date"))
     for event in doc.get("events") or []:
         on = parse_date(event["on"])
@@ -129,7 +123,7 @@ def contribution(scope: registry.Scope, doc: dict) -> dict[str, dict[str, int]]:
             add(on, "renewed", 1)
         elif event["kind"] == EventKind.CASSADA.value:
             add(on, "cassadas", 1)
-    return {bucket: {k: v for k, v in cell.items() if v} for bucket, cell in parts.items() if any(cell.values())}
+    return parts.done()
 
 
 def project(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:

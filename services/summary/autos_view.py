@@ -13,14 +13,13 @@ the municipality (``revenue_view``'s mechanism, view ``autos``). On its days an 
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from datetime import date
 
 from pymongo.database import Database
 
 from services.ridehailing.enforcement import autos
 from services.shared import views
-from services.store import decode, parse_date
+from services.store import parse_date
 from services.summary import revenue_view
 from services.summary.days import safe
 
@@ -59,11 +58,8 @@ def _stage_key(doc: dict, stage: str) -> str:
 
 def contribution(doc: dict) -> dict[str, dict[str, int]]:
     """What one auto (decoded) adds to the month documents of the view (see the module)."""
-    parts: dict[str, Counter] = defaultdict(Counter)
-
-    def add(day: date, key: str, n: int) -> None:
-        parts[f"{doc['municipality']}:{day:%Y-%m}:{NAME}"][f"d{day.day:02d}.{key}"] += n
-
+    parts = revenue_view.Parts(doc["municipality"], NAME)
+    add = parts.add
     committed = day_of(doc, "committed_on")
     if committed is not None and doc.get("stage") != "rascunho":
         add(committed, f"sev|{safe(doc.get('severity') or 'sem gravidade')}", 1)
@@ -88,24 +84,17 @@ def contribution(doc: dict) -> dict[str, dict[str, int]]:
                 if key:
                     add(turn, key, 1)
                 held = key
-    return {bucket: {k: v for k, v in cell.items() if v} for bucket, cell in parts.items()}
+    return parts.done()
 
 
 def project(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
-    """Follow the auto ``doc_id`` (an auto gone takes its part away)."""
-    if doc_id is None:
-        return
-    raw = db[autos.COLLECTION].find_one({"_id": views.source_key(doc_id)}, FIELDS)
-    mun = raw["municipality"] if raw else municipality
-    if mun:
-        revenue_view.follow_parts(db, NAME, mun, f"{autos.COLLECTION}:{doc_id}", contribution(decode(raw)) if raw else {})
+    """Follow the auto ``doc_id``."""
+    revenue_view.follow_record(db, NAME, autos.COLLECTION, FIELDS, contribution, municipality, doc_id)
 
 
 def rebuild(db: Database, municipality: str) -> None:
     """Every auto's contribution of ``municipality``, from scratch."""
-    rows = [{"_id": f"{autos.COLLECTION}:{raw['_id']}", "parts": contribution(decode(raw))}
-            for raw in db[autos.COLLECTION].find({"municipality": municipality}, FIELDS)]
-    revenue_view.write_parts(db, NAME, municipality, rows)
+    revenue_view.rebuild_records(db, NAME, autos.COLLECTION, FIELDS, contribution, municipality)
 
 
 views.register(views.View(NAME, (autos.COLLECTION,), project, rebuild))

@@ -20,7 +20,6 @@ Texts that are keys (a zone's name) are escaped (``%2E`` for a dot), so no name 
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -28,7 +27,7 @@ from pymongo.database import Database
 
 from services.machinery import booking_requests
 from services.shared import views
-from services.store import decode, parse_date
+from services.store import parse_date
 from services.summary import revenue_view
 from services.summary.days import safe
 
@@ -43,23 +42,10 @@ def _units(value: Decimal, scale: int) -> int:
     return int((Decimal(value) * scale).to_integral_value())
 
 
-def _state(add, first: date | None, stop: date | None, key: str, figures: dict[str, int]) -> None:
-    """A state from ``first`` to the day before ``stop`` (None: still in it)."""
-    if first is None or (stop is not None and stop <= first):
-        return
-    for name, value in figures.items():
-        add(first, f"{key}{name}", value)
-        if stop is not None:
-            add(stop, f"{key}{name}", -value)
-
-
 def contribution(doc: dict) -> dict[str, dict[str, int]]:
     """What one request (decoded) adds to the month documents of the view (see the module)."""
-    parts: dict[str, Counter] = defaultdict(Counter)
-
-    def add(day: date, key: str, n: int) -> None:
-        parts[f"{doc['municipality']}:{day:%Y-%m}:{NAME}"][f"d{day.day:02d}.{key}"] += n
-
+    parts = revenue_view.Parts(doc["municipality"], NAME)
+    add = parts.add
     requested = parse_date(doc.get("requested_on"))
     execution = doc.get("execution") or {}
     started, ended = parse_date(execution.get("started_on")), parse_date(execution.get("ended_on"))
@@ -71,7 +57,7 @@ def contribution(doc: dict) -> dict[str, dict[str, int]]:
             add(requested, f"service|{safe(kind)}", 1)
         refused = parse_date((doc.get("refusal") or {}).get("on"))
         stops = [day for day in (refused, started) if day is not None]
-        _state(add, requested, min(stops) if stops else None, "waiting", {"": 1})
+        parts.state(requested, min(stops) if stops else None, "waiting")
         if started is not None:
             add(started, f"wait|{(started - requested).days}", 1)
     if ended is not None:
@@ -88,31 +74,24 @@ def contribution(doc: dict) -> dict[str, dict[str, int]]:
     settlement = doc.get("settlement") or {}
     due, amount = parse_date(settlement.get("due")), Decimal(str(settlement.get("amount_due") or 0))
     if due is not None and amount > 0:
-        _state(add, due + timedelta(days=1), parse_date(settlement.get("paid_on")), "owing|",
-               {"n": 1, "v": _units(amount, 100)})
+        for key, n in (("owing|n", 1), ("owing|v", _units(amount, 100))):
+            parts.state(due + timedelta(days=1), parse_date(settlement.get("paid_on")), key, n)
     credit = Decimal(str(settlement.get("credit_to_return") or 0))
     if credit > 0:
-        _state(add, parse_date(settlement.get("completed_on")), parse_date(settlement.get("credit_returned_on")),
-               "credit|", {"n": 1, "v": _units(credit, 100)})
-    return {bucket: {k: v for k, v in cell.items() if v} for bucket, cell in parts.items()}
+        for key, n in (("credit|n", 1), ("credit|v", _units(credit, 100))):
+            parts.state(parse_date(settlement.get("completed_on")), parse_date(settlement.get("credit_returned_on")),
+                        key, n)
+    return parts.done()
 
 
 def project(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
-    """Follow the request ``doc_id`` (a request gone takes its part away)."""
-    if doc_id is None:
-        return
-    raw = db[booking_requests.REQUESTS].find_one({"_id": views.source_key(doc_id)}, FIELDS)
-    mun = raw["municipality"] if raw else municipality
-    if mun:
-        revenue_view.follow_parts(db, NAME, mun, f"{booking_requests.REQUESTS}:{doc_id}",
-                                  contribution(decode(raw)) if raw else {})
+    """Follow the request ``doc_id``."""
+    revenue_view.follow_record(db, NAME, booking_requests.REQUESTS, FIELDS, contribution, municipality, doc_id)
 
 
 def rebuild(db: Database, municipality: str) -> None:
     """Every request's contribution of ``municipality``, from scratch."""
-    rows = [{"_id": f"{booking_requests.REQUESTS}:{raw['_id']}", "parts": contribution(decode(raw))}
-            for raw in db[booking_requests.REQUESTS].find({"municipality": municipality}, FIELDS)]
-    revenue_view.write_parts(db, NAME, municipality, rows)
+    revenue_view.rebuild_records(db, NAME, booking_requests.REQUESTS, FIELDS, contribution, municipality)
 
 
 views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild))

@@ -19,6 +19,7 @@ and ``|p`` (what was paid of it, an excess owed back left out); a cancelled char
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -132,6 +133,49 @@ def follow_parts(db: Database, name: str, municipality: str, source: str, new: d
     _apply(db, municipality, delta, name)
     db[CONTRIBUTIONS].update_one({"_id": source}, {"$set": {"municipality": municipality, "view": name, "parts": new}},
                                  upsert=True)
+
+
+class Parts:
+    """One record's contribution to view ``name`` while it is folded: ``add`` counts on a day, ``state``
+    counts from a first day to the day before ``stop`` (+n, then −n; None: still in it), ``done`` gives
+    the parts as :func:`follow_parts` keeps them (``{bucket: {"dDD.key": n}}``, no zero, no empty bucket)."""
+
+    def __init__(self, municipality: str, name: str) -> None:
+        self.municipality, self.name = municipality, name
+        self.cells: dict[str, Counter] = defaultdict(Counter)
+
+    def add(self, day: date, key: str, n: int) -> None:
+        self.cells[f"{self.municipality}:{day:%Y-%m}:{self.name}"][f"d{day.day:02d}.{key}"] += n
+
+    def state(self, first: date | None, stop: date | None, key: str, n: int = 1) -> None:
+        if first is None or (stop is not None and stop <= first):
+            return
+        self.add(first, key, n)
+        if stop is not None:
+            self.add(stop, key, -n)
+
+    def done(self) -> dict[str, dict[str, int]]:
+        kept = {bucket: {k: v for k, v in cell.items() if v} for bucket, cell in self.cells.items()}
+        return {bucket: cell for bucket, cell in kept.items() if cell}
+
+
+def follow_record(db: Database, name: str, collection: str, fields: dict, contribute: Callable[[dict], dict],
+                  municipality: str | None, doc_id: str | None) -> None:
+    """:func:`follow_parts` for the record ``doc_id`` of ``collection`` as ``contribute`` folds it (read
+    with ``fields``); a record gone takes its part away."""
+    if doc_id is None:
+        return
+    raw = db[collection].find_one({"_id": views.source_key(doc_id)}, fields)
+    mun = raw["municipality"] if raw else municipality
+    if mun:
+        follow_parts(db, name, mun, f"{collection}:{doc_id}", contribute(decode(raw)) if raw else {})
+
+
+def rebuild_records(db: Database, name: str, collection: str, fields: dict, contribute: Callable[[dict], dict],
+                    municipality: str) -> None:
+    """View ``name`` of ``municipality`` from scratch, from every record of ``collection``."""
+    write_parts(db, name, municipality, [{"_id": f"{collection}:{raw['_id']}", "parts": contribute(decode(raw))}
+                                         for raw in db[collection].find({"municipality": municipality}, fields)])
 
 
 def write_parts(db: Database, name: str, municipality: str, rows: list[dict]) -> None:

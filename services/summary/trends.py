@@ -3,8 +3,9 @@
 served and waiting, each beside the same month of the year before; defences and appeals waiting for a
 decision and requests waiting for a visit, a social report or a quote, with their ages.
 
-One query per collection whatever the number of months (authorizations, autos, booking requests, with
-only the fields read); each month is folded from those lists by the small pure functions below.
+Each month is read from the views kept per day (``authorization_view.Levels``, the ``Days`` of
+``autos_view`` and ``bookings_view``), whatever the number of months; the only records read are the
+booking requests waiting a step now (by the status index).
 """
 from __future__ import annotations
 
