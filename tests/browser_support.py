@@ -82,6 +82,7 @@ def login(page, url: str, username: str, password: str = "painel2026") -> None:
     page.get_by_label("Senha").fill(password)
     page.get_by_role("button", name="Entrar").click()
     page.get_by_role("button", name="Sair").wait_for(timeout=30000)
+    settle(page)  # "Sair" is drawn before the page: a click during the rest of that run can be lost
 
 
 def settle(page, timeout: int = 30000) -> None:

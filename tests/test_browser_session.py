@@ -15,6 +15,7 @@ from tests.browser_support import (
     panel_env,
     require_chromium,
     served,
+    settle,
 )
 from tests.conftest import copy_store
 
@@ -158,6 +159,7 @@ def test_sair_ends_the_session_and_removes_the_cookie(panel, browser):
     login(page, panel, "gabinete")
     wait_for_cookie(page, context)
     copied = session_cookie(context)[0]
+    settle(page)
     page.get_by_role("button", name="Sair").click()
     page.get_by_role("button", name="Entrar").wait_for(timeout=30000)
     wait_for_cookie(page, context, present=False)
