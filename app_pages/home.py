@@ -12,6 +12,7 @@ from services.machinery import pending
 from services.shared import municipalities
 from ui import common, navigation
 from ui import summary as ui_summary
+from ui.flow import inbox as flow_inbox
 from ui.ridehailing import pendencias
 from ui.saved_views import links as saved_view_links
 
@@ -136,6 +137,7 @@ if actor.can("write"):
     if "maquinas" in mun.modules:
         machinery_inbox()
     money_inbox()
+    flow_inbox(actor, mun.code, today, WEEK_DAYS)
     saved_view_links(actor, mun.code, {p.path for p in navigation.visible_pages(actor, mun.modules)})
 elif actor.can("summary") and actor.role == "gabinete":
     headlines()

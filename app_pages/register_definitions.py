@@ -6,6 +6,7 @@ from services.shared import definitions, municipalities
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui import definition_form as form
+from ui import flow_form
 from ui.entity import announce, announced
 
 NEW = ""
@@ -29,6 +30,7 @@ if chosen:
         st.stop()
 if st.session_state.get("regdef_loaded") != (chosen, (current or {}).get("version")):
     form.load(current)
+    flow_form.load(current)
     st.session_state["regdef_loaded"] = (chosen, (current or {}).get("version"))
     st.session_state.pop("regdef_breaking", None)
 base = current or {}
@@ -73,9 +75,10 @@ labels = {"created_at": "Data de cadastro", **{f["name"]: f["label"] or f["name"
 sort = st.selectbox("Ordem padrão da lista", orders, placeholder="Escolha...", key=f"{key}_sort", format_func=labels.get,
                     index=orders.index(base.get("default_sort")) if base.get("default_sort") in orders else 0)
 form.error("default_sort")
+flow = flow_form.flow_rows()
 definition = {"name": name, "label": label, "label_plural": plural, "feminine": feminine, "fields": field_list,
               "default_sort": sort, "municipalities": chosen_places, "read_roles": readers, "write_roles": writers,
-              "title_field": base.get("title_field")}
+              "title_field": base.get("title_field"), "flow": flow}
 
 
 def attempt_write(action, *args, **kwargs) -> bool:

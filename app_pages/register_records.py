@@ -8,7 +8,8 @@ import streamlit as st
 from services.shared import entities
 from services.shared.errors import ServiceError
 from ui import common, navigation
-from ui.entity import entity_page
+from ui.entity import announced, entity_page
+from ui.flow import flow_panel
 from ui.lists import entity_list
 
 actor = common.guard("read")
@@ -21,7 +22,12 @@ except ServiceError as exc:
     st.error(exc.message)
     st.stop()
 if actor.can("write") and spec.grants(actor.role, "write", mun):
-    entity_page(spec.name)
+    entity_page(spec.name, detail=flow_panel if spec.flow else None)
 else:
     common.page_header(spec.label_plural, "Somente consulta para o seu perfil")
-    entity_list(spec, actor, mun)
+    announced()
+    selected = entity_list(spec, actor, mun)
+    if selected and spec.flow:  # a move the flow grants to a reading role (TI deciding, say)
+        ok, doc = common.attempt(entities.get, common.db(), actor, spec.name, mun, selected)
+        if ok:
+            flow_panel(spec, actor, mun, doc)

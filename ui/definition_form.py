@@ -92,19 +92,20 @@ def fix_inputs(issues: list[Breaking]) -> dict[str, dict[str, str]]:
             st.warning(f"**{issue.label}**: {issue.reason}", icon=":material/warning:")
             st.caption("Registros afetados: " + ", ".join(title for _, title in issue.records)
                        + (" e outros" if issue.count > len(issue.records) else ""))
-            options = [v for v, _ in issue.choices]
+            options = dict(issue.choices)  # value → label (a state's label, not its identifier)
             if issue.asks == "default":
                 fixes[issue.field] = {DEFAULT: _value_input(f"Valor padrão para “{issue.label}”", key, options)}
             elif issue.asks == "mapping":
-                fixes[issue.field] = {old: _value_input(f"“{old}” passa a ser", f"{key}_{i}", options)
-                                      for i, old in enumerate(issue.values)}
+                fixes[issue.field] = {old: _value_input(f"“{issue.shown.get(old, old)}” passa a ser", f"{key}_{i}",
+                                                        options) for i, old in enumerate(issue.values)}
             else:
-                fixes[issue.field] = {record_id: _value_input(f"Novo valor para {title}", f"{key}_{record_id}", [])
+                fixes[issue.field] = {record_id: _value_input(f"Novo valor para {title}", f"{key}_{record_id}", {})
                                       for record_id, title in issue.records}
     return {field: {k: v for k, v in values.items() if v} for field, values in fixes.items()}
 
 
-def _value_input(label: str, key: str, options: list[str]) -> str:
+def _value_input(label: str, key: str, options: dict[str, str]) -> str:
     if options:
-        return st.selectbox(label, options, index=None, key=key, placeholder="Escolha...") or ""
+        return st.selectbox(label, list(options), index=None, key=key, placeholder="Escolha...",
+                            format_func=options.get) or ""
     return st.text_input(label, key=key).strip()

@@ -19,8 +19,10 @@ from ui.lists import entity_list
 
 
 
-def entity_page(entity: str, title: str | None = None) -> None:
-    """Full screen of an entity: list with export, new record form, CSV import."""
+def entity_page(entity: str, title: str | None = None,
+                detail: Callable[[EntitySpec, Any, str, dict], None] | None = None) -> None:
+    """Full screen of an entity: list with export, new record form, CSV import; ``detail`` draws what a
+    register adds below an opened record's form (a defined register's status flow)."""
     actor = common.guard("write")
     mun = common.municipality()
     spec = entities.spec_for(common.db(), entity, mun)
@@ -37,6 +39,8 @@ def entity_page(entity: str, title: str | None = None) -> None:
             ok, doc = common.attempt(entities.get, common.db(), actor, entity, mun, selected)
             if ok:
                 entity_form(spec, actor, mun, doc)
+                if detail is not None:
+                    detail(spec, actor, mun, doc)
                 search_results.of_person(entity, actor, mun, doc)
     with tab_new:
         entity_form(spec, actor, mun,
@@ -252,7 +256,7 @@ def form_fields(spec: EntitySpec, form_key: str, doc: dict | None) -> dict[str, 
     """The widgets of every field that is not a reference, two columns, each with its error."""
     errors = errors_of(form_key)
     values = {}
-    plain = [f for f in spec.fields if not f.refers_to]
+    plain = [f for f in spec.fields if not f.refers_to and f.in_form]
     columns = st.columns(2)
     for index, f in enumerate(plain):
         with columns[index % 2]:

@@ -36,6 +36,11 @@ class Breaking:
     asks: str  # "default" | "mapping" | "per_record"
     values: tuple[str, ...] = ()  # the old values to map (mapping), as stored
     choices: tuple[tuple[str, str], ...] = ()  # the new field's choices, when a mapping must end in one
+    old_labels: tuple[tuple[str, str], ...] = ()  # the old values' labels, when they were choices
+
+    @property
+    def shown(self) -> dict[str, str]:
+        return dict(self.old_labels)
 
 
 def breaking(db: Database, before: dict[str, Any], after: dict[str, Any]) -> list[Breaking]:
@@ -153,7 +158,7 @@ def _issue(spec: EntitySpec, f: Field, was: Field | None, touched: list[dict], v
                         count, sample, "default", choices=f.choices)
     if was is not None and _same_type(was, f):
         return Breaking(f.name, f.label, f"opções retiradas ainda em uso em {many}; diga a nova opção de cada uma.",
-                        count, sample, "mapping", values, f.choices)
+                        count, sample, "mapping", values, f.choices, tuple(c for c in was.choices if c[0] in values))
     return Breaking(f.name, f.label, f"mudança de tipo: {many} com valor que o novo tipo não lê; diga o novo valor "
                     "de cada um.", count, sample, "mapping", values, f.choices)
 

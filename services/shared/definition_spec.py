@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import keyword
 import re
-import unicodedata
 from typing import Any
 
-from services.shared import fields
-from services.shared.schema import EntitySpec, Field
+from services.shared import fields, flow_spec
+from services.shared.fields import identifier_of  # noqa: F401  (the TI screen's)
+from services.shared.schema import LABEL_MAX, EntitySpec, Field
 
 COLLECTION = "register_definitions"
 FORMAT = 1  # the document's format; a later key (a status flow, an export) is optional, read when present
@@ -31,7 +31,6 @@ WRITE_ROLES = ("secretaria",)  # who may be granted writing (TI administers, it 
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
 MAX_FIELDS = 60
 MAX_CHOICES = 200  # a list longer than this is a register of its own (refer to it), not a choice
-LABEL_MAX = 80
 # Names the store or the product already uses: a definition never takes one.
 SYSTEM_COLLECTIONS = frozenset({
     "users", "municipalities", "audit", "audit_actions", "parameters", "meta", "counters", "sessions",
@@ -39,7 +38,7 @@ SYSTEM_COLLECTIONS = frozenset({
     "booking_requests", "bank_imports", "outbox", "files", "views", "view_state", "login_attempts",
 })
 RESERVED_FIELDS = frozenset({"municipality", "version", "created_at", "updated_at", "created_by", "updated_by",
-                             "removed", "id", "_id"})
+                             "removed", "id", "_id", flow_spec.STATE, flow_spec.SINCE, flow_spec.HISTORY})
 
 
 def definition_of(spec: EntitySpec) -> dict[str, Any]:
@@ -69,13 +68,15 @@ def to_spec(definition: dict[str, Any]) -> EntitySpec:
         value = definition.get(key)
         return None if value is None else tuple(value)
 
+    flow = flow_spec.to_flow(definition.get("flow"))
+    state = (flow_spec.state_field(flow),) if flow else ()
     return EntitySpec(
         name=definition["name"], label=definition["label"], label_plural=definition["label_plural"],
-        fields=tuple(_field(f) for f in definition["fields"]), module=definition.get("module"),
+        fields=tuple(_field(f) for f in definition["fields"]) + state, module=definition.get("module"),
         default_sort=definition.get("default_sort") or "created_at", title_field=definition.get("title_field") or "",
         removable=bool(definition.get("removable")), feminine=bool(definition.get("feminine")),
         read_roles=roles("read_roles"), write_roles=roles("write_roles"), municipalities=roles("municipalities"),
-        defined=bool(definition.get("defined")),
+        defined=bool(definition.get("defined")), flow=flow,
     )
 
 
@@ -139,8 +140,10 @@ def problems(definition: dict[str, Any], known: dict[str, EntitySpec], coded: fr
     for index, f in enumerate(field_list[:MAX_FIELDS]):
         errors.update(_field_problems(index, f, seen, known, name))
     names = {str(f.get("name")) for f in field_list}
+    errors.update(flow_spec.problems(definition.get("flow"), definition.get("read_roles"),
+                                     definition.get("write_roles")))
     sort = definition.get("default_sort") or ""
-    if sort and sort not in names | {"created_at"}:
+    if sort and sort not in names | {"created_at"} | ({flow_spec.STATE} if definition.get("flow") else set()):
         errors["default_sort"] = "Ordem padrão: escolha um dos campos do cadastro."
     return errors
 
@@ -185,10 +188,3 @@ def _field_problems(index: int, f: dict[str, Any], seen: set[str], known: dict[s
     if f.get("unique") and not f.get("required"):
         errors[f"{at}.unique"] = f"{row}: um campo único deve ser também obrigatório."
     return errors
-
-
-def identifier_of(label: str) -> str:
-    """An identifier made from a label ("Data da concessão" → ``data_da_concessao``)."""
-    plain = unicodedata.normalize("NFKD", str(label).strip().lower()).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "_", plain).strip("_")[:40].strip("_")
-    return slug if not slug[:1].isdigit() else f"c_{slug}"[:40]

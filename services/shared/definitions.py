@@ -14,7 +14,7 @@ from typing import Any
 
 from pymongo.database import Database
 
-from services.shared import audit, clock, definition_changes, entities
+from services.shared import audit, clock, definition_changes, entities, flow_spec
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.definition_spec import COLLECTION, FORMAT, key_field, problems, resolve_references, to_spec
@@ -25,7 +25,7 @@ from services.store import DuplicateKeyError, decode, encode, ensure_indexes, in
 INDEXES = {COLLECTION: [([("name", 1)], {"unique": True, "name": "u_definition_name"}),
                         ([("municipalities", 1), ("active", 1)], {"name": "i_definition_mun"})]}
 EDITABLE = ("label", "label_plural", "feminine", "fields", "default_sort", "title_field", "read_roles",
-            "write_roles", "municipalities", "removable")
+            "write_roles", "municipalities", "removable", "flow")
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ def _clean(definition: dict[str, Any], db: Database) -> dict[str, Any]:
     clean["label"], clean["label_plural"] = clean["label"].strip(), clean["label_plural"].strip()
     clean["fields"] = resolve_references([_field(f) for f in definition["fields"]], known)
     clean["feminine"], clean["removable"] = bool(clean["feminine"]), bool(clean["removable"])
+    clean["flow"] = flow_spec.clean(clean["flow"])
     clean["default_sort"] = clean["default_sort"] or "created_at"
     clean["title_field"] = clean["title_field"] or clean["fields"][0]["name"]
     for key in ("read_roles", "write_roles", "municipalities"):

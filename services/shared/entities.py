@@ -19,7 +19,7 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.params import ParameterMissing
-from services.shared import audit, clock, definition_spec, fields, parameters, specs  # noqa: F401  (importing specs registers every spec)
+from services.shared import audit, clock, definition_spec, fields, flow_spec, parameters, specs  # noqa: F401  (importing specs registers every spec)
 from services.shared.auth import Actor, PermissionDenied, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
@@ -114,7 +114,7 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
     clean: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for f in spec.fields:
-        if partial and f.name not in values:
+        if not f.in_form or (partial and f.name not in values):  # a state moves by its flow, never by a form
             continue
         raw = values.get(f.name)
         if raw is None or (isinstance(raw, str) and not raw.strip()):
@@ -234,6 +234,8 @@ def _insert(db: Database, actor: Actor, spec: EntitySpec, municipality: str, cle
     now = clock.now_utc()
     doc = {**clean, "municipality": municipality, "version": 1, "created_at": now, "updated_at": now,
            "created_by": actor.username}
+    if spec.flow is not None:  # a register with a status flow: a new record starts in its first state
+        doc |= {flow_spec.STATE: spec.flow.initial, flow_spec.SINCE: now}
     try:
         inserted = insert_one(db[spec.name], encode(doc))
     except DuplicateKeyError as exc:

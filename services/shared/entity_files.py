@@ -105,13 +105,15 @@ def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data:
     header = next(reader, [])
     if not any(h.strip() for h in header):
         raise ValidationFailed({"file": "O arquivo está vazio."})
-    by_heading = {f.label.lower(): f for f in spec.fields} | {f.name.lower(): f for f in spec.fields}
+    typed = [f for f in spec.fields if f.in_form]  # a flow's state is not imported: a record starts in the first
+    by_heading = {f.label.lower(): f for f in typed} | {f.name.lower(): f for f in typed}
     columns = [by_heading.get(h.strip().lower()) for h in header]
     errors: list[RowError] = []
-    unknown = [h for h, c in zip(header, columns) if c is None and h.strip()]
+    ignored = {n.lower() for f in spec.fields if not f.in_form for n in (f.label, f.name)}  # an export read back
+    unknown = [h for h, c in zip(header, columns) if c is None and h.strip() and h.strip().lower() not in ignored]
     for heading in unknown:
         errors.append(RowError(1, heading, f"coluna '{heading}' não existe neste cadastro"))
-    for f in spec.fields:
+    for f in typed:
         if f.required and f not in columns:
             errors.append(RowError(1, f.label, "coluna obrigatória ausente"))
     cleaned: list[dict] = []

@@ -221,3 +221,10 @@ def search_form(kind: str, text: str) -> str:
     if kind == "plate":
         return re.sub(r"[^A-Za-z0-9]", "", text).upper()
     return text
+
+
+def identifier_of(label: str) -> str:
+    """An identifier made from a label ("Data da concessão" → ``data_da_concessao``)."""
+    plain = unicodedata.normalize("NFKD", str(label).strip().lower()).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "_", plain).strip("_")[:40].strip("_")
+    return slug if not slug[:1].isdigit() else f"c_{slug}"[:40]

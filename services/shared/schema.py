@@ -13,6 +13,8 @@ from typing import Any
 
 from services.shared import clock, fields
 
+LABEL_MAX = 80  # a label's length in a definition (register, field, state)
+
 
 @dataclass(frozen=True)
 class Field:
@@ -32,6 +34,9 @@ class Field:
     # (parameter, key): a choice among the ``key`` of the entries of a dated list parameter in force
     # today (a requester's zone among the municipality's zones), resolved by entities.spec_for
     choices_from: tuple[str, str] | None = None
+    # False for a value only a service writes (a defined register's state, moved by its flow): the
+    # list, the filters and the exports show it; the form, the import and the validation skip it
+    in_form: bool = True
 
     def parse(self, raw: Any) -> Any:
         return fields.parse(self.kind, raw, self.choices)
@@ -47,6 +52,45 @@ class Field:
 
     def show(self, value: Any) -> str:
         return fields.show(self.kind, value, self.choices)
+
+
+@dataclass(frozen=True)
+class State:
+    """A state of a defined register's status flow; a deadline (business days) to leave it."""
+    value: str
+    label: str
+    deadline_days: int | None = None
+
+
+@dataclass(frozen=True)
+class Transition:
+    """An allowed move of a status flow, the button's label and the roles that may make it."""
+    source: str
+    target: str
+    label: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A simple status flow of a defined register (issue 24 item 4): a new record starts in the first state."""
+    states: tuple[State, ...]
+    transitions: tuple[Transition, ...]
+
+    @property
+    def initial(self) -> str:
+        return self.states[0].value
+
+    def state(self, value: str | None) -> State | None:
+        return next((s for s in self.states if s.value == value), None)
+
+    def label(self, value: str | None) -> str:
+        found = self.state(value)
+        return found.label if found else (value or "—")
+
+    def moves(self, source: str | None, role: str | None = None) -> tuple[Transition, ...]:
+        """The moves out of ``source`` (those ``role`` may make, when given)."""
+        return tuple(t for t in self.transitions if t.source == source and (role is None or role in t.roles))
 
 
 @dataclass(frozen=True)
@@ -66,6 +110,7 @@ class EntitySpec:
     write_roles: tuple[str, ...] | None = None
     municipalities: tuple[str, ...] | None = None
     defined: bool = False
+    flow: Flow | None = None  # a defined register's status flow (its state is the field ``state``)
 
     def grants(self, role: str, permission: str, municipality: str) -> bool:
         """Whether the definition lets ``role`` read or write its records in ``municipality``."""

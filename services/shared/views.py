@@ -38,7 +38,7 @@ from services.shared import unit_of_work
 MODULES: tuple[str, ...] = ("services.ridehailing.queue_view", "services.dam.aging_view",
                             "services.summary.revenue_view", "services.summary.authorization_view",
                             "services.machinery.queue_view", "services.summary.bookings_view",
-                            "services.summary.autos_view")
+                            "services.summary.autos_view", "services.shared.flow_queue_view")
 META = "meta"
 
 
@@ -51,6 +51,11 @@ class View:
     project: Callable[[Database, str | None, str, str | None], None]
     rebuild: Callable[[Database, str], None]
     version: int = 1  # raised when what the view keeps changes: the next start rebuilds it (:func:`prepare`)
+    # collections known only at run time (the registers municipal IT defines): True for one the view follows
+    follows: Callable[[str], bool] | None = None
+
+    def moved_by(self, collection: str) -> bool:
+        return collection in self.sources or (self.follows is not None and self.follows(collection))
 
 
 _VIEWS: dict[str, View] = {}
@@ -86,7 +91,7 @@ def touched(db: Database, municipality: str | None, collection: str, doc_id: str
     if getattr(type(db), "stand_in", False):  # on the class: a database answers any attribute with a collection
         return
     for view in all_views():
-        if collection in view.sources:
+        if view.moved_by(collection):
             unit_of_work.before_commit((view.name, id(db), municipality, collection, doc_id),
                                        partial(view.project, db, municipality, collection, doc_id))
     if municipality:
