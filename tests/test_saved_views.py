@@ -134,3 +134,18 @@ def test_inicio_links_each_view_and_the_link_opens_the_list_with_it(taxpayers):
     at.run()
     assert at.selectbox(key="taxpayers_list_view").value == view_id
     assert at.text_input(key="taxpayers_list_search").value == "Maria" and len(at.dataframe[0].value) == 1
+
+
+def test_inicio_links_a_view_of_a_register_defined_by_ti_to_that_registers_address(db):
+    from services.shared import definitions
+    from tests.test_definitions import TI_CG, stalls
+
+    definitions.define_register(db, TI_CG, "chapada", stalls())
+    view_id = saved_views.save_view(db, SECRETARIA_CG, "chapada", "bancas_feira", "Hortifruti",
+                                    ListQuery(filters={"setor": "Hortifruti"}), ["numero"], True)
+    home = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    home.session_state["actor"], home.session_state["municipality"] = COLLEAGUE, "chapada"
+    home.run()
+    assert not home.exception, home.exception
+    [link] = [e.proto for e in home.get("page_link") if e.proto.label == "Hortifruti · compartilhada"]
+    assert link.page.endswith("cadastro_bancas_feira") and f"visao={view_id}" in link.query_string

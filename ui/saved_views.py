@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from services.shared import saved_views
+from services.shared import definitions, saved_views
 from services.shared.saved_views import SavedView
 from services.shared.schema import EntitySpec, ListQuery
-from ui import common
+from ui import common, navigation
 
 VIEW_PARAM = "visao"
 # The page that draws each register's list (``ui.lists.entity_list``), for the links of Início.
@@ -114,11 +114,15 @@ def links(actor, mun: str, reachable: set[str]) -> None:
     """Início: the saved views of the municipality the user sees, each a link to its list (of the
     pages in ``reachable``, the user's menu)."""
     ok, rows = common.attempt(saved_views.views, common.db(), actor, mun)
-    rows = [v for v in (rows if ok else []) if LIST_PAGES.get(v.entity) in reachable]
+    ok_defined, defined = common.attempt(definitions.readable_registers, common.db(), actor, mun)
+    pages = {e: p for e, p in LIST_PAGES.items() if p in reachable}  # a register defined by TI: its own address
+    pages |= {r.name: st.Page(navigation.DEFINED_PAGE, url_path=navigation.defined_path(r.name))
+              for r in (defined if ok_defined else [])}
+    rows = [v for v in (rows if ok else []) if v.entity in pages]
     if not rows:
         return
     st.subheader("Visões salvas")
     columns = st.columns(3)
     for index, view in enumerate(rows):
-        columns[index % 3].page_link(LIST_PAGES[view.entity], label=label(view), icon=":material/bookmark:",
+        columns[index % 3].page_link(pages[view.entity], label=label(view), icon=":material/bookmark:",
                                      query_params={VIEW_PARAM: view.id})
