@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.shared import definition_transfer, definitions, entities, entity_lists
+from services.shared import definition_transfer, definitions, entities, entity_lists, municipalities
 from services.shared.auth import Actor
 from services.shared.errors import PermissionDenied, ValidationFailed
 from services.shared.schema import ListQuery
@@ -87,7 +87,9 @@ def test_a_register_and_its_records_travel_to_another_store_and_municipality(sou
         {"numero": "B-02", "titular": "11144477735", "setor": "Artesanato", "area": None, "taxa": Decimal("1234.56"),
          "desde": None, "telefone": None, "email": None, "contribuinte": None}]
     [entry] = target["audit"].find({"action": "import"})
-    assert entry["municipality"] == "matupa" and "exportado de chapada" in entry["note"] and "2 registro" in entry["note"]
+    source_name = municipalities.get(target, "chapada").name
+    assert entry["municipality"] == "matupa" and entry["changes"]["quantity"]["after"] == 2
+    assert f"exportado de {source_name} em " in entry["note"] and "por ti.cg, com 2 registro(s)" in entry["note"]
     assert target["bancas_feira"].index_information()["u_bancas_feira_numero"]["unique"]
     with pytest.raises(Exception, match="Já existe banca da feira"):  # the register's unique index, made after
         entities.create(target, SECRETARIA_MP, "bancas_feira", "matupa", {"numero": "B-01", "titular": "529.982.247-25"})

@@ -48,7 +48,7 @@ def _import(db, actor, mun: str) -> None:
         return
     _describe(db, plan)
     if plan.name_taken or rename:
-        st.text_input("Novo identificador", key=RENAME, placeholder="Ex.: bancas_feira_2",
+        st.text_input("Novo identificador", key=RENAME, placeholder="Letras minúsculas sem acento, números e _",
                       help="Já existe um cadastro com o identificador do arquivo neste painel: o importado "
                            "recebe este (letras minúsculas sem acento, números e _).")
     if not plan.applicable:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from pymongo.database import Database
 
-from services.shared import audit, clock, definitions, entities, uploads
+from services.shared import audit, clock, definitions, entities, municipalities, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import check_value, checked
 from services.shared.definition_spec import COLLECTION, REFERENCE, to_spec
@@ -128,14 +128,22 @@ def import_register(db: Database, actor: Actor, municipality: str, data: bytes, 
         doc_id = definitions._insert(db, actor, municipality, plan.name, found.clean)
         for clean in found.records:
             entities._insert(db, actor, found.spec, municipality, clean)
-        header = found.header
-        audit.record(db, actor, municipality, "import", COLLECTION, doc_id, {},
-                     {"name": plan.name, "source": plan.source, "records": len(found.records),
-                      "exported_at": header.get("exported_at"), "exported_by": header.get("exported_by")},
-                     f"Definição importada do arquivo exportado de {plan.source} em {header.get('exported_at')} por "
-                     f"{header.get('exported_by')}, com {len(found.records)} registro(s).")
+        source, note = _source(db, plan, found.header)
+        audit.record(db, actor, municipality, "import", COLLECTION, doc_id, {},  # keys the Auditoria labels
+                     {"name": plan.name, "origin": source, "quantity": len(found.records)}, note)
     definitions.prepare(db)
     return plan.name
+
+
+def _source(db: Database, plan: ImportPlan, header: dict[str, Any]) -> tuple[str, str]:
+    """The source municipality's name and the import's audit note, with the export's local time."""
+    source = next((m.name for m in municipalities.all_municipalities(db) if m.code == plan.source), plan.source)
+    try:
+        when = f" em {clock.to_local(datetime.fromisoformat(str(header.get('exported_at')))):%d/%m/%Y %H:%M}"
+    except (ValueError, TypeError):
+        when = ""
+    return source, (f"Definição importada do arquivo exportado de {source}{when} por {header.get('exported_by')}, "
+                    f"com {plan.records} registro(s).")
 
 
 def _check(db: Database, municipality: str, data: bytes, rename_to: str | None) -> _Checked:
