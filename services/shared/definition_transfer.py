@@ -183,8 +183,10 @@ def _read(data: bytes) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
     if not isinstance(raw, dict) or not isinstance(records, list):
         raise ValidationFailed({"data": "O arquivo não tem a definição e os registros na forma esperada; exporte-o "
                                         "de novo."})
-    check_value("data", dict[str, Any], raw)  # the boundary define_register's definition passes
-    return {k: v for k, v in document.items() if k not in ("definition", "records")}, raw, records
+    header = {k: v for k, v in document.items() if k not in ("definition", "records")}
+    for part in (header, raw):  # the boundary define_register's definition passes (no operator key, no NUL)
+        check_value("data", dict[str, Any], part)
+    return header, raw, records
 
 
 def _definition_problems(db: Database, definition: dict[str, Any]) -> list[str]:
