@@ -7,6 +7,7 @@ from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui import definition_form as form
 from ui import flow_form
+from ui.definition_transfer import transfer_section
 from ui.entity import announce, announced
 
 NEW = ""
@@ -136,3 +137,5 @@ if chosen:
         if attempt_write(definitions.set_active, db, actor, mun, name, not active, expected_version=base["version"]):
             announce("Cadastro desativado; os registros ficam guardados." if active else "Cadastro reativado.")
             st.rerun()
+
+transfer_section(db, actor, mun, chosen)

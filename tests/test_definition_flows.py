@@ -2,6 +2,7 @@
 a deadline in business days of the legal calendar that feeds the work queue."""
 from __future__ import annotations
 
+import json
 from datetime import date, datetime, timezone
 
 import pytest
@@ -208,3 +209,24 @@ def test_a_move_by_a_role_that_does_not_read_the_register_is_refused_when_define
     with pytest.raises(ValidationFailed) as refused:
         definitions.define_register(db, TI_CG, "chapada", licences(read_roles=["secretaria"]))
     assert "precisa também consultar" in refused.value.errors["flow.transitions.1"]
+
+
+def test_a_flow_and_its_records_states_travel_with_the_definition(db, licence, prepared_store, tmp_path):
+    from services.shared import definition_transfer
+    from services.store import connect
+    from tests.conftest import SECRETARIA_MP, copy_store
+
+    flows.move(db, SECRETARIA_CG, "chapada", "licencas_feira", licence, "em_analise", expected_version=1)
+    entities.create(db, SECRETARIA_CG, "licencas_feira", "chapada", {"numero": "F-2", "titular": CPF})
+    data = definition_transfer.export_register(db, TI_CG, "chapada", "licencas_feira", with_records=True)
+    other = connect(uri="", data_dir=str(copy_store(prepared_store, tmp_path / "other")))
+    definition_transfer.import_register(other, TI_MP, "matupa", data)
+    states = {d["numero"]: d["state"] for d in other["licencas_feira"].find({})}
+    assert states == {"F-1": "em_analise", "F-2": "protocolado"}
+    assert [i.state for i in flows.deadlines(other, SECRETARIA_MP, "matupa", date(2027, 12, 31))] == [
+        "Protocolado", "Em análise"]
+    document = json.loads(data)
+    document["records"][0]["state"] = "arquivado"
+    bad = json.dumps(document).encode()
+    plan = definition_transfer.check_import(other, TI_MP, "matupa", bad, rename_to="licencas_2")
+    assert any("“arquivado” não é uma situação do fluxo" in p.message for p in plan.problems)

@@ -128,7 +128,7 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "platform_data_requests": "Pedido de dados à plataforma",
                      "platform_trips": "Dados de viagem", "platform_trip_imports": "Importação de dados de viagem",
                      "platform_issqn": "ISSQN da plataforma", "charges": "Débito",
-                     "saved_views": "Visão salva"}
+                     "saved_views": "Visão salva", "register_definitions": "Cadastro definido"}
 
 
 def entity_label(collection: str) -> str:

@@ -355,6 +355,14 @@ def _checker(name: str, hint: object) -> Check:  # one branch per kind of hint
     raise TypeError(f"boundary: no check for the hint {hint!r} of {name!r}")
 
 
+def check_value(name: str, hint: object, value: object) -> object:
+    """What ``@checked`` does to a parameter, for data a service reads out of a file it was sent."""
+    try:
+        return _checker(name, hint)(name, value)
+    except _Refused as refused:
+        raise ValidationFailed({refused.field: refused.message}) from None
+
+
 def checked(fn: Callable) -> Callable:
     """Check every argument of a public service against its hints before the service runs."""
     hints = typing.get_type_hints(fn)

@@ -111,6 +111,7 @@ UPLOAD_LIMITS = {
     "platform_list": 5,    # a platform's list of drivers and vehicles, CSV or XLSX
     "trip_file": 10,       # a platform's trip data, CSV or XLSX
     "register_csv": 5,     # a register imported as CSV (services.shared.entity_files)
+    "register_definition": 5,  # a register's definition and records moved between stores (definition_transfer)
     "attachment": 10,      # a file of a machinery service request (PDF, JPEG, PNG)
     "evidence": 10,        # an evidence file or a defence/appeal attachment of an auto (PDF, JPEG, PNG)
 }

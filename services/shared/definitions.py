@@ -96,18 +96,25 @@ def define_register(db: Database, actor: Actor, municipality: str, definition: d
     clean = _clean(definition, db)
     _authorize_all(actor, municipality, clean["municipalities"])
     name = definition["name"]
+    ensure_indexes(db, INDEXES)
+    with transaction(db):
+        _insert(db, actor, municipality, name, clean)
+    prepare(db)
+    return name
+
+
+def _insert(db: Database, actor: Actor, municipality: str, name: str, clean: dict[str, Any]) -> str:
+    """Insert a checked definition (``_clean``) at version 1, active, with its audit entry, inside the
+    caller's unit of work (its indexes come after it, from :func:`prepare`). Returns the document's id."""
     now = clock.now_utc()
     doc = {"format": FORMAT, "name": name, **clean, "defined": True, "active": True, "version": 1,
            "created_at": now, "updated_at": now, "created_by": actor.username}
-    ensure_indexes(db, INDEXES)
-    with transaction(db):
-        try:
-            inserted = insert_one(db[COLLECTION], encode(doc))
-        except DuplicateKeyError:
-            raise ValidationFailed({"name": f"Identificador do cadastro: já existe um cadastro “{name}”."}) from None
-        audit.record(db, actor, municipality, "create", COLLECTION, inserted, {}, {"name": name, **clean})
-    prepare(db)
-    return name
+    try:
+        inserted = insert_one(db[COLLECTION], encode(doc))
+    except DuplicateKeyError:
+        raise ValidationFailed({"name": f"Identificador do cadastro: já existe um cadastro “{name}”."}) from None
+    audit.record(db, actor, municipality, "create", COLLECTION, inserted, {}, {"name": name, **clean})
+    return str(inserted)
 
 
 @checked

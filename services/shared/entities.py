@@ -235,7 +235,8 @@ def _insert(db: Database, actor: Actor, spec: EntitySpec, municipality: str, cle
     doc = {**clean, "municipality": municipality, "version": 1, "created_at": now, "updated_at": now,
            "created_by": actor.username}
     if spec.flow is not None:  # a register with a status flow: a new record starts in its first state
-        doc |= {flow_spec.STATE: spec.flow.initial, flow_spec.SINCE: now}
+        doc.setdefault(flow_spec.STATE, spec.flow.initial)  # (an imported definition's record: the one it had)
+        doc[flow_spec.SINCE] = now
     try:
         inserted = insert_one(db[spec.name], encode(doc))
     except DuplicateKeyError as exc:

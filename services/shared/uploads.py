@@ -4,7 +4,8 @@ type is checked from its content, and a refusal is a pt-BR ``ValidationFailed`` 
 
 Kinds (``LIMITS``; the size of each is ``config.upload_max_mb(kind)``, set by PAINEL_<KIND>_MAX_MB):
 ``return_file`` (any content; the bank import parses it), ``platform_list`` and ``trip_file`` (CSV or
-XLSX), ``register_csv`` (CSV), ``attachment`` and ``evidence`` (PDF, JPEG or PNG).
+XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment`` and ``evidence`` (PDF, JPEG or
+PNG).
 
 The stable calls (other modules rely on them):
 
@@ -20,6 +21,8 @@ The stable calls (other modules rely on them):
   as text, opened read-only; the sheet's declared dimension is checked against the row and column
   caps before any cell is read, and a sheet without one is read streaming with the caps row by row.
 - ``read_rows(kind, data, filename, *, field="file")``: either of the two, by the content.
+- ``read_json(kind, data, *, field="file")``: ``check``, then the one JSON document (UTF-8, numbers with
+  a point as ``Decimal``), read whole: the size cap is its bound; a nesting too deep is refused.
 - ``shown_limit(kind)``: "até 5 MB", for the label of a page's file field.
 
 Memory: the reading is streamed (a row at a time from the bytes), so reading costs a small multiple
@@ -32,6 +35,7 @@ import csv
 import gc
 import io
 import itertools
+import json
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,6 +67,7 @@ LIMITS = {
     "platform_list": Limit("listas das plataformas", ("csv", "xlsx"), max_rows=50_000),
     "trip_file": Limit("arquivos de viagens", ("csv", "xlsx"), max_rows=200_000),
     "register_csv": Limit("importação de cadastros", ("csv",), max_rows=50_000),
+    "register_definition": Limit("definições de cadastros", ("json",)),
     "attachment": Limit("anexos dos pedidos de serviço", ("pdf", "jpeg", "png"), names_file=True),
     "evidence": Limit("provas e anexos dos autos", ("pdf", "jpeg", "png"), names_file=True),
 }
@@ -113,6 +118,8 @@ def check(kind: str, data: bytes, filename: str = "", *, field: str = "file") ->
                              f"{_mb(allowed)} MB.")
     if not limit.types:
         return Upload(kind, len(data), "")
+    if limit.types == ("json",):  # its text and shape are read by read_json
+        return Upload(kind, len(data), "json")
     if set(limit.types) & set(MAGIC):
         found = next((t for t in limit.types if data.startswith(MAGIC[t])), "")
         if not found:
@@ -267,3 +274,14 @@ def read_rows(kind: str, data: bytes, filename: str, *, field: str = "file") -> 
     if upload.type == "xlsx":
         return _xlsx_rows(LIMITS[kind], data, field)
     return _csv_rows(LIMITS[kind], data, field)
+
+
+def read_json(kind: str, data: bytes, *, field: str = "file") -> object:
+    """The JSON document of an upload (see the module): refused in pt-BR when it is not UTF-8 JSON."""
+    check(kind, data, "", field=field)
+    try:
+        return json.loads(bytes(data).decode("utf-8-sig"), parse_float=Decimal)
+    except UnicodeDecodeError:
+        raise _refuse(field, "O arquivo não está em UTF-8; envie o arquivo .json como o painel o exportou.") from None
+    except (ValueError, RecursionError):
+        raise _refuse(field, "O arquivo não é um JSON válido; envie o arquivo .json como o painel o exportou.") from None
