@@ -44,6 +44,8 @@ INDEXES = {
         ([("municipality", 1), ("updated_at", 1)], {"name": "i_authorizations_updated"}),
     ],
     "drivers": [([("municipality", 1), ("updated_at", 1)], {"name": "i_drivers_updated"})],
+    # the inspections done in a period and how many failed, counted by the Resumo (services.summary)
+    "inspections": [([("municipality", 1), ("performed_on", 1), ("result", 1)], {"name": "i_inspections_performed"})],
     "data_changes": [([("municipality", 1), ("updated_at", 1)], {"name": "i_data_changes_updated"})],
 }
 
