@@ -135,6 +135,12 @@ def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = 
     return _rows(db, raws)
 
 
+# what the queue reads of an open auto (not its events, evidence or decision texts: issue 21)
+PENDING_FIELDS = {"stage": 1, "number": 1, "auto_on": 1, "notification": 1, "defence.filed_on": 1,
+                  "sanctions_applied.until": 1, "fine_dam": 1, "plate": 1, "driver_cpf": 1,
+                  "infraction_reference": 1}
+
+
 @checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any]:
     """Autos awaiting notification (with the Matupá limit), defences due, decisions due, fines overdue
@@ -146,7 +152,8 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any
     open_stages = ["aguardando_notificacao", "notificado", "prazo_defesa", "defesa", "decidido", "penalidade"]
     items = []
     docs = []
-    for raw in db[autos.COLLECTION].find({"municipality": municipality, "stage": {"$in": open_stages}}):
+    for raw in db[autos.COLLECTION].find({"municipality": municipality, "stage": {"$in": open_stages}},
+                                         PENDING_FIELDS):
         doc = decode(raw)
         doc["id"] = str(doc.pop("_id"))
         docs.append(doc)
