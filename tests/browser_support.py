@@ -78,6 +78,8 @@ def chromium() -> Iterator:
 
 def login(page, url: str, username: str, password: str = "painel2026") -> None:
     page.goto(url)
+    page.get_by_label("Usuário").wait_for(timeout=30000)
+    settle(page)  # the login page's first run over: a click while it still draws can be lost
     page.get_by_label("Usuário").fill(username)
     page.get_by_label("Senha").fill(password)
     page.get_by_role("button", name="Entrar").click()
