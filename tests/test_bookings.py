@@ -544,3 +544,26 @@ def test_a_refused_request_already_paid_keeps_the_payment_as_a_credit_to_return(
     [row] = ledger.request_rows(db, NL, doc)
     assert (row.open, row.credit, row.paid) == (D("0.00"), full["amount"], full["amount"])
     assert dams.get(db, CLERK, NL, full["dam_id"])["status"] == dams.PAID
+
+
+def test_the_credit_of_a_refused_request_is_returned_once_and_recorded_on_its_charge(db, nl, today):
+    """The credit a paid refusal leaves (LEITURAS NL 8) goes back to the requester: a refund of the
+    charge (the money loop), with its day and document on the refusal; never twice, never before it."""
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], LOADS5))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
+    pay(db, full["dam_id"])
+    doc = payment.refuse_request(db, CLERK, NL, rid, "Máquina em manutenção por tempo indeterminado")
+    assert payment.refusal_credit(ledger.request_rows(db, NL, doc), doc) == full["amount"]
+    with pytest.raises(ValidationFailed) as refused:
+        payment.record_refusal_refund(db, CLERK, NL, rid, today.value, " ")
+    assert "documento da devolução" in refused.value.errors["note"]
+    with pytest.raises(ValidationFailed):
+        payment.record_refusal_refund(db, CLERK, NL, rid, today.value - timedelta(days=1), "OP 12/2026")
+    doc = payment.record_refusal_refund(db, CLERK, NL, rid, today.value, "Ordem de pagamento 12/2026")
+    [row] = ledger.request_rows(db, NL, doc)
+    assert (row.credit, row.paid) == (D("0.00"), D("0.00"))
+    assert doc["refusal"]["credit_returned"] == full["amount"] and payment.refusal_credit([row], doc) == 0
+    assert db["audit"].count_documents({"action": "refund", "note": {"$regex": "crédito devolvido"}}) == 1
+    with pytest.raises(ServiceError, match="já foi devolvido"):
+        payment.record_refusal_refund(db, CLERK, NL, rid, today.value, "Ordem de pagamento 12/2026")

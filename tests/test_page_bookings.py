@@ -452,3 +452,30 @@ def test_the_requests_list_is_searched_by_protocol_or_requester(db, nl, today):
     at.text_input(key="req_search").input("9999/1999").run()
     table = next(d.value for d in at.dataframe if d.proto.id and "req_table" in d.proto.id)
     assert table.empty
+
+
+def test_the_credit_of_a_request_refused_after_payment_is_returned_on_its_page(db, nl, today):
+    """LEITURAS NL 8: refused after its DAM was paid, the request owes back what was paid; its page
+    offers the devolution (before, the form showed only on completed requests)."""
+    from rules.fmt import brl
+    from services.dam import charges
+    from tests.test_bookings import upfront
+
+    rid = protocol.create_request(db, CLERK, MUN, form(nl["farmer"], LOADS5))
+    quotes.make_quote(db, CLERK, MUN, rid, MONDAY)
+    [full] = upfront(payment.issue_payment(db, CLERK, MUN, rid, MONDAY))
+    dam = dams.get(db, CLERK, MUN, full["dam_id"])
+    dam_payments.record_payment(db, CLERK, MUN, full["dam_id"], dam["issued_on"], dam["amount"], "Banco do Brasil")
+    payment.refuse_request(db, CLERK, MUN, rid, "Máquina em manutenção por tempo indeterminado")
+    at = page("machinery_requests.py")
+    at.selectbox(key="req_pick").set_value(rid).run()
+    amount = brl(full["amount"])
+    assert f"devolução de {amount} ao interessado" in " ".join(m.value for m in at.markdown)
+    at.text_input(key="req_refund_note").input("Ordem de pagamento 13/2026")
+    next(b for b in at.button if b.label == "Registrar devolução do crédito").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert f"Devolução de {amount} registrada" in texts(at, "success"), texts(at, "error")
+    assert charges.load(db, full["charge_id"])["credit"] == D("0.00")
+    assert all(b.label != "Registrar devolução do crédito" for b in at.button)
+    assert "devolvido ao interessado em" in texts(at, "info")

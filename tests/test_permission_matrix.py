@@ -71,6 +71,7 @@ REQUIRED: dict[str, str] = {
     "services.machinery.quotes.record_technical_visit": "write",
     "services.machinery.trips.record_trip": "write",
     "services.machinery.payment.refuse_request": "write",
+    "services.machinery.payment.record_refusal_refund": "write",
     "services.machinery.booking_requests.mark_refused": "write",
     "services.machinery.quotes.request_social_report": "write",
     "services.machinery.protocol.requester_block": "read",

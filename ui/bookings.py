@@ -3,6 +3,7 @@ and the payment of a request read from its charges (débitos) with the new DAM a
 from __future__ import annotations
 
 from datetime import date, timedelta
+from decimal import Decimal
 
 import pandas as pd
 import streamlit as st
@@ -63,6 +64,31 @@ def _credit_form(db: Database, actor: Actor, municipality: str, doc: dict, today
                 st.rerun()
 
 
+def _refusal_credit(db: Database, actor: Actor, municipality: str, doc: dict, rows: list, today: date,
+                    done_key: str) -> None:
+    """A refused request had been paid: the credit to return, and the form that records its return."""
+    refusal = doc.get("refusal") or {}
+    if refusal.get("credit_returned_on"):
+        st.info(f"Crédito de {fmt.brl(Decimal(str(refusal['credit_returned'])))} devolvido ao interessado em "
+                f"{fmt.day(refusal['credit_returned_on'])} ({refusal.get('credit_note', '')}).")
+        return
+    credit = payment.refusal_credit(rows, doc)
+    if credit <= 0:
+        return
+    with st.form("req_refusal_credit"):
+        st.markdown(f"**Pedido recusado depois de pago: devolução de {fmt.brl(credit)} ao interessado** "
+                    "(o serviço não prestado não é devido)")
+        cols = st.columns(2)
+        on = cols[0].date_input("Devolvido em", today, max_value=today, format="DD/MM/YYYY", key="req_refund_on")
+        note = cols[1].text_input("Documento da devolução (ordem de pagamento, restituição nº)", key="req_refund_note")
+        if st.form_submit_button("Registrar devolução do crédito", type="primary"):
+            ok, _ = common.attempt(payment.record_refusal_refund, db, actor, municipality, doc["id"], on, note)
+            if ok:
+                st.session_state[done_key] = f"Devolução de {fmt.brl(credit)} registrada no pedido {doc['protocol']}."
+                common.forget("req_refund_on", "req_refund_note")
+                st.rerun()
+
+
 def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today: date, done_key: str) -> None:
     """The request's payment from its charges: what each DAM charges, paid, open, where it stands;
     the estimate of the balance only as an estimate; a new DAM where a charge waits for one."""
@@ -98,7 +124,9 @@ def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today
     if doc["status"] == "aguardando_pagamento":
         for finding in payment.upfront_decision(rows).failures:
             st.warning(finding.text())
-    if doc["status"] != "recusado":
+    if doc["status"] == "recusado":
+        _refusal_credit(db, actor, municipality, doc, rows, today, done_key)
+    else:
         for row in rows:
             if row.issuable:
                 _new_dam_form(db, actor, municipality, doc, row, today, done_key)

@@ -209,7 +209,7 @@ def _plain(doc: dict) -> dict:
     for section, keys in (("technical_visit", ("visited_on",)), ("social_report", ("requested_on", "answered_on")),
                           ("schedule", ("day", "until")), ("execution", ("started_on", "ended_on")),
                           ("settlement", ("due", "completed_on", "paid_on", "credit_returned_on")),
-                          ("refusal", ("on",)), ("quote", ("on",))):
+                          ("refusal", ("on", "credit_returned_on")), ("quote", ("on",))):
         part = doc.get(section)
         if part:
             for key in keys:

@@ -40,7 +40,7 @@ from services import store
 from services.dam import charges, dams, rebill
 from services.machinery import booking_requests, ledger, protocol, quotes
 from services.machinery.booking_requests import REQUESTS, WrongStep
-from services.shared import clock, events, parameters
+from services.shared import audit, clock, events, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, ValidationFailed
@@ -296,3 +296,47 @@ def refuse_request(db: Database, actor: Actor, municipality: str, request_id: st
             if charge["payments"] and charges.principal_owed(charge) > 0:
                 charges.abate(db, row.charge_id, charges.principal_owed(charge), note, actor.username)
     return booking_requests.get_request(db, actor, municipality, request_id)
+
+
+@checked
+def record_refusal_refund(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
+                          note: str) -> dict:
+    """What a refused request had paid was returned to the requester (restituição; LEITURAS, Nova
+    Lacerda 8): a refund of each of its charges that holds a credit (the one money loop), recorded on
+    the refusal with the day and the document, in one unit of work."""
+    authorize(actor, "write", municipality)
+    if not note.strip():
+        raise ValidationFailed({"note": "Informe o documento da devolução (ordem de pagamento ou "
+                                        "restituição nº)."})
+
+    def build(doc: dict) -> dict:
+        refusal = doc.get("refusal") or {}
+        if refusal.get("credit_returned_on"):
+            raise WrongStep(f"O crédito do pedido {doc['protocol']} já foi devolvido em "
+                            f"{show_day(store.parse_date(refusal['credit_returned_on']))}.")
+        refused = store.parse_date(refusal.get("on"))
+        if not isinstance(on, date) or on > clock.today() or (refused and on < refused):
+            raise ValidationFailed({"on": "Data da devolução: da recusa até hoje."})
+        held = [row for row in ledger.request_rows(db, municipality, doc) if row.charge_id and row.credit > 0]
+        if not held:
+            raise WrongStep(f"O pedido {doc['protocol']} não tem crédito a devolver.")
+        total = Decimal("0.00")
+        for row in held:
+            before = charges.load(db, row.charge_id, municipality)
+            after = charges.record_refund(db, row.charge_id, before["credit"], on, note.strip(), actor.username)
+            audit.record(db, actor, municipality, "refund", charges.COLLECTION, row.charge_id,
+                         {"credit": store.encode(before["credit"]), "paid": store.encode(before["paid"])},
+                         {"credit": store.encode(after["credit"]), "paid": store.encode(after["paid"])},
+                         note=f"Pedido {doc['protocol']} recusado: crédito devolvido ({note.strip()})")
+            total += before["credit"]
+        return {"refusal": {**refusal, "credit_returned_on": on, "credit_returned": total,
+                            "credit_note": note.strip()}}
+
+    return booking_requests._change(db, actor, municipality, request_id, ("recusado",), build, "credit_returned")
+
+
+def refusal_credit(rows: list[ledger.ChargeRow], doc: dict) -> Decimal:
+    """What a refused request still owes back to the requester (what it had paid, now credit)."""
+    if doc.get("status") != "recusado" or (doc.get("refusal") or {}).get("credit_returned_on"):
+        return Decimal("0.00")
+    return sum((row.credit for row in rows), Decimal("0.00"))
