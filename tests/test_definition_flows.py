@@ -230,3 +230,35 @@ def test_a_flow_and_its_records_states_travel_with_the_definition(db, licence, p
     bad = json.dumps(document).encode()
     plan = definition_transfer.check_import(other, TI_MP, "matupa", bad, rename_to="licencas_2")
     assert any("“arquivado” não é uma situação do fluxo" in p.message for p in plan.problems)
+
+
+def test_the_record_page_moves_a_record_twice_and_shows_its_history(db, licence):
+    """The clerk opens the record on its register's page: its state, the moves her role may make, and
+    each move recorded below (the move's choices change with the state)."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_page_forms import ROOT
+
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    app.session_state["actor"], app.session_state["municipality"] = SECRETARIA_CG, "chapada"
+    app.run()
+    app.switch_page("app_pages/register_records.py")
+    app.session_state["defined_register"] = "licencas_feira"
+    app.session_state["licencas_feira_open"] = licence
+    app.run()
+    assert not app.exception, app.exception
+    assert [m.value for m in app.metric][:2] == ["Protocolado", "13/11/2026"]
+    assert [r.options for r in app.radio] == [["Iniciar análise"]]
+    app.text_area(key=f"licencas_feira_move_{licence}_note").input("Documentos conferidos")
+    next(b for b in app.button if b.label == "Registrar a ação").click()
+    app.run()
+    assert not app.exception, app.exception
+    assert "Licença de feira F-1: situação “Em análise”." in [s.value for s in app.success]
+    assert [r.options for r in app.radio] == [["Indeferir"]]  # "Deferir" is TI's
+    next(b for b in app.button if b.label == "Registrar a ação").click()
+    app.run()
+    assert not app.exception, app.exception
+    assert app.radio.len == 0 and "Situação final" in " ".join(c.value for c in app.caption)
+    history = app.dataframe[-1].value
+    assert list(history["Ação"]) == ["Iniciar análise", "Indeferir"]
+    assert list(history["Observação"]) == ["Documentos conferidos", ""]
