@@ -179,3 +179,24 @@ DATES = [
 @pytest.mark.parametrize(("value", "stored"), DATES, ids=[s[2:] for _, s in DATES])
 def test_an_instant_is_stored_as_before(value, stored):
     assert codec.to_json(value) == stored
+
+
+def pairwise_collision(paths):
+    """The pairwise walk alone (the oracle): the first pair that names one field or holds the other."""
+    for i, one in enumerate(paths):
+        for other in paths[i + 1:]:
+            shorter, longer = sorted((one, other), key=len)
+            if longer == shorter or longer.startswith(shorter + "."):
+                return shorter, longer
+    return None
+
+
+def test_a_collision_is_the_first_pair_the_pairwise_walk_finds():
+    rng = random.Random(40)
+    parts = ["a", "b", "ab", "", "a.b", "$x"]
+    for _ in range(3000):
+        paths = [".".join(rng.choice(parts) for _ in range(rng.randrange(1, 4))) for _ in range(rng.randrange(8))]
+        assert codec.collision(paths) == pairwise_collision(paths), paths
+    days = [f"days.2026-{m:02d}-{d:02d}.count" for m in range(1, 13) for d in range(1, 29)]
+    assert codec.collision(days) is None
+    assert codec.collision([*days, "days.2026-05-17"]) == ("days.2026-05-17", "days.2026-05-17.count")
