@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from decimal import Decimal, localcontext
@@ -29,9 +30,46 @@ TAG_DECIMAL, TAG_BINARY, TAG_OID, TAG_BOOL, TAG_STR, TAG_DATE = "a", "k", "o", "
 D128 = create_decimal128_context()
 
 
+_MAX_COEFFICIENT = 10**34 - 1
+_SPECIAL = 3 << 61  # both combination bits set: infinity, NaN, or a coefficient in the rare "11" form
+_BID = struct.Struct("<QQ")
+_TEXTS: dict[bytes, str] = {}  # 128 bits -> stored text: a batch of documents repeats its amounts
+_TEXTS_KEPT = 1 << 16
+
+
 def decimal_key(value: Decimal128) -> str:
     """Text that sorts as the number sorts; equal numbers (1.5, 1.50) have equal keys."""
-    return _number_key(value.to_decimal())
+    return _number_key(_decimal_of(value))
+
+
+def decimal_text(value: Decimal128) -> str:
+    """The stored form of a Decimal128: tag, order-preserving key, a space and the exact text."""
+    if type(value) is not Decimal128:  # a StoredDecimal128 holds its Decimal (its bits are packed if asked)
+        return _decimal_stored(value.to_decimal())
+    bid = value.bid
+    text = _TEXTS.get(bid)
+    if text is None:
+        if len(_TEXTS) >= _TEXTS_KEPT:
+            _TEXTS.clear()
+        text = _TEXTS[bid] = _decimal_stored(_decimal_of(value))
+    return text
+
+
+def _decimal_stored(number: Decimal) -> str:
+    return TAG + TAG_DECIMAL + _number_key(number) + " " + ("NaN" if number.is_nan() else str(number))
+
+
+def _decimal_of(value: Decimal128) -> Decimal:
+    """``value.to_decimal()``; for a plain Decimal128 of the usual form, read from its 128 bits by C code
+    (pymongo unpacks them byte by byte in Python). Specials and the rare form are left to pymongo."""
+    if type(value) is not Decimal128:
+        return value.to_decimal()
+    low, high = _BID.unpack(value.bid)
+    if high & _SPECIAL != _SPECIAL:
+        coefficient = (high & 0x1FFFFFFFFFFFF) << 64 | low
+        if coefficient <= _MAX_COEFFICIENT:  # a larger one reads as zero: pymongo's branch
+            return Decimal(f"{'-' if high >> 63 else ''}{coefficient}E{((high >> 49) & 0x3FFF) - 6176}")
+    return value.to_decimal()
 
 
 def _number_key(number: Decimal) -> str:
@@ -83,44 +121,123 @@ def as_decimal128(value: Any) -> Decimal128:
 
 def to_json(value: Any) -> Any:
     """A BSON value as a JSON-able value of the stored form."""
-    if value is None or isinstance(value, str) and not value.startswith(TAG) and "\x00" not in value:
+    return _stored(value, None, "")
+
+
+def stored_document(doc: Mapping) -> tuple[dict, set[tuple[str, str]]]:
+    """``doc`` in stored form without its ``_id``, and the ``(path, kind)`` of the arrays, numbers and
+    decimals it holds (what the engine remembers in ``__paths``; not those of the ``_id``): one walk."""
+    kinds: set[tuple[str, str]] = set()
+    body = {}
+    for key, item in doc.items():
+        if type(key) is not str or "\x00" in key:
+            _check_key(key)
+        if key == "_id":
+            _stored(item, None, "")  # refused here as a field would be; stored apart
+        else:
+            body[key] = _stored(item, kinds, key)
+    return body, kinds
+
+
+def _check_key(key: Any) -> None:
+    """Refuse a key BSON refuses (callers skip the plain ones: ``type(key) is str`` without a NUL)."""
+    if not isinstance(key, str):
+        raise InvalidDocument(f"documents must have only string keys, key was {key!r}")
+    if "\x00" in key:
+        raise InvalidDocument(f"Key names must not contain the NULL byte: {key!r}")
+
+
+def _stored(value: Any, kinds: set | None, path: str) -> Any:
+    """The stored form of ``value`` at ``path``, noting in ``kinds`` (unless None) its arrays, numbers
+    and decimals. The exact types a document is made of come first; anything else (a subclass, a
+    bool, bytes) goes through :func:`_other`, which checks in MongoDB's terms."""
+    kind = type(value)
+    if kind is str:
+        return value if not value.startswith(TAG) and "\x00" not in value else _escaped(value)
+    if kind is dict:
+        return _mapping(value, kinds, path)
+    if kind is datetime:
+        return _date_text(value)
+    if kind is ObjectId:
+        return TAG + TAG_OID + str(value)
+    if kind is Decimal128 or kind is StoredDecimal128:
+        if kinds is not None:
+            kinds.add((path, "decimal"))
+        return decimal_text(value)
+    if kind is int:
+        if not -(2**63) <= value < 2**63:
+            raise OverflowError("MongoDB can only handle up to 8-byte ints")
+        if kinds is not None:
+            kinds.add((path, "number"))
         return value
+    if kind is list:
+        if kinds is not None:
+            kinds.add((path, "array"))
+        return [_stored(v, kinds, path) for v in value]
+    if value is None:
+        return None
+    return _other(value, kinds, path)
+
+
+def _mapping(value: Mapping, kinds: set | None, path: str) -> dict:
+    out = {}
+    for key, item in value.items():
+        if type(key) is not str or "\x00" in key:
+            _check_key(key)
+        if type(item) is str and not item.startswith(TAG) and "\x00" not in item:  # most values
+            out[key] = item
+        else:
+            out[key] = _stored(item, kinds, (f"{path}.{key}" if path else key) if kinds is not None else "")
+    return out
+
+
+def _other(value: Any, kinds: set | None, path: str) -> Any:
     if isinstance(value, str):
-        return TAG + TAG_STR + value.replace(TAG, TAG + "\x02").replace("\x00", TAG + TAG)
+        return value if not value.startswith(TAG) and "\x00" not in value else _escaped(value)
     if isinstance(value, bool):
         return TAG + TAG_BOOL + ("1" if value else "0")
     if isinstance(value, int):
         if not -(2**63) <= value < 2**63:
             raise OverflowError("MongoDB can only handle up to 8-byte ints")
+        if kinds is not None:
+            kinds.add((path, "number"))
         return int(value)
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise support.unsupported("float NaN/Infinity (use Decimal128)")
+        if kinds is not None:
+            kinds.add((path, "number"))
         return value
     if isinstance(value, Mapping):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidDocument(f"documents must have only string keys, key was {key!r}")
-            if "\x00" in key:
-                raise InvalidDocument(f"Key names must not contain the NULL byte: {key!r}")
-            out[key] = to_json(item)
-        return out
+        return _mapping(value, kinds, path)
     if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
+        if kinds is not None:
+            kinds.add((path, "array"))
+        return [_stored(v, kinds, path) for v in value]
     if isinstance(value, datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(timezone.utc)
-        return TAG + TAG_DATE + value.strftime("%Y-%m-%dT%H:%M:%S.") + "%03d" % (value.microsecond // 1000)
+        return _date_text(value)
     if isinstance(value, ObjectId):
         return TAG + TAG_OID + str(value)
-    if isinstance(value, Decimal128):  # its Decimal once: unpacking the 128 bits is pure Python
-        number = value.to_decimal()
-        return TAG + TAG_DECIMAL + _number_key(number) + " " + ("NaN" if number.is_nan() else str(number))
+    if isinstance(value, Decimal128):
+        if kinds is not None:
+            kinds.add((path, "decimal"))
+        return decimal_text(value)
     if isinstance(value, (bytes, bytearray)):  # Binary too: MongoDB orders by length, subtype, bytes
         data = bytes(value)
         return TAG + TAG_BINARY + "%08x%02x" % (len(data), getattr(value, "subtype", 0)) + data.hex()
     raise InvalidDocument(f"cannot encode object: {value!r}, of type: {type(value)}")
+
+
+def _escaped(text: str) -> str:
+    return TAG + TAG_STR + text.replace(TAG, TAG + "\x02").replace("\x00", TAG + TAG)
+
+
+def _date_text(value: datetime) -> str:
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc)
+    if type(value) is datetime and value.year >= 1000:  # the same text, without strftime's cost
+        return TAG + TAG_DATE + value.isoformat(timespec="milliseconds")[:23]
+    return TAG + TAG_DATE + value.strftime("%Y-%m-%dT%H:%M:%S.") + "%03d" % (value.microsecond // 1000)
 
 
 def _from_tagged(text: str) -> Any:
@@ -155,8 +272,11 @@ def from_json(value: Any) -> Any:
     return value
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)  # json.dumps's, made once
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _JSON.encode(value)
 
 
 def id_to_sql(value: Any) -> Any:
@@ -223,10 +343,30 @@ def get_path(doc: Any, path: str) -> Any:
 
 
 def collision(paths: list[str]) -> tuple[str, str] | None:
-    """Two of ``paths`` that name the same field or of which one holds the other (``a`` and ``a.b``)."""
+    """Two of ``paths`` that name the same field or of which one holds the other (``a`` and ``a.b``):
+    the first such pair in the order of ``paths``. An update of a read model names thousands of paths,
+    so a quick look by hashing comes first; only a clash it sees goes through the pairwise walk."""
+    if _clash_free(paths):
+        return None
     for i, one in enumerate(paths):
         for other in paths[i + 1:]:
             shorter, longer = sorted((one, other), key=len)
             if longer == shorter or longer.startswith(shorter + "."):
                 return shorter, longer
     return None
+
+
+def _clash_free(paths: list[str]) -> bool:
+    """No path repeats and none is a dotted prefix of another (False: perhaps one; ask the walk)."""
+    seen: set[str] = set()
+    for path in paths:
+        if type(path) is not str or path in seen:
+            return False
+        seen.add(path)
+    for path in paths:
+        at = path.find(".")
+        while at != -1:
+            if path[:at] in seen:
+                return False
+            at = path.find(".", at + 1)
+    return True

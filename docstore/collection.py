@@ -165,11 +165,11 @@ class Collection(indexes.IndexMethods):
         return connection.execute(conn or self._engine.conn(), sql, params).fetchall()
 
     # -- writing
-    def _row(self, doc: Mapping) -> tuple[Any, Any, str]:
-        body = codec.to_json(doc)
+    def _row(self, doc: Mapping) -> tuple[Any, Any, dict, set[tuple[str, str]]]:
+        """(_id, its SQL key, the stored body without it, the (path, kind) pairs the body holds)."""
+        body, kinds = codec.stored_document(doc)
         _id = doc["_id"]
-        body.pop("_id", None)
-        return _id, codec.id_to_sql(_id), body
+        return _id, codec.id_to_sql(_id), body, kinds
 
     def _dup(self, exc: sqlite3.IntegrityError, doc: Mapping) -> DuplicateKeyError:
         text = str(exc)
@@ -190,14 +190,14 @@ class Collection(indexes.IndexMethods):
         arguments.validate_is_document_type("document", document)
         if "_id" not in document:
             document["_id"] = ObjectId()
-        _id, sql_id, body = self._row(document)
+        _id, sql_id, body, kinds = self._row(document)
         with self._engine.write() as conn:
             self._engine.ensure_table(conn, self.name)
             try:
                 conn.execute(f"INSERT INTO {connection.quote(self.name)} (id, doc) VALUES (?, ?)", (sql_id, codec.dumps(body)))
             except sqlite3.IntegrityError as exc:
                 raise self._dup(exc, document) from None
-            self._engine.note_paths(conn, self.name, [body])
+            self._engine.note_paths(conn, self.name, kinds)
         return InsertOneResult(_id, True)
 
     def insert_many(self, documents: Iterable[dict], ordered: bool = True, **kwargs: Any) -> InsertManyResult:
@@ -206,14 +206,14 @@ class Collection(indexes.IndexMethods):
         docs = list(documents)
         for document in docs:
             arguments.validate_is_document_type("document", document)
-        ids, errors, bodies = [], [], []
+        ids, errors, found = [], [], set()
         with self._engine.write() as conn:
             self._engine.ensure_table(conn, self.name)
             sql = f"INSERT INTO {connection.quote(self.name)} (id, doc) VALUES (?, ?)"
             for index, document in enumerate(docs):
                 if "_id" not in document:
                     document["_id"] = ObjectId()
-                _id, sql_id, body = self._row(document)
+                _id, sql_id, body, kinds = self._row(document)
                 try:
                     conn.execute(sql, (sql_id, codec.dumps(body)))
                 except sqlite3.IntegrityError as exc:
@@ -224,8 +224,8 @@ class Collection(indexes.IndexMethods):
                         break
                     continue
                 ids.append(_id)
-                bodies.append(body)
-            self._engine.note_paths(conn, self.name, bodies)
+                found |= kinds
+            self._engine.note_paths(conn, self.name, found)
             if errors:
                 raise connection.Partial(BulkWriteError({"writeErrors": errors, "writeConcernErrors": [], "nInserted": len(ids),
                                                "nUpserted": 0, "nMatched": 0, "nModified": 0, "nRemoved": 0,
@@ -233,7 +233,7 @@ class Collection(indexes.IndexMethods):
         return InsertManyResult(ids, True)
 
     def _write_doc(self, conn: sqlite3.Connection, rowid: int | None, new: dict) -> None:
-        _id, sql_id, body = self._row(new)
+        _id, sql_id, body, kinds = self._row(new)
         try:
             if rowid is None:
                 conn.execute(f"INSERT INTO {connection.quote(self.name)} (id, doc) VALUES (?, ?)", (sql_id, codec.dumps(body)))
@@ -241,7 +241,7 @@ class Collection(indexes.IndexMethods):
                 conn.execute(f"UPDATE {connection.quote(self.name)} SET doc = ? WHERE rowid = ?", (codec.dumps(body), rowid))
         except sqlite3.IntegrityError as exc:
             raise self._dup(exc, new) from None
-        self._engine.note_paths(conn, self.name, [body])
+        self._engine.note_paths(conn, self.name, kinds)
 
     def _load(self, row: tuple) -> dict:
         doc = {"_id": codec.from_json(row[0])}

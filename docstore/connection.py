@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -15,20 +15,6 @@ from pymongo.errors import OperationFailure
 from docstore import codec, compiler
 
 META = ("__indexes", "__paths")  # the engine's own tables in each file
-
-
-def _paths_of(value: Any, prefix: str, out: set[tuple[str, str]]) -> None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _paths_of(item, f"{prefix}.{key}" if prefix else key, out)
-    elif isinstance(value, list):
-        out.add((prefix, "array"))
-        for item in value:
-            _paths_of(item, prefix, out)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        out.add((prefix, "number"))
-    elif isinstance(value, str) and value.startswith(codec.TAG + codec.TAG_DECIMAL):
-        out.add((prefix, "decimal"))
 
 
 class Engine:
@@ -158,11 +144,9 @@ class Engine:
         collection of views keyed by day can have tens of thousands of paths; a query touches a few)."""
         return PathKinds(self, coll)
 
-    def note_paths(self, conn: sqlite3.Connection, coll: str, docs: Iterable[dict]) -> None:
-        """Remember which paths hold arrays, numbers and decimals (in the same transaction as the write)."""
-        found: set[tuple[str, str]] = set()
-        for doc in docs:
-            _paths_of(doc, "", found)
+    def note_paths(self, conn: sqlite3.Connection, coll: str, found: set[tuple[str, str]]) -> None:
+        """Remember which paths hold arrays, numbers and decimals (in the same transaction as the write):
+        ``found`` is the ``(path, kind)`` that :func:`codec.stored_document` saw in the written documents."""
         if found:
             conn.executemany("INSERT OR IGNORE INTO __paths (coll, path, kind) VALUES (?, ?, ?)",
                              [(coll, p, k) for p, k in found])

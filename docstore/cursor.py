@@ -60,6 +60,7 @@ class Cursor:
     def __next__(self) -> dict:
         if self._rows is None:
             self._fields = projections.sql_fields(self._projection, lambda: self.collection._engine.kinds(self.collection.name))
+            self._layout = None if self._fields is None else projections.Layout(self._fields, self._projection)
             self._rows = self.collection._select(self._filter, self._sort, self._skip, self._limit,
                                                  fields=self._fields)
         if self._pos >= len(self._rows):
@@ -67,7 +68,7 @@ class Cursor:
         row = self._rows[self._pos]
         self._pos += 1
         if self._fields is not None:
-            return projections.projected(row, self._fields, self._projection)
+            return projections.projected(row, self._layout)
         return projections.project(self.collection._load(row), self._projection)
 
     next = __next__

@@ -128,17 +128,29 @@ def _ancestors(fields: list[str]) -> list[list[str]]:
     return [f.split(".")[:i] for f in fields for i in range(1, f.count(".") + 1)]
 
 
-def projected(row: tuple, fields: list[str], projection: Any) -> dict:
-    """A document of only ``fields`` from a row of (id, rowid, then the columns of :func:`sql_columns`)."""
-    spec = {k: 1 for k in projection} if isinstance(projection, (list, tuple)) else dict(projection)
-    doc: dict = {"_id": codec.from_json(row[0])} if spec.get("_id", True) else {}
-    parent_types = dict(zip((".".join(p) for p in _ancestors(fields)), row[2 + len(fields):]))
-    for path, raw in zip(fields, row[2:]):
-        *parents, leaf = path.split(".")
+class Layout:
+    """How a row of :func:`sql_columns` becomes a document, worked out once per query, not per row."""
+
+    def __init__(self, fields: list[str], projection: Any) -> None:
+        spec = {k: 1 for k in projection} if isinstance(projection, (list, tuple)) else dict(projection)
+        self.with_id = bool(spec.get("_id", True))
+        self.ancestors = [".".join(p) for p in _ancestors(fields)]
+        self.types_at = 2 + len(fields)
+        self.fields = []  # (parents, leaf, each parent's dotted path)
+        for path in fields:
+            *parents, leaf = path.split(".")
+            self.fields.append((parents, leaf, [".".join(parents[:i + 1]) for i in range(len(parents))]))
+
+
+def projected(row: tuple, layout: Layout) -> dict:
+    """A document of only the layout's fields from a row of (id, rowid, then the columns of :func:`sql_columns`)."""
+    doc: dict = {"_id": codec.from_json(row[0])} if layout.with_id else {}
+    parent_types = dict(zip(layout.ancestors, row[layout.types_at:]))
+    for (parents, leaf, dotted), raw in zip(layout.fields, row[2:]):
         if raw is None:  # missing field: MongoDB leaves it out, but keeps the documents around it
             target = doc
-            for i, part in enumerate(parents):
-                if parent_types[".".join(parents[:i + 1])] != "object":
+            for part, parent in zip(parents, dotted):
+                if parent_types[parent] != "object":
                     break
                 target = target.setdefault(part, {})
             continue
@@ -147,5 +159,3 @@ def projected(row: tuple, fields: list[str], projection: Any) -> dict:
             target = target.setdefault(part, {})
         target[leaf] = codec.from_json(json.loads(raw))
     return doc
-
-
