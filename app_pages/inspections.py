@@ -23,7 +23,7 @@ from ui.ridehailing import (
     clear_reads,
     finding_word,
     go,
-    pendencias,
+    inspection_queue,
 )
 from ui.verdicts import findings_table
 
@@ -138,14 +138,14 @@ def convocations(queue: list[Pendencia]) -> None:
 
 
 # Streamlit runs every tab: the queue is built once, before the tabs, and shared.
-queue_ok, queue = pendencias(actor, mun)
+queue_ok, queue = inspection_queue(actor, mun)
 tab_record, tab_due, tab_call, tab_list = common.tabs(
     ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"], "insp_tabs")
 with tab_record:
     record()
 with tab_due:
     if queue_ok:
-        rows = [p for p in queue if p.kind.startswith("Vistoria") or p.kind == "Pendências da vistoria"]
+        rows = queue
         due_columns = ["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]
         due = [{"Prazo": p.due, "Atrasada": "Sim" if p.late else "Não", "Tipo": p.kind, "Placa": show_plate(p.plate),
                 "Protocolo": p.protocol, "Situação": p.message} for p in rows]

@@ -219,6 +219,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.platforms.platform_concept": "read",
     "services.ridehailing.platforms.platform_reports": "read",
     "services.ridehailing.work_queue.pendencias": "read",
+    "services.ridehailing.work_queue.inspection_items": "read",
     "services.summary.summary.data_version": "summary",
     "services.shared.entities.remove": "write",
     "services.shared.custom_fields.custom_field_rows": "admin",

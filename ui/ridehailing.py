@@ -70,6 +70,11 @@ def _queue(store: str, actor, mun: str, on, version: str) -> list[Pendencia]:
 
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
+def _inspections(store: str, actor, mun: str, on, version: str) -> list[Pendencia]:
+    return work_queue.inspection_items(common.db(), actor, mun, on)
+
+
+@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
 def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int, version: str,
           status: str | None = None, sort: str | None = None, descending: bool = True) -> authorization_lists.RowsPage:
     return authorization_lists.authorization_page(common.db(), actor, mun, on, search, page, per_page, status, sort,
@@ -92,6 +97,14 @@ def pendencias(actor, mun: str) -> tuple[bool, list[Pendencia]]:
     if not ok:
         return False, []
     return common.attempt(_queue, _store_key(), actor, mun, clock.today(), version)
+
+
+def inspection_queue(actor, mun: str) -> tuple[bool, list[Pendencia]]:
+    """(ok, vistorias due or late) of today, cached under the store's data version."""
+    ok, version = common.attempt(authorization_lists.data_version, common.db(), actor, mun)
+    if not ok:
+        return False, []
+    return common.attempt(_inspections, _store_key(), actor, mun, clock.today(), version)
 
 
 PICKER_ROWS = 20

@@ -22,6 +22,7 @@ from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 
 DATA_CHANGE = "Alteração de dados"
+INSPECTION_KINDS = ("Vistoria", "Vistoria anual", "Vistoria extraordinária", "Pendências da vistoria")
 
 
 def _data_changes(db: Database, actor: Actor, municipality: str, on: date,
@@ -48,3 +49,11 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
     queue += queue_view.pending(db, municipality, on)  # the authorizations' items, kept as data
     queue += auto_lists.pending(db, actor, municipality, on)  # the autos de infração's deadlines
     return sorted(queue, key=lambda p: (p.due, p.protocol))
+
+
+@checked
+def inspection_items(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
+    """The vistorias due or late (the Vistorias page): the authorizations' items about a vistoria, read
+    from the queue kept as data, without the rest of Pendências (autos, platforms, data changes)."""
+    authorize(actor, "read", municipality)
+    return [p for p in queue_view.pending(db, municipality, on) if p.kind in INSPECTION_KINDS]
