@@ -257,7 +257,10 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 "services.shared.sessions.logout",
                 # authorize plus what a defined register grants; the fixed records of a definition's change,
                 # written inside definitions.change_register's unit of work once it authorized
-                "services.shared.entities.authorize_entity", "services.shared.definition_changes.apply"}
+                "services.shared.entities.authorize_entity", "services.shared.definition_changes.apply",
+                # a charge's credit paid back with its audit entry, inside the unit of work of the
+                # request's service (execution.record_credit_returned, payment.record_refusal_refund)
+                "services.machinery.ledger.refund"}
 
 
 def public_services() -> dict[str, object]:

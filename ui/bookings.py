@@ -47,20 +47,19 @@ def _new_dam_form(db: Database, actor: Actor, municipality: str, doc: dict, row:
                 st.rerun()
 
 
-def _credit_form(db: Database, actor: Actor, municipality: str, doc: dict, today: date, done_key: str) -> None:
-    """Art. 8 §2: the advance beyond the hours worked was paid back — a refund of the advance's charge."""
-    credit = ledger.credit_owed(doc["settlement"])
-    with st.form("req_credit"):
-        st.markdown(f"**Devolução do crédito de {fmt.brl(credit)} ao interessado (art. 8, §2)**")
+def _refund_form(key: str, heading: str, credit: Decimal, today: date, done_key: str, protocol: str, action,
+                 *args) -> None:
+    """The devolution of a credit to the requester: the day and the document, then ``action(*args, on, note)``."""
+    with st.form(key):
+        st.markdown(heading)
         cols = st.columns(2)
-        on = cols[0].date_input("Devolvido em", today, max_value=today, format="DD/MM/YYYY", key="req_credit_on")
-        note = cols[1].text_input("Documento da devolução (ordem de pagamento, restituição nº)",
-                                  key="req_credit_note")
+        on = cols[0].date_input("Devolvido em", today, max_value=today, format="DD/MM/YYYY", key=f"{key}_on")
+        note = cols[1].text_input("Documento da devolução (ordem de pagamento, restituição nº)", key=f"{key}_note")
         if st.form_submit_button("Registrar devolução do crédito", type="primary"):
-            ok, _ = common.attempt(execution.record_credit_returned, db, actor, municipality, doc["id"], on, note)
+            ok, _ = common.attempt(action, *args, on, note)
             if ok:
-                st.session_state[done_key] = f"Devolução de {fmt.brl(credit)} registrada no pedido {doc['protocol']}."
-                common.forget("req_credit_on", "req_credit_note")
+                st.session_state[done_key] = f"Devolução de {fmt.brl(credit)} registrada no pedido {protocol}."
+                common.forget(f"{key}_on", f"{key}_note")
                 st.rerun()
 
 
@@ -73,20 +72,10 @@ def _refusal_credit(db: Database, actor: Actor, municipality: str, doc: dict, ro
                 f"{fmt.day(refusal['credit_returned_on'])} ({refusal.get('credit_note', '')}).")
         return
     credit = payment.refusal_credit(rows, doc)
-    if credit <= 0:
-        return
-    with st.form("req_refusal_credit"):
-        st.markdown(f"**Pedido recusado depois de pago: devolução de {fmt.brl(credit)} ao interessado** "
-                    "(o serviço não prestado não é devido)")
-        cols = st.columns(2)
-        on = cols[0].date_input("Devolvido em", today, max_value=today, format="DD/MM/YYYY", key="req_refund_on")
-        note = cols[1].text_input("Documento da devolução (ordem de pagamento, restituição nº)", key="req_refund_note")
-        if st.form_submit_button("Registrar devolução do crédito", type="primary"):
-            ok, _ = common.attempt(payment.record_refusal_refund, db, actor, municipality, doc["id"], on, note)
-            if ok:
-                st.session_state[done_key] = f"Devolução de {fmt.brl(credit)} registrada no pedido {doc['protocol']}."
-                common.forget("req_refund_on", "req_refund_note")
-                st.rerun()
+    if credit > 0:
+        _refund_form("req_refund", f"**Pedido recusado depois de pago: devolução de {fmt.brl(credit)} ao "
+                     "interessado** (o serviço não prestado não é devido)", credit, today, done_key, doc["protocol"],
+                     payment.record_refusal_refund, db, actor, municipality, doc["id"])
 
 
 def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today: date, done_key: str) -> None:
@@ -119,8 +108,11 @@ def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today
                    "pelas horas executadas sai na conclusão (art. 8, §2).")
     if doc.get("settlement"):
         st.info(ledger.settlement_text(doc["settlement"], rows))
-        if doc["status"] == "concluido" and ledger.credit_owed(doc["settlement"]) > 0:
-            _credit_form(db, actor, municipality, doc, today, done_key)
+        credit = ledger.credit_owed(doc["settlement"])
+        if doc["status"] == "concluido" and credit > 0:  # art. 8 §2: the advance beyond the hours worked
+            _refund_form("req_credit", f"**Devolução do crédito de {fmt.brl(credit)} ao interessado (art. 8, §2)**",
+                         credit, today, done_key, doc["protocol"], execution.record_credit_returned, db, actor,
+                         municipality, doc["id"])
     if doc["status"] == "aguardando_pagamento":
         for finding in payment.upfront_decision(rows).failures:
             st.warning(finding.text())

@@ -23,7 +23,7 @@ from services.dam import charges
 from services.machinery import booking_requests, ledger, payment, protocol, quotes
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPERATORS, WrongStep
 from services.machinery.payment import PAID_UPFRONT, ExtensionInput
-from services.shared import audit, clock, parameters
+from services.shared import clock, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -199,11 +199,8 @@ def record_credit_returned(db: Database, actor: Actor, municipality: str, reques
             charges.abate(db, charge_id, credit - before["credit"],
                           f"Pedido {doc['protocol']}: acerto pelas horas executadas ({DECREE}, art. 8, §2)",
                           actor.username)
-        after = charges.record_refund(db, charge_id, credit, on, note.strip(), actor.username)
-        audit.record(db, actor, municipality, "refund", charges.COLLECTION, charge_id,
-                     {"credit": store.encode(before["credit"]), "paid": store.encode(before["paid"])},
-                     {"credit": store.encode(after["credit"]), "paid": store.encode(after["paid"])},
-                     note=f"Pedido {doc['protocol']}: crédito devolvido ({note.strip()})")
+        ledger.refund(db, actor, municipality, charge_id, credit, on, note.strip(),
+                      f"Pedido {doc['protocol']}: crédito devolvido ({note.strip()})", before)
         owing = any(row.owing for row in ledger.request_rows(db, municipality, doc))
         return {"settlement": {**settlement, "credit_returned_on": on, "credit_note": note.strip(),
                                "credit_on_charge": True}, "settlement_open": owing}

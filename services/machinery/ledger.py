@@ -20,8 +20,10 @@ from rules.dam import charges as charge_rules
 from rules.fmt import brl, day
 from rules.machinery.payment import ChargeState, charge_situation
 from rules.machinery.statement import ChargeFigures
+from services import store
 from services.dam import charges, rebill
 from services.machinery.booking_requests import REQUESTS
+from services.shared import audit
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 
@@ -162,3 +164,15 @@ def charges_of(db: Database, municipality: str, docs: list[dict]) -> dict[str, d
         return {}
     found = (charges.plain(raw) for raw in db[charges.COLLECTION].find({"_id": {"$in": ids}}))
     return {c["id"]: c for c in found if c.get("municipality") == municipality}
+
+
+def refund(db: Database, actor: Actor, municipality: str, charge_id: str, amount: Decimal, on: date,
+           document: str, why: str, before: dict | None = None) -> None:
+    """Pay ``amount`` of a charge's credit back to the requester (``charges.record_refund``, the one money
+    loop) with its audit entry: the credit and what was paid before (``before``: the charge as the caller
+    loaded it, ahead of an abatement of its own) and after."""
+    before = before or charges.load(db, charge_id, municipality)
+    after = charges.record_refund(db, charge_id, amount, on, document, actor.username)
+    audit.record(db, actor, municipality, "refund", charges.COLLECTION, charge_id,
+                 {"credit": store.encode(before["credit"]), "paid": store.encode(before["paid"])},
+                 {"credit": store.encode(after["credit"]), "paid": store.encode(after["paid"])}, note=why)

@@ -40,7 +40,7 @@ from services import store
 from services.dam import charges, dams, rebill
 from services.machinery import booking_requests, ledger, protocol, quotes
 from services.machinery.booking_requests import REQUESTS, WrongStep
-from services.shared import audit, clock, events, parameters
+from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, ValidationFailed
@@ -322,13 +322,9 @@ def record_refusal_refund(db: Database, actor: Actor, municipality: str, request
             raise WrongStep(f"O pedido {doc['protocol']} não tem crédito a devolver.")
         total = Decimal("0.00")
         for row in held:
-            before = charges.load(db, row.charge_id, municipality)
-            after = charges.record_refund(db, row.charge_id, before["credit"], on, note.strip(), actor.username)
-            audit.record(db, actor, municipality, "refund", charges.COLLECTION, row.charge_id,
-                         {"credit": store.encode(before["credit"]), "paid": store.encode(before["paid"])},
-                         {"credit": store.encode(after["credit"]), "paid": store.encode(after["paid"])},
-                         note=f"Pedido {doc['protocol']} recusado: crédito devolvido ({note.strip()})")
-            total += before["credit"]
+            ledger.refund(db, actor, municipality, row.charge_id, row.credit, on, note.strip(),
+                          f"Pedido {doc['protocol']} recusado: crédito devolvido ({note.strip()})")
+            total += row.credit
         return {"refusal": {**refusal, "credit_returned_on": on, "credit_returned": total,
                             "credit_note": note.strip()}}
 
