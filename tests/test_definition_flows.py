@@ -262,3 +262,13 @@ def test_the_record_page_moves_a_record_twice_and_shows_its_history(db, licence)
     history = app.dataframe[-1].value
     assert list(history["Ação"]) == ["Iniciar análise", "Indeferir"]
     assert list(history["Observação"]) == ["Documentos conferidos", ""]
+
+
+@pytest.mark.parametrize("flow", ["em análise", ["Protocolado", "Deferido"], {"states": "Protocolado"},
+                                  {"states": [{"label": "A"}, "B"]}, {"states": STATES, "transitions": [["a", "b"]]}],
+                         ids=["text", "list", "states-text", "state-not-item", "move-not-item"])
+def test_a_flow_of_the_wrong_shape_is_refused_not_a_crash(db, flow):
+    """A definition read from a file (issue 24 item 5) may carry anything under "flow"."""
+    with pytest.raises(ValidationFailed) as refused:
+        definitions.define_register(db, TI_CG, "chapada", licences(flow=flow))
+    assert "formato inválido" in refused.value.errors["flow"]

@@ -54,8 +54,12 @@ def _value(state: dict[str, Any]) -> str:
 def problems(raw: dict[str, Any] | None, read_roles: list[str] | None,
              write_roles: list[str] | None) -> dict[str, str]:
     """What is wrong with a flow, by the part of the TI form (``flow.states.1``, ``flow.transitions.0``)."""
-    if not raw or not raw.get("states"):
-        return {"flow.transitions": "Fluxo: sem situações, não pode haver ações."} if raw and raw.get("transitions") else {}
+    if not raw:
+        return {}
+    if not _shaped(raw):  # a definition read from a file, not typed on the TI screen
+        return {"flow": "Fluxo: formato inválido (situações e ações devem ser listas de itens)."}
+    if not raw.get("states"):
+        return {"flow.transitions": "Fluxo: sem situações, não pode haver ações."} if raw.get("transitions") else {}
     errors: dict[str, str] = {}
     states, transitions = list(raw["states"]), list(raw.get("transitions") or ())
     if len(states) < 2:
@@ -76,6 +80,14 @@ def problems(raw: dict[str, Any] | None, read_roles: list[str] | None,
     if not errors:
         errors.update(_shape_problems(clean(raw)))
     return errors
+
+
+def _shaped(raw: Any) -> bool:
+    """A flow as a dict of lists of dicts (what the TI screen sends and an export writes)."""
+    if not isinstance(raw, dict):
+        return False
+    parts = (raw.get("states") or [], raw.get("transitions") or [])
+    return all(isinstance(part, list) and all(isinstance(item, dict) for item in part) for part in parts)
 
 
 def _state_problems(index: int, state: dict[str, Any], seen: dict[str, int]) -> dict[str, str]:
