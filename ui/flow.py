@@ -44,7 +44,7 @@ def flow_panel(spec: EntitySpec, actor, mun: str, doc: dict) -> None:
                     st.error(exc.message, icon=":material/error:")
                 else:
                     common.forget(f"{key}_note")
-                    announce(f"{spec.label} {title_of(spec, doc)}: situação “{now}”.")
+                    announce(f"{spec.label} {spec.title_of(doc) or ''}: situação “{now}”.")
                     st.rerun()
     else:
         st.caption("Situação final: nenhuma ação do fluxo sai dela." if status.final
@@ -54,11 +54,6 @@ def flow_panel(spec: EntitySpec, actor, mun: str, doc: dict) -> None:
         common.table(pd.DataFrame([{"Quando": clock.to_local(h["at"]).strftime("%d/%m/%Y %H:%M"), "Ação": h["action"],
                                     "De": h["from"], "Para": h["to"], "Por": h["by"], "Observação": h.get("note") or ""}
                                    for h in status.history]), key=f"{spec.name}_history_{doc['id']}")
-
-
-def title_of(spec: EntitySpec, doc: dict) -> str:
-    key = spec.title_field or spec.fields[0].name
-    return spec.field(key).show(doc.get(key)) or ""
 
 
 def _open(register: str, record_id: str) -> None:

@@ -76,11 +76,8 @@ def reindex(db: Database, before: dict[str, Any], after: dict[str, Any]) -> None
 
 
 def _title(spec: EntitySpec, doc: dict) -> str:
-    key = spec.title_field or spec.fields[0].name
-    try:
-        return spec.field(key).show(doc.get(key)) or "(sem valor)"
-    except KeyError:
-        return str(doc["_id"])
+    title = spec.title_of(doc)
+    return str(doc["_id"]) if title is None else title or "(sem valor)"
 
 
 def _plan(db: Database, before: dict[str, Any], after: dict[str, Any], fixes: dict[str, dict[str, str]]

@@ -154,10 +154,10 @@ def _check(db: Database, municipality: str, data: bytes, rename_to: str | None) 
         definition["name"] = rename_to.strip()
     name = str(definition.get("name") or "")
     taken = exists(db[COLLECTION], {"name": name})
-    problems = [Problem("Definição", message) for message in _definition_problems(db, definition)]
-    clean, spec, cleaned = {}, None, []
+    messages, clean = _definition_checked(db, definition)
+    problems = [Problem("Definição", message) for message in messages]
+    spec, cleaned = None, []
     if not problems:
-        clean = definitions._clean(definition, db)
         spec = to_spec({"name": name, **clean, "defined": True})
         cleaned, bad = _records(db, spec, municipality, records)
         problems += bad
@@ -189,14 +189,13 @@ def _read(data: bytes) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
     return header, raw, records
 
 
-def _definition_problems(db: Database, definition: dict[str, Any]) -> list[str]:
-    """What stops the definition here: its shape, the checks of define_register and a reference to a
-    register this store lacks (named)."""
+def _definition_checked(db: Database, definition: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The definition as define_register stores it, or what stops it here: its shape, the checks of
+    define_register and a reference to a register this store lacks (named)."""
     if not _well_formed(definition):
-        return ["A definição do arquivo não tem a forma esperada; exporte-a de novo do painel de origem."]
+        return ["A definição do arquivo não tem a forma esperada; exporte-a de novo do painel de origem."], {}
     try:
-        definitions._clean(definition, db)
-        errors: dict[str, str] = {}
+        return [], definitions._clean(definition, db)
     except ValidationFailed as exc:
         errors = dict(exc.errors)
     known = definitions._known(db)
@@ -206,7 +205,7 @@ def _definition_problems(db: Database, definition: dict[str, Any]) -> list[str]:
             errors[f"fields.{index}.target"] = (
                 f"Campo {index + 1} ({f.get('label')}): refere-se ao cadastro “{target}”, que não existe neste "
                 "painel; importe antes a definição dele.")
-    return list(errors.values())
+    return list(errors.values()), {}
 
 
 def _well_formed(definition: dict[str, Any]) -> bool:

@@ -45,11 +45,7 @@ def item(spec: EntitySpec, doc: dict[str, Any], calendar_of) -> dict[str, Any] |
         return None
     entered = clock.to_local(since).date()
     due = flow_spec.due(calendar_of(doc["municipality"], entered), entered, state)
-    key = spec.title_field or spec.fields[0].name
-    try:
-        title = spec.field(key).show(doc.get(key)) or "(sem valor)"
-    except KeyError:
-        title = "(sem valor)"
+    title = spec.title_of(doc) or "(sem valor)"
     return {"municipality": doc["municipality"], "register": spec.name, "record_id": str(doc["_id"]),
             "register_label": spec.label, "title": title, "state": state.value, "state_label": state.label,
             "entered": entered.isoformat(), "due": due.isoformat(), "deadline_days": state.deadline_days}

@@ -129,6 +129,15 @@ class EntitySpec:
     def saved(self) -> str:
         return "salva" if self.feminine else "salvo"
 
+    def title_of(self, doc: dict) -> str | None:
+        """A record's title as shown (its title field, else its first field): "" when empty, None when
+        the title field is no longer one of the register's fields."""
+        key = self.title_field or self.fields[0].name
+        try:
+            return self.field(key).show(doc.get(key)) or ""
+        except KeyError:
+            return None
+
     def field(self, name: str) -> Field:
         for f in self.fields:
             if f.name == name:
