@@ -149,3 +149,18 @@ def test_inicio_links_a_view_of_a_register_defined_by_ti_to_that_registers_addre
     assert not home.exception, home.exception
     [link] = [e.proto for e in home.get("page_link") if e.proto.label == "Hortifruti · compartilhada"]
     assert link.page.endswith("cadastro_bancas_feira") and f"visao={view_id}" in link.query_string
+
+
+def test_the_views_of_a_register_ti_deactivated_leave_the_lists_and_come_back_with_it(db):
+    from services.shared import definitions
+    from tests.test_definitions import TI_CG, stalls
+
+    definitions.define_register(db, TI_CG, "chapada", stalls())
+    saved_views.save_view(db, SECRETARIA_CG, "chapada", "bancas_feira", "Hortifruti",
+                          ListQuery(filters={"setor": "Hortifruti"}), ["numero"], True)
+    own = save(db, SECRETARIA_CG, name="PF Maria")
+    definitions.set_active(db, TI_CG, "chapada", "bancas_feira", False, expected_version=1)
+    assert [v.id for v in saved_views.views(db, COLLEAGUE, "chapada")] == []
+    assert [v.id for v in saved_views.views(db, SECRETARIA_CG, "chapada")] == [own]
+    definitions.set_active(db, TI_CG, "chapada", "bancas_feira", True, expected_version=2)
+    assert [v.name for v in saved_views.views(db, COLLEAGUE, "chapada")] == ["Hortifruti"]

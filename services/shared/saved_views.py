@@ -104,8 +104,15 @@ def views(db: Database, actor: Actor, municipality: str, entity: str | None = No
     query: dict[str, Any] = {"municipality": municipality, "$or": [{"owner": actor.username}, {"shared": True}]}
     if entity:
         query["entity"] = entity
-    rows = db[COLLECTION].find(query).sort([("entity", 1), ("name", 1)]).limit(PER_PERSON * 20)
-    return [_view(db, municipality, decode(row)) for row in rows]
+    rows = [decode(row) for row in db[COLLECTION].find(query).sort([("entity", 1), ("name", 1)])
+            .limit(PER_PERSON * 20)]
+    specs = {}
+    for name in {row["entity"] for row in rows}:  # one spec per register, not per view
+        try:
+            specs[name] = entities.spec_for(db, name, municipality)
+        except NotFound:  # a register TI deactivated keeps its views, out of sight until it is back
+            continue
+    return [_view(specs[row["entity"]], row) for row in rows if row["entity"] in specs]
 
 
 @checked
@@ -128,9 +135,8 @@ def delete_view(db: Database, actor: Actor, municipality: str, view_id: str) -> 
                      note=f"Visão '{doc['name']}' excluída")
 
 
-def _view(db: Database, municipality: str, doc: dict) -> SavedView:
+def _view(spec: EntitySpec, doc: dict) -> SavedView:
     """A stored view as the list can use it today: a field the register no longer has is left out."""
-    spec = entities.spec_for(db, doc["entity"], municipality)
     names = {f.name for f in spec.fields}
     filterable = {f.name for f in spec.fields if f.filterable}
     return SavedView(id=str(doc["_id"]), entity=doc["entity"], name=doc["name"], shared=doc["shared"],
