@@ -68,7 +68,7 @@ def _refusal_credit(db: Database, actor: Actor, municipality: str, doc: dict, ro
     """A refused request had been paid: the credit to return, and the form that records its return."""
     refusal = doc.get("refusal") or {}
     if refusal.get("credit_returned_on"):
-        st.info(f"Crédito de {fmt.brl(Decimal(str(refusal['credit_returned'])))} devolvido ao interessado em "
+        st.info(f"Crédito de {fmt.brl(refusal['credit_returned'])} devolvido ao interessado em "
                 f"{fmt.day(refusal['credit_returned_on'])} ({refusal.get('credit_note', '')}).")
         return
     credit = payment.refusal_credit(rows, doc)
