@@ -40,7 +40,8 @@ def open_dataset(scale: int, root: Path, fraction: float = 1.0) -> tuple[Any, di
     returns it with the dataset's marker (its generation time)."""
     folder = root / f"scale-{scale}"
     db_name = f"painel_bench_{scale}" if config.mongodb_uri() else None
-    db = store.connect(data_dir=str(folder), db_name=db_name)
+    with dataset.generation_cache():
+        db = store.connect(data_dir=str(folder), db_name=db_name)
     found = dataset.marker(db)
     if found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) != (
             scale, fraction, dataset.generator_version()):
@@ -50,7 +51,8 @@ def open_dataset(scale: int, root: Path, fraction: float = 1.0) -> tuple[Any, di
         else:
             store.close_all()
             shutil.rmtree(folder)
-        db = store.connect(data_dir=str(folder), db_name=db_name)
+        with dataset.generation_cache():
+            db = store.connect(data_dir=str(folder), db_name=db_name)
     return db, dataset.generate(db, scale, fraction)
 
 

@@ -121,7 +121,8 @@ class _GuardedEngine(docstore.connection.Engine):
         fresh = getattr(self._local, "conn", None) is None
         conn = super().conn()
         if fresh:
-            conn.execute(f"PRAGMA busy_timeout = {int(config.sqlite_busy_seconds() * 1000)}")
+            for pragma, value in config.sqlite_pragmas().items():
+                conn.execute(f"PRAGMA {pragma} = {value}")
         return conn
 
     @contextmanager
@@ -173,8 +174,7 @@ def check_store(db: Database) -> None:
             raise store_file.lost(path)
 
 
-# SQLite's durability: FULL syncs the WAL on every commit (a power cut loses no committed write);
-# figures in docs/performance.md.
+# SQLite's durability: FULL syncs the WAL on every commit, a power cut loses no committed write.
 SYNCHRONOUS = os.environ.get("PAINEL_SQLITE_SYNCHRONOUS", "FULL")
 
 
