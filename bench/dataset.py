@@ -17,7 +17,9 @@ PIX computed by the rules (``tests/test_bench.py`` checks every shape against do
 services write). Rules whose result depends only on a value (a due date, a text's cleaning) run
 once per value. Everything is written with ``insert_many`` in batches through
 ``services.store.connect`` (embedded store in ``--out``/``PAINEL_DATA_DIR``, or MongoDB when
-``MONGODB_URI`` is set). A store that already holds this generator's dataset at the same scale is
+``MONGODB_URI`` is set). The CLI and ``bench/run.py`` use both cores: two processes write the
+municipalities side by side, each from its own seed (the same documents as one process writes), then
+clone the replayed chains and rebuild the views side by side (``generate`` with ``reopen``). A store that already holds this generator's dataset at the same scale is
 reused (marker ``meta/bench_dataset``). ``--dry`` builds and counts without writing: the
 generator's own time, whatever the engine.
 
@@ -38,8 +40,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from datetime import date
 from pathlib import Path
 
@@ -48,8 +51,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pymongo.database import Database  # noqa: E402
 
 from bench import dataset_chains, dataset_services  # noqa: E402
-from bench.dataset_plan import RIDE_HAILING, TODAY, counts_for  # noqa: E402
+from bench.dataset_plan import RIDE_HAILING, SEED, TODAY, counts_for  # noqa: E402
 from bench.dataset_ridehailing import RideHailingRecords  # noqa: E402
+from bench.dataset_store import forked  # noqa: E402
 from rules import fmt  # noqa: E402
 from rules.dam import parameters as dam_parameters  # noqa: E402
 from rules.params import ParameterVersion  # noqa: E402
@@ -64,13 +68,21 @@ from services.shared import parameters, views  # noqa: E402
 from services.shared.accounts import create_user  # noqa: E402
 from services.shared.auth import SYSTEM, Actor  # noqa: E402
 from services.shared.errors import Conflict  # noqa: E402
+from services import store  # noqa: E402
 from services.store import connect  # noqa: E402
 
 MARKER = "bench_dataset"
-# The generator's connection keeps every index it fills in memory: with the panel's 64 MB, an insert
-# into a random-keyed index of a store past that size reads its page back (scale 10: 183 s with
-# SQLite's 2 MB, 146 s with 1 GB). Connections opened for the figures keep the panel's setting.
-GENERATION_CACHE_MB = "4096"
+MUNICIPALITIES = ("chapada", "matupa", "nova_lacerda")
+# The municipalities written side by side, one process each group: Chapada is as big as the other two
+# (dataset_plan.SHARE), and SQLite takes one writer at a time while the other builds its documents.
+SIDE_BY_SIDE = (("chapada",), ("matupa", "nova_lacerda"))
+# Then the clones and the views, one process each group: Nova Lacerda's requests are most of the clones.
+FINISHED_SIDE_BY_SIDE = (("nova_lacerda",), ("chapada", "matupa"))
+# The generator's connections keep every index they fill in memory (with the panel's 64 MB, an insert
+# into a random-keyed index of a store past that size reads its page back: scale 10 took 183 s with
+# SQLite's 2 MB, 146 s with 1 GB) and sync the WAL at checkpoints only (a dataset cut short by a power
+# failure has no marker and is made again). The figures' connections keep the panel's settings.
+GENERATION_SETTINGS = {"PAINEL_SQLITE_CACHE_MB": "4096", "PAINEL_SQLITE_SYNCHRONOUS": "NORMAL"}
 SOURCES = sorted(Path(__file__).resolve().parent.glob("dataset*.py"))  # this module and its parts
 
 
@@ -96,20 +108,28 @@ def without_cycle_collector() -> Iterator[None]:
             gc.enable()
 
 
+def write_counters(db: Database, counters: dict[str, int]) -> None:
+    """The municipalities' number sequences (protocols, DAMs) where the services go on from."""
+    for key, seq in sorted(counters.items()):
+        db["counters"].update_one({"_id": key}, {"$set": {"seq": seq}}, upsert=True)
+
+
 class Generator(RideHailingRecords):
     """The whole dataset, municipality by municipality."""
 
-    def run(self) -> Counter[str]:
+    def run(self, municipalities: tuple[str, ...] = MUNICIPALITIES) -> Counter[str]:
+        """Write the records of ``municipalities``; the documents written per collection (the numbers
+        drawn are in ``counters``, for :func:`write_counters`)."""
         with without_cycle_collector():
-            for mun in ("chapada", "matupa", "nova_lacerda"):
+            for mun in municipalities:
                 self.municipality(mun)
         self.out.flush()
-        for key, seq in sorted(self.counters.items()):
-            self.db["counters"].update_one({"_id": key}, {"$set": {"seq": seq}}, upsert=True)
-        self.out.progress("contadores")
         return self.out.counts
 
     def municipality(self, mun: str) -> None:
+        # Each municipality draws from its own seed: the same documents whether the municipalities are
+        # written one after the other or side by side (:func:`generate` with ``reopen``).
+        self.rng.seed(f"{SEED}:{self.scale}:{mun}")
         counts = counts_for(self.scale, mun, self.fraction)
         staff = [Actor(f"servidor{i + 1}.{mun}", f"Servidor {i + 1} ({mun})", "secretaria", (mun,))
                  for i in range(counts["staff"])]
@@ -149,26 +169,37 @@ def prepare(db: Database) -> None:
 
 
 @contextmanager
-def generation_cache() -> Iterator[None]:
-    """Connections opened inside (the generated store's) keep :data:`GENERATION_CACHE_MB` of pages."""
-    saved = os.environ.get("PAINEL_SQLITE_CACHE_MB")
-    os.environ["PAINEL_SQLITE_CACHE_MB"] = GENERATION_CACHE_MB
+def generation_settings() -> Iterator[None]:
+    """Stores opened inside (the generated one) get :data:`GENERATION_SETTINGS`."""
+    saved = {name: os.environ.get(name) for name in GENERATION_SETTINGS}
+    os.environ.update(GENERATION_SETTINGS)
     try:
         yield
     finally:
-        if saved is None:
-            os.environ.pop("PAINEL_SQLITE_CACHE_MB", None)
-        else:
-            os.environ["PAINEL_SQLITE_CACHE_MB"] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def reopen_generated(folder: str | None = None, db_name: str | None = None) -> Database:
+    """The store the dataset is generated in (embedded in ``folder``, or MONGODB_URI's ``db_name``),
+    with :data:`GENERATION_SETTINGS`."""
+    with generation_settings():
+        return connect(data_dir=folder, db_name=db_name)
 
 
 def marker(db: Database) -> dict | None:
     return db["meta"].find_one({"_id": MARKER})
 
 
-def generate(db: Database, scale: int, fraction: float = 1.0) -> dict:
+def generate(db: Database, scale: int, fraction: float = 1.0,
+             reopen: Callable[[], Database] | None = None) -> dict:
     """Fill ``db`` with the dataset of ``scale``, or reuse it when already there. Returns the marker.
-    ``fraction`` shrinks every count (tests use a tiny dataset)."""
+    ``fraction`` shrinks every count (tests use a tiny dataset). With ``reopen`` (which opens the same
+    store again), the municipalities are written by two processes side by side (:data:`SIDE_BY_SIDE`),
+    the same documents as one after the other; ``db``'s client is then closed: use ``reopen()``."""
     found = marker(db)
     version = generator_version()
     if found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) == (scale, fraction, version):
@@ -181,23 +212,68 @@ def generate(db: Database, scale: int, fraction: float = 1.0) -> dict:
     print(f"Gerando o conjunto de dados da escala {scale} (hoje fixo {fmt.day(TODAY)})…", flush=True)
     with on(TODAY):  # the users' and parameters' audit entries too are of the dataset's today
         prepare(db)
-    counts = Generator(db, scale, fraction).run()
+    if reopen is None:
+        generator = Generator(db, scale, fraction)
+        counts, counters = generator.run(), generator.counters
+    else:
+        store.close_all()  # no connection crosses the fork
+        parts = forked([partial(_write_part, reopen, scale, fraction, group) for group in SIDE_BY_SIDE])
+        db = reopen()
+        counts = sum((part_counts for part_counts, _ in parts), Counter())
+        counters = {key: seq for _, part_counters in parts for key, seq in part_counters.items()}
+    write_counters(db, counters)
     print(f"  Máquinas e autos pelos serviços: {dataset_services.write(db):.1f} s", flush=True)
-    cloned_at = time.perf_counter()
-    with without_cycle_collector():
-        cloned = dataset_chains.clone(db, scale, fraction)
-        print(f"  Cópias dos pedidos e autos: {sum(cloned.values()):,} documentos em "
-              f"{time.perf_counter() - cloned_at:.1f} s", flush=True)
-        rebuilt_at = time.perf_counter()
-        for code in ("chapada", "matupa", "nova_lacerda"):  # the read models of the bulk-written records
-            views.rebuild(db, code)
-    print(f"  Visões refeitas em {time.perf_counter() - rebuilt_at:.1f} s", flush=True)
+    if reopen is None:
+        cloned = _finish(db, scale, fraction, MUNICIPALITIES, whole_units=True)
+    else:
+        store.close_all()
+        parts = forked([partial(_finish_part, reopen, scale, fraction, group) for group in FINISHED_SIDE_BY_SIDE])
+        db = reopen()
+        cloned = sum(parts, Counter())
     doc = {"_id": MARKER, "scale": scale, "fraction": fraction, "version": version, "today": TODAY.isoformat(),
            "counts": dict(sorted(counts.items())), "cloned": dict(sorted(cloned.items())), "seconds": round(time.perf_counter() - started, 1)}
     db["meta"].insert_many([doc])
     print("Documentos por coleção: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
     print(f"Pronto em {doc['seconds']} s.")
     return doc
+
+
+def _write_part(reopen: Callable[[], Database], scale: int, fraction: float,
+                municipalities: tuple[str, ...]) -> tuple[Counter[str], dict[str, int]]:
+    """In a child process: the records of ``municipalities`` (counts, counters), its store closed."""
+    generator = Generator(reopen(), scale, fraction)
+    counts = generator.run(municipalities)
+    store.close_all()
+    return counts, generator.counters
+
+
+def _finish(db: Database, scale: int, fraction: float, municipalities: tuple[str, ...],
+            whole_units: bool) -> Counter[str]:
+    """Clone the replayed chains of ``municipalities``, then make their views from the records written
+    in bulk (``whole_units``: each view in a unit of work; else view by view, each write its own unit,
+    so that two processes rebuilding side by side never wait for a whole view of the other)."""
+    with without_cycle_collector():
+        started = time.perf_counter()
+        cloned = dataset_chains.clone(db, scale, fraction, municipalities)
+        rebuilt_at = time.perf_counter()
+        for code in municipalities:
+            if whole_units:
+                views.rebuild(db, code)
+            else:
+                for view in views.all_views():
+                    view.rebuild(db, code)
+    names = ", ".join(municipalities)
+    print(f"  {names}: cópias dos pedidos e autos, {sum(cloned.values()):,} documentos em "
+          f"{rebuilt_at - started:.1f} s; visões refeitas em {time.perf_counter() - rebuilt_at:.1f} s", flush=True)
+    return cloned
+
+
+def _finish_part(reopen: Callable[[], Database], scale: int, fraction: float,
+                 municipalities: tuple[str, ...]) -> Counter[str]:
+    """In a child process: :func:`_finish` of ``municipalities``, its store closed."""
+    cloned = _finish(reopen(), scale, fraction, municipalities, whole_units=False)
+    store.close_all()
+    return cloned
 
 
 def build_only(scale: int, fraction: float = 1.0) -> dict:
@@ -227,9 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry:
         build_only(args.scale, args.fraction)
         return 0
-    with generation_cache():
-        db = connect(data_dir=args.out)
-    generate(db, args.scale, args.fraction)
+    generate(reopen_generated(args.out), args.scale, args.fraction, partial(reopen_generated, args.out))
     return 0
 
 

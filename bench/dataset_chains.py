@@ -177,11 +177,17 @@ class Chains(Cloner):
         self.flush()
 
 
-def clone(db: Database, scale: int, fraction: float = 1.0, targets: dict[str, int] | None = None) -> Counter[str]:
-    """Clone the replayed chains up to the plan's counts (or ``targets``); the documents written per collection."""
+def clone(db: Database, scale: int, fraction: float = 1.0, municipalities: tuple[str, ...] = (NL, "chapada", "matupa"),
+          targets: dict[str, int] | None = None) -> Counter[str]:
+    """Clone the replayed chains of ``municipalities`` up to the plan's counts (or ``targets``); the
+    documents written per collection. Each municipality draws from its own seed, so two processes can
+    clone different municipalities side by side (``bench/dataset.py``) and write what one would."""
     targets = targets or cloned_counts(scale, fraction)
-    chains = Chains(db, random.Random(SEED * 7 + scale))
-    chains.machinery(targets[NL])
-    for mun in ("chapada", "matupa"):
-        chains.autos(mun, targets[mun])
+    chains = Chains(db, random.Random())
+    for mun in municipalities:
+        chains.rng.seed(f"{SEED * 7 + scale}:{mun}")
+        if mun == NL:
+            chains.machinery(targets[NL])
+        else:
+            chains.autos(mun, targets[mun])
     return chains.finish()

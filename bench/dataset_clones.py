@@ -121,6 +121,7 @@ class Cloner:
     def __init__(self, db: Database, rng: Any) -> None:
         self.db, self.rng = db, rng
         self.counters = {c["_id"]: c["seq"] for c in db["counters"].find({})}
+        self.drawn: set[str] = set()  # the counters this cloner moved
         self.buffers: dict[str, list[dict]] = defaultdict(list)
         self.counts: Counter[str] = Counter()
         self.documents: set[str] = set()  # CPF/CNPJ already in use (requesters, operators)
@@ -147,6 +148,7 @@ class Cloner:
     def number(self, mun: str, kind: str, year: int) -> tuple[int, str]:
         key = f"{mun}/{kind}/{year}"
         self.counters[key] = self.counters.get(key, 0) + 1
+        self.drawn.add(key)
         return self.counters[key], f"{self.counters[key]:04d}/{year}"
 
     def add(self, collection: str, doc: dict) -> None:
@@ -164,8 +166,8 @@ class Cloner:
 
     def finish(self) -> Counter[str]:
         self.flush()
-        for key, seq in sorted(self.counters.items()):
-            self.db["counters"].update_one({"_id": key}, {"$set": {"seq": seq}}, upsert=True)
+        for key in sorted(self.drawn):  # only these: another process may be drawing another municipality's
+            self.db["counters"].update_one({"_id": key}, {"$set": {"seq": self.counters[key]}}, upsert=True)
         return self.counts
 
     def person_document(self, old: str) -> str:

@@ -8,15 +8,20 @@ builds itself. :class:`Writer` buffers the generated documents per collection an
 """
 from __future__ import annotations
 
+import multiprocessing
 import random
+import sys
 import time
+import traceback
 from collections import Counter, defaultdict
-from typing import Any, Iterator
+from collections.abc import Callable
+from typing import Any, Iterator, TypeVar
 
 from bson import ObjectId
 from pymongo.database import Database
 
 BATCH = 20000
+T = TypeVar("T")
 
 
 class _NoRows:
@@ -115,3 +120,40 @@ class Writer:
         done = "montados" if self.dry else "gravados"
         print(f"  {time.perf_counter() - self.started:7.1f} s  {total:>9,} documentos {done}  ({what})", flush=True)
 
+
+def forked(jobs: list[Callable[[], T]]) -> list[T]:
+    """Run each job in a child process of its own, all at once, and return their results in order.
+
+    The children are forked: a job needs no pickling (only its result travels back), and each opens the
+    store itself (a connection never crosses a fork: the caller closes its own first). A job that fails
+    stops the whole run with the child's traceback."""
+    sys.stdout.flush()  # a buffer copied into each child would print twice
+    context = multiprocessing.get_context("fork")
+    started = []
+    for job in jobs:
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_child, args=(job, send), daemon=True)
+        child.start()
+        send.close()
+        started.append((child, receive))
+    results, failures = [], []
+    for child, receive in started:
+        try:
+            status, value = receive.recv()
+        except EOFError:
+            status, value = "error", f"o processo terminou sem resposta (código {child.exitcode})"
+        child.join()
+        (results if status == "ok" else failures).append(value)
+    if failures:
+        raise RuntimeError("Uma parte do conjunto de dados falhou:\n" + "\n".join(failures))
+    return results
+
+
+def _child(job: Callable[[], Any], send: Any) -> None:
+    try:
+        send.send(("ok", job()))
+    except BaseException:  # the parent reports it: a child's exception would only reach its own stderr
+        send.send(("error", traceback.format_exc()))
+    finally:
+        sys.stdout.flush()
+        send.close()

@@ -19,6 +19,7 @@ import shutil
 import socket
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,7 @@ def open_dataset(scale: int, root: Path, fraction: float = 1.0) -> tuple[Any, di
     returns it with the dataset's marker (its generation time)."""
     folder = root / f"scale-{scale}"
     db_name = f"painel_bench_{scale}" if config.mongodb_uri() else None
-    with dataset.generation_cache():
-        db = store.connect(data_dir=str(folder), db_name=db_name)
+    db = dataset.reopen_generated(str(folder), db_name)
     found = dataset.marker(db)
     if found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) != (
             scale, fraction, dataset.generator_version()):
@@ -51,9 +51,9 @@ def open_dataset(scale: int, root: Path, fraction: float = 1.0) -> tuple[Any, di
         else:
             store.close_all()
             shutil.rmtree(folder)
-        with dataset.generation_cache():
-            db = store.connect(data_dir=str(folder), db_name=db_name)
-    return db, dataset.generate(db, scale, fraction)
+        db = dataset.reopen_generated(str(folder), db_name)
+    found = dataset.generate(db, scale, fraction, partial(dataset.reopen_generated, str(folder), db_name))
+    return dataset.reopen_generated(str(folder), db_name), found
 
 
 def working_copy(scale: int, root: Path) -> tuple[Any, str]:

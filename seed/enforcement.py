@@ -14,6 +14,7 @@ from services.ridehailing import authorization_lists
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
 from services.shared import clock, entity_lists, parameters, schema
 from services.shared.auth import Actor
+from services.store import parse_date
 
 FACTS = "Constatado pelo agente em fiscalização de rotina (demonstração)"
 FIRST_DAYS = {"chapada": date(2026, 1, 8), "matupa": date(2025, 8, 29)}  # the acts in force (and the UPFM)
@@ -71,6 +72,12 @@ def _others(db: Database, actor: Actor, municipality: str, taken: set[str]) -> l
     return [r["cpf"] for r in rows if r["cpf"] not in taken]
 
 
+def _quiet_since(db: Database, municipality: str, cpf: str, day: date) -> bool:
+    """No event of the driver's authorizations after ``day``."""
+    return all(parse_date(e["on"]) <= day for doc in db["authorizations"].find(
+        {"municipality": municipality, "driver_cpf": cpf}, {"events": 1}) for e in doc.get("events") or [])
+
+
 def _seed(db: Database, municipality: str, today: date) -> None:
     actor = _actor(municipality)
     active = _drivers(db, actor, municipality)
@@ -94,8 +101,11 @@ def _seed(db: Database, municipality: str, today: date) -> None:
         penalties.apply_sanction(db, actor, municipality, second, penalty="suspensão da autorização",
                                  start=decided_on + timedelta(days=1), note="Suspensão cumprida (demonstração)")
 
+    # MP art. 26 VI: a cassação ends the authorization, so it goes to one with no event after the auto
+    # (a renewal asked later would follow the end); none such, no cassação
+    cassado = None if cg else next((cpf for cpf in active[1:] if _quiet_since(db, municipality, cpf, back(70))), None)
     # one auto per stage, each on a different driver
-    pool = iter(others + active[2:])
+    pool = iter(others + [cpf for cpf in active[2:] if cpf != cassado])
     stage_days = {"aguardando": 3, "notificado": 10, "prazo": 15, "defesa": 20, "dam": 80, "pago": 100,
                   "anulado": 90, "recurso": 85}
     for index, (stage, days) in enumerate(stage_days.items()):
@@ -137,7 +147,8 @@ def _seed(db: Database, municipality: str, today: date) -> None:
             process.notify(db, actor, municipality, late, method="post", sent_on=back(55), received_on=back(50))
         except process.DeadlineMissed:
             pass
-        cassado = active[1]
+        if cassado is None:
+            return
         aggression = _lavrar(db, actor, municipality, "MP-26-VI", back(70), cassado, 13)
         ruled = _decide(db, actor, municipality, aggression, back(70))
         if ruled:

@@ -96,7 +96,7 @@ def _make_client(uri: str | None, folder: str) -> Any:
         logging.getLogger(__name__).warning(
             "A pasta %s tem dados no formato antigo (tinymongo, %s) que o painel não lê mais; copie-os com "
             "`python -m seed --from-tinymongo %s` (veja o README).", folder, legacy.name, folder)
-    return _GuardedClient(folder, default_db=config.mongodb_db(), synchronous=SYNCHRONOUS)
+    return _GuardedClient(folder, default_db=config.mongodb_db(), synchronous=config.sqlite_synchronous())
 
 
 class _GuardedEngine(docstore.connection.Engine):
@@ -174,8 +174,6 @@ def check_store(db: Database) -> None:
             raise store_file.lost(path)
 
 
-# SQLite's durability: FULL syncs the WAL on every commit, a power cut loses no committed write.
-SYNCHRONOUS = os.environ.get("PAINEL_SQLITE_SYNCHRONOUS", "FULL")
 
 
 def close_all() -> None:
@@ -375,7 +373,7 @@ def staging(db: Database) -> Iterator[Any]:
                 db.drop_collection(STAGING_PREFIX + name)
         return
     folder = db.client.folder / f".restauracao-{uuid.uuid4().hex}"
-    client = _GuardedClient(folder, default_db=db.name, synchronous=SYNCHRONOUS)
+    client = _GuardedClient(folder, default_db=db.name, synchronous=config.sqlite_synchronous())
     try:
         yield client[db.name]
     finally:

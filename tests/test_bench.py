@@ -3,12 +3,14 @@ works on a tiny dataset. No figure is asserted: speed is for bench/run.py, not f
 from __future__ import annotations
 
 import random
+from collections import Counter
 from datetime import date, datetime, time, timedelta
+from functools import partial
 
 import pytest
 from bson import ObjectId
 
-from bench import dataset, dataset_chains, dataset_plan, run, run_writes
+from bench import dataset, dataset_chains, dataset_plan, dataset_store, run, run_writes
 from rules.machinery.nova_lacerda import DECREE_IN_FORCE
 from seed import ridehailing as ride_seed
 from services import store
@@ -72,6 +74,29 @@ def test_the_same_scale_gives_the_same_documents(tmp_path, monkeypatch, today_is
     second = contents(tiny_store(tmp_path / "b"))
     assert all(first[name] for name in first), [name for name in first if not first[name]]
     assert first == second
+
+
+def test_municipalities_written_side_by_side_give_the_same_documents(tmp_path, today_is_the_datasets, generated):
+    """bench/run.py writes the municipalities in two processes at once: each draws from its own seed."""
+    reopen = partial(store.connect, uri="", data_dir=str(tmp_path / "b"))
+    dataset.generate(reopen(), 1, TINY, reopen)
+    side_by_side, one_by_one = reopen(), generated_copy(generated, tmp_path / "a")
+    assert contents(side_by_side) == contents(one_by_one)
+    assert {d["municipality"] for d in side_by_side["dams"].find({})} == {"chapada", "matupa", "nova_lacerda"}
+    # the clones, the views and the counters too (the replayed records' ids are the store's own: counted)
+    assert per_municipality(side_by_side) == per_municipality(one_by_one)
+    assert sorted(side_by_side["counters"].find({}), key=str) == sorted(one_by_one["counters"].find({}), key=str)
+
+
+def test_a_part_that_fails_stops_the_generation_with_its_traceback():
+    assert dataset_store.forked([lambda: 7, lambda: {"n": 1}]) == [7, {"n": 1}]
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        dataset_store.forked([lambda: 7, lambda: 1 / 0])
+
+
+def per_municipality(db) -> Counter:
+    return Counter((name, doc.get("municipality")) for name in db.list_collection_names()
+                   for doc in db[name].find({}, {"municipality": 1}))
 
 
 def test_a_dataset_already_generated_is_reused(tmp_path, today_is_the_datasets, capsys, generated):

@@ -32,6 +32,12 @@ def sqlite_busy_seconds() -> float:
         return 30.0
 
 
+def sqlite_synchronous() -> str:
+    """PAINEL_SQLITE_SYNCHRONOUS: SQLite's durability. FULL (default) syncs the WAL on every commit: a power
+    cut loses no committed write; NORMAL syncs at checkpoints only."""
+    return os.environ.get("PAINEL_SQLITE_SYNCHRONOUS") or "FULL"
+
+
 def sqlite_cache_mb() -> int:
     """PAINEL_SQLITE_CACHE_MB: at most this many MB of the store's pages kept in memory by each
     connection (64; SQLite's own default is 2 MB, and an insert into a random-keyed index of a store
