@@ -19,9 +19,10 @@ once per value. Everything is written with ``insert_many`` in batches through
 ``services.store.connect`` (embedded store in ``--out``/``PAINEL_DATA_DIR``, or MongoDB when
 ``MONGODB_URI`` is set). The CLI and ``bench/run.py`` use both cores: two processes write the
 municipalities side by side, each from its own seed (the same documents as one process writes), then
-clone the replayed chains and rebuild the views side by side (``generate`` with ``reopen``). A store that already holds this generator's dataset at the same scale is
-reused (marker ``meta/bench_dataset``). ``--dry`` builds and counts without writing: the
-generator's own time, whatever the engine.
+clone the replayed chains and rebuild the views side by side (``generate`` with ``reopen``). A store
+that already holds this generator's dataset at the same scale is reused (marker
+``meta/bench_dataset``). ``--dry`` builds and counts without writing: the generator's own time,
+whatever the engine.
 
 The parts, each building on the one before: ``bench/dataset_plan.py`` (today, span, counts per
 scale), ``bench/dataset_store.py`` (the stand-in database and the batched writer),
@@ -42,8 +43,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -61,6 +62,7 @@ from seed import demo as demo_seed  # noqa: E402
 from seed import ridehailing as ride_seed  # noqa: E402
 from seed.municipalities import DEMO_ACT, seed_demo_parameters  # noqa: E402
 from seed.timeline import on  # noqa: E402
+from services import store  # noqa: E402
 from services.dam import dams  # noqa: E402
 from services.ridehailing import registry  # noqa: E402
 from services.setup import bootstrap  # noqa: E402
@@ -68,7 +70,6 @@ from services.shared import parameters, views  # noqa: E402
 from services.shared.accounts import create_user  # noqa: E402
 from services.shared.auth import SYSTEM, Actor  # noqa: E402
 from services.shared.errors import Conflict  # noqa: E402
-from services import store  # noqa: E402
 from services.store import connect  # noqa: E402
 
 MARKER = "bench_dataset"
