@@ -74,6 +74,8 @@ from services.store import connect  # noqa: E402
 
 MARKER = "bench_dataset"
 MUNICIPALITIES = ("chapada", "matupa", "nova_lacerda")
+# What the generator writes (the audit too, but prepare() writes its users' and parameters' entries)
+GENERATED = ("taxpayers", "platforms", "drivers", "vehicles", "authorizations", "inspections", "dams", "charges")
 # The municipalities written side by side, one process each group: Chapada is as big as the other two
 # (dataset_plan.SHARE), and SQLite takes one writer at a time while the other builds its documents.
 SIDE_BY_SIDE = (("chapada",), ("matupa", "nova_lacerda"))
@@ -191,6 +193,12 @@ def reopen_generated(folder: str | None = None, db_name: str | None = None) -> D
         return connect(data_dir=folder, db_name=db_name)
 
 
+def holds_records(db: Database) -> bool:
+    """Whether the store has records of the kinds the dataset writes (a generation cut short leaves
+    some, and no marker: the DAMs of one municipality may be written before any driver)."""
+    return any(db[name].find_one({}, {"_id": 1}) is not None for name in GENERATED)
+
+
 def marker(db: Database) -> dict | None:
     return db["meta"].find_one({"_id": MARKER})
 
@@ -206,7 +214,7 @@ def generate(db: Database, scale: int, fraction: float = 1.0,
     if found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) == (scale, fraction, version):
         print(f"Conjunto de dados da escala {scale} já gerado (versão {version}): reaproveitado.")
         return found
-    if found or db["drivers"].find_one({}, {"_id": 1}) is not None:
+    if found or holds_records(db):
         raise SystemExit("Este armazenamento já tem outros dados (outra escala ou versão do gerador); "
                          "use uma pasta vazia (--out) ou outro banco (MONGODB_DB).")
     started = time.perf_counter()

@@ -43,9 +43,11 @@ def open_dataset(scale: int, root: Path, fraction: float = 1.0) -> tuple[Any, di
     db_name = f"painel_bench_{scale}" if config.mongodb_uri() else None
     db = dataset.reopen_generated(str(folder), db_name)
     found = dataset.marker(db)
-    if found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) != (
-            scale, fraction, dataset.generator_version()):
-        print(f"Conjunto da escala {scale} feito por outra versão do gerador: refazendo.", flush=True)
+    stale = found and (found.get("scale"), found.get("fraction", 1.0), found.get("version")) != (
+        scale, fraction, dataset.generator_version())
+    if stale or (not found and dataset.holds_records(db)):
+        print(f"Conjunto da escala {scale} " + ("feito por outra versão do gerador" if stale else
+              "incompleto (uma geração interrompida)") + ": refazendo.", flush=True)
         if db_name:
             db.client.drop_database(db_name)
         else:

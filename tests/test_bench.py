@@ -338,3 +338,21 @@ def test_the_cloned_counts_scale():
     one, ten = dataset_plan.cloned_counts(1), dataset_plan.cloned_counts(10)
     assert one == {"nova_lacerda": 600, "chapada": 200, "matupa": 100}
     assert ten == {mun: 10 * count for mun, count in one.items()}
+
+
+def test_a_generation_cut_short_is_made_again(tmp_path, today_is_the_datasets, capsys):
+    """A generation stopped before any driver was written left DAMs and no marker: the next run took the
+    store as empty and failed on the DAMs' unique numbers (E11000 on 0001/2026)."""
+    folder = tmp_path / "scale-1"
+    left = store.connect(uri="", data_dir=str(folder))
+    left["dams"].insert_one({"municipality": "chapada", "number": "0001/2026", "year": 2026, "sequence": 1})
+    store.close_all()
+    with pytest.raises(SystemExit, match="já tem outros dados"):  # a folder the generator did not make: refused
+        dataset.generate(store.connect(uri="", data_dir=str(folder)), 1, TINY)
+    store.close_all()
+
+    db, found = run.open_dataset(1, tmp_path, TINY)  # the benchmark's own folder: made again
+
+    assert "incompleto (uma geração interrompida): refazendo" in capsys.readouterr().out
+    assert found["scale"] == 1 and found["counts"]["dams"] > 0
+    assert db["dams"].find_one({"taxpayer_name": {"$exists": False}}) is None  # the one left was dropped
