@@ -85,7 +85,14 @@ FINISHED_SIDE_BY_SIDE = (("nova_lacerda",), ("chapada", "matupa"))
 # into a random-keyed index of a store past that size reads its page back: scale 10 took 183 s with
 # SQLite's 2 MB, 146 s with 1 GB) and sync the WAL at checkpoints only (a dataset cut short by a power
 # failure has no marker and is made again). The figures' connections keep the panel's settings.
-GENERATION_SETTINGS = {"PAINEL_SQLITE_CACHE_MB": "4096", "PAINEL_SQLITE_SYNCHRONOUS": "NORMAL"}
+GENERATION_SETTINGS = {"PAINEL_SQLITE_CACHE_MB": "4096", "PAINEL_SQLITE_SYNCHRONOUS": "NORMAL",
+                       "PAINEL_SQLITE_MMAP_MB": "32768"}
+# Written in bulk without their secondary indexes, which are built afterwards, each in one sorted pass:
+# an insert into a large random-keyed index dirties a page of its own, and at scale 100 a batch of
+# 20.000 documents wrote gigabytes of WAL (the scale-100 store reached 15 GB and its WAL 12 GB with a
+# third of the documents written).
+BULK = ("audit", "dams", "charges", "taxpayers", "drivers", "vehicles", "authorizations", "inspections",
+        "driver_documents", "training_courses", "traffic_infractions")
 SOURCES = sorted(Path(__file__).resolve().parent.glob("dataset*.py"))  # this module and its parts
 
 
@@ -109,6 +116,27 @@ def without_cycle_collector() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
+
+
+def drop_indexes(db: Database, names: tuple[str, ...]) -> dict[str, list[tuple[list, dict]]]:
+    """Drop the secondary indexes of ``names``; what :func:`recreate_indexes` needs to make them again."""
+    kept = {}
+    for name in names:
+        specs = [(spec["key"], {"name": index, **{k: v for k, v in spec.items()
+                                                  if k in ("unique", "sparse", "partialFilterExpression")}})
+                 for index, spec in db[name].index_information().items() if index != "_id_"]
+        if specs:
+            db[name].drop_indexes()
+            kept[name] = specs
+    return kept
+
+
+def recreate_indexes(db: Database, kept: dict[str, list[tuple[list, dict]]]) -> None:
+    """The indexes :func:`drop_indexes` dropped, each built over the documents now written (a unique one
+    that the documents break stops the generator, as the insert would have)."""
+    for name, specs in kept.items():
+        for keys, options in specs:
+            db[name].create_index(keys, **options)
 
 
 def write_counters(db: Database, counters: dict[str, int]) -> None:
@@ -221,6 +249,7 @@ def generate(db: Database, scale: int, fraction: float = 1.0,
     print(f"Gerando o conjunto de dados da escala {scale} (hoje fixo {fmt.day(TODAY)})…", flush=True)
     with on(TODAY):  # the users' and parameters' audit entries too are of the dataset's today
         prepare(db)
+    indexes = drop_indexes(db, BULK)
     if reopen is None:
         generator = Generator(db, scale, fraction)
         counts, counters = generator.run(), generator.counters
@@ -230,6 +259,9 @@ def generate(db: Database, scale: int, fraction: float = 1.0,
         db = reopen()
         counts = sum((part_counts for part_counts, _ in parts), Counter())
         counters = {key: seq for _, part_counters in parts for key, seq in part_counters.items()}
+    built_at = time.perf_counter()
+    recreate_indexes(db, indexes)
+    print(f"  Índices refeitos em {time.perf_counter() - built_at:.1f} s", flush=True)
     write_counters(db, counters)
     print(f"  Máquinas e autos pelos serviços: {dataset_services.write(db):.1f} s", flush=True)
     if reopen is None:

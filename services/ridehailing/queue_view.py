@@ -194,15 +194,18 @@ def rebuild(db: Database, municipality: str) -> None:
 views.register(views.View("work_queue", ("authorizations", "charges", "dams", "parameters"), _touched, rebuild))
 
 
-def pending(db: Database, municipality: str, on: date) -> list[Pendencia]:
-    """The authorizations' items shown on ``on`` (earliest first), after computing again those whose day
-    has come: two indexed queries, whatever the number of authorizations."""
+def pending(db: Database, municipality: str, on: date, kinds: tuple[str, ...] = ()) -> list[Pendencia]:
+    """The authorizations' items shown on ``on`` (earliest first; only those of ``kinds`` when given),
+    after computing again those whose day has come: two indexed queries, whatever the number of
+    authorizations."""
     due = [s["_id"] for s in db[SOURCES].find({"municipality": municipality, "refresh_on": {"$lte": on.isoformat()}},
                                               {"_id": 1})]
     if due:
         with store.transaction(db):
             refresh(db, municipality, due, on)
     query = {"municipality": municipality, "shown_from": {"$lte": on.isoformat()}}
+    if kinds:  # the store leaves the others out: only the items shown are decoded
+        query["kind"] = {"$in": list(kinds)}
     found = []
     for raw in db[ITEMS].find(query).sort([("due", 1), ("protocol", 1)]):
         row = decode(raw)

@@ -56,4 +56,4 @@ def inspection_items(db: Database, actor: Actor, municipality: str, on: date) ->
     """The vistorias due or late (the Vistorias page): the authorizations' items about a vistoria, read
     from the queue kept as data, without the rest of Pendências (autos, platforms, data changes)."""
     authorize(actor, "read", municipality)
-    return [p for p in queue_view.pending(db, municipality, on) if p.kind in INSPECTION_KINDS]
+    return queue_view.pending(db, municipality, on, INSPECTION_KINDS)

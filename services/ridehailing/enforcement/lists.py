@@ -135,9 +135,11 @@ def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = 
     return _rows(db, raws)
 
 
-# what the queue reads of an open auto (not its events, evidence or decision texts: issue 21)
+# What the queue reads of an open auto (not its events, evidence or decision texts: issue 21). The
+# sanctions whole: a path through an array (``sanctions_applied.until``) made the store load and
+# decode every whole auto, 0,4 s of the 0,6 s of Pendências at scale 10.
 PENDING_FIELDS = {"stage": 1, "number": 1, "auto_on": 1, "notification": 1, "defence.filed_on": 1,
-                  "sanctions_applied.until": 1, "fine_dam": 1, "plate": 1, "driver_cpf": 1,
+                  "sanctions_applied": 1, "fine_dam": 1, "plate": 1, "driver_cpf": 1,
                   "infraction_reference": 1}
 
 
