@@ -183,8 +183,8 @@ def order_of_service(requests: Iterable[QueuedRequest], zone_order: Sequence[str
     ready = [r for r in pending if r.resources_available]
     # Art. 3, §2: only urgency or public relevance with a recorded justification moves ahead
     ahead = sorted((r for r in ready if _justified(r)), key=_protocol_key)
-    # one pass, not ``r not in ahead``: comparing each request with every urgent one took 1,3 s of the
-    # Agenda with 2.952 requests waiting (issue 21, scale 100)
+    # one pass, not ``r not in ahead``: comparing each request with every urgent one made the Agenda's
+    # board take 0,6–0,9 s with 2.952 requests waiting (issue 21, scale 100; 0,2–0,3 s now)
     regular = _by_zone_and_locality([r for r in ready if not _justified(r)], zone_order)
     entries = [OrderEntry(0, r, f"Antecipado por urgência ou relevância pública: {r.justification.strip()}",
                           f"{ART_3}, §2") for r in ahead]
