@@ -46,6 +46,8 @@ from contextlib import contextmanager
 from datetime import date
 from functools import partial
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -199,19 +201,9 @@ def prepare(db: Database) -> None:
             pass
 
 
-@contextmanager
-def generation_settings() -> Iterator[None]:
+def generation_settings() -> Any:
     """Stores opened inside (the generated one) get :data:`GENERATION_SETTINGS`."""
-    saved = {name: os.environ.get(name) for name in GENERATION_SETTINGS}
-    os.environ.update(GENERATION_SETTINGS)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return mock.patch.dict(os.environ, GENERATION_SETTINGS)
 
 
 def reopen_generated(folder: str | None = None, db_name: str | None = None) -> Database:

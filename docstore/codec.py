@@ -340,8 +340,6 @@ def get_path(doc: Any, path: str) -> Any:
     return current
 
 
-
-
 def collision(paths: list[str]) -> tuple[str, str] | None:
     """Two of ``paths`` that name the same field or of which one holds the other (``a`` and ``a.b``):
     the first such pair in the order of ``paths``. An update of a read model names thousands of paths,
