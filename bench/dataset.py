@@ -81,8 +81,10 @@ GENERATED = ("taxpayers", "platforms", "drivers", "vehicles", "authorizations", 
 # The municipalities written side by side, one process each group: Chapada is as big as the other two
 # (dataset_plan.SHARE), and SQLite takes one writer at a time while the other builds its documents.
 SIDE_BY_SIDE = (("chapada",), ("matupa", "nova_lacerda"))
-# Then the clones and the views, one process each group: Nova Lacerda's requests are most of the clones.
-FINISHED_SIDE_BY_SIDE = (("nova_lacerda",), ("chapada", "matupa"))
+# Then the clones and the views, one process each municipality: Nova Lacerda's requests are most of the
+# clones, Chapada's views take as long, and Matupá's fill the gaps of the two on the two cores (at scale
+# 100, Chapada and Matupá in one process took 297 s for their views alone).
+FINISHED_SIDE_BY_SIDE = (("nova_lacerda",), ("chapada",), ("matupa",))
 # The generator's connections keep every index they fill in memory (with the panel's 64 MB, an insert
 # into a random-keyed index of a store past that size reads its page back: scale 10 took 183 s with
 # SQLite's 2 MB, 146 s with 1 GB) and sync the WAL at checkpoints only (a dataset cut short by a power

@@ -45,7 +45,7 @@ class Chains(Cloner):
         self.documents |= {r["document"] for r in self.requesters.values()} | {o["cpf"] for o in self.operators}
         self.plates = {a["identifier"] for a in self.assets}
         self.fleets = [Fleet()]
-        self.taken: set[tuple] = set()
+        self.taken: list[set[tuple]] = [set()]  # per fleet
         self.pool: dict[str, list[Fleet]] = defaultdict(list)
         chains = [self.chain_docs("booking_requests", r) for r in requests]
         for docs in chains:
@@ -66,22 +66,25 @@ class Chains(Cloner):
 
     def free_fleet(self, docs: list[tuple[str, dict]], shift: timedelta, grow: bool = True) -> int | None:
         """The first fleet whose machines and operators are free on the chain's (shifted) days (a new
-        one when none is and ``grow``), its days then taken."""
-        days = [(b["asset_id"], b["operator_id"], b["day"]) for name, b in docs if name == "machinery_bookings"]
-        f = 0
-        while True:
-            if f == len(self.fleets):
-                if not grow:
-                    return None
-                self.fleets.append(self.new_fleet(f))
-            keys = set()
-            for asset, operator, day in days:
-                moved = (date.fromisoformat(day) + shift).isoformat()
-                keys |= {(f, "asset", asset, moved), (f, "operator", operator, moved)}
-            if not keys & self.taken:
-                self.taken |= keys
+        one when none is and ``grow``), its days then taken. Each fleet keeps its own taken days, so a
+        booked fleet is passed at its first clash (``isdisjoint`` stops there): the search no longer
+        rebuilds the chain's days for every fleet, which made the clones' time grow with the square of
+        the scale."""
+        keys = set()
+        for name, b in docs:
+            if name == "machinery_bookings":
+                moved = (date.fromisoformat(b["day"]) + shift).isoformat()
+                keys |= {("asset", b["asset_id"], moved), ("operator", b["operator_id"], moved)}
+        for f, taken in enumerate(self.taken):
+            if keys.isdisjoint(taken):
+                taken |= keys
                 return f
-            f += 1
+        if not grow:
+            return None
+        f = len(self.fleets)
+        self.fleets.append(self.new_fleet(f))
+        self.taken.append(set(keys))
+        return f
 
     def plate(self) -> str:
         rng = self.rng
