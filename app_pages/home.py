@@ -13,7 +13,7 @@ from services.shared import municipalities
 from ui import common, navigation
 from ui import summary as ui_summary
 from ui.flow import inbox as flow_inbox
-from ui.ridehailing import pendencias
+from ui.ridehailing import queue_overview
 from ui.saved_views import links as saved_view_links
 
 WEEK_DAYS = 7
@@ -45,22 +45,16 @@ def counts(late: int, due_today: int, this_week: int) -> None:
 
 def ride_hailing_inbox() -> None:
     st.subheader("Transporte por aplicativo")
-    ok, queue = pendencias(actor, mun.code)
+    ok, found = queue_overview(actor, mun.code)
     if not ok:
         return
-    week = today + timedelta(days=WEEK_DAYS)
-    urgent = sorted((p for p in queue if p.late or p.due <= week), key=lambda p: (not p.late, p.due, p.protocol))
-    counts(sum(p.late for p in queue), sum(1 for p in queue if not p.late and p.due <= today),
-           sum(1 for p in queue if not p.late and today < p.due <= week))
-    if not urgent:
+    counts(found.late, found.open_today, found.this_week)
+    if not found.urgent:
         st.success("Nada atrasado nem vencendo nesta semana.")
     else:
-        per_kind = {}
-        for p in urgent:
-            per_kind.setdefault(p.kind, [0, 0])[0 if p.late else 1] += 1
         st.caption(" · ".join(f"**{kind}**: {late} atrasada(s), {soon} a vencer" for kind, (late, soon)
-                              in sorted(per_kind.items())))
-        shown = urgent[:SHOWN]
+                              in sorted(found.per_kind.items())))
+        shown = list(found.urgent[:SHOWN])
         event = common.table(pd.DataFrame([{"Prazo": when(p.due, p.late), "Tipo": p.kind, "Registro": p.protocol,
                                             "O que fazer": p.message} for p in shown]),
                              key="home_ride", on_select="rerun", selection_mode="single-row",
@@ -74,7 +68,7 @@ def ride_hailing_inbox() -> None:
                 st.switch_page("app_pages/authorizations.py")
             st.switch_page("app_pages/autos.py")
         st.caption("Clique numa linha para abrir o registro.")
-    st.page_link("app_pages/pendencias.py", label=f"Todas as pendências ({len(queue)})", icon=":material/list:")
+    st.page_link("app_pages/pendencias.py", label=f"Todas as pendências ({found.total})", icon=":material/list:")
 
 
 def machinery_inbox() -> None:

@@ -12,18 +12,19 @@ from services.ridehailing import (
     inspections,
     registry,
 )
-from services.ridehailing.queue_item import Pendencia
+from services.ridehailing.work_queue import INSPECTION_KINDS
 from services.shared import clock, entities, exports, schema
 from ui import common
 from ui.entity import field_error, forget, form_errors, submit
-from ui.lists import entity_list, list_view
+from ui.lists import PER_PAGE, entity_list, list_view
 from ui.ridehailing import (
     authorization_picker,
     authorization_step,
     clear_reads,
     finding_word,
     go,
-    inspection_queue,
+    queue_page,
+    whole_queue,
 )
 from ui.verdicts import findings_table
 
@@ -106,7 +107,10 @@ if last:
     if step and step.label != "Registrar vistoria":
         go(step, "insp_next")
 
-def convocations(queue: list[Pendencia]) -> None:
+CALLS_SHOWN = 200  # open convocations offered for their notice (few: a convocation is an exception)
+
+
+def convocations() -> None:
     """Call an active authorization to an extraordinary vistoria and print the notice."""
     chosen = authorization_picker(actor, mun, "Autorização ativa", "insp_call_auth", (Status.ACTIVE,),
                                   lambda r: f"{show_plate(r.plate)} · {r.driver_name} · nº {r.number}")
@@ -122,8 +126,9 @@ def convocations(queue: list[Pendencia]) -> None:
             st.session_state["insp_notice"] = chosen
             st.session_state.pop("insp_call_auth", None)
             st.rerun()
+    ok, calls = queue_page(actor, mun, kinds=("Vistoria extraordinária",), limit=CALLS_SHOWN)
     open_calls = {p.authorization_id: f"{show_plate(p.plate)} · protocolo {p.protocol} · {p.message}"
-                  for p in queue if p.kind == "Vistoria extraordinária"}
+                  for p in (calls.rows if ok else ())}
     if not open_calls:
         st.caption("Nenhuma convocação em aberto.")
         return
@@ -137,28 +142,48 @@ def convocations(queue: list[Pendencia]) -> None:
                        icon=":material/campaign:")
 
 
-# Streamlit runs every tab: the queue is built once, before the tabs, and shared.
-queue_ok, queue = inspection_queue(actor, mun)
+DUE_COLUMNS = ["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]
+
+
+def due_cells(p) -> dict:
+    return {"Prazo": p.due, "Atrasada": "Sim" if p.late else "Não", "Tipo": p.kind, "Placa": show_plate(p.plate),
+            "Protocolo": p.protocol, "Situação": p.message}
+
+
+def due_list() -> None:
+    """The vistorias due or late, a page at a time from the queue kept as data."""
+    per_page = st.session_state.get("insp_due_per_page", PER_PAGE[0])
+    page = st.session_state.get("insp_due_page", 1)
+    ok, found = queue_page(actor, mun, kinds=INSPECTION_KINDS, skip=(page - 1) * per_page, limit=per_page)
+    if not ok:
+        return
+    pages = max(1, -(-found.total // per_page))
+    if page > pages:
+        st.session_state["insp_due_page"] = pages
+        st.rerun()
+    rows = list(found.rows)
+
+    def everything() -> list[dict]:
+        return [due_cells(p) for p in whole_queue(actor, mun, INSPECTION_KINDS)]
+
+    frame = pd.DataFrame([{**due_cells(p), "Prazo": day(p.due)} for p in rows], columns=DUE_COLUMNS)
+    index = list_view("insp_due", frame, found.total, pages, "Vistorias a vencer", mun,
+                      lambda: exports.to_csv(everything(), DUE_COLUMNS),
+                      lambda: exports.to_xlsx(everything(), DUE_COLUMNS, sheet="Vistorias a vencer"), "vistoria(s)")
+    if index is not None:
+        st.button("Registrar a vistoria desta autorização", key="insp_due_open", type="primary",
+                  icon=":material/fact_check:", on_click=st.session_state.update,
+                  args=({"insp_auth": rows[index].authorization_id, "insp_tabs": "Registrar vistoria"},))
+
+
 tab_record, tab_due, tab_call, tab_list = common.tabs(
     ["Registrar vistoria", "Vencidas e a vencer", "Convocação extraordinária", "Vistorias realizadas"], "insp_tabs")
 with tab_record:
     record()
 with tab_due:
-    if queue_ok:
-        rows = queue
-        due_columns = ["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]
-        due = [{"Prazo": p.due, "Atrasada": "Sim" if p.late else "Não", "Tipo": p.kind, "Placa": show_plate(p.plate),
-                "Protocolo": p.protocol, "Situação": p.message} for p in rows]
-        index = list_view("insp_due", pd.DataFrame([{**r, "Prazo": day(r["Prazo"])} for r in due], columns=due_columns),
-                          len(due), None, "Vistorias a vencer", mun, lambda: exports.to_csv(due, due_columns),
-                          lambda: exports.to_xlsx(due, due_columns, sheet="Vistorias a vencer"), "vistoria(s)")
-        if index is not None:
-            st.button("Registrar a vistoria desta autorização", key="insp_due_open", type="primary",
-                      icon=":material/fact_check:", on_click=st.session_state.update,
-                      args=({"insp_auth": rows[index].authorization_id, "insp_tabs": "Registrar vistoria"},))
+    due_list()
 with tab_call:
-    if queue_ok:
-        convocations(queue)
+    convocations()
 with tab_list:
     selected = entity_list(entities.spec_for(db, "inspections", mun), actor, mun)
     if selected:

@@ -1,14 +1,15 @@
-"""Pendências: what is due or late in the ride-hailing registry, earliest first; a click opens the authorization."""
+"""Pendências: what is due or late in the ride-hailing registry, earliest first, a page at a time (the
+queue kept as data: ``work_queue.page``); a click opens the authorization, or the autos."""
 import pandas as pd
 import streamlit as st
 
 from rules.fmt import day
-from services.ridehailing import registry
-from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
+from services.ridehailing import queue_pages, registry
+from services.ridehailing.queue_item import HORIZON_DAYS, KINDS, Pendencia
 from services.shared import clock, exports, schema
 from ui import common
-from ui.lists import list_view, page_of
-from ui.ridehailing import pendencias
+from ui.lists import PER_PAGE, list_view
+from ui.ridehailing import queue_page, whole_queue
 
 actor = common.guard("write")
 mun = common.municipality()
@@ -19,38 +20,45 @@ st.caption(f"Prazos vencidos e os que vencem nos próximos {HORIZON_DAYS} dias, 
 SORTS = {"due": "Prazo", "kind": "Tipo", "plate": "Placa", "protocol": "Protocolo"}
 COLUMNS = ["Prazo", "Atrasada", "Tipo", "Protocolo", "Placa", "O que fazer", "Fundamento legal"]
 
-
 def cells(p: Pendencia) -> dict:
     """A pendência as the list and its exports show it (the exports keep the date typed)."""
     return {"Prazo": p.due, "Atrasada": "Sim" if p.late else "Não", "Tipo": p.kind, "Protocolo": p.protocol,
             "Placa": show_plate(p.plate), "O que fazer": p.message, "Fundamento legal": p.reference}
 
 
-ok, queue = pendencias(actor, mun)
+cols = st.columns([3, 1.4, 2, 1.4])
+chosen = tuple(cols[0].multiselect("Tipo", KINDS, key="pend_kinds", placeholder="Todos os tipos"))
+only_late = cols[1].toggle("Só atrasadas", key="pend_late")
+sort = cols[2].selectbox("Ordenar por", list(SORTS), format_func=SORTS.get, key="pend_sort",
+                         placeholder="Escolha...") or "due"
+descending = cols[3].toggle("Decrescente", key="pend_desc")
+per_page = st.session_state.get("pend_per_page", PER_PAGE[0])
+page = st.session_state.get("pend_page", 1)
+ok, found = queue_page(actor, mun, kinds=chosen, only_late=only_late, order=sort, descending=descending,
+                       skip=(page - 1) * per_page, limit=per_page)
 if ok:
-    kinds = sorted({p.kind for p in queue})
-    cols = st.columns([3, 1.4, 2, 1.4])
-    chosen = cols[0].multiselect("Tipo", kinds, key="pend_kinds", placeholder="Todos os tipos")
-    only_late = cols[1].toggle("Só atrasadas", key="pend_late")
-    sort = cols[2].selectbox("Ordenar por", list(SORTS), format_func=SORTS.get, key="pend_sort",
-        placeholder="Escolha...")
-    descending = cols[3].toggle("Decrescente", key="pend_desc")
-    rows = [p for p in queue if (not chosen or p.kind in chosen) and (p.late or not only_late)]
-    rows.sort(key=lambda p: (getattr(p, sort), p.due, p.protocol), reverse=descending)
-    late = sum(p.late for p in queue)
+    pages = max(1, -(-found.total // per_page))
+    if page > pages:  # a narrower filter has fewer pages: show its last
+        st.session_state["pend_page"] = pages
+        st.rerun()
     metrics = st.columns(3)
-    metrics[0].metric("Pendências", len(queue))
-    metrics[1].metric("Atrasadas", late)
-    metrics[2].metric("Vencem em 7 dias", sum(1 for p in queue if not p.late and (p.due - today).days <= 7))
-    page, per_page = page_of("pend", len(rows))
-    shown = rows[(page - 1) * per_page: page * per_page]
+    metrics[0].metric("Pendências", found.everything)
+    metrics[1].metric("Atrasadas", found.late)
+    metrics[2].metric("Vencem em 7 dias", found.within_week)
+    shown = list(found.rows)
     frame = pd.DataFrame([{**cells(p), "Prazo": day(p.due)} for p in shown], columns=COLUMNS)
-    everything = [cells(p) for p in rows]
-    index = list_view("pend", frame, len(rows), max(1, -(-len(rows) // per_page)), "Pendências", mun,
-                      lambda: exports.to_csv(everything, COLUMNS),
-                      lambda: exports.to_xlsx(everything, COLUMNS, sheet="Pendências"), "pendência(s)",
+
+    def everything() -> list[dict]:
+        rows = sorted(whole_queue(actor, mun, chosen, only_late), key=queue_pages.key(sort), reverse=descending)
+        return [cells(p) for p in rows]
+
+    index = list_view("pend", frame, found.total, pages, "Pendências", mun,
+                      lambda: exports.to_csv(everything(), COLUMNS),
+                      lambda: exports.to_xlsx(everything(), COLUMNS, sheet="Pendências"), "pendência(s)",
                       column_config={"O que fazer": st.column_config.TextColumn(width="large")})
-    if index is not None:  # a click on the row opens its authorization
-        st.session_state["auth_goto"] = shown[index].authorization_id
+    if index is not None:  # a click on the row opens its authorization (an auto's, the autos page)
         st.session_state.pop("pend_table", None)  # back on this page, no row is still chosen
-        st.switch_page("app_pages/authorizations.py")
+        if shown[index].authorization_id:
+            st.session_state["auth_goto"] = shown[index].authorization_id
+            st.switch_page("app_pages/authorizations.py")
+        st.switch_page("app_pages/autos.py")

@@ -1,5 +1,6 @@
-"""Pendências' authorizations part kept as data (issue 21): what the stored queue shows on a day is
-what folding every authorization through the rule set shows that day — on the days after it was
+"""Pendências kept as data (issue 21): what the stored queue shows on a day is what folding every
+authorization through the rule set and every open auto through ``enforcement.lists`` shows that day —
+on the days after it was
 written (deadlines pass, validities end, without any write), after the writes that move it (a fee
 DAM issued and paid, a request approved), and after a rebuild from scratch."""
 from __future__ import annotations
@@ -10,8 +11,9 @@ from decimal import Decimal
 import pytest
 
 from services import store
-from services.dam import payments
-from services.ridehailing import authorizations, fees, queue_view, registry
+from services.dam import payments, reissue
+from services.ridehailing import authorizations, fees, queue_pages, queue_view, registry
+from services.ridehailing.enforcement import lists as auto_lists
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import clock
 from services.shared.auth import Actor
@@ -28,7 +30,8 @@ def db(tmp_path, demo_store, monkeypatch):
 
 
 def fresh(db, municipality: str, on) -> list[tuple]:
-    """The oracle: every authorization folded on ``on``, as Pendências computed it on each render."""
+    """The oracle: every authorization folded on ``on``, and every open auto's items computed from the
+    autos, as Pendências computed them on each render."""
     scope = registry.Scope(db, municipality)
     docs = []
     for raw in db["authorizations"].find({"municipality": municipality}, queue_view.PROJECTION):
@@ -44,7 +47,7 @@ def fresh(db, municipality: str, on) -> list[tuple]:
                 continue
             rows.append(Pendencia(due, kind, doc["protocol"], doc["plate"], doc["driver_cpf"], message, reference,
                                   due < on and kind != queue_view.EVALUATE, doc["id"]))
-    return shown(rows)
+    return shown(rows + auto_lists.pending(db, ACTOR, municipality, on))
 
 
 def shown(rows: list[Pendencia]) -> list[tuple]:
@@ -106,13 +109,50 @@ def test_a_failed_write_leaves_the_queue_as_it_was(db):
 
 def test_the_rebuilt_queue_is_the_stored_one(db):
     def stored():
+        counts = (db[queue_pages.COUNTS].find_one({"_id": "chapada"}) or {}).get("c", {})
         return sorted(tuple(sorted((k, str(v)) for k, v in d.items() if k != "_id"))
-                      for d in db[queue_view.ITEMS].find({"municipality": "chapada"}))
+                      for d in db[queue_view.ITEMS].find({"municipality": "chapada"})), {
+            cell: n for cell, n in counts.items() if n}
 
     fees_waiting = [p for p in queue_view.pending(db, "chapada", clock.today()) if p.kind == "Taxa"]
     if fees_waiting:
         fees.issue_fee_dam(db, ACTOR, "chapada", fees_waiting[0].authorization_id, clock.today())
+    fines = [p for p in queue_view.pending(db, "chapada", clock.today()) if p.kind == "Multa"]
+    auto = store.decode(db["autos"].find_one({"municipality": "chapada", "number": fines[0].protocol[5:]}))
+    dam = next(d for d in db["dams"].find({"charge_id": auto["fine_dam"]["charge_id"]}) if d["status"] != "pago")
+    payments.record_payment(db, ACTOR, "chapada", str(dam["_id"]), clock.today(),
+                            Decimal(str(dam["amount"].to_decimal())), "PIX")
     kept = stored()
+    assert kept[1], "the counts are kept"
     with store.transaction(db):
         queue_view.rebuild(db, "chapada")
     assert stored() == kept
+
+
+def test_an_autos_fine_paid_leaves_the_queue_in_its_unit_of_work(db):
+    today = clock.today()
+    fines = [p for p in queue_view.pending(db, "chapada", today) if p.kind == "Multa"]
+    assert fines, "the demo has an auto whose fine is owed"
+    number = fines[0].protocol.removeprefix("Auto ")
+    auto = store.decode(db["autos"].find_one({"municipality": "chapada", "number": number}))
+    dam = next(d for d in db["dams"].find({"charge_id": auto["fine_dam"]["charge_id"]})
+               if d["status"] not in ("pago", "cancelado"))
+    payments.record_payment(db, ACTOR, "chapada", str(dam["_id"]), today, Decimal(str(dam["amount"].to_decimal())),
+                            "PIX")
+    after = queue_view.pending(db, "chapada", today)
+    assert not any(p.protocol == fines[0].protocol and p.kind == "Multa" for p in after)
+    assert shown(after) == fresh(db, "chapada", today)
+
+
+def test_a_2a_via_of_a_fine_moves_the_queue_without_a_write_to_the_auto(db):
+    today = clock.today()
+    fines = [p for p in queue_view.pending(db, "chapada", today) if p.kind == "Multa"]
+    number = fines[0].protocol.removeprefix("Auto ")
+    auto = store.decode(db["autos"].find_one({"municipality": "chapada", "number": number}))
+    dam = next(d for d in db["dams"].find({"charge_id": auto["fine_dam"]["charge_id"]})
+               if d["status"] not in ("pago", "cancelado"))
+    via = reissue.reissue(db, ACTOR, "chapada", str(dam["_id"]), today + timedelta(days=10))
+    assert store.decode(db["autos"].find_one({"_id": auto["_id"]})) == auto, "the 2ª via writes only the charge"
+    after = [p for p in queue_view.pending(db, "chapada", today) if p.protocol == fines[0].protocol]
+    assert any(via["number"] in p.message for p in after if p.kind == "Multa")
+    assert shown(queue_view.pending(db, "chapada", today)) == fresh(db, "chapada", today)

@@ -65,16 +65,6 @@ def _store_key() -> str:
 
 
 @st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
-def _queue(store: str, actor, mun: str, on, version: str) -> list[Pendencia]:
-    return work_queue.pendencias(common.db(), actor, mun, on)
-
-
-@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
-def _inspections(store: str, actor, mun: str, on, version: str) -> list[Pendencia]:
-    return work_queue.inspection_items(common.db(), actor, mun, on)
-
-
-@st.cache_data(ttl=READ_TTL_SECONDS, show_spinner=False)
 def _page(store: str, actor, mun: str, on, search: str, page: int, per_page: int, version: str,
           status: str | None = None, sort: str | None = None, descending: bool = True) -> authorization_lists.RowsPage:
     return authorization_lists.authorization_page(common.db(), actor, mun, on, search, page, per_page, status, sort,
@@ -91,20 +81,21 @@ def authorization_page(actor, mun: str, search: str, page: int, per_page: int, s
                           status, sort, descending)
 
 
-def pendencias(actor, mun: str) -> tuple[bool, list[Pendencia]]:
-    """(ok, queue) of today, cached under the store's data version."""
-    ok, version = common.attempt(authorization_lists.data_version, common.db(), actor, mun)
-    if not ok:
-        return False, []
-    return common.attempt(_queue, _store_key(), actor, mun, clock.today(), version)
+def queue_page(actor, mun: str, **chosen) -> tuple[bool, work_queue.QueuePage | None]:
+    """(ok, one page of Pendências today): read from the queue kept as data, a page at a time (no cache:
+    a few counts and one page of an index)."""
+    return common.attempt(work_queue.page, common.db(), actor, mun, clock.today(), **chosen)
 
 
-def inspection_queue(actor, mun: str) -> tuple[bool, list[Pendencia]]:
-    """(ok, vistorias due or late) of today, cached under the store's data version."""
-    ok, version = common.attempt(authorization_lists.data_version, common.db(), actor, mun)
-    if not ok:
-        return False, []
-    return common.attempt(_inspections, _store_key(), actor, mun, clock.today(), version)
+def queue_overview(actor, mun: str) -> tuple[bool, work_queue.Overview | None]:
+    """(ok, the Início's counts and first urgent items of the queue today)."""
+    return common.attempt(work_queue.overview, common.db(), actor, mun, clock.today())
+
+
+def whole_queue(actor, mun: str, kinds: tuple[str, ...] = (), only_late: bool = False) -> list[Pendencia]:
+    """Every item of the queue the filter keeps, earliest first: what an export writes (made on its click)."""
+    queue = work_queue.pendencias(common.db(), actor, mun, clock.today())
+    return [p for p in queue if (not kinds or p.kind in kinds) and (p.late or not only_late)]
 
 
 PICKER_ROWS = 20
@@ -134,7 +125,6 @@ def authorization_picker(actor, mun: str, label: str, key: str, statuses: tuple[
 def clear_reads() -> None:
     """Forget the cached lists (called by the pages after each write they make)."""
     _page.clear()
-    _queue.clear()
 
 
 def change_form(spec: EntitySpec, actor, mun: str, doc: dict, reference: str) -> None:

@@ -28,22 +28,32 @@ from rules.fmt import brl
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
 from services import store
-from services.ridehailing import authorization_lists, fees, registry
-from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
+from services.ridehailing import authorization_lists, fees, queue_autos, queue_pages, registry
+from services.ridehailing.queue_item import ITEMS, SOURCES, Pendencia, from_row, item_row
 from services.shared import clock, views
-from services.store import decode, encode, ensure_indexes, parse_date
+from services.store import decode, ensure_indexes, parse_date
 
-ITEMS, SOURCES = "work_queue", "work_queue_sources"
 EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
 HORIZONED = {"Vistoria anual", "Vistoria extraordinária", "Renovação"}  # an active authorization's items
-ALWAYS = "0000-00-00"  # shown from: any day
 MAX_AHEAD = timedelta(days=7)  # an authorization's items are computed again at least once a week
+# The counts of Pendências and the Início read the first two indexes alone (numbers: ``queue_item``; the
+# second for a count of one kind); each list order has its own, so a page is the first rows of an index
+# whatever the length of the queue.
 INDEXES = {
-    ITEMS: [([("municipality", 1), ("shown_from", 1)], {"name": "i_queue_shown"}),
-            ([("authorization_id", 1)], {"name": "i_queue_authorization"})],
+    ITEMS: [([("municipality", 1), ("shown_n", 1), ("late_n", 1), ("due_n", 1)], {"name": "i_queue_counts"}),
+            ([("municipality", 1), ("kind", 1), ("late_n", 1), ("due_n", 1), ("shown_n", 1)],
+             {"name": "i_queue_kind_counts"}),
+            ([("municipality", 1), ("kind", 1), ("due_n", 1), ("protocol", 1)], {"name": "i_queue_kind"}),
+            ([("municipality", 1), ("due_n", 1), ("protocol", 1)], {"name": "i_queue_due"}),
+            ([("municipality", 1), ("plate", 1), ("due_n", 1), ("protocol", 1)], {"name": "i_queue_plate"}),
+            ([("municipality", 1), ("protocol", 1), ("due_n", 1)], {"name": "i_queue_protocol"}),
+            ([("authorization_id", 1)], {"name": "i_queue_authorization"}),
+            ([("auto_id", 1)], {"name": "i_queue_auto"})],
     SOURCES: [([("municipality", 1), ("refresh_on", 1)], {"name": "i_queue_refresh"})],
     "authorizations": [([("fee_dam.charge_id", 1)], {"name": "i_authorizations_fee_charge"})],
+    "autos": [([("fine_dam.charge_id", 1)], {"name": "i_autos_fine_charge"})],
 }
+RETIRED = {ITEMS: ("i_queue_shown",)}  # indexes of an older queue (its dates were texts)
 log = logging.getLogger(__name__)
 PROJECTION = {**authorization_lists.ROW_FIELDS, "fee_dam": 1, "municipality": 1}
 
@@ -142,15 +152,12 @@ def refresh(db: Database, municipality: str, ids: list[str], on: date) -> None:
         except KeyError as missing:  # a record without what the rule set folds (an old or partial copy)
             log.warning("authorization %s left out of Pendências: no %s", doc["id"], missing)
             continue
-        rows += [{"municipality": municipality, "authorization_id": doc["id"], "due": due, "kind": kind,
-                  "shown_from": (due - timedelta(days=HORIZON_DAYS)).isoformat() if kind in HORIZONED else ALWAYS,
-                  "protocol": doc.get("protocol", ""), "plate": doc.get("plate", ""),
-                  "driver_cpf": doc.get("driver_cpf", ""),
-                  "message": message, "reference": reference} for due, kind, message, reference in found]
+        rows += [item_row(municipality, due, kind, message, reference, protocol=doc.get("protocol", ""),
+                          plate=doc.get("plate", ""), driver_cpf=doc.get("driver_cpf", ""),
+                          horizoned=kind in HORIZONED, late_able=kind != EVALUATE, authorization_id=doc["id"])
+                 for due, kind, message, reference in found]
         sources.append((doc["id"], _refresh_on(on, dates + [item[0] for item in found])))
-    db[ITEMS].delete_many({"authorization_id": {"$in": list(ids)}})
-    if rows:
-        db[ITEMS].insert_many([encode(row) for row in rows])
+    queue_pages.replace(db, municipality, "authorization_id", ids, rows)
     kept = {doc["id"] for doc in docs}
     db[SOURCES].delete_many({"_id": {"$in": [i for i in ids if i not in kept]}})
     for auth_id, when in sources:
@@ -159,11 +166,15 @@ def refresh(db: Database, municipality: str, ids: list[str], on: date) -> None:
 
 
 def _touched(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
-    """The authorizations a write moved: the one written, or those whose fee is the charge or DAM written."""
+    """The authorizations or autos a write moved: the one written, or those whose fee or fine is the
+    charge or DAM written."""
     if not municipality or not doc_id:
         return
     if collection == "parameters":
         rebuild(db, municipality)
+        return
+    if collection == "autos":
+        queue_autos.refresh(db, municipality, [doc_id], clock.today())
         return
     if collection == "authorizations":
         ids = [doc_id]
@@ -178,38 +189,46 @@ def _touched(db: Database, municipality: str | None, collection: str, doc_id: st
         if not charge_id:
             return
         ids = [str(a["_id"]) for a in db["authorizations"].find({"fee_dam.charge_id": charge_id}, {"_id": 1})]
+        queue_autos.refresh(db, municipality, queue_autos.of_charge(db, charge_id), clock.today())
     refresh(db, municipality, ids, clock.today())
 
 
 def rebuild(db: Database, municipality: str) -> None:
-    """Every authorization's items of the municipality, from scratch."""
+    """Every authorization's and auto's items of the municipality, from scratch."""
     ensure_indexes(db, INDEXES)
-    db[ITEMS].delete_many({"municipality": municipality})
+    held = db[ITEMS].index_information()
+    for name in RETIRED[ITEMS]:
+        if name in held:
+            db[ITEMS].drop_index(name)
+    queue_pages.forget(db, municipality)
     db[SOURCES].delete_many({"municipality": municipality})
     ids = [str(a["_id"]) for a in db["authorizations"].find({"municipality": municipality}, {"_id": 1})]
     for start in range(0, len(ids), 500):
         refresh(db, municipality, ids[start:start + 500], clock.today())
+    queue_autos.rebuild(db, municipality, clock.today())
 
 
-views.register(views.View("work_queue", ("authorizations", "charges", "dams", "parameters"), _touched, rebuild))
+# 2: the autos' items too, the days as numbers, and the counts
+views.register(views.View("work_queue", ("authorizations", "autos", "charges", "dams", "parameters"), _touched,
+                          rebuild, version=2))
 
 
-def pending(db: Database, municipality: str, on: date, kinds: tuple[str, ...] = ()) -> list[Pendencia]:
-    """The authorizations' items shown on ``on`` (earliest first; only those of ``kinds`` when given),
-    after computing again those whose day has come: two indexed queries, whatever the number of
-    authorizations."""
+def refresh_due(db: Database, municipality: str, on: date) -> None:
+    """Compute again the items of the authorizations and autos whose day has come (one indexed query)."""
     due = [s["_id"] for s in db[SOURCES].find({"municipality": municipality, "refresh_on": {"$lte": on.isoformat()}},
                                               {"_id": 1})]
     if due:
         with store.transaction(db):
-            refresh(db, municipality, due, on)
-    query = {"municipality": municipality, "shown_from": {"$lte": on.isoformat()}}
+            refresh(db, municipality, [i for i in due if not i.startswith(queue_autos.PREFIX)], on)
+            queue_autos.refresh(db, municipality, [i[len(queue_autos.PREFIX):] for i in due
+                                                   if i.startswith(queue_autos.PREFIX)], on)
+
+
+def pending(db: Database, municipality: str, on: date, kinds: tuple[str, ...] = ()) -> list[Pendencia]:
+    """Every item kept as data shown on ``on`` (earliest first; only those of ``kinds`` when given),
+    after computing again those whose day has come. The lists page through ``queue_pages`` instead."""
+    refresh_due(db, municipality, on)
+    query: dict = {"municipality": municipality, "shown_n": {"$lte": on.toordinal()}}
     if kinds:  # the store leaves the others out: only the items shown are decoded
         query["kind"] = {"$in": list(kinds)}
-    found = []
-    for raw in db[ITEMS].find(query).sort([("due", 1), ("protocol", 1)]):
-        row = decode(raw)
-        when = parse_date(row["due"])
-        found.append(Pendencia(when, row["kind"], row["protocol"], row["plate"], row["driver_cpf"], row["message"],
-                               row["reference"], when < on and row["kind"] != EVALUATE, row["authorization_id"]))
-    return found
+    return [from_row(decode(raw), on) for raw in db[ITEMS].find(query).sort([("due_n", 1), ("protocol", 1)])]

@@ -5,18 +5,20 @@ after a failed vistoria, fees to charge or unpaid fee DAMs, annual vistorias and
 horizon, convocations and suspensions ending) are kept as data by ``queue_view``, written with each
 change that moves them; changes of drivers' and vehicles' data reported late or not reported are
 read from the open changes. The platforms' lists and trip data
-requests (``platform_lists``, ``trip_data``) and the autos de infração (``enforcement.autos``) add
-their own items.
+requests (``platform_lists``, ``trip_data``) add their own items; the autos de infração's are kept as
+data too (``queue_autos``). The lists read the kept items a page at a time (``queue_pages``) and merge
+the few computed ones (data changes, platforms' lists, trip data) into each page and count.
 """
 from __future__ import annotations
 
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, timedelta
 
 from pymongo.database import Database
 
-from services.ridehailing import changes, platform_lists, queue_view, registry, trip_data
-from services.ridehailing.enforcement import lists as auto_lists
+from services.ridehailing import changes, platform_lists, queue_pages, queue_view, registry, trip_data
 from services.ridehailing.queue_item import Pendencia
+from services.ridehailing.queue_pages import Filter
 from services.shared import fields
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
@@ -38,22 +40,92 @@ def _data_changes(db: Database, actor: Actor, municipality: str, on: date,
     return items
 
 
+def _computed(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
+    """The items computed on each read (few: open data changes, platforms, trip data requests)."""
+    scope = registry.Scope(db, municipality)
+    return (_data_changes(db, actor, municipality, on, scope) + platform_lists.pending(db, actor, municipality, on)
+            + trip_data.pending(db, actor, municipality, on))
+
+
 @checked
 def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
-    """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first."""
+    """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first (the whole
+    queue: its exports; the screens read :func:`page` and :func:`overview`)."""
     authorize(actor, "read", municipality)
-    scope = registry.Scope(db, municipality)
-    queue = _data_changes(db, actor, municipality, on, scope)
-    queue += platform_lists.pending(db, actor, municipality, on)
-    queue += trip_data.pending(db, actor, municipality, on)
-    queue += queue_view.pending(db, municipality, on)  # the authorizations' items, kept as data
-    queue += auto_lists.pending(db, actor, municipality, on)  # the autos de infração's deadlines
+    queue = _computed(db, actor, municipality, on) + queue_view.pending(db, municipality, on)
     return sorted(queue, key=lambda p: (p.due, p.protocol))
 
 
+@dataclass(frozen=True)
+class QueuePage:
+    rows: tuple[Pendencia, ...]
+    total: int  # the items the filter keeps
+    everything: int  # the items of the queue, whatever the filter
+    late: int
+    within_week: int  # not late, due up to 7 days ahead (open since before included)
+
+
 @checked
-def inspection_items(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
-    """The vistorias due or late (the Vistorias page): the authorizations' items about a vistoria, read
-    from the queue kept as data, without the rest of Pendências (autos, platforms, data changes)."""
+def page(db: Database, actor: Actor, municipality: str, on: date, *, kinds: tuple[str, ...] = (),
+         only_late: bool = False, order: str = "due", descending: bool = False, skip: int = 0,
+         limit: int = 25) -> QueuePage:
+    """One page of Pendências on ``on`` (``order``: due, kind, plate or protocol) with its counts: the
+    counts kept as data and the first ``skip + limit`` rows of an index, whatever the length of the queue."""
     authorize(actor, "read", municipality)
-    return queue_view.pending(db, municipality, on, INSPECTION_KINDS)
+    if order not in queue_pages.ORDERS:
+        raise ValueError(f"ordem desconhecida: {order}")
+    queue_view.refresh_due(db, municipality, on)
+    extra = _computed(db, actor, municipality, on)
+    chosen = Filter(kinds=tuple(kinds), late=True if only_late else None)
+
+    cells = queue_pages.tally(db, municipality)
+
+    def counted(f: Filter) -> int:
+        return queue_pages.count(cells, on, f) + sum(1 for p in extra if f.keeps(p))
+
+    shown = queue_pages.first(db, municipality, on, extra, chosen, order, descending, skip + limit)[skip:]
+    week = on + timedelta(days=7)
+    return QueuePage(tuple(shown), counted(chosen), counted(Filter()), counted(Filter(late=True)),
+                     counted(Filter(late=False, due_until=week)))
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What the Início shows of the queue: counts, the first urgent items and the urgent ones per kind."""
+    total: int
+    late: int
+    open_today: int  # not late, due today or open since before (no legal term)
+    this_week: int  # due after today, up to a week
+    urgent: tuple[Pendencia, ...]  # late first, then due up to a week; earliest first
+    per_kind: dict[str, tuple[int, int]]  # kind: (late, due up to a week), urgent kinds only
+
+
+@checked
+def overview(db: Database, actor: Actor, municipality: str, on: date, week_days: int = 7, shown: int = 10) -> Overview:
+    """The Início's view of the queue on ``on``: the counts kept as data, per kind, and the first
+    ``shown`` urgent items, whatever the length of the queue."""
+    authorize(actor, "read", municipality)
+    queue_view.refresh_due(db, municipality, on)
+    extra = _computed(db, actor, municipality, on)
+    week = on + timedelta(days=week_days)
+    late, soon, today = Filter(late=True), Filter(late=False, due_until=week), Filter(late=False, due_until=on)
+    cells = queue_pages.tally(db, municipality)
+
+    def counted(f: Filter) -> int:
+        return queue_pages.count(cells, on, f) + sum(1 for p in extra if f.keeps(p))
+
+    of_kind: dict[str, list] = {p.kind: [] for p in extra}
+    for cell in cells:
+        of_kind.setdefault(cell.kind, []).append(cell)
+    per_kind: dict[str, tuple[int, int]] = {}
+    for kind, mine in sorted(of_kind.items()):
+        pair = tuple(queue_pages.count(mine, on, f) + sum(1 for p in extra if p.kind == kind and f.keeps(p))
+                     for f in (late, soon))
+        if any(pair):
+            per_kind[kind] = pair
+    late_items = queue_pages.first(db, municipality, on, extra, late, "due", limit=shown)
+    urgent = late_items + queue_pages.first(db, municipality, on, extra, soon, "due", limit=shown - len(late_items))
+
+    due_today = counted(today)
+    return Overview(counted(Filter()), sum(n for n, _ in per_kind.values()), due_today,
+                    sum(n for _, n in per_kind.values()) - due_today, tuple(urgent), per_kind)

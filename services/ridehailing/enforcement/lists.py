@@ -138,54 +138,89 @@ def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = 
 # What the queue reads of an open auto (not its events, evidence or decision texts: issue 21). The
 # sanctions whole: a path through an array (``sanctions_applied.until``) made the store load and
 # decode every whole auto, 0,4 s of the 0,6 s of Pendências at scale 10.
-PENDING_FIELDS = {"stage": 1, "number": 1, "auto_on": 1, "notification": 1, "defence.filed_on": 1,
-                  "sanctions_applied": 1, "fine_dam": 1, "plate": 1, "driver_cpf": 1,
-                  "infraction_reference": 1}
+PENDING_FIELDS = {"municipality": 1, "stage": 1, "number": 1, "auto_on": 1, "notification": 1,
+                  "defence.filed_on": 1, "sanctions_applied": 1, "fine_dam": 1, "plate": 1, "driver_cpf": 1,
+                  "infraction_reference": 1, "recurrence_review": 1}
+OPEN_STAGES = ("aguardando_notificacao", "notificado", "prazo_defesa", "defesa", "decidido", "penalidade")
+REVIEW = "Rever reincidência"
+NEVER_LATE = (DECIDE, REVIEW)  # no legal term: open since their date, never "late"
+
+
+@dataclass(frozen=True)
+class AutoItem:
+    """One item of an auto in the Pendências queue; ``horizoned``: shown only from ``HORIZON_DAYS``
+    before its due date (every item with a term; a recurrence to review, always)."""
+    due: date
+    kind: str
+    message: str
+    reference: str
+    horizoned: bool = True
+
+
+def auto_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any,
+               charge: dict | None) -> tuple[list[AutoItem], list[date]]:
+    """The items of one auto (decoded, with :data:`PENDING_FIELDS`) on ``on``, however far ahead, and the
+    days after which they change without a write (the end of the defence term, of a suspension)."""
+    items: list[AutoItem] = []
+    dates: list[date] = []
+    if doc.get("stage") in OPEN_STAGES:
+        items += [AutoItem(*item) for item in _due_items(doc, on, rules, book, calendar) + _fine_item(doc, charge)]
+        deadline = parse_date((doc.get("notification") or {}).get("defence_deadline"))
+        if doc["stage"] in ("prazo_defesa", "defesa"):
+            dates.append(deadline or on)  # no deadline: "decidir a partir de hoje" moves every day
+        dates += [d for d in (parse_date(a.get("until")) for a in doc.get("sanctions_applied") or []) if d]
+    review = doc.get("recurrence_review") or {}
+    if review.get("open"):  # LEITURAS §7: recalculate before a penalty is applied, dated by the annulment
+        items.append(AutoItem(parse_date(review["flagged_on"]), REVIEW,
+                              f"Auto nº {doc['number']}: {review['reason']}; recalcular gravidade, multa e "
+                              "penalidades antes de aplicá-las", rules.ref("due_process"), horizoned=False))
+    return items, dates
+
+
+def pendencia(doc: dict, item: AutoItem, on: date) -> Any:
+    """An auto's item as the queue shows it on ``on``."""
+    return Pendencia(item.due, item.kind, f"Auto {doc['number']}", doc.get("plate") or "", doc.get("driver_cpf") or "",
+                     item.message, item.reference, item.due < on and item.kind not in NEVER_LATE, "")
+
+
+def scope_of(db: Database, municipality: str, on: date) -> tuple[Any, Any, Any]:
+    """(rules, parameter book, calendar) the autos' items of ``municipality`` are computed with on ``on``."""
+    book = parameters.book(db, municipality)
+    return autos._rules(municipality), book, parameters.calendar_from(book, on)
+
+
+def open_autos(db: Database, query: dict) -> list[dict]:
+    """The autos of ``query`` (decoded, ``id`` as text) with what their items need."""
+    docs = []
+    for raw in db[autos.COLLECTION].find(query, PENDING_FIELDS):
+        doc = decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        docs.append(doc)
+    return docs
+
+
+def fine_charges(db: Database, docs: list[dict]) -> dict[str, dict]:
+    """The fines' charges of ``docs`` by id (one query)."""
+    return charge_links.by_id(db, [(d.get("fine_dam") or {}).get("charge_id") for d in docs])
 
 
 @checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Any]:
-    """Autos awaiting notification (with the Matupá limit), defences due, decisions due, fines overdue
-    and suspensions ending, as items of the Pendências queue."""
+    """Autos awaiting notification (with the Matupá limit), defences due, decisions due, fines overdue,
+    suspensions ending and recurrences to review, as items of the Pendências queue, computed from the
+    autos (the queue keeps them as data: ``services.ridehailing.queue_autos``)."""
     authorize(actor, "read", municipality)
-    rules = autos._rules(municipality)
-    book = parameters.book(db, municipality)
-    calendar = parameters.calendar_from(book, on)
-    open_stages = ["aguardando_notificacao", "notificado", "prazo_defesa", "defesa", "decidido", "penalidade"]
+    rules, book, calendar = scope_of(db, municipality, on)
+    docs = open_autos(db, {"municipality": municipality, "$or": [
+        {"stage": {"$in": list(OPEN_STAGES)}}, {"recurrence_review.open": True}]})
+    found = fine_charges(db, docs)
     items = []
-    docs = []
-    for raw in db[autos.COLLECTION].find({"municipality": municipality, "stage": {"$in": open_stages}},
-                                         PENDING_FIELDS):
-        doc = decode(raw)
-        doc["id"] = str(doc.pop("_id"))
-        docs.append(doc)
-    found = charge_links.by_id(db, [(d.get("fine_dam") or {}).get("charge_id") for d in docs])
     for doc in docs:
         charge = found.get((doc.get("fine_dam") or {}).get("charge_id") or "")
-        for due, kind, message, reference in _due_items(doc, on, rules, book, calendar) + _fine_item(doc, charge):
-            if due <= on + timedelta(days=HORIZON_DAYS):
-                items.append(Pendencia(due, kind, f"Auto {doc['number']}", doc.get("plate") or "",
-                                       doc.get("driver_cpf") or "", message, reference, due < on and kind != DECIDE, ""))
-    items += _reviews(db, municipality)
+        for item in auto_items(doc, on, rules, book, calendar, charge)[0]:
+            if not item.horizoned or item.due <= on + timedelta(days=HORIZON_DAYS):
+                items.append(pendencia(doc, item, on))
     return sorted(items, key=lambda p: (p.due, p.protocol))
-
-
-REVIEW = "Rever reincidência"
-
-
-def _reviews(db: Database, municipality: str) -> list[Any]:
-    """Autos whose recurrence fell with an earlier auto annulled on appeal: to be recalculated before a
-    penalty is applied (LEITURAS §7), dated by the annulment."""
-    reference = autos._rules(municipality).ref("due_process")
-    items = []
-    for raw in db[autos.COLLECTION].find({"municipality": municipality, "recurrence_review.open": True}):
-        doc = decode(raw)
-        review = doc["recurrence_review"]
-        items.append(Pendencia(parse_date(review["flagged_on"]), REVIEW, f"Auto {doc['number']}",
-                               doc.get("plate") or "", doc.get("driver_cpf") or "",
-                               f"Auto nº {doc['number']}: {review['reason']}; recalcular gravidade, multa e "
-                               "penalidades antes de aplicá-las", reference, False, ""))
-    return items
 
 
 def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> list[tuple[date, str, str, str]]:

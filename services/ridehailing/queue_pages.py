@@ -1,0 +1,147 @@
+"""The work queue's documents (``queue_view``, ``queue_autos``): written with their counts, read a page at
+a time, so Pendências, the Vistorias and the Início cost the same at 3.000 and at 300.000 records
+(issue 21).
+
+The counts are data too: one document per municipality (``work_queue_counts``) holds how many items
+there are of each kind, due day and kind of term (``<due day>|<horizoned><late-able>|<kind>``), moved by
+``$inc`` whenever items are replaced, in the same unit of work. Whether an item is shown, late or due
+within a week on a day follows from those three, so every count of a day is a sum over that one
+document (its size grows with the calendar, not with the records). A page is the first rows of the
+index of the order asked.
+
+A filter is :class:`Filter`; ``late`` True keeps the late items, False the others; ``due_until`` the
+items due up to a day. Days are numbers in the store (``queue_item``)."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from pymongo.database import Database
+
+from services.ridehailing.queue_item import ALWAYS, HORIZON_DAYS, ITEMS, NEVER, Pendencia, from_row
+from services.store import decode
+
+COUNTS = "work_queue_counts"
+
+# Each order of the lists, as the store sorts it and as the same rows sort in Python (``key``).
+ORDERS = {
+    "due": ("due_n", "protocol"),
+    "kind": ("kind", "due_n", "protocol"),
+    "plate": ("plate", "due_n", "protocol"),
+    "protocol": ("protocol", "due_n"),
+}
+PY_FIELDS = {"due_n": "due", "kind": "kind", "plate": "plate", "protocol": "protocol"}
+
+
+@dataclass(frozen=True)
+class Filter:
+    kinds: tuple[str, ...] = ()
+    late: bool | None = None
+    due_until: date | None = None
+
+    def keeps(self, item: Pendencia) -> bool:
+        """Whether an item computed outside the store passes the same filter."""
+        return ((not self.kinds or item.kind in self.kinds) and (self.late is None or item.late == self.late)
+                and (self.due_until is None or item.due <= self.due_until))
+
+
+def key(order: str):
+    """The Python sort key of ``order`` (the store's order of the same rows)."""
+    names = [PY_FIELDS[name] for name in ORDERS[order]]
+    return lambda p: tuple(getattr(p, name) for name in names)
+
+
+def query(municipality: str, on: date, chosen: Filter) -> dict:
+    day = on.toordinal()
+    found: dict = {"municipality": municipality, "shown_n": {"$lte": day}}
+    if len(chosen.kinds) == 1:  # an equality: the planner takes the index of the kind's counts
+        found["kind"] = chosen.kinds[0]
+    elif chosen.kinds:
+        found["kind"] = {"$in": list(chosen.kinds)}
+    if chosen.late is not None:
+        found["late_n"] = {"$lte": day} if chosen.late else {"$gt": day}
+    if chosen.due_until is not None:
+        found["due_n"] = {"$lte": chosen.due_until.toordinal()}
+    return found
+
+
+def _cell(row: dict) -> str:
+    horizoned, late_able = row["shown_n"] != ALWAYS, row["late_n"] != NEVER
+    return f"{row['due_n']}|{int(horizoned)}{int(late_able)}|{row['kind']}"
+
+
+def replace(db: Database, municipality: str, owner: str, ids: list[str], rows: list[dict]) -> None:
+    """Put ``rows`` in place of the items of the records ``ids`` (``owner``: ``authorization_id`` or
+    ``auto_id``) and move the municipality's counts by the difference."""
+    delta: Counter = Counter(_cell(row) for row in rows)
+    old = list(db[ITEMS].find({owner: {"$in": list(ids)}}, {"kind": 1, "due_n": 1, "shown_n": 1, "late_n": 1}))
+    delta.subtract(_cell(row) for row in old)
+    if old:
+        db[ITEMS].delete_many({owner: {"$in": list(ids)}})
+    if rows:
+        db[ITEMS].insert_many(rows)
+    moved = {f"c.{cell}": n for cell, n in delta.items() if n}
+    if moved:
+        db[COUNTS].update_one({"_id": municipality}, {"$inc": moved}, upsert=True)
+
+
+def forget(db: Database, municipality: str) -> None:
+    """Every item of the municipality and its counts gone (a rebuild starts from nothing)."""
+    db[ITEMS].delete_many({"municipality": municipality})
+    db[COUNTS].delete_one({"_id": municipality})
+
+
+@dataclass(frozen=True)
+class Cell:
+    due: date
+    kind: str
+    horizoned: bool
+    late_able: bool
+    n: int
+
+    def counted(self, on: date, chosen: Filter) -> int:
+        """``n`` when the cell's items are shown on ``on`` and pass ``chosen``, else 0."""
+        if self.horizoned and self.due - timedelta(days=HORIZON_DAYS) > on:
+            return 0
+        late = self.late_able and self.due < on
+        if chosen.kinds and self.kind not in chosen.kinds:
+            return 0
+        if (chosen.late is not None and late != chosen.late) or (chosen.due_until is not None
+                                                                  and self.due > chosen.due_until):
+            return 0
+        return self.n
+
+
+def tally(db: Database, municipality: str) -> list[Cell]:
+    """The municipality's counts (one read by ``_id``)."""
+    doc = db[COUNTS].find_one({"_id": municipality}) or {}
+    cells = []
+    for cell, n in (doc.get("c") or {}).items():
+        if n:
+            due, flags, kind = cell.split("|", 2)
+            cells.append(Cell(date.fromordinal(int(due)), kind, flags[0] == "1", flags[1] == "1", n))
+    return cells
+
+
+def count(cells: list[Cell], on: date, chosen: Filter = Filter()) -> int:
+    """How many kept items on ``on`` pass ``chosen``, from the counts (:func:`tally`)."""
+    return sum(cell.counted(on, chosen) for cell in cells)
+
+
+def rows(db: Database, municipality: str, on: date, chosen: Filter, order: str = "due", descending: bool = False,
+         limit: int = 25) -> list[Pendencia]:
+    """The first ``limit`` kept items on ``on`` that pass ``chosen``, in ``order``."""
+    if limit <= 0:  # a limit of 0 is no limit to the store
+        return []
+    way = -1 if descending else 1
+    cursor = db[ITEMS].find(query(municipality, on, chosen)).sort([(name, way) for name in ORDERS[order]])
+    return [from_row(decode(raw), on) for raw in cursor.limit(limit)]
+
+
+def first(db: Database, municipality: str, on: date, extra: list[Pendencia], chosen: Filter, order: str = "due",
+          descending: bool = False, limit: int = 25) -> list[Pendencia]:
+    """The first ``limit`` items of the kept ones and ``extra`` (computed, few) together, in ``order``:
+    the store's first ``limit`` merged with the extra ones that pass ``chosen``."""
+    kept = rows(db, municipality, on, chosen, order, descending, limit)
+    return sorted(kept + [p for p in extra if chosen.keeps(p)], key=key(order), reverse=descending)[:limit]
