@@ -55,7 +55,7 @@ def key(order: str):
 def query(municipality: str, on: date, chosen: Filter) -> dict:
     day = on.toordinal()
     found: dict = {"municipality": municipality, "shown_n": {"$lte": day}}
-    if len(chosen.kinds) == 1:  # an equality: the planner takes the index of the kind's counts
+    if len(chosen.kinds) == 1:  # an equality: the planner reads the kind's own index
         found["kind"] = chosen.kinds[0]
     elif chosen.kinds:
         found["kind"] = {"$in": list(chosen.kinds)}
@@ -131,9 +131,15 @@ def count(cells: list[Cell], on: date, chosen: Filter = Filter()) -> int:
 
 def rows(db: Database, municipality: str, on: date, chosen: Filter, order: str = "due", descending: bool = False,
          limit: int = 25) -> list[Pendencia]:
-    """The first ``limit`` kept items on ``on`` that pass ``chosen``, in ``order``."""
+    """The first ``limit`` kept items on ``on`` that pass ``chosen``, in ``order``: read from the index of
+    the order; with several kinds, the first ``limit`` of each kind (its own index), merged."""
     if limit <= 0:  # a limit of 0 is no limit to the store
         return []
+    if len(chosen.kinds) > 1:
+        found = [p for kind in chosen.kinds for p in rows(db, municipality, on, Filter((kind,), chosen.late,
+                                                                                       chosen.due_until), order,
+                                                          descending, limit)]
+        return sorted(found, key=key(order), reverse=descending)[:limit]
     way = -1 if descending else 1
     cursor = db[ITEMS].find(query(municipality, on, chosen)).sort([(name, way) for name in ORDERS[order]])
     return [from_row(decode(raw), on) for raw in cursor.limit(limit)]

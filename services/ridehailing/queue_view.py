@@ -36,14 +36,10 @@ from services.store import decode, ensure_indexes, parse_date
 EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
 HORIZONED = {"Vistoria anual", "Vistoria extraordinária", "Renovação"}  # an active authorization's items
 MAX_AHEAD = timedelta(days=7)  # an authorization's items are computed again at least once a week
-# The counts of Pendências and the Início read the first two indexes alone (numbers: ``queue_item``; the
-# second for a count of one kind); each list order has its own, so a page is the first rows of an index
-# whatever the length of the queue.
+# The counts are data (``queue_pages``); each list order has its index, so a page is the first rows of an
+# index whatever the length of the queue (a filter of kinds reads each kind's own, in due order).
 INDEXES = {
-    ITEMS: [([("municipality", 1), ("shown_n", 1), ("late_n", 1), ("due_n", 1)], {"name": "i_queue_counts"}),
-            ([("municipality", 1), ("kind", 1), ("late_n", 1), ("due_n", 1), ("shown_n", 1)],
-             {"name": "i_queue_kind_counts"}),
-            ([("municipality", 1), ("kind", 1), ("due_n", 1), ("protocol", 1)], {"name": "i_queue_kind"}),
+    ITEMS: [([("municipality", 1), ("kind", 1), ("due_n", 1), ("protocol", 1)], {"name": "i_queue_kind"}),
             ([("municipality", 1), ("due_n", 1), ("protocol", 1)], {"name": "i_queue_due"}),
             ([("municipality", 1), ("plate", 1), ("due_n", 1), ("protocol", 1)], {"name": "i_queue_plate"}),
             ([("municipality", 1), ("protocol", 1), ("due_n", 1)], {"name": "i_queue_protocol"}),

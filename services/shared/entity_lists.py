@@ -86,11 +86,13 @@ def check_query(spec: EntitySpec, municipality: str, query: ListQuery) -> None:
 
 
 def _sort(spec: EntitySpec, query: ListQuery) -> list[tuple[str, int]]:
-    """Sort keys of a listing: a field of the spec (or the creation/update instant), then ``_id``."""
+    """Sort keys of a listing: a field of the spec (or the creation/update instant), then ``_id`` the
+    same way (an index read backwards serves the descending order)."""
     name = query.sort or spec.default_sort
     if name not in {f.name for f in spec.fields} | set(SYSTEM_SORTS):
         raise ValidationFailed({"sort": "Ordenação inválida: escolha uma coluna da lista."})
-    return [(name, -1 if query.descending else 1), ("_id", 1)]
+    way = -1 if query.descending else 1
+    return [(name, way), ("_id", way)]
 
 
 def _paging(query: ListQuery) -> tuple[int, int]:

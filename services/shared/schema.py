@@ -149,8 +149,13 @@ class EntitySpec:
         return tuple(f for f in self.fields if f.in_list)
 
     def indexes(self) -> list[tuple[list[tuple[str, int]], dict]]:
-        """Unique fields are unique per municipality; searchable and filter fields are indexed."""
+        """Unique fields are unique per municipality; searchable and filter fields are indexed; the
+        list's default order has its index, so its first page is read from it, not sorted from every
+        record (Contribuintes by name took 4× longer at 60.000 taxpayers than at 6.000)."""
         result = [([("municipality", 1), ("created_at", 1)], {"name": f"i_{self.name}_created"})]
+        if self.default_sort != "created_at":
+            result.append(([("municipality", 1), (self.default_sort, 1), ("_id", 1)],
+                           {"name": f"i_{self.name}_by_{self.default_sort}"}))
         for f in self.fields:
             if f.unique:
                 result.append(([("municipality", 1), (f.name, 1)], {"unique": True, "name": f"u_{self.name}_{f.name}"}))
