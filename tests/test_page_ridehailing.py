@@ -289,3 +289,9 @@ def test_a_request_missing_documents_leads_to_the_drivers_page_where_they_are_en
     assert at.session_state["drivers_open"] == registry.driver_record(db, "chapada", cpf)["id"]
     assert [t.value for t in at.title][-1] == "Condutores"
     assert "Documentos" in [t.label for t in at.tabs]  # the driver's page, its documents' tab first
+
+
+def test_the_vistorias_list_opens_in_its_registers_order(db):
+    register(db, "chapada")
+    at = page("inspections.py")
+    assert at.selectbox(key="inspections_list_sort").value == "performed_on"  # the order its index serves

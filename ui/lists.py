@@ -31,9 +31,11 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
         chosen = col.selectbox(f.label, options, key=f"{key}_f_{f.name}", placeholder="Escolha...",
                                format_func=lambda v, f=f: "Todos" if v in ("", None) else f.show(v))
         filters[f.name] = None if chosen in ("", None) else chosen  # False (a "Não" filter) stays
-    sortable = spec.list_fields
-    sort = cols[-2].selectbox("Ordenar por", [f.name for f in sortable], key=f"{key}_sort",
-                              format_func=lambda n: spec.field(n).label, placeholder="Escolha...")
+    sortable = [f.name for f in spec.list_fields]
+    # the register's own order first (its index serves the first page); "Escolha..." is that order too
+    first = sortable.index(spec.default_sort) if spec.default_sort in sortable else None
+    sort = cols[-2].selectbox("Ordenar por", sortable, index=first, key=f"{key}_sort",
+                              format_func=lambda n: spec.field(n).label, placeholder="Ordem do cadastro")
     descending = cols[-1].toggle("Decrescente", key=f"{key}_desc")
     query = ListQuery(search=search, filters=filters, sort=sort, descending=descending,
                       page=st.session_state.get(f"{key}_page", 1),
