@@ -9,7 +9,7 @@ import streamlit as st
 from rules import fmt
 from services.dam import dams, lists, payments, printing, reissue
 from services.ridehailing import authorizations
-from services.shared import clock, fields
+from services.shared import clock, fields, list_counts
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import charges as ui_charges
 from ui import common
@@ -279,7 +279,7 @@ def list_tab() -> None:
     nav = st.columns([2, 2, 2, 2, 2])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="dams_page")
     nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page", placeholder="Escolha...")
-    nav[2].markdown(f"<br>{page.total} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
+    nav[2].markdown(f"<br>{list_counts.text(page.total)} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: lists.export_csv(db, actor, mun, filters),
                    lambda: lists.export_xlsx(db, actor, mun, filters))
     st.divider()

@@ -10,7 +10,7 @@ from rules import fmt
 from rules.dam import charges as charge_rules
 from services.dam import active_debt, debts, printing, rebill
 from services.dam.dams import REVENUE_KINDS
-from services.shared import fields
+from services.shared import fields, list_counts
 from services.shared.errors import ServiceError
 from ui import common
 from ui import dams as ui_dams
@@ -160,7 +160,7 @@ def open_view() -> None:
     nav = st.columns([2, 2, 2, 2, 2])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="debts_page")
     nav[1].selectbox("Por página", PER_PAGE, key="debts_per_page", placeholder="Escolha...")
-    nav[2].markdown(f"<br>{page.total} débito(s) · {page.pages} página(s)", unsafe_allow_html=True)
+    nav[2].markdown(f"<br>{list_counts.text(page.total)} débito(s) · {page.pages} página(s)", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], "Débitos", mun, "debts", lambda: debts.export_csv(db, actor, mun, filters),
                    lambda: debts.export_xlsx(db, actor, mun, filters))
     st.divider()

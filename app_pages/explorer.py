@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from services.shared import explorer, exports
+from services.shared import explorer, exports, list_counts
 from ui import common
 
 actor = common.guard("admin")
@@ -18,7 +18,7 @@ if collection:
                                 common.municipality() if only_here else None, (page - 1) * 50, 50)
     if ok:
         rows, total = result
-        st.caption(f"{total} documento(s)")
+        st.caption(f"{list_counts.text(total)} documento(s)")
         frame = pd.DataFrame([{k: common.cell_text(v) for k, v in r.items()} for r in rows])
         common.table(frame)
         cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)

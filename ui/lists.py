@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from services.shared import clock, entity_files, entity_lists, exports
+from services.shared import clock, entity_files, entity_lists, exports, list_counts
 from services.shared.schema import EntitySpec, ListQuery
 from ui import common
 from ui.saved_views import view_bar
@@ -53,7 +53,7 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
 
 def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind: str, mun: str | None,
               csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes], noun: str = "registro(s)",
-              column_config: dict | None = None) -> int | None:
+              column_config: dict | None = None, exact: bool = False) -> int | None:
     """The table of a list with its pages, count and CSV + XLSX exports of the filter shown — the one
     list of the panel (registers, authorizations, pendências). A click on a row selects it: the
     index of the selected row is returned (None when none). ``pages`` None: no page controls."""
@@ -65,21 +65,12 @@ def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind
             st.session_state[f"{key}_page"] = max(1, pages)
         nav[0].number_input("Página", min_value=1, max_value=max(1, pages), key=f"{key}_page")
         nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page", placeholder="Escolha...")
-    shown = f"{total} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
+    shown = f"{list_counts.text(total, exact)} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
     nav[2].markdown(f"<br>{shown}", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], kind, mun, key, csv_data, xlsx_data)
     st.caption("Clique em uma linha para abrir o registro.")
     rows = event.selection.rows if event and event.selection else []
     return rows[0] if rows and rows[0] < len(frame) else None
-
-
-def page_of(key: str, total: int) -> tuple[int, int]:
-    """(page, per page) the list ``key`` asks for, the page kept within the pages there are."""
-    per_page = st.session_state.get(f"{key}_per_page", PER_PAGE[0])
-    pages = max(1, -(-total // per_page))
-    if st.session_state.get(f"{key}_page", 1) > pages:
-        st.session_state[f"{key}_page"] = pages
-    return st.session_state.get(f"{key}_page", 1), per_page
 
 
 def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,

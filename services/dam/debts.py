@@ -23,7 +23,7 @@ from pymongo.database import Database
 from rules.dam import charges as rules
 from services.dam import aging_view, charges
 from services.dam.dams import REVENUE_KINDS
-from services.shared import clock, exports, fields
+from services.shared import clock, exports, fields, list_counts
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.schema import Page
@@ -112,8 +112,8 @@ def list_page(db: Database, actor: Actor, municipality: str, query: DebtQuery) -
     charges.prepare(db)
     today = clock.today()
     mongo = mongo_query(municipality, query, today)
-    total = db[charges.COLLECTION].count_documents(mongo)
-    page = max(1, min(query.page, max(1, -(-total // query.per_page))))
+    total = list_counts.counted(db[charges.COLLECTION], mongo)
+    page = max(1, min(query.page, list_counts.pages(total, query.per_page)))
     cursor = (db[charges.COLLECTION].find(mongo, LIST_FIELDS).sort(SORT)
               .skip((page - 1) * query.per_page).limit(query.per_page))
     return Page([_row(doc, today) for doc in cursor], total, page, query.per_page)

@@ -14,7 +14,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services.dam import dams, payments
-from services.shared import clock, exports, fields
+from services.shared import clock, exports, fields, list_counts
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.schema import Page
@@ -78,8 +78,8 @@ def list_page(db: Database, actor: Actor, municipality: str, query: DamQuery) ->
     with only the fields the list shows (``dams.get`` reads a whole DAM)."""
     authorize(actor, "read", municipality)
     mongo = _mongo_query(municipality, query, clock.today())
-    total = db[dams.COLLECTION].count_documents(mongo)
-    page = max(1, min(query.page, max(1, -(-total // query.per_page))))
+    total = list_counts.counted(db[dams.COLLECTION], mongo)
+    page = max(1, min(query.page, list_counts.pages(total, query.per_page)))
     cursor = (db[dams.COLLECTION].find(mongo, LIST_FIELDS).sort(SORT)
               .skip((page - 1) * query.per_page).limit(query.per_page))
     return Page([dams.plain(d) for d in cursor], total, page, query.per_page)

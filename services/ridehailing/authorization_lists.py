@@ -15,7 +15,7 @@ from pymongo.database import Database
 
 from rules.ridehailing.lifecycle import AuthorizationState, Status
 from services.ridehailing import registry
-from services.shared import exports, fields, schema
+from services.shared import exports, fields, list_counts, schema
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -120,9 +120,9 @@ def authorization_page(db: Database, actor: Actor, municipality: str, on: date, 
     (four queries whatever the size of the register)."""
     authorize(actor, "read", municipality)
     query = _list_query(db, municipality, on, search, status)
-    total = db["authorizations"].count_documents(query)
+    total = list_counts.counted(db["authorizations"], query)
     per_page = max(1, int(per_page))
-    page = min(max(1, int(page)), max(1, -(-total // per_page)))
+    page = min(max(1, int(page)), list_counts.pages(total, per_page))
     raws = db["authorizations"].find(query, ROW_FIELDS).sort(_row_sort(sort, descending)) \
         .skip((page - 1) * per_page).limit(per_page)
     docs = [decode(raw) for raw in raws]

@@ -17,7 +17,7 @@ from bson import ObjectId
 from pymongo.database import Database
 
 from rules import fmt
-from services.shared import audit, clock, exports, municipalities, specs  # noqa: F401  (importing specs registers every spec)
+from services.shared import audit, clock, exports, list_counts, municipalities, specs  # noqa: F401  (importing specs registers every spec)
 from services.shared.audit_words import FIELD_NAMES, NAMED_BY, NOT_MONEY, code_label, name_codes
 from services.shared.auth import authorize, scope_of
 from services.shared.boundary import checked
@@ -56,7 +56,7 @@ def search(
         span["$lt"] = datetime.combine(end, datetime.max.time(), clock.LOCAL_TZ)
     if span:
         query["at"] = encode(span)
-    total = db["audit"].count_documents(query)
+    total = list_counts.counted(db["audit"], query)
     rows = db["audit"].find(query).sort("at", -1).skip(skip).limit(limit)
     return [decode(r) for r in rows], total
 

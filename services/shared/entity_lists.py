@@ -15,7 +15,7 @@ from typing import Any
 
 from pymongo.database import Database
 
-from services.shared import entities, fields
+from services.shared import entities, fields, list_counts
 from services.shared.auth import Actor
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -110,8 +110,8 @@ def list_page(db: Database, actor: Actor, entity: str, municipality: str, query:
     mongo = _mongo_query(spec, municipality, query)
     sort = _sort(spec, query)
     wanted, per_page = _paging(query)
-    total = db[entity].count_documents(mongo)
-    page = max(1, min(wanted, max(1, -(-total // per_page))))
+    total = list_counts.counted(db[entity], mongo)
+    page = max(1, min(wanted, list_counts.pages(total, per_page)))
     cursor = db[entity].find(mongo).sort(sort).skip((page - 1) * per_page).limit(per_page)
     return Page([entities._typed(spec, decode(d)) for d in cursor], total, page, per_page)
 

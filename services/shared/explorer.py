@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pymongo.database import Database
 
-from services.shared import accounts, entity_lists
+from services.shared import accounts, entity_lists, list_counts
 from services.shared.auth import Actor, authorize, scope_of
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -34,6 +34,6 @@ def browse(db: Database, actor: Actor, collection: str, municipality: str | None
             query = {"$and": [query, {"municipalities": municipality}]}
     else:
         query = {"municipality": municipality} if municipality else scope_of(actor)
-    total = db[collection].count_documents(query)
+    total = list_counts.counted(db[collection], query)
     rows = db[collection].find(query, {"password_hash": 0, "hash_scheme": 0}).skip(skip).limit(limit)
     return [decode(r) for r in rows], total

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.shared import clock, fields
+from services.shared import clock, fields, list_counts
 
 LABEL_MAX = 80  # a label's length in a definition (register, field, state)
 
@@ -193,4 +193,4 @@ class Page:
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
+        return list_counts.pages(self.total, self.per_page)
