@@ -1,6 +1,5 @@
 """Início: the clerk's inbox — what is late, due today and this week, per kind, each row opening its
 record — and, for the gabinete, the headline figures of every municipality it may see (issue 22)."""
-from datetime import timedelta
 from decimal import Decimal
 
 import pandas as pd
@@ -73,20 +72,16 @@ def ride_hailing_inbox() -> None:
 
 def machinery_inbox() -> None:
     st.subheader("Máquinas e veículos")
-    ok, items = common.attempt(pending.pending, db, actor, mun.code, today)
+    ok, found = common.attempt(pending.overview, db, actor, mun.code, today, WEEK_DAYS, SHOWN)
     if not ok:
         return
-    week = today + timedelta(days=WEEK_DAYS)
-    urgent = sorted((i for i in items if i.overdue or i.on is None or i.on <= week),
-                    key=lambda i: (not i.overdue, i.on or today))
-    counts(sum(i.overdue for i in items), sum(1 for i in items if not i.overdue and (i.on is None or i.on <= today)),
-           sum(1 for i in items if not i.overdue and i.on and today < i.on <= week))
-    if urgent:
+    counts(found.overdue, found.open_today, found.this_week)
+    if found.urgent:
         common.table(pd.DataFrame([{"Data": when(i.on, i.overdue) if i.on else "—", "Pendência": i.title,
-                                    "Detalhe": i.detail} for i in urgent[:SHOWN]]), key="home_machinery")
+                                    "Detalhe": i.detail} for i in found.urgent]), key="home_machinery")
     else:
         st.success("Nada atrasado nem vencendo nesta semana.")
-    st.page_link("app_pages/machinery_pending.py", label=f"Todas as pendências do módulo ({len(items)})",
+    st.page_link("app_pages/machinery_pending.py", label=f"Todas as pendências do módulo ({found.total})",
                  icon=":material/list:")
 
 

@@ -7,21 +7,40 @@ from services.machinery import pending
 from services.shared import clock, exports
 from ui import bookings as ui_bookings
 from ui import common
-from ui.lists import export_buttons
+from ui.lists import PER_PAGE, list_view
 
 actor = ui_bookings.guard("write")
 db = common.db()
 mun = common.municipality()
 today = clock.today()
 common.page_header("Pendências do módulo", "Serviços de máquinas e veículos")
-ok, items = common.attempt(pending.pending, db, actor, mun, today)
-items = items if ok else []
-rows = [{"Data": i.on, "Pendência": i.title, "Detalhe": i.detail, "Vencida": "Sim" if i.overdue else ""}
-        for i in items]
-overdue = sum(1 for i in items if i.overdue)
-st.markdown(f"**{len(items)} pendência(s)**" + (f" · :red[{overdue} vencida(s)]" if overdue else ""))
-st.dataframe(pd.DataFrame([{**r, "Data": fmt.day(r["Data"]) if r["Data"] else "—"} for r in rows],
-                          columns=["Data", "Pendência", "Detalhe", "Vencida"]), hide_index=True, width="stretch")
-cols = st.columns(2)
-export_buttons(cols[0], cols[1], "Pendencias maquinas", mun, "pend_list",
-               lambda: exports.to_csv(rows), lambda: exports.to_xlsx(rows, sheet="Pendências"))
+COLUMNS = ["Data", "Pendência", "Detalhe", "Vencida"]
+
+
+def cells(i: pending.PendingItem) -> dict:
+    return {"Data": i.on, "Pendência": i.title, "Detalhe": i.detail, "Vencida": "Sim" if i.overdue else ""}
+
+
+def everything() -> list[dict]:
+    """Every pendência, for the exports (made on their click)."""
+    return [cells(i) for i in pending.pending(db, actor, mun, today)]
+
+
+per_page = st.session_state.get("mpend_per_page", PER_PAGE[0])
+page = st.session_state.get("mpend_page", 1)
+ok, found = common.attempt(pending.page, db, actor, mun, today, (page - 1) * per_page, per_page)
+if ok:
+    pages = max(1, -(-found.total // per_page))
+    if page > pages:
+        st.session_state["mpend_page"] = pages
+        st.rerun()
+    st.markdown(f"**{fmt.number(found.total)} pendência(s)**"
+                + (f" · :red[{fmt.number(found.overdue)} vencida(s)]" if found.overdue else ""))
+    frame = pd.DataFrame([{**cells(i), "Data": fmt.day(i.on) if i.on else "—"} for i in found.rows], columns=COLUMNS)
+    index = list_view("mpend", frame, found.total, pages, "Pendencias maquinas", mun,
+                      lambda: exports.to_csv(everything(), COLUMNS),
+                      lambda: exports.to_xlsx(everything(), COLUMNS, sheet="Pendências"), "pendência(s)", exact=True)
+    if index is not None:  # a click on the row opens its request
+        st.session_state.pop("mpend_table", None)
+        st.session_state["req_open"] = found.rows[index].record_id
+        st.switch_page("app_pages/machinery_requests.py")

@@ -173,8 +173,11 @@ def test_a_municipality_without_the_module_has_no_items_and_its_rebuild_does_not
 
 def test_the_read_walks_the_index_by_municipality_and_date(db, nl):  # noqa: F811
     protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
-    plan = " | ".join(db[queue_view.ITEMS].explain_sql({"municipality": NL}, [("on", 1)]))
-    assert "i_machinery_queue_on" in plan and "TEMP B-TREE" not in plan, plan
+    plan = " | ".join(db[queue_view.ITEMS].explain_sql({"municipality": NL}, [("on_n", 1), ("title", 1)], 25))
+    assert "i_machinery_queue_page" in plan and "TEMP B-TREE" not in plan, plan
+    overdue = queue_view.query(NL, date(2026, 4, 10), overdue=True)
+    plan = " | ".join(db[queue_view.ITEMS].explain_sql(overdue))
+    assert "i_machinery_queue_due" in plan, plan
 
 
 # ---- a render does not grow with the requests ----
@@ -228,3 +231,23 @@ def test_the_page_makes_the_same_store_calls_with_three_times_the_requests(db, n
     counting = CountingDatabase(db)
     pending.pending(counting, CLERK, NL, MONDAY)
     assert counting.calls == Counter({(queue_view.ITEMS, "find"): 1})
+
+
+@pytest.mark.parametrize("days", [0, 20, 60])
+def test_the_page_and_the_inicio_read_what_the_whole_queue_holds(db, nl, days):  # noqa: F811
+    population(db, seed=3, count=3)
+    on = MONDAY + timedelta(days=days)  # later, parts owed fall overdue
+    whole = sorted(pending.pending(db, CLERK, NL, on), key=lambda i: (i.on, i.record_id, i.title))
+    first = pending.page(db, CLERK, NL, on, 0, 5)
+    assert (first.total, first.overdue) == (len(whole), sum(i.overdue for i in whole))
+    assert first.overdue or days < 60, "two months later a part owed is overdue"
+    assert [i.on for i in first.rows] == [i.on for i in whole[:5]]
+    rest = pending.page(db, CLERK, NL, on, 5, 100)
+    assert sorted(first.rows + rest.rows, key=lambda i: (i.on, i.record_id, i.title)) == whole
+    week = on + timedelta(days=7)
+    seen = pending.overview(db, CLERK, NL, on, 7, 4)
+    urgent = sorted((i for i in whole if i.overdue or i.on <= week), key=lambda i: (not i.overdue, i.on))
+    assert [(i.overdue, i.on) for i in seen.urgent] == [(i.overdue, i.on) for i in urgent[:4]]
+    assert (seen.total, seen.overdue) == (len(whole), sum(i.overdue for i in whole))
+    assert seen.open_today == sum(1 for i in whole if not i.overdue and i.on <= on)
+    assert seen.this_week == sum(1 for i in whole if not i.overdue and on < i.on <= week)

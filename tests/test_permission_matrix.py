@@ -65,6 +65,8 @@ REQUIRED: dict[str, str] = {
     "services.machinery.quotes.make_quote": "write",
     "services.machinery.schedule.mark_urgent": "write",
     "services.machinery.pending.pending": "read",
+    "services.machinery.pending.page": "read",
+    "services.machinery.pending.overview": "read",
     "services.machinery.execution.record_credit_returned": "write",
     "services.machinery.trips.record_incident": "write",
     "services.machinery.quotes.record_social_report": "write",

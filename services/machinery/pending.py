@@ -8,7 +8,7 @@ parts still owed are overdue."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from pymongo.database import Database
 
@@ -40,3 +40,52 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Pen
         items.append(PendingItem(row["on"], row["late_title"] if overdue else row["title"], row["detail"],
                                  row["request_id"], overdue))
     return sorted(items, key=lambda i: (i.on, i.title))
+
+
+def _item(row: dict, on: date) -> PendingItem:
+    overdue = row["due"] is not None and row["due"] < on
+    return PendingItem(row["on"], row["late_title"] if overdue else row["title"], row["detail"], row["request_id"],
+                       overdue)
+
+
+@dataclass(frozen=True)
+class PendingPage:
+    rows: tuple[PendingItem, ...]
+    total: int
+    overdue: int
+
+
+@checked
+def page(db: Database, actor: Actor, municipality: str, on: date, skip: int = 0, limit: int = 25) -> PendingPage:
+    """One page of the module's pendências on ``on``, earliest first, with how many there are and how
+    many are overdue: two counts and the first rows of an index, whatever the number of requests."""
+    authorize(actor, "read", municipality)
+    rows = queue_view.first(db, municipality, on, limit, skip)
+    return PendingPage(tuple(_item(row, on) for row in rows), queue_view.count(db, municipality, on),
+                       queue_view.count(db, municipality, on, overdue=True))
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What the Início shows of the module: counts and the first urgent items (overdue first)."""
+    total: int
+    overdue: int
+    open_today: int  # not overdue, dated today or before
+    this_week: int  # not overdue, dated after today, up to a week
+    urgent: tuple[PendingItem, ...]
+
+
+@checked
+def overview(db: Database, actor: Actor, municipality: str, on: date, week_days: int = 7,
+             shown: int = 10) -> Overview:
+    """The Início's view of the module's pendências on ``on``: four counts on an index and the first
+    ``shown`` urgent items (overdue first, then dated up to a week), whatever the number of requests."""
+    authorize(actor, "read", municipality)
+    week = on + timedelta(days=week_days)
+    late = [_item(row, on) for row in queue_view.first(db, municipality, on, shown, overdue=True)]
+    soon = [_item(row, on) for row in queue_view.first(db, municipality, on, shown - len(late), overdue=False,
+                                                       until=week)]
+    up_to_today = queue_view.count(db, municipality, on, overdue=False, until=on)
+    return Overview(queue_view.count(db, municipality, on), queue_view.count(db, municipality, on, overdue=True),
+                    up_to_today, queue_view.count(db, municipality, on, overdue=False, until=week) - up_to_today,
+                    tuple(late + soon))

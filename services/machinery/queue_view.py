@@ -16,6 +16,7 @@ date (``due``) and both titles (``title``, ``late_title``), and the read decides
 from __future__ import annotations
 
 import weakref
+from datetime import date
 
 from pymongo.database import Database
 
@@ -27,8 +28,13 @@ from services.shared import views
 from services.store import decode, encode, ensure_indexes, parse_date
 
 ITEMS = "machinery_queue"
-INDEXES = {ITEMS: [([("municipality", 1), ("on", 1)], {"name": "i_machinery_queue_on"}),
+# Days also as numbers (``on_n``; ``due_n``, NEVER for an item never overdue): the page reads the first
+# rows of the first index and counts from the second alone (a range on a text also reads the document).
+NEVER = date.max.toordinal()
+INDEXES = {ITEMS: [([("municipality", 1), ("on_n", 1), ("title", 1)], {"name": "i_machinery_queue_page"}),
+                   ([("municipality", 1), ("due_n", 1), ("on_n", 1)], {"name": "i_machinery_queue_due"}),
                    ([("request_id", 1)], {"name": "i_machinery_queue_request"})]}
+RETIRED = ("i_machinery_queue_on",)  # the first queue's (its days were texts)
 FIELDS = {"municipality": 1, "protocol": 1, "status": 1, "requested_on": 1, "requester.name": 1,
           "payment.instalments": 1, "settlement": 1, "social_report": 1, "settlement_open": 1}
 BATCH = 500
@@ -46,7 +52,7 @@ def _item(on, title: str, detail: str, rid: str, due=None, late_title: str | Non
     """One item as stored: its date, title, detail and request; ``due`` (a part still owed) the day
     after which it is overdue, with ``late_title`` the title it then takes."""
     return {"on": on, "title": title, "late_title": late_title or title, "detail": detail, "request_id": rid,
-            "due": due}
+            "due": due, "on_n": on.toordinal() if on else 0, "due_n": due.toordinal() if due else NEVER}
 
 
 def _money_item(head: str, row: ledger.ChargeRow, rid: str) -> dict:
@@ -139,6 +145,10 @@ def rebuild(db: Database, municipality: str) -> None:
         return
     ensure_indexes(db, INDEXES)
     _prepared.add(db)
+    held = db[ITEMS].index_information()
+    for name in RETIRED:
+        if name in held:
+            db[ITEMS].drop_index(name)
     db[ITEMS].delete_many({"municipality": municipality})
     query = {"municipality": municipality, "$or": [{"status": {"$in": list(OPEN)}}, {"settlement_open": True}]}
     ids = [str(d["_id"]) for d in db[REQUESTS].find(query, {"_id": 1})]
@@ -146,14 +156,39 @@ def rebuild(db: Database, municipality: str) -> None:
         refresh(db, municipality, ids[start:start + BATCH])
 
 
-views.register(views.View("machinery_queue", (REQUESTS, "charges"), project, rebuild))
+views.register(views.View("machinery_queue", (REQUESTS, "charges"), project, rebuild, version=2))  # 2: days as numbers
+
+
+def _decoded(raw: dict) -> dict:
+    row = decode(raw)
+    row["on"], row["due"] = parse_date(row.get("on")), parse_date(row.get("due"))
+    return row
 
 
 def stored_items(db: Database, municipality: str) -> list[dict]:
     """The municipality's items as stored, earliest first: one query by the index."""
-    found = []
-    for raw in db[ITEMS].find({"municipality": municipality}).sort([("on", 1)]):
-        row = decode(raw)
-        row["on"], row["due"] = parse_date(row.get("on")), parse_date(row.get("due"))
-        found.append(row)
+    return [_decoded(raw) for raw in db[ITEMS].find({"municipality": municipality}).sort([("on_n", 1), ("title", 1)])]
+
+
+def query(municipality: str, on: date, overdue: bool | None = None, until: date | None = None) -> dict:
+    """The items overdue on ``on`` (``overdue`` True), the others (False) or all; dated up to ``until``."""
+    found: dict = {"municipality": municipality}
+    if overdue is not None:
+        found["due_n"] = {"$lt": on.toordinal()} if overdue else {"$gte": on.toordinal()}
+    if until is not None:
+        found["on_n"] = {"$lte": until.toordinal()}
     return found
+
+
+def count(db: Database, municipality: str, on: date, overdue: bool | None = None, until: date | None = None) -> int:
+    """How many items pass: one count on an index."""
+    return db[ITEMS].count_documents(query(municipality, on, overdue, until))
+
+
+def first(db: Database, municipality: str, on: date, limit: int, skip: int = 0, overdue: bool | None = None,
+          until: date | None = None) -> list[dict]:
+    """The first items that pass, earliest first (``skip`` of them left out): the first rows of an index."""
+    if limit <= 0:  # a limit of 0 is no limit to the store
+        return []
+    cursor = db[ITEMS].find(query(municipality, on, overdue, until)).sort([("on_n", 1), ("title", 1)])
+    return [_decoded(raw) for raw in cursor.skip(skip).limit(limit)]
