@@ -36,9 +36,8 @@ for status in ("agendado", "em_execucao"):
 if not rows:
     st.info("Nenhum pedido agendado ou em execução.")
     st.stop()
-rid = st.selectbox("Pedido", [r["id"] for r in rows], key="exec_request",
-                   format_func=lambda i: next(f"{r['protocol']} · {r['requester']['name']} · {r['status_label']}"
-                                              for r in rows if r["id"] == i), placeholder="Escolha...")
+labels = {r["id"]: f"{r['protocol']} · {r['requester']['name']} · {r['status_label']}" for r in rows}
+rid = st.selectbox("Pedido", list(labels), key="exec_request", format_func=labels.get, placeholder="Escolha...")
 ok, doc = common.attempt(booking_requests.get_request, db, actor, mun, rid)
 if not ok:
     st.stop()

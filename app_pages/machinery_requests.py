@@ -373,9 +373,9 @@ with tab_list:
     picked = event.selection.rows if event and event.selection else []
     if picked:
         st.session_state["req_open"] = rows[picked[0]]["id"]
-    opened = st.selectbox("Abrir pedido", [r["id"] for r in rows], index=None, key="req_pick",
-                          format_func=lambda i: next(f"{r['protocol']} · {r['requester']['name']}"
-                                                     for r in rows if r["id"] == i), placeholder="Escolha...")
+    labels = {r["id"]: f"{r['protocol']} · {r['requester']['name']}" for r in rows}
+    opened = st.selectbox("Abrir pedido", list(labels), index=None, key="req_pick", format_func=labels.get,
+                          placeholder="Escolha...")
     if opened:
         st.session_state["req_open"] = opened
     if st.session_state.get("req_open"):

@@ -53,11 +53,12 @@ with right:
 
 if board.queue:
     st.subheader("Agendar")
+    # each label made once: looking each option up in the queue took time growing with its square
+    # (2.952 requests waiting at benchmark scale 100)
+    in_order = {e.request_id: f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}" for e in board.queue}
     with st.form("sched_form"):
-        entry = st.selectbox("Pedido", [e.request_id for e in board.queue], key="sched_request",
-                             format_func=lambda i: next(f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}"
-                                                        for e in board.queue if e.request_id == i),
-                                                            placeholder="Escolha...")
+        entry = st.selectbox("Pedido", list(in_order), key="sched_request", format_func=in_order.get,
+                             placeholder="Escolha...")
         assets = {a["id"]: f"{a['identifier']} · {KINDS.get(a.get('kind'), a.get('kind', ''))}"
                   for a in board.free_assets}
         operators = {o["id"]: o["name"] for o in board.free_operators}
@@ -87,10 +88,9 @@ if board.queue:
 
     with st.expander("Urgência ou relevância pública (art. 3, §2)"):
         with st.form("sched_urgent"):
-            urgent = st.selectbox("Pedido", [e.request_id for e in board.queue if not e.urgent], key="sched_urgent_req",
-                                  format_func=lambda i: next(f"{e.protocol} · {e.requester}"
-                                                             for e in board.queue if e.request_id == i),
-                                                                 placeholder="Escolha...")
+            not_urgent = {e.request_id: f"{e.protocol} · {e.requester}" for e in board.queue if not e.urgent}
+            urgent = st.selectbox("Pedido", list(not_urgent), key="sched_urgent_req", format_func=not_urgent.get,
+                                  placeholder="Escolha...")
             why = st.text_area("Justificativa registrada", key="sched_urgent_why")
             if st.form_submit_button("Antecipar com justificativa") and urgent:
                 done, doc = common.attempt(schedule.mark_urgent, db, actor, mun, urgent, why)
@@ -108,10 +108,9 @@ st.dataframe(pd.DataFrame([{"Protocolo": b.get("protocol", ""), "Zona": b.get("z
 ok, scheduled = common.attempt(booking_requests.list_requests, db, actor, mun, "agendado")
 if ok and scheduled:
     st.subheader("Remarcar ou cancelar um agendamento")
-    chosen = st.selectbox("Pedido agendado", [r["id"] for r in scheduled], key="sched_change_req", index=None,
-                          placeholder="Escolha…", format_func=lambda i: next(
-                              f"{r['protocol']} · {r['requester']['name']} · {r.get('locality', '')}"
-                              for r in scheduled if r["id"] == i))
+    labels = {r["id"]: f"{r['protocol']} · {r['requester']['name']} · {r.get('locality', '')}" for r in scheduled}
+    chosen = st.selectbox("Pedido agendado", list(labels), key="sched_change_req", index=None,
+                          placeholder="Escolha…", format_func=labels.get)
     if chosen:
         ok, current = common.attempt(booking_requests.get_request, db, actor, mun, chosen)
         if ok:
