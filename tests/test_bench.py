@@ -2,6 +2,7 @@
 works on a tiny dataset. No figure is asserted: speed is for bench/run.py, not for tests."""
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from datetime import date, datetime, time, timedelta
@@ -356,3 +357,11 @@ def test_a_generation_cut_short_is_made_again(tmp_path, today_is_the_datasets, c
     assert "incompleto (uma geração interrompida): refazendo" in capsys.readouterr().out
     assert found["scale"] == 1 and found["counts"]["dams"] > 0
     assert db["dams"].find_one({"taxpayer_name": {"$exists": False}}) is None  # the one left was dropped
+
+
+def test_a_view_that_keeps_something_new_makes_a_new_dataset(monkeypatch):
+    """A dataset made before a view changed would be rebuilt by the panel's first start, inside the figures."""
+    before = dataset.generator_version()
+    view = views.all_views()[0]
+    monkeypatch.setitem(views._VIEWS, view.name, dataclasses.replace(view, version=view.version + 1))
+    assert dataset.generator_version() != before
