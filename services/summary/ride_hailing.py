@@ -2,13 +2,14 @@
 new, renewed and cassadas in the period, inspections done and overdue, drivers and vehicles
 registered, and each platform's obligations (see ``services.summary.figures``).
 
-One query per collection for every period of a summary (the inspections: two counts per period); the authorizations are folded by the
-municipality's rule set (``services.ridehailing.registry.Scope``) with one parameter load for all.
+One query per collection for every period of a summary; the authorizations' states, the drivers and
+vehicles registered and the vistorias done are read from views kept per day (``authorization_view``,
+``records_view``), the platforms are judged by the municipality's rule set.
 """
 from __future__ import annotations
 
 from collections import Counter
-from datetime import date, datetime, time, timedelta
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from pymongo.database import Database
@@ -17,9 +18,9 @@ from rules.base import RuleError
 from rules.ridehailing.concepts import InsurancePolicy, Platform
 from rules.ridehailing.lifecycle import LABELS, Status
 from services.ridehailing import registry
-from services.shared import clock
-from services.store import decode, encode, parse_date
-from services.summary import authorization_view
+from services.store import decode, parse_date
+from services.summary import authorization_view, records_view
+from services.summary.days import Days
 from services.summary.figures import (
     PlatformCompliance,
     RideHailingFigures,
@@ -33,40 +34,33 @@ def of_periods(db: Database, municipality: str,
     (``authorization_view``), one query per other collection for all of them."""
     scope = registry.Scope(db, municipality)
     levels = authorization_view.Levels(db, municipality)
+    records = Days(db, records_view.NAME, municipality)
     platform_docs = [decode(raw) for raw in db["platforms"].find({"municipality": municipality}, PLATFORM_FIELDS)]
     reports = [decode(raw) for raw in db["platform_reports"].find(
         {"municipality": municipality}, {"platform_cnpj": 1, "kind": 1, "on": 1})]
-    return tuple(_ride_period(db, municipality, scope, levels, platform_docs, reports, p) for p in periods)
+    return tuple(_ride_period(db, municipality, scope, levels, records, platform_docs, reports, p) for p in periods)
 
 
 def _ride_period(db: Database, municipality: str, scope: registry.Scope, levels: authorization_view.Levels,
-                 platform_docs: list[dict], reports: list[dict], period: Period) -> RideHailingFigures:
+                 records: Days, platform_docs: list[dict], reports: list[dict], period: Period) -> RideHailingFigures:
     end = period.end
     level = levels.on(end)
     events = levels.within(period.start, end)
     statuses = Counter({Status(key[2:]): n for key, n in level.items() if key.startswith("s|") and n})
-    # two counts on an index (authorization_records.INDEXES), not every inspection decoded (issue 21)
-    done = {"municipality": municipality, "performed_on": {"$gte": period.start.isoformat(), "$lte": end.isoformat()}}
+    registered, done = records.on(end, "drivers", "vehicles"), records.within(period.start, end)
     average = ((Decimal(events["wait"]) / events["new"]).quantize(Decimal("0.1"), ROUND_HALF_UP)
                if events["new"] else None)
     order = list(Status)
     return RideHailingFigures(
         active=statuses[Status.ACTIVE], new=events["new"], renewed=events["renewed"], expiring=level["expiring"],
         suspended=statuses[Status.SUSPENDED], cassadas=events["cassadas"],
-        drivers=_registered(db, "drivers", municipality, end), vehicles=_registered(db, "vehicles", municipality, end),
-        inspections_done=db["inspections"].count_documents(done),
-        inspections_failed=db["inspections"].count_documents({**done, "result": "failed"}),
+        drivers=registered["drivers"], vehicles=registered["vehicles"],
+        inspections_done=done["insp"], inspections_failed=done["insp_failed"],
         inspections_overdue=level["late"], average_days_to_authorization=average,
         by_status={LABELS[status]: count for status, count in
                    sorted(statuses.items(), key=lambda item: (-item[1], order.index(item[0])))},
         platforms=_platforms(db, municipality, scope, platform_docs, reports, end),
     )
-
-
-def _registered(db: Database, collection: str, municipality: str, day: date) -> int:
-    """Records registered up to the end of ``day`` (local time): one count in the store."""
-    until = datetime.combine(day + timedelta(days=1), time.min, clock.LOCAL_TZ)
-    return db[collection].count_documents({"municipality": municipality, "created_at": {"$lt": encode(until)}})
 
 
 PLATFORM_FIELDS = {"name": 1, "cnpj": 1, "credentialed_on": 1, "insurer": 1, "insurance_coverage": 1,
