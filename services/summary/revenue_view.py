@@ -284,27 +284,45 @@ def _money(centavos: int) -> Decimal:
     return (Decimal(centavos) / 100).quantize(Decimal("0.01"))
 
 
+def _parsed(key: str, only_kind: str | None) -> tuple[str, str, str, date | None] | None:
+    """(figure, revenue label, the Revenue field it adds to, due month of an overdue key) of a day key,
+    or None for a key the revenue does not read (charges, another kind)."""
+    figure, kind, *rest = key.split("|")
+    if figure == "charged" or (only_kind is not None and kind != only_kind):
+        return None
+    label = dams.REVENUE_KINDS.get(kind, "Outras receitas")
+    if figure == "overdue":
+        return figure, label, "overdue_count" if rest[1] == "n" else "overdue", date.fromisoformat(rest[0] + "-01")
+    if figure == "diff":
+        return figure, label, rest[0], None
+    return figure, label, f"{figure}_count" if rest[0] == "n" else figure, None
+
+
 def in_period(days: dict[date, dict[str, int]], period: Period, only_kind: str | None = None) -> Revenue:
     """The revenue of ``period`` (as ``revenue.in_period`` folds it) from the stored days."""
     lines: dict[tuple[str, date], Counter] = defaultdict(Counter)
     diff: Counter = Counter()
+    parsed: dict[str, tuple | None] = {}  # each key split once (a day holds the same few hundred keys)
     for day, cell in days.items():
         if day > period.end:
             continue
+        before, month_of_day = day < period.start, None
         for key, number in cell.items():
-            figure, kind, *rest = key.split("|")
-            if figure == "charged" or (only_kind is not None and kind != only_kind):
+            if key not in parsed:
+                parsed[key] = _parsed(key, only_kind)
+            found = parsed[key]
+            if found is None:
                 continue
-            label = dams.REVENUE_KINDS.get(kind, "Outras receitas")
+            figure, label, name, month = found
             if figure == "overdue":
-                month = date.fromisoformat(rest[0] + "-01")
-                lines[(label, month)]["overdue_count" if rest[1] == "n" else "overdue"] += number
-            elif day < period.start:
+                lines[(label, month)][name] += number
+            elif before:
                 continue
             elif figure == "diff":
-                diff[rest[0]] += number
+                diff[name] += number
             else:
-                lines[(label, day.replace(day=1))][f"{figure}_count" if rest[0] == "n" else figure] += number
+                month_of_day = month_of_day or day.replace(day=1)
+                lines[(label, month_of_day)][name] += number
     return Revenue(
         tuple(RevenueLine(kind, month, **{k: (_money(v) if not k.endswith("count") else v) for k, v in c.items()})
               for (kind, month), c in sorted(lines.items(), key=lambda item: (item[0][1], item[0][0]))
