@@ -3,6 +3,7 @@ the days of one view read once, what a span of days counted and the states on a 
 to be part of a key and read back."""
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from datetime import date
 from urllib.parse import quote, unquote
@@ -22,6 +23,20 @@ class Days:
 
     def __init__(self, db: Database, name: str, municipality: str, until: date | None = None) -> None:
         self.days = sorted(revenue_view.days_of(db, name, municipality, until).items())
+        self._dates = [when for when, _ in self.days]
+        self._running: list[dict[str, int]] | None = None  # every key's sum up to each day, made on first use
+
+    def _up_to(self, day: date) -> dict[str, int]:
+        """Every key's sum up to the end of ``day`` (the running sums are made once: a summary asks for
+        the states at the end of each of its months)."""
+        if self._running is None:
+            total: Counter = Counter()
+            self._running = []
+            for _, cell in self.days:
+                total.update(cell)
+                self._running.append(dict(total))
+        index = bisect_right(self._dates, day)
+        return self._running[index - 1] if index else {}
 
     def within(self, first: date, last: date) -> Counter:
         """Every key counted from ``first`` to ``last``."""
@@ -35,14 +50,10 @@ class Days:
 
     def on(self, day: date, *keys: str, prefix: str | None = None) -> Counter:
         """The states ``keys`` (``waiting``, ``owing|n``…), or every one under ``prefix``, at the end of ``day``."""
-        total: Counter = Counter()
-        for when, cell in self.days:
-            if when > day:
-                break
-            for key in keys:
-                total[key] += cell.get(key, 0)
-            if prefix is not None:
-                total.update({k: n for k, n in cell.items() if k.startswith(prefix)})
+        sums = self._up_to(day)
+        total: Counter = Counter({key: sums.get(key, 0) for key in keys})
+        if prefix is not None:
+            total.update({k: n for k, n in sums.items() if k.startswith(prefix)})
         return total
 
 
