@@ -13,6 +13,7 @@ from services.ridehailing import queue_pages, work_queue
 from services.ridehailing.queue_item import KEPT_KINDS, KINDS
 from services.shared import clock
 from services.shared.auth import Actor
+from services.shared.errors import ValidationFailed
 from tests.conftest import copy_store
 
 ACTOR = Actor("teste", "Teste", "secretaria", ("chapada", "matupa"))
@@ -78,5 +79,5 @@ def test_the_computed_items_join_the_pages(db):
 
 
 def test_an_unknown_order_is_refused(db):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValidationFailed):
         work_queue.page(db, ACTOR, "chapada", clock.today(), order="message")

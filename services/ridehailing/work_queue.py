@@ -11,6 +11,7 @@ the few computed ones (data changes, platforms' lists, trip data) into each page
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -22,6 +23,7 @@ from services.ridehailing.queue_pages import Filter
 from services.shared import fields
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
+from services.shared.errors import ValidationFailed
 
 DATA_CHANGE = "Alteração de dados"
 INSPECTION_KINDS = ("Vistoria", "Vistoria anual", "Vistoria extraordinária", "Pendências da vistoria")
@@ -56,6 +58,11 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[
     return sorted(queue, key=lambda p: (p.due, p.protocol))
 
 
+def _counter(cells: list[queue_pages.Cell], extra: list[Pendencia], on: date) -> Callable[[Filter], int]:
+    """How many items of the counts kept as data (``cells``) and of the computed ones pass a filter."""
+    return lambda f: queue_pages.count(cells, on, f) + sum(1 for p in extra if f.keeps(p))
+
+
 @dataclass(frozen=True)
 class QueuePage:
     rows: tuple[Pendencia, ...]
@@ -73,16 +80,11 @@ def page(db: Database, actor: Actor, municipality: str, on: date, *, kinds: tupl
     counts kept as data and the first ``skip + limit`` rows of an index, whatever the length of the queue."""
     authorize(actor, "read", municipality)
     if order not in queue_pages.ORDERS:
-        raise ValueError(f"ordem desconhecida: {order}")
+        raise ValidationFailed({"order": "Ordenação inválida: escolha prazo, tipo, placa ou protocolo."})
     queue_view.refresh_due(db, municipality, on)
     extra = _computed(db, actor, municipality, on)
     chosen = Filter(kinds=tuple(kinds), late=True if only_late else None)
-
-    cells = queue_pages.tally(db, municipality)
-
-    def counted(f: Filter) -> int:
-        return queue_pages.count(cells, on, f) + sum(1 for p in extra if f.keeps(p))
-
+    counted = _counter(queue_pages.tally(db, municipality), extra, on)
     shown = queue_pages.first(db, municipality, on, extra, chosen, order, descending, skip + limit)[skip:]
     week = on + timedelta(days=7)
     return QueuePage(tuple(shown), counted(chosen), counted(Filter()), counted(Filter(late=True)),
@@ -110,17 +112,14 @@ def overview(db: Database, actor: Actor, municipality: str, on: date, week_days:
     week = on + timedelta(days=week_days)
     late, soon, today = Filter(late=True), Filter(late=False, due_until=week), Filter(late=False, due_until=on)
     cells = queue_pages.tally(db, municipality)
-
-    def counted(f: Filter) -> int:
-        return queue_pages.count(cells, on, f) + sum(1 for p in extra if f.keeps(p))
-
+    counted = _counter(cells, extra, on)
     of_kind: dict[str, list] = {p.kind: [] for p in extra}
     for cell in cells:
         of_kind.setdefault(cell.kind, []).append(cell)
     per_kind: dict[str, tuple[int, int]] = {}
     for kind, mine in sorted(of_kind.items()):
-        pair = tuple(queue_pages.count(mine, on, f) + sum(1 for p in extra if p.kind == kind and f.keeps(p))
-                     for f in (late, soon))
+        of_this = _counter(mine, [p for p in extra if p.kind == kind], on)
+        pair = (of_this(late), of_this(soon))
         if any(pair):
             per_kind[kind] = pair
     late_items = queue_pages.first(db, municipality, on, extra, late, "due", limit=shown)
