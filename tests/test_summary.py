@@ -416,6 +416,7 @@ def test_bookings_figures_of_the_period(db):
         insert_one(db["machinery_bookings"], encode({"municipality": "nova_lacerda", "asset_id": asset, "day": day,
                                                      "operator_id": f"op{n}", "request_id": "x"}))
     bookings_view.rebuild(db, "nova_lacerda")  # requests written by hand: their figures made again from them
+    bookings_view.rebuild_booked(db, "nova_lacerda")  # and their bookings' days
     figures = summary.summary(db, GABINETE, "nova_lacerda", *MARCH).bookings
     assert figures.by_zone == {"Zona 1": 2, "Zona 2": 1}
     assert figures.by_service == {"Horas-máquina": 2, "Cargas de terra/cascalho": 1, "Caminhão basculante": 1}

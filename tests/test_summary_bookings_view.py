@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date, timedelta
 
-from services.machinery import booking_requests, payment, quotes
+from services.machinery import booking_requests, payment, protocol, quotes, schedule
 from services.shared import clock, views
 from services.summary import bookings_view, machinery, revenue_view, summary, trends
 from services.summary.days import Days
 from services.summary.periods import Period
 from tests import summary_bookings_oracle as oracle
 from tests.conftest import GABINETE
-from tests.test_bookings import CLERK, NL
+from tests.test_bookings import CLERK, NL, nl  # noqa: F401  (nl: the fixture)
 from tests.test_ridehailing_page_queries import CountingDatabase
 
 
@@ -66,3 +66,29 @@ def test_the_resumo_reads_only_the_requests_waiting_a_step(demo_db):
     counting = CountingDatabase(demo_db)
     summary.summary(counting, GABINETE, NL, date(2026, 1, 1), clock.today())
     assert counting.calls[(booking_requests.REQUESTS, "find")] == 1
+
+
+def test_a_booking_through_the_service_moves_the_days_booked_as_a_rebuild_does(db, nl, today):  # noqa: F811
+    from tests.test_bookings import HOURS6, MONDAY, form, pay, upfront
+
+    rid = protocol.create_request(db, CLERK, NL, form(nl["farmer"], HOURS6))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    pay(db, upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))[0]["dam_id"])
+    schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["backhoe"], nl["joao"])], MONDAY + timedelta(days=2))
+    days = Days(db, bookings_view.BOOKED, NL).within(MONDAY, MONDAY + timedelta(days=6))
+    booked = db[booking_requests.BOOKINGS].count_documents({"municipality": NL, "request_id": rid})
+    assert sum(n for key, n in days.items() if key.startswith("booked|")) == booked == 3
+
+    def stored() -> list[dict]:
+        found = db[revenue_view.MONTHS].find({"municipality": NL, "view": bookings_view.BOOKED})
+        return sorted(found, key=lambda d: d["_id"])
+
+    kept = stored()
+    views.rebuild(db, NL)
+    assert stored() == kept
+
+
+def test_the_resumo_reads_no_booking(demo_db):
+    counting = CountingDatabase(demo_db)
+    summary.summary(counting, GABINETE, NL, date(2026, 1, 1), clock.today())
+    assert counting.calls[(booking_requests.BOOKINGS, "find")] == 0

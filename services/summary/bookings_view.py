@@ -20,7 +20,8 @@ Texts that are keys (a zone's name) are escaped (``%2E`` for a dot), so no name 
 """
 from __future__ import annotations
 
-from datetime import date, timedelta
+from collections import defaultdict
+from datetime import timedelta
 from decimal import Decimal
 
 from pymongo.database import Database
@@ -95,3 +96,48 @@ def rebuild(db: Database, municipality: str) -> None:
 
 
 views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild))
+
+
+# The days each machine is booked (the Resumo's use per machine), view ``booked``: a request's bookings
+# count ``booked|<asset id>`` on each of their days. The bookings are written with their request, whose
+# write moves the view (a booking has no audit entry of its own); counting the period's bookings one by
+# one took 0,7 s of the Resumo at 58.000 bookings.
+BOOKED = "booked"
+BOOKING_FIELDS = {"municipality": 1, "request_id": 1, "day": 1, "asset_id": 1}
+
+
+def _source(request_id: object) -> str:
+    """The key of a request's bookings among the views' parts (the request's own is the ``bookings`` view's)."""
+    return f"{booking_requests.BOOKINGS}:{request_id}"
+
+
+def booked_contribution(municipality: str, bookings: list[dict]) -> dict[str, dict[str, int]]:
+    """What one request's bookings add to the month documents of view ``booked``."""
+    parts = revenue_view.Parts(municipality, BOOKED)
+    for booking in bookings:
+        day = parse_date(booking.get("day"))
+        if day is not None:
+            parts.add(day, f"booked|{safe(booking.get('asset_id'))}", 1)
+    return parts.done()
+
+
+def project_booked(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
+    """Follow the bookings of the request ``doc_id`` (by the bookings' index on the request)."""
+    if doc_id is None or not municipality:
+        return
+    bookings = list(db[booking_requests.BOOKINGS].find({"municipality": municipality, "request_id": str(doc_id)},
+                                                        BOOKING_FIELDS))
+    revenue_view.follow_parts(db, BOOKED, municipality, _source(doc_id), booked_contribution(municipality, bookings))
+
+
+def rebuild_booked(db: Database, municipality: str) -> None:
+    """Every request's bookings of ``municipality``, from scratch."""
+    of_request: dict[str, list[dict]] = defaultdict(list)
+    for booking in db[booking_requests.BOOKINGS].find({"municipality": municipality}, BOOKING_FIELDS):
+        of_request[str(booking.get("request_id"))].append(booking)
+    revenue_view.write_parts(db, BOOKED, municipality, [
+        {"_id": _source(rid), "parts": booked_contribution(municipality, rows)}
+        for rid, rows in of_request.items()])
+
+
+views.register(views.View(BOOKED, (booking_requests.REQUESTS,), project_booked, rebuild_booked))

@@ -1,8 +1,8 @@
 """The machinery part of the mayor's office figures (Nova Lacerda, ``services.machinery``):
 requests by zone, service and stage, waiting until execution, machine hours and days booked, discounts,
 balances overdue and credits to return (see ``services.summary.figures``), read from the days of
-``services.summary.bookings_view`` (never from every request); the days booked from the bookings of
-the period's days, the machines' names from their register."""
+``services.summary.bookings_view`` (never from every request), the days booked per machine too (view
+``booked``); the machines' names from their register."""
 from __future__ import annotations
 
 import statistics
@@ -16,6 +16,7 @@ from rules.base import cents
 from rules.machinery.discounts import DiscountCriterion
 from services.machinery import booking_requests
 from services.shared import entities, parameters
+from services.summary import bookings_view
 from services.summary.bookings_view import MILLI
 from services.summary.days import Days, keyed, ranked
 from services.summary.figures import BookingsFigures
@@ -54,10 +55,8 @@ def of_period(db: Database, municipality: str, period: Period, days: Days) -> Bo
     kinds = dict(entities.SPECS[booking_requests.ASSETS].field("kind").choices)
     assets = {str(a["_id"]): f"{kinds.get(a.get('kind'), a.get('kind') or '')} {a.get('identifier', '')}".strip()
               for a in db[booking_requests.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
-    booked: Counter[str] = Counter()
-    for row in db[booking_requests.BOOKINGS].find({"municipality": municipality, "day": {
-            "$gte": period.start.isoformat(), "$lte": period.end.isoformat()}}, {"asset_id": 1}):
-        booked[str(row.get("asset_id"))] += 1
+    booked = keyed(Days(db, bookings_view.BOOKED, municipality, period.end).within(period.start, period.end),
+                   "booked")
     calendar = parameters.calendar(db, municipality, period.end)
     business = sum(1 for i in range(period.days) if calendar.is_business_day(period.start + timedelta(days=i)))
     return BookingsFigures(
