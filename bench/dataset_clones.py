@@ -126,13 +126,7 @@ class Cloner:
         self.counts: Counter[str] = Counter()
         self.documents: set[str] = set()  # CPF/CNPJ already in use (requesters, operators)
         self.settings = {mun: dams._settings(db, mun, TODAY) for mun in ("chapada", "matupa", NL)}
-        self.audit: dict[str, list[dict]] = defaultdict(list)
         self.spans: dict[str, tuple[date, date]] = {}
-        for entry in db["audit"].find({"username": {"$regex": "^carga\\."}}):
-            self.audit[entry["doc_id"]].append(entry)
-        handled = {"$in": [dams.COLLECTION, "booking_requests", "autos"]}  # what a payment's handlers record
-        for entry in db["audit"].find({"username": "sistema.dam", "collection": handled}):
-            self.audit[entry["doc_id"]].append(entry)
         self.linked: dict[str, list[tuple[str, dict]]] = defaultdict(list)  # record id -> its charges, DAMs, bookings
         owners = {"$in": ["booking_requests", "autos"]}
         for name, query, key in (("charges", {"owner.collection": owners}, "owner"),
@@ -141,6 +135,31 @@ class Cloner:
                 self.linked[doc[key]["id"]].append((name, doc))
         for doc in db["machinery_bookings"].find({}):
             self.linked[doc["request_id"]].append(("machinery_bookings", doc))
+        self.audit = self._audit_of(db)
+
+    def _audit_of(self, db: Database) -> dict[str, list[dict]]:
+        """The audit entries of the records a chain clones (by the services' load user, ``carga.*``; then
+        the payment handlers', ``sistema.dam``), by record: read by record id on the audit's index, not by
+        scanning the whole audit (6,5 million entries at scale 100, in each process)."""
+        ids: dict[str, set[str]] = defaultdict(set)
+        for name in ("booking_requests", "autos", "machinery_assets", "machinery_operators", "machinery_requesters"):
+            ids[name] |= {str(d["_id"]) for d in db[name].find({}, {"_id": 1})}
+        for links in self.linked.values():
+            for name, doc in links:
+                ids[name].add(str(doc["_id"]))
+        handled = {dams.COLLECTION, "booking_requests", "autos"}  # what a payment's handlers record
+        loaded: dict[str, list[dict]] = defaultdict(list)
+        paid: dict[str, list[dict]] = defaultdict(list)
+        for name, found in ids.items():
+            chosen = sorted(found)
+            for start in range(0, len(chosen), 500):
+                for entry in db["audit"].find({"collection": name, "doc_id": {"$in": chosen[start:start + 500]}}):
+                    if str(entry.get("username", "")).startswith("carga."):
+                        loaded[entry["doc_id"]].append(entry)
+                    elif entry.get("username") == "sistema.dam" and name in handled:
+                        paid[entry["doc_id"]].append(entry)
+        return defaultdict(list, {doc_id: loaded.get(doc_id, []) + paid.get(doc_id, [])
+                                  for doc_id in loaded.keys() | paid.keys()})
 
     def new_id(self) -> ObjectId:
         return ObjectId(self.rng.randbytes(12))
