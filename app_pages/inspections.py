@@ -16,7 +16,7 @@ from services.ridehailing.work_queue import INSPECTION_KINDS
 from services.shared import clock, entities, exports, schema
 from ui import common
 from ui.entity import field_error, forget, form_errors, submit
-from ui.lists import PER_PAGE, entity_list, list_view
+from ui.lists import asked_page, entity_list, list_view, pages_of
 from ui.ridehailing import (
     authorization_picker,
     authorization_step,
@@ -152,15 +152,11 @@ def due_cells(p) -> dict:
 
 def due_list() -> None:
     """The vistorias due or late, a page at a time from the queue kept as data."""
-    per_page = st.session_state.get("insp_due_per_page", PER_PAGE[0])
-    page = st.session_state.get("insp_due_page", 1)
+    page, per_page = asked_page("insp_due")
     ok, found = queue_page(actor, mun, kinds=INSPECTION_KINDS, skip=(page - 1) * per_page, limit=per_page)
     if not ok:
         return
-    pages = max(1, -(-found.total // per_page))
-    if page > pages:
-        st.session_state["insp_due_page"] = pages
-        st.rerun()
+    pages = pages_of("insp_due", found.total, per_page)
     rows = list(found.rows)
 
     def everything() -> list[dict]:

@@ -7,7 +7,7 @@ from services.machinery import pending
 from services.shared import clock, exports
 from ui import bookings as ui_bookings
 from ui import common
-from ui.lists import PER_PAGE, list_view
+from ui.lists import asked_page, list_view, pages_of
 
 actor = ui_bookings.guard("write")
 db = common.db()
@@ -26,14 +26,10 @@ def everything() -> list[dict]:
     return [cells(i) for i in pending.pending(db, actor, mun, today)]
 
 
-per_page = st.session_state.get("mpend_per_page", PER_PAGE[0])
-page = st.session_state.get("mpend_page", 1)
+page, per_page = asked_page("mpend")
 ok, found = common.attempt(pending.page, db, actor, mun, today, (page - 1) * per_page, per_page)
 if ok:
-    pages = max(1, -(-found.total // per_page))
-    if page > pages:
-        st.session_state["mpend_page"] = pages
-        st.rerun()
+    pages = pages_of("mpend", found.total, per_page)
     st.markdown(f"**{fmt.number(found.total)} pendência(s)**"
                 + (f" · :red[{fmt.number(found.overdue)} vencida(s)]" if found.overdue else ""))
     frame = pd.DataFrame([{**cells(i), "Data": fmt.day(i.on) if i.on else "—"} for i in found.rows], columns=COLUMNS)

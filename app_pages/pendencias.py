@@ -8,7 +8,7 @@ from services.ridehailing import queue_pages, registry
 from services.ridehailing.queue_item import HORIZON_DAYS, KINDS, Pendencia
 from services.shared import clock, exports, schema
 from ui import common
-from ui.lists import PER_PAGE, list_view
+from ui.lists import asked_page, list_view, pages_of
 from ui.ridehailing import queue_page, whole_queue
 
 actor = common.guard("write")
@@ -32,15 +32,11 @@ only_late = cols[1].toggle("Só atrasadas", key="pend_late")
 sort = cols[2].selectbox("Ordenar por", list(SORTS), format_func=SORTS.get, key="pend_sort",
                          placeholder="Escolha...") or "due"
 descending = cols[3].toggle("Decrescente", key="pend_desc")
-per_page = st.session_state.get("pend_per_page", PER_PAGE[0])
-page = st.session_state.get("pend_page", 1)
+page, per_page = asked_page("pend")
 ok, found = queue_page(actor, mun, kinds=chosen, only_late=only_late, order=sort, descending=descending,
                        skip=(page - 1) * per_page, limit=per_page)
 if ok:
-    pages = max(1, -(-found.total // per_page))
-    if page > pages:  # a narrower filter has fewer pages: show its last
-        st.session_state["pend_page"] = pages
-        st.rerun()
+    pages = pages_of("pend", found.total, per_page)
     metrics = st.columns(3)
     metrics[0].metric("Pendências", found.everything)
     metrics[1].metric("Atrasadas", found.late)

@@ -73,6 +73,20 @@ def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind
     return rows[0] if rows and rows[0] < len(frame) else None
 
 
+def asked_page(key: str) -> tuple[int, int]:
+    """(page, per page) the list ``key`` asks for: what a service reads as skip and limit."""
+    return st.session_state.get(f"{key}_page", 1), st.session_state.get(f"{key}_per_page", PER_PAGE[0])
+
+
+def pages_of(key: str, total: int, per_page: int) -> int:
+    """The pages of ``total`` rows; a page asked past the last (a narrower filter) shows the last."""
+    pages = max(1, -(-total // per_page))
+    if st.session_state.get(f"{key}_page", 1) > pages:
+        st.session_state[f"{key}_page"] = pages
+        st.rerun()
+    return pages
+
+
 def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,
                    csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes]) -> None:
     """The two exports of a list side by side (the filter shown), each made only when clicked and

@@ -94,8 +94,7 @@ def queue_overview(actor, mun: str) -> tuple[bool, work_queue.Overview | None]:
 
 def whole_queue(actor, mun: str, kinds: tuple[str, ...] = (), only_late: bool = False) -> list[Pendencia]:
     """Every item of the queue the filter keeps, earliest first: what an export writes (made on its click)."""
-    queue = work_queue.pendencias(common.db(), actor, mun, clock.today())
-    return [p for p in queue if (not kinds or p.kind in kinds) and (p.late or not only_late)]
+    return work_queue.pendencias(common.db(), actor, mun, clock.today(), kinds, only_late)
 
 
 PICKER_ROWS = 20

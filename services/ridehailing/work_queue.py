@@ -50,12 +50,15 @@ def _computed(db: Database, actor: Actor, municipality: str, on: date) -> list[P
 
 
 @checked
-def pendencias(db: Database, actor: Actor, municipality: str, on: date) -> list[Pendencia]:
-    """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on``, earliest first (the whole
-    queue: its exports; the screens read :func:`page` and :func:`overview`)."""
+def pendencias(db: Database, actor: Actor, municipality: str, on: date, kinds: tuple[str, ...] = (),
+               only_late: bool = False) -> list[Pendencia]:
+    """Everything due up to ``HORIZON_DAYS`` ahead or already late on ``on`` (only ``kinds``, only the
+    late ones when asked), earliest first: the whole queue, what the exports write; the screens read
+    :func:`page` and :func:`overview`."""
     authorize(actor, "read", municipality)
+    chosen = Filter(kinds=tuple(kinds), late=True if only_late else None)
     queue = _computed(db, actor, municipality, on) + queue_view.pending(db, municipality, on)
-    return sorted(queue, key=lambda p: (p.due, p.protocol))
+    return sorted((p for p in queue if chosen.keeps(p)), key=lambda p: (p.due, p.protocol))
 
 
 def _counter(cells: list[queue_pages.Cell], extra: list[Pendencia], on: date) -> Callable[[Filter], int]:
