@@ -28,24 +28,20 @@ class PendingItem:
     overdue: bool = False
 
 
+def _item(row: dict, on: date) -> PendingItem:
+    """A stored item as shown on ``on``: a part still owed is overdue after its due date (art. 8 §4)."""
+    overdue = row["due"] is not None and row["due"] < on
+    return PendingItem(row["on"], row["late_title"] if overdue else row["title"], row["detail"], row["request_id"],
+                       overdue)
+
+
 @checked
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[PendingItem]:
     """Awaiting visit, social report, quote, payment (a new DAM, a difference), schedule; balances
     due/overdue; credits to return — earliest first. One indexed query of the kept items: a part still
     owed is overdue when its due date is before ``on`` (art. 8 §4)."""
     authorize(actor, "read", municipality)
-    items = []
-    for row in queue_view.stored_items(db, municipality):
-        overdue = row["due"] is not None and row["due"] < on
-        items.append(PendingItem(row["on"], row["late_title"] if overdue else row["title"], row["detail"],
-                                 row["request_id"], overdue))
-    return sorted(items, key=lambda i: (i.on, i.title))
-
-
-def _item(row: dict, on: date) -> PendingItem:
-    overdue = row["due"] is not None and row["due"] < on
-    return PendingItem(row["on"], row["late_title"] if overdue else row["title"], row["detail"], row["request_id"],
-                       overdue)
+    return sorted((_item(row, on) for row in queue_view.stored_items(db, municipality)), key=lambda i: (i.on, i.title))
 
 
 @dataclass(frozen=True)
