@@ -21,7 +21,6 @@ from tests.browser_support import (
     login,
     panel_env,
     require_chromium,
-    rerun_settled,
     served,
     settle,
 )
@@ -30,6 +29,7 @@ from tests.test_browser_ridehailing import (
     SHOTS,
     choose,
     go,
+    open_dam,
     shot,
     typed,
     wait_text,
@@ -117,9 +117,7 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     slip_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(open(slip.value.path(), "rb").read())).pages)
     assert dam_number in slip_text and amount.replace("R$ ", "") in slip_text
 
-    go(page, "DAM")
-    choose(page, "Abrir DAM", dam_number)
-    rerun_settled(page)  # a click while the DAM's run still draws is lost (Streamlit)
+    open_dam(page, dam_number)
     page.get_by_text("Registrar pagamento (baixa manual)").click()
     page.get_by_label("Banco ou agente (PIX, caixa…)").fill("Banco do Brasil")
     page.get_by_role("button", name="Registrar pagamento").click()

@@ -160,6 +160,17 @@ def wait_text(page, text: str, timeout: int = 30000) -> None:
     page.get_by_text(text).first.wait_for(timeout=timeout)
 
 
+def open_dam(page, number: str) -> None:
+    """Open DAM ``number`` on the DAM page and wait until its run is over: a click while the DAM's run
+    still draws is lost (Streamlit). On a loaded machine the run can start more than
+    :func:`rerun_settled`'s wait after the choice, so its end is awaited once the DAM is drawn."""
+    go(page, "DAM")
+    choose(page, "Abrir DAM", number)
+    rerun_settled(page)
+    page.get_by_text(f"Baixar PDF do DAM {number}").first.wait_for(timeout=30000)
+    settle(page)
+
+
 def request(page, driver_name: str) -> None:
     go(page, "Autorizações")
     page.get_by_role("tab", name="Novo requerimento").click()
@@ -246,9 +257,7 @@ def test_request_to_public_check(panel, browser):
     dam_number = re.search(r"DAM nº (\d{4}/\d{4})", page.get_by_text("emitido, vencimento").first.inner_text()).group(1)
     shot(page, "04_dam")
 
-    go(page, "DAM")
-    choose(page, "Abrir DAM", dam_number)
-    rerun_settled(page)  # a click while the DAM's run still draws is lost (Streamlit)
+    open_dam(page, dam_number)
     page.get_by_text("Registrar pagamento (baixa manual)").click()
     page.get_by_label("Banco ou agente (PIX, caixa…)").fill("Banco do Brasil")
     page.get_by_role("button", name="Registrar pagamento").click()
