@@ -109,3 +109,53 @@ def test_the_users_page_shows_and_offers_only_the_actors_municipalities(db, user
     assert list(at.dataframe[0].value["Usuário"]) == ["secretaria.matupa", "ti.matupa"]
     assert at.multiselect(key="users_new_muns").options == ["Matupá"]
     assert at.selectbox(key="users_edit_target").options == ["secretaria.matupa", "ti.matupa"]
+
+
+def test_the_users_list_is_read_a_page_at_a_time_and_searched_in_the_store(db, users):
+    """Issue 21: the list of users is paged by the store (25 a page), counted, and searched by
+    username or name in any case, still within the TI's municipalities."""
+    for n in range(30):
+        accounts.create_user(db, TI_MATUPA, f"fiscal{n:02d}.matupa", f"Fiscal Número {n:02d}", "secretaria",
+                             ["matupa"], PASSWORD)
+    first = accounts.users_page(db, TI_MATUPA, "", 0, 25)
+    assert first.total == 32 and len(first.rows) == 25
+    assert [u["username"] for u in first.rows][:2] == ["fiscal00.matupa", "fiscal01.matupa"]
+    last = accounts.users_page(db, TI_MATUPA, "", 25, 25)
+    assert [u["username"] for u in last.rows] == [*(f"fiscal{n}.matupa" for n in range(25, 30)),
+                                                  "secretaria.matupa", "ti.matupa"]
+    assert "password_hash" not in first.rows[0]
+    by_name = accounts.users_page(db, TI_MATUPA, "número 07")
+    assert [u["username"] for u in by_name.rows] == ["fiscal07.matupa"] and by_name.total == 1
+    assert accounts.users_page(db, TI_MATUPA, "carlos").total == 1  # secretaria.matupa, by name
+    assert accounts.users_page(db, TI_MATUPA, "ana").total == 0  # secretaria.chapada: another municipality
+    assert accounts.users_page(db, TI_MATUPA, "fiscal.*").total == 0  # the search is text, not a pattern
+
+
+def test_a_user_is_opened_by_a_link_only_when_the_ti_manages_it(db, users):
+    assert accounts.managed_user(db, TI_MATUPA, "secretaria.matupa")["name"] == "Carlos"
+    with pytest.raises(NotFound):
+        accounts.managed_user(db, TI_MATUPA, "secretaria.chapada")
+    assert "password_hash" not in accounts.managed_user(db, TI, "gabinete")
+
+
+def test_the_users_page_pages_its_list_and_opens_a_linked_user_off_the_page(db, users):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages_smoke import ROOT
+
+    for n in range(30):
+        accounts.create_user(db, TI_MATUPA, f"fiscal{n:02d}.matupa", f"Fiscal {n:02d}", "secretaria", ["matupa"],
+                             PASSWORD)
+    at = AppTest.from_file(str(ROOT / "app_pages/users.py"), default_timeout=60)
+    at.session_state["actor"] = TI_MATUPA
+    at.session_state["municipality"] = "matupa"
+    at.session_state["users_edit_target"] = "ti.matupa"  # "Abrir registro" from the audit log: on page 2
+    at.run()
+    assert not at.exception and not at.error
+    assert len(at.dataframe[0].value) == 25 and "32 usuário(s) · 2 página(s)" in " ".join(m.value for m in at.markdown)
+    assert at.selectbox(key="users_edit_target").value == "ti.matupa"
+    at.number_input(key="users_list_page").set_value(2).run()
+    assert list(at.dataframe[0].value["Usuário"]) == [*(f"fiscal{n}.matupa" for n in range(25, 30)),
+                                                      "secretaria.matupa", "ti.matupa"]
+    at.text_input(key="users_search").set_value("fiscal 07").run()
+    assert list(at.dataframe[0].value["Usuário"]) == ["fiscal07.matupa"]

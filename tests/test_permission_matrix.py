@@ -41,6 +41,8 @@ REQUIRED: dict[str, str] = {
     "services.shared.audit_log.search": "admin",
     "services.shared.accounts.create_user": "admin",
     "services.shared.accounts.list_users": "admin",
+    "services.shared.accounts.managed_user": "admin",
+    "services.shared.accounts.users_page": "admin",
     "services.shared.accounts.update_user": "admin",
     "services.machinery.documents.quote_pdf": "read",
     "services.machinery.documents.receipt_pdf": "read",

@@ -9,12 +9,14 @@ bumps the user's session generation, which ends their open sessions.
 from __future__ import annotations
 
 import logging
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from pymongo.database import Database
 
 from services import store
-from services.shared import audit, auth, clock, sessions
+from services.shared import audit, auth, clock, list_counts, sessions
 from services.shared.auth import (
     ALL_MUNICIPALITIES,
     ROLES,
@@ -147,11 +149,7 @@ def _ends_sessions(doc: dict, update: dict) -> bool:
 @checked
 def update_user(db: Database, actor: Actor, username: str, **changes: str | bool | list[str]) -> None:
     """Change name, role, municipalities, active flag, password, or unlock (``ti`` only, within scope)."""
-    authorize(actor, "admin")
-    key = auth.normal_username(username)
-    doc = decode(db["users"].find_one({"username": key}, {"password_hash": 0})) if key else None
-    if doc is None or not auth._covers(actor.municipalities, doc.get("municipalities", [])):
-        raise NotFound(f"Usuário '{username}' não encontrado entre os que você administra.")
+    doc = managed_user(db, actor, username)
     update = _update_of(actor, doc, changes)
     if not update:
         return
@@ -171,9 +169,41 @@ def update_user(db: Database, actor: Actor, username: str, **changes: str | bool
 @checked
 def list_users(db: Database, actor: Actor) -> list[dict]:
     """The users the actor may manage: those whose municipalities are all within the actor's."""
+    return list(users_page(db, actor, limit=0).rows)
+
+
+@dataclass(frozen=True)
+class UsersPage:
+    """A page of the users list, with how many users the search finds (up to the list's cap)."""
+
+    rows: tuple[dict, ...]
+    total: int
+
+
+@checked
+def users_page(db: Database, actor: Actor, search: str = "", skip: int = 0, limit: int = 25) -> UsersPage:
+    """One page of :func:`list_users`, by username, of those whose username or name holds ``search``
+    (any case): a count and a page of the username index, whatever the number of users."""
     authorize(actor, "admin")
-    rows = db["users"].find(users_scope(db, actor), {"password_hash": 0, "hash_scheme": 0}).sort("username", 1)
-    return [decode(r) for r in rows]
+    query = users_scope(db, actor)
+    term = str(search or "").strip()
+    if term:
+        plain = {"$regex": re.escape(term), "$options": "i"}
+        query = {"$and": [query, {"$or": [{"username": plain}, {"name": plain}]}]}
+    rows = db["users"].find(query, {"password_hash": 0, "hash_scheme": 0}).sort("username", 1).skip(skip).limit(limit)
+    return UsersPage(tuple(decode(r) for r in rows), list_counts.counted(db["users"], query))
+
+
+@checked
+def managed_user(db: Database, actor: Actor, username: str) -> dict:
+    """The user ``username`` (without its password) if the actor manages it; else NotFound, as if there
+    were no such user (a TI of one municipality learns nothing of the others' users)."""
+    authorize(actor, "admin")
+    key = auth.normal_username(username)
+    doc = decode(db["users"].find_one({"username": key}, {"password_hash": 0, "hash_scheme": 0})) if key else None
+    if doc is None or not auth._covers(actor.municipalities, doc.get("municipalities", [])):
+        raise NotFound(f"Usuário '{username}' não encontrado entre os que você administra.")
+    return doc
 
 
 def users_scope(db: Database, actor: Actor) -> dict[str, Any]:
