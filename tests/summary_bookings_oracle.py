@@ -19,7 +19,11 @@ from services.store import decode, parse_date
 from services.summary.autos_view import day_of as _day
 from services.summary.figures import BookingsFigures
 from services.summary.periods import Period
-from services.summary.trends import REQUEST_FIELDS, _trend, month_ends
+from services.summary.trends import REQUEST_STEPS, _trend, month_ends, waiting_row
+
+REQUEST_FIELDS = {"status": 1, "requested_on": 1, "refusal.on": 1, "execution.started_on": 1,
+                  "execution.ended_on": 1, "technical_visit.visited_on": 1, "social_report.requested_on": 1,
+                  "social_report.answered_on": 1}
 
 def _percentile(values: list[int], share: float) -> Decimal:
     """The nearest-rank percentile: the smallest value with ``share`` of the values at or below it."""
@@ -119,3 +123,18 @@ def _within(days: list, first: date, last: date) -> int:
     return sum(1 for day in days if day is not None and first <= day <= last)
 
 
+def waiting_requests(db: Database, municipality: str, today: date) -> list:
+    """Requests waiting for the technical visit, the social report or the quote, aged from their last
+    step (every request waiting a step read by the status index, as the Resumo did)."""
+    found = [decode(raw) for raw in db[booking_requests.REQUESTS].find(
+        {"municipality": municipality, "status": {"$in": list(REQUEST_STEPS)}}, REQUEST_FIELDS)]
+    rows = []
+    for status, label in REQUEST_STEPS.items():
+        since = []
+        for d in (d for d in found if d.get("status") == status):
+            steps = [_day(d, "requested_on"), _day(d, "technical_visit", "visited_on"),
+                     _day(d, "social_report", "requested_on"), _day(d, "social_report", "answered_on")]
+            known = [step for step in steps if step is not None and step <= today]
+            since.append(max(known) if known else today)
+        rows.append(waiting_row(status, label, since, today))
+    return rows

@@ -1,7 +1,7 @@
 """Nova Lacerda's bookings' figures kept as data (issue 21): for every month of the demo store's history
 and for longer periods, the figures and trends read from the kept days equal those the summary folded
 from every request; a write through a service moves them as a rebuild from scratch does; and the
-Resumo reads the requests only for the few waiting a step."""
+Resumo reads no request, not even those waiting a step now."""
 from __future__ import annotations
 
 from collections import Counter
@@ -62,10 +62,28 @@ def test_a_write_through_a_service_moves_the_figures_as_a_rebuild_does(demo_db):
     assert _stored(demo_db) == stored
 
 
-def test_the_resumo_reads_only_the_requests_waiting_a_step(demo_db):
+def test_what_waits_a_step_now_reads_as_folding_the_waiting_requests_gave(demo_db):
+    """The Resumo's "Pedidos aguardando vistoria, parecer social, orçamento" (count, oldest, average
+    age) from the kept ``step|`` states equal those folded from the requests, before and after a quote
+    takes one request out of "aguardando orçamento"."""
+    today = clock.today()
+    waiting = trends.waiting_requests(Days(demo_db, bookings_view.NAME, NL), today)
+    assert waiting == oracle.waiting_requests(demo_db, NL, today)
+    assert sum(w.count for w in waiting) > 0
+    quoted = demo_db[booking_requests.REQUESTS].find_one({"municipality": NL, "status": "aguardando_orcamento"})
+    quotes.make_quote(demo_db, CLERK, NL, str(quoted["_id"]), today)
+    after = trends.waiting_requests(Days(demo_db, bookings_view.NAME, NL), today)
+    assert after == oracle.waiting_requests(demo_db, NL, today)
+    assert [w.count for w in after] == [w.count - (w.key == "aguardando_orcamento") for w in waiting]
+    for day in (today + timedelta(days=30), today + timedelta(days=400)):  # the ages go on with the days
+        assert trends.waiting_requests(Days(demo_db, bookings_view.NAME, NL), day) == \
+            oracle.waiting_requests(demo_db, NL, day)
+
+
+def test_the_resumo_reads_no_request(demo_db):
     counting = CountingDatabase(demo_db)
     summary.summary(counting, GABINETE, NL, date(2026, 1, 1), clock.today())
-    assert counting.calls[(booking_requests.REQUESTS, "find")] == 1
+    assert counting.calls[(booking_requests.REQUESTS, "find")] == 0
 
 
 def test_a_booking_through_the_service_moves_the_days_booked_as_a_rebuild_does(db, nl, today):  # noqa: F811

@@ -14,7 +14,11 @@ Each request's *contribution* (``revenue_view``'s mechanism: parts per month doc
 - states over days, +1 on their first day and −1 on the first day out ("how many on day D" is the sum
   up to D): ``waiting`` (protocolled, neither refused nor started), ``owing|n``/``owing|v`` (the balance
   of the hours past its due date and unpaid, art. 8 §2) and ``credit|n``/``credit|v`` (a credit to
-  return after the completion, until returned).
+  return after the completion, until returned);
+- while the request waits for a step (a technical visit, a social report or a quote: ``STEPS``),
+  ``step|<status>|<since>``, +1 from each of its dated steps (protocol, visit, social report asked and
+  answered) to the next: on a day D the one counted is its last step up to D, what the request waits
+  since (the Resumo's "aguardando", aged from there, without reading the requests).
 
 Texts that are keys (a zone's name) are escaped (``%2E`` for a dot), so no name reaches a field path.
 """
@@ -35,8 +39,10 @@ from services.summary.days import safe
 NAME = "bookings"
 FIELDS = {"municipality": 1, "requested_on": 1, "zone": 1, "services": 1, "status": 1, "refusal.on": 1,
           "execution.started_on": 1, "execution.ended_on": 1, "execution.meters": 1, "quote.on": 1,
-          "quote.discount_total": 1, "quote.discount.criterion": 1, "settlement": 1}
+          "quote.discount_total": 1, "quote.discount.criterion": 1, "settlement": 1,
+          "technical_visit.visited_on": 1, "social_report.requested_on": 1, "social_report.answered_on": 1}
 MILLI = 1000
+STEPS = ("aguardando_vistoria", "aguardando_parecer", "aguardando_orcamento")  # the statuses waiting a step
 
 
 def _units(value: Decimal, scale: int) -> int:
@@ -82,7 +88,20 @@ def contribution(doc: dict) -> dict[str, dict[str, int]]:
         for key, n in (("credit|n", 1), ("credit|v", _units(credit, 100))):
             parts.state(parse_date(settlement.get("completed_on")), parse_date(settlement.get("credit_returned_on")),
                         key, n)
+    _waiting_step(doc, parts)
     return parts.done()
+
+
+def _waiting_step(doc: dict, parts: revenue_view.Parts) -> None:
+    """``step|<status>|<since>`` of a request waiting a step: from each dated step to the next."""
+    if doc.get("status") not in STEPS:
+        return
+    visit, social = doc.get("technical_visit") or {}, doc.get("social_report") or {}
+    steps = sorted({day for day in (parse_date(doc.get("requested_on")), parse_date(visit.get("visited_on")),
+                                    parse_date(social.get("requested_on")), parse_date(social.get("answered_on")))
+                    if day is not None})
+    for first, stop in zip(steps, [*steps[1:], None]):
+        parts.state(first, stop, f"step|{doc['status']}|{first.isoformat()}")
 
 
 def project(db: Database, municipality: str | None, collection: str, doc_id: str | None) -> None:
@@ -95,7 +114,7 @@ def rebuild(db: Database, municipality: str) -> None:
     revenue_view.rebuild_records(db, NAME, booking_requests.REQUESTS, FIELDS, contribution, municipality)
 
 
-views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild))
+views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild, version=2))  # 2: the steps
 
 
 # The days each machine is booked (the Resumo's use per machine), view ``booked``: a request's bookings

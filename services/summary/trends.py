@@ -3,9 +3,8 @@
 served and waiting, each beside the same month of the year before; defences and appeals waiting for a
 decision and requests waiting for a visit, a social report or a quote, with their ages.
 
-Each month is read from the views kept per day (``authorization_view.Levels``, the ``Days`` of
-``autos_view`` and ``bookings_view``), whatever the number of months; the only records read are the
-booking requests waiting a step now (by the status index).
+Each month, and what waits now, is read from the views kept per day (``authorization_view.Levels``, the
+``Days`` of ``autos_view`` and ``bookings_view``), whatever the number of months or of records.
 """
 from __future__ import annotations
 
@@ -16,22 +15,16 @@ from decimal import ROUND_HALF_UP, Decimal
 from pymongo.database import Database
 
 from rules.ridehailing.lifecycle import Status
-from services.machinery import booking_requests
-from services.store import decode
-from services.summary import authorization_view
-from services.summary.autos_view import day_of as _day
+from services.summary import authorization_view, bookings_view
 from services.summary.days import Days
 from services.summary.figures import Trend, Waiting
 from services.summary.periods import Period, day_a_year_before
 
-REQUEST_FIELDS = {"status": 1, "requested_on": 1, "refusal.on": 1, "execution.started_on": 1,
-                  "execution.ended_on": 1, "technical_visit.visited_on": 1, "social_report.requested_on": 1,
-                  "social_report.answered_on": 1}
 AUTO_STAGES = {"notificacao": "Autos em notificação ou prazo de defesa", "defesa": "Autos com defesa a decidir",
                "recurso": "Autos com recurso a decidir"}
-REQUEST_STEPS = {"aguardando_vistoria": "Pedidos aguardando vistoria técnica",
-                 "aguardando_parecer": "Pedidos aguardando parecer social",
-                 "aguardando_orcamento": "Pedidos aguardando orçamento"}
+REQUEST_STEPS = dict(zip(bookings_view.STEPS, ("Pedidos aguardando vistoria técnica",
+                                                "Pedidos aguardando parecer social",
+                                                "Pedidos aguardando orçamento"), strict=True))
 
 
 def month_ends(period: Period) -> list[tuple[date, date]]:
@@ -82,12 +75,6 @@ def machinery(days: Days, period: Period) -> list[Trend]:
                    lambda _first, last: days.on(last, "waiting")["waiting"])]
 
 
-def requests_waiting_a_step(db: Database, municipality: str) -> list[dict]:
-    """The requests waiting now for a visit, a social report or a quote (by the status index)."""
-    return [decode(raw) for raw in db[booking_requests.REQUESTS].find(
-        {"municipality": municipality, "status": {"$in": list(REQUEST_STEPS)}}, REQUEST_FIELDS)]
-
-
 def waiting_row(key: str, label: str, since: list[date], today: date) -> Waiting:
     """How many wait, the oldest and the average age in calendar days on ``today``."""
     ages = [(today - day).days for day in since]
@@ -109,15 +96,12 @@ def waiting_autos(autos_days: Days, today: date) -> list[Waiting]:
             waiting_row("appeals", "Recursos aguardando decisão", filed("recurso"), today)]
 
 
-def waiting_requests(found: list[dict], today: date) -> list[Waiting]:
-    """Requests waiting for the technical visit, the social report or the quote, aged from their last step."""
-    rows = []
-    for status, label in REQUEST_STEPS.items():
-        since = []
-        for d in (d for d in found if d.get("status") == status):
-            steps = [_day(d, "requested_on"), _day(d, "technical_visit", "visited_on"),
-                     _day(d, "social_report", "requested_on"), _day(d, "social_report", "answered_on")]
-            known = [step for step in steps if step is not None and step <= today]
-            since.append(max(known) if known else today)
-        rows.append(waiting_row(status, label, since, today))
-    return rows
+def waiting_requests(booking_days: Days, today: date) -> list[Waiting]:
+    """Requests waiting for the technical visit, the social report or the quote on ``today``, aged from
+    their last step up to then (``bookings_view``'s ``step|`` states; ``booking_days`` read up to today)."""
+    states = booking_days.on(today, prefix="step|")
+
+    def since(status: str) -> list[date]:
+        return [date.fromisoformat(key.split("|")[2]) for key, n in sorted(states.items())
+                if key.startswith(f"step|{status}|") for _ in range(max(n, 0))]
+    return [waiting_row(status, label, since(status), today) for status, label in REQUEST_STEPS.items()]
