@@ -15,7 +15,7 @@ from pymongo.database import Database
 from rules.base import cents
 from rules.machinery.discounts import DiscountCriterion
 from services.machinery import booking_requests
-from services.shared import entities, parameters
+from services.shared import entities, parameters, views
 from services.summary import bookings_view
 from services.summary.bookings_view import MILLI
 from services.summary.days import Days, keyed, ranked
@@ -41,6 +41,16 @@ def _criterion(name: str) -> str:
     return DiscountCriterion[name].value if name in DiscountCriterion.__members__ else name or "—"
 
 
+def _names(db: Database, municipality: str, ids: set[str]) -> dict[str, str]:
+    """The kind and plate of the machines ``ids`` (those with hours or days in the period, not the fleet)."""
+    kinds = dict(entities.SPECS[booking_requests.ASSETS].field("kind").choices)
+    found = db[booking_requests.ASSETS].find({"municipality": municipality,
+                                              "_id": {"$in": [views.source_key(i) for i in sorted(ids)]}},
+                                             {"kind": 1, "identifier": 1})
+    return {str(a["_id"]): f"{kinds.get(a.get('kind'), a.get('kind') or '')} {a.get('identifier', '')}".strip()
+            for a in found}
+
+
 def of_period(db: Database, municipality: str, period: Period, days: Days) -> BookingsFigures:
     """Nova Lacerda's machinery bookings of the period, from the stored ``days`` (see the module)."""
     counted = days.within(period.start, period.end)
@@ -52,11 +62,9 @@ def of_period(db: Database, municipality: str, period: Period, days: Days) -> Bo
     for name, n in keyed(counted, "criterion").items():
         criteria[_criterion(name)] += n
     states = days.on(period.end, "owing|n", "owing|v", "credit|n", "credit|v")
-    kinds = dict(entities.SPECS[booking_requests.ASSETS].field("kind").choices)
-    assets = {str(a["_id"]): f"{kinds.get(a.get('kind'), a.get('kind') or '')} {a.get('identifier', '')}".strip()
-              for a in db[booking_requests.ASSETS].find({"municipality": municipality}, {"kind": 1, "identifier": 1})}
     booked = keyed(Days(db, bookings_view.BOOKED, municipality, period.end).within(period.start, period.end),
                    "booked")
+    assets = _names(db, municipality, set(hours) | set(booked))
     calendar = parameters.calendar(db, municipality, period.end)
     business = sum(1 for i in range(period.days) if calendar.is_business_day(period.start + timedelta(days=i)))
     return BookingsFigures(
