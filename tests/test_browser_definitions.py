@@ -120,8 +120,11 @@ def test_ti_defines_a_register_a_clerk_fills_it_and_ti_changes_it(panel):
         assert db["audit"].count_documents({"collection": NAME, "action": "create"}) == 3
         page.get_by_role("tab", name="Lista").click()
         rerun_settled(page)
+        export = page.get_by_role("button", name="Exportar XLSX (filtro atual)")
+        export.wait_for(timeout=30000)  # the list drawn, then its run over: a click during the run is lost
+        settle(page)
         with page.expect_download() as download:
-            page.get_by_role("button", name="Exportar XLSX (filtro atual)").click()
+            export.click()
         assert download.value.suggested_filename.endswith(".xlsx")
         shot(page, "definitions-list")
 
