@@ -93,6 +93,26 @@ def settle(page, timeout: int = 30000) -> None:
     page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)
 
 
+def downloaded(page, button, tries: int = 3, each: int = 60000):
+    """Click ``button`` (a locator) once it is drawn and the run is over, and return its download. A
+    click that reaches Streamlit while a rerun redraws the button is dropped without a trace (CI lost
+    three such clicks on a loaded machine, each right after :func:`settle`); a person clicks again, and
+    so does this, up to ``tries`` times. A button that never downloads still fails."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(1, tries + 1):
+        button.wait_for(timeout=30000)
+        settle(page)
+        try:
+            with page.expect_download(timeout=each) as download:
+                button.click()
+            return download.value
+        except PlaywrightTimeout:
+            if attempt == tries:
+                raise
+    raise AssertionError("unreachable")
+
+
 def rerun_settled(page, timeout: int = 30000, start: int = 3000) -> None:
     """Wait for the script run that the last interaction asked for, then for its end. Right after a click
     or a Tab out of a field the app still says "notRunning" (it marks a run only once the server starts

@@ -17,19 +17,19 @@ from services.shared import clock
 from tests.browser_support import (
     ROOT,
     chromium,
+    downloaded,
     free_port,
     login,
     panel_env,
     require_chromium,
     served,
-    settle,
 )
 from tests.conftest import copy_store
 from tests.test_browser_ridehailing import (
     SHOTS,
     choose,
     go,
-    open_dam,
+    pay_dam,
     shot,
     typed,
     wait_text,
@@ -111,17 +111,12 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     wait_text(page, "da multa emitido, vencimento")
     dam_number = re.search(r"DAM (\d{4}/\d{4}) da multa", page.get_by_text("da multa emitido").first.inner_text()).group(1)
     shot(page, f"autos_{municipality}_3_dam")
-    settle(page)  # the DAM just issued is handed over from the auto itself (issue 22 item 5)
-    with page.expect_download(timeout=120000) as slip:
-        page.get_by_role("button", name=f"Baixar o DAM {dam_number} da multa (PDF)").click()
-    slip_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(open(slip.value.path(), "rb").read())).pages)
+    # the DAM just issued is handed over from the auto itself (issue 22 item 5)
+    slip = downloaded(page, page.get_by_role("button", name=f"Baixar o DAM {dam_number} da multa (PDF)"))
+    slip_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(open(slip.path(), "rb").read())).pages)
     assert dam_number in slip_text and amount.replace("R$ ", "") in slip_text
 
-    open_dam(page, dam_number)
-    page.get_by_text("Registrar pagamento (baixa manual)").click()
-    page.get_by_label("Banco ou agente (PIX, caixa…)").fill("Banco do Brasil")
-    page.get_by_role("button", name="Registrar pagamento").click()
-    wait_text(page, f"Pagamento do DAM {dam_number} registrado.")
+    pay_dam(page, dam_number)
 
     go(page, "Autos de infração")
     page.get_by_role("tab", name="Processo do auto").click()
@@ -129,11 +124,9 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     wait_text(page, "Multa paga")
     assert page.get_by_role("button", name=f"Baixar o DAM {dam_number} da multa (PDF)").count() == 0  # paid: no slip
     shot(page, f"autos_{municipality}_4_paga")
-    settle(page)  # a click during the page's rerun is lost: click once it has ended
-    with page.expect_download(timeout=120000) as download:
-        page.get_by_role("button", name="Processo completo (PDF)").click()
+    download = downloaded(page, page.get_by_role("button", name="Processo completo (PDF)"))
     target = SHOTS / f"processo_{municipality}.pdf"
-    download.value.save_as(target)
+    download.save_as(target)
     content = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(target.read_bytes())).pages).split())
     assert "ÍNDICE DAS PEÇAS" in content and f"AUTO DE INFRAÇÃO Nº {number}" in content
     assert f"nº {dam_number}" in content and "pago em" in content and "Prazo de defesa" in content

@@ -19,7 +19,17 @@ import pytest
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, served, settle
+from tests.browser_support import (
+    ROOT,
+    chromium,
+    downloaded,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    served,
+    settle,
+)
 from tests.conftest import copy_store
 from tests.test_browser_ridehailing import choose, go, shot, typed, wait_text
 
@@ -55,18 +65,14 @@ def test_the_mayors_office_opens_a_municipalitys_summary_and_takes_its_reports(p
     settle(page)
     wait_text(page, "Arrecadado (DAM pagos)")
     shot(page, "day_gabinete_2_resumo")
-    settle(page)  # a click during the page's rerun is lost: click once it has ended
-    with page.expect_download(timeout=120000) as pdf:
-        page.get_by_role("button", name="Relatório gerencial (PDF)").click()
-    report = "".join(p.extract_text() for p in PdfReader(io.BytesIO(open(pdf.value.path(), "rb").read())).pages)
+    pdf = downloaded(page, page.get_by_role("button", name="Relatório gerencial (PDF)"))
+    report = "".join(p.extract_text() for p in PdfReader(io.BytesIO(open(pdf.path(), "rb").read())).pages)
     assert "Matupá" in report and "Chapada dos Guimarães" in report and "Nova Lacerda" in report
     assert "Arrecadado" in report
-    settle(page)
-    with page.expect_download(timeout=120000) as xlsx:
-        page.get_by_role("button", name="Tabelas do resumo (XLSX, uma aba por tabela)").click()
-    book = load_workbook(io.BytesIO(open(xlsx.value.path(), "rb").read()))
+    xlsx = downloaded(page, page.get_by_role("button", name="Tabelas do resumo (XLSX, uma aba por tabela)"))
+    book = load_workbook(io.BytesIO(open(xlsx.path(), "rb").read()))
     assert "Municípios lado a lado" in book.sheetnames
-    assert xlsx.value.suggested_filename.endswith(".xlsx") and "matupa" in xlsx.value.suggested_filename
+    assert xlsx.suggested_filename.endswith(".xlsx") and "matupa" in xlsx.suggested_filename
     shot(page, "day_gabinete_3_relatorios")
     context.close()
 

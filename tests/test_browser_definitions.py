@@ -6,7 +6,17 @@ from __future__ import annotations
 import pytest
 
 from services.store import connect
-from tests.browser_support import chromium, free_port, login, panel_env, require_chromium, rerun_settled, served, settle
+from tests.browser_support import (
+    chromium,
+    downloaded,
+    free_port,
+    login,
+    panel_env,
+    require_chromium,
+    rerun_settled,
+    served,
+    settle,
+)
 from tests.conftest import copy_store
 from tests.test_browser_ridehailing import choose, go, shot, typed, wait_text
 
@@ -121,11 +131,7 @@ def test_ti_defines_a_register_a_clerk_fills_it_and_ti_changes_it(panel):
         page.get_by_role("tab", name="Lista").click()
         rerun_settled(page)
         export = page.get_by_role("button", name="Exportar XLSX (filtro atual)")
-        export.wait_for(timeout=30000)  # the list drawn, then its run over: a click during the run is lost
-        settle(page)
-        with page.expect_download() as download:
-            export.click()
-        assert download.value.suggested_filename.endswith(".xlsx")
+        assert downloaded(page, export).suggested_filename.endswith(".xlsx")
         shot(page, "definitions-list")
 
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
