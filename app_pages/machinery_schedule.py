@@ -1,6 +1,8 @@
 """Schedule board (Decreto 017/2026, art. 3): paid or deferred requests by zone and locality in protocol
 order, the machines and operators free on the day, booking for a day or a period, rescheduling and
-cancelling a booking, the week per machine and the printable week."""
+cancelling a booking, the week per machine and the printable week. Every list is read a page at a
+time (issue 21: the whole queue, fleet and week were drawn on each render); a row clicked chooses
+its record in the form below."""
 from datetime import timedelta
 
 import pandas as pd
@@ -13,9 +15,11 @@ from services.shared.specs.maquinas import ASSET_KINDS, DUTIES
 from ui import bookings as ui_bookings
 from ui import common
 from ui.entity import confirm_button
-from ui.lists import export_buttons
+from ui.lists import asked_page, every_row, follow_click, keep_choice, list_view
 
 KINDS = dict(ASSET_KINDS)  # the kind beside the plate: each machine serves its Anexo I items
+BOOKED = ["Protocolo", "Zona", "Localidade", "Máquina", "Operador"]
+QUEUE = ["Ordem", "Protocolo", "Solicitante", "Zona", "Localidade", "Serviços", "Urgente", "Motivo da posição"]
 actor = ui_bookings.guard("write")
 db = common.db()
 mun = common.municipality()
@@ -25,43 +29,93 @@ if st.session_state.get("sched_done"):
     st.success(st.session_state.pop("sched_done"))
 
 day = st.date_input("Dia", today, min_value=today, format="DD/MM/YYYY", key="sched_day")
-ok, board = common.attempt(schedule.schedule_board, db, actor, mun, day)
+
+
+def queue_row(e) -> dict:
+    return {"Ordem": e.position, "Protocolo": e.protocol, "Solicitante": e.requester, "Zona": e.zone,
+            "Localidade": e.locality, "Serviços": e.services, "Urgente": "Sim" if e.urgent else "",
+            "Motivo da posição": f"{e.reason} ({e.reference})"}
+
+
+def asset_row(a: dict) -> dict:
+    return {"Identificação": a["identifier"], "Tipo": KINDS.get(a.get("kind"), a.get("kind") or ""),
+            "Descrição": a.get("description") or ""}
+
+
+def operator_row(o: dict) -> dict:
+    return {"Nome": o["name"], "Função": dict(DUTIES).get(o.get("duty"), o.get("duty") or ""),
+            "CNH": o.get("licence_category") or ""}
+
+
+def booked_row(b: dict) -> dict:
+    return {"Protocolo": b.get("protocol", ""), "Zona": b.get("zone", ""), "Localidade": b.get("locality", ""),
+            "Máquina": b.get("asset", ""), "Operador": b.get("operator", "")}
+
+
+def paged_list(key: str, rows: list[dict], columns: list[str], total: int, pages: int, kind: str, everything,
+               noun: str, hint: str | None) -> int | None:
+    """One list of the board: its page, count and exports (``everything``: every row, when clicked)."""
+    return list_view(key, pd.DataFrame(rows, columns=columns), total, pages, kind, mun,
+                     lambda: exports.to_csv(everything(), columns),
+                     lambda: exports.to_xlsx(everything(), columns, sheet=kind[:31]), noun=noun, hint=hint)
+
+
+st.subheader("Fila a agendar")
+search = st.text_input("Buscar na fila", key="sched_queue_search", placeholder="Protocolo ou nome do solicitante")
+page, per_page = asked_page("sched_queue")
+ok, queue = common.attempt(schedule.queue_page, db, actor, mun, day, page, per_page, search)
 if not ok:
     st.stop()
-st.subheader("Fila a agendar")
-queue = [{"Ordem": e.position, "Protocolo": e.protocol, "Solicitante": e.requester, "Zona": e.zone,
-          "Localidade": e.locality, "Serviços": e.services, "Urgente": "Sim" if e.urgent else "",
-          "Motivo da posição": f"{e.reason} ({e.reference})"} for e in board.queue]
-st.dataframe(pd.DataFrame(queue, columns=["Ordem", "Protocolo", "Solicitante", "Zona", "Localidade", "Serviços",
-                                          "Urgente", "Motivo da posição"]), hide_index=True, width="stretch",
-             key="sched_queue")
-cols = st.columns(2)
-export_buttons(cols[0], cols[1], "Fila da agenda", mun, "sched_list",
-               lambda: exports.to_csv(queue), lambda: exports.to_xlsx(queue, sheet="Fila"))
+clicked = paged_list("sched_queue", [queue_row(e) for e in queue.entries], QUEUE, queue.total, queue.pages,
+                     "Fila da agenda",
+                     lambda: [queue_row(e) for e in schedule.queue_rows(db, actor, mun, day, search)],
+                     "pedido(s)", "Clique em um pedido para escolhê-lo no agendamento abaixo.")
+follow_click(queue.entries[clicked].request_id if clicked is not None else None, "sched_request")
 
-left, right = st.columns(2)
-with left:
-    st.markdown(f"**Máquinas e veículos livres em {fmt.day(day)}**")
-    st.dataframe(pd.DataFrame([{"Identificação": a["identifier"], "Tipo": KINDS.get(a.get("kind"), a.get("kind", "")),
-                                "Descrição": a.get("description", "")} for a in board.free_assets],
-                              columns=["Identificação", "Tipo", "Descrição"]), hide_index=True, width="stretch")
-with right:
-    st.markdown(f"**Operadores e motoristas livres em {fmt.day(day)}**")
-    st.dataframe(pd.DataFrame([{"Nome": o["name"], "Função": dict(DUTIES).get(o.get("duty"), o.get("duty", "")), "CNH": o.get("licence_category", "")}
-                               for o in board.free_operators], columns=["Nome", "Função", "CNH"]),
-                 hide_index=True, width="stretch")
+assets_tab, operators_tab = st.tabs([f"Máquinas e veículos livres em {fmt.day(day)}",
+                                     f"Operadores e motoristas livres em {fmt.day(day)}"])
+with assets_tab:
+    asset_search = st.text_input("Buscar máquina ou veículo", key="sched_assets_search",
+                                 placeholder="Placa, patrimônio, marca ou modelo")
+    page, per_page = asked_page("sched_assets")
+    ok, free_assets = common.attempt(schedule.free_assets, db, actor, mun, day, asset_search, page, per_page)
+    if not ok:
+        st.stop()
+    clicked = paged_list(
+        "sched_assets", [asset_row(a) for a in free_assets.rows], ["Identificação", "Tipo", "Descrição"],
+        free_assets.total, free_assets.pages, "Máquinas livres",
+        lambda: [asset_row(a) for a in every_row(lambda p, n: schedule.free_assets(db, actor, mun, day, asset_search,
+                                                                                    p, n))],
+        "máquina(s) ou veículo(s)", "Clique em uma máquina para escolhê-la no agendamento abaixo.")
+    follow_click(free_assets.rows[clicked]["id"] if clicked is not None else None, "sched_asset")
+with operators_tab:
+    operator_search = st.text_input("Buscar operador ou motorista", key="sched_operators_search", placeholder="Nome")
+    page, per_page = asked_page("sched_operators")
+    ok, free_operators = common.attempt(schedule.free_operators, db, actor, mun, day, operator_search, page, per_page)
+    if not ok:
+        st.stop()
+    clicked = paged_list(
+        "sched_operators", [operator_row(o) for o in free_operators.rows], ["Nome", "Função", "CNH"],
+        free_operators.total, free_operators.pages, "Operadores livres",
+        lambda: [operator_row(o) for o in every_row(
+            lambda p, n: schedule.free_operators(db, actor, mun, day, operator_search, p, n))],
+        "operador(es) ou motorista(s)", "Clique em um operador para escolhê-lo no agendamento abaixo.")
+    follow_click(free_operators.rows[clicked]["id"] if clicked is not None else None, "sched_operator")
 
-if board.queue:
+if queue.entries:
     st.subheader("Agendar")
-    # each label made once: looking each option up in the queue took time growing with its square
-    # (2.952 requests waiting at benchmark scale 100)
-    in_order = {e.request_id: f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}" for e in board.queue}
+    in_order = {e.request_id: f"{e.position}º · {e.protocol} · {e.requester} · {e.locality}" for e in queue.entries}
+    assets = {a["id"]: f"{a['identifier']} · {KINDS.get(a.get('kind'), a.get('kind') or '')}"
+              for a in free_assets.rows}
+    operators = {o["id"]: o["name"] for o in free_operators.rows}
+    for key, options in (("sched_request", in_order), ("sched_asset", assets), ("sched_asset_2", assets),
+                         ("sched_operator", operators), ("sched_operator_2", operators)):
+        keep_choice(key, list(options))
+    st.caption("Pedidos, máquinas e operadores da página mostrada em cada lista acima; busque nela para achar "
+               "outro.")
     with st.form("sched_form"):
         entry = st.selectbox("Pedido", list(in_order), key="sched_request", format_func=in_order.get,
                              placeholder="Escolha...")
-        assets = {a["id"]: f"{a['identifier']} · {KINDS.get(a.get('kind'), a.get('kind', ''))}"
-                  for a in board.free_assets}
-        operators = {o["id"]: o["name"] for o in board.free_operators}
         cols = st.columns(2)
         asset = cols[0].selectbox("Máquina ou veículo", list(assets), format_func=assets.get, key="sched_asset",
                                   index=None, placeholder="Escolha…")
@@ -87,8 +141,9 @@ if board.queue:
                 st.rerun()
 
     with st.expander("Urgência ou relevância pública (art. 3, §2)"):
+        not_urgent = {e.request_id: f"{e.protocol} · {e.requester}" for e in queue.entries if not e.urgent}
+        keep_choice("sched_urgent_req", list(not_urgent))
         with st.form("sched_urgent"):
-            not_urgent = {e.request_id: f"{e.protocol} · {e.requester}" for e in board.queue if not e.urgent}
             urgent = st.selectbox("Pedido", list(not_urgent), key="sched_urgent_req", format_func=not_urgent.get,
                                   placeholder="Escolha...")
             why = st.text_area("Justificativa registrada", key="sched_urgent_why")
@@ -99,59 +154,81 @@ if board.queue:
                     st.rerun()
 
 st.subheader(f"Agendados em {fmt.day(day)}")
-st.dataframe(pd.DataFrame([{"Protocolo": b.get("protocol", ""), "Zona": b.get("zone", ""),
-                            "Localidade": b.get("locality", ""), "Máquina": b.get("asset", ""),
-                            "Operador": b.get("operator", "")} for b in board.booked],
-                          columns=["Protocolo", "Zona", "Localidade", "Máquina", "Operador"]),
-             hide_index=True, width="stretch", key="sched_booked")
+page, per_page = asked_page("sched_booked")
+ok, booked = common.attempt(schedule.booked_page, db, actor, mun, day, page, per_page)
+clicked = None
+if ok:
+    clicked = paged_list(
+        "sched_booked", [booked_row(b) for b in booked.rows], BOOKED, booked.total, booked.pages, "Agendados do dia",
+        lambda: [booked_row(b) for b in every_row(lambda p, n: schedule.booked_page(db, actor, mun, day, p, n))],
+        "agendamento(s)", "Clique em um agendamento para remarcá-lo ou cancelá-lo abaixo.")
+    follow_click(booked.rows[clicked]["request_id"] if clicked is not None else None, "sched_change_req")
 
-ok, scheduled = common.attempt(booking_requests.list_requests, db, actor, mun, "agendado")
-if ok and scheduled:
-    st.subheader("Remarcar ou cancelar um agendamento")
-    labels = {r["id"]: f"{r['protocol']} · {r['requester']['name']} · {r.get('locality', '')}" for r in scheduled}
-    chosen = st.selectbox("Pedido agendado", list(labels), key="sched_change_req", index=None,
-                          placeholder="Escolha…", format_func=labels.get)
-    if chosen:
-        ok, current = common.attempt(booking_requests.get_request, db, actor, mun, chosen)
-        if ok:
-            plan = current["schedule"]
-            st.markdown(f"Agendado para {booking_requests.describe_period(plan)}: " + "; ".join(
-                f"{b['asset']} com {b['operator']}" for b in plan["bookings"]))
-            with st.form("sched_move"):
-                cols = st.columns(2)
-                first = cols[0].date_input("Novo primeiro dia", None, min_value=today, format="DD/MM/YYYY",
-                                           key="sched_move_day")
-                last = cols[1].date_input("Novo último dia (opcional)", None, min_value=today, format="DD/MM/YYYY",
-                                          key="sched_move_until")
-                why = st.text_area("Motivo da remarcação *", key="sched_move_reason")
-                if st.form_submit_button("Remarcar com as mesmas máquinas e operadores"):
-                    done, doc = common.attempt(schedule.reschedule, db, actor, mun, chosen, first, why, last)
-                    if done:
-                        st.session_state["sched_done"] = (f"Pedido {doc['protocol']} remarcado para "
-                                                          f"{booking_requests.describe_period(doc['schedule'])}.")
-                        common.forget("sched_move_day", "sched_move_until", "sched_move_reason")
-                        st.rerun()
-            reason = st.text_area("Motivo do cancelamento *", key="sched_cancel_reason")
-            if confirm_button("Cancelar agendamento", "sched_cancel",
-                              f"Cancelar o agendamento do pedido {current['protocol']}? As máquinas e os operadores "
-                              "ficam livres e o pedido volta à fila na sua posição de protocolo."):
-                done, doc = common.attempt(schedule.cancel_booking, db, actor, mun, chosen, reason)
+st.subheader("Remarcar ou cancelar um agendamento")
+change_search = st.text_input("Buscar pedido agendado", key="sched_change_search",
+                              placeholder="Protocolo, solicitante, CPF/CNPJ ou localidade")
+ok, scheduled = common.attempt(booking_requests.list_requests, db, actor, mun, "agendado", 25, change_search)
+labels = {r["id"]: f"{r['protocol']} · {r['requester']['name']} · {r.get('locality', '')}"
+          for r in (scheduled if ok else [])}
+picked = st.session_state.get("sched_change_req")
+if picked and picked not in labels:  # clicked in the day's bookings: beyond the 25 found
+    found, doc = common.attempt(booking_requests.get_request, db, actor, mun, picked)
+    if found and doc["status"] == "agendado":
+        labels[picked] = f"{doc['protocol']} · {doc['requester']['name']} · {doc.get('locality', '')}"
+keep_choice("sched_change_req", list(labels))
+chosen = st.selectbox("Pedido agendado", list(labels), key="sched_change_req", index=None,
+                      placeholder="Escolha…" if labels else "Nenhum pedido agendado encontrado",
+                      format_func=labels.get)
+if chosen:
+    ok, current = common.attempt(booking_requests.get_request, db, actor, mun, chosen)
+    if ok:
+        plan = current["schedule"]
+        st.markdown(f"Agendado para {booking_requests.describe_period(plan)}: " + "; ".join(
+            f"{b['asset']} com {b['operator']}" for b in plan["bookings"]))
+        with st.form("sched_move"):
+            cols = st.columns(2)
+            first = cols[0].date_input("Novo primeiro dia", None, min_value=today, format="DD/MM/YYYY",
+                                       key="sched_move_day")
+            last = cols[1].date_input("Novo último dia (opcional)", None, min_value=today, format="DD/MM/YYYY",
+                                      key="sched_move_until")
+            why = st.text_area("Motivo da remarcação *", key="sched_move_reason")
+            if st.form_submit_button("Remarcar com as mesmas máquinas e operadores"):
+                done, doc = common.attempt(schedule.reschedule, db, actor, mun, chosen, first, why, last)
                 if done:
-                    st.session_state["sched_done"] = (f"Agendamento do pedido {doc['protocol']} cancelado; "
-                                                      "o pedido voltou à fila.")
-                    common.forget("sched_cancel_reason", "sched_change_req")
+                    st.session_state["sched_done"] = (f"Pedido {doc['protocol']} remarcado para "
+                                                      f"{booking_requests.describe_period(doc['schedule'])}.")
+                    common.forget("sched_move_day", "sched_move_until", "sched_move_reason")
                     st.rerun()
+        reason = st.text_area("Motivo do cancelamento *", key="sched_cancel_reason")
+        if confirm_button("Cancelar agendamento", "sched_cancel",
+                          f"Cancelar o agendamento do pedido {current['protocol']}? As máquinas e os operadores "
+                          "ficam livres e o pedido volta à fila na sua posição de protocolo."):
+            done, doc = common.attempt(schedule.cancel_booking, db, actor, mun, chosen, reason)
+            if done:
+                st.session_state["sched_done"] = (f"Agendamento do pedido {doc['protocol']} cancelado; "
+                                                  "o pedido voltou à fila.")
+                common.forget("sched_cancel_reason", "sched_change_req")
+                st.rerun()
 
 week_start = day - timedelta(days=day.weekday())
 st.subheader(f"Máquinas na semana de {fmt.day(week_start)}")
-ok, week = common.attempt(schedule.week_board, db, actor, mun, week_start)
+page, per_page = asked_page("sched_week")
+ok, week = common.attempt(schedule.week_board, db, actor, mun, week_start, page, per_page)
 if ok:
     heads = [f"{fmt.weekday(d, short=True)} {d:%d/%m}" for d in week.days]
-    rows = [{"Máquina": m.identifier, "Tipo": KINDS.get(m.kind, m.kind),
-             **{head: taken or ("em manutenção" if m.status == "em_manutencao" else "livre")
-                for head, taken in zip(heads, m.taken)}} for m in week.machines]
-    st.dataframe(pd.DataFrame(rows, columns=["Máquina", "Tipo", *heads]), hide_index=True, width="stretch",
-                 key="sched_week_board")
+
+    def week_rows(machines) -> list[dict]:
+        return [{"Máquina": m.identifier, "Tipo": KINDS.get(m.kind, m.kind),
+                 **{head: taken or ("em manutenção" if m.status == "em_manutencao" else "livre")
+                    for head, taken in zip(heads, m.taken)}} for m in machines]
+
+    def every_machine() -> list[dict]:
+        first = schedule.week_board(db, actor, mun, week_start, 1, 500)
+        rest = [schedule.week_board(db, actor, mun, week_start, n, 500) for n in range(2, first.pages + 1)]
+        return week_rows([m for board in (first, *rest) for m in board.machines])
+
+    paged_list("sched_week", week_rows(week.machines), ["Máquina", "Tipo", *heads], week.total, week.pages,
+               "Semana das máquinas", every_machine, "máquina(s) ou veículo(s)", None)
 
 st.subheader("Semana para impressão")
 st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)",

@@ -121,13 +121,13 @@ def test_bpc_family_five_loads_seventy_percent_paid_scheduled_executed(db, nl, t
     pay(db, full["dam_id"])
     assert booking_requests.get_request(db, CLERK, NL, rid)["status"] == "a_agendar"
     day = MONDAY + timedelta(days=2)
-    board = schedule.schedule_board(db, CLERK, NL, day)
-    assert [(e.protocol, e.zone, e.locality) for e in board.queue] == [(doc["protocol"], "Zona Norte",
-                                                                       "Assentamento Bandeira")]
+    queue = schedule.queue_page(db, CLERK, NL, day).entries
+    assert [(e.protocol, e.zone, e.locality) for e in queue] == [(doc["protocol"], "Zona Norte",
+                                                                 "Assentamento Bandeira")]
     schedule.book(db, CLERK, NL, rid, day, [(nl["truck"], nl["pedro"])])
-    board = schedule.schedule_board(db, CLERK, NL, day)
-    assert board.queue == () and [b["asset"] for b in board.booked] == ["QBA1D23"]
-    assert "QBA1D23" not in [a["identifier"] for a in board.free_assets]
+    assert schedule.queue_page(db, CLERK, NL, day).entries == ()
+    assert [b["asset"] for b in schedule.booked_page(db, CLERK, NL, day).rows] == ["QBA1D23"]
+    assert "QBA1D23" not in [a["identifier"] for a in schedule.free_assets(db, CLERK, NL, day).rows]
     today.set(day)
     execution.start_execution(db, CLERK, NL, rid, day)
     done = execution.complete(db, CLERK, NL, rid, ExecutionInput(day, day, nl["pedro"], ((nl["truck"], D(80000), D(80060)),),
@@ -314,7 +314,7 @@ def test_unpaid_request_is_not_on_the_board_and_cannot_be_booked(db, nl):
     rid = protocol.create_request(db, CLERK, NL, form(nl["family"], LOADS5))
     quotes.make_quote(db, CLERK, NL, rid, MONDAY)
     payment.issue_payment(db, CLERK, NL, rid, MONDAY)
-    assert schedule.schedule_board(db, CLERK, NL, MONDAY).queue == ()
+    assert schedule.queue_page(db, CLERK, NL, MONDAY).entries == ()
     with pytest.raises(booking_requests.WrongStep):
         schedule.book(db, CLERK, NL, rid, MONDAY, [(nl["truck"], nl["pedro"])])
 
@@ -331,11 +331,11 @@ def ready(db, nl, requester, services=(LOADS5,)):
 def test_board_follows_zone_and_locality_and_a_justified_urgency_moves_ahead(db, nl):
     urban = ready(db, nl, nl["association"])
     north = ready(db, nl, nl["family"])
-    assert [e.request_id for e in schedule.schedule_board(db, CLERK, NL, MONDAY).queue] == [north, urban]
+    assert [e.request_id for e in schedule.queue_page(db, CLERK, NL, MONDAY).entries] == [north, urban]
     with pytest.raises(ValidationFailed):
         schedule.mark_urgent(db, CLERK, NL, urban, "  ")
     schedule.mark_urgent(db, CLERK, NL, urban, "Ponte caída na estrada da escola")
-    queue = schedule.schedule_board(db, CLERK, NL, MONDAY).queue
+    queue = schedule.queue_page(db, CLERK, NL, MONDAY).entries
     assert [e.request_id for e in queue] == [urban, north] and "art. 3, §2" in queue[0].reference
 
 
@@ -463,7 +463,7 @@ def test_a_refused_request_frees_its_machines_and_keeps_the_reason(db, nl):
         payment.refuse_request(db, CLERK, NL, rid, " ")
     doc = payment.refuse_request(db, CLERK, NL, rid, "Desistência do solicitante")
     assert (doc["status"], doc["refusal"]["reason"]) == ("recusado", "Desistência do solicitante")
-    assert "QBA1D23" in [a["identifier"] for a in schedule.schedule_board(db, CLERK, NL, MONDAY).free_assets]
+    assert "QBA1D23" in [a["identifier"] for a in schedule.free_assets(db, CLERK, NL, MONDAY).rows]
 
 
 def test_completion_requires_the_executed_hours_and_keeps_the_advance(db, nl, today):

@@ -119,7 +119,7 @@ def test_defect_2_a_short_payment_keeps_the_request_waiting_until_the_difference
     assert doc["status"] == "aguardando_pagamento" and upfront(doc)[0]["paid_on"] is None
     [(title, detail)] = titles(db, rid, MONDAY)
     assert title == "Pago a menor" and "falta R$ 125,00" in detail
-    assert schedule.schedule_board(db, CLERK, NL, MONDAY).queue == ()
+    assert schedule.queue_page(db, CLERK, NL, MONDAY).entries == ()
     charge_id = upfront(doc)[0]["charge_id"]
     doc = payment.issue_new_dam(db, CLERK, NL, rid, charge_id, date(2026, 4, 10))
     difference = dams.get(db, CLERK, NL, upfront(doc)[0]["dam_id"])
@@ -148,7 +148,7 @@ def test_defect_3_a_cancelled_dam_gets_a_new_dam_and_the_request_keeps_its_place
     assert titles(db, rid, MONDAY)[0][0] == "Aguardando pagamento"
     pay(db, again["dam_id"])
     pay(db, upfront(later_doc)[0]["dam_id"])
-    queue = schedule.schedule_board(db, CLERK, NL, MONDAY).queue
+    queue = schedule.queue_page(db, CLERK, NL, MONDAY).entries
     assert [(e.request_id, e.protocol) for e in queue if e.request_id == rid] == [(rid, "0001/2026")]
     assert db["booking_requests"].count_documents({}) == 2  # no new protocol was needed
 

@@ -85,7 +85,8 @@ def test_the_bookings_services_refuse_a_municipality_without_the_module(db, nl):
         protocol.create_request(db, EVERYWHERE, CHAPADA, form(nl["farmer"], HOURS6))
     assert error.value.message == booking_requests.MODULE_OFF
     for call in (lambda: booking_requests.list_requests(db, EVERYWHERE, CHAPADA),
-                 lambda: schedule.schedule_board(db, EVERYWHERE, CHAPADA, MONDAY),
+                 lambda: schedule.queue_page(db, EVERYWHERE, CHAPADA, MONDAY),
+                 lambda: schedule.free_assets(db, EVERYWHERE, CHAPADA, MONDAY),
                  lambda: schedule.week_schedule(db, EVERYWHERE, CHAPADA, MONDAY)):
         with pytest.raises(ModuleOff):
             call()
@@ -106,8 +107,8 @@ def test_a_forty_hour_job_books_a_period_of_working_days(db, nl):
     assert doc["schedule"]["days"] == [date(2026, 4, 7), date(2026, 4, 8), date(2026, 4, 9), FRIDAY, NEXT_MONDAY]
     assert (doc["schedule"]["day"], doc["schedule"]["until"]) == (date(2026, 4, 7), NEXT_MONDAY)
     assert db["machinery_bookings"].count_documents({"request_id": rid}) == 5
-    assert nl["backhoe"] not in [a["id"] for a in schedule.schedule_board(db, CLERK, NL, date(2026, 4, 9)).free_assets]
-    assert nl["backhoe"] in [a["id"] for a in schedule.schedule_board(db, CLERK, NL, date(2026, 4, 11)).free_assets]
+    assert nl["backhoe"] not in [a["id"] for a in schedule.free_assets(db, CLERK, NL, date(2026, 4, 9)).rows]
+    assert nl["backhoe"] in [a["id"] for a in schedule.free_assets(db, CLERK, NL, date(2026, 4, 11)).rows]
 
 
 def test_a_scheduled_job_gets_a_second_day(db, nl):

@@ -53,12 +53,14 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
 
 def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind: str, mun: str | None,
               csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes], noun: str = "registro(s)",
-              column_config: dict | None = None, exact: bool = False) -> int | None:
+              column_config: dict | None = None, exact: bool = False,
+              hint: str | None = "Clique em uma linha para abrir o registro.") -> int | None:
     """The table of a list with its pages, count and CSV + XLSX exports of the filter shown — the one
     list of the panel (registers, authorizations, pendências). A click on a row selects it: the
-    index of the selected row is returned (None when none). ``pages`` None: no page controls."""
-    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                         key=f"{key}_table", column_config=column_config)
+    index of the selected row is returned (None when none); ``hint`` says what the click does (None:
+    a list whose rows open nothing). ``pages`` None: no page controls."""
+    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun" if hint else "ignore",
+                         selection_mode="single-row", key=f"{key}_table", column_config=column_config)
     nav = st.columns([2, 2, 2, 2, 2])
     if pages is not None:
         if st.session_state.get(f"{key}_page", 1) > max(1, pages):  # a narrower filter has fewer pages
@@ -68,9 +70,33 @@ def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind
     shown = f"{list_counts.text(total, exact)} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
     nav[2].markdown(f"<br>{shown}", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], kind, mun, key, csv_data, xlsx_data)
-    st.caption("Clique em uma linha para abrir o registro.")
+    if not hint:
+        return None
+    st.caption(hint)
     rows = event.selection.rows if event and event.selection else []
     return rows[0] if rows and rows[0] < len(frame) else None
+
+
+def follow_click(clicked: str | None, target: str) -> None:
+    """A row clicked in a list chooses its record in the widget ``target`` below (drawn after this):
+    once per click, so a choice made afterwards in the widget itself stays."""
+    seen = f"{target}_clicked"
+    if clicked is not None and st.session_state.get(seen) != clicked:
+        st.session_state[target] = clicked
+    st.session_state[seen] = clicked
+
+
+def keep_choice(key: str, options: list) -> None:
+    """Drop the widget's choice when it is no longer among ``options`` (another page, another day)."""
+    if key in st.session_state and st.session_state[key] is not None and st.session_state[key] not in options:
+        del st.session_state[key]
+
+
+def every_row(fetch: Callable[[int, int], Any], per_page: int = 500) -> list[dict]:
+    """Every row of a list that a service reads a page at a time (``fetch(page, per_page)`` returns a
+    ``Page``): what its export writes, made when clicked."""
+    first = fetch(1, per_page)
+    return [*first.rows, *(row for n in range(2, first.pages + 1) for row in fetch(n, per_page).rows)]
 
 
 def asked_page(key: str) -> tuple[int, int]:

@@ -152,24 +152,55 @@ def _protocol_key(request: QueuedRequest) -> tuple[datetime, str]:
     return request.protocolled_at, request.protocol
 
 
+@dataclass(frozen=True)
+class QueueGroup:
+    """The requests of one locality waiting in the regular order: how many, and the protocol key
+    (instant, number) of the earliest. What the schedule board keeps per locality, so that it can
+    place a page of the queue without reading every request."""
+
+    zone: str
+    locality: str
+    first: tuple[datetime, str]
+    count: int = 0
+
+
+def group_order(groups: Iterable[QueueGroup], zone_order: Sequence[str] = ()) -> list[QueueGroup]:
+    """The localities in the order of service (art. 3, §1-§2); inside each, the protocol order."""
+    groups = list(groups)
+    zone_first: dict[str, tuple[datetime, str]] = {}
+    for group in groups:
+        zone_first[group.zone] = min(zone_first.get(group.zone, group.first), group.first)
+    rank = {zone: n for n, zone in reversed(list(enumerate(zone_order)))}
+
+    def key(group: QueueGroup) -> tuple:
+        # Art. 3, §1: zones in the regional schedule's order, then the others by their first protocol;
+        # Art. 3, §2: finish a locality (in order of its first protocol) before the next
+        return (rank.get(group.zone, len(zone_order)), zone_first[group.zone], group.zone, group.first,
+                group.locality)
+
+    return sorted(groups, key=key)
+
+
 def _by_zone_and_locality(requests: list[QueuedRequest], zone_order: Sequence[str]) -> list[QueuedRequest]:
-    first_in = {}
+    places: dict[tuple[str, str], list[QueuedRequest]] = {}
     for request in sorted(requests, key=_protocol_key):
-        first_in.setdefault(("zone", request.zone), _protocol_key(request))
-        first_in.setdefault(("locality", request.zone, request.locality), _protocol_key(request))
-
-    def key(request: QueuedRequest) -> tuple:
-        # Art. 3, §1: zones in the regional schedule's order, then the others by their first protocol
-        zone_rank = zone_order.index(request.zone) if request.zone in zone_order else len(zone_order)
-        # Art. 3, §2: finish a locality (in order of its first protocol) before the next, by protocol
-        return (zone_rank, first_in[("zone", request.zone)], request.zone,
-                first_in[("locality", request.zone, request.locality)], request.locality,
-                _protocol_key(request))
-
-    return sorted(requests, key=key)
+        places.setdefault((request.zone, request.locality), []).append(request)
+    groups = [QueueGroup(zone, locality, _protocol_key(waiting[0]), len(waiting))
+              for (zone, locality), waiting in places.items()]
+    return [request for group in group_order(groups, zone_order) for request in places[(group.zone, group.locality)]]
 
 
-def _justified(request: QueuedRequest) -> bool:
+def entry_reason(request: QueuedRequest) -> tuple[str, str]:
+    """Why the request stands where it does in the queue, and the provision that says so."""
+    if justified(request):
+        return (f"Antecipado por urgência ou relevância pública: {request.justification.strip()}", f"{ART_3}, §2")
+    reason = f"Zona {request.zone}, localidade {request.locality}, ordem de protocolo"
+    if request.urgent:
+        reason += "; urgência sem justificativa registrada não antecipa o atendimento"
+    return reason, f"{ART_3}, II e §1-§2"
+
+
+def justified(request: QueuedRequest) -> bool:
     """Urgency or public relevance with a recorded justification (art. 3, §2)."""
     return request.urgent and bool(request.justification.strip())
 
@@ -182,16 +213,10 @@ def order_of_service(requests: Iterable[QueuedRequest], zone_order: Sequence[str
             for r in sorted(pending, key=_protocol_key) if not r.resources_available]
     ready = [r for r in pending if r.resources_available]
     # Art. 3, §2: only urgency or public relevance with a recorded justification moves ahead
-    ahead = sorted((r for r in ready if _justified(r)), key=_protocol_key)
+    ahead = sorted((r for r in ready if justified(r)), key=_protocol_key)
     # one pass, not ``r not in ahead``: comparing each request with every urgent one made the Agenda's
     # board take 0,6–0,9 s with 2.952 requests waiting (issue 21, scale 100; 0,2–0,3 s now)
-    regular = _by_zone_and_locality([r for r in ready if not _justified(r)], zone_order)
-    entries = [OrderEntry(0, r, f"Antecipado por urgência ou relevância pública: {r.justification.strip()}",
-                          f"{ART_3}, §2") for r in ahead]
-    for r in regular:
-        reason = f"Zona {r.zone}, localidade {r.locality}, ordem de protocolo"
-        if r.urgent:
-            reason += "; urgência sem justificativa registrada não antecipa o atendimento"
-        entries.append(OrderEntry(0, r, reason, f"{ART_3}, II e §1-§2"))
+    regular = _by_zone_and_locality([r for r in ready if not justified(r)], zone_order)
+    entries = [OrderEntry(0, r, *entry_reason(r)) for r in (*ahead, *regular)]
     sequence = tuple(OrderEntry(n, e.request, e.reason, e.reference) for n, e in enumerate(entries, start=1))
     return ServiceOrder(sequence, tuple(held))

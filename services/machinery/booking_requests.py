@@ -116,6 +116,8 @@ INDEXES = {
         ([("municipality", 1), ("asset_id", 1), ("day", 1)], {"unique": True, "name": "u_bookings_asset_day"}),
         ([("municipality", 1), ("operator_id", 1), ("day", 1)], {"unique": True, "name": "u_bookings_operator_day"}),
         ([("municipality", 1), ("request_id", 1)], {"name": "i_bookings_request"}),
+        # the Agenda's bookings of a day, by machine, a page at a time (and who is busy that day)
+        ([("municipality", 1), ("day", 1), ("asset", 1)], {"name": "i_bookings_day"}),
     ],
 }
 

@@ -19,49 +19,17 @@ from pymongo.database import Database
 from rules.base import RuleError
 from rules.fmt import day as show_day
 from rules.machinery.prices import DECREE
-from rules.machinery.schedule import QueuedRequest, assets_fit, booking_days, order_of_service
+from rules.machinery.schedule import assets_fit, booking_days
 from services import store
-from services.machinery import booking_requests, localities
-from services.machinery.booking_requests import (
-    ASSETS,
-    BOOKINGS,
-    OPEN,
-    OPERATORS,
-    REQUESTS,
-)
-from services.shared import clock, parameters
+from services.machinery import booking_requests, schedule_view
+from services.machinery.booking_requests import ASSETS, BOOKINGS, OPEN, OPERATORS
+from services.machinery.schedule_view import QueueEntry, QueuePage
+from services.shared import clock, entities, entity_lists, list_counts, parameters, views
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ValidationFailed
+from services.shared.schema import ListQuery, Page
 from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
-
-
-@dataclass(frozen=True)
-class QueueEntry:
-    """A request on the schedule board, in the order of art. 3."""
-
-    position: int
-    request_id: str
-    protocol: str
-    requester: str
-    zone: str
-    locality: str
-    services: str
-    reason: str
-    reference: str
-    urgent: bool
-    status: str
-
-
-@dataclass(frozen=True)
-class Board:
-    """The schedule board of a day: the queue, what is booked, and the machines and operators free."""
-
-    day: date
-    queue: tuple[QueueEntry, ...]
-    booked: tuple[dict, ...]
-    free_assets: tuple[dict, ...]
-    free_operators: tuple[dict, ...]
 
 
 def _names(db: Database, collection: str, municipality: str, query: dict, fields_: dict) -> list[dict]:
@@ -73,37 +41,80 @@ def _names(db: Database, collection: str, municipality: str, query: dict, fields
     return rows
 
 
-@checked
-def schedule_board(db: Database, actor: Actor, municipality: str, day: date) -> Board:
-    """Requests ready to schedule (paid or authorized deferral) in the order of art. 3, what is booked
-    on ``day``, and the machines and operators free on ``day``."""
+def _board(db: Database, actor: Actor, municipality: str) -> None:
     authorize(actor, "read", municipality)
     booking_requests.require_module(db, municipality)
-    ready = {}
-    for raw in db[REQUESTS].find({"municipality": municipality, "status": "a_agendar"},
-                                 {"protocol": 1, "protocolled_at": 1, "zone": 1, "locality": 1, "urgent": 1,
-                                  "urgency_justification": 1, "requester.name": 1, "services": 1, "status": 1}):
-        ready[raw["protocol"]] = decode(raw)
-    queued = [QueuedRequest(r["protocol"], r["protocolled_at"], r.get("zone", ""), r.get("locality", ""),
-                            bool(r.get("urgent")), r.get("urgency_justification", "")) for r in ready.values()]
-    order = order_of_service(queued, localities.zone_order(localities.localities(db, municipality, day)))
-    queue = tuple(QueueEntry(e.position, str(ready[e.request.protocol]["_id"]), e.request.protocol,
-                             ready[e.request.protocol]["requester"]["name"], e.request.zone, e.request.locality,
-                             booking_requests.describe_services(ready[e.request.protocol]["services"]), e.reason,
-                             e.reference, e.request.urgent, ready[e.request.protocol]["status"])
-                  for e in order.sequence)
-    booked = _names(db, BOOKINGS, municipality, {"day": day.isoformat()},
-                    {"request_id": 1, "protocol": 1, "asset_id": 1, "operator_id": 1, "asset": 1, "operator": 1,
-                     "zone": 1, "locality": 1})
-    busy_assets = {b["asset_id"] for b in booked}
-    busy_operators = {b["operator_id"] for b in booked}
-    assets = _names(db, ASSETS, municipality, {"status": {"$ne": "em_manutencao"}},
-                    {"identifier": 1, "kind": 1, "description": 1, "status": 1})
-    operators = _names(db, OPERATORS, municipality, {"active": True},
-                       {"name": 1, "duty": 1, "licence_category": 1})
-    return Board(day, queue, tuple(booked),
-                 tuple(sorted((a for a in assets if a["id"] not in busy_assets), key=lambda a: a["identifier"])),
-                 tuple(sorted((o for o in operators if o["id"] not in busy_operators), key=lambda o: o["name"])))
+
+
+def _per_page(per_page: int) -> int:
+    if not 1 <= per_page <= entity_lists.PER_PAGE_MAX:
+        raise ValidationFailed({"per_page": f"Registros por página: de 1 a {entity_lists.PER_PAGE_MAX}."})
+    return per_page
+
+
+@checked
+def queue_page(db: Database, actor: Actor, municipality: str, day: date, page: int = 1, per_page: int = 25,
+               search: str = "") -> QueuePage:
+    """A page of the requests ready to schedule (paid or authorized deferral) in the order of art. 3
+    on ``day``; ``search`` (protocol or requester) narrows it, each row keeping its place in the queue."""
+    _board(db, actor, municipality)
+    return schedule_view.queue_page(db, municipality, day, page, _per_page(per_page), search)
+
+
+@checked
+def queue_rows(db: Database, actor: Actor, municipality: str, day: date, search: str = "") -> list[QueueEntry]:
+    """The whole queue of ``day`` in the order of art. 3 (or its rows matching ``search``): the export."""
+    _board(db, actor, municipality)
+    return schedule_view.queue_rows(db, municipality, day, search)
+
+
+@checked
+def booked_page(db: Database, actor: Actor, municipality: str, day: date, page: int = 1,
+                per_page: int = 25) -> Page:
+    """The bookings of ``day``, by machine, a page at a time."""
+    _board(db, actor, municipality)
+    booking_requests.prepare(db)
+    query = {"municipality": municipality, "day": day.isoformat()}
+    total = list_counts.counted(db[BOOKINGS], query)
+    page = max(1, min(page, list_counts.pages(total, _per_page(per_page))))
+    cursor = db[BOOKINGS].find(query, {"request_id": 1, "protocol": 1, "asset_id": 1, "operator_id": 1, "asset": 1,
+                                       "operator": 1, "zone": 1, "locality": 1}).sort([("asset", 1), ("_id", 1)])
+    rows = []
+    for raw in cursor.skip((page - 1) * per_page).limit(per_page):
+        doc = decode(raw)
+        doc["id"] = str(doc.pop("_id"))
+        rows.append(doc)
+    return Page(rows, total, page, per_page)
+
+
+def _busy(db: Database, municipality: str, day: date, field: str) -> list:
+    """The ids of the machines (``asset_id``) or operators (``operator_id``) booked on ``day``."""
+    taken = {raw[field] for raw in db[BOOKINGS].find({"municipality": municipality, "day": day.isoformat()},
+                                                      {field: 1, "_id": 0})}
+    return [views.source_key(record_id) for record_id in taken]
+
+
+@checked
+def free_assets(db: Database, actor: Actor, municipality: str, day: date, search: str = "", page: int = 1,
+                per_page: int = 25) -> Page:
+    """The machines and vehicles free on ``day`` (not booked, not in maintenance), by identifier, a page
+    at a time; ``search`` matches the identifier or the make and model."""
+    _board(db, actor, municipality)
+    spec = entities.authorize_entity(db, actor, "read", ASSETS, municipality)
+    where = {"status": {"$ne": "em_manutencao"}, "_id": {"$nin": _busy(db, municipality, day, "asset_id")}}
+    return entity_lists.page_where(db, spec, municipality, ListQuery(search=search, page=page, per_page=per_page),
+                                   where)
+
+
+@checked
+def free_operators(db: Database, actor: Actor, municipality: str, day: date, search: str = "", page: int = 1,
+                   per_page: int = 25) -> Page:
+    """The operators and drivers in activity and free on ``day``, by name, a page at a time."""
+    _board(db, actor, municipality)
+    spec = entities.authorize_entity(db, actor, "read", OPERATORS, municipality)
+    where = {"active": True, "_id": {"$nin": _busy(db, municipality, day, "operator_id")}}
+    return entity_lists.page_where(db, spec, municipality, ListQuery(search=search, page=page, per_page=per_page),
+                                   where)
 
 
 def _pairs(db: Database, municipality: str, assignments: list[tuple[str, str]]) -> list[tuple[dict, dict]]:
@@ -250,26 +261,34 @@ class MachineWeek:
 
 @dataclass(frozen=True)
 class WeekBoard:
-    """The week board per machine: the 7 days and, for each machine, its free and taken days."""
+    """The week board per machine: the 7 days and, for a page of the machines, their free and taken
+    days (``total`` machines in the register, ``page`` of ``pages``)."""
 
     days: tuple[date, ...]
     machines: tuple[MachineWeek, ...]
+    total: int = 0
+    page: int = 1
+    pages: int = 1
 
 
 @checked
-def week_board(db: Database, actor: Actor, municipality: str, week_start: date) -> WeekBoard:
-    """Every machine of the register over the 7 days from ``week_start``: which request and operator
-    take it each day, and the days it is free."""
-    authorize(actor, "read", municipality)
+def week_board(db: Database, actor: Actor, municipality: str, week_start: date, page: int = 1,
+               per_page: int = 25) -> WeekBoard:
+    """The machines of the register, a page at a time by identifier, over the 7 days from
+    ``week_start``: which request and operator take each one each day, and the days it is free."""
+    _board(db, actor, municipality)
+    spec = entities.authorize_entity(db, actor, "read", ASSETS, municipality)
     days = tuple(week_start + timedelta(days=n) for n in range(7))
-    taken: dict[tuple[str, date], str] = {}
-    for row in week_schedule(db, actor, municipality, week_start):
-        taken[(row["asset"], row["day"])] = f"{row['protocol']} · {row['operator']}"
-    assets = _names(db, ASSETS, municipality, {}, {"identifier": 1, "kind": 1, "status": 1})
+    assets = entity_lists.page_where(db, spec, municipality, ListQuery(page=page, per_page=_per_page(per_page)))
+    taken: dict[tuple[str, str], str] = {}
+    for raw in db[BOOKINGS].find({"municipality": municipality, "asset_id": {"$in": [a["id"] for a in assets.rows]},
+                                  "day": {"$gte": days[0].isoformat(), "$lte": days[-1].isoformat()}},
+                                 {"asset_id": 1, "day": 1, "protocol": 1, "operator": 1}):
+        taken[(raw["asset_id"], raw["day"])] = f"{raw['protocol']} · {raw['operator']}"
     return WeekBoard(days, tuple(
-        MachineWeek(a["id"], a["identifier"], a.get("kind", ""), a.get("status", ""),
-                    tuple(taken.get((a["identifier"], d), "") for d in days))
-        for a in sorted(assets, key=lambda a: a["identifier"])))
+        MachineWeek(a["id"], a["identifier"], a.get("kind") or "", a.get("status") or "",
+                    tuple(taken.get((a["id"], d.isoformat()), "") for d in days)) for a in assets.rows),
+        assets.total, assets.page, assets.pages)
 
 
 @checked

@@ -107,12 +107,18 @@ def _paging(query: ListQuery) -> tuple[int, int]:
 def list_page(db: Database, actor: Actor, entity: str, municipality: str, query: ListQuery) -> Page:
     """One page of records matching search and filters, sorted in the store."""
     spec = entities.authorize_entity(db, actor, "read", entity, municipality)
-    mongo = _mongo_query(spec, municipality, query)
+    return page_where(db, spec, municipality, query)
+
+
+def page_where(db: Database, spec: EntitySpec, municipality: str, query: ListQuery, where: dict | None = None) -> Page:
+    """:func:`list_page` of a register the caller was already authorized for, narrowed by a service's
+    own conditions ``where`` (the machines free on a day); never a user's dict."""
+    mongo = {**_mongo_query(spec, municipality, query), **(where or {})}
     sort = _sort(spec, query)
     wanted, per_page = _paging(query)
-    total = list_counts.counted(db[entity], mongo)
+    total = list_counts.counted(db[spec.name], mongo)
     page = max(1, min(wanted, list_counts.pages(total, per_page)))
-    cursor = db[entity].find(mongo).sort(sort).skip((page - 1) * per_page).limit(per_page)
+    cursor = db[spec.name].find(mongo).sort(sort).skip((page - 1) * per_page).limit(per_page)
     return Page([entities._typed(spec, decode(d)) for d in cursor], total, page, per_page)
 
 

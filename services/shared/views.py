@@ -37,7 +37,8 @@ from services.shared import unit_of_work
 # Each module that registers a view (imported by :func:`_load`, never by the writers).
 MODULES: tuple[str, ...] = ("services.ridehailing.queue_view", "services.dam.aging_view",
                             "services.summary.revenue_view", "services.summary.authorization_view",
-                            "services.machinery.queue_view", "services.summary.bookings_view",
+                            "services.machinery.queue_view", "services.machinery.schedule_view",
+                            "services.summary.bookings_view",
                             "services.summary.autos_view", "services.shared.flow_queue_view",
                             "services.summary.records_view")
 META = "meta"
