@@ -29,13 +29,18 @@ common.page_header("Execução", "Registro do serviço executado e conclusão (a
 if st.session_state.get("exec_done"):
     st.success(st.session_state.pop("exec_done"))
 
-rows = []
+SHOWN = 25  # of each status, newest protocol first: a search finds the others (issue 21: up to 400 were read)
+search = st.text_input("Buscar pedido", key="exec_search", placeholder="Protocolo, solicitante, CPF/CNPJ ou localidade")
+rows, more = [], False
 for status in ("agendado", "em_execucao"):
-    ok, found = common.attempt(booking_requests.list_requests, db, actor, mun, status)
+    ok, found = common.attempt(booking_requests.list_requests, db, actor, mun, status, SHOWN, search)
     rows += found if ok else []
+    more = more or (ok and len(found) == SHOWN)
 if not rows:
-    st.info("Nenhum pedido agendado ou em execução.")
+    st.info("Nenhum pedido agendado ou em execução" + (" encontrado na busca." if search.strip() else "."))
     st.stop()
+if more:
+    st.caption(f"Os {SHOWN} pedidos agendados e os {SHOWN} em execução mais recentes; busque para achar outro.")
 labels = {r["id"]: f"{r['protocol']} · {r['requester']['name']} · {r['status_label']}" for r in rows}
 rid = st.selectbox("Pedido", list(labels), key="exec_request", format_func=labels.get, placeholder="Escolha...")
 ok, doc = common.attempt(booking_requests.get_request, db, actor, mun, rid)

@@ -82,10 +82,10 @@ with assets_tab:
     if not ok:
         st.stop()
     clicked = paged_list(
-        "sched_assets", [asset_row(a) for a in free_assets.rows], ["Identificação", "Tipo", "Descrição"],
+        "sched_assets", [asset_row(asset) for asset in free_assets.rows], ["Identificação", "Tipo", "Descrição"],
         free_assets.total, free_assets.pages, "Máquinas livres",
-        lambda: [asset_row(a) for a in every_row(lambda p, n: schedule.free_assets(db, actor, mun, day, asset_search,
-                                                                                    p, n))],
+        lambda: [asset_row(asset) for asset in every_row(
+            lambda p, n: schedule.free_assets(db, actor, mun, day, asset_search, p, n))],
         "máquina(s) ou veículo(s)", "Clique em uma máquina para escolhê-la no agendamento abaixo.")
     follow_click(free_assets.rows[clicked]["id"] if clicked is not None else None, "sched_asset")
 with operators_tab:
