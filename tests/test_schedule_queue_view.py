@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from rules.machinery.schedule import QueuedRequest, order_of_service
 from seed.people import cpf
-from services.machinery import localities, payment, schedule, schedule_view
+from services.machinery import booking_requests, localities, payment, schedule, schedule_view
 from services.shared import clock, entities, views
 from services.store import decode
 from tests.test_bookings import CLERK, MONDAY, NL, TI_NL, nl, ready  # noqa: F401  (nl: fixture)
@@ -203,3 +203,22 @@ def test_the_agenda_reads_the_same_with_three_times_the_queue(db, nl, monkeypatc
     more_calls, more_read = render(db, monkeypatch)
     assert not more_calls - calls, more_calls - calls  # no call on any collection more often
     assert more_read == read, more_read - read  # and no document more
+
+
+def test_execucao_offers_the_newest_scheduled_and_a_search_finds_an_older_one(db, nl):  # noqa: F811
+    """Execução read every scheduled request (up to 200 per status) on each render: now the 25 newest of
+    each status, and a search by protocol or name for the others."""
+    ids = waiting(db, seed=7, count=27)
+    for n, rid in enumerate(ids):
+        schedule.book(db, CLERK, NL, rid, MONDAY + timedelta(days=n), [(nl["truck"], nl["pedro"])])
+    oldest = booking_requests.get_request(db, CLERK, NL, ids[0])
+    at = AppTest.from_file(str(ROOT / "app_pages" / "machinery_execution.py"), default_timeout=120)
+    at.session_state["actor"] = CLERK
+    at.session_state["municipality"] = NL
+    at.run()
+    assert not at.exception, at.exception
+    offered = at.selectbox(key="exec_request").options
+    assert len(offered) == 25 and not any(oldest["protocol"] in option for option in offered)
+    assert "busque para achar outro" in " ".join(c.value for c in at.caption)
+    at.text_input(key="exec_search").input(oldest["protocol"]).run()
+    assert [option for option in at.selectbox(key="exec_request").options if oldest["protocol"] in option]
