@@ -81,3 +81,39 @@ def test_the_computed_items_join_the_pages(db):
 def test_an_unknown_order_is_refused(db):
     with pytest.raises(ValidationFailed):
         work_queue.page(db, ACTOR, "chapada", clock.today(), order="message")
+
+
+def test_a_page_asks_the_store_for_no_more_rows_than_the_counts_say_pass(db):
+    """Issue 21 (Vistorias 2,2x from scale 1 to 100): the annual vistorias not yet shown lie after the shown
+    ones in the index; a page that asked for 25 of a kind with fewer shown made the store read every one
+    of them. With the counts, a kind with none shown is not asked for, and the others for what passes."""
+    from collections import Counter
+
+    from tests.test_ridehailing_page_queries import CountingDatabase
+
+    today = clock.today()
+    cells = queue_pages.tally(db, "chapada")
+    kinds = ("Vistoria", "Vistoria anual", "Vistoria extraordinária", "Pendências da vistoria")
+    shown = {kind: queue_pages.count(cells, today, queue_pages.Filter((kind,))) for kind in kinds}
+    hidden = [kind for kind in kinds if not shown[kind] and db[queue_pages.ITEMS].count_documents(
+        {"municipality": "chapada", "kind": kind})]
+    assert hidden, f"the demo keeps items of a kind not shown yet: {shown}"
+    asked: list[int] = []
+
+    class Spy(CountingDatabase):
+        def __getitem__(self, name):
+            collection = super().__getitem__(name)
+            find = collection.find
+
+            def spied(*args, **kwargs):
+                cursor = find(*args, **kwargs)
+                limit = cursor.limit
+                cursor.limit = lambda n: asked.append(n) or limit(n)
+                return cursor
+            collection.find = spied
+            return collection
+
+    spy = Spy(db)
+    found = work_queue.page(spy, ACTOR, "chapada", today, kinds=kinds, limit=25)
+    assert len(found.rows) == min(25, sum(shown.values()))
+    assert Counter(asked) == Counter(min(25, shown[k]) for k in kinds if shown[k]), (asked, shown)

@@ -87,8 +87,9 @@ def page(db: Database, actor: Actor, municipality: str, on: date, *, kinds: tupl
     queue_view.refresh_due(db, municipality, on)
     extra = _computed(db, actor, municipality, on)
     chosen = Filter(kinds=tuple(kinds), late=True if only_late else None)
-    counted = _counter(queue_pages.tally(db, municipality), extra, on)
-    shown = queue_pages.first(db, municipality, on, extra, chosen, order, descending, skip + limit)[skip:]
+    cells = queue_pages.tally(db, municipality)
+    counted = _counter(cells, extra, on)
+    shown = queue_pages.first(db, municipality, on, extra, chosen, order, descending, skip + limit, cells)[skip:]
     week = on + timedelta(days=7)
     return QueuePage(tuple(shown), counted(chosen), counted(Filter()), counted(Filter(late=True)),
                      counted(Filter(late=False, due_until=week)))
@@ -125,8 +126,9 @@ def overview(db: Database, actor: Actor, municipality: str, on: date, week_days:
         pair = (of_this(late), of_this(soon))
         if any(pair):
             per_kind[kind] = pair
-    late_items = queue_pages.first(db, municipality, on, extra, late, "due", limit=shown)
-    urgent = late_items + queue_pages.first(db, municipality, on, extra, soon, "due", limit=shown - len(late_items))
+    late_items = queue_pages.first(db, municipality, on, extra, late, "due", limit=shown, cells=cells)
+    urgent = late_items + queue_pages.first(db, municipality, on, extra, soon, "due", limit=shown - len(late_items),
+                                            cells=cells)
 
     due_today = counted(today)
     return Overview(counted(Filter()), sum(n for n, _ in per_kind.values()), due_today,
