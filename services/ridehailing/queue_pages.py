@@ -126,6 +126,8 @@ def tally(db: Database, municipality: str) -> list[Cell]:
 
 def count(cells: list[Cell], on: date, chosen: Filter = Filter()) -> int:
     """How many kept items on ``on`` pass ``chosen``, from the counts (:func:`tally`)."""
+    if chosen.kinds:  # the kind first: a page counts each of its kinds (cells of every kind and due day)
+        return sum(cell.counted(on, chosen) for cell in cells if cell.kind in chosen.kinds)
     return sum(cell.counted(on, chosen) for cell in cells)
 
 
