@@ -60,6 +60,22 @@ def paged_list(key: str, rows: list[dict], columns: list[str], total: int, pages
                      lambda: exports.to_xlsx(everything(), columns, sheet=kind[:31]), noun=noun, hint=hint)
 
 
+def free_list(key: str, search_label: str, placeholder: str, service, row, columns: list[str], kind: str,
+              noun: str, hint: str, target: str):
+    """The machines or the operators free on the day: searched and paged in the store; a row clicked
+    is chosen in the booking form's ``target``."""
+    search = st.text_input(search_label, key=f"{key}_search", placeholder=placeholder)
+    page, per_page = asked_page(key)
+    ok, free = common.attempt(service, db, actor, mun, day, search, page, per_page)
+    if not ok:
+        st.stop()
+    clicked = paged_list(key, [row(record) for record in free.rows], columns, free.total, free.pages, kind,
+                         lambda: [row(record) for record in every_row(
+                             lambda p, n: service(db, actor, mun, day, search, p, n))], noun, hint)
+    follow_click(free.rows[clicked]["id"] if clicked is not None else None, target)
+    return free
+
+
 st.subheader("Fila a agendar")
 search = st.text_input("Buscar na fila", key="sched_queue_search", placeholder="Protocolo ou nome do solicitante")
 page, per_page = asked_page("sched_queue")
@@ -75,32 +91,15 @@ follow_click(queue.entries[clicked].request_id if clicked is not None else None,
 assets_tab, operators_tab = st.tabs([f"Máquinas e veículos livres em {fmt.day(day)}",
                                      f"Operadores e motoristas livres em {fmt.day(day)}"])
 with assets_tab:
-    asset_search = st.text_input("Buscar máquina ou veículo", key="sched_assets_search",
-                                 placeholder="Placa, patrimônio, marca ou modelo")
-    page, per_page = asked_page("sched_assets")
-    ok, free_assets = common.attempt(schedule.free_assets, db, actor, mun, day, asset_search, page, per_page)
-    if not ok:
-        st.stop()
-    clicked = paged_list(
-        "sched_assets", [asset_row(asset) for asset in free_assets.rows], ["Identificação", "Tipo", "Descrição"],
-        free_assets.total, free_assets.pages, "Máquinas livres",
-        lambda: [asset_row(asset) for asset in every_row(
-            lambda p, n: schedule.free_assets(db, actor, mun, day, asset_search, p, n))],
-        "máquina(s) ou veículo(s)", "Clique em uma máquina para escolhê-la no agendamento abaixo.")
-    follow_click(free_assets.rows[clicked]["id"] if clicked is not None else None, "sched_asset")
+    free_assets = free_list("sched_assets", "Buscar máquina ou veículo", "Placa, patrimônio, marca ou modelo",
+                            schedule.free_assets, asset_row, ["Identificação", "Tipo", "Descrição"], "Máquinas livres",
+                            "máquina(s) ou veículo(s)", "Clique em uma máquina para escolhê-la no agendamento abaixo.",
+                            "sched_asset")
 with operators_tab:
-    operator_search = st.text_input("Buscar operador ou motorista", key="sched_operators_search", placeholder="Nome")
-    page, per_page = asked_page("sched_operators")
-    ok, free_operators = common.attempt(schedule.free_operators, db, actor, mun, day, operator_search, page, per_page)
-    if not ok:
-        st.stop()
-    clicked = paged_list(
-        "sched_operators", [operator_row(o) for o in free_operators.rows], ["Nome", "Função", "CNH"],
-        free_operators.total, free_operators.pages, "Operadores livres",
-        lambda: [operator_row(o) for o in every_row(
-            lambda p, n: schedule.free_operators(db, actor, mun, day, operator_search, p, n))],
-        "operador(es) ou motorista(s)", "Clique em um operador para escolhê-lo no agendamento abaixo.")
-    follow_click(free_operators.rows[clicked]["id"] if clicked is not None else None, "sched_operator")
+    free_operators = free_list("sched_operators", "Buscar operador ou motorista", "Nome", schedule.free_operators,
+                               operator_row, ["Nome", "Função", "CNH"], "Operadores livres",
+                               "operador(es) ou motorista(s)",
+                               "Clique em um operador para escolhê-lo no agendamento abaixo.", "sched_operator")
 
 if queue.entries:
     st.subheader("Agendar")
