@@ -222,9 +222,8 @@ if ok:
                     for head, taken in zip(heads, m.taken)}} for m in machines]
 
     def every_machine() -> list[dict]:
-        first = schedule.week_board(db, actor, mun, week_start, 1, 500)
-        rest = [schedule.week_board(db, actor, mun, week_start, n, 500) for n in range(2, first.pages + 1)]
-        return week_rows([m for board in (first, *rest) for m in board.machines])
+        return week_rows(every_row(lambda p, n: schedule.week_board(db, actor, mun, week_start, p, n),
+                                   field="machines"))
 
     paged_list("sched_week", week_rows(week.machines), ["Máquina", "Tipo", *heads], week.total, week.pages,
                "Semana das máquinas", every_machine, "máquina(s) ou veículo(s)", None)

@@ -92,11 +92,12 @@ def keep_choice(key: str, options: list) -> None:
         del st.session_state[key]
 
 
-def every_row(fetch: Callable[[int, int], Any], per_page: int = 500) -> list[dict]:
+def every_row(fetch: Callable[[int, int], Any], per_page: int = 500, field: str = "rows") -> list:
     """Every row of a list that a service reads a page at a time (``fetch(page, per_page)`` returns a
-    ``Page``): what its export writes, made when clicked."""
+    page with its ``pages`` and its rows in ``field``): what its export writes, made when clicked."""
     first = fetch(1, per_page)
-    return [*first.rows, *(row for n in range(2, first.pages + 1) for row in fetch(n, per_page).rows)]
+    return [*getattr(first, field),
+            *(row for n in range(2, first.pages + 1) for row in getattr(fetch(n, per_page), field))]
 
 
 def asked_page(key: str) -> tuple[int, int]:

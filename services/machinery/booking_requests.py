@@ -155,13 +155,17 @@ class ModuleOff(ServiceError):
     """The municipality does not run the machinery bookings module."""
 
 
+def runs_module(db: Database, municipality: str) -> bool:
+    """Whether the municipality runs the machinery bookings module."""
+    try:
+        return MACHINERY in municipalities.get(db, municipality).modules
+    except LookupError:
+        return False
+
+
 def require_module(db: Database, municipality: str) -> None:
     """Refuse a bookings service in a municipality without the module (as the pages' guard does)."""
-    try:
-        modules = municipalities.get(db, municipality).modules
-    except LookupError:
-        modules = ()
-    if MACHINERY not in modules:
+    if not runs_module(db, municipality):
         raise ModuleOff(MODULE_OFF)
 
 

@@ -32,24 +32,20 @@ from services.shared.schema import ListQuery, Page
 from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
 
 
+def _row(raw: dict) -> dict:
+    """A stored document as a row: decoded, its ``_id`` as the text ``id``."""
+    doc = decode(raw)
+    doc["id"] = str(doc.pop("_id"))
+    return doc
+
+
 def _names(db: Database, collection: str, municipality: str, query: dict, fields_: dict) -> list[dict]:
-    rows = []
-    for raw in db[collection].find({"municipality": municipality, **query}, fields_):
-        doc = decode(raw)
-        doc["id"] = str(doc.pop("_id"))
-        rows.append(doc)
-    return rows
+    return [_row(raw) for raw in db[collection].find({"municipality": municipality, **query}, fields_)]
 
 
 def _board(db: Database, actor: Actor, municipality: str) -> None:
     authorize(actor, "read", municipality)
     booking_requests.require_module(db, municipality)
-
-
-def _per_page(per_page: int) -> int:
-    if not 1 <= per_page <= entity_lists.PER_PAGE_MAX:
-        raise ValidationFailed({"per_page": f"Registros por página: de 1 a {entity_lists.PER_PAGE_MAX}."})
-    return per_page
 
 
 @checked
@@ -58,7 +54,7 @@ def queue_page(db: Database, actor: Actor, municipality: str, day: date, page: i
     """A page of the requests ready to schedule (paid or authorized deferral) in the order of art. 3
     on ``day``; ``search`` (protocol or requester) narrows it, each row keeping its place in the queue."""
     _board(db, actor, municipality)
-    return schedule_view.queue_page(db, municipality, day, page, _per_page(per_page), search)
+    return schedule_view.queue_page(db, municipality, day, page, entity_lists.per_page_checked(per_page), search)
 
 
 @checked
@@ -76,15 +72,10 @@ def booked_page(db: Database, actor: Actor, municipality: str, day: date, page: 
     booking_requests.prepare(db)
     query = {"municipality": municipality, "day": day.isoformat()}
     total = list_counts.counted(db[BOOKINGS], query)
-    page = max(1, min(page, list_counts.pages(total, _per_page(per_page))))
+    page = max(1, min(page, list_counts.pages(total, entity_lists.per_page_checked(per_page))))
     cursor = db[BOOKINGS].find(query, {"request_id": 1, "protocol": 1, "asset_id": 1, "operator_id": 1, "asset": 1,
                                        "operator": 1, "zone": 1, "locality": 1}).sort([("asset", 1), ("_id", 1)])
-    rows = []
-    for raw in cursor.skip((page - 1) * per_page).limit(per_page):
-        doc = decode(raw)
-        doc["id"] = str(doc.pop("_id"))
-        rows.append(doc)
-    return Page(rows, total, page, per_page)
+    return Page([_row(raw) for raw in cursor.skip((page - 1) * per_page).limit(per_page)], total, page, per_page)
 
 
 def _busy(db: Database, municipality: str, day: date, field: str) -> list:
@@ -279,7 +270,7 @@ def week_board(db: Database, actor: Actor, municipality: str, week_start: date, 
     _board(db, actor, municipality)
     spec = entities.authorize_entity(db, actor, "read", ASSETS, municipality)
     days = tuple(week_start + timedelta(days=n) for n in range(7))
-    assets = entity_lists.page_where(db, spec, municipality, ListQuery(page=page, per_page=_per_page(per_page)))
+    assets = entity_lists.page_where(db, spec, municipality, ListQuery(page=page, per_page=per_page))  # checks per_page
     taken: dict[tuple[str, str], str] = {}
     for raw in db[BOOKINGS].find({"municipality": municipality, "asset_id": {"$in": [a["id"] for a in assets.rows]},
                                   "day": {"$gte": days[0].isoformat(), "$lte": days[-1].isoformat()}},

@@ -139,9 +139,7 @@ def project(db: Database, municipality: str | None, collection: str, doc_id: str
 
 def rebuild(db: Database, municipality: str) -> None:
     """The queue of the municipality from scratch (nothing where the module is off)."""
-    try:
-        booking_requests.require_module(db, municipality)
-    except booking_requests.ModuleOff:
+    if not booking_requests.runs_module(db, municipality):
         return
     ensure_indexes(db, INDEXES)
     _prepared.add(db)

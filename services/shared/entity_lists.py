@@ -95,9 +95,15 @@ def _sort(spec: EntitySpec, query: ListQuery) -> list[tuple[str, int]]:
     return [(name, way), ("_id", way)]
 
 
-def _paging(query: ListQuery) -> tuple[int, int]:
-    if not isinstance(query.per_page, int) or not 1 <= query.per_page <= PER_PAGE_MAX:
+def per_page_checked(per_page: int) -> int:
+    """Rows per page of any paged list: 1 to ``PER_PAGE_MAX``, else ValidationFailed under ``per_page``."""
+    if not isinstance(per_page, int) or not 1 <= per_page <= PER_PAGE_MAX:
         raise ValidationFailed({"per_page": f"Registros por página: de 1 a {PER_PAGE_MAX}."})
+    return per_page
+
+
+def _paging(query: ListQuery) -> tuple[int, int]:
+    per_page_checked(query.per_page)
     if not isinstance(query.page, int):
         raise ValidationFailed({"page": "Página inválida."})
     return query.page, query.per_page
