@@ -36,7 +36,7 @@ def test_every_period_reads_what_folding_every_auto_gave(demo_db, municipality):
     days = Days(demo_db, autos_view.NAME, municipality)
     assert len(oracle.found(demo_db, municipality)) > 10
     for period in periods(today):
-        figures = fines.of_period(period, {}, days)
+        figures = fines.of_period(period, Days.of({}), days)
         assert (figures.by_severity, figures.by_stage) == oracle.by_severity_and_stage(demo_db, municipality, period)
         assert trends.ride_hailing(demo_db, municipality, period, days)[1:] == oracle.autos_trends(
             demo_db, municipality, period), period

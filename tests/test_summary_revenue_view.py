@@ -3,6 +3,7 @@ and issued again through the services, the month documents equal those rebuilt f
 summary reads from them what the old computation (every DAM folded per period) gave."""
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date
 from decimal import Decimal
 
@@ -11,6 +12,7 @@ import pytest
 from services.dam import dams, payments
 from services.shared import views
 from services.summary import revenue_view, summary
+from services.summary.days import revenue_days
 from services.summary.periods import Period
 from tests import summary_revenue_oracle as oracle
 from tests.conftest import GABINETE, SECRETARIA_MP
@@ -87,7 +89,40 @@ def test_dams_written_in_bulk_are_read_from_the_dams_until_rebuilt(db, today):
     db[views.META].delete_many({})
     db[revenue_view.MONTHS].delete_many({})
     period = Period(date(2026, 3, 1), date(2026, 3, 31))
-    unbuilt = revenue_view.in_period(revenue_view.stored(db, "matupa", period.end), period)
+    unbuilt = revenue_view.in_period(revenue_days(db, "matupa", period.end), period)
     assert unbuilt.total("issued") == Decimal("150.00")
     views.rebuild(db, "matupa")
-    assert revenue_view.in_period(revenue_view.stored(db, "matupa", period.end), period) == unbuilt
+    assert revenue_view.in_period(revenue_days(db, "matupa", period.end), period) == unbuilt
+
+
+def test_each_months_totals_are_the_sum_of_its_days(scenario):
+    """What a summary reads of a month no period cuts inside (its totals) is what its days add up to,
+    after every change of the scenario and after a rebuild."""
+    def check() -> None:
+        totals = {d["_id"]: d.get("m", {}) for d in scenario[revenue_view.TOTALS].find({"municipality": "matupa"})}
+        months = list(scenario[revenue_view.MONTHS].find({"municipality": "matupa"}))
+        assert months and set(totals) == {m["_id"] for m in months}
+        for month in months:
+            added: Counter = Counter()
+            for name, cell in month.items():
+                if name.startswith("d") and isinstance(cell, dict):
+                    added.update(cell)
+            assert {k: n for k, n in totals[month["_id"]].items() if n} == {k: n for k, n in added.items() if n}
+    check()
+    views.rebuild(scenario, "matupa")
+    check()
+
+
+def test_a_summary_reads_the_days_of_the_months_its_periods_cut_only(scenario, monkeypatch):
+    """A period from the 10th of March to the 14th of April reads the days of March and April (and of
+    the same days a year before: no month there); the whole of April reads the totals of every month."""
+    read: list[list] = []
+    real = revenue_view.days_in
+    monkeypatch.setattr(revenue_view, "days_in", lambda db, name, mun, months: read.append(
+        (name, [f"{m:%Y-%m}" for m in months])) or real(db, name, mun, months))
+    summary.summary(scenario, GABINETE, "matupa", date(2026, 3, 10), date(2026, 4, 14), "year_before")
+    revenue_months = sorted({m for name, months in read if name == revenue_view.NAME for m in months})
+    assert revenue_months == ["2026-03", "2026-04"]
+    read.clear()
+    summary.summary(scenario, GABINETE, "matupa", date(2026, 4, 1), date(2026, 4, 30), "year_before")
+    assert not [m for name, months in read if name == revenue_view.NAME for m in months]

@@ -162,7 +162,7 @@ def rebuild(db: Database, municipality: str) -> None:
     revenue_view.write_parts(db, NAME, municipality, rows)
 
 
-views.register(views.View(NAME, ("authorizations", "parameters"), project, rebuild))
+views.register(views.View(NAME, ("authorizations", "parameters"), project, rebuild, version=2))  # 2: month totals
 
 
 class Levels:

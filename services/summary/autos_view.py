@@ -97,4 +97,4 @@ def rebuild(db: Database, municipality: str) -> None:
     revenue_view.rebuild_records(db, NAME, autos.COLLECTION, FIELDS, contribution, municipality)
 
 
-views.register(views.View(NAME, (autos.COLLECTION,), project, rebuild))
+views.register(views.View(NAME, (autos.COLLECTION,), project, rebuild, version=2))  # 2: month totals

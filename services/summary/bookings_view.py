@@ -114,7 +114,8 @@ def rebuild(db: Database, municipality: str) -> None:
     revenue_view.rebuild_records(db, NAME, booking_requests.REQUESTS, FIELDS, contribution, municipality)
 
 
-views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild, version=2))  # 2: the steps
+# version 2: the steps; 3: month totals
+views.register(views.View(NAME, (booking_requests.REQUESTS,), project, rebuild, version=3))
 
 
 # The days each machine is booked (the Resumo's use per machine), view ``booked``: a request's bookings
@@ -159,4 +160,5 @@ def rebuild_booked(db: Database, municipality: str) -> None:
         for rid, rows in of_request.items()])
 
 
-views.register(views.View(BOOKED, (booking_requests.REQUESTS,), project_booked, rebuild_booked))
+views.register(views.View(BOOKED, (booking_requests.REQUESTS,), project_booked, rebuild_booked,
+                           version=2))  # 2: month totals

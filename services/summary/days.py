@@ -1,11 +1,11 @@
-"""Reading the views kept per day (``revenue_view``'s month documents: ``bookings_view``, ``autos_view``):
-the days of one view read once, what a span of days counted and the states on a day; texts made safe
-to be part of a key and read back."""
+"""Reading the views kept per day (``revenue_view``'s month documents: ``bookings_view``, ``autos_view``…):
+what a span of days counted and the states on a day, from each month's totals and the days of the
+months a question cuts inside; texts made safe to be part of a key and read back."""
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from datetime import date
+from datetime import date, timedelta
 from urllib.parse import quote, unquote
 
 from pymongo.database import Database
@@ -19,29 +19,62 @@ def safe(text: object) -> str:
 
 
 class Days:
-    """The stored days of view ``name`` of one municipality, read once (one query): what a period counted."""
+    """The stored days of view ``name`` of one municipality (up to ``until``'s month): what a span of days
+    counted and the states on a day.
 
-    def __init__(self, db: Database, name: str, municipality: str, until: date | None = None) -> None:
-        self.days = sorted(revenue_view.days_of(db, name, municipality, until).items())
-        self._dates = [when for when, _ in self.days]
-        self._running: list[dict[str, int]] | None = None  # every key's sum up to each day, made on first use
+    It reads each month's totals (``m``) in one query, and the day fields only of the months a question
+    cuts inside (a period starting on the 10th, a state on a day before the month's end), in one more
+    query per question that needs new months: a summary reads a few months by day, whatever the number
+    of months or of records behind them.
+    """
 
-    def _up_to(self, day: date) -> dict[str, int]:
-        """Every key's sum up to the end of ``day`` (the running sums are made once: a summary asks for
-        the states at the end of each of its months)."""
-        if self._running is None:
-            total: Counter = Counter()
-            self._running = []
-            for _, cell in self.days:
-                total.update(cell)
-                self._running.append(dict(total))
-        index = bisect_right(self._dates, day)
-        return self._running[index - 1] if index else {}
+    def __init__(self, db: Database | None, name: str, municipality: str, until: date | None = None) -> None:
+        self._source = (db, name, municipality, until)
+        self._months: dict[date, dict[str, int]] = (
+            revenue_view.month_totals(db, name, municipality, until) if db is not None else {})
+        self._by_day: dict[date, dict[date, dict[str, int]]] = {}  # the months read by day
+        self._timeline: list[tuple[date, dict[str, int]]] | None = None
+        self._running: list[dict[str, int]] | None = None  # every key's sum up to each entry, made on first use
+
+    @classmethod
+    def of(cls, cells: dict[date, dict[str, int]]) -> Days:
+        """Days folded elsewhere (every day known): a store whose view was never built."""
+        days = cls(None, "", "")
+        for when, cell in cells.items():
+            month = when.replace(day=1)
+            days._months.setdefault(month, {})
+            days._by_day.setdefault(month, {})[when] = cell
+        return days
+
+    def _read(self, cuts: tuple[date, ...]) -> None:
+        """Read by day the months a cut falls inside (a cut divides the days before it from the rest)."""
+        wanted = {cut.replace(day=1) for cut in cuts if cut.day != 1} & set(self._months) - set(self._by_day)
+        if not wanted:
+            return
+        db, name, municipality, _until = self._source
+        found = revenue_view.days_in(db, name, municipality, sorted(wanted))
+        for month in wanted:
+            self._by_day[month] = {when: cell for when, cell in found.items() if when.replace(day=1) == month}
+        self._timeline = self._running = None
+
+    def entries(self, *cuts: date) -> list[tuple[date, dict[str, int]]]:
+        """(day, fields) in order, exact at each of ``cuts``: a month no cut falls inside is one entry
+        on its first day, with its totals."""
+        self._read(cuts)
+        if self._timeline is None:
+            timeline = []
+            for month, totals in sorted(self._months.items()):
+                if month in self._by_day:
+                    timeline += sorted(self._by_day[month].items())
+                elif totals:
+                    timeline.append((month, totals))
+            self._timeline = timeline
+        return self._timeline
 
     def within(self, first: date, last: date) -> Counter:
         """Every key counted from ``first`` to ``last``."""
         total: Counter = Counter()
-        for when, cell in self.days:
+        for when, cell in self.entries(first, last + timedelta(days=1)):
             if when > last:
                 break
             if when >= first:
@@ -55,6 +88,28 @@ class Days:
         if prefix is not None:
             total.update({k: n for k, n in sums.items() if k.startswith(prefix)})
         return total
+
+    def _up_to(self, day: date) -> dict[str, int]:
+        """Every key's sum up to the end of ``day`` (the running sums are made once per reading: a summary
+        asks for the states at the end of each of its months)."""
+        entries = self.entries(day + timedelta(days=1))
+        if self._running is None:
+            total: Counter = Counter()
+            self._running = []
+            for _, cell in entries:
+                total.update(cell)
+                self._running.append(dict(total))
+        index = bisect_right([when for when, _ in entries], day)
+        return self._running[index - 1] if index else {}
+
+
+def revenue_days(db: Database, municipality: str, until: date) -> Days:
+    """The days of ``revenue_view`` of the municipality up to ``until``; a municipality never built (DAMs
+    written in bulk without audit and no rebuild since) is folded from its DAMs instead, as before that
+    view, without writing during a read."""
+    if revenue_view.built(db, municipality):
+        return Days(db, revenue_view.NAME, municipality, until)
+    return Days.of(revenue_view.folded_days(db, municipality, until))
 
 
 def keyed(counts: Counter, prefix: str) -> dict[str, int]:

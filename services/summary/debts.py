@@ -16,14 +16,15 @@ from rules.dam import charges as charge_rules
 from services.dam import aging_view
 from services.dam.debts import Aging, AgingCell
 from services.summary import revenue_view
+from services.summary.days import Days
 from services.summary.figures import DebtsFigures
 from services.summary.periods import Period
 
 
-def of_periods(db: Database, municipality: str, days: dict[date, dict[str, int]], period: Period,
+def of_periods(db: Database, municipality: str, days: Days, period: Period,
                previous: Period, today: date) -> DebtsFigures:
     """The aging on ``today`` and the value charged and paid in ``period`` and ``previous``; ``days``
-    are the municipality's stored days (``revenue_view.stored``)."""
+    are the municipality's stored days (``days.revenue_days``)."""
     kept = aging_view.cells(db, municipality, list(charge_rules.OWING), None, today)
     aging = Aging(today, {line: {key: AgingCell(n, amount) for key, (n, amount) in cells.items()}
                           for line, cells in kept.items()}).by_bucket()

@@ -3,8 +3,6 @@ from the stored days of ``autos_view``, and the fines' DAMs (revenue kind ``mult
 ``revenue_view`` (see ``services.summary.figures``)."""
 from __future__ import annotations
 
-from datetime import date
-
 from services.ridehailing.enforcement import autos
 from services.summary import revenue_view
 from services.summary.days import Days, keyed, ranked
@@ -12,7 +10,7 @@ from services.summary.figures import FinesFigures
 from services.summary.periods import Period
 
 
-def of_period(period: Period, days: dict[date, dict[str, int]], autos_days: Days) -> FinesFigures:
+def of_period(period: Period, days: Days, autos_days: Days) -> FinesFigures:
     """Autos of the period (by the day of the infraction; drafts left out) by severity and by stage, and
     the fines' DAMs (revenue kind ``multa``)."""
     fines = revenue_view.in_period(days, period, only_kind="multa")

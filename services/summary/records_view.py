@@ -55,4 +55,4 @@ def rebuild(db: Database, municipality: str) -> None:
     revenue_view.write_parts(db, NAME, municipality, rows)
 
 
-views.register(views.View(NAME, tuple(FIELDS), project, rebuild))
+views.register(views.View(NAME, tuple(FIELDS), project, rebuild, version=2))  # 2: month totals

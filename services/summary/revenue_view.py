@@ -5,7 +5,10 @@ decoding every DAM.
 Each DAM keeps its last *contribution* in ``summary_contributions`` (``{bucket_id: {field: int}}``,
 money in centavos); when it changes, the projection computes its new contribution with the rules of
 ``services.summary.revenue`` and ``$inc``s the month documents of ``summary_months`` by the difference
-(``chapada:2026-03:revenue``, fields ``d14.<figure>|<kind>|n`` and ``|v``), in the same unit of work.
+(``chapada:2026-03:revenue``, fields ``d14.<figure>|<kind>|n`` and ``|v``), in the same unit of work,
+and the month's totals (``m.<figure>|<kind>|n``) in ``summary_month_totals``, under the same ``_id``: a
+summary reads the totals of every month and the days only of the months its periods start or end
+inside (``services.summary.days.Days``), so what it reads grows with neither the records nor the days.
 
 Issued and paid are counted on their day. Overdue is a state on a day: a DAM enters it on the day
 after its due date (or its issue, if later) and leaves it on the day it is paid, so it adds +1 on the
@@ -22,6 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pymongo.database import Database
 
@@ -32,7 +36,11 @@ from services.store import decode, parse_date
 from services.summary.figures import PaymentDifferences, Revenue, RevenueLine
 from services.summary.periods import Period
 
+if TYPE_CHECKING:
+    from services.summary.days import Days
+
 MONTHS, CONTRIBUTIONS, NAME = "summary_months", "summary_contributions", "revenue"
+TOTALS = "summary_month_totals"  # each month document's totals, small: what a summary reads of most months
 DIFF = ("paid_count", "face_value", "received", "short_count", "short", "over_count", "over", "late_count", "late")
 FIELDS = {"municipality": 1, "status": 1, "revenue_kind": 1, "amount": 1, "issued_on": 1, "due_on": 1,
           "payment.paid_on": 1, "payment.amount": 1, "payment.flags": 1}
@@ -110,11 +118,21 @@ def _explain(face: int, received: int, late: bool) -> Counter:
 
 
 def _apply(db: Database, municipality: str, delta: dict[str, Counter], name: str = NAME) -> None:
+    """``$inc`` each month document by ``delta`` (``{bucket: {"dDD.key": n}}``), and its totals (the
+    document of the same ``_id`` in ``summary_month_totals``, ``m.key``) by the sum of its days: what
+    :func:`month_totals` reads."""
     for bucket, cell in delta.items():
         incs = {k: v for k, v in cell.items() if v}
-        if incs:
-            db[MONTHS].update_one({"_id": bucket}, {"$inc": incs, "$set": {
-                "municipality": municipality, "month": bucket.split(":")[1], "view": name}}, upsert=True)
+        if not incs:
+            continue
+        totals: Counter = Counter()
+        for field, number in incs.items():
+            totals["m." + field.split(".", 1)[1]] += number
+        labels = {"municipality": municipality, "month": bucket.split(":")[1], "view": name}
+        db[MONTHS].update_one({"_id": bucket}, {"$inc": incs, "$set": labels}, upsert=True)
+        moved = {k: v for k, v in totals.items() if v}  # a +1 and a −1 on two days of a month move no total
+        db[TOTALS].update_one({"_id": bucket}, {"$inc": moved, "$set": labels} if moved else {"$set": labels},
+                              upsert=True)
 
 
 def follow_parts(db: Database, name: str, municipality: str, source: str, new: dict[str, dict[str, int]]) -> None:
@@ -181,6 +199,7 @@ def rebuild_records(db: Database, name: str, collection: str, fields: dict, cont
 def write_parts(db: Database, name: str, municipality: str, rows: list[dict]) -> None:
     """View ``name`` of ``municipality`` from scratch: ``rows`` are the parts (``_id`` the source, ``parts``)."""
     db[MONTHS].delete_many({"municipality": municipality, "view": name})
+    db[TOTALS].delete_many({"municipality": municipality, "view": name})
     db[CONTRIBUTIONS].delete_many({"municipality": municipality, "view": name})
     totals: dict[str, Counter] = defaultdict(Counter)
     for row in rows:
@@ -192,18 +211,31 @@ def write_parts(db: Database, name: str, municipality: str, rows: list[dict]) ->
     _apply(db, municipality, totals, name)
 
 
-def days_of(db: Database, name: str, municipality: str, until: date | None = None) -> dict[date, dict[str, int]]:
-    """Every day's fields of view ``name`` of the municipality (up to ``until``): one query."""
+def _months_query(name: str, municipality: str, until: date | None) -> dict:
     query: dict = {"municipality": municipality, "view": name}
     if until is not None:
         query["month"] = {"$lte": f"{until:%Y-%m}"}
+    return query
+
+
+def month_totals(db: Database, name: str, municipality: str, until: date | None = None) -> dict[date, dict[str, int]]:
+    """Each month's totals of view ``name`` of the municipality (up to ``until``'s month), by its first
+    day: one query, the day fields left in the store."""
+    return {date.fromisoformat(doc["month"] + "-01"): doc.get("m") or {}
+            for doc in db[TOTALS].find(_months_query(name, municipality, until))}
+
+
+def days_in(db: Database, name: str, municipality: str, months: list[date]) -> dict[date, dict[str, int]]:
+    """Every day's fields of view ``name`` of the municipality in ``months`` (their first days): one query."""
     days: dict[date, dict[str, int]] = {}
+    query = {"_id": {"$in": [f"{municipality}:{month:%Y-%m}:{name}" for month in months]}}
     for doc in db[MONTHS].find(query):
         days.update(_days(doc["month"], doc))
     return days
 
 
-def _built(db: Database, municipality: str) -> bool:
+def built(db: Database, municipality: str) -> bool:
+    """Whether the municipality's month documents of this view were built (see :func:`folded_days`)."""
     return db[views.META].find_one({"_id": f"{NAME}_built:{municipality}"}, {"_id": 1}) is not None
 
 
@@ -216,7 +248,7 @@ def project(db: Database, municipality: str | None, collection: str, doc_id: str
     fields, contribute = SOURCES[collection]
     raw = db[collection].find_one({"_id": key}, fields)
     mun = raw["municipality"] if raw else municipality
-    if mun and not _built(db, mun):
+    if mun and not built(db, mun):
         rebuild(db, mun)
         return
     follow_parts(db, NAME, mun, f"{collection}:{doc_id}", contribute(decode(raw)) if raw else {})
@@ -239,6 +271,7 @@ def _folded(db: Database, municipality: str) -> tuple[list[dict], dict[str, Coun
 def rebuild(db: Database, municipality: str) -> None:
     """The month documents and every DAM's contribution of ``municipality``, from scratch."""
     db[MONTHS].delete_many({"municipality": municipality, "view": NAME})
+    db[TOTALS].delete_many({"municipality": municipality, "view": NAME})
     db[CONTRIBUTIONS].delete_many({"municipality": municipality, "view": NAME})
     rows, totals = _folded(db, municipality)
     if rows:
@@ -247,7 +280,7 @@ def rebuild(db: Database, municipality: str) -> None:
     db[views.META].update_one({"_id": f"{NAME}_built:{municipality}"}, {"$set": {"built": True}}, upsert=True)
 
 
-views.register(views.View(NAME, tuple(SOURCES), project, rebuild, version=2))  # 2: the charges
+views.register(views.View(NAME, tuple(SOURCES), project, rebuild, version=3))  # 2: the charges; 3: month totals
 
 
 def _days(month: str, doc: dict) -> dict[date, dict[str, int]]:
@@ -265,12 +298,9 @@ def _days(month: str, doc: dict) -> dict[date, dict[str, int]]:
     return days
 
 
-def stored(db: Database, municipality: str, until: date) -> dict[date, dict[str, int]]:
-    """Every day's fields of the municipality up to ``until``: one query on the month documents. A
-    municipality never built (DAMs written in bulk without audit and no rebuild since) is folded from
-    its DAMs instead, as before this view, without writing during a read."""
-    if _built(db, municipality):
-        return days_of(db, NAME, municipality, until)
+def folded_days(db: Database, municipality: str, until: date) -> dict[date, dict[str, int]]:
+    """Every day's fields of the municipality up to ``until``, folded from its DAMs and charges: a
+    municipality never built (written in bulk without audit and no rebuild since), read without writing."""
     days: dict[date, dict[str, int]] = {}
     last = f"{until:%Y-%m}"
     for bucket, cell in _folded(db, municipality)[1].items():
@@ -298,14 +328,15 @@ def _parsed(key: str, only_kind: str | None) -> tuple[str, str, str, date | None
     return figure, label, f"{figure}_count" if rest[0] == "n" else figure, None
 
 
-def in_period(days: dict[date, dict[str, int]], period: Period, only_kind: str | None = None) -> Revenue:
-    """The revenue of ``period`` (as ``revenue.in_period`` folds it) from the stored days."""
+def in_period(days: Days, period: Period, only_kind: str | None = None) -> Revenue:
+    """The revenue of ``period`` (as ``revenue.in_period`` folds it) from the stored days (``days.Days``:
+    a month inside the period or before it may come whole, on its first day)."""
     lines: dict[tuple[str, date], Counter] = defaultdict(Counter)
     diff: Counter = Counter()
     parsed: dict[str, tuple | None] = {}  # each key split once (a day holds the same few hundred keys)
-    for day, cell in days.items():
+    for day, cell in days.entries(period.start, period.end + timedelta(days=1)):
         if day > period.end:
-            continue
+            break
         before, month_of_day = day < period.start, None
         for key, number in cell.items():
             if key not in parsed:
@@ -331,13 +362,11 @@ def in_period(days: dict[date, dict[str, int]], period: Period, only_kind: str |
     )
 
 
-def charged_in_period(days: dict[date, dict[str, int]], period: Period) -> tuple[int, Decimal, Decimal]:
+def charged_in_period(days: Days, period: Period) -> tuple[int, Decimal, Decimal]:
     """How many charges were issued in ``period`` (cancelled ones left out), the value they charge and
     what was paid of it, from the stored days."""
     total: Counter = Counter()
-    for day, cell in days.items():
-        if day in period:
-            for key, number in cell.items():
-                if key.startswith("charged|"):
-                    total[key.rsplit("|", 1)[1]] += number
+    for key, number in days.within(period.start, period.end).items():
+        if key.startswith("charged|"):
+            total[key.rsplit("|", 1)[1]] += number
     return total["n"], _money(total["v"]), _money(total["p"])
