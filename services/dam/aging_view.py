@@ -29,6 +29,9 @@ from services.store import decode, ensure_indexes, parse_date
 CELLS, SHARES = "debts_aging", "debts_aging_shares"
 INDEXES = {CELLS: [([("municipality", 1), ("status", 1), ("month", 1)], {"name": "i_aging_month"})]}
 FIELDS = {"municipality": 1, "status": 1, "due_on": 1, "revenue_code": 1, "revenue_kind": 1, "open": 1}
+# What the aging reads of every month cell: its totals, never its days (named, not ``{"days": 0}``: the
+# embedded store decodes a whole document to drop a field, and extracts only the fields it is asked for).
+MONTH_FIELDS = {"month": 1, "revenue_code": 1, "revenue_kind": 1, "n": 1, "open": 1}
 
 
 def _share(charge: dict | None) -> dict | None:
@@ -127,7 +130,7 @@ def cells(db: Database, municipality: str, statuses: list[str], kind: str | None
             out[line][key] = (count + n, total + amount)
 
     split = []
-    for doc in db[CELLS].find(query, {"days": 0}):
+    for doc in db[CELLS].find(query, MONTH_FIELDS):
         key = _whole(doc["month"], today)
         line = (doc["revenue_code"], doc["revenue_kind"])
         if key is None:
