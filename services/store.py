@@ -60,8 +60,7 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], dict]]] = {
     "custom_fields": [
         ([("municipality", 1), ("entity", 1), ("name", 1)], {"unique": True, "name": "u_field"})
     ],
-    # the summaries' month documents and their totals (services.summary.revenue_view): a view's months
-    "summary_months": [([("municipality", 1), ("view", 1), ("month", 1)], {"name": "i_summary_month"})],
+    "summary_months": [([("municipality", 1), ("view", 1), ("month", 1)], {"name": "i_summary_month"})],  # summary.days
     "summary_month_totals": [([("municipality", 1), ("view", 1), ("month", 1)], {"name": "i_summary_total"})],
 }
 

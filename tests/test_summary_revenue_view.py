@@ -11,8 +11,8 @@ import pytest
 
 from services.dam import dams, payments
 from services.shared import views
+from services.summary import days as stored_days
 from services.summary import revenue_view, summary
-from services.summary.days import revenue_days
 from services.summary.periods import Period
 from tests import summary_revenue_oracle as oracle
 from tests.conftest import GABINETE, SECRETARIA_MP
@@ -89,10 +89,10 @@ def test_dams_written_in_bulk_are_read_from_the_dams_until_rebuilt(db, today):
     db[views.META].delete_many({})
     db[revenue_view.MONTHS].delete_many({})
     period = Period(date(2026, 3, 1), date(2026, 3, 31))
-    unbuilt = revenue_view.in_period(revenue_days(db, "matupa", period.end), period)
+    unbuilt = revenue_view.in_period(revenue_view.stored(db, "matupa", period.end), period)
     assert unbuilt.total("issued") == Decimal("150.00")
     views.rebuild(db, "matupa")
-    assert revenue_view.in_period(revenue_days(db, "matupa", period.end), period) == unbuilt
+    assert revenue_view.in_period(revenue_view.stored(db, "matupa", period.end), period) == unbuilt
 
 
 def test_each_months_totals_are_the_sum_of_its_days(scenario):
@@ -117,8 +117,8 @@ def test_a_summary_reads_the_days_of_the_months_its_periods_cut_only(scenario, m
     """A period from the 10th of March to the 14th of April reads the days of March and April (and of
     the same days a year before: no month there); the whole of April reads the totals of every month."""
     read: list[list] = []
-    real = revenue_view.days_in
-    monkeypatch.setattr(revenue_view, "days_in", lambda db, name, mun, months: read.append(
+    real = stored_days.days_in
+    monkeypatch.setattr(stored_days, "days_in", lambda db, name, mun, months: read.append(
         (name, [f"{m:%Y-%m}" for m in months])) or real(db, name, mun, months))
     summary.summary(scenario, GABINETE, "matupa", date(2026, 3, 10), date(2026, 4, 14), "year_before")
     revenue_months = sorted({m for name, months in read if name == revenue_view.NAME for m in months})

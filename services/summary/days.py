@@ -4,18 +4,57 @@ months a question cuts inside; texts made safe to be part of a key and read back
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import Counter
+from collections import Counter, defaultdict
 from datetime import date, timedelta
 from urllib.parse import quote, unquote
 
 from pymongo.database import Database
 
-from services.summary import revenue_view
+MONTHS = "summary_months"  # the month documents of every view kept per day (written by revenue_view)
+TOTALS = "summary_month_totals"  # each month document's totals, small: what a question reads of most months
 
 
 def safe(text: object) -> str:
     """A text as a part of a field name: no dot, no dollar, no "|" (our separator), reversible."""
     return quote(str(text), safe=" -_()/,'").replace(".", "%2E")
+
+
+def _months_query(name: str, municipality: str, until: date | None) -> dict:
+    query: dict = {"municipality": municipality, "view": name}
+    if until is not None:
+        query["month"] = {"$lte": f"{until:%Y-%m}"}
+    return query
+
+
+def month_totals(db: Database, name: str, municipality: str, until: date | None = None) -> dict[date, dict[str, int]]:
+    """Each month's totals of view ``name`` of the municipality (up to ``until``'s month), by its first
+    day: one query, the day fields left in the store."""
+    return {date.fromisoformat(doc["month"] + "-01"): doc.get("m") or {}
+            for doc in db[TOTALS].find(_months_query(name, municipality, until))}
+
+
+def days_in(db: Database, name: str, municipality: str, months: list[date]) -> dict[date, dict[str, int]]:
+    """Every day's fields of view ``name`` of the municipality in ``months`` (their first days): one query."""
+    days: dict[date, dict[str, int]] = {}
+    query = {"_id": {"$in": [f"{municipality}:{month:%Y-%m}:{name}" for month in months]}}
+    for doc in db[MONTHS].find(query):
+        days.update(month_days(doc["month"], doc))
+    return days
+
+
+def month_days(month: str, doc: dict) -> dict[date, dict[str, int]]:
+    """The day fields of one month document (``{"d14": {...}}`` or flat ``{"d14.key": n}``)."""
+    year, number = (int(p) for p in month.split("-"))
+    days: dict[date, dict[str, int]] = defaultdict(dict)
+    for name, value in doc.items():
+        if not name.startswith("d"):
+            continue
+        if isinstance(value, dict):
+            days[date(year, number, int(name[1:]))].update(value)
+        elif "." in name:
+            day, key = name.split(".", 1)
+            days[date(year, number, int(day[1:]))][key] = value
+    return days
 
 
 class Days:
@@ -31,7 +70,7 @@ class Days:
     def __init__(self, db: Database | None, name: str, municipality: str, until: date | None = None) -> None:
         self._source = (db, name, municipality, until)
         self._months: dict[date, dict[str, int]] = (
-            revenue_view.month_totals(db, name, municipality, until) if db is not None else {})
+            month_totals(db, name, municipality, until) if db is not None else {})
         self._by_day: dict[date, dict[date, dict[str, int]]] = {}  # the months read by day
         self._timeline: list[tuple[date, dict[str, int]]] | None = None
         self._running: list[dict[str, int]] | None = None  # every key's sum up to each entry, made on first use
@@ -52,7 +91,7 @@ class Days:
         if not wanted:
             return
         db, name, municipality, _until = self._source
-        found = revenue_view.days_in(db, name, municipality, sorted(wanted))
+        found = days_in(db, name, municipality, sorted(wanted))
         for month in wanted:
             self._by_day[month] = {when: cell for when, cell in found.items() if when.replace(day=1) == month}
         self._timeline = self._running = None
@@ -101,15 +140,6 @@ class Days:
                 self._running.append(dict(total))
         index = bisect_right([when for when, _ in entries], day)
         return self._running[index - 1] if index else {}
-
-
-def revenue_days(db: Database, municipality: str, until: date) -> Days:
-    """The days of ``revenue_view`` of the municipality up to ``until``; a municipality never built (DAMs
-    written in bulk without audit and no rebuild since) is folded from its DAMs instead, as before that
-    view, without writing during a read."""
-    if revenue_view.built(db, municipality):
-        return Days(db, revenue_view.NAME, municipality, until)
-    return Days.of(revenue_view.folded_days(db, municipality, until))
 
 
 def keyed(counts: Counter, prefix: str) -> dict[str, int]:

@@ -24,7 +24,7 @@ from services.summary.periods import Period
 def of_periods(db: Database, municipality: str, days: Days, period: Period,
                previous: Period, today: date) -> DebtsFigures:
     """The aging on ``today`` and the value charged and paid in ``period`` and ``previous``; ``days``
-    are the municipality's stored days (``days.revenue_days``)."""
+    are the municipality's stored days (``revenue_view.stored``)."""
     kept = aging_view.cells(db, municipality, list(charge_rules.OWING), None, today)
     aging = Aging(today, {line: {key: AgingCell(n, amount) for key, (n, amount) in cells.items()}
                           for line, cells in kept.items()}).by_bucket()

@@ -25,7 +25,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from pymongo.database import Database
 
@@ -33,14 +32,11 @@ from rules.dam import charges as charge_rules
 from services.dam import charges, dams, payments
 from services.shared import views
 from services.store import decode, parse_date
+from services.summary.days import MONTHS, TOTALS, Days, month_days
 from services.summary.figures import PaymentDifferences, Revenue, RevenueLine
 from services.summary.periods import Period
 
-if TYPE_CHECKING:
-    from services.summary.days import Days
-
-MONTHS, CONTRIBUTIONS, NAME = "summary_months", "summary_contributions", "revenue"
-TOTALS = "summary_month_totals"  # each month document's totals, small: what a summary reads of most months
+CONTRIBUTIONS, NAME = "summary_contributions", "revenue"
 DIFF = ("paid_count", "face_value", "received", "short_count", "short", "over_count", "over", "late_count", "late")
 FIELDS = {"municipality": 1, "status": 1, "revenue_kind": 1, "amount": 1, "issued_on": 1, "due_on": 1,
           "payment.paid_on": 1, "payment.amount": 1, "payment.flags": 1}
@@ -120,7 +116,7 @@ def _explain(face: int, received: int, late: bool) -> Counter:
 def _apply(db: Database, municipality: str, delta: dict[str, Counter], name: str = NAME) -> None:
     """``$inc`` each month document by ``delta`` (``{bucket: {"dDD.key": n}}``), and its totals (the
     document of the same ``_id`` in ``summary_month_totals``, ``m.key``) by the sum of its days: what
-    :func:`month_totals` reads."""
+    ``days.month_totals`` reads."""
     for bucket, cell in delta.items():
         incs = {k: v for k, v in cell.items() if v}
         if not incs:
@@ -211,29 +207,6 @@ def write_parts(db: Database, name: str, municipality: str, rows: list[dict]) ->
     _apply(db, municipality, totals, name)
 
 
-def _months_query(name: str, municipality: str, until: date | None) -> dict:
-    query: dict = {"municipality": municipality, "view": name}
-    if until is not None:
-        query["month"] = {"$lte": f"{until:%Y-%m}"}
-    return query
-
-
-def month_totals(db: Database, name: str, municipality: str, until: date | None = None) -> dict[date, dict[str, int]]:
-    """Each month's totals of view ``name`` of the municipality (up to ``until``'s month), by its first
-    day: one query, the day fields left in the store."""
-    return {date.fromisoformat(doc["month"] + "-01"): doc.get("m") or {}
-            for doc in db[TOTALS].find(_months_query(name, municipality, until))}
-
-
-def days_in(db: Database, name: str, municipality: str, months: list[date]) -> dict[date, dict[str, int]]:
-    """Every day's fields of view ``name`` of the municipality in ``months`` (their first days): one query."""
-    days: dict[date, dict[str, int]] = {}
-    query = {"_id": {"$in": [f"{municipality}:{month:%Y-%m}:{name}" for month in months]}}
-    for doc in db[MONTHS].find(query):
-        days.update(_days(doc["month"], doc))
-    return days
-
-
 def built(db: Database, municipality: str) -> bool:
     """Whether the municipality's month documents of this view were built (see :func:`folded_days`)."""
     return db[views.META].find_one({"_id": f"{NAME}_built:{municipality}"}, {"_id": 1}) is not None
@@ -283,21 +256,6 @@ def rebuild(db: Database, municipality: str) -> None:
 views.register(views.View(NAME, tuple(SOURCES), project, rebuild, version=3))  # 2: the charges; 3: month totals
 
 
-def _days(month: str, doc: dict) -> dict[date, dict[str, int]]:
-    """The day fields of one month document (``{"d14": {...}}`` or flat ``{"d14.key": n}``)."""
-    year, number = (int(p) for p in month.split("-"))
-    days: dict[date, dict[str, int]] = defaultdict(dict)
-    for name, value in doc.items():
-        if not name.startswith("d"):
-            continue
-        if isinstance(value, dict):
-            days[date(year, number, int(name[1:]))].update(value)
-        elif "." in name:
-            day, key = name.split(".", 1)
-            days[date(year, number, int(day[1:]))][key] = value
-    return days
-
-
 def folded_days(db: Database, municipality: str, until: date) -> dict[date, dict[str, int]]:
     """Every day's fields of the municipality up to ``until``, folded from its DAMs and charges: a
     municipality never built (written in bulk without audit and no rebuild since), read without writing."""
@@ -306,8 +264,17 @@ def folded_days(db: Database, municipality: str, until: date) -> dict[date, dict
     for bucket, cell in _folded(db, municipality)[1].items():
         month = bucket.split(":")[1]
         if month <= last:
-            days.update(_days(month, {k: v for k, v in cell.items() if v}))
+            days.update(month_days(month, {k: v for k, v in cell.items() if v}))
     return days
+
+
+def stored(db: Database, municipality: str, until: date) -> Days:
+    """The days of ``revenue_view`` of the municipality up to ``until``; a municipality never built (DAMs
+    written in bulk without audit and no rebuild since) is folded from its DAMs instead, as before that
+    view, without writing during a read."""
+    if built(db, municipality):
+        return Days(db, NAME, municipality, until)
+    return Days.of(folded_days(db, municipality, until))
 
 
 def _money(centavos: int) -> Decimal:

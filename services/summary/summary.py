@@ -29,7 +29,7 @@ from services.summary import (
     ride_hailing,
     trends,
 )
-from services.summary.days import Days, revenue_days
+from services.summary.days import Days
 from services.summary.figures import (
     BookingsFigures,
     Kpi,
@@ -58,7 +58,7 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
     year_before = period.year_before()
     previous = year_before if compare == YEAR_BEFORE else period.previous()
     mun = municipalities.get(db, municipality)
-    days = revenue_days(db, municipality, period.end)
+    days = revenue_view.stored(db, municipality, period.end)
     revenue_now, revenue_before = revenue_view.in_period(days, period), revenue_view.in_period(days, previous)
     ride = ride_before = fines_now = None
     months, waiting = [], []
