@@ -67,6 +67,9 @@ def working_copy(scale: int, root: Path) -> tuple[Any, str]:
     source, copy = root / f"scale-{scale}", root / f"run-{scale}"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(source, copy)
+    # the copy (20 GB at scale 100) written to disk before the first figure: while the kernel writes it
+    # back, a render pays reclaiming memory (the first pages of the first run of 05/12 took 2-4x longer)
+    os.sync()
     os.environ["PAINEL_DATA_DIR"] = str(copy)
     return store.connect(data_dir=str(copy)), str(copy)
 
