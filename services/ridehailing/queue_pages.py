@@ -13,7 +13,7 @@ A filter is :class:`Filter`; ``late`` True keeps the late items, False the other
 items due up to a day. Days are numbers in the store (``queue_item``)."""
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -99,10 +99,11 @@ class Cell:
     horizoned: bool
     late_able: bool
     n: int
+    shown_from: date  # the first day its items are shown (``due`` − the horizon; ``date.min`` when always)
 
     def counted(self, on: date, chosen: Filter) -> int:
         """``n`` when the cell's items are shown on ``on`` and pass ``chosen``, else 0."""
-        if self.horizoned and self.due - timedelta(days=HORIZON_DAYS) > on:
+        if self.shown_from > on:
             return 0
         late = self.late_able and self.due < on
         if chosen.kinds and self.kind not in chosen.kinds:
@@ -113,21 +114,40 @@ class Cell:
         return self.n
 
 
-def tally(db: Database, municipality: str) -> list[Cell]:
+class Cells(list):
+    """The counts' cells, with those of each kind at hand: a page and the Início count kind by kind, and a
+    count of one kind reads only its cells (a cell per kind and due day: 1.800 in Matupá at benchmark
+    scale 100, read some thirty times per render)."""
+
+    def __init__(self, cells: list[Cell]) -> None:
+        super().__init__(cells)
+        self.by_kind: dict[str, list[Cell]] = defaultdict(list)
+        for cell in cells:
+            self.by_kind[cell.kind].append(cell)
+
+    def of(self, kinds: tuple[str, ...]) -> list[Cell]:
+        return [cell for kind in dict.fromkeys(kinds) for cell in self.by_kind.get(kind, ())]
+
+
+def tally(db: Database, municipality: str) -> Cells:
     """The municipality's counts (one read by ``_id``)."""
     doc = db[COUNTS].find_one({"_id": municipality}) or {}
     cells = []
     for cell, n in (doc.get("c") or {}).items():
         if n:
             due, flags, kind = cell.split("|", 2)
-            cells.append(Cell(date.fromordinal(int(due)), kind, flags[0] == "1", flags[1] == "1", n))
-    return cells
+            on = date.fromordinal(int(due))
+            horizoned = flags[0] == "1"
+            shown_from = on - timedelta(days=HORIZON_DAYS) if horizoned else date.min
+            cells.append(Cell(on, kind, horizoned, flags[1] == "1", n, shown_from))
+    return Cells(cells)
 
 
 def count(cells: list[Cell], on: date, chosen: Filter = Filter()) -> int:
     """How many kept items on ``on`` pass ``chosen``, from the counts (:func:`tally`)."""
-    if chosen.kinds:  # the kind first: a page counts each of its kinds (cells of every kind and due day)
-        return sum(cell.counted(on, chosen) for cell in cells if cell.kind in chosen.kinds)
+    if chosen.kinds:  # the kind first: a page counts each of its kinds
+        pool = cells.of(chosen.kinds) if isinstance(cells, Cells) else [c for c in cells if c.kind in chosen.kinds]
+        return sum(cell.counted(on, chosen) for cell in pool)
     return sum(cell.counted(on, chosen) for cell in cells)
 
 

@@ -117,9 +117,7 @@ def overview(db: Database, actor: Actor, municipality: str, on: date, week_days:
     late, soon, today = Filter(late=True), Filter(late=False, due_until=week), Filter(late=False, due_until=on)
     cells = queue_pages.tally(db, municipality)
     counted = _counter(cells, extra, on)
-    of_kind: dict[str, list] = {p.kind: [] for p in extra}
-    for cell in cells:
-        of_kind.setdefault(cell.kind, []).append(cell)
+    of_kind: dict[str, list] = {p.kind: [] for p in extra} | cells.by_kind
     per_kind: dict[str, tuple[int, int]] = {}
     for kind, mine in sorted(of_kind.items()):
         of_this = _counter(mine, [p for p in extra if p.kind == kind], on)
