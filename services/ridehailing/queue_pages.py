@@ -143,16 +143,14 @@ def tally(db: Database, municipality: str) -> Cells:
     return Cells(cells)
 
 
-def count(cells: list[Cell], on: date, chosen: Filter = Filter()) -> int:
-    """How many kept items on ``on`` pass ``chosen``, from the counts (:func:`tally`)."""
-    if chosen.kinds:  # the kind first: a page counts each of its kinds
-        pool = cells.of(chosen.kinds) if isinstance(cells, Cells) else [c for c in cells if c.kind in chosen.kinds]
-        return sum(cell.counted(on, chosen) for cell in pool)
-    return sum(cell.counted(on, chosen) for cell in cells)
+def count(cells: Cells, on: date, chosen: Filter = Filter()) -> int:
+    """How many kept items on ``on`` pass ``chosen``, from the counts (:func:`tally`); of some kinds, from
+    their cells only."""
+    return sum(cell.counted(on, chosen) for cell in (cells.of(chosen.kinds) if chosen.kinds else cells))
 
 
 def rows(db: Database, municipality: str, on: date, chosen: Filter, order: str = "due", descending: bool = False,
-         limit: int = 25, cells: list[Cell] | None = None) -> list[Pendencia]:
+         limit: int = 25, cells: Cells | None = None) -> list[Pendencia]:
     """The first ``limit`` kept items on ``on`` that pass ``chosen``, in ``order``: read from the index of
     the order; with several kinds, the first ``limit`` of each kind (its own index), merged. With the
     counts (``cells``) the read asks for no more rows than pass: the index is read in order and the items
@@ -173,7 +171,7 @@ def rows(db: Database, municipality: str, on: date, chosen: Filter, order: str =
 
 
 def first(db: Database, municipality: str, on: date, extra: list[Pendencia], chosen: Filter, order: str = "due",
-          descending: bool = False, limit: int = 25, cells: list[Cell] | None = None) -> list[Pendencia]:
+          descending: bool = False, limit: int = 25, cells: Cells | None = None) -> list[Pendencia]:
     """The first ``limit`` items of the kept ones and ``extra`` (computed, few) together, in ``order``:
     the store's first ``limit`` merged with the extra ones that pass ``chosen`` (``cells``: see :func:`rows`)."""
     kept = rows(db, municipality, on, chosen, order, descending, limit, cells)

@@ -61,7 +61,7 @@ def pendencias(db: Database, actor: Actor, municipality: str, on: date, kinds: t
     return sorted((p for p in queue if chosen.keeps(p)), key=lambda p: (p.due, p.protocol))
 
 
-def _counter(cells: list[queue_pages.Cell], extra: list[Pendencia], on: date) -> Callable[[Filter], int]:
+def _counter(cells: queue_pages.Cells, extra: list[Pendencia], on: date) -> Callable[[Filter], int]:
     """How many items of the counts kept as data (``cells``) and of the computed ones pass a filter."""
     return lambda f: queue_pages.count(cells, on, f) + sum(1 for p in extra if f.keeps(p))
 
@@ -120,7 +120,7 @@ def overview(db: Database, actor: Actor, municipality: str, on: date, week_days:
     of_kind: dict[str, list] = {p.kind: [] for p in extra} | cells.by_kind
     per_kind: dict[str, tuple[int, int]] = {}
     for kind, mine in sorted(of_kind.items()):
-        of_this = _counter(mine, [p for p in extra if p.kind == kind], on)
+        of_this = _counter(queue_pages.Cells(mine), [p for p in extra if p.kind == kind], on)
         pair = (of_this(late), of_this(soon))
         if any(pair):
             per_kind[kind] = pair

@@ -19,6 +19,11 @@ def safe(text: object) -> str:
     return quote(str(text), safe=" -_()/,'").replace(".", "%2E")
 
 
+def month_id(municipality: str, day: date, name: str) -> str:
+    """The ``_id`` of the month document (and of its totals) of view ``name`` holding ``day``."""
+    return f"{municipality}:{day:%Y-%m}:{name}"
+
+
 def _months_query(name: str, municipality: str, until: date | None) -> dict:
     query: dict = {"municipality": municipality, "view": name}
     if until is not None:
@@ -36,7 +41,7 @@ def month_totals(db: Database, name: str, municipality: str, until: date | None 
 def days_in(db: Database, name: str, municipality: str, months: list[date]) -> dict[date, dict[str, int]]:
     """Every day's fields of view ``name`` of the municipality in ``months`` (their first days): one query."""
     days: dict[date, dict[str, int]] = {}
-    query = {"_id": {"$in": [f"{municipality}:{month:%Y-%m}:{name}" for month in months]}}
+    query = {"_id": {"$in": [month_id(municipality, month, name) for month in months]}}
     for doc in db[MONTHS].find(query):
         days.update(month_days(doc["month"], doc))
     return days
@@ -68,7 +73,7 @@ class Days:
     """
 
     def __init__(self, db: Database | None, name: str, municipality: str, until: date | None = None) -> None:
-        self._source = (db, name, municipality, until)
+        self._source = (db, name, municipality)
         self._months: dict[date, dict[str, int]] = (
             month_totals(db, name, municipality, until) if db is not None else {})
         self._by_day: dict[date, dict[date, dict[str, int]]] = {}  # the months read by day
@@ -90,7 +95,7 @@ class Days:
         wanted = {cut.replace(day=1) for cut in cuts if cut.day != 1} & set(self._months) - set(self._by_day)
         if not wanted:
             return
-        db, name, municipality, _until = self._source
+        db, name, municipality = self._source
         found = days_in(db, name, municipality, sorted(wanted))
         for month in wanted:
             self._by_day[month] = {when: cell for when, cell in found.items() if when.replace(day=1) == month}

@@ -32,7 +32,7 @@ from rules.dam import charges as charge_rules
 from services.dam import charges, dams, payments
 from services.shared import views
 from services.store import decode, parse_date
-from services.summary.days import MONTHS, TOTALS, Days, month_days
+from services.summary.days import MONTHS, TOTALS, Days, month_days, month_id
 from services.summary.figures import PaymentDifferences, Revenue, RevenueLine
 from services.summary.periods import Period
 
@@ -49,7 +49,7 @@ def _centavos(value: Decimal) -> int:
 
 
 def _bucket(municipality: str, day: date) -> str:
-    return f"{municipality}:{day:%Y-%m}:{NAME}"
+    return month_id(municipality, day, NAME)
 
 
 def contribution(doc: dict) -> dict[str, dict[str, int]]:
@@ -159,7 +159,7 @@ class Parts:
         self.cells: dict[str, Counter] = defaultdict(Counter)
 
     def add(self, day: date, key: str, n: int) -> None:
-        self.cells[f"{self.municipality}:{day:%Y-%m}:{self.name}"][f"d{day.day:02d}.{key}"] += n
+        self.cells[month_id(self.municipality, day, self.name)][f"d{day.day:02d}.{key}"] += n
 
     def state(self, first: date | None, stop: date | None, key: str, n: int = 1) -> None:
         if first is None or (stop is not None and stop <= first):
