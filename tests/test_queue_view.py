@@ -109,10 +109,10 @@ def test_a_failed_write_leaves_the_queue_as_it_was(db):
 
 def test_the_rebuilt_queue_is_the_stored_one(db):
     def stored():
-        counts = (db[queue_pages.COUNTS].find_one({"_id": "chapada"}) or {}).get("c", {})
+        counts = {cell: n for d in db[queue_pages.COUNTS].find({"municipality": "chapada"})
+                  for cell, n in d["c"].items() if n}
         return sorted(tuple(sorted((k, str(v)) for k, v in d.items() if k != "_id"))
-                      for d in db[queue_view.ITEMS].find({"municipality": "chapada"})), {
-            cell: n for cell, n in counts.items() if n}
+                      for d in db[queue_view.ITEMS].find({"municipality": "chapada"})), counts
 
     fees_waiting = [p for p in queue_view.pending(db, "chapada", clock.today()) if p.kind == "Taxa"]
     if fees_waiting:
@@ -127,6 +127,26 @@ def test_the_rebuilt_queue_is_the_stored_one(db):
     with store.transaction(db):
         queue_view.rebuild(db, "chapada")
     assert stored() == kept
+
+
+def test_a_write_moves_the_counts_of_its_items_due_month_only(db):
+    """The counts are kept per due month: paying a fine moves the document of the month the fine was due
+    in, not one document holding every day of the calendar."""
+    def counts():
+        return {d["_id"]: d for d in db[queue_pages.COUNTS].find({"municipality": "chapada"})}
+
+    before = counts()
+    assert len(before) > 1, "the demo's items fall due in several months"
+    for doc in before.values():
+        assert {queue_pages.month_of({"due_n": int(cell.split("|")[0])}) for cell in doc["c"]} == {doc["month"]}
+    fine = next(p for p in queue_view.pending(db, "chapada", clock.today()) if p.kind == "Multa")
+    auto = store.decode(db["autos"].find_one({"municipality": "chapada", "number": fine.protocol[5:]}))
+    dam = next(d for d in db["dams"].find({"charge_id": auto["fine_dam"]["charge_id"]})
+               if d["status"] not in ("pago", "cancelado"))
+    payments.record_payment(db, ACTOR, "chapada", str(dam["_id"]), clock.today(),
+                            Decimal(str(dam["amount"].to_decimal())), "PIX")
+    after = counts()
+    assert {key for key in after if after[key] != before.get(key)} == {f"chapada|{fine.due:%Y-%m}"}
 
 
 def test_an_autos_fine_paid_leaves_the_queue_in_its_unit_of_work(db):

@@ -46,6 +46,7 @@ INDEXES = {
             ([("authorization_id", 1)], {"name": "i_queue_authorization"}),
             ([("auto_id", 1)], {"name": "i_queue_auto"})],
     SOURCES: [([("municipality", 1), ("refresh_on", 1)], {"name": "i_queue_refresh"})],
+    queue_pages.COUNTS: [([("municipality", 1), ("month", 1)], {"name": "i_queue_counts"})],
     "authorizations": [([("fee_dam.charge_id", 1)], {"name": "i_authorizations_fee_charge"})],
     "autos": [([("fine_dam.charge_id", 1)], {"name": "i_autos_fine_charge"})],
 }
@@ -204,9 +205,9 @@ def rebuild(db: Database, municipality: str) -> None:
     queue_autos.rebuild(db, municipality, clock.today())
 
 
-# 2: the autos' items too, the days as numbers, and the counts
+# 2: the autos' items too, the days as numbers, and the counts; 3: the counts per due month
 views.register(views.View("work_queue", ("authorizations", "autos", "charges", "dams", "parameters"), _touched,
-                          rebuild, version=2))
+                          rebuild, version=3))
 
 
 def refresh_due(db: Database, municipality: str, on: date) -> None:
