@@ -15,7 +15,7 @@ cols = st.columns(5)
 start = common.date_input(cols[0], "De", clock.today() - timedelta(days=30), key="audit_start")
 end = common.date_input(cols[1], "Até", clock.today(), key="audit_end")
 username = cols[2].text_input("Usuário", key="audit_user")
-collection = common.selectbox(cols[3], "Registro", [""] + audit_log.collections(), key="audit_collection",
+collection = common.selectbox(cols[3], "Registro", [""] + audit_log.collections(db), key="audit_collection",
                               format_func=lambda c: audit_log.entity_label(c) if c else "Todos", placeholder="Escolha...")
 action = common.selectbox(cols[4], "Ação", [""] + audit_log.actions(db, actor), key="audit_action",
                           format_func=lambda a: audit_log.action_label(a, collection) if a else "Todas",

@@ -23,7 +23,9 @@ from services.shared.auth import authorize, scope_of
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.parameter_labels import label as parameter_label
-from services.shared.schema import SPECS
+from services.shared.definition_spec import COLLECTION as DEFINITIONS
+from services.shared.definition_spec import to_spec
+from services.shared.schema import SPECS, EntitySpec
 from services.store import decode, encode
 
 
@@ -131,17 +133,44 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "saved_views": "Visão salva", "register_definitions": "Cadastro definido"}
 
 
+# The registers defined by municipal IT as the reader last loaded their definitions (:func:`load_defined`):
+# their labels come from the definition in the store, not from what this process happened to open.
+_DEFINED: dict[str, EntitySpec] = {}
+
+
+def _spec(collection: str) -> EntitySpec | None:
+    return _DEFINED.get(collection) or SPECS.get(collection)
+
+
+def load_defined(db: Database, names: Any = None) -> dict[str, EntitySpec]:
+    """The defined registers among ``names`` (all of them when None) from their definitions, active or
+    not, in one query, kept for the labels of the register; returns them by name."""
+    query: dict[str, Any] = {}
+    if names is not None:
+        wanted = sorted({n for n in names if n and n not in COLLECTION_LABELS
+                         and (n not in SPECS or SPECS[n].defined)})
+        if not wanted:
+            return {}
+        query = {"name": {"$in": wanted}}
+    found = {doc["name"]: to_spec({**decode(doc), "defined": True}) for doc in db[DEFINITIONS].find(query)}
+    _DEFINED.update(found)
+    return found
+
+
 def entity_label(collection: str) -> str:
     """The pt-BR name of what a collection holds ("Condutor"), from its spec when it has one."""
     if collection in COLLECTION_LABELS:
         return COLLECTION_LABELS[collection]
-    spec = SPECS.get(collection)
+    spec = _spec(collection)
     return spec.label if spec is not None else collection
 
 
-def collections() -> list[str]:
-    """The kinds of record the log may name, for the filter, in the order of their pt-BR names."""
-    return sorted(set(COLLECTION_LABELS) | set(SPECS), key=lambda c: entity_label(c).casefold())
+def collections(db: Database | None = None) -> list[str]:
+    """The kinds of record the log may name, for the filter, in the order of their pt-BR names (with
+    ``db``, every register defined in the store too)."""
+    if db is not None:
+        load_defined(db)
+    return sorted(set(COLLECTION_LABELS) | set(SPECS) | set(_DEFINED), key=lambda c: entity_label(c).casefold())
 
 
 def action_label(action: str, collection: str) -> str:
@@ -160,7 +189,7 @@ def action_label(action: str, collection: str) -> str:
 
 def field_label(collection: str, name: str) -> str:
     """A changed field by its label on the form ("Placa"), else the identifier."""
-    spec = SPECS.get(collection)
+    spec = _spec(collection)
     if spec is not None:
         try:
             return spec.field(name).label
@@ -175,7 +204,7 @@ def shown_value(value: Any, collection: str = "", name: str = "", towns: Mapping
     municipality by its name (``towns``: code → name)."""
     if value in (None, "", [], {}):
         return "—"
-    spec = SPECS.get(collection) if collection else None
+    spec = _spec(collection) if collection else None
     if spec is not None and not isinstance(value, (dict, list)):
         try:
             return spec.field(name).show(value)
@@ -270,22 +299,52 @@ def rows_shown(entries: list[dict], db: Database | None = None) -> list[dict[str
     with ``db``, another record named in a change is shown by its key (number, protocol, name) and a
     municipality by its name."""
     towns: dict[str, str] = {}
+    keys: dict[tuple[str, str], str] = {}
     if db is not None:
         entries = _referenced(db, entries)
         towns = {town.code: town.name for town in municipalities.all_municipalities(db)}
+        keys = _defined_keys(db, entries)
     return [dict(zip(EXPORT_COLUMNS, (
         e["at"], e["username"], towns.get(e.get("municipality") or "", e.get("municipality") or ""),
-        action_label(e["action"], e["collection"]), entity_label(e["collection"]), _key(e, towns),
+        action_label(e["action"], e["collection"]), entity_label(e["collection"]), _key(e, towns, keys),
         changes_shown(e, towns), e.get("note") or "",
     ))) for e in entries]
 
 
-def _key(entry: dict, towns: Mapping[str, str]) -> str:
-    """The record's own key; a parameter by its label, a municipality by its name."""
+def _defined_keys(db: Database, entries: list[dict]) -> dict[tuple[str, str], str]:
+    """The key of each record of a defined register named by ``entries``, as its list shows it (its
+    title field), and a definition's entries by the register's name: the definitions in one query, then
+    one query per defined register named, whatever the number of entries."""
+    names = {e.get("collection") for e in entries}
+    names |= {str(e.get("key")) for e in entries if e.get("collection") == DEFINITIONS and e.get("key")}
+    defined = load_defined(db, names)
+    keys = {(DEFINITIONS, name): spec.label_plural for name, spec in defined.items()}
+    wanted: dict[str, set[ObjectId]] = {}
+    for entry in entries:
+        if entry.get("collection") in defined and ObjectId.is_valid(str(entry.get("doc_id") or "")):
+            wanted.setdefault(entry["collection"], set()).add(ObjectId(str(entry["doc_id"])))
+    for name, ids in wanted.items():
+        spec = defined[name]
+        title = spec.title_field or spec.fields[0].name
+        for doc in db[name].find({"_id": {"$in": sorted(ids)}}, {title: 1}):
+            shown = spec.title_of(decode(doc))
+            if shown:
+                keys[(name, str(doc["_id"]))] = shown
+    return keys
+
+
+def _key(entry: dict, towns: Mapping[str, str], keys: Mapping[tuple[str, str], str] | None = None) -> str:
+    """The record's own key; a parameter by its label, a municipality by its name, a record of a defined
+    register by its title and a definition by its register's name (``keys``, :func:`_defined_keys`)."""
     key = str(entry.get("key") or entry.get("doc_id") or "")
-    if entry["collection"] == "parameters":
+    collection = entry["collection"]
+    if collection == "parameters":
         return parameter_label(key)
-    return towns.get(key, key) if entry["collection"] == "municipalities" else key
+    if keys:
+        found = keys.get((collection, key if collection == DEFINITIONS else str(entry.get("doc_id") or "")))
+        if found:
+            return found
+    return towns.get(key, key) if collection == "municipalities" else key
 
 
 def _export_rows(db: Database, actor: Any, municipality: str | None, username: str | None,
