@@ -1,5 +1,6 @@
 """Busca: one box for anything a clerk has at hand (CPF/CNPJ, plate, protocol, authorization, auto or
-DAM number, name), in every municipality the user acts in; a result opens its record on its page."""
+DAM number, name), in every municipality the user acts in, and the searchable fields of the registers
+defined by TI; a result opens its record on its page."""
 import streamlit as st
 
 from services import search
@@ -9,7 +10,7 @@ from ui import common, navigation, search_results
 actor = common.guard("write")
 db = common.db()
 common.page_header("Busca", "Condutores, veículos, autorizações, autos, plataformas, solicitantes, pedidos, "
-                   "contribuintes e DAMs")
+                   "contribuintes, DAMs e cadastros definidos pela TI")
 term = st.text_input("Buscar", key=navigation.SEARCH_TERM, placeholder="CPF/CNPJ, placa, protocolo, nº do auto "
                      "ou do DAM, nome…")
 if len(search.clean(term)) < search.MIN_TERM:

@@ -24,6 +24,10 @@ from services.ridehailing.enforcement.lists import list_autos
 from services.shared import entity_lists, fields, municipalities, schema
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
+from services.shared.definition_spec import COLLECTION as DEFINITIONS
+from services.shared.definition_spec import to_spec
+from services.shared.schema import EntitySpec
+from services.store import decode
 
 PER_KIND = 5
 RELATED = 20  # of each kind on a person's or a vehicle's page
@@ -44,6 +48,7 @@ class Group:
     label: str
     hits: tuple[Hit, ...]
     more: bool  # some municipality had more than PER_KIND: the kind's own list shows them all
+    defined: bool = False  # a register defined by municipal IT (its page is the one of every such register)
 
 
 Found = tuple[list[Hit], bool]  # the hits shown, and whether there were more
@@ -119,7 +124,8 @@ def search(db: Database, actor: Actor, term: str, on: date) -> list[Group]:
     term = clean(term)
     if len(fields.search_form("text", term)) < MIN_TERM:
         return []
-    return _groups(db, actor, municipalities.of_actor(db, actor), term, on, PER_KIND)
+    places = municipalities.of_actor(db, actor)
+    return _groups(db, actor, places, term, on, PER_KIND) + _defined_groups(db, actor, places, term, PER_KIND)
 
 
 @checked
@@ -147,3 +153,36 @@ def _groups(db: Database, actor: Actor, places: list, term: str, on: date, limit
         if hits:
             groups.append(Group(kind, label, tuple(hits), more))
     return groups
+
+
+DETAILS = 3  # fields of a defined register's record beside its title
+
+
+def _defined_groups(db: Database, actor: Actor, places: list, term: str, limit: int) -> list[Group]:
+    """The registers defined by municipal IT that the actor reads in ``places``, each searched by its
+    searchable fields: the definitions in one query, then one query per register and municipality (at
+    most ``limit`` + 1 rows), never one per record."""
+    codes = [place.code for place in places]
+    groups = []
+    for doc in db[DEFINITIONS].find({"active": True, "municipalities": {"$in": codes}}).sort("label_plural", 1):
+        spec = to_spec({**decode(doc), "defined": True})
+        hits: list[Hit] = []
+        more = False
+        for code in codes:
+            if spec.grants(actor.role, "read", code):
+                rows = entity_lists.searched(db, spec, code, term, limit + 1)
+                hits.extend(_defined_hit(spec, code, row) for row in rows[:limit])
+                more = more or len(rows) > limit
+        if hits:
+            groups.append(Group(spec.name, spec.label_plural, tuple(hits), more, defined=True))
+    return groups
+
+
+def _defined_hit(spec: EntitySpec, code: str, row: dict) -> Hit:
+    """A record as its list shows it: its title, then its searchable and listed fields with a value."""
+    title_name = spec.title_field or spec.fields[0].name
+    shown = [f for f in spec.fields if f.name != title_name and row.get(f.name) not in (None, "")
+             and (f.searchable or f.in_list)]
+    shown.sort(key=lambda f: not f.searchable)  # what matched the term first
+    detail = " · ".join(f"{f.label} {f.show(row[f.name])}" for f in shown[:DETAILS])
+    return Hit(code, spec.title_of(row) or "(sem título)", detail, row["id"])

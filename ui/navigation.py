@@ -206,14 +206,16 @@ def record_link(collection: str, doc_id: str | None, key: str | None = None) -> 
 
 
 def open_record(collection: str, record_id: str, municipality: str) -> None:
-    """Open a record on its page, in its municipality (a result of the Busca, a link of Início)."""
-    st.session_state[OPEN_KEYS[collection]] = record_id
-    if collection in OPEN_TABS:
-        key, label = OPEN_TABS[collection]
+    """Open a record on its page, in its municipality (a result of the Busca, a link of Início); a
+    collection without a page of its own is a defined register, opened on its register's page."""
+    defined = collection not in RECORD_PAGES
+    st.session_state[f"{collection}_open" if defined else OPEN_KEYS[collection]] = record_id
+    if defined or collection in OPEN_TABS:
+        key, label = (f"{collection}_tabs", "Lista") if defined else OPEN_TABS[collection]
         st.session_state[key] = label
     if municipality != st.session_state.get("municipality"):
         st.session_state[SWITCH_MUNICIPALITY] = municipality
-    st.switch_page(RECORD_PAGES[collection])
+    st.switch_page(st.Page(DEFINED_PAGE, url_path=defined_path(collection)) if defined else RECORD_PAGES[collection])
 
 
 SEARCH_TERM, SEARCH_GO = "search_term", "nav_search_go"

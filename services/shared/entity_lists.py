@@ -142,6 +142,16 @@ def lookup(db: Database, actor: Actor, entity: str, municipality: str, term: str
     return [entities._typed(spec, decode(d)) for d in cursor]
 
 
+def searched(db: Database, spec: EntitySpec, municipality: str, term: str, limit: int) -> list[dict]:
+    """At most ``limit`` records of a register the caller was already authorized for whose searchable
+    fields match ``term``, newest first (one query); none when the register has no searchable field."""
+    if not any(f.searchable for f in spec.fields) or not _search_term(term):
+        return []
+    mongo = _mongo_query(spec, municipality, ListQuery(search=term))
+    cursor = db[spec.name].find(mongo).sort([("created_at", -1), ("_id", -1)]).limit(max(1, min(limit, PER_PAGE_MAX)))
+    return [entities._typed(spec, decode(d)) for d in cursor]
+
+
 @checked
 def referenced(db: Database, actor: Actor, entity: str, municipality: str, key: str,
                value: str | int | Decimal | date | bool | None) -> dict | None:
