@@ -11,6 +11,7 @@ from ui import common, navigation
 from ui.entity import announced, entity_page
 from ui.flow import flow_panel
 from ui.lists import entity_list
+from ui.record_files import downloads
 
 actor = common.guard("read")
 mun = common.municipality()
@@ -27,7 +28,9 @@ else:
     common.page_header(spec.label_plural, "Somente consulta para o seu perfil")
     announced()
     selected = entity_list(spec, actor, mun)
-    if selected and spec.flow:  # a move the flow grants to a reading role (TI deciding, say)
+    if selected and (spec.flow or any(f.kind == "file" for f in spec.fields)):
         ok, doc = common.attempt(entities.get, common.db(), actor, spec.name, mun, selected)
         if ok:
-            flow_panel(spec, actor, mun, doc)
+            downloads(spec, actor, mun, doc)  # the record's files
+            if spec.flow:  # a move the flow grants to a reading role (TI deciding, say)
+                flow_panel(spec, actor, mun, doc)

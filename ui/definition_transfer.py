@@ -29,8 +29,13 @@ def transfer_section(db, actor, mun: str, chosen: str) -> None:
 def _export(db, actor, mun: str, name: str) -> None:
     with_records = st.checkbox("Incluir os registros", key="regdef_transfer_records",
                                help="Os registros deste município, sem os removidos por engano.")
-    st.download_button("Baixar a definição (.json)", lambda: definition_transfer.export_register(
-                           db, actor, mun, name, with_records=with_records),
+    made = None
+    if with_records:  # made now: records with their files may pass the import's limit, said here
+        ok, made = common.attempt(definition_transfer.export_register, db, actor, mun, name, with_records=True)
+        if not ok:
+            return
+    st.download_button("Baixar a definição (.json)", made if with_records else (
+                           lambda: definition_transfer.export_register(db, actor, mun, name, with_records=False)),
                        file_name=f"cadastro-{name}-{mun}-{common.today().isoformat()}.json",
                        mime="application/json", icon=":material/download:", key="regdef_transfer_download")
 

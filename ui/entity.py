@@ -12,7 +12,7 @@ from rules.base import RuleError
 from services.shared import entities, entity_lists
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.schema import EntitySpec, Field, ListQuery
-from ui import common, navigation, search_results
+from ui import common, navigation, record_files, search_results
 from ui.common import forget
 from ui.entity_import import entity_import
 from ui.lists import entity_list
@@ -234,6 +234,8 @@ def field_widget(f: Field, key: str, current: Any, error: str | None) -> Any:
         index = options.index(current) if current in options else None
         value = st.selectbox(label, options, index=index, key=key, placeholder="Escolha…",
                              format_func=lambda v: dict(f.choices).get(v, v), help=f.help or None)
+    elif f.kind == "file":
+        value = record_files.file_input(f, label, key, current)
     elif f.kind == "textarea":
         value = st.text_area(label, value=f.show(current) if current is not None else "", key=key, help=f.help or None)
     else:
@@ -261,7 +263,8 @@ def form_fields(spec: EntitySpec, form_key: str, doc: dict | None) -> dict[str, 
     for index, f in enumerate(plain):
         with columns[index % 2]:
             values[f.name] = field_widget(f, f"{form_key}_{f.name}", (doc or {}).get(f.name), errors.get(f.name))
-    return values
+    # a file not sent again on an edit: the record keeps the one it holds
+    return {k: v for k, v in values.items() if not (doc and v is None and spec.field(k).kind == "file")}
 
 
 def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, after_save=None) -> None:
@@ -286,6 +289,8 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, afte
     if saved and not doc and after_save:
         after_save(saved)
     picked = references(spec, form_key, doc, actor, mun)
+    if doc:
+        record_files.downloads(spec, actor, mun, doc)
     with st.form(form_key, clear_on_submit=False):
         values = {**picked, **form_fields(spec, form_key, doc)}
         if doc:
@@ -321,7 +326,10 @@ def entity_form(spec: EntitySpec, actor, mun: str, doc: dict | None = None, afte
 def _forget(spec: EntitySpec, form_key: str) -> None:
     """Drop what a form holds (typed values, errors, loaded version): the next run starts afresh."""
     blanks = {f"{form_key}_{f.name}": None if f.refers_to or f.kind in ("choice", "date")  # see field_widget
-              else False if f.kind == "bool" else "" for f in spec.fields}
+              else False if f.kind == "bool" else "" for f in spec.fields if f.kind != "file"}
+    for f in spec.fields:
+        if f.kind == "file":
+            record_files.forget(f"{form_key}_{f.name}")
     blanks.update({f"{form_key}_{f.name}_term": "" for f in spec.fields if f.refers_to})
     forget(*blanks, **blanks)
     for name in (f"{form_key}_errors", f"{form_key}_version", f"{form_key}_saved"):

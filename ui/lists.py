@@ -31,7 +31,7 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
         chosen = col.selectbox(f.label, options, key=f"{key}_f_{f.name}", placeholder="Escolha...",
                                format_func=lambda v, f=f: "Todos" if v in ("", None) else f.show(v))
         filters[f.name] = None if chosen in ("", None) else chosen  # False (a "Não" filter) stays
-    sortable = [f.name for f in spec.list_fields]
+    sortable = [f.name for f in spec.list_fields if f.kind != "file"]
     # the register's own order first (its index serves the first page); "Escolha..." is that order too
     first = sortable.index(spec.default_sort) if spec.default_sort in sortable else None
     sort = cols[-2].selectbox("Ordenar por", sortable, index=first, key=f"{key}_sort",

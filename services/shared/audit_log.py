@@ -205,7 +205,9 @@ def shown_value(value: Any, collection: str = "", name: str = "", towns: Mapping
     if value in (None, "", [], {}):
         return "—"
     spec = _spec(collection) if collection else None
-    if spec is not None and not isinstance(value, (dict, list)):
+    kept_file = spec is not None and isinstance(value, dict) and any(  # a record's file: its name and size
+        f.name == name and f.kind == "file" for f in spec.fields)
+    if spec is not None and (not isinstance(value, (dict, list)) or kept_file):
         try:
             return spec.field(name).show(value)
         except (KeyError, ValueError, TypeError, AttributeError):

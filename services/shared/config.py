@@ -145,6 +145,7 @@ UPLOAD_LIMITS = {
     "register_definition": 5,  # a register's definition and records moved between stores (definition_transfer)
     "attachment": 10,      # a file of a machinery service request (PDF, JPEG, PNG)
     "evidence": 10,        # an evidence file or a defence/appeal attachment of an auto (PDF, JPEG, PNG)
+    "register_file": 10,   # a document or photo of a record of a register defined by TI (PDF, JPEG, PNG)
 }
 
 

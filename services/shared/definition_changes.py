@@ -138,6 +138,8 @@ def _converted(f: Field, was: Field, value: Any, fix: dict[str, str]) -> Any:
     """The stored value under the new field: mapped by TI, else read by the new type, else unreadable."""
     if str(value) in fix:
         return _parse(f, fix[str(value)])
+    if was.kind == "file" and f.kind != "file":  # a kept file is no text, number or date
+        return _UNREADABLE
     if _same_type(was, f) and f.kind == "choice" and str(value) not in {v for v, _ in f.choices}:
         return _UNREADABLE
     try:

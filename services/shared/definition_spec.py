@@ -23,8 +23,10 @@ COLLECTION = "register_definitions"
 FORMAT = 1  # the document's format; a later key (a status flow, an export) is optional, read when present
 
 # The kinds a defined field may have (the coded specs' kinds), and "reference" to another register.
-KINDS = {k: fields.KINDS[k] for k in ("text", "textarea", "int", "money", "date", "bool", "choice", "cpf", "cnpj",
-                                      "cpf_cnpj", "phone", "email", "plate")}
+FILE = "file"  # a document or photo of the record (services.shared.record_files); not a kind of custom field
+KINDS = {**{k: fields.KINDS[k] for k in ("text", "textarea", "int", "money", "date", "bool", "choice", "cpf", "cnpj",
+                                         "cpf_cnpj", "phone", "email", "plate")},
+         FILE: "Arquivo (PDF, JPEG ou PNG)"}
 REFERENCE = "reference"
 READ_ROLES = ("secretaria", "ti")  # who may be granted reading (the gabinete reads counts only)
 WRITE_ROLES = ("secretaria",)  # who may be granted writing (TI administers, it does not type records)
@@ -143,8 +145,9 @@ def problems(definition: dict[str, Any], known: dict[str, EntitySpec], coded: fr
     errors.update(flow_spec.problems(definition.get("flow"), definition.get("read_roles"),
                                      definition.get("write_roles")))
     sort = definition.get("default_sort") or ""
-    if sort and sort not in names | {"created_at"} | ({flow_spec.STATE} if definition.get("flow") else set()):
-        errors["default_sort"] = "Ordem padrão: escolha um dos campos do cadastro."
+    files = {str(f.get("name")) for f in field_list if f.get("kind") == FILE}
+    if sort and sort not in (names - files) | {"created_at"} | ({flow_spec.STATE} if definition.get("flow") else set()):
+        errors["default_sort"] = "Ordem padrão: escolha um dos campos do cadastro (um arquivo não ordena a lista)."
     return errors
 
 
@@ -187,4 +190,6 @@ def _field_problems(index: int, f: dict[str, Any], seen: set[str], known: dict[s
             errors[f"{at}.choices"] = f"{row}: há opções repetidas."
     if f.get("unique") and not f.get("required"):
         errors[f"{at}.unique"] = f"{row}: um campo único deve ser também obrigatório."
+    if kind == FILE and any(f.get(flag) for flag in ("unique", "searchable", "filterable")):
+        errors[f"{at}.kind"] = f"{row}: um campo de arquivo não pode ser único, de busca nem filtro."
     return errors

@@ -6,7 +6,9 @@ The file (UTF-8, indented, keys sorted) holds a header — ``painel: "cadastro-d
 ``exported_at`` (UTC), the source ``municipality``, ``exported_by`` —, the ``definition`` as the TI form
 edits it (``name`` and every key of ``definitions.EDITABLE``, whatever they are) and, when asked, the
 ``records`` of the source municipality (not the removed ones; only the fields' values: money as a
-decimal text, dates as ISO text).
+decimal text, dates as ISO text, a file as ``{"name", "content"}`` with its bytes in base64). A file
+past the import's own limit (PAINEL_REGISTER_DEFINITION_MAX_MB) is refused at export: it could not be
+imported.
 
 An import is checked whole before anything is written (:func:`check_import`): the file through the
 upload guard (``uploads``, kind ``register_definition``) and the boundary, the header, the definition
@@ -17,6 +19,8 @@ included). :func:`import_register` then writes the definition and the records in
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -25,13 +29,15 @@ from typing import Any
 
 from pymongo.database import Database
 
-from services.shared import audit, clock, definitions, entities, flow_spec, municipalities, uploads
+from rules import fmt
+
+from services.shared import audit, clock, definitions, entities, flow_spec, municipalities, record_files, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import check_value, checked
 from services.shared.definition_spec import COLLECTION, REFERENCE, to_spec
 from services.shared.errors import ValidationFailed
 from services.shared.schema import EntitySpec
-from services.store import decode, ensure_indexes, exists, transaction
+from services.store import decode, ensure_indexes, exists, get_file, transaction
 
 MARK = "cadastro-definido"  # the header's "painel": what the file is
 FORMAT = 1  # the file's format; a later one is refused by an older panel
@@ -72,6 +78,7 @@ class _Checked:
     clean: dict[str, Any]
     spec: EntitySpec | None
     records: list[dict[str, Any]]
+    sent: list[dict[str, Any]]  # the records as read, their files with their bytes (record_files.keep)
 
 
 @checked
@@ -86,10 +93,25 @@ def export_register(db: Database, actor: Actor, municipality: str, name: str, *,
     }
     if with_records:
         names = [f["name"] for f in loaded["fields"]] + ([flow_spec.STATE] if loaded.get("flow") else [])
+        files = {f["name"] for f in loaded["fields"] if f["kind"] == "file"}
         rows = db[name].find({"municipality": municipality, **entities.NOT_REMOVED}).sort([("created_at", 1),
                                                                                            ("_id", 1)])
-        document["records"] = [{n: doc.get(n) for n in names} for doc in map(decode, rows)]
-    return json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True, default=_plain).encode("utf-8")
+        document["records"] = [{n: _file(db, doc.get(n)) if n in files else doc.get(n) for n in names}
+                               for doc in map(decode, rows)]
+    data = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True, default=_plain).encode("utf-8")
+    if len(data) > uploads.max_bytes(KIND):
+        raise ValidationFailed({"with_records": (
+            f"O arquivo exportado teria {fmt.number(Decimal(len(data)) / uploads.MB, 1)} MB, acima do limite para "
+            f"importar definições de cadastros ({uploads.shown_limit(KIND)}, PAINEL_REGISTER_DEFINITION_MAX_MB); "
+            "exporte sem os registros ou aumente o limite.")})
+    return data
+
+
+def _file(db: Database, kept: Any) -> dict[str, str] | None:
+    """A record's file as it travels: its name and its bytes in base64."""
+    if not isinstance(kept, dict):
+        return None
+    return {"name": str(kept["name"]), "content": base64.b64encode(get_file(db, str(kept["sha256"]))).decode()}
 
 
 def _plain(value: Any) -> str:
@@ -124,6 +146,7 @@ def import_register(db: Database, actor: Actor, municipality: str, data: bytes, 
         raise ValidationFailed({"data": "Nada foi importado. " + " ".join(shown)
                                 + (f" E mais {more} problema(s)." if more > 0 else "")})
     ensure_indexes(db, definitions.INDEXES)
+    record_files.keep(db, found.spec, found.sent)
     with transaction(db):
         doc_id = definitions._insert(db, actor, municipality, plan.name, found.clean)
         for clean in found.records:
@@ -156,10 +179,10 @@ def _check(db: Database, municipality: str, data: bytes, rename_to: str | None) 
     taken = exists(db[COLLECTION], {"name": name})
     messages, clean = _definition_checked(db, definition)
     problems = [Problem("Definição", message) for message in messages]
-    spec, cleaned = None, []
+    spec, cleaned, sent = None, [], []
     if not problems:
         spec = to_spec({"name": name, **clean, "defined": True})
-        cleaned, bad = _records(db, spec, municipality, records)
+        cleaned, bad, sent = _records(db, spec, municipality, records)
         problems += bad
     if taken:
         problems.insert(0, Problem("Definição", f"Identificador do cadastro: já existe um cadastro “{name}” neste "
@@ -168,7 +191,7 @@ def _check(db: Database, municipality: str, data: bytes, rename_to: str | None) 
     plan = ImportPlan(name, str(raw.get("label") or ""), str(raw.get("label_plural") or ""),
                       len(fields) if isinstance(fields, list) else 0, len(records),
                       str(header.get("municipality") or ""), taken, tuple(problems))
-    return _Checked(plan, header, clean, spec, cleaned)
+    return _Checked(plan, header, clean, spec, cleaned, sent)
 
 
 def _read(data: bytes) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
@@ -226,13 +249,16 @@ def _well_formed_field(f: Any) -> bool:
 
 
 def _records(db: Database, spec: EntitySpec, municipality: str,
-             records: list[Any]) -> tuple[list[dict[str, Any]], list[Problem]]:
+             records: list[Any]) -> tuple[list[dict[str, Any]], list[Problem], list[dict[str, Any]]]:
     """Each record through the validation of ``entities.create`` (and the unique values within the file,
-    and the references into ``municipality``): the clean records, and the problems by record number."""
+    and the references into ``municipality``): the clean records, the problems by record number and
+    the records as read, each file with its bytes."""
     problems: list[Problem] = []
     cleaned: list[dict[str, Any]] = []
+    sent: list[dict[str, Any]] = []
     numbers: list[int] = []
     names = {f.name for f in spec.fields}
+    files = {f.name for f in spec.fields if f.kind == "file"}
     seen: dict[str, dict[Any, int]] = {f.name: {} for f in spec.fields if f.unique}
     for number, values in enumerate(records, start=1):
         where = f"Registro {number}"
@@ -240,11 +266,13 @@ def _records(db: Database, spec: EntitySpec, municipality: str,
             problems.append(Problem(where, "não tem a forma de um registro (os campos e seus valores)."))
             continue
         wrong = [k for k in values if k not in names] + [spec.field(k).label for k, v in values.items()
-                                                         if k in names and isinstance(v, (dict, list))]
+                                                         if k in names and isinstance(v, (dict, list))
+                                                         and (k not in files or _sent(v) is None)]
         if wrong:
             problems += [Problem(where, f"o campo “{k}” não existe no cadastro ou tem um valor que não é aceito.")
                          for k in wrong]
             continue
+        values = {k: _sent(v) if k in files and v is not None else v for k, v in values.items()}
         try:
             clean = entities.validate(spec, values)
         except ValidationFailed as exc:
@@ -263,8 +291,19 @@ def _records(db: Database, spec: EntitySpec, municipality: str,
             elif value is not None:
                 first[value] = number
         cleaned.append(clean)
+        sent.append(values)
         numbers.append(number)
     for index, bad in entities.check_references(db, spec, municipality, cleaned).items():
         problems += [Problem(f"Registro {numbers[index]}", message) for message in bad.values()]
     problems.sort(key=lambda p: int(p.where.split()[-1]))
-    return cleaned, problems
+    return cleaned, problems, sent
+
+
+def _sent(value: Any) -> record_files.Sent | None:
+    """A file as the export writes it (``{"name", "content"}``, base64) read back; None when malformed."""
+    if not isinstance(value, dict) or not all(isinstance(value.get(k), str) for k in ("name", "content")):
+        return None
+    try:
+        return record_files.Sent(value["name"], base64.b64decode(value["content"], validate=True))
+    except (binascii.Error, ValueError):
+        return None

@@ -19,7 +19,7 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.params import ParameterMissing
-from services.shared import audit, clock, definition_spec, fields, flow_spec, parameters, specs  # noqa: F401  (importing specs registers every spec)
+from services.shared import audit, clock, definition_spec, fields, flow_spec, parameters, record_files, specs  # noqa: F401  (importing specs registers every spec)
 from services.shared.auth import Actor, PermissionDenied, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
@@ -124,7 +124,9 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
                 clean[f.name] = None
             continue
         try:
-            clean[f.name] = f.clean(raw)
+            clean[f.name] = record_files.value(raw, f.name) if record_files.is_sent(raw) else f.clean(raw)
+        except ValidationFailed as exc:  # a file the upload guard refused: its size, its type
+            errors[f.name] = f"{f.label}: {exc.errors[f.name]}"
         except ValueError as exc:
             errors[f.name] = f"{f.label}: {exc}."
     if errors:
@@ -203,6 +205,7 @@ def create(db: Database, actor: Actor, entity: str, municipality: str, values: d
     spec = authorize_entity(db, actor, "write", entity, municipality)
     clean = validate(spec, values)
     _refuse_unknown_references(db, spec, municipality, clean)
+    record_files.keep(db, spec, [values])
     with transaction(db):
         return _insert(db, actor, spec, municipality, clean)
 
@@ -225,6 +228,7 @@ def create_many(db: Database, actor: Actor, entity: str, municipality: str, rows
         errors.update({f"{index}.{name}": message for name, message in bad.items()})
     if errors:
         raise ValidationFailed(errors)
+    record_files.keep(db, spec, rows)
     with transaction(db):
         return [_insert(db, actor, spec, municipality, clean) for clean in cleaned]
 
@@ -267,6 +271,7 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     if not changed:
         return
     _refuse_unknown_references(db, spec, municipality, changed)
+    record_files.keep(db, spec, [values])
     current = {"version": expected} if expected else {"version": {"$exists": False}}
     with transaction(db):
         try:

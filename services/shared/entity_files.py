@@ -1,5 +1,6 @@
-"""Registers as files: CSV and XLSX export of exactly what a filter shows, and CSV import with a dry
-run that reports every bad row (format, duplicate, unknown reference) before anything is written.
+"""Registers as files: CSV and XLSX export of exactly what a filter shows, CSV import with a dry run
+that reports every bad row (format, duplicate, unknown reference) before anything is written, and the
+download of a file a record's field holds (``record_files``).
 """
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from typing import Any
 
 from pymongo.database import Database
 
-from services.shared import entities, entity_lists, exports, fields, uploads
+from services.shared import entities, entity_lists, exports, fields, record_files, uploads
 from services.shared.auth import Actor
 from services.shared.boundary import checked
-from services.shared.errors import ValidationFailed
+from services.shared.errors import NotFound, ValidationFailed
 from services.shared.exports import spreadsheet_safe
 from services.shared.schema import Field, ListQuery
-from services.store import encode, exists
+from services.store import encode, exists, get_file
 
 CSV_DELIMITER = ";"
 
@@ -105,11 +106,13 @@ def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data:
     header = next(reader, [])
     if not any(h.strip() for h in header):
         raise ValidationFailed({"file": "O arquivo está vazio."})
-    typed = [f for f in spec.fields if f.in_form]  # a flow's state is not imported: a record starts in the first
+    # a flow's state is not imported (a record starts in the first), nor a file (a CSV cell holds no file: its
+    # column, an export read back, is ignored; a required one is asked of each row)
+    typed = [f for f in spec.fields if f.in_form and f.kind != "file"]
     by_heading = {f.label.lower(): f for f in typed} | {f.name.lower(): f for f in typed}
     columns = [by_heading.get(h.strip().lower()) for h in header]
     errors: list[RowError] = []
-    ignored = {n.lower() for f in spec.fields if not f.in_form for n in (f.label, f.name)}  # an export read back
+    ignored = {n.lower() for f in spec.fields if f not in typed for n in (f.label, f.name)}  # an export read back
     unknown = [h for h, c in zip(header, columns) if c is None and h.strip() and h.strip().lower() not in ignored]
     for heading in unknown:
         errors.append(RowError(1, heading, f"coluna '{heading}' não existe neste cadastro"))
@@ -151,3 +154,14 @@ def import_csv(db: Database, actor: Actor, entity: str, municipality: str, data:
     for clean in cleaned:
         entities.create(db, actor, entity, municipality, clean)
     return replace(report, inserted=len(cleaned))
+
+
+@checked
+def record_file(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str,
+                field: str) -> tuple[str, str, bytes]:
+    """The file a record's field holds, as (name, MIME type, bytes), for whoever may read the register."""
+    spec = entities.authorize_entity(db, actor, "read", entity, municipality)
+    kept = entities.get(db, actor, entity, municipality, doc_id).get(field)
+    if field not in {f.name for f in spec.fields if f.kind == "file"} or not isinstance(kept, dict):
+        raise NotFound("Arquivo não encontrado neste registro.")
+    return str(kept["name"]), record_files.mime(kept), get_file(db, str(kept["sha256"]))

@@ -89,7 +89,7 @@ def _sort(spec: EntitySpec, query: ListQuery) -> list[tuple[str, int]]:
     """Sort keys of a listing: a field of the spec (or the creation/update instant), then ``_id`` the
     same way (an index read backwards serves the descending order)."""
     name = query.sort or spec.default_sort
-    if name not in {f.name for f in spec.fields} | set(SYSTEM_SORTS):
+    if name not in {f.name for f in spec.fields if f.kind != "file"} | set(SYSTEM_SORTS):  # a file orders nothing
         raise ValidationFailed({"sort": "Ordenação inválida: escolha uma coluna da lista."})
     way = -1 if query.descending else 1
     return [(name, way), ("_id", way)]

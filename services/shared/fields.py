@@ -173,6 +173,8 @@ def parse(kind: str, raw: Any, choices: tuple[tuple[str, str], ...] = ()) -> Any
         if len(number) not in (10, 11):
             raise ValueError("telefone inválido; informe DDD e número")
         return number
+    if kind == "file":  # a file comes with its bytes through services.shared.record_files, never typed
+        raise ValueError("envie o arquivo (PDF, JPEG ou PNG) pelo formulário do registro")
     raise ValueError(f"tipo de campo desconhecido: {kind}")
 
 
@@ -209,7 +211,18 @@ def show(kind: str, value: Any, choices: tuple[tuple[str, str], ...] = ()) -> st
     if kind == "phone":
         number = str(value)
         return f"({number[:2]}) {number[2:-4]}-{number[-4:]}"
+    if kind == "file" and isinstance(value, dict):  # a kept file: its name and size
+        return f"{value.get('name')} ({file_size(int(value.get('size') or 0))})"
     return str(value)
+
+
+def file_size(size: int) -> str:
+    """A file's size as people read it: "820 bytes", "12,5 KB", "1,2 MB"."""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{fmt.number(Decimal(size) / 1024, 1)} KB"
+    return f"{fmt.number(Decimal(size) / (1024 * 1024), 1)} MB"
 
 
 def search_form(kind: str, text: str) -> str:

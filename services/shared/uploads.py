@@ -4,8 +4,8 @@ type is checked from its content, and a refusal is a pt-BR ``ValidationFailed`` 
 
 Kinds (``LIMITS``; the size of each is ``config.upload_max_mb(kind)``, set by PAINEL_<KIND>_MAX_MB):
 ``return_file`` (any content; the bank import parses it), ``platform_list`` and ``trip_file`` (CSV or
-XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment`` and ``evidence`` (PDF, JPEG or
-PNG).
+XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment``, ``evidence`` and ``register_file``
+(PDF, JPEG or PNG).
 
 The stable calls (other modules rely on them):
 
@@ -70,6 +70,7 @@ LIMITS = {
     "register_definition": Limit("definições de cadastros", ("json",)),
     "attachment": Limit("anexos dos pedidos de serviço", ("pdf", "jpeg", "png"), names_file=True),
     "evidence": Limit("provas e anexos dos autos", ("pdf", "jpeg", "png"), names_file=True),
+    "register_file": Limit("arquivos dos cadastros definidos", ("pdf", "jpeg", "png"), names_file=True),
 }
 MAGIC = {"pdf": (b"%PDF-",), "jpeg": (b"\xff\xd8",), "png": (b"\x89PNG\r\n\x1a\n",)}
 ZIP = b"PK\x03\x04"
