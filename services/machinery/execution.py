@@ -24,8 +24,7 @@ from services.machinery import booking_requests, ledger, payment, protocol, quot
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPERATORS, WrongStep
 from services.machinery.payment import PAID_UPFRONT, ExtensionInput
 from services.shared import clock, parameters
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import ValidationFailed
 from services.store import parse_date
 
@@ -51,10 +50,9 @@ def _set_assets_status(db: Database, municipality: str, doc: dict, status: str, 
                                "status": current}, {"$set": {"status": status}})
 
 
-@checked
+@booking_requests.module_service("write")
 def start_execution(db: Database, actor: Actor, municipality: str, request_id: str, started_on: date) -> dict:
     """The team started the service: the booked machines are 'em serviço'."""
-    authorize(actor, "write", municipality)
 
     def build(doc: dict) -> dict:
         if not isinstance(started_on, date) or started_on > clock.today():
@@ -106,11 +104,10 @@ def _abate_advance(db: Database, actor: Actor, instalments: list[dict], credit: 
     return True
 
 
-@checked
+@booking_requests.module_service("write")
 def complete(db: Database, actor: Actor, municipality: str, request_id: str, execution: ExecutionInput) -> dict:
     """Record the execution and complete: the real amount, the balance DAM due 15 days after
     completion (art. 8 §2) or the credit to return; instalments deferred by art. 8 §3 get their DAM."""
-    authorize(actor, "write", municipality)
     book_ = parameters.book(db, municipality)
     completion = execution.ended_on
     calendar = parameters.calendar(db, municipality, completion)
@@ -170,12 +167,11 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
                                         "complete")
 
 
-@checked
+@booking_requests.module_service("write")
 def record_credit_returned(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                            note: str) -> dict:
     """The credit to return was paid back to the requester: recorded as a refund of the advance's
     charge (the one money loop), and the request's settlement says when and by which document."""
-    authorize(actor, "write", municipality)
     if not note.strip():
         raise ValidationFailed({"note": "Informe o documento da devolução (ordem de pagamento ou "
                                         "restituição nº)."})

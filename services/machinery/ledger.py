@@ -22,10 +22,9 @@ from rules.machinery.payment import ChargeState, charge_situation
 from rules.machinery.statement import ChargeFigures
 from services import store
 from services.dam import charges, rebill
-from services.machinery.booking_requests import REQUESTS
+from services.machinery.booking_requests import REQUESTS, module_service
 from services.shared import audit
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 
 SETTLEMENT = "saldo_executado"
 SETTLEMENT_LABEL = "Saldo das horas executadas"
@@ -113,10 +112,9 @@ def request_rows(db: Database, municipality: str, doc: dict) -> list[ChargeRow]:
     return rows_of(doc, stored)
 
 
-@checked
+@module_service("read")
 def request_charges(db: Database, actor: Actor, municipality: str, doc: dict) -> list[ChargeRow]:
     """The charges of one request read for a screen."""
-    authorize(actor, "read", municipality)
     return request_rows(db, municipality, doc)
 
 
