@@ -43,6 +43,9 @@ class ExecutionInput:
     notes: str = ""
 
 
+LOADS_MISSING = "Informe as cargas entregues (0 se nenhuma)."
+
+
 def _set_assets_status(db: Database, municipality: str, doc: dict, status: str, current: str) -> None:
     """The booked machines' register status follows the service (disponível ↔ em serviço)."""
     for booking in (doc.get("schedule") or {}).get("bookings", []):
@@ -77,7 +80,10 @@ def _execution_doc(db: Database, municipality: str, doc: dict, execution: Execut
             errors["meters"] = "A leitura final do horímetro/odômetro não pode ser menor que a inicial."
         meters.append({"asset_id": asset_id, "start": Decimal(start), "end": Decimal(end)})
     quoted_loads = sum(s.get("loads") or 0 for s in doc["services"] if s["kind"] == "earth_loads")
-    if execution.loads_delivered is not None and not 0 <= execution.loads_delivered <= quoted_loads:
+    has_loads = any(s["kind"] == "earth_loads" for s in doc["services"])
+    if has_loads and execution.loads_delivered is None:  # as the hours of a machine: empty is not 0
+        errors["loads_delivered"] = LOADS_MISSING
+    elif execution.loads_delivered is not None and not 0 <= execution.loads_delivered <= quoted_loads:
         errors["loads_delivered"] = f"Cargas entregues: de 0 a {quoted_loads} (as pedidas e pagas)."
     if errors:
         raise ValidationFailed(errors)
