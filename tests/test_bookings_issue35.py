@@ -3,6 +3,7 @@ completion, the requester's zone and locality as a pair of the list in force, th
 skips, and the statement of the advance and its settlement."""
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal as D
 
 import pytest
@@ -87,3 +88,36 @@ def test_an_import_names_the_line_of_a_pair_outside_the_list(db, nl):
     report = entity_files.import_csv(db, CLERK, "machinery_requesters", NL, csv.encode(), commit=True)
     assert [(e.line, e.field, e.message) for e in report.errors] == [(2, "Localidade", PAIR_REFUSED)]
     assert report.inserted == 0
+
+
+# ---- item 6: a booking over a period shows, before it is saved, the days it skips and why ----
+
+def test_the_period_of_a_booking_is_shown_with_the_days_it_skips_before_it_is_saved(db, nl, today):
+    """Art. 3 III: from Friday 17/04 to Wednesday 22/04 the machine works 17, 20 and 22; the weekend
+    and Tiradentes are skipped, each with its reason, and nothing is booked by asking."""
+    shown = schedule.period_preview(db, CLERK, NL, date(2026, 4, 17), date(2026, 4, 22))
+    assert shown.days == (date(2026, 4, 17), date(2026, 4, 20), date(2026, 4, 22))
+    assert [(s.day, s.reason) for s in shown.skipped] == [
+        (date(2026, 4, 18), "sábado"), (date(2026, 4, 19), "domingo"),
+        (date(2026, 4, 21), "feriado nacional: Tiradentes")]
+    assert db["machinery_bookings"].count_documents({}) == 0
+
+
+def test_a_municipal_holiday_of_the_parameters_is_skipped_with_its_name(db, nl, today):
+    from services.shared import parameters
+    from tests.test_bookings import TI_NL
+
+    parameters.add_version(db, TI_NL, NL, "municipal_holidays", date(2026, 1, 1),
+                           [{"day": "04-14", "name": "Aniversário do Município"}], "Lei municipal 1/2026")
+    shown = schedule.period_preview(db, CLERK, NL, date(2026, 4, 13), date(2026, 4, 15))
+    assert [(s.day, s.reason) for s in shown.skipped] == [
+        (date(2026, 4, 14), "feriado municipal: Aniversário do Município")]
+    rid = ready(db, nl, nl["family"])
+    doc = schedule.book(db, CLERK, NL, rid, date(2026, 4, 13), [(nl["truck"], nl["pedro"])], until=date(2026, 4, 15))
+    assert doc["schedule"]["days"] == list(shown.days)
+
+
+def test_a_period_out_of_shape_is_refused_under_the_last_day(db, nl, today):
+    with pytest.raises(ValidationFailed) as error:
+        schedule.period_preview(db, CLERK, NL, date(2026, 4, 17), date(2026, 4, 16))
+    assert set(error.value.errors) == {"until"}

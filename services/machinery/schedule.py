@@ -17,9 +17,10 @@ from datetime import date, timedelta
 from pymongo.database import Database
 
 from rules.base import RuleError
+from rules.calendar import LegalCalendar
 from rules.fmt import day as show_day
 from rules.machinery.prices import DECREE
-from rules.machinery.schedule import assets_fit, booking_days
+from rules.machinery.schedule import SkippedDay, assets_fit, booking_days, skipped_days
 from services import store
 from services.machinery import booking_requests, schedule_view
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPEN, OPERATORS
@@ -113,14 +114,34 @@ def _pairs(db: Database, municipality: str, assignments: list[tuple[str, str]]) 
     return pairs
 
 
-def _days(db: Database, municipality: str, day: date, until: date | None) -> tuple[date, ...]:
+def _days(db: Database, municipality: str, day: date, until: date | None,
+          calendar: LegalCalendar | None = None) -> tuple[date, ...]:
     """The days of a booking from ``day`` to ``until`` (business days after the first, as the rule says)."""
     if not isinstance(day, date) or day < clock.today():
         raise ValidationFailed({"day": "Data do agendamento: informe hoje ou uma data futura."})
     try:
-        return booking_days(day, until or day, parameters.calendar(db, municipality, day))
+        return booking_days(day, until or day, calendar or parameters.calendar(db, municipality, day))
     except RuleError as error:
         raise ValidationFailed({"until": f"{error.message} ({error.reference})"}) from None
+
+
+@dataclass(frozen=True)
+class PeriodPreview:
+    """What a booking over a period takes, shown before it is saved (issue 35 item 6)."""
+
+    days: tuple[date, ...]
+    skipped: tuple[SkippedDay, ...]
+
+
+@booking_requests.module_service("read")
+def period_preview(db: Database, actor: Actor, municipality: str, day: date,
+                   until: date | None = None) -> PeriodPreview:
+    """The days a booking from ``day`` to ``until`` would take and those it skips with why — weekends,
+    national and municipal holidays (the parameters' ``municipal_holidays``), art. 3, III — refused as
+    :func:`book` refuses the period; nothing is written."""
+    calendar = parameters.calendar(db, municipality, day)
+    days = _days(db, municipality, day, until, calendar)
+    return PeriodPreview(days, skipped_days(day, until or day, calendar))
 
 
 def _insert(db: Database, actor: Actor, municipality: str, doc: dict, pairs: list[tuple[dict, dict]],
