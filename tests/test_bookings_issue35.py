@@ -121,3 +121,70 @@ def test_a_period_out_of_shape_is_refused_under_the_last_day(db, nl, today):
     with pytest.raises(ValidationFailed) as error:
         schedule.period_preview(db, CLERK, NL, date(2026, 4, 17), date(2026, 4, 16))
     assert set(error.value.errors) == {"until"}
+
+
+# ---- item 7: the statement reads as the requester reads it (art. 8, §2) ----
+# Anexo I, item 01 (retroescavadeira): R$ 300,00 the hour in the price table in force. 6 h quoted:
+# R$ 1.800,00, the advance DAM charges 50% = R$ 900,00; 1 h worked = R$ 300,00 executed, so R$ 600,00
+# of the advance is owed back.
+
+SETTLED = ("Acerto das horas executadas (art. 8, §2): valor executado R$ 300,00 · adiantamento pago R$ 900,00 · "
+           "crédito de R$ 600,00 a devolver ao interessado.")
+
+
+def one_hour_of_six(db, nl, today):
+    from tests.test_bookings_charges import completed
+
+    return completed(db, nl, today, worked=D(1))
+
+
+def test_the_advance_row_shows_what_its_dam_charged_and_what_was_paid(db, nl, today):
+    from services.machinery import ledger
+
+    rid = one_hour_of_six(db, nl, today)
+    doc = booking_requests.get_request(db, CLERK, NL, rid)
+    [advance] = ledger.request_charges(db, CLERK, NL, doc)
+    assert (advance.part, advance.charged, advance.paid, advance.open, advance.credit) == (
+        "adiantamento", D("900.00"), D("900.00"), D("0.00"), D("600.00"))
+    assert ledger.settlement_text(doc["settlement"], [advance]) == SETTLED
+
+
+def test_the_statement_pdf_has_the_advance_as_charged_and_the_settlement_on_its_own_line(db, nl, today):
+    from services.machinery import documents
+    from tests.test_bookings_charges import pdf_text
+
+    rid = one_hour_of_six(db, nl, today)
+    statement = pdf_text(documents.statement_pdf(db, CLERK, NL, rid))
+    assert "Cobrado R$ 900,00 · pago R$ 900,00 · em aberto R$ 0,00 · a devolver ao interessado R$ 600,00" in statement
+    assert SETTLED in statement
+    assert "R$ 300,00" not in statement.split("PAGAMENTO (ART. 8)")[1].split("Acerto")[0]  # no row says 300 charged
+
+
+def test_seven_hours_of_six_settle_with_the_balance_due(db, nl, today):
+    from services.machinery import ledger
+    from tests.test_bookings_charges import completed
+
+    rid = completed(db, nl, today, worked=D(7))
+    doc = booking_requests.get_request(db, CLERK, NL, rid)
+    rows = ledger.request_charges(db, CLERK, NL, doc)
+    assert [(r.part, r.charged, r.paid, r.open) for r in rows] == [
+        ("adiantamento", D("900.00"), D("900.00"), D("0.00")), ("saldo_executado", D("1200.00"), D("0.00"),
+                                                                 D("1200.00"))]
+    text = ledger.settlement_text(doc["settlement"], rows)
+    assert text.startswith("Acerto das horas executadas (art. 8, §2): valor executado R$ 2.100,00 · adiantamento "
+                           "pago R$ 900,00 · saldo de R$ 1.200,00 a pagar, DAM ")
+    assert "vencimento 23/04/2026" in text
+
+
+def test_the_request_screen_shows_the_advance_charged_and_the_settlement_line(db, nl, today):
+    from tests.test_bookings_charges_pages import opened
+    from tests.test_page_bookings import frame_text, texts
+
+    rid = one_hour_of_six(db, nl, today)
+    at = opened(rid)
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "Em aberto" in d.value.columns)
+    advance = table.iloc[0]
+    assert (advance["Cobrado"], advance["Pago"], advance["Em aberto"]) == ("R$ 900,00", "R$ 900,00", "R$ 0,00")
+    assert "R$ 300,00" not in frame_text(at, "Em aberto")
+    assert SETTLED in texts(at, "info")
