@@ -136,7 +136,7 @@ if submitted:
     else:
         st.session_state.pop("exec_errors", None)
         forget("exec_notes", "exec_loads", *(f"exec_m{n}_{b['asset_id']}" for b in bookings_ for n in (0, 1)),
-               *(f"exec_hours_{item}" for item in hour_items), exec_notes="", exec_loads=None)  # the next booking's form
+               *(f"exec_hours_{item}" for item in hour_items), exec_notes="", exec_loads=None)  # the next form
         settlement = result.get("settlement") or {}
         st.session_state["exec_done"] = "Serviço concluído. " + (settlement.get("message") or "")
         st.rerun()
