@@ -96,7 +96,8 @@ with st.form("exec_form"):
     under("meters")
     hours = {item: st.text_input(f"Horas executadas (item {item})", key=f"exec_hours_{item}") for item in hour_items}
     under("worked_hours")
-    loads = st.number_input("Cargas entregues", 0, 100, 0, key="exec_loads") if has_loads else None
+    loads = st.number_input("Cargas entregues *", 0, 100, None, 1, key="exec_loads",
+                            placeholder="Informe (0 se nenhuma)") if has_loads else None
     under("loads_delivered")
     notes = st.text_area("Observações", key="exec_notes")
     photos = st.file_uploader("Fotos (opcional)", accept_multiple_files=True, key="exec_photos")
@@ -117,6 +118,8 @@ if submitted:
             bad["worked_hours"] = "Informe as horas executadas de cada máquina (0 se não usada)."
         else:
             worked.append((item, value))
+    if has_loads and loads is None:  # empty is not 0: the service refuses it too
+        bad["loads_delivered"] = execution.LOADS_MISSING
     if bad:
         st.session_state["exec_errors"] = bad
         st.rerun()
@@ -133,7 +136,7 @@ if submitted:
     else:
         st.session_state.pop("exec_errors", None)
         forget("exec_notes", "exec_loads", *(f"exec_m{n}_{b['asset_id']}" for b in bookings_ for n in (0, 1)),
-               *(f"exec_hours_{item}" for item in hour_items), exec_notes="", exec_loads=0)  # the next booking's form
+               *(f"exec_hours_{item}" for item in hour_items), exec_notes="", exec_loads=None)  # the next form
         settlement = result.get("settlement") or {}
         st.session_state["exec_done"] = "Serviço concluído. " + (settlement.get("message") or "")
         st.rerun()

@@ -60,6 +60,19 @@ def paged_list(key: str, rows: list[dict], columns: list[str], total: int, pages
                      lambda: exports.to_xlsx(everything(), columns, sheet=kind[:31]), noun=noun, hint=hint)
 
 
+def show_period(until) -> None:
+    """Before the booking is saved: the days the period takes and those it skips, with why (art. 3, III)."""
+    ok, shown = common.attempt(schedule.period_preview, db, actor, mun, day, until)
+    if not ok:
+        return
+    taken = [fmt.day(d)[:5] for d in shown.days]
+    listed = taken[0] if len(taken) == 1 else ", ".join(taken[:-1]) + f" e {taken[-1]}"
+    text = f"{fmt.day(day)} a {fmt.day(until)}: {len(taken)} dias de serviço ({listed})."
+    if shown.skipped:
+        text += " Ficam fora: " + "; ".join(f"{fmt.day(s.day)} ({s.reason})" for s in shown.skipped) + "."
+    st.info(text, icon=":material/event_busy:")
+
+
 def free_list(key: str, search_label: str, placeholder: str, service, row, columns: list[str], kind: str,
               noun: str, hint: str, target: str):
     """The machines or the operators free on the day: searched and paged in the store; a row clicked
@@ -112,6 +125,12 @@ if queue.entries:
         keep_choice(key, list(options))
     st.caption("Pedidos, máquinas e operadores da página mostrada em cada lista acima; busque nela para achar "
                "outro.")
+    # outside the form: the period's days and the days it skips show as soon as the last day is chosen
+    until = st.date_input("Até (último dia, para serviço de vários dias)", value=None, min_value=day,
+                          format="DD/MM/YYYY", key="sched_until",
+                          help="Em branco: só o dia escolhido. Os dias seguintes são os dias úteis até esta data.")
+    if until and until > day:
+        show_period(until)
     with st.form("sched_form"):
         entry = st.selectbox("Pedido", list(in_order), key="sched_request", format_func=in_order.get,
                              placeholder="Escolha...")
@@ -126,10 +145,6 @@ if queue.entries:
         operator_2 = cols[1].selectbox("Operador ou motorista da segunda", list(operators),
                                        format_func=operators.get, key="sched_operator_2", index=None,
                                        placeholder="—")
-        until = st.date_input("Até (último dia, para serviço de vários dias)", value=None, min_value=day,
-                              format="DD/MM/YYYY", key="sched_until",
-                              help="Em branco: só o dia escolhido. Os dias seguintes são os dias úteis até "
-                                   "esta data.")
         if st.form_submit_button("Agendar neste dia", type="primary"):
             pairs = [(a, o) for a, o in ((asset, operator), (asset_2, operator_2)) if a and o]
             done, doc = common.attempt(schedule.book, db, actor, mun, entry, day, pairs, until)

@@ -28,6 +28,14 @@ def _state_holidays(year: int) -> dict[date, str]:
     return dict(holidays.Brazil(subdiv="MT", language="pt_BR", years=year).items())
 
 
+@lru_cache(maxsize=64)
+def _national_holidays(year: int) -> dict[date, str]:
+    return dict(holidays.Brazil(language="pt_BR", years=year).items())
+
+
+WEEKEND = {5: "sábado", 6: "domingo"}
+
+
 class LegalCalendar:
     """Business days and legal period counting for one municipality."""
 
@@ -43,6 +51,18 @@ class LegalCalendar:
     def holiday_name(self, day: date) -> str | None:
         """The holiday's name on ``day``, or None when it is not a holiday."""
         return self._municipal.get(day) or _state_holidays(day.year).get(day)
+
+    def day_off(self, day: date) -> str | None:
+        """Why ``day`` is not a business day, as a person says it ("sábado", "feriado nacional:
+        Tiradentes", "feriado municipal: Aniversário do Município"), or None on a business day."""
+        reasons = [WEEKEND[day.weekday()]] if day.weekday() in WEEKEND else []
+        if day in self._municipal:
+            reasons.append(f"feriado municipal: {self._municipal[day]}")
+        elif day in _national_holidays(day.year):
+            reasons.append(f"feriado nacional: {_national_holidays(day.year)[day]}")
+        elif day in _state_holidays(day.year):
+            reasons.append(f"feriado estadual: {_state_holidays(day.year)[day]}")
+        return ", ".join(reasons) or None
 
     def is_business_day(self, day: date) -> bool:
         return day.weekday() < 5 and self.holiday_name(day) is None

@@ -19,6 +19,7 @@ from rules.machinery.statement import (
     ChargeFigures,
     balance_description,
     instalment_description,
+    settlement_line,
     statement_totals,
 )
 from rules.params import ParameterBook
@@ -102,3 +103,27 @@ def test_the_balance_dam_describes_the_hours_worked_less_the_advance():
     assert balance_description("0001/2026", {"01": D(7), "02": D(0)}, D("2100.00"), D("900.00")) == (
         "Saldo das horas-máquina executadas — pedido de serviço 0001/2026: item 01 Retroescavadeira: 7 h "
         "executadas; executado R$ 2.100,00 menos adiantamento R$ 900,00 = R$ 1.200,00")
+
+
+HEAD = "Acerto das horas executadas (art. 8, §2): valor executado "
+
+
+@pytest.mark.parametrize("figures, said", [
+    pytest.param((D("300.00"), D("900.00"), D("900.00"), D("0.00"), D("600.00")),
+                 HEAD + "R$ 300,00 · adiantamento pago R$ 900,00 · crédito de R$ 600,00 a devolver ao interessado",
+                 id="art. 8 §2: 1 h worked of 6 quoted — the advance beyond it is owed back"),
+    pytest.param((D("2100.00"), D("900.00"), D("900.00"), D("1200.00"), D("0.00")),
+                 HEAD + "R$ 2.100,00 · adiantamento pago R$ 900,00 · saldo de R$ 1.200,00 a pagar",
+                 id="art. 8 §2: 7 h worked of 6 quoted — the balance to pay"),
+    pytest.param((D("1800.00"), D("900.00"), D("900.00"), D("900.00"), D("0.00")),
+                 HEAD + "R$ 1.800,00 · adiantamento pago R$ 900,00 · saldo de R$ 900,00 a pagar",
+                 id="art. 8 §2: the hours quoted worked — the other half"),
+    pytest.param((D("900.00"), D("900.00"), D("900.00"), D("0.00"), D("0.00")),
+                 HEAD + "R$ 900,00 · adiantamento pago R$ 900,00 · nada a pagar",
+                 id="art. 8 §2: the advance covers the hours worked"),
+    pytest.param((D("2100.00"), D("900.00"), D("0.00"), D("1200.00"), D("0.00")),
+                 HEAD + "R$ 2.100,00 · adiantamento R$ 900,00, pago R$ 0,00 · saldo de R$ 1.200,00 a pagar",
+                 id="art. 8 §3: the advance deferred, not yet paid, is said as such"),
+])
+def test_the_settlement_is_its_own_line(figures, said):
+    assert settlement_line(*figures) == said

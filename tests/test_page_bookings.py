@@ -479,3 +479,67 @@ def test_the_credit_of_a_request_refused_after_payment_is_returned_on_its_page(d
     assert charges.load(db, full["charge_id"])["credit"] == D("0.00")
     assert all(b.label != "Registrar devolução do crédito" for b in at.button)
     assert "devolvido ao interessado em" in texts(at, "info")
+
+
+def test_the_completion_form_starts_with_the_loads_empty_and_refuses_them_empty(db, nl, today):
+    """Issue 35 item 4: "Cargas entregues" is not 0 until someone types it; left empty, the form says so
+    under the field and nothing is completed."""
+    from tests.test_bookings import ready
+
+    rid = ready(db, nl, nl["family"])
+    schedule.book(db, CLERK, MUN, rid, MONDAY, [(nl["truck"], nl["pedro"])])
+    today.set(MONDAY)
+    run = page("machinery_execution.py")
+    assert run.number_input(key="exec_loads").value is None
+    next(b for b in run.button if b.label == "Concluir serviço").click()
+    run.run()
+    assert not run.exception, run.exception
+    assert "Informe as cargas entregues (0 se nenhuma)." in texts(run, "caption")
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["status"] == "agendado"
+    run.number_input(key="exec_loads").set_value(5)
+    next(b for b in run.button if b.label == "Concluir serviço").click()
+    run.run()
+    assert "Serviço concluído." in texts(run, "success")
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["execution"]["loads_delivered"] == 5
+
+
+def test_the_requester_form_refuses_a_zone_beside_another_zones_locality(db, nl, today):
+    """Issue 35 item 5 (art. 3, §1): the register's form says it under "Localidade" and saves nothing."""
+    at = page("machinery_requesters.py")
+    form = "machinery_requesters_form_new"
+    at.text_input(key=f"{form}_name").input("Joana Chacareira")
+    at.text_input(key=f"{form}_document").input("714.287.938-60")
+    at.selectbox(key=f"{form}_kind").set_value("pf")
+    at.text_input(key=f"{form}_address").input("Chácara 3")
+    at.selectbox(key=f"{form}_zone").set_value("Zona Urbana")
+    at.selectbox(key=f"{form}_locality").set_value("Comunidade Pontal")
+    at.selectbox(key=f"{form}_standing").set_value("nada_deve")
+    at.date_input(key=f"{form}_standing_checked_on").set_value(MONDAY)
+    next(b for b in at.button if b.label == "Salvar e novo").click().run()
+    assert not at.exception, at.exception
+    assert "Comunidade Pontal não é uma localidade da Zona Urbana" in texts(at, "caption")
+    assert db["machinery_requesters"].count_documents({"name": "Joana Chacareira"}) == 0
+
+
+def test_the_booking_form_shows_the_days_a_period_skips_before_it_is_saved(db, nl, today):
+    """Issue 35 item 6 (art. 3 III): Friday 17/04 to Wednesday 22/04 — the screen lists the weekend and
+    Tiradentes as skipped, with why, as soon as the last day is chosen; nothing is booked yet."""
+    from tests.test_bookings import ready
+
+    rid = ready(db, nl, nl["farmer"], (protocol.ServiceAsked("machine_hours", item="01", hours=D(20)),))
+    at = page("machinery_schedule.py")
+    at.date_input(key="sched_day").set_value(date(2026, 4, 17)).run()
+    at.date_input(key="sched_until").set_value(date(2026, 4, 22)).run()
+    assert not at.exception, at.exception
+    shown = texts(at, "info")
+    assert "17/04/2026 a 22/04/2026: 3 dias de serviço (17/04, 20/04 e 22/04)" in shown
+    assert "18/04/2026 (sábado)" in shown and "19/04/2026 (domingo)" in shown
+    assert "21/04/2026 (feriado nacional: Tiradentes)" in shown
+    assert db["machinery_bookings"].count_documents({}) == 0
+    at.selectbox(key="sched_asset").set_value(nl["backhoe"])
+    at.selectbox(key="sched_operator").set_value(nl["joao"])
+    next(b for b in at.button if b.label == "Agendar neste dia").click()
+    at.run()
+    assert "agendado para 17/04/2026 a 22/04/2026 (3 dias)" in texts(at, "success"), texts(at, "error")
+    assert booking_requests.get_request(db, CLERK, MUN, rid)["schedule"]["days"] == [
+        date(2026, 4, 17), date(2026, 4, 20), date(2026, 4, 22)]

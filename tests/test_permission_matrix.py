@@ -58,6 +58,7 @@ REQUIRED: dict[str, str] = {
     "services.machinery.schedule.cancel_booking": "write",
     "services.machinery.schedule.reschedule": "write",
     "services.machinery.schedule.week_board": "read",
+    "services.machinery.schedule.period_preview": "read",
     "services.machinery.protocol.check": "read",
     "services.machinery.execution.complete": "write",
     "services.machinery.protocol.create_request": "write",

@@ -44,6 +44,24 @@ def booking_days(first: date, last: date, calendar: LegalCalendar) -> tuple[date
                             (first, last), reference)
     following = (first + timedelta(days=n) for n in range(1, (last - first).days + 1))
     return (first, *(day for day in following if calendar.is_business_day(day)))
+
+
+@dataclass(frozen=True)
+class SkippedDay:
+    """A day inside a booking's period that the booking does not take, and why."""
+
+    day: date
+    reason: str  # "sábado", "domingo", "feriado nacional: Tiradentes", "feriado municipal: …"
+
+
+def skipped_days(first: date, last: date, calendar: LegalCalendar) -> tuple[SkippedDay, ...]:
+    """The days after the first up to ``last`` that :func:`booking_days` leaves out (art. 3, III: the
+    business days after the first), each with its reason: weekend, national, state or municipal
+    holiday (the municipal ones are the parameters' ``municipal_holidays``)."""
+    following = (first + timedelta(days=n) for n in range(1, (last - first).days + 1))
+    return tuple(SkippedDay(day, calendar.day_off(day) or "") for day in following
+                 if not calendar.is_business_day(day))
+
 # Anexo I, column "tipo de serviço/máquina": the items each kind of municipal asset serves (the dump
 # truck also carries the loads of earth or gravel of item 12, Anexo I obs. 3).
 ITEMS_OF_KIND = {

@@ -4,9 +4,12 @@
   services of known quantity, the advance (§2) the machine hours estimated, the balance (§2) the
   hours worked less the advance (:func:`instalment_description`, :func:`balance_description`).
 - The statement adds up the charges (débitos) of the request, never the estimate: what was
-  charged (principal plus the late charges of the DAMs paid), paid, still open, and owed back to
+  charged (what the DAMs charged: principal plus the late charges of the DAMs paid, an advance
+  abated by the settlement still at what its DAM charged), paid, still open, and owed back to
   the requester — the advance beyond the hours worked (art. 8, §2) and any payment beyond a
   charge (CTN art. 165) (:func:`statement_totals`).
+- The settlement of the hours worked is its own line: value executed, advance paid, balance to
+  pay or credit to return (:func:`settlement_line`).
 """
 from __future__ import annotations
 
@@ -52,6 +55,21 @@ def balance_description(protocol: str, worked_hours: Mapping[str, Decimal], exec
                        f"{number(hours)} h executadas" for item, hours in sorted(worked_hours.items()) if hours)
     return (f"Saldo das horas-máquina executadas — pedido de serviço {protocol}: {worked}; executado "
             f"{brl(executed)} menos adiantamento {brl(advance)} = {brl(executed - advance)}")
+
+
+def settlement_line(executed: Decimal, advance: Decimal, advance_paid: Decimal, amount_due: Decimal,
+                    credit_to_return: Decimal) -> str:
+    """The settlement of the hours worked on its own line (art. 8, §2): the value executed, the advance
+    paid, then the balance to pay or the credit to return. The rows of the statement keep what each
+    DAM charged; this line says what the hours worked come to against the advance."""
+    paid = (f"adiantamento pago {brl(advance_paid)}" if advance_paid == advance
+            else f"adiantamento {brl(advance)}, pago {brl(advance_paid)}")
+    head = f"Acerto das horas executadas (art. 8, §2): valor executado {brl(executed)} · {paid}"
+    if credit_to_return > 0:
+        return f"{head} · crédito de {brl(credit_to_return)} a devolver ao interessado"
+    if amount_due > 0:
+        return f"{head} · saldo de {brl(amount_due)} a pagar"
+    return f"{head} · nada a pagar"
 
 
 @dataclass(frozen=True)

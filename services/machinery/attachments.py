@@ -9,18 +9,16 @@ from services import store
 from services.machinery import booking_requests
 from services.machinery.booking_requests import REQUESTS
 from services.shared import audit, clock, uploads
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import NotFound
 from services.store import encode
 
 
-@checked
+@booking_requests.module_service("write")
 def add_attachment(db: Database, actor: Actor, municipality: str, request_id: str, data: bytes, name: str,
                    kind: str = "") -> str:
     """Keep a file of the request (store.put_file) and return its sha256; the upload guard checks its
     size (PAINEL_ATTACHMENT_MAX_MB) and that it is a PDF, JPEG or PNG first."""
-    authorize(actor, "write", municipality)
     uploads.check("attachment", data, str(name or ""), field="data")
     booking_requests._load(db, municipality, request_id)
     digest = store.put_file(db, data, name)
@@ -33,10 +31,9 @@ def add_attachment(db: Database, actor: Actor, municipality: str, request_id: st
     return digest
 
 
-@checked
+@booking_requests.module_service("read")
 def attachment(db: Database, actor: Actor, municipality: str, request_id: str, sha256: str) -> bytes:
     """The bytes of one attachment of the request."""
-    authorize(actor, "read", municipality)
     doc = booking_requests._load(db, municipality, request_id)
     if sha256 not in [a["sha256"] for a in doc.get("attachments", [])] + \
             list((doc.get("execution") or {}).get("photos", [])):

@@ -77,6 +77,7 @@ DuplicateKeyError becomes :class:`services.shared.errors.Conflict`.
 """
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from collections.abc import Callable
@@ -167,6 +168,24 @@ def require_module(db: Database, municipality: str) -> None:
     """Refuse a bookings service in a municipality without the module (as the pages' guard does)."""
     if not runs_module(db, municipality):
         raise ModuleOff(MODULE_OFF)
+
+
+def module_service(permission: str) -> Callable[[Callable], Callable]:
+    """The one guard of every public service of the module (issue 35 item 3), on a function whose first
+    parameters are ``db, actor, municipality``: its arguments checked (:func:`boundary.checked`), the
+    actor authorized for ``permission`` in the municipality, then the municipality must run the
+    module, before the body reads or writes anything. ``tests/test_bookings_module_guard.py`` calls
+    every function of the package that takes an actor on Chapada and Matupá."""
+    def guard(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def guarded(db: Database, actor: Actor, municipality: str, *args, **kwargs):
+            authorize(actor, permission, municipality)
+            require_module(db, municipality)
+            return fn(db, actor, municipality, *args, **kwargs)
+        wrapped = checked(guarded)
+        wrapped.machinery_guard = permission  # type: ignore[attr-defined]
+        return wrapped
+    return guard
 
 
 # ---- store plumbing ----
@@ -281,11 +300,9 @@ def describe_services(services: list[dict]) -> str:
     return "; ".join(parts)
 
 
-@checked
+@module_service("read")
 def get_request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
     """One request as plain values (``id``, status label in ``status_label``)."""
-    authorize(actor, "read", municipality)
-    require_module(db, municipality)
     return get_request_unchecked(db, municipality, request_id)
 
 
@@ -293,13 +310,11 @@ SUMMARY = {k: 1 for k in ("protocol", "year", "sequence", "requested_on", "reque
                           "services", "urgent", "quote.total", "schedule.day")}
 
 
-@checked
+@module_service("read")
 def list_requests(db: Database, actor: Actor, municipality: str, status: str | None = None,
                   limit: int = 200, search: str = "") -> list[dict]:
     """Requests of the municipality, newest protocol first (summary fields); ``search`` matches the
     protocol, the requester's name or CPF/CNPJ and the locality."""
-    authorize(actor, "read", municipality)
-    require_module(db, municipality)
     query: dict[str, Any] = {"municipality": municipality}
     if status:
         query["status"] = status
@@ -319,13 +334,11 @@ def list_requests(db: Database, actor: Actor, municipality: str, status: str | N
     return rows
 
 
-@checked
+@module_service("write")
 def mark_refused(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """The request refused with its reason (any step before execution), its bookings freed: the
     request's part of :func:`services.machinery.payment.refuse_request`, which also settles its
     charges in the same unit of work (never called alone)."""
-    authorize(actor, "write", municipality)
-    require_module(db, municipality)
     if not reason.strip():
         raise ValidationFailed({"reason": "Informe o motivo da recusa."})
     with store.transaction(db):

@@ -29,8 +29,7 @@ from services.machinery.booking_pdf import (
     render_week_board,
 )
 from services.shared import clock, municipalities
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import ServiceError
 from services.store import decode
 
@@ -115,11 +114,10 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
 
 
 def _request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
-    authorize(actor, "read", municipality)
-    return booking_requests.get_request(db, actor, municipality, request_id)
+    return booking_requests.get_request_unchecked(db, municipality, request_id)
 
 
-@checked
+@booking_requests.module_service("read")
 def quote_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The quote, line by line, with its price-table version and discount evidence."""
     doc = _request(db, actor, municipality, request_id)
@@ -128,7 +126,7 @@ def quote_pdf(db: Database, actor: Actor, municipality: str, request_id: str) ->
     return render_quote(_print(db, municipality, doc))
 
 
-@checked
+@booking_requests.module_service("read")
 def service_order_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The service order for the team (after the request is scheduled)."""
     doc = _request(db, actor, municipality, request_id)
@@ -137,7 +135,7 @@ def service_order_pdf(db: Database, actor: Actor, municipality: str, request_id:
     return render_service_order(_print(db, municipality, doc))
 
 
-@checked
+@booking_requests.module_service("read")
 def receipt_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The receipt for the requester (after completion)."""
     doc = _request(db, actor, municipality, request_id)
@@ -146,13 +144,13 @@ def receipt_pdf(db: Database, actor: Actor, municipality: str, request_id: str) 
     return render_receipt(_print(db, municipality, doc))
 
 
-@checked
+@booking_requests.module_service("read")
 def statement_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The statement of the request: quote, instalments, paid and open amounts."""
     return render_statement(_print(db, municipality, _request(db, actor, municipality, request_id)))
 
 
-@checked
+@booking_requests.module_service("read")
 def week_board_pdf(db: Database, actor: Actor, municipality: str, week_start: date) -> bytes:
     """The printed week view: the 7 days from ``week_start`` with their bookings by zone and locality."""
     rows = schedule.week_schedule(db, actor, municipality, week_start)

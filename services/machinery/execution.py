@@ -24,8 +24,7 @@ from services.machinery import booking_requests, ledger, payment, protocol, quot
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPERATORS, WrongStep
 from services.machinery.payment import PAID_UPFRONT, ExtensionInput
 from services.shared import clock, parameters
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import ValidationFailed
 from services.store import parse_date
 
@@ -44,6 +43,9 @@ class ExecutionInput:
     notes: str = ""
 
 
+LOADS_MISSING = "Informe as cargas entregues (0 se nenhuma)."
+
+
 def _set_assets_status(db: Database, municipality: str, doc: dict, status: str, current: str) -> None:
     """The booked machines' register status follows the service (disponível ↔ em serviço)."""
     for booking in (doc.get("schedule") or {}).get("bookings", []):
@@ -51,10 +53,9 @@ def _set_assets_status(db: Database, municipality: str, doc: dict, status: str, 
                                "status": current}, {"$set": {"status": status}})
 
 
-@checked
+@booking_requests.module_service("write")
 def start_execution(db: Database, actor: Actor, municipality: str, request_id: str, started_on: date) -> dict:
     """The team started the service: the booked machines are 'em serviço'."""
-    authorize(actor, "write", municipality)
 
     def build(doc: dict) -> dict:
         if not isinstance(started_on, date) or started_on > clock.today():
@@ -79,7 +80,10 @@ def _execution_doc(db: Database, municipality: str, doc: dict, execution: Execut
             errors["meters"] = "A leitura final do horímetro/odômetro não pode ser menor que a inicial."
         meters.append({"asset_id": asset_id, "start": Decimal(start), "end": Decimal(end)})
     quoted_loads = sum(s.get("loads") or 0 for s in doc["services"] if s["kind"] == "earth_loads")
-    if execution.loads_delivered is not None and not 0 <= execution.loads_delivered <= quoted_loads:
+    has_loads = any(s["kind"] == "earth_loads" for s in doc["services"])
+    if has_loads and execution.loads_delivered is None:  # as the hours of a machine: empty is not 0
+        errors["loads_delivered"] = LOADS_MISSING
+    elif execution.loads_delivered is not None and not 0 <= execution.loads_delivered <= quoted_loads:
         errors["loads_delivered"] = f"Cargas entregues: de 0 a {quoted_loads} (as pedidas e pagas)."
     if errors:
         raise ValidationFailed(errors)
@@ -106,11 +110,10 @@ def _abate_advance(db: Database, actor: Actor, instalments: list[dict], credit: 
     return True
 
 
-@checked
+@booking_requests.module_service("write")
 def complete(db: Database, actor: Actor, municipality: str, request_id: str, execution: ExecutionInput) -> dict:
     """Record the execution and complete: the real amount, the balance DAM due 15 days after
     completion (art. 8 §2) or the credit to return; instalments deferred by art. 8 §3 get their DAM."""
-    authorize(actor, "write", municipality)
     book_ = parameters.book(db, municipality)
     completion = execution.ended_on
     calendar = parameters.calendar(db, municipality, completion)
@@ -170,12 +173,11 @@ def complete(db: Database, actor: Actor, municipality: str, request_id: str, exe
                                         "complete")
 
 
-@checked
+@booking_requests.module_service("write")
 def record_credit_returned(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                            note: str) -> dict:
     """The credit to return was paid back to the requester: recorded as a refund of the advance's
     charge (the one money loop), and the request's settlement says when and by which document."""
-    authorize(actor, "write", municipality)
     if not note.strip():
         raise ValidationFailed({"note": "Informe o documento da devolução (ordem de pagamento ou "
                                         "restituição nº)."})

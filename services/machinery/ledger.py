@@ -17,15 +17,14 @@ from bson.errors import InvalidId
 from pymongo.database import Database
 
 from rules.dam import charges as charge_rules
-from rules.fmt import brl, day
-from rules.machinery.payment import ChargeState, charge_situation
-from rules.machinery.statement import ChargeFigures
+from rules.fmt import day
+from rules.machinery.payment import ADVANCE, ChargeState, charge_situation
+from rules.machinery.statement import ChargeFigures, settlement_line
 from services import store
 from services.dam import charges, rebill
-from services.machinery.booking_requests import REQUESTS
+from services.machinery.booking_requests import REQUESTS, module_service
 from services.shared import audit
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 
 SETTLEMENT = "saldo_executado"
 SETTLEMENT_LABEL = "Saldo das horas executadas"
@@ -46,7 +45,8 @@ class ChargeRow:
     label: str
     reference: str
     charge_id: str
-    charged: Decimal  # principal still owed (less any abatement) plus the late charges of the DAMs paid
+    charged: Decimal  # what its DAMs charged: the principal plus the late charges of the DAMs paid (an
+    # abatement by the settlement of the hours worked is the settlement's line, not a smaller charge)
     paid: Decimal
     open: Decimal
     credit: Decimal
@@ -94,7 +94,7 @@ def _row(part: tuple[str, str, str, str, bool], charge: dict) -> ChargeRow:
     entries = {entry["id"]: entry for entry in charge.get("dams", [])}
     shown = live or (charge["dams"][-1] if charge.get("dams") else {"number": ""})
     payments = tuple(PaymentRow(p["dam_number"], p["paid_on"], p["amount"]) for p in charge.get("payments", []))
-    row = ChargeRow(key, label, reference, charge_id, charges.principal_owed(charge) + charge["late"], charge["paid"],
+    row = ChargeRow(key, label, reference, charge_id, charge["principal"] + charge["late"], charge["paid"],
                     charge["open"], charge["credit"], charge["status"], charge["due_on"], shown["number"],
                     entries[live["id"]]["due_on"] if live and live["id"] in entries else None,
                     charge.get("paid_on"), deferred, rebill.issuable(charge), "", payments,
@@ -113,10 +113,9 @@ def request_rows(db: Database, municipality: str, doc: dict) -> list[ChargeRow]:
     return rows_of(doc, stored)
 
 
-@checked
+@module_service("read")
 def request_charges(db: Database, actor: Actor, municipality: str, doc: dict) -> list[ChargeRow]:
     """The charges of one request read for a screen."""
-    authorize(actor, "read", municipality)
     return request_rows(db, municipality, doc)
 
 
@@ -134,21 +133,22 @@ def credit_beside_charges(settlement: dict) -> Decimal:
 
 
 def settlement_text(settlement: dict, rows: list[ChargeRow]) -> str:
-    """The settlement of the hours worked as it stands now (art. 8, §2), from its charge."""
+    """The settlement of the hours worked as it stands now, on its own line (art. 8, §2): value executed,
+    advance paid (its charge's payments), balance with its DAM or credit to return."""
     if not settlement:
         return ""
-    head = (f"Acerto das horas executadas (art. 8, §2): executado {brl(Decimal(settlement['executed']))}, "
-            f"adiantamento {brl(Decimal(settlement['advance']))}")
+    advance = next((r for r in rows if r.part == ADVANCE), None)
     credit = Decimal(settlement.get("credit_to_return") or 0)
+    line = settlement_line(Decimal(settlement["executed"]), Decimal(settlement["advance"]),
+                           advance.paid if advance else Decimal("0.00"), Decimal(settlement.get("amount_due") or 0),
+                           credit)
     if credit > 0:
         returned = settlement.get("credit_returned_on")
-        return (f"{head}: crédito de {brl(credit)} a devolver ao interessado"
-                + (f", devolvido em {day(returned)}" if returned else "") + ".")
+        return line + (f", devolvido em {day(returned)}" if returned else "") + "."
     balance = next((r for r in rows if r.part == SETTLEMENT), None)
     if balance is None:
-        return f"{head}: nada a pagar."
-    return (f"{head}: saldo de {brl(Decimal(settlement['amount_due']))}, DAM {balance.dam_number}, vencimento "
-            f"{day(balance.due_on)} — {balance.situation}.")
+        return line + "."
+    return f"{line}, DAM {balance.dam_number}, vencimento {day(balance.due_on)} — {balance.situation}."
 
 
 def charges_of(db: Database, municipality: str, docs: list[dict]) -> dict[str, dict]:

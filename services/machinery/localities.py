@@ -16,9 +16,9 @@ from pymongo.database import Database
 from rules import fmt
 from rules.params import ParameterMissing
 from services import store
+from services.machinery import booking_requests
 from services.shared import clock, exports, parameters
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import ValidationFailed
 
 LOCALITIES = "machinery_localities"
@@ -40,11 +40,10 @@ def zone_order(entries: list[dict]) -> list[str]:
     return list(dict.fromkeys(e["zone"] for e in entries))
 
 
-@checked
+@booking_requests.module_service("admin")
 def set_localities(db: Database, actor: Actor, municipality: str, effective: date, entries: list[dict],
                    act: str) -> None:
     """A new version of the zones/localities list (``ti``): [{"zone", "locality", "area" rural|urbana}]."""
-    authorize(actor, "admin", municipality)
     clean, errors = [], {}
     for n, entry in enumerate(entries, start=1):
         zone, locality = str(entry.get("zone", "")).strip(), str(entry.get("locality", "")).strip()
@@ -60,21 +59,20 @@ def set_localities(db: Database, actor: Actor, municipality: str, effective: dat
                            "Zonas e localidades do cronograma regionalizado (Decreto 017/2026, art. 3, §1)")
 
 
-@checked
+@booking_requests.module_service("read")
 def in_force(db: Database, actor: Actor, municipality: str, on: date) -> list[dict]:
     """The rows of the list in force on ``on``, in schedule order (``read``)."""
-    authorize(actor, "read", municipality)
     return [{"Ordem": n, "Zona": e["zone"], "Localidade": e["locality"], "Área": e["area"]}
             for n, e in enumerate(localities(db, municipality, on), start=1)]
 
 
-@checked
+@booking_requests.module_service("read")
 def export_csv(db: Database, actor: Actor, municipality: str, on: date) -> bytes:
     """The list in force on ``on`` as CSV."""
     return exports.to_csv(in_force(db, actor, municipality, on), COLUMNS)
 
 
-@checked
+@booking_requests.module_service("read")
 def export_xlsx(db: Database, actor: Actor, municipality: str, on: date) -> bytes:
     """The list in force on ``on`` as XLSX."""
     return exports.to_xlsx(in_force(db, actor, municipality, on), COLUMNS, sheet="Zonas e localidades")
@@ -84,13 +82,12 @@ def _text(value: object) -> str:
     return "" if value is None or value != value else str(value).strip()  # NaN from an empty editor cell
 
 
-@checked
+@booking_requests.module_service("admin")
 def save(db: Database, actor: Actor, municipality: str, effective: date | None, rows: list[dict],
          act: str) -> int:
     """Save the edited rows (``Ordem``, ``Zona``, ``Localidade``, ``Área``) as a new version in force from
     ``effective`` (not before today), ordered by "Ordem" (ties keep the typed order); wholly blank rows
     are dropped. Errors name the line as the user sees it ("linha N"). Returns how many entries (``admin``)."""
-    authorize(actor, "admin", municipality)
     errors: dict[str, str] = {}
     if not isinstance(effective, date):
         errors["effective"] = "Informe a data de início da vigência."

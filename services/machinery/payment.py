@@ -41,8 +41,7 @@ from services.dam import charges, dams, rebill
 from services.machinery import booking_requests, ledger, protocol, quotes
 from services.machinery.booking_requests import REQUESTS, WrongStep
 from services.shared import clock, events, parameters
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import NotFound, ValidationFailed
 
 BALANCE_TERM_DAYS = 15  # art. 8 §2: the balance is paid within 15 days
@@ -103,12 +102,11 @@ def _instalment_doc(i: Instalment, dam: dict | None, deferred: bool) -> dict:
             "paid_on": None, "deferred": deferred}
 
 
-@checked
+@booking_requests.module_service("write")
 def issue_payment(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                   service_start: date | None = None, extension: ExtensionInput | None = None) -> dict:
     """The payment plan (art. 8) and its DAMs: full before (§1), or 50% advance (§2); deferred
     instalments (§3) get no DAM now and the request goes to the schedule."""
-    authorize(actor, "write", municipality)
     book = parameters.book(db, municipality)
     calendar = parameters.calendar(db, municipality, on)
     due_extension = _extension(extension)
@@ -241,13 +239,12 @@ def reconcile_all(db: Database, municipality: str) -> int:
     return changed
 
 
-@checked
+@booking_requests.module_service("write")
 def issue_new_dam(db: Database, actor: Actor, municipality: str, request_id: str, charge_id: str,
                   due: date) -> dict:
     """A new DAM for a part of the request whose charge waits for one (its DAM was cancelled, or it
     was paid short): the request keeps its protocol and its place (art. 3 II); the part's
     dam_id/dam_number name the new DAM. Returns the request."""
-    authorize(actor, "write", municipality)
     doc = booking_requests._load(db, municipality, request_id)
     if doc["status"] == "recusado":
         raise WrongStep(f"O pedido {doc['protocol']} foi recusado: não recebe novo DAM.")
@@ -273,14 +270,13 @@ def issue_new_dam(db: Database, actor: Actor, municipality: str, request_id: str
                                         note=f"Novo DAM {dam['number']} do pedido {doc['protocol']}")
 
 
-@checked
+@booking_requests.module_service("write")
 def refuse_request(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Refuse the request with its reason (any step before execution): its bookings are freed and the
     price of a service the municipality will not provide is owed no more (art. 7; docs/LEITURAS.md,
     Nova Lacerda 8): each DAM still out is cancelled with the refusal's reason, a charge that waits
     for one is withdrawn, and what was already paid becomes a credit to return (restituição). So a
     refused request's DAM falling due never suspends the requester (art. 8 §4)."""
-    authorize(actor, "write", municipality)
     with store.transaction(db):
         doc = booking_requests.mark_refused(db, actor, municipality, request_id, reason)
         note = f"Pedido {doc['protocol']} recusado: {reason.strip()}"
@@ -298,13 +294,12 @@ def refuse_request(db: Database, actor: Actor, municipality: str, request_id: st
     return booking_requests.get_request(db, actor, municipality, request_id)
 
 
-@checked
+@booking_requests.module_service("write")
 def record_refusal_refund(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                           note: str) -> dict:
     """What a refused request had paid was returned to the requester (restituição; LEITURAS, Nova
     Lacerda 8): a refund of each of its charges that holds a credit (the one money loop), recorded on
     the refusal with the day and the document, in one unit of work."""
-    authorize(actor, "write", municipality)
     if not note.strip():
         raise ValidationFailed({"note": "Informe o documento da devolução (ordem de pagamento ou "
                                         "restituição nº)."})

@@ -12,9 +12,8 @@ from datetime import date, timedelta
 
 from pymongo.database import Database
 
-from services.machinery import queue_view
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.machinery import booking_requests, queue_view
+from services.shared.auth import Actor
 
 
 @dataclass(frozen=True)
@@ -35,12 +34,11 @@ def _item(row: dict, on: date) -> PendingItem:
                        overdue)
 
 
-@checked
+@booking_requests.module_service("read")
 def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[PendingItem]:
     """Awaiting visit, social report, quote, payment (a new DAM, a difference), schedule; balances
     due/overdue; credits to return — earliest first. One indexed query of the kept items: a part still
     owed is overdue when its due date is before ``on`` (art. 8 §4)."""
-    authorize(actor, "read", municipality)
     return sorted((_item(row, on) for row in queue_view.stored_items(db, municipality)), key=lambda i: (i.on, i.title))
 
 
@@ -51,11 +49,10 @@ class PendingPage:
     overdue: int
 
 
-@checked
+@booking_requests.module_service("read")
 def page(db: Database, actor: Actor, municipality: str, on: date, skip: int = 0, limit: int = 25) -> PendingPage:
     """One page of the module's pendências on ``on``, earliest first, with how many there are and how
     many are overdue: two counts and the first rows of an index, whatever the number of requests."""
-    authorize(actor, "read", municipality)
     rows = queue_view.first(db, municipality, on, limit, skip)
     return PendingPage(tuple(_item(row, on) for row in rows), queue_view.count(db, municipality, on),
                        queue_view.count(db, municipality, on, overdue=True))
@@ -71,12 +68,11 @@ class Overview:
     urgent: tuple[PendingItem, ...]
 
 
-@checked
+@booking_requests.module_service("read")
 def overview(db: Database, actor: Actor, municipality: str, on: date, week_days: int = 7,
              shown: int = 10) -> Overview:
     """The Início's view of the module's pendências on ``on``: four counts on an index and the first
     ``shown`` urgent items (overdue first, then dated up to a week), whatever the number of requests."""
-    authorize(actor, "read", municipality)
     week = on + timedelta(days=week_days)
     late = [_item(row, on) for row in queue_view.first(db, municipality, on, shown, overdue=True)]
     soon = [_item(row, on) for row in queue_view.first(db, municipality, on, shown - len(late), overdue=False,

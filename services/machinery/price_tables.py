@@ -27,9 +27,9 @@ from rules.machinery.prices import (
 )
 from rules.params import ParameterVersion
 from services import store
+from services.machinery import booking_requests
 from services.shared import audit, clock, exports, parameters
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.store import DuplicateKeyError, encode, insert_one
 
@@ -74,10 +74,9 @@ def _tables(db: Database, municipality: str) -> list[PriceTable]:
     return [PriceTable.from_version(v) for v in book.history(PRICE_TABLE)]
 
 
-@checked
+@booking_requests.module_service("read")
 def versions(db: Database, actor: Actor, municipality: str) -> list[PriceTable]:
     """Every version of the price table, newest first."""
-    authorize(actor, "read", municipality)
     return sorted(_tables(db, municipality), key=lambda t: t.effective, reverse=True)
 
 
@@ -88,10 +87,9 @@ def _in_force(tables: list[PriceTable], on: date) -> PriceTable:
     return max(earlier, key=lambda t: t.effective)
 
 
-@checked
+@booking_requests.module_service("read")
 def in_force(db: Database, actor: Actor, municipality: str, on: date) -> PriceTable:
     """The version in force on ``on`` (the one a quote of that date uses)."""
-    authorize(actor, "read", municipality)
     return _in_force(_tables(db, municipality), on)
 
 
@@ -158,25 +156,23 @@ def _update(tables: list[PriceTable], index: PriceIndex, percent: Decimal, refer
     return update, version
 
 
-@checked
+@booking_requests.module_service("admin")
 def preview_update(db: Database, actor: Actor, municipality: str, index: PriceIndex | str,
                    variation_percent: Decimal | str,
                    reference_period: str, effective: date | None, act: str) -> PriceUpdate:
     """Every new price of an update by index, computed from the table in force on ``effective``; saves nothing."""
-    authorize(actor, "admin", municipality)
     chosen, percent = _validated(index, variation_percent, reference_period, effective, act, clock.today())
     update, _ = _update(_tables(db, municipality), chosen, percent, reference_period, effective, act)
     return update
 
 
-@checked
+@booking_requests.module_service("admin")
 def save_update(db: Database, actor: Actor, municipality: str, previewed: PriceUpdate) -> PriceTable:
     """Save the previewed update as a new version, with its audit entry, in one unit of work.
 
     Refused (Conflict) when the table in force on the effective date is no longer the one the
     preview started from, or a version of that date exists: the TI previews again.
     """
-    authorize(actor, "admin", municipality)
     chosen, percent = _validated(previewed.index, previewed.variation_percent, previewed.reference_period,
                                  previewed.effective, previewed.act, clock.today())
     with store.transaction(db):
@@ -209,13 +205,13 @@ def rows_of(table: PriceTable) -> list[dict]:
             for code, price in table.prices]
 
 
-@checked
+@booking_requests.module_service("read")
 def export_csv(db: Database, actor: Actor, municipality: str, effective: date) -> bytes:
     """The version in force from ``effective`` as CSV."""
     return exports.to_csv(rows_of(in_force(db, actor, municipality, effective)))
 
 
-@checked
+@booking_requests.module_service("read")
 def export_xlsx(db: Database, actor: Actor, municipality: str, effective: date) -> bytes:
     """The version in force from ``effective`` as XLSX."""
     return exports.to_xlsx(rows_of(in_force(db, actor, municipality, effective)), sheet="Tabela de preços")

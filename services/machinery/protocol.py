@@ -48,7 +48,7 @@ from services.dam import charges
 from services.machinery import booking_requests, localities
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, SERVICE_KINDS
 from services.shared import audit, clock, fields, parameters
-from services.shared.auth import Actor, authorize
+from services.shared.auth import Actor
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.numbers import next_number
@@ -248,10 +248,9 @@ def _overdue_instalments(db: Database, municipality: str, document: str, on: dat
             for c in sorted(overdue, key=lambda c: (c["due_on"], c["id"]))]
 
 
-@checked
+@booking_requests.module_service("read")
 def requester_block(db: Database, actor: Actor, municipality: str, document: str, on: date) -> list[Finding]:
     """Art. 8 §4: the overdue charges of this service of a CPF/CNPJ (empty when none)."""
-    authorize(actor, "read", municipality)
     overdue = _overdue_instalments(db, municipality, document, on)
     return list(new_requests_allowed(overdue, on).failures) if overdue else []
 
@@ -265,7 +264,6 @@ def _registered_place(db: Database, municipality: str, requester: dict, on: date
 
 def _draft(db: Database, municipality: str, values: RequestInput) -> tuple[dict, dict]:
     """The request document (not yet numbered) and its requester, every input checked."""
-    booking_requests.require_module(db, municipality)
     requester = booking_requests._record(db, REQUESTERS, municipality, values.requester_id, "Solicitante")
     errors: dict[str, str] = {}
     if not values.services:
@@ -325,20 +323,18 @@ def _draft(db: Database, municipality: str, values: RequestInput) -> tuple[dict,
     return doc, requester
 
 
-@checked
+@booking_requests.module_service("read")
 def check(db: Database, actor: Actor, municipality: str, values: RequestInput) -> list[Finding]:
     """Eligibility findings of a request before it is saved (art. 2, 5, 6, 8 §4, 9, 10)."""
-    authorize(actor, "read", municipality)
     doc, requester = _draft(db, municipality, values)
     overdue = _overdue_instalments(db, municipality, requester["document"], values.requested_on)
     return _evaluate(decode(encode(doc)), requester, parameters.book(db, municipality), overdue)
 
 
-@checked
+@booking_requests.module_service("write")
 def create_request(db: Database, actor: Actor, municipality: str, values: RequestInput) -> str:
     """Protocol a request (number per year) and return its id; refused with RequestsSuspended when
     the requester has an overdue DAM of this service (art. 8 §4)."""
-    authorize(actor, "write", municipality)
     booking_requests.prepare(db)
     doc, requester = _draft(db, municipality, values)
     today = clock.today()

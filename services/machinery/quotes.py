@@ -25,7 +25,7 @@ from rules.machinery.schedule import LoadRecord, loads_allowance
 from services.machinery import booking_requests, protocol
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, WrongStep
 from services.shared import clock, parameters
-from services.shared.auth import Actor, authorize
+from services.shared.auth import Actor
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 from services.store import parse_date
@@ -37,12 +37,11 @@ def _after_visit_status(doc: dict) -> str:
     return "aguardando_parecer" if report and not report.get("answered_on") else "aguardando_orcamento"
 
 
-@checked
+@booking_requests.module_service("write")
 def record_technical_visit(db: Database, actor: Actor, municipality: str, request_id: str, visited_on: date,
                            viable: bool, notes: str, environmental_licence: str = "") -> dict:
     """The technical visit (art. 2 §3, art. 5): viability and, when natural materials move, the
     environmental licence (art. 10 III). Unviable → refused with the reason."""
-    authorize(actor, "write", municipality)
     if not isinstance(visited_on, date) or visited_on > clock.today():
         raise ValidationFailed({"visited_on": "Data da vistoria: informe uma data até hoje."})
     if not notes.strip():
@@ -71,11 +70,10 @@ def record_technical_visit(db: Database, actor: Actor, municipality: str, reques
                                     "technical_visit")
 
 
-@checked
+@booking_requests.module_service("write")
 def request_social_report(db: Database, actor: Actor, municipality: str, request_id: str, on: date,
                           note: str = "") -> dict:
     """Ask Social Assistance for the social report (art. 7, second §2-§3)."""
-    authorize(actor, "write", municipality)
 
     def build(doc: dict) -> dict:
         report = {"requested_on": on, "requested_by": actor.username, "note": note.strip(), "answered_on": None,
@@ -87,11 +85,10 @@ def request_social_report(db: Database, actor: Actor, municipality: str, request
                                     ("aguardando_vistoria", "aguardando_orcamento"), build, "social_report_requested")
 
 
-@checked
+@booking_requests.module_service("write")
 def record_social_report(db: Database, actor: Actor, municipality: str, request_id: str, answered_on: date,
                          favourable: bool, reference: str, note: str = "") -> dict:
     """The answer of Social Assistance (art. 7 §4); favourable gives the 70% on item 12."""
-    authorize(actor, "write", municipality)
     if not reference.strip():
         raise ValidationFailed({"reference": "Informe o número ou a referência do parecer social."})
 
@@ -128,11 +125,10 @@ def _stage_records(db: Database, municipality: str, doc: dict) -> list[LoadRecor
     return records
 
 
-@checked
+@booking_requests.module_service("write")
 def make_quote(db: Database, actor: Actor, municipality: str, request_id: str, on: date) -> dict:
     """Price the request (Anexo I/II) with the table in force on ``on`` and save the quote; the
     request must meet every condition (findings re-checked with the visit and the payments)."""
-    authorize(actor, "write", municipality)
     book = parameters.book(db, municipality)
 
     def build(doc: dict) -> dict:

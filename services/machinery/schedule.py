@@ -17,16 +17,16 @@ from datetime import date, timedelta
 from pymongo.database import Database
 
 from rules.base import RuleError
+from rules.calendar import LegalCalendar
 from rules.fmt import day as show_day
 from rules.machinery.prices import DECREE
-from rules.machinery.schedule import assets_fit, booking_days
+from rules.machinery.schedule import SkippedDay, assets_fit, booking_days, skipped_days
 from services import store
 from services.machinery import booking_requests, schedule_view
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPEN, OPERATORS
 from services.machinery.schedule_view import QueueEntry, QueuePage
 from services.shared import clock, entities, entity_lists, list_counts, parameters, views
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import Conflict, ValidationFailed
 from services.shared.schema import ListQuery, Page
 from services.store import DuplicateKeyError, decode, encode, insert_one, parse_date
@@ -43,32 +43,24 @@ def _names(db: Database, collection: str, municipality: str, query: dict, fields
     return [_row(raw) for raw in db[collection].find({"municipality": municipality, **query}, fields_)]
 
 
-def _board(db: Database, actor: Actor, municipality: str) -> None:
-    authorize(actor, "read", municipality)
-    booking_requests.require_module(db, municipality)
-
-
-@checked
+@booking_requests.module_service("read")
 def queue_page(db: Database, actor: Actor, municipality: str, day: date, page: int = 1, per_page: int = 25,
                search: str = "") -> QueuePage:
     """A page of the requests ready to schedule (paid or authorized deferral) in the order of art. 3
     on ``day``; ``search`` (protocol or requester) narrows it, each row keeping its place in the queue."""
-    _board(db, actor, municipality)
     return schedule_view.queue_page(db, municipality, day, page, entity_lists.per_page_checked(per_page), search)
 
 
-@checked
+@booking_requests.module_service("read")
 def queue_rows(db: Database, actor: Actor, municipality: str, day: date, search: str = "") -> list[QueueEntry]:
     """The whole queue of ``day`` in the order of art. 3 (or its rows matching ``search``): the export."""
-    _board(db, actor, municipality)
     return schedule_view.queue_rows(db, municipality, day, search)
 
 
-@checked
+@booking_requests.module_service("read")
 def booked_page(db: Database, actor: Actor, municipality: str, day: date, page: int = 1,
                 per_page: int = 25) -> Page:
     """The bookings of ``day``, by machine, a page at a time."""
-    _board(db, actor, municipality)
     booking_requests.prepare(db)
     query = {"municipality": municipality, "day": day.isoformat()}
     total = list_counts.counted(db[BOOKINGS], query)
@@ -85,23 +77,21 @@ def _busy(db: Database, municipality: str, day: date, field: str) -> list:
     return [views.source_key(record_id) for record_id in taken]
 
 
-@checked
+@booking_requests.module_service("read")
 def free_assets(db: Database, actor: Actor, municipality: str, day: date, search: str = "", page: int = 1,
                 per_page: int = 25) -> Page:
     """The machines and vehicles free on ``day`` (not booked, not in maintenance), by identifier, a page
     at a time; ``search`` matches the identifier or the make and model."""
-    _board(db, actor, municipality)
     spec = entities.authorize_entity(db, actor, "read", ASSETS, municipality)
     where = {"status": {"$ne": "em_manutencao"}, "_id": {"$nin": _busy(db, municipality, day, "asset_id")}}
     return entity_lists.page_where(db, spec, municipality, ListQuery(search=search, page=page, per_page=per_page),
                                    where)
 
 
-@checked
+@booking_requests.module_service("read")
 def free_operators(db: Database, actor: Actor, municipality: str, day: date, search: str = "", page: int = 1,
                    per_page: int = 25) -> Page:
     """The operators and drivers in activity and free on ``day``, by name, a page at a time."""
-    _board(db, actor, municipality)
     spec = entities.authorize_entity(db, actor, "read", OPERATORS, municipality)
     where = {"active": True, "_id": {"$nin": _busy(db, municipality, day, "operator_id")}}
     return entity_lists.page_where(db, spec, municipality, ListQuery(search=search, page=page, per_page=per_page),
@@ -124,14 +114,34 @@ def _pairs(db: Database, municipality: str, assignments: list[tuple[str, str]]) 
     return pairs
 
 
-def _days(db: Database, municipality: str, day: date, until: date | None) -> tuple[date, ...]:
+def _days(db: Database, municipality: str, day: date, until: date | None,
+          calendar: LegalCalendar | None = None) -> tuple[date, ...]:
     """The days of a booking from ``day`` to ``until`` (business days after the first, as the rule says)."""
     if not isinstance(day, date) or day < clock.today():
         raise ValidationFailed({"day": "Data do agendamento: informe hoje ou uma data futura."})
     try:
-        return booking_days(day, until or day, parameters.calendar(db, municipality, day))
+        return booking_days(day, until or day, calendar or parameters.calendar(db, municipality, day))
     except RuleError as error:
         raise ValidationFailed({"until": f"{error.message} ({error.reference})"}) from None
+
+
+@dataclass(frozen=True)
+class PeriodPreview:
+    """What a booking over a period takes, shown before it is saved (issue 35 item 6)."""
+
+    days: tuple[date, ...]
+    skipped: tuple[SkippedDay, ...]
+
+
+@booking_requests.module_service("read")
+def period_preview(db: Database, actor: Actor, municipality: str, day: date,
+                   until: date | None = None) -> PeriodPreview:
+    """The days a booking from ``day`` to ``until`` would take and those it skips with why — weekends,
+    national and municipal holidays (the parameters' ``municipal_holidays``), art. 3, III — refused as
+    :func:`book` refuses the period; nothing is written."""
+    calendar = parameters.calendar(db, municipality, day)
+    days = _days(db, municipality, day, until, calendar)
+    return PeriodPreview(days, skipped_days(day, until or day, calendar))
 
 
 def _insert(db: Database, actor: Actor, municipality: str, doc: dict, pairs: list[tuple[dict, dict]],
@@ -162,7 +172,7 @@ def _schedule_of(db: Database, municipality: str, request_id: str) -> dict:
     return {"day": days[0], "until": days[-1], "days": days, "bookings": list(pairs.values())}
 
 
-@checked
+@booking_requests.module_service("write")
 def book(db: Database, actor: Actor, municipality: str, request_id: str, day: date,
          assignments: list[tuple[str, str]], until: date | None = None) -> dict:
     """Book (asset_id, operator_id) pairs for the request from ``day`` to ``until`` (one day when
@@ -170,8 +180,6 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
     items (Anexo I). A scheduled request gets more days (a job longer than planned). A machine or
     operator already booked on one of the days → Conflict (unique index), even when two clerks save
     at once, and nothing of the period is booked."""
-    authorize(actor, "write", municipality)
-    booking_requests.require_module(db, municipality)
     booking_requests.prepare(db)
     pairs = _pairs(db, municipality, assignments)
     days = _days(db, municipality, day, until)
@@ -189,13 +197,11 @@ def book(db: Database, actor: Actor, municipality: str, request_id: str, day: da
                                     build, "book")
 
 
-@checked
+@booking_requests.module_service("write")
 def reschedule(db: Database, actor: Actor, municipality: str, request_id: str, day: date, reason: str,
                until: date | None = None) -> dict:
     """Move a scheduled request to ``day``..``until`` with the same machines and operators, with the
     reason; the old days are freed in the same unit of work (a taken day → Conflict, nothing moves)."""
-    authorize(actor, "write", municipality)
-    booking_requests.require_module(db, municipality)
     if not reason.strip():
         raise ValidationFailed({"reason": "Informe o motivo da remarcação."})
     booking_requests.prepare(db)
@@ -212,11 +218,9 @@ def reschedule(db: Database, actor: Actor, municipality: str, request_id: str, d
                                     note=reason.strip())
 
 
-@checked
+@booking_requests.module_service("write")
 def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: str, reason: str) -> dict:
     """Free the machines and operators of the request; it goes back to the schedule queue."""
-    authorize(actor, "write", municipality)
-    booking_requests.require_module(db, municipality)
     if not reason.strip():
         raise ValidationFailed({"reason": "Informe o motivo do cancelamento do agendamento."})
     with store.transaction(db):
@@ -226,11 +230,9 @@ def cancel_booking(db: Database, actor: Actor, municipality: str, request_id: st
                                         note=reason.strip())
 
 
-@checked
+@booking_requests.module_service("read")
 def week_schedule(db: Database, actor: Actor, municipality: str, week_start: date) -> list[dict]:
     """The bookings of the 7 days from ``week_start`` (for the printed week view), by day and machine."""
-    authorize(actor, "read", municipality)
-    booking_requests.require_module(db, municipality)
     days = {"$gte": week_start.isoformat(), "$lte": (week_start + timedelta(days=6)).isoformat()}
     rows = _names(db, BOOKINGS, municipality, {"day": days},
                   {"day": 1, "protocol": 1, "request_id": 1, "asset": 1, "operator": 1, "zone": 1, "locality": 1})
@@ -262,12 +264,11 @@ class WeekBoard:
     pages: int = 1
 
 
-@checked
+@booking_requests.module_service("read")
 def week_board(db: Database, actor: Actor, municipality: str, week_start: date, page: int = 1,
                per_page: int = 25) -> WeekBoard:
     """The machines of the register, a page at a time by identifier, over the 7 days from
     ``week_start``: which request and operator take each one each day, and the days it is free."""
-    _board(db, actor, municipality)
     spec = entities.authorize_entity(db, actor, "read", ASSETS, municipality)
     days = tuple(week_start + timedelta(days=n) for n in range(7))
     assets = entity_lists.page_where(db, spec, municipality, ListQuery(page=page, per_page=per_page))  # checks per_page
@@ -282,10 +283,9 @@ def week_board(db: Database, actor: Actor, municipality: str, week_start: date, 
         assets.total, assets.page, assets.pages)
 
 
-@checked
+@booking_requests.module_service("write")
 def mark_urgent(db: Database, actor: Actor, municipality: str, request_id: str, justification: str) -> dict:
     """Art. 3 §2: move ahead of the protocol order, only with a recorded justification."""
-    authorize(actor, "write", municipality)
     if not justification.strip():
         raise ValidationFailed({"justification": "A antecipação exige justificativa de urgência ou relevância "
                                                  f"pública ({DECREE}, art. 3, §2)."})

@@ -20,8 +20,7 @@ from services.machinery.booking_requests import (
 )
 from services.shared import audit, clock, fields
 from services.shared.audit_words import name_codes
-from services.shared.auth import Actor, authorize
-from services.shared.boundary import checked
+from services.shared.auth import Actor
 from services.shared.errors import ValidationFailed
 from services.store import encode
 
@@ -30,11 +29,10 @@ INCIDENT_KINDS = {"dano": "Dano ao veículo", "lotacao": "Excesso de lotação",
 name_codes("kind", INCIDENT_KINDS)  # the Auditoria's words for them
 
 
-@checked
+@booking_requests.module_service("write")
 def record_trip(db: Database, actor: Actor, municipality: str, request_id: str, responsible_name: str,
                 responsible_document: str, driver_operator_id: str, passengers: list[str], route: str) -> dict:
     """The named responsible person, the municipal driver, passengers and route (art. 6)."""
-    authorize(actor, "write", municipality)
     errors = {}
     if not responsible_name.strip():
         errors["responsible_name"] = f"Indique o responsável pela viagem ({DECREE}, art. 6)."
@@ -64,11 +62,10 @@ def record_trip(db: Database, actor: Actor, municipality: str, request_id: str, 
     return booking_requests._change(db, actor, municipality, request_id, OPEN + ("concluido",), build, "trip")
 
 
-@checked
+@booking_requests.module_service("write")
 def record_incident(db: Database, actor: Actor, municipality: str, request_id: str, on: date, kind: str,
                     description: str) -> dict:
     """An incident (dano, lotação, desvio de rota, ...) recorded against the responsible person (art. 6)."""
-    authorize(actor, "write", municipality)
     if kind not in INCIDENT_KINDS:
         raise ValidationFailed({"kind": "Escolha o tipo de ocorrência."})
     if not description.strip():

@@ -17,7 +17,7 @@ from typing import Any
 
 from services.shared import fields, flow_spec
 from services.shared.fields import identifier_of  # noqa: F401  (the TI screen's)
-from services.shared.schema import LABEL_MAX, EntitySpec, Field
+from services.shared.schema import LABEL_MAX, EntitySpec, EntryOf, Field
 
 COLLECTION = "register_definitions"
 FORMAT = 1  # the document's format; a later key (a status flow, an export) is optional, read when present
@@ -53,7 +53,8 @@ def definition_of(spec: EntitySpec) -> dict[str, Any]:
         "write_roles": list(spec.write_roles) if spec.write_roles is not None else None,
         "municipalities": list(spec.municipalities) if spec.municipalities is not None else None,
         "fields": [_field_definition(f) for f in spec.fields],
-    }
+    } | ({"entry_of": {"parameter": spec.entry_of.parameter, "fields": list(spec.entry_of.fields),
+                       "message": spec.entry_of.message}} if spec.entry_of else {})
 
 
 def _field_definition(f: Field) -> dict[str, Any]:
@@ -78,8 +79,13 @@ def to_spec(definition: dict[str, Any]) -> EntitySpec:
         default_sort=definition.get("default_sort") or "created_at", title_field=definition.get("title_field") or "",
         removable=bool(definition.get("removable")), feminine=bool(definition.get("feminine")),
         read_roles=roles("read_roles"), write_roles=roles("write_roles"), municipalities=roles("municipalities"),
-        defined=bool(definition.get("defined")), flow=flow,
+        defined=bool(definition.get("defined")), flow=flow, entry_of=_entry_of(definition.get("entry_of")),
     )
+
+
+def _entry_of(found: dict[str, Any] | None) -> EntryOf | None:
+    """Fields that together are one entry of a list parameter (a requester's zone and locality)."""
+    return EntryOf(found["parameter"], tuple(found["fields"]), found["message"]) if found else None
 
 
 def _field(f: dict[str, Any]) -> Field:

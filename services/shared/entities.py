@@ -99,12 +99,35 @@ def _choices_of(db: Database, municipality: str, f: Field) -> Field:
     if not f.choices_from:
         return f
     name, key = f.choices_from
+    found = dict.fromkeys(str(e[key]) for e in _entries_in_force(db, municipality, name) if e.get(key))
+    return replace(f, kind="choice", choices=tuple((v, v) for v in found))
+
+
+def _entries_in_force(db: Database, municipality: str, name: str) -> list[dict]:
+    """The entries of a list parameter in force today (none when it was never set)."""
     try:
         entries = parameters.value(db, municipality, name, clock.today())
     except ParameterMissing:
         entries = []
-    found = dict.fromkeys(str(e[key]) for e in entries or () if isinstance(e, dict) and e.get(key))
-    return replace(f, kind="choice", choices=tuple((v, v) for v in found))
+    return [e for e in entries or () if isinstance(e, dict)]
+
+
+def check_entries(db: Database, spec: EntitySpec, municipality: str,
+                  rows: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
+    """The errors by row index of the rows whose values of ``spec.entry_of.fields`` are, together, no
+    entry of its list in force (a zone beside a locality of another zone): one read of the list for
+    all the rows. A row missing one of the values has that field's own error; no list in force, no
+    choice (the fields' choices refuse any value)."""
+    rule = spec.entry_of
+    if rule is None:
+        return {}
+    pairs = {tuple(str(e.get(k, "")) for k in rule.fields) for e in _entries_in_force(db, municipality, rule.parameter)}
+    errors: dict[int, dict[str, str]] = {}
+    for index, row in enumerate(rows):
+        values = tuple(row.get(k) for k in rule.fields)
+        if pairs and None not in values and tuple(str(v) for v in values) not in pairs:
+            errors[index] = {rule.fields[-1]: rule.message.format(**dict(zip(rule.fields, values, strict=True)))}
+    return errors
 
 
 # ---- validation and writes ----
@@ -136,7 +159,8 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
 
 def check_references(db: Database, spec: EntitySpec, municipality: str,
                      rows: list[dict[str, Any]]) -> dict[int, dict[str, str]]:
-    """The errors by row index and field of the reference values that name no registered record.
+    """The errors by row index and field of the reference values that name no registered record, and
+    of the values that together are no entry of the spec's list in force (:func:`check_entries`).
 
     A vehicle's driver, a driver's platform, a document's driver: each reference field is checked
     against its collection in ONE query for all the rows (``distinct`` over the values given), so an
@@ -159,6 +183,9 @@ def check_references(db: Database, spec: EntitySpec, municipality: str,
                 errors.setdefault(index, {})[f.name] = (
                     f"{f.label}: {f.show(value)} não está no cadastro de {target} deste município; "
                     f"cadastre antes ou escolha um registro da lista.")
+    for index, bad in check_entries(db, spec, municipality, rows).items():
+        for name, message in bad.items():
+            errors.setdefault(index, {}).setdefault(name, message)
     return errors
 
 
@@ -271,6 +298,10 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     if not changed:
         return
     _refuse_unknown_references(db, spec, municipality, changed)
+    if spec.entry_of and set(spec.entry_of.fields) & set(changed):  # one of a pair changed: the pair as saved
+        outside = check_entries(db, spec, municipality, [{**before, **changed}])
+        if outside:
+            raise ValidationFailed(outside[0])
     record_files.keep(db, spec, [values])
     current = {"version": expected} if expected else {"version": {"$exists": False}}
     with transaction(db):

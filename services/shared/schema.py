@@ -55,6 +55,17 @@ class Field:
 
 
 @dataclass(frozen=True)
+class EntryOf:
+    """Fields whose values together must be one entry of a dated list parameter in force today: a
+    requester's zone and locality are a pair of the municipality's list (Decreto 017/2026, art. 3,
+    §1), not any zone beside any locality. ``message`` is formatted with the fields' values and shown
+    under the last field (``entities.check_entries``)."""
+    parameter: str
+    fields: tuple[str, ...]
+    message: str
+
+
+@dataclass(frozen=True)
 class State:
     """A state of a defined register's status flow; a deadline (business days) to leave it."""
     value: str
@@ -111,6 +122,7 @@ class EntitySpec:
     municipalities: tuple[str, ...] | None = None
     defined: bool = False
     flow: Flow | None = None  # a defined register's status flow (its state is the field ``state``)
+    entry_of: EntryOf | None = None  # fields that together are one entry of a list parameter in force
 
     def grants(self, role: str, permission: str, municipality: str) -> bool:
         """Whether the definition lets ``role`` read or write its records in ``municipality``."""

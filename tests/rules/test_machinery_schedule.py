@@ -12,8 +12,10 @@ from rules.machinery.schedule import (
     LoadRecord,
     PeriodRefused,
     QueuedRequest,
+    SkippedDay,
     assets_fit,
     booking_days,
+    skipped_days,
     loads_allowance,
     order_of_service,
 )
@@ -185,3 +187,27 @@ def test_a_period_out_of_shape_is_refused(first, last):
     with pytest.raises(PeriodRefused) as refused:
         booking_days(first, last, LegalCalendar())
     assert refused.value.reference.endswith("art. 3, III")
+
+
+CORPUS_CHRISTI = LegalCalendar([(date(2026, 6, 4), "Corpus Christi")])  # Nova Lacerda's municipal holiday (demo)
+
+
+@pytest.mark.parametrize("first, last, skipped", [
+    pytest.param(date(2026, 4, 17), date(2026, 4, 22), [
+        (date(2026, 4, 18), "sábado"), (date(2026, 4, 19), "domingo"),
+        (date(2026, 4, 21), "feriado nacional: Tiradentes")],
+        id="art. 3 III: Friday to Wednesday skips the weekend and Tiradentes"),
+    pytest.param(date(2026, 6, 3), date(2026, 6, 5), [(date(2026, 6, 4), "feriado municipal: Corpus Christi")],
+                 id="art. 3 III: a municipal holiday of the parameters is skipped with its name"),
+    pytest.param(date(2026, 4, 30), date(2026, 5, 4), [
+        (date(2026, 5, 1), "feriado nacional: Dia do Trabalhador"), (date(2026, 5, 2), "sábado"),
+        (date(2026, 5, 3), "domingo")], id="art. 3 III: 1º de maio and the weekend after it"),
+    pytest.param(date(2026, 4, 6), date(2026, 4, 10), [], id="art. 3 III: Monday to Friday skips nothing"),
+    pytest.param(date(2026, 4, 11), date(2026, 4, 11), [], id="art. 3 III: one day, as chosen, skips nothing"),
+])
+def test_a_period_says_which_days_it_skips_and_why(first, last, skipped):
+    found = skipped_days(first, last, CORPUS_CHRISTI)
+    assert found == tuple(SkippedDay(day, reason) for day, reason in skipped)
+    taken = booking_days(first, last, CORPUS_CHRISTI)
+    assert not set(taken) & {s.day for s in found}
+    assert len(taken) + len(found) == (last - first).days + 1

@@ -8,7 +8,7 @@ written by the stage modules of ``services.machinery``; these specs drive the li
 """
 from __future__ import annotations
 
-from services.shared.schema import EntitySpec, Field, register
+from services.shared.schema import EntitySpec, EntryOf, Field, register
 
 LOCALITIES = "machinery_localities"  # the zones and localities parameter (services.machinery.localities)
 
@@ -101,5 +101,9 @@ REQUESTERS = register(
                   choices=STANDINGS, help="Verificada pela Secretaria (Decreto 017/2026, art. 2, §1)."),
             Field("standing_checked_on", "Situação verificada em", "date", required=True, not_future=True),
         ),
+        # art. 3, §1: the zone and the locality are one entry of the list in force, not any of each
+        entry_of=EntryOf(LOCALITIES, ("zone", "locality"),
+                         "Localidade: {locality} não é uma localidade da {zone} na lista de zonas e localidades "
+                         "em vigor (Decreto 017/2026, art. 3, §1); escolha uma localidade dessa zona."),
     )
 )
