@@ -4,7 +4,7 @@ test_browser_ridehailing, test_browser_autos and test_browser_bookings. Every st
 fails on English or snake_case text (``shot``).
 
 - Gabinete: Início shows each municipality's headline figures; a click opens that municipality's Resumo;
-  the Relatório gerencial (PDF) and the summary tables (XLSX) download and hold the municipality's figures.
+  the Relatório gerencial (PDF) and the summary tables (XLSX and CSV) download and hold the municipality's figures.
 - TI: a new version of the UPFM of Chapada is reviewed (before/after, impact), confirmed, and is in force
   from its date; Auditoria shows who recorded it, in pt-BR.
 """
@@ -73,6 +73,11 @@ def test_the_mayors_office_opens_a_municipalitys_summary_and_takes_its_reports(p
     book = load_workbook(io.BytesIO(open(xlsx.path(), "rb").read()))
     assert "Municípios lado a lado" in book.sheetnames
     assert xlsx.suggested_filename.endswith(".xlsx") and "matupa" in xlsx.suggested_filename
+    # issue 35 item 8: the same tables in one CSV beside the workbook, a line per cell
+    csv = downloaded(page, page.get_by_role("button", name="Tabelas do resumo (CSV, uma linha por célula)"))
+    lines = open(csv.path(), encoding="utf-8-sig").read().splitlines()
+    assert lines[0] == "Tabela;Linha;Coluna;Valor" and csv.suggested_filename.endswith(".csv")
+    assert any(line.startswith("Municípios lado a lado;Arrecadado (DAM pagos);Matupá;R$ ") for line in lines)
     shot(page, "day_gabinete_3_relatorios")
     context.close()
 
