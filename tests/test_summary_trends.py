@@ -84,8 +84,8 @@ def test_defences_and_appeals_waiting_for_a_decision_with_their_ages(known, toda
     assert rows["Defesas aguardando decisão"] == {"Aguardando": "Defesas aguardando decisão", "Quantidade": 3,
                                                   "Mais antigo (dias)": 69, "Média (dias)": "36,3"}
     # issue 35 item 8: one appeal waiting is the secretariat's work: its count and age are shown
-    assert (rows["Recursos aguardando decisão"]["Quantidade"], rows["Recursos aguardando decisão"]["Mais antigo (dias)"]) \
-        == (1, 73)
+    appeals = rows["Recursos aguardando decisão"]
+    assert (appeals["Quantidade"], appeals["Mais antigo (dias)"]) == (1, 73)
     report = PdfReader(io.BytesIO(summary.report_pdf(known, GABINETE, "chapada", *FIRST_QUARTER)))
     assert len(report.pages) == 1
     assert ("Aguardando decisão em 15/04/2026: defesas aguardando decisão: 3 (o mais antigo há 69 dias); "

@@ -5,7 +5,8 @@ previous period of the same length and, for revenue, the same period of the prev
 (``services.summary.periods``). Only aggregates: no name, CPF, plate or document number; of the
 figures about people, ``services.summary.report_tables`` hides small cells from the gabinete
 (``services.shared.privacy``); the headline figures (revenue, registers, workload) never are.
-``services.summary.summary`` computes them; ``revenue``, ``ride_hailing``, ``fines`` and ``machinery`` collect each service's part.
+``services.summary.summary`` computes them; ``revenue``, ``ride_hailing``, ``fines`` and ``machinery``
+collect each service's part.
 
 What each figure means (the same words the page shows):
 

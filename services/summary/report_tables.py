@@ -103,8 +103,9 @@ def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
                   ("Condutores cadastrados", ride.drivers), ("Veículos cadastrados", ride.vehicles),
                   ("Vistorias realizadas", ride.inspections_done), ("Vistorias reprovadas", ride.inspections_failed),
                   ("Vistorias em atraso no último dia", ride.inspections_overdue))
+        average = _number(ride.average_days_to_authorization)
         rows = [{"Indicador": label, "Valor": count} for label, count in counts] + [
-            {"Indicador": "Dias do protocolo à autorização (média)", "Valor": _number(ride.average_days_to_authorization)}]
+            {"Indicador": "Dias do protocolo à autorização (média)", "Valor": average}]
         out["Indicadores do transporte"] = hide(
             figures, rows, [count for _label, count in counts] + [0], ("Valor",), total_known=False,
             people=[label in SANCTION_INDICATORS for label, _count in counts] + [False])
