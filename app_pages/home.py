@@ -12,7 +12,7 @@ from services.shared import municipalities
 from ui import common, navigation
 from ui import summary as ui_summary
 from ui.flow import inbox as flow_inbox
-from ui.ridehailing import queue_overview
+from ui.ridehailing import follow, pendencia_step, queue_overview
 from ui.saved_views import links as saved_view_links
 
 WEEK_DAYS = 7
@@ -59,13 +59,10 @@ def ride_hailing_inbox() -> None:
                              key="home_ride", on_select="rerun", selection_mode="single-row",
                              column_config={"O que fazer": st.column_config.TextColumn(width="large")})
         picked = event.selection.rows if event is not None and event.selection else []
-        if picked:  # a click on the row opens its record
-            chosen = shown[picked[0]]
+        step = pendencia_step(shown[picked[0]]) if picked else None
+        if step is not None:  # a click on the row opens its record where the work is
             st.session_state.pop("home_ride", None)
-            if chosen.authorization_id:
-                st.session_state["auth_goto"] = chosen.authorization_id
-                st.switch_page("app_pages/authorizations.py")
-            st.switch_page("app_pages/autos.py")
+            follow(step)
         st.caption("Clique numa linha para abrir o registro.")
     st.page_link("app_pages/pendencias.py", label=f"Todas as pendências ({found.total})", icon=":material/list:")
 
@@ -77,8 +74,14 @@ def machinery_inbox() -> None:
         return
     counts(found.overdue, found.open_today, found.this_week)
     if found.urgent:
-        common.table(pd.DataFrame([{"Data": when(i.on, i.overdue) if i.on else "—", "Pendência": i.title,
-                                    "Detalhe": i.detail} for i in found.urgent]), key="home_machinery")
+        event = common.table(pd.DataFrame([{"Data": when(i.on, i.overdue) if i.on else "—", "Pendência": i.title,
+                                            "Detalhe": i.detail} for i in found.urgent]), key="home_machinery",
+                             on_select="rerun", selection_mode="single-row")
+        picked = event.selection.rows if event is not None and event.selection else []
+        if picked:  # a click on the row opens its request, where each of its steps is done
+            st.session_state.pop("home_machinery", None)
+            navigation.open_record("booking_requests", found.urgent[picked[0]].record_id, mun.code)
+        st.caption("Clique numa linha para abrir o pedido.")
     else:
         st.success("Nada atrasado nem vencendo nesta semana.")
     st.page_link("app_pages/machinery_pending.py", label=f"Todas as pendências do módulo ({found.total})",

@@ -1,5 +1,5 @@
 """Pendências: what is due or late in the ride-hailing registry, earliest first, a page at a time (the
-queue kept as data: ``work_queue.page``); a click opens the authorization, or the autos."""
+queue kept as data: ``work_queue.page``); a click opens its record where the work is."""
 import pandas as pd
 import streamlit as st
 
@@ -9,7 +9,7 @@ from services.ridehailing.queue_item import HORIZON_DAYS, KINDS, Pendencia
 from services.shared import clock, exports, schema
 from ui import common
 from ui.lists import asked_page, list_view, pages_of
-from ui.ridehailing import queue_page, whole_queue
+from ui.ridehailing import follow, pendencia_step, queue_page, whole_queue
 
 actor = common.guard("write")
 mun = common.municipality()
@@ -52,9 +52,7 @@ if ok:
                       lambda: exports.to_csv(everything(), COLUMNS),
                       lambda: exports.to_xlsx(everything(), COLUMNS, sheet="Pendências"), "pendência(s)",
                       column_config={"O que fazer": st.column_config.TextColumn(width="large")}, exact=True)
-    if index is not None:  # a click on the row opens its authorization (an auto's, the autos page)
+    step = pendencia_step(shown[index]) if index is not None else None
+    if step is not None:  # a click on the row opens its record where the work is
         st.session_state.pop("pend_table", None)  # back on this page, no row is still chosen
-        if shown[index].authorization_id:
-            st.session_state["auth_goto"] = shown[index].authorization_id
-            st.switch_page("app_pages/authorizations.py")
-        st.switch_page("app_pages/autos.py")
+        follow(step)

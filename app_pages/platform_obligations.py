@@ -81,8 +81,8 @@ if not names:
     st.info("Cadastre as plataformas na página Plataformas para registrar suas obrigações.")
     st.stop()
 
-tab_lists, tab_requests, tab_trips, tab_issqn = st.tabs(["Relações e conciliação", "Pedidos de dados",
-                                                         "Dados de viagem", "ISSQN"])
+tab_lists, tab_requests, tab_trips, tab_issqn = common.tabs(["Relações e conciliação", "Pedidos de dados",
+                                                             "Dados de viagem", "ISSQN"], "pob_tabs")
 
 with tab_lists:
     st.caption(f"Relação de condutores e veículos: {rules.ref('lists')}. Conciliação contra o cadastro: quem aparece "

@@ -68,9 +68,15 @@ tables = report_tables.tables(data)
 if several:  # a gabinete that sees several municipalities: their figures side by side
     others = [ui_summary.figures(actor, town.code, start, end, compare) for town in towns]
     tables["Municípios lado a lado"] = report_tables.side_by_side([figures for ok_, figures in others if ok_])
-st.download_button("Tabelas do resumo (XLSX, uma aba por tabela)", mime=exports.XLSX_MIME, key="summary_xlsx",
-                   data=lambda: exports.to_xlsx_book({title: (rows, None) for title, rows in tables.items() if rows}),
-                   file_name=exports.file_name("resumo", municipality, today, "xlsx"), icon=":material/table_view:")
+xlsx_place, csv_place = st.columns(2)
+xlsx_place.download_button(
+    "Tabelas do resumo (XLSX, uma aba por tabela)", mime=exports.XLSX_MIME, key="summary_xlsx",
+    data=lambda: exports.to_xlsx_book({title: (rows, None) for title, rows in tables.items() if rows}),
+    file_name=exports.file_name("resumo", municipality, today, "xlsx"), icon=":material/table_view:")
+csv_place.download_button(
+    "Tabelas do resumo (CSV, uma linha por célula)", mime=exports.CSV_MIME, key="summary_csv",
+    data=lambda: exports.to_csv_tables(tables), file_name=exports.file_name("resumo", municipality, today, "csv"),
+    icon=":material/download:")
 
 
 def table(title: str, key: str) -> None:
@@ -112,15 +118,11 @@ if data.debts is not None:
     st.caption(f"Posição em {owed.on:%d/%m/%Y}: débitos em aberto, pagos a menor ou inscritos em dívida ativa, "
                "pelo tempo desde o vencimento.")
     columns = st.columns(len(owed.aging))
-    marks, _total = text.aging_marks(owed)
     for column, (key, (count, amount)) in zip(columns, owed.aging.items()):
-        column.metric(BUCKET_LABELS[key], marks[key] or fmt.brl(amount), f"{marks[key] or count} débito(s)",
-                      delta_color="off", delta_arrow="off")
+        column.metric(BUCKET_LABELS[key], fmt.brl(amount), f"{count} débito(s)", delta_color="off", delta_arrow="off")
     share, before = owed.paid_share, owed.previous_paid_share
-    hidden, hidden_before = text.charged_marks(owed)
-    change = None if share is None or before is None or hidden or hidden_before else (
-        f"{share - before:+.1f} p.p.".replace(".", ",", 1))
-    st.metric("Parcela paga do valor lançado no período", hidden or text.share_text(share), change,
+    change = None if share is None or before is None else f"{share - before:+.1f} p.p.".replace(".", ",", 1)
+    st.metric("Parcela paga do valor lançado no período", text.share_text(share), change,
               help="Pago ÷ (principal + multa e juros dos DAMs pagos) dos débitos lançados no período, "
                    "cancelados fora; excesso a restituir não conta.")
     table("Débitos por tempo de atraso", "aging")

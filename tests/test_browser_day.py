@@ -4,9 +4,10 @@ test_browser_ridehailing, test_browser_autos and test_browser_bookings. Every st
 fails on English or snake_case text (``shot``).
 
 - Gabinete: Início shows each municipality's headline figures; a click opens that municipality's Resumo;
-  the Relatório gerencial (PDF) and the summary tables (XLSX) download and hold the municipality's figures.
+  the Relatório gerencial (PDF) and the summary tables (XLSX and CSV) download and hold the municipality's figures.
 - TI: a new version of the UPFM of Chapada is reviewed (before/after, impact), confirmed, and is in force
   from its date; Auditoria shows who recorded it, in pt-BR.
+- Secretariats: the first row of the Início inbox opens its record where the work is (issue 35 item 11).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from tests.browser_support import (
     settle,
 )
 from tests.conftest import copy_store
+from tests.test_browser_forms import select_first_row
 from tests.test_browser_ridehailing import choose, go, shot, typed, wait_text
 
 pytestmark = pytest.mark.browser
@@ -73,6 +75,11 @@ def test_the_mayors_office_opens_a_municipalitys_summary_and_takes_its_reports(p
     book = load_workbook(io.BytesIO(open(xlsx.path(), "rb").read()))
     assert "Municípios lado a lado" in book.sheetnames
     assert xlsx.suggested_filename.endswith(".xlsx") and "matupa" in xlsx.suggested_filename
+    # issue 35 item 8: the same tables in one CSV beside the workbook, a line per cell
+    csv = downloaded(page, page.get_by_role("button", name="Tabelas do resumo (CSV, uma linha por célula)"))
+    lines = open(csv.path(), encoding="utf-8-sig").read().splitlines()
+    assert lines[0] == "Tabela;Linha;Coluna;Valor" and csv.suggested_filename.endswith(".csv")
+    assert any(line.startswith("Municípios lado a lado;Arrecadado (DAM pagos);Matupá;R$ ") for line in lines)
     shot(page, "day_gabinete_3_relatorios")
     context.close()
 
@@ -102,4 +109,49 @@ def test_it_records_a_new_upfm_after_reviewing_its_impact_and_finds_it_in_the_au
     page.locator('td[role="gridcell"]').filter(has_text="Decreto Municipal 99/2026").first.wait_for(
         state="attached", timeout=30000)
     shot(page, "day_ti_3_auditoria")
+    context.close()
+
+
+# The page a row of the Início inbox opens, by the kind of its record and of its work (issue 35 item 11).
+INBOX_PAGES = {"inspections": "Vistorias", "authorizations": "Autorizações", "autos": "Autos de infração",
+               "drivers": "Condutores", "vehicles": "Veículos", "platforms": "Obrigações das plataformas",
+               "platform_data_requests": "Obrigações das plataformas"}
+
+
+def test_a_clerk_opens_the_first_row_of_each_inbox_where_its_work_is(panel):
+    """Issue 35 item 11: "Pedido 0007/2026" could not be clicked, a fine's row opened the autos list with
+    nothing chosen. The first row of Chapada's ride-hailing inbox and of Nova Lacerda's machinery inbox,
+    clicked, open their page with that record chosen."""
+    url, browser, data = panel
+    first = store_print(data, (
+        "from services.ridehailing import work_queue\nfrom services.shared import clock\n"
+        "from services.shared.auth import Actor\nfrom services.machinery import pending\n"
+        "ride = work_queue.overview(db, Actor('t', 't', 'secretaria', ('chapada',)), 'chapada', clock.today()).urgent[0]\n"
+        "nl = pending.overview(db, Actor('t', 't', 'secretaria', ('nova_lacerda',)), 'nova_lacerda', clock.today())\n"
+        "request = db['booking_requests'].find_one({'_id': __import__('bson').ObjectId(nl.urgent[0].record_id)})\n"
+        "place = 'inspections' if ride.kind in work_queue.INSPECTION_KINDS else ride.record[0]\n"
+        "print(place, ride.kind, ride.protocol.removeprefix('Auto '), request['protocol'], sep='|')"))
+    place, _kind, protocol, request = first.split("|")
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    login(page, url, "secretaria.chapada")
+    settle(page)
+    grid = page.locator(".st-key-home_ride").first
+    grid.locator("canvas").first.wait_for(timeout=30000)
+    select_first_row(page, grid)
+    page.get_by_role("heading", name=INBOX_PAGES[place]).first.wait_for(timeout=30000)
+    settle(page)
+    if protocol:  # a platform's rows have none: the platform is chosen in the list's form
+        wait_text(page, protocol)
+    shot(page, "day_secretaria_inbox_ride")
+    context.close()
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    login(page, url, "secretaria.novalacerda")
+    settle(page)
+    grid = page.locator(".st-key-home_machinery").first
+    grid.locator("canvas").first.wait_for(timeout=30000)
+    select_first_row(page, grid)
+    wait_text(page, f"Pedido {request} · ")  # the request's record, open where each of its steps is done
+    shot(page, "day_secretaria_inbox_machinery")
     context.close()

@@ -91,6 +91,16 @@ def test_the_csv_of_the_same_rows_is_pt_br_and_formula_safe():
     assert text[1].startswith("\"'=HYPERLINK(") and text[1].endswith(";01/12/2026;-1.234,50;Não")
 
 
+def test_several_tables_in_one_csv_a_line_per_cell():
+    """Issue 35 item 8: the Resumo's tables in one CSV file beside its workbook (a line per cell)."""
+    tables = {"Arrecadação por mês": [{"Mês": "mar/2026", "Pagos (R$)": Decimal("690"), "Vencidos (R$)": "< 3"}],
+              "Vazia": [], "-Plataformas": [{"Plataforma": FORMULA, "ISSQN": "Em dia"}]}
+    text = exports.to_csv_tables(tables).decode("utf-8-sig").splitlines()
+    assert text[:3] == ["Tabela;Linha;Coluna;Valor", "Arrecadação por mês;mar/2026;Pagos (R$);690,00",
+                        "Arrecadação por mês;mar/2026;Vencidos (R$);< 3"]
+    assert len(text) == 4 and text[3].startswith("'-Plataformas;\"'=HYPERLINK(") and text[3].endswith(";ISSQN;Em dia")
+
+
 @pytest.mark.parametrize("kind, municipality, ext, expected", [
     ("Condutores", "chapada", "xlsx", "condutores_chapada_2026-12-01.xlsx"),
     ("Condutores", "chapada", "csv", "condutores_chapada_2026-12-01.csv"),

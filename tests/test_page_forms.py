@@ -184,18 +184,19 @@ def test_the_pendencias_queue_pages_exports_and_opens(db):
     assert list(at.dataframe[0].value["Protocolo"]) != []
 
 
-def test_a_click_on_a_pendencia_opens_its_authorization(db):
+def test_a_click_on_a_pendencia_opens_its_record_where_the_work_is(db):
     from tests.test_pages_smoke import app_as
 
     auth = requested(db, "chapada", protocol=TODAY - timedelta(days=20))
     authorizations.approve(db, ACTORS["chapada"], "chapada", auth, TODAY - timedelta(days=15))
-    protocol = authorizations.get_authorization(db, ACTORS["chapada"], "chapada", auth)["protocol"]
     at = app_as(ACTORS["chapada"])
     at.switch_page("app_pages/pendencias.py").run()
+    assert at.dataframe[0].value["Tipo"].iloc[0] == "Vistoria"
     at.session_state["pend_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
-    assert any(protocol in s.value for s in at.subheader)  # the authorization, open, in one click
+    # issue 35 item 11: the vistoria is recorded on Vistorias, its authorization chosen, in one click
+    assert [t.value for t in at.title] == ["Vistorias"] and at.selectbox(key="insp_auth").value == auth
     at.switch_page("app_pages/pendencias.py").run()
     assert not at.exception and [t.value for t in at.title] == ["Pendências"]  # no row still chosen
 

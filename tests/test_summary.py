@@ -165,13 +165,12 @@ def test_the_difference_between_face_value_and_amount_paid_is_explained(known):
     assert (d.paid_count, d.face_value, d.received) == (3, Decimal("702.30"), Decimal("690.00"))
     assert (d.short_count, d.short, d.over_count, d.over) == (1, Decimal("20.00"), 1, Decimal("7.70"))
     assert (d.late_count, d.late, d.difference) == (2, Decimal("540.00"), Decimal("-12.30"))
-    # issue 23 item 12: one DAM paid short, one paid over and two paid late are small cells, their
-    # amounts omitted too (this sentence printed "faltaram R$ 20,00" beside a hidden count of 1); the
-    # difference stays, as it is the sum of two hidden amounts
+    # issue 35 item 8: the municipality's revenue is public (LC 101/2000 art. 48-A II): one DAM paid short,
+    # one paid over and two paid late are said whole (issue 23 had hidden them as small cells)
     assert difference_text(d) == (
         "Os DAM pagos no período somam R$ 702,30 de valor emitido e R$ 690,00 recebidos (diferença de -R$ 12,30): "
-        "pagamentos a menor: valor omitido (LGPD); pagamentos a maior: valor omitido (LGPD). "
-        "Pagos após o vencimento: valor omitido (LGPD).")
+        "pagamentos a menor faltaram R$ 20,00; pagamentos a maior excederam R$ 7,70. "
+        "Pagos após o vencimento: R$ 540,00.")
 
 
 def test_authorizations_expiring_within_30_days_of_the_last_day(known):
@@ -183,16 +182,18 @@ def test_authorizations_expiring_within_30_days_of_the_last_day(known):
 
 def test_tables_show_small_cells_as_less_than_three_and_name_nobody(known):
     tables = report_tables.tables(summary.summary(known, GABINETE, "chapada", *MARCH))
-    assert tables["Autorizações por situação"][0] == {"Situação": "Ativa", "Quantidade": 3}
-    assert {r["Quantidade"] for r in tables["Autorizações por situação"][1:]} == {"< 3"}
+    # issue 35 item 8: of the statuses, the decisions against a person (suspended, cassada) are hidden from
+    # the gabinete; the register and the secretariat's work (awaiting inspection, requested) are shown
+    assert {r["Situação"]: r["Quantidade"] for r in tables["Autorizações por situação"]} == {
+        "Ativa": 3, "Suspensa": "< 3", "Cassada": "< 3", "Aguardando vistoria": 1, "Requerida": 1}
     kinds = {r["Receita"]: r for r in tables["Arrecadação por receita"]}
-    assert kinds["Taxa de autorização"]["Pagos (qtd.)"] == "< 3"
-    # issue 23 item 12: a cell of one DAM hides its amount too (March 2025 had one DAM paid, R$ 120,00;
-    # one DAM was overdue on 31/03): these cells printed the amount beside the hidden count
-    assert kinds["Taxa de autorização"]["Pagos no mesmo período do ano anterior (R$)"] == "< 3"
+    # the revenue is public (LC 101/2000 art. 48-A II): two DAMs paid, March 2025's one DAM of R$ 120,00
+    # and the one DAM overdue on 31/03 are shown whole (issue 23 had hidden them as small cells)
+    assert kinds["Taxa de autorização"]["Pagos (qtd.)"] == 2
+    assert kinds["Taxa de autorização"]["Pagos no mesmo período do ano anterior (R$)"] == Decimal("120.00")
     assert tables["Arrecadação por mês"] == [{
         "Mês": "mar/2026", "Emitidos (R$)": Decimal("491.00"), "Pagos (R$)": Decimal("690.00"),
-        "Vencidos (R$)": "< 3", "Pagos no mesmo mês do ano anterior (R$)": "< 3"}]
+        "Vencidos (R$)": Decimal("95.50"), "Pagos no mesmo mês do ano anterior (R$)": Decimal("120.00")}]
     text = repr(tables)
     assert "Fulano" not in text and "QBA" not in text and "0000000000" not in text
 
@@ -276,14 +277,16 @@ def test_the_page_shows_the_chosen_period_to_every_role(known, actor, today):
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     metrics = {m.label: (m.value, m.delta) for m in at.metric}
     assert metrics["Arrecadado (DAM pagos)"] == ("R$ 690,00", "+R$ 690,00")
-    # issue 23 item 12: one DAM overdue on 31/03 and one on 28/02: the amount and its change are hidden
-    assert metrics["DAM vencidos no fim do período"] == ("< 3", "")
+    # issue 35 item 8: one DAM overdue on 31/03 and one on 28/02: revenue, shown whole to every role
+    assert metrics["DAM vencidos no fim do período"] == ("R$ 95,50", "-R$ 306,80")
     assert metrics["Autorizações ativas"] == ("3", "0")
     text = rendered_text(at)
     assert "Gravações" not in text and "R$ 702,30 de valor emitido e R$ 690,00 recebidos" in text
-    # issue 22 item 12: two buttons, not fourteen: the PDF report and every table in one workbook
+    # issue 22 item 12: not fourteen buttons: the PDF report and every table in one workbook, and (issue 35
+    # item 8) in one CSV beside it
     assert [b.proto.label for b in at.get("download_button")] == [
-        "Relatório gerencial (PDF)", "Tabelas do resumo (XLSX, uma aba por tabela)"]
+        "Relatório gerencial (PDF)", "Tabelas do resumo (XLSX, uma aba por tabela)",
+        "Tabelas do resumo (CSV, uma linha por célula)"]
 
 
 def test_by_default_the_period_is_compared_with_the_same_dates_of_the_year_before(known, today):
@@ -298,8 +301,8 @@ def test_by_default_the_period_is_compared_with_the_same_dates_of_the_year_befor
     at = page(GABINETE, summary_preset="Personalizado", summary_range=MARCH)
     assert "Comparação com o mesmo período do ano anterior: 01/03/2025 a 31/03/2025." in [c.value for c in at.caption]
     metrics = {m.label: (m.value, m.delta) for m in at.metric}
-    # issue 23 item 12: March 2025's R$ 120,00 is one DAM: the change would give it back, so none is shown
-    assert metrics["Arrecadado (DAM pagos)"] == ("R$ 690,00", "")
+    # issue 35 item 8: March 2025's R$ 120,00 is one DAM, but revenue is public: the change is shown
+    assert metrics["Arrecadado (DAM pagos)"] == ("R$ 690,00", "+R$ 570,00")
 
 
 def test_the_workbook_has_one_sheet_per_table_with_typed_cells(known):
@@ -314,10 +317,10 @@ def test_the_workbook_has_one_sheet_per_table_with_typed_cells(known):
     header = [c.value for c in months[1]]
     paid = months.cell(row=2, column=header.index("Pagos (R$)") + 1)
     assert isinstance(paid.value, (int, float)) and "R$" in paid.number_format  # a number, not text
-    # issue 23 item 12: the fines' one DAM paid is a small cell in the workbook too, amount included
+    # issue 35 item 8: the fines' one DAM paid is revenue, a number in the workbook (issue 23 had hidden it)
     kinds = book["Arrecadação por receita"]
     assert kinds.cell(row=2, column=1).value == "Multa (auto de infração)"
-    assert kinds.cell(row=2, column=[c.value for c in kinds[1]].index("Pagos (R$)") + 1).value == "< 3"
+    assert kinds.cell(row=2, column=[c.value for c in kinds[1]].index("Pagos (R$)") + 1).value == 410
 
 
 def test_a_comparison_period_without_any_record_shows_no_change(known, today):

@@ -68,13 +68,13 @@ def test_nothing_charged_has_no_share():
     assert DebtsFigures(TODAY).paid_share is None
 
 
-def test_the_tables_hide_small_counts(charged, today):
+def test_the_tables_show_the_revenue_owed_whole(charged, today):
     today.set(TODAY)
     tables = report_tables.tables(summary.summary(charged, GABINETE, "chapada", *MARCH, "previous"))
     aging = {row["Vencido há"]: (row["Débitos (qtd.)"], row["Em aberto (R$)"]) for row in tables["Débitos por tempo de atraso"]}
-    # issue 23 item 12: the amount of a small cell is hidden with its count (it printed R$ 180,00), and
-    # with the total shown and no other cell above 3, every cell and the total are hidden
-    assert aging["Vencido há 31–90 dias"] == ("< 3", "< 3") and aging["Total"] == ("X", "X")
+    # issue 35 item 8: what is owed to the municipality is its revenue (LC 101/2000 art. 48-A II), shown to
+    # the gabinete whole (issue 23 had hidden the two charges of R$ 180,00 and, by complement, the total)
+    assert aging["Vencido há 31–90 dias"] == (2, D("180.00")) and aging["Total"] == (4, D("560.00"))
     assert aging["Vencido há 1–30 dias"] == (0, D("0.00"))
     assert tables["Débitos lançados × pagos"][0] == {"Período": "Período", "Débitos lançados (qtd.)": 3,
                                                      "Valor lançado (R$)": D("350.00"), "Pago (R$)": D("245.00"),
@@ -90,16 +90,16 @@ def test_the_page_and_the_report_show_them_without_names(charged, today):
     at.run()
     assert not at.exception and not at.error
     metrics = {m.label: (m.value, m.delta) for m in at.metric}
-    # issue 23 item 12: one charge of R$ 300,00 is a small cell, its amount hidden too; the previous
-    # period charged one (its share would come back from the change)
-    assert metrics["Vencido há mais de 365 dias"] == ("< 3", "< 3 débito(s)")
-    assert metrics["Parcela paga do valor lançado no período"] == ("70,0%", "")
+    # issue 35 item 8: one charge of R$ 300,00 and the share paid of the previous period's one charge are
+    # revenue, shown whole (issue 23 had hidden them as small cells)
+    assert metrics["Vencido há mais de 365 dias"] == ("R$ 300,00", "1 débito(s)")
+    assert metrics["Parcela paga do valor lançado no período"] == ("70,0%", "+45,0 p.p.")
     assert "Débitos a receber" in [h.value for h in at.header]
     text = " ".join(str(d.value.to_string()) for d in at.dataframe) + " ".join(m.value for m in at.markdown)
     assert "Fulano" not in text and "529.982" not in text
     pdf = PdfReader(io.BytesIO(summary.report_pdf(charged, GABINETE, "chapada", *MARCH)))
     assert len(pdf.pages) == 1
-    assert "Débitos a receber em 15/04/2026: valor omitido (LGPD)" in pdf.pages[0].extract_text()
+    assert "Débitos a receber em 15/04/2026: R$ 560,00, dos quais R$ 480,00 vencidos." in pdf.pages[0].extract_text()
 
 
 def test_the_figures_read_no_charge_and_the_same_queries_whatever_their_number(charged, today):

@@ -63,7 +63,11 @@ def test_authorizations_and_autos_month_by_month_beside_the_year_before(known, t
     assert trends["autos_recurso"][0] == (0, 1, 1)
     rows = report_tables.tables(figures)["Tendências do transporte por mês"]
     assert [r["Mês"] for r in rows] == ["jan/2026", "fev/2026", "mar/2026"]
-    assert [r["Autorizações ativas no fim do mês"] for r in rows] == ["< 3", 3, 3]  # the small-cell rule holds
+    # issue 35 item 8: the register and the secretariat's work are shown whole; the autos lavrados are
+    # sanctions, hidden from the gabinete (a flow: its months add up to the period, so "X" beside the "< 3")
+    assert [r["Autorizações ativas no fim do mês"] for r in rows] == [2, 3, 3]
+    assert [r["Autos em notificação ou prazo de defesa no fim do mês"] for r in rows] == [2, 1, 2]
+    assert [r["Autos lavrados no mês"] for r in rows] == ["X", "< 3", "< 3"]
     assert rows[0]["Autorizações ativas no fim do mês (ano anterior)"] == 0
 
 
@@ -79,11 +83,13 @@ def test_defences_and_appeals_waiting_for_a_decision_with_their_ages(known, toda
                                                                              *FIRST_QUARTER))["Aguardando decisão"]}
     assert rows["Defesas aguardando decisão"] == {"Aguardando": "Defesas aguardando decisão", "Quantidade": 3,
                                                   "Mais antigo (dias)": 69, "Média (dias)": "36,3"}
-    assert rows["Recursos aguardando decisão"]["Mais antigo (dias)"] == "< 3"  # one appeal: its age hidden too
+    # issue 35 item 8: one appeal waiting is the secretariat's work: its count and age are shown
+    appeals = rows["Recursos aguardando decisão"]
+    assert (appeals["Quantidade"], appeals["Mais antigo (dias)"]) == (1, 73)
     report = PdfReader(io.BytesIO(summary.report_pdf(known, GABINETE, "chapada", *FIRST_QUARTER)))
     assert len(report.pages) == 1
     assert ("Aguardando decisão em 15/04/2026: defesas aguardando decisão: 3 (o mais antigo há 69 dias); "
-            "recursos aguardando decisão: < 3.") in " ".join(report.pages[0].extract_text().split())
+            "recursos aguardando decisão: 1 (o mais antigo há 73 dias).") in " ".join(report.pages[0].extract_text().split())
 
 
 def _request(db, n: int, **doc) -> None:

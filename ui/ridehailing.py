@@ -19,9 +19,10 @@ from services.ridehailing import (
 )
 from services.ridehailing import changes as ridehailing_changes
 from services.ridehailing.queue_item import Pendencia
+from services.ridehailing.trip_data import REQUESTS as TRIP_DATA_REQUESTS
 from services.shared import clock, config, entities, entity_lists, schema
 from services.shared.schema import EntitySpec
-from ui import common
+from ui import common, navigation
 from ui.entity import (
     announced,
     entity_form,
@@ -219,6 +220,13 @@ class Step:
     flash: str = ""  # the session key of the opened page's message
 
 
+def follow(step: Step) -> None:
+    """Fill in the step's page's widgets and open it."""
+    for name, value in step.state.items():
+        st.session_state[name] = value
+    st.switch_page(step.page)
+
+
 def go(step: Step, key: str) -> None:
     """The button of a next step: it does the step when it can, then fills in the target page's
     widgets and opens it."""
@@ -228,9 +236,29 @@ def go(step: Step, key: str) -> None:
             if not ok:
                 return
             st.session_state[step.flash] = ("success", message)
-        for name, value in step.state.items():
-            st.session_state[name] = value
-        st.switch_page(step.page)
+        follow(step)
+
+
+def pendencia_step(item: Pendencia) -> Step | None:
+    """Where a pendência's work is done, its record chosen (issue 35 item 11): a vistoria on Vistorias,
+    the rest of an authorization on it, an auto in its process, a data change on the driver or vehicle,
+    a platform's list and a trip data request on Obrigações das plataformas."""
+    collection, record_id = item.record
+    if not record_id:
+        return None
+    if collection == "authorizations" and item.kind in work_queue.INSPECTION_KINDS:
+        return Step("Registrar vistoria", "app_pages/inspections.py",
+                    {"insp_auth": record_id, "insp_tabs": "Registrar vistoria"})
+    if collection == "platforms":
+        return Step("Receber a relação", "app_pages/platform_obligations.py",
+                    {"pob_list_platform": record_id, "pob_tabs": "Relações e conciliação"})
+    if collection == TRIP_DATA_REQUESTS:
+        return Step("Registrar a resposta", "app_pages/platform_obligations.py",
+                    {"pob_ans_id": record_id, "pob_tabs": "Pedidos de dados"})
+    state = {navigation.OPEN_KEYS[collection]: record_id}
+    if collection in navigation.OPEN_TABS:
+        state.update([navigation.OPEN_TABS[collection]])
+    return Step("Abrir o registro", navigation.RECORD_PAGES[collection], state)
 
 
 def authorization_step(actor, mun: str, auth_id: str) -> Step | None:

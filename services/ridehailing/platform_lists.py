@@ -258,5 +258,5 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Pen
     """Lists late or due within the queue's horizon on ``on``."""
     authorize(actor, "read", municipality)
     return [Pendencia(s.due, "Relação da plataforma", "", "", "", f"{s.platform_name}: {s.message}", s.reference,
-                      s.late, "")
+                      s.late, "", ("platforms", s.platform_id))
             for s in list_statuses(db, actor, municipality, on) if s.late or s.due <= on + timedelta(days=HORIZON_DAYS)]

@@ -25,6 +25,9 @@ class Pendencia:
     reference: str
     late: bool
     authorization_id: str
+    # the record the work is done on, (collection, id): the authorization, the auto, the driver or vehicle
+    # whose data changed, the platform whose list is due, the trip data request (the screens open it)
+    record: tuple[str, str] = ("", "")
 
 
 def item_row(municipality: str, due: date, kind: str, message: str, reference: str, *, protocol: str, plate: str,
@@ -40,8 +43,10 @@ def item_row(municipality: str, due: date, kind: str, message: str, reference: s
 
 def from_row(row: dict, on: date) -> Pendencia:
     """A stored item (decoded) as the queue shows it on ``on``."""
+    record = ("autos", row["auto_id"]) if row.get("auto_id") else ("authorizations", row["authorization_id"])
     return Pendencia(date.fromordinal(row["due_n"]), row["kind"], row["protocol"], row["plate"], row["driver_cpf"],
-                     row["message"], row["reference"], row["late_n"] <= on.toordinal(), row["authorization_id"])
+                     row["message"], row["reference"], row["late_n"] <= on.toordinal(), row["authorization_id"],
+                     record)
 
 
 # Every kind of item the queue holds, as the lists offer them to filter (the queue kept as data holds

@@ -222,5 +222,5 @@ def pending(db: Database, actor: Actor, municipality: str, on: date) -> list[Pen
         deadline = clock.to_local(r.deadline)
         items.append(Pendencia(deadline.date(), "Dados de viagem", "", "", "",
                                f"{r.platform_name}: dados devidos até {moment(deadline)} (Cuiabá)", r.reference,
-                               r.late, ""))
+                               r.late, "", (REQUESTS, r.id)))
     return items

@@ -38,7 +38,8 @@ def _data_changes(db: Database, actor: Actor, municipality: str, on: date,
                  else f"Condutor CPF {fields.show('cpf', change.subject)}")
         items.append(Pendencia(change.deadline, DATA_CHANGE, "", change.subject if change.collection == "vehicles"
                                else "", change.driver_cpf, f"{whose} — {change.finding.message} ({change.fields_text})",
-                               change.finding.reference, not change.finding.ok, ""))
+                               change.finding.reference, not change.finding.ok, "",
+                               (change.collection, change.record_id)))
     return items
 
 

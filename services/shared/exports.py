@@ -105,6 +105,22 @@ def to_csv(rows: Sequence[Row], columns: Sequence[str] | None = None) -> bytes:
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")
 
 
+def to_csv_tables(tables: Mapping[str, Sequence[Row]]) -> bytes:
+    """Several tables as one CSV file (as :func:`to_csv` writes one), a line per cell: the table's
+    title, its row (the first column's value), the column and the value — one file that a
+    spreadsheet filters by table and a program reads without knowing each table's columns."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";")
+    writer.writerow(["Tabela", "Linha", "Coluna", "Valor"])
+    for title, rows in tables.items():
+        for row in rows:
+            first, *others = list(row)
+            for column in others:
+                writer.writerow([spreadsheet_safe(title), csv_text(row[first]), spreadsheet_safe(column),
+                                 csv_text(row[column])])
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
 def to_xlsx(rows: Sequence[Row], columns: Sequence[str] | None = None, sheet: str = "Lista") -> bytes:
     """The rows as an XLSX workbook of one sheet: typed cells, pt-BR formats, bold frozen header."""
     return to_xlsx_book({sheet: (rows, columns)})

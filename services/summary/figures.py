@@ -2,9 +2,11 @@
 
 Per municipality and period (first and last day, inclusive, dates of America/Cuiaba), with the
 previous period of the same length and, for revenue, the same period of the previous year
-(``services.summary.periods``). Only aggregates: no name, CPF, plate or document number
-(``services.shared.privacy`` hides small cells when they are shown). ``services.summary.summary``
-computes them; ``revenue``, ``ride_hailing``, ``fines`` and ``machinery`` collect each service's part.
+(``services.summary.periods``). Only aggregates: no name, CPF, plate or document number; of the
+figures about people, ``services.summary.report_tables`` hides small cells from the gabinete
+(``services.shared.privacy``); the headline figures (revenue, registers, workload) never are.
+``services.summary.summary`` computes them; ``revenue``, ``ride_hailing``, ``fines`` and ``machinery``
+collect each service's part.
 
 What each figure means (the same words the page shows):
 
@@ -47,7 +49,6 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from services.shared import privacy
 from services.summary.periods import Period
 
 ZERO = Decimal("0.00")
@@ -63,26 +64,12 @@ class Kpi:
     value: int | Decimal | None
     previous: int | Decimal | None
     unit: str = "count"  # "count", "brl" or "days"
-    basis: int | None = None  # how many people or records an average or amount stands on (a count: itself)
-    previous_basis: int | None = None
 
     @property
     def change(self) -> int | Decimal | None:
         if self.value is None or self.previous is None:
             return None
         return self.value - self.previous
-
-    @property
-    def marks(self) -> tuple[str | None, str | None]:
-        """The small-cell marks of the value and of the previous one (``privacy.suppress``, each on its
-        own: a headline has no total beside it). A count stands on itself; an average or an amount on
-        its ``basis`` (the people or DAMs behind it); an amount without a basis stands on no person."""
-        if self.unit == "brl" and self.basis is None:
-            return None, None
-        bases = [self.value if self.unit == "count" else self.basis,
-                 self.previous if self.unit == "count" else self.previous_basis]
-        marks, _total = privacy.suppress([int(b or 0) for b in bases], total_known=False)
-        return marks[0], marks[1]
 
 
 @dataclass(frozen=True)
@@ -288,6 +275,7 @@ class Summary:
     without_base: tuple[str, ...] = ()  # services with nothing in ``previous``: no change shown for them
     trends: tuple[Trend, ...] = ()
     waiting: tuple[Waiting, ...] = ()
+    small_cells: bool = True  # the small-cell rule applies: the reader does not see the records (the gabinete)
 
     def kpi(self, key: str) -> Kpi:
         return next(k for k in self.kpis if k.key == key)

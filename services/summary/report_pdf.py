@@ -66,15 +66,14 @@ def _label_lines(pdf: FPDF, fonts: Fonts, label: str, width: float) -> list[str]
 
 
 def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, categories: Sequence[str],
-          series: Sequence[tuple[str, Sequence[Decimal | str]]]) -> float:
-    """Grouped vertical bars of R$, with three gridlines, category labels and a legend; returns the y below.
-    A value hidden by the small-cell rule (its mark, a text) draws no bar but its mark."""
+          series: Sequence[tuple[str, Sequence[Decimal]]]) -> float:
+    """Grouped vertical bars of R$, with three gridlines, category labels and a legend; returns the y below."""
     fonts.use(9, bold=True)
     pdf.set_xy(LEFT, y)
     pdf.cell(WIDTH, 5, fonts.text(heading))
     top, axis_x = y + 7, LEFT + 24
     plot_w, plot_h = WIDTH - 26, height - 13 - LABEL_LINES * LABEL_LINE
-    peak = max([v for _, values in series for v in values if not isinstance(v, str)] + [Decimal("0")])
+    peak = max([v for _, values in series for v in values] + [Decimal("0")])
     scale = peak if peak > 0 else Decimal("1")  # the gridlines' amounts stay Decimal; only lengths are float
     fonts.use(6)
     pdf.set_draw_color(215, 215, 215)
@@ -90,11 +89,6 @@ def _bars(pdf: FPDF, fonts: Fonts, y: float, height: float, heading: str, catego
     for index, category in enumerate(categories):
         x0 = axis_x + index * slot + slot * 0.1
         for s, (_, values) in enumerate(series):
-            if isinstance(values[index], str):
-                pdf.set_text_color(*GREY)
-                pdf.set_xy(x0 + s * bar, top + plot_h - 3.5)
-                pdf.cell(bar, 3, fonts.text(values[index]), align="C")
-                continue
             h = plot_h * float(values[index] / scale)
             if h > 0:
                 pdf.set_fill_color(*SERIES_COLOURS[s % len(SERIES_COLOURS)])
@@ -219,7 +213,7 @@ def _page(pdf: FPDF, fonts: Fonts, section: Section) -> None:
     for index, kpi in enumerate(figures.kpis):
         _kpi_box(pdf, fonts, LEFT + (index % 3) * box_w, y + (index // 3) * 17, box_w - 1, kpi)
     y += -(-len(figures.kpis) // 3) * 17 + 3
-    tables = report_tables.tables(figures)  # the page's cells, small-cell marks included
+    tables = report_tables.tables(figures)  # the page's cells
     months = tables["Arrecadação por mês"][-12:]
     y = _bars(pdf, fonts, y, 62, "Arrecadado por mês × mesmo mês do ano anterior", [m["Mês"] for m in months],
               [("Período", [m["Pagos (R$)"] for m in months]),

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pymongo.database import Database
 
-from services.shared import clock, municipalities, views
+from services.shared import clock, municipalities, privacy, views
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -90,7 +90,7 @@ def summary(db: Database, actor: Actor, municipality: str, start: date, end: dat
         without_base=tuple(dict.fromkeys(no_base.values())),
         revenue=revenue_now, revenue_year_before=revenue_view.in_period(days, year_before),
         ride_hailing=ride, fines=fines_now, bookings=bookings, debts=owed, trends=tuple(months),
-        waiting=tuple(waiting),
+        waiting=tuple(waiting), small_cells=privacy.applies_to(actor),
     )
 
 
@@ -153,8 +153,7 @@ def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,
           ride_before: RideHailingFigures | None, bookings: BookingsFigures | None = None,
           bookings_before: BookingsFigures | None = None) -> tuple[Kpi, ...]:
     kpis = [
-        Kpi(key, label, current.total(key), before.total(key), "brl", current.total(f"{key}_count"),
-            before.total(f"{key}_count"))
+        Kpi(key, label, current.total(key), before.total(key), "brl")
         for key, label in (("paid", "Arrecadado (DAM pagos)"), ("issued", "DAM emitidos (valor)"),
                            ("overdue", "DAM vencidos no fim do período"))
     ]
@@ -167,17 +166,15 @@ def _kpis(current: Revenue, before: Revenue, ride: RideHailingFigures | None,
             Kpi("inspections_overdue", "Vistorias em atraso", ride.inspections_overdue,
                 ride_before.inspections_overdue),
             Kpi("days_to_authorization", "Dias do protocolo à autorização (média)",
-                ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days",
-                ride.new, ride_before.new),
+                ride.average_days_to_authorization, ride_before.average_days_to_authorization, "days"),
         ]
     if bookings is not None and bookings_before is not None:
         kpis += [
             Kpi("requests", "Pedidos de serviço protocolados", sum(bookings.by_zone.values()),
                 sum(bookings_before.by_zone.values())),
             Kpi("waiting", "Espera até a execução (mediana)", bookings.waiting_median_days,
-                bookings_before.waiting_median_days, "days", bookings.waiting_count, bookings_before.waiting_count),
+                bookings_before.waiting_median_days, "days"),
             Kpi("balances_overdue", "Saldos de serviços vencidos", bookings.balances_overdue,
-                bookings_before.balances_overdue, "brl", bookings.balances_overdue_count,
-                bookings_before.balances_overdue_count),
+                bookings_before.balances_overdue, "brl"),
         ]
     return tuple(kpis)

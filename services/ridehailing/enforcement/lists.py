@@ -180,7 +180,8 @@ def auto_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any,
 def pendencia(doc: dict, item: AutoItem, on: date) -> Any:
     """An auto's item as the queue shows it on ``on``."""
     return Pendencia(item.due, item.kind, f"Auto {doc['number']}", doc.get("plate") or "", doc.get("driver_cpf") or "",
-                     item.message, item.reference, item.due < on and item.kind not in NEVER_LATE, "")
+                     item.message, item.reference, item.due < on and item.kind not in NEVER_LATE, "",
+                     ("autos", doc["id"]))
 
 
 def scope_of(db: Database, municipality: str, on: date) -> tuple[Any, Any, Any]:
