@@ -10,6 +10,7 @@ import pytest
 
 from seed.people import cpf
 from services.ridehailing.enforcement import autos, documents, lavratura, lists
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared.errors import Conflict, ValidationFailed
 from tests.enforcement_support import driver, set_upfm
 from tests.ridehailing_data import ACTORS
@@ -33,7 +34,7 @@ def typed(municipality: str, code: str, **changes) -> dict:
 ])
 def test_an_auto_against_someone_outside_the_register_keeps_the_identification_typed(db, today, municipality, code):
     set_upfm(db)
-    auto_id = lavratura.lavrar(db, ACTORS[municipality], municipality, **typed(municipality, code))
+    auto_id = lavratura.lavrar(db, ACTORS[municipality], municipality, AutoInput(**typed(municipality, code)))
     doc = autos.get(db, ACTORS[municipality], municipality, auto_id)
     assert (doc["number"], doc["target_kind"], doc["offender_name"], doc["offender_document"], doc["driver_cpf"],
             doc["plate"], doc["place"]) == ("0001/2026", "unregistered", "Marcos Sem Cadastro", STRANGER, STRANGER,
@@ -56,7 +57,7 @@ def test_the_identification_of_someone_outside_the_register_is_checked_field_by_
                                                                                        words):
     set_upfm(db)
     with pytest.raises(ValidationFailed) as caught:
-        lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", **changes))
+        lavratura.lavrar(db, CG, "chapada", AutoInput(**typed("chapada", "CG-30", **changes)))
     assert words in caught.value.errors[field]
     assert db[autos.COLLECTION].count_documents({}) == 0
 
@@ -64,7 +65,7 @@ def test_the_identification_of_someone_outside_the_register_is_checked_field_by_
 def test_a_cpf_of_the_register_is_charged_as_its_driver(db, today):
     registered, _ = driver(db, "chapada", seed=5)
     with pytest.raises(ValidationFailed) as caught:
-        lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", driver_cpf=registered))
+        lavratura.lavrar(db, CG, "chapada", AutoInput(**typed("chapada", "CG-30", driver_cpf=registered)))
     assert "autue-o como condutor" in caught.value.errors["driver_cpf"]
 
 
@@ -73,13 +74,13 @@ def test_a_cpf_of_the_register_is_charged_as_its_driver(db, today):
 
 def test_a_draft_is_discarded_with_its_reason_audited_and_kept(db, today):
     set_upfm(db)
-    draft = autos.draft_auto(db, CG, "chapada", **{k: v for k, v in typed("chapada", "CG-30").items()
-                                                     if k in ("target_kind", "offender_name", "driver_cpf", "plate",
-                                                              "infraction_code", "facts")})
+    draft = lavratura.draft_auto(db, CG, "chapada", AutoInput(**{
+        k: v for k, v in typed("chapada", "CG-30").items()
+        if k in ("target_kind", "offender_name", "driver_cpf", "plate", "infraction_code", "facts")}))
     with pytest.raises(ValidationFailed) as caught:
-        autos.discard_draft(db, CG, "chapada", draft, reason=" ")
+        lavratura.discard_draft(db, CG, "chapada", draft, reason=" ")
     assert "Motivo do descarte" in caught.value.errors["reason"]
-    autos.discard_draft(db, CG, "chapada", draft, reason="Falso positivo: a plataforma já o descredenciou")
+    lavratura.discard_draft(db, CG, "chapada", draft, reason="Falso positivo: a plataforma já o descredenciou")
     doc = autos.get(db, CG, "chapada", draft)
     assert (doc["status"], doc["stage"], doc["stage_label"], doc["discard"]["reason"], doc["discard"]["by"]) == (
         "descartado", "descartado", "Rascunho descartado", "Falso positivo: a plataforma já o descredenciou",
@@ -89,18 +90,18 @@ def test_a_draft_is_discarded_with_its_reason_audited_and_kept(db, today):
     assert entry["changes"]["status"] == {"before": "rascunho", "after": "descartado"}
     assert "Falso positivo" in entry["note"]
     with pytest.raises(Conflict):
-        lavratura.lavrar(db, CG, "chapada", draft, committed_on=date(2026, 3, 2), time="10:30", place="Centro",
-                         agent_registration="AF-0042")
+        lavratura.lavrar(db, CG, "chapada", AutoInput(committed_on=date(2026, 3, 2), time="10:30", place="Centro",
+                                                      agent_registration="AF-0042"), draft)
     with pytest.raises(Conflict):
-        autos.discard_draft(db, CG, "chapada", draft, reason="De novo")
+        lavratura.discard_draft(db, CG, "chapada", draft, reason="De novo")
     assert [r.stage for r in lists.list_autos(db, CG, "chapada", "", "descartado")] == ["Rascunho descartado"]
 
 
 def test_a_lavrado_auto_is_not_discarded_it_ends_by_its_decision(db, today):
     set_upfm(db)
-    auto_id = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30"))
+    auto_id = lavratura.lavrar(db, CG, "chapada", AutoInput(**typed("chapada", "CG-30")))
     with pytest.raises(Conflict) as caught:
-        autos.discard_draft(db, CG, "chapada", auto_id, reason="Engano")
+        lavratura.discard_draft(db, CG, "chapada", auto_id, reason="Engano")
     assert "só um rascunho" in caught.value.message
 
 
@@ -110,10 +111,10 @@ def test_a_second_illegal_transport_by_the_same_cpf_is_recurrence_with_the_seizu
     from tests.enforcement_support import definitive
 
     set_upfm(db)
-    first = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30"))
+    first = lavratura.lavrar(db, CG, "chapada", AutoInput(**typed("chapada", "CG-30")))
     counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
-    second = lavratura.lavrar(db, CG, "chapada", **typed("chapada", "CG-30", plate="BRA2E19", committed_on=counts_from,
-                                                        auto_on=counts_from))
+    second = lavratura.lavrar(db, CG, "chapada", AutoInput(**typed("chapada", "CG-30", plate="BRA2E19",
+                                                                  committed_on=counts_from, auto_on=counts_from)))
     shown = autos.get(db, CG, "chapada", second)
     assert shown["recurrent"] and shown["recurrence_of"]["id"] == first
     assert "apreensão do veículo até a regularização" in shown["measures"]

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.ridehailing.enforcement import autos, lists
+from services.ridehailing.enforcement import autos, lavratura, lists
+from services.ridehailing.enforcement.auto_input import AutoInput
 from tests.enforcement_support import definitive, driver, lavrado, notified
 from tests.ridehailing_data import ACTORS
 
@@ -182,8 +183,9 @@ def test_an_auto_against_someone_outside_the_register_typed_on_the_form(db, toda
 
 def test_a_draft_is_discarded_from_its_page_after_a_confirmation(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
-    draft = autos.draft_auto(db, ACTORS["chapada"], "chapada", target_kind="driver", driver_cpf=cpf,
-                             infraction_code="CG-30", facts="Relação da plataforma", origin="Conciliação")
+    draft = lavratura.draft_auto(db, ACTORS["chapada"], "chapada", AutoInput(
+        target_kind="driver", driver_cpf=cpf, infraction_code="CG-30", facts="Relação da plataforma",
+        origin="Conciliação"))
     at = page(autos_open=draft)
     at.text_input(key="autos_discard_reason").input("Falso positivo da conciliação")
     button(at, "Descartar o rascunho").click().run()

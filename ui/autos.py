@@ -15,6 +15,7 @@ from services.dam import printing
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
 from services.ridehailing.enforcement import documents as enforcement_documents
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared import clock, fields
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
@@ -120,8 +121,9 @@ def lavrar_draft(actor: Actor, mun: str, doc: dict) -> None:
         submitted = st.form_submit_button("Lavrar auto", type="primary")
     if submitted:
         ok, _ = submit({"committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
-                        "place": place_slot}, lavratura.lavrar, db, actor, mun, doc["id"], committed_on=committed_on,
-                       time=time, place=place, agent_registration=registration)
+                        "place": place_slot}, lavratura.lavrar, db, actor, mun,
+                       AutoInput(committed_on=committed_on, time=time, place=place, agent_registration=registration),
+                       doc["id"])
         if ok:
             done("Auto lavrado.")
 
@@ -147,7 +149,7 @@ def discard_draft(actor: Actor, mun: str, doc: dict) -> None:
         reason_slot = st.empty()
         if confirm_button("Descartar o rascunho", "autos_discard",
                           "Descartar este rascunho? Ele não poderá mais ser lavrado."):
-            ok, _ = submit({"reason": reason_slot}, autos.discard_draft, common.db(), actor, mun, doc["id"],
+            ok, _ = submit({"reason": reason_slot}, lavratura.discard_draft, common.db(), actor, mun, doc["id"],
                            reason=reason)
             if ok:
                 st.session_state.pop("autos_discard_reason", None)
