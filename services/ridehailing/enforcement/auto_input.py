@@ -30,8 +30,9 @@ class AutoInput:
     """The auto's values. A draft (:func:`.lavratura.draft_auto`) takes who and what; lavrar takes the
     rest, and a draft completed keeps its own who and what. ``target_kind`` is driver | vehicle |
     platform | unregistered: someone outside the register is identified by ``offender_name``,
-    ``driver_cpf`` and ``plate`` (and the ``place`` where found) and may have an address, a phone and
-    an e-mail; the others are picked from the register, which gives their name and address."""
+    ``driver_cpf`` and ``plate`` (and the ``place`` where found), and lavrar takes the address, phone
+    and e-mail they gave, when known (no address: notified by edital, :func:`.autos.offender_address`);
+    the others are picked from the register, which gives their name and address."""
 
     target_kind: str = "driver"
     driver_cpf: str = ""
@@ -167,7 +168,8 @@ def _offender(db: Database, municipality: str, values: AutoInput) -> dict:
 def circumstances(values: AutoInput, draft: dict) -> dict:
     """When, where and by whom the auto (``draft``, as stored) is lavrado: the date of the infraction
     (the draft's when not given), the time, the place, the agent and the auto's date (today when not
-    given), neither in the future nor the auto before the infraction."""
+    given), neither in the future nor the auto before the infraction; and for someone outside the
+    register the contact typed (address, phone, e-mail: each may be unknown)."""
     committed_on = values.committed_on or parse_date(draft.get("committed_on"))
     auto_on = values.auto_on or clock.today()
     errors = {}
@@ -179,6 +181,7 @@ def circumstances(values: AutoInput, draft: dict) -> dict:
             errors[name] = f"{label}: obrigatório."
     if values.time and not errors.get("time") and (problem := _time_problem(values.time)):
         errors["time"] = f"Hora: {problem}"
+    contact = _contact(values, errors) if draft.get("target_kind") == "unregistered" else {}
     if errors:
         raise ValidationFailed(errors)
     autos._not_future("committed_on", "Data da infração", committed_on)
@@ -187,7 +190,22 @@ def circumstances(values: AutoInput, draft: dict) -> dict:
         raise ValidationFailed({"auto_on": "Data do auto: não pode ser anterior à infração."})
     return {"committed_on": committed_on, "auto_on": auto_on, "time": values.time.strip(),
             "place": values.place.strip(), "agent_registration": values.agent_registration.strip(),
-            "agent_name": values.agent_name.strip()}
+            "agent_name": values.agent_name.strip(), **contact}
+
+
+def _contact(values: AutoInput, errors: dict) -> dict:
+    """Where someone outside the register is notified and billed, as they gave it: the address (free
+    text), the phone (DDD and number) and the e-mail, each empty when unknown; a bad one into ``errors``."""
+    found = {"driver_address": (values.offender_address or "").strip(), "driver_phone": "", "driver_email": ""}
+    typed = (("offender_phone", "driver_phone", "phone", "Telefone", values.offender_phone),
+             ("offender_email", "driver_email", "email", "E-mail", values.offender_email))
+    for name, stored, kind, label, raw in typed:
+        if str(raw or "").strip():
+            try:
+                found[stored] = fields.parse(kind, raw)
+            except ValueError as exc:
+                errors[name] = f"{label}: {exc}."
+    return found
 
 
 def _time_problem(text: str) -> str:

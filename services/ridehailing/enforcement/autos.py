@@ -45,6 +45,8 @@ TARGETS = {"driver": "Condutor", "vehicle": "Veículo", "platform": "Plataforma"
            "unregistered": "Sem cadastro (transporte ilegal)"}
 # Whose earlier autos count as recurrence: the same CPF, plate or platform (an unregistered person by CPF).
 OFFENDER_KEY = {"driver": "driver_cpf", "vehicle": "plate", "platform": "platform_id", "unregistered": "driver_cpf"}
+UNKNOWN_ADDRESS = "Endereço desconhecido — notificação por edital"
+EDITAL = "official_gazette"  # the notification method of the act's publication (CG art. 25 §1 II; MP art. 21 §1)
 OUTCOMES = {"mantido": "Mantido", "parcialmente": "Mantido em parte", "anulado": "Anulado"}
 STAGES = {
     "rascunho": "Rascunho", "aguardando_notificacao": "Aguardando notificação", "notificado": "Notificado",
@@ -147,6 +149,20 @@ def appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
         return None
     days = int(parameters.value(db, municipality, "defence_period_days", decided))
     return parameters.calendar(db, municipality, decided).add_days(decided, days)
+
+
+def offender_address(doc: dict) -> str:
+    """The address the offender is notified and billed at: the register's (a driver, a vehicle's driver)
+    or the one typed for someone outside it. Someone outside the register found with no known address
+    is notified by edital (CG art. 25 §1 II; MP art. 21 §1), and the fine's DAM says so in its address
+    (:data:`UNKNOWN_ADDRESS`; docs/LEITURAS.md, seção 7, leitura 24)."""
+    address = (doc.get("driver_address") or "").strip()
+    return address or (UNKNOWN_ADDRESS if doc.get("target_kind") == "unregistered" else "")
+
+
+def edital_reference(municipality: str) -> str:
+    """The article of the notification by edital: CG art. 25 §1 II (Diário Oficial); MP art. 21 §1."""
+    return next(m.reference for m in _rules(municipality).notification_methods if m.code == EDITAL)
 
 
 def measures_of(doc: dict) -> list[dict]:
