@@ -6,9 +6,11 @@ import streamlit as st
 
 from rules.fmt import brl, day
 from services.ridehailing import registry
-from services.ridehailing.enforcement import autos, lavratura, lists
+from services.ridehailing.enforcement import assessment, autos, lavratura, lists
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared import clock, schema, uploads
 from ui import common
+from ui.auto_contact import contact_inputs
 from ui.autos import auto_process, done, field, submit
 from ui.entity import record_picker
 from ui.lists import export_buttons
@@ -58,7 +60,7 @@ def autos_list() -> None:
 # ---- new auto ----
 
 def new_auto() -> None:
-    catalogue = {c["code"]: c for c in lavratura.catalogue(mun)}
+    catalogue = {c["code"]: c for c in assessment.catalogue(mun)}
     code = st.selectbox("Infração (artigo, inciso, gravidade)", list(catalogue), index=None, key="autos_new_code",
                         format_func=lambda c: catalogue[c]["label"], placeholder="Escolha a infração do catálogo")
     code_slot = st.empty()
@@ -69,6 +71,7 @@ def new_auto() -> None:
                       key="autos_new_target")
     cpf = plate = platform_id = name = ""
     name_slot = st.empty()
+    contact, contact_slots = {}, {}
     if target == "unregistered":  # transporte ilegal by someone outside the register: identified as typed
         st.caption("Quem não tem cadastro: só cabe o transporte ilegal "
                    f"({next((c['reference'] for c in catalogue.values() if c['unregistered']), rules.act)}).")
@@ -80,6 +83,7 @@ def new_auto() -> None:
         with cols[1]:
             plate, plate_slot = field(st.text_input, "Placa do veículo", key="autos_new_offender_plate",
                                       placeholder="ABC1D23")
+        contact, contact_slots = contact_inputs("autos_new_offender", mun)
     else:
         if target in ("driver", "vehicle"):
             chosen = record_picker("drivers", actor, mun, "Condutor do cadastro",
@@ -116,24 +120,26 @@ def new_auto() -> None:
     slots = {"infraction_code": code_slot, "driver_cpf": driver_slot, "plate": plate_slot, "platform_id": platform_slot,
              "committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
              "place": place_slot, "facts": facts_slot, "target_kind": driver_slot, "auto_on": auto_on_slot,
-             "offender_name": name_slot}
-    who = dict(target_kind=target, driver_cpf=cpf, plate=plate, platform_id=platform_id)
-    named = dict(offender_name=name) if target == "unregistered" else {}
-    if (preview or submitted) and not code:
+             "offender_name": name_slot, **contact_slots}
+    if not (preview or submitted):
+        return
+    if not code:
         code_slot.error("Infração: escolha no catálogo.")
         return
+    evidence = [(f"{evidence_text or 'Anexo'} — {f.name}", f.name, f.getvalue()) for f in files or []]
+    if evidence_text and not evidence:
+        evidence = [(evidence_text, "", None)]
+    values = AutoInput(target_kind=target, driver_cpf=cpf, plate=plate, platform_id=platform_id,
+                       offender_name=name if target == "unregistered" else "", **contact, infraction_code=code,
+                       facts=facts, committed_on=committed_on, time=time, place=place,
+                       agent_registration=registration, agent_name=agent_name, auto_on=auto_on,
+                       evidence=tuple(evidence))
     if preview:
-        ok, found = submit(slots, lavratura.assess, db, actor, mun, **who, infraction_code=code,
-                           committed_on=committed_on, auto_on=auto_on)
+        ok, found = submit(slots, assessment.assess, db, actor, mun, values)
         if ok:
             show_assessment(found)
-    if submitted:
-        evidence = [(f"{evidence_text or 'Anexo'} — {f.name}", f.name, f.getvalue()) for f in files or []]
-        if evidence_text and not evidence:
-            evidence = [(evidence_text, "", None)]
-        ok, auto_id = submit(slots, lavratura.lavrar, db, actor, mun, **who, **named, infraction_code=code, facts=facts,
-                             committed_on=committed_on, time=time, place=place, agent_registration=registration,
-                             agent_name=agent_name, auto_on=auto_on, evidence=evidence)
+    else:
+        ok, auto_id = submit(slots, lavratura.lavrar, db, actor, mun, values)
         if ok:
             doc = autos.get(db, actor, mun, auto_id)
             done(f"Auto nº {doc['number']} lavrado: infração {doc['severity']}, multa {brl(doc['fine_amount'])}.",

@@ -89,13 +89,14 @@ class Writes:
 
     def auto(self) -> Any:
         from services.ridehailing.enforcement import lavratura
+        from services.ridehailing.enforcement.auto_input import AutoInput
 
         self.count += 1
-        return lavratura.lavrar(self.db, WRITER, self.mun, target_kind="driver", driver_cpf=next(self.cpfs),
-                                infraction_code=INFRACTION[self.mun], facts="Constatado em fiscalização (benchmark)",
-                                committed_on=dataset_plan.TODAY, auto_on=dataset_plan.TODAY,
-                                time=f"{8 + self.count % 10:02d}:15", place="Praça Dom Wunibaldo",
-                                agent_registration="AF-0040", agent_name="Agente Fiscal (benchmark)")
+        return lavratura.lavrar(self.db, WRITER, self.mun, AutoInput(
+            target_kind="driver", driver_cpf=next(self.cpfs), infraction_code=INFRACTION[self.mun],
+            facts="Constatado em fiscalização (benchmark)", committed_on=dataset_plan.TODAY,
+            auto_on=dataset_plan.TODAY, time=f"{8 + self.count % 10:02d}:15", place="Praça Dom Wunibaldo",
+            agent_registration="AF-0040", agent_name="Agente Fiscal (benchmark)"))
 
     def booking(self) -> Any:
         from seed.bookings import request_form

@@ -12,6 +12,7 @@ from pymongo.database import Database
 from services.dam import payments
 from services.ridehailing import authorization_lists
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared import clock, entity_lists, parameters, schema
 from services.shared.auth import Actor
 from services.store import parse_date
@@ -26,10 +27,10 @@ def _actor(municipality: str) -> Actor:
 
 
 def _lavrar(db: Database, actor: Actor, municipality: str, code: str, on: date, cpf: str, index: int = 0) -> str:
-    return lavratura.lavrar(db, actor, municipality, target_kind="driver", driver_cpf=cpf, infraction_code=code,
-                            facts=FACTS, committed_on=on, auto_on=on, time=f"{8 + index % 10:02d}:15",
-                            place=PLACES[index % len(PLACES)], agent_registration=f"AF-{40 + index % 5:04d}",
-                            agent_name="Agente Fiscal (demonstração)")
+    return lavratura.lavrar(db, actor, municipality, AutoInput(
+        target_kind="driver", driver_cpf=cpf, infraction_code=code, facts=FACTS, committed_on=on, auto_on=on,
+        time=f"{8 + index % 10:02d}:15", place=PLACES[index % len(PLACES)],
+        agent_registration=f"AF-{40 + index % 5:04d}", agent_name="Agente Fiscal (demonstração)"))
 
 
 def _notify(db: Database, actor: Actor, municipality: str, auto_id: str, on: date, juntada: bool = True) -> date | None:
@@ -136,11 +137,10 @@ def _seed(db: Database, municipality: str, today: date) -> None:
 
     if cg:
         platforms = entity_lists.list_all(db, actor, "platforms", municipality, schema.ListQuery(sort="name"))
-        autos.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=next(pool),
-                               infraction_code="CG-30", facts="Condutor na relação da plataforma sem autorização "
-                                                              "válida (demonstração)",
-                               origin=(f"Conciliação da relação de {platforms[0]['name']}" if platforms
-                                       else "Conciliação"))
+        lavratura.draft_auto(db, actor, municipality, AutoInput(
+            target_kind="driver", driver_cpf=next(pool), infraction_code="CG-30",
+            facts="Condutor na relação da plataforma sem autorização válida (demonstração)",
+            origin=f"Conciliação da relação de {platforms[0]['name']}" if platforms else "Conciliação"))
     else:
         late = _lavrar(db, actor, municipality, "MP-12-VII", back(150), next(pool), 12)
         try:  # MP art. 21 §1: delivered after 90 days, so the auto is void

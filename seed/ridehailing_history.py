@@ -25,6 +25,7 @@ from services import store
 from services.dam import payments
 from services.ridehailing import authorizations, fees, inspections, registry
 from services.ridehailing.enforcement import lavratura, penalties, process
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared import parameters
 from services.shared.auth import Actor
 
@@ -117,12 +118,11 @@ def _auto(db: Database, actor: Actor, municipality: str, rng: random.Random, dri
     """An auto lavrado on ``day``: notified, decided after the defence period, its fine DAM issued and
     (most) paid, each on its day up to ``last``."""
     with on(day):
-        auto = lavratura.lavrar(db, actor, municipality, target_kind="driver", driver_cpf=driver,
-                                infraction_code=rng.choice(CODES[municipality]),
-                                facts="Constatado pelo agente em fiscalização de rotina (demonstração)",
-                                committed_on=day, auto_on=day, time=f"{rng.randint(7, 21):02d}:{rng.choice(('05', '20', '40'))}",
-                                place=rng.choice(PLACES), agent_registration=f"AF-{rng.randint(40, 44):04d}",
-                                agent_name="Agente Fiscal (demonstração)")
+        auto = lavratura.lavrar(db, actor, municipality, AutoInput(
+            target_kind="driver", driver_cpf=driver, infraction_code=rng.choice(CODES[municipality]),
+            facts="Constatado pelo agente em fiscalização de rotina (demonstração)", committed_on=day, auto_on=day,
+            time=f"{rng.randint(7, 21):02d}:{rng.choice(('05', '20', '40'))}", place=rng.choice(PLACES),
+            agent_registration=f"AF-{rng.randint(40, 44):04d}", agent_name="Agente Fiscal (demonstração)"))
     juntada = day + timedelta(days=6)
     if juntada > last:
         return

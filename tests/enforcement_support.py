@@ -8,6 +8,7 @@ from rules.params import ParameterVersion
 from services.dam import payments
 from services.ridehailing import authorizations, fees
 from services.ridehailing.enforcement import autos, lavratura, process
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.setup import bootstrap
 from services.shared import parameters
 from tests.ridehailing_data import ACTORS, inspected, register, set_fee
@@ -39,11 +40,10 @@ def driver(db, municipality: str, seed: int, protocol: date = date(2026, 2, 1)) 
 def lavrado(db, today, municipality: str, code: str, committed_on: date, cpf: str = "", plate: str = "",
             **extra) -> str:
     today.set(max(today.value, committed_on))
-    return lavratura.lavrar(db, ACTORS[municipality], municipality, target_kind=extra.pop("target_kind", "driver"),
-                            driver_cpf=cpf, plate=plate, infraction_code=code, facts="Constatado em fiscalização",
-                            committed_on=committed_on, auto_on=committed_on, time="10:30",
-                            place="Avenida Brasil, 100", agent_registration="AF-0042", agent_name="Agente Fiscal",
-                            **extra)
+    return lavratura.lavrar(db, ACTORS[municipality], municipality, AutoInput(
+        target_kind=extra.pop("target_kind", "driver"), driver_cpf=cpf, plate=plate, infraction_code=code,
+        facts="Constatado em fiscalização", committed_on=committed_on, auto_on=committed_on, time="10:30",
+        place="Avenida Brasil, 100", agent_registration="AF-0042", agent_name="Agente Fiscal", **extra))
 
 
 def defence_deadline(db, municipality: str, juntada: date) -> date:

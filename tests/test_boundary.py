@@ -17,7 +17,8 @@ import pytest
 from services.dam import lists as dam_lists
 from services.machinery import protocol
 from services.machinery.protocol import RequestInput, ServiceAsked
-from services.ridehailing.enforcement import autos, lavratura, lists, process
+from services.ridehailing.enforcement import lavratura, lists, process
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared import audit_log, boundary
 from services.shared.errors import ValidationFailed
 from tests.conftest import SECRETARIA_CG, SECRETARIA_MP, TI
@@ -51,15 +52,15 @@ def request(**changes) -> RequestInput:
 # ---- defect 1: operator injection where a scalar is expected ----
 
 @pytest.mark.parametrize("call, field", [
-    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", target_kind="driver", driver_cpf=OPERATOR,
-                                 infraction_code="CG-29-I", facts="Ponto", committed_on=date(2026, 3, 9),
-                                 time="08:00", place="Praça", agent_registration="AF-1"), "driver_cpf"),
+    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", AutoInput(
+        target_kind="driver", driver_cpf=OPERATOR, infraction_code="CG-29-I", facts="Ponto",
+        committed_on=date(2026, 3, 9), time="08:00", place="Praça", agent_registration="AF-1")), "driver_cpf"),
     (lambda db: lists.history(db, SECRETARIA_CG, "chapada", driver_cpf=OPERATOR), "driver_cpf"),
     (lambda db: lists.history(db, SECRETARIA_CG, "chapada", driver_cpf=dict), "driver_cpf"),
     (lambda db: lists.list_autos(db, SECRETARIA_CG, "chapada", stage=OPERATOR), "stage"),
     (lambda db: audit_log.search(db, TI, "chapada", username=OPERATOR), "username"),
-    (lambda db: autos.draft_auto(db, SECRETARIA_CG, "chapada", target_kind="driver", plate={"$gt": ""},
-                                 infraction_code="CG-29-I", facts="x"), "plate"),
+    (lambda db: lavratura.draft_auto(db, SECRETARIA_CG, "chapada", AutoInput(
+        target_kind="driver", plate={"$gt": ""}, infraction_code="CG-29-I", facts="x")), "plate"),
 ], ids=["lavrar", "history-operator", "history-type", "list_autos-stage", "audit-search", "draft-plate"])
 def test_an_operator_where_a_text_is_expected_is_refused_under_its_field(db, call, field):
     message = refused(db, lambda: call(db), field)
@@ -69,9 +70,9 @@ def test_an_operator_where_a_text_is_expected_is_refused_under_its_field(db, cal
 # ---- defect 2: wrong types answer in pt-BR, not with AttributeError/TypeError ----
 
 @pytest.mark.parametrize("call, field", [
-    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", facts=123), "facts"),
-    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", committed_on="09/03/2026"), "committed_on"),
-    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", evidence="foto.jpg"), "evidence"),
+    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", AutoInput(facts=123)), "facts"),
+    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", AutoInput(committed_on="09/03/2026")), "committed_on"),
+    (lambda db: lavratura.lavrar(db, SECRETARIA_CG, "chapada", AutoInput(evidence="foto.jpg")), "evidence"),
     (lambda db: protocol.create_request(db, SECRETARIA_CG, "chapada", {"requester_id": "x"}), "values"),
     (lambda db: protocol.create_request(db, SECRETARIA_CG, "chapada", request(requested_on="2026-04-06")),
      "requested_on"),
@@ -90,18 +91,17 @@ def test_a_wrong_type_is_a_pt_br_refusal(db, call, field):
 @pytest.mark.parametrize("field", ["facts", "place"])
 def test_a_megabyte_of_text_in_an_auto_is_refused_with_the_limit(db, field):
     values = {"facts": "Ponto irregular", "place": "Praça", field: MEGABYTE}
-    message = refused(db, lambda: lavratura.lavrar(db, SECRETARIA_CG, "chapada", target_kind="driver",
-                                                   driver_cpf="52998224725", infraction_code="CG-29-I",
-                                                   committed_on=date(2026, 3, 9), time="08:00",
-                                                   agent_registration="AF-1", **values), field)
+    message = refused(db, lambda: lavratura.lavrar(db, SECRETARIA_CG, "chapada", AutoInput(
+        target_kind="driver", driver_cpf="52998224725", infraction_code="CG-29-I", committed_on=date(2026, 3, 9),
+        time="08:00", agent_registration="AF-1", **values)), field)
     limit = boundary.TEXT_LIMITS["long" if field in boundary.LONG_TEXTS else "medium"]
     assert message == f"{boundary._label(field)}: tem 1.000.000 caracteres; o limite é {limit:,}.".replace(",", ".")
 
 
 def test_nul_in_the_facts_is_refused_and_line_breaks_are_kept(db):
-    message = refused(db, lambda: autos.draft_auto(db, SECRETARIA_CG, "chapada", target_kind="driver",
-                                                   driver_cpf="52998224725", infraction_code="CG-29-I",
-                                                   facts="Ponto\x00irregular"), "facts")
+    message = refused(db, lambda: lavratura.draft_auto(db, SECRETARIA_CG, "chapada", AutoInput(
+        target_kind="driver", driver_cpf="52998224725", infraction_code="CG-29-I", facts="Ponto\x00irregular")),
+        "facts")
     assert "NUL" in message
     check = boundary._checker("facts", str)
     assert check("facts", "Linha 1\nLinha 2\tcom tab") == "Linha 1\nLinha 2\tcom tab"

@@ -132,3 +132,60 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     assert f"nº {dam_number}" in content and "pago em" in content and "Prazo de defesa" in content
     subprocess.run(["pdftoppm", "-png", "-r", "70", str(target), str(SHOTS / f"processo_{municipality}")], check=True)
     context.close()
+
+
+def test_an_auto_against_someone_outside_the_register_with_no_address_is_charged(panel, browser):
+    """Issue 35 item 2: transporte ilegal by someone without a register, found with no address. The form
+    says the notification goes by edital (CG art. 25 §1 II); notified by publication, decided, and the
+    fine's DAM is issued, its address saying why there is none."""
+    import random
+
+    from seed.people import cpf
+
+    today = clock.today()
+    stranger = cpf(random.Random(35_002))
+    context = browser.new_context(viewport={"width": 1400, "height": 1100}, accept_downloads=True)
+    page = context.new_page()
+    login(page, panel, "secretaria.chapada")
+    go(page, "Autos de infração")
+    page.get_by_role("tab", name="Novo auto").click()
+    choose(page, "Infração (artigo, inciso, gravidade)", "Transporte ilegal")
+    page.get_by_text("Sem cadastro (transporte ilegal)").click()
+    wait_text(page, "Sem endereço conhecido, a notificação é feita por edital")
+    typed(page, "Nome do autuado", "Marcos Sem Cadastro")
+    typed(page, "CPF do autuado", stranger)
+    typed(page, "Placa do veículo", "QWE4R56")
+    typed(page, "Telefone (se conhecido)", "(65) 99988-7766")
+    typed(page, "Data da infração", f"{today - timedelta(days=60):%d/%m/%Y}")
+    typed(page, "Hora (HH:MM)", "22:10")
+    typed(page, "Matrícula do agente", "AF-0042")
+    typed(page, "Local onde foi encontrado", "Rodoviária, plataforma 2")
+    typed(page, "Lavrado em", f"{today - timedelta(days=60):%d/%m/%Y}")
+    page.get_by_label("Fatos constatados").fill("Corrida cobrada sem autorização, passageiro embarcado na rodoviária")
+    page.get_by_role("button", name="Lavrar auto").click()
+    wait_text(page, "lavrado: infração gravíssima")
+    shot(page, "autos_sem_cadastro_1_lavrado")
+
+    page.get_by_role("tab", name="Processo do auto").click()
+    wait_text(page, "Endereço desconhecido — notificação por edital (")
+    choose(page, "Forma (prevista no ato)", "publicação no Diário Oficial")
+    typed(page, "Enviada em", f"{today - timedelta(days=58):%d/%m/%Y}")
+    typed(page, "Recebida em", f"{today - timedelta(days=57):%d/%m/%Y}")
+    typed(page, "Juntada em", f"{today - timedelta(days=56):%d/%m/%Y}")
+    page.get_by_role("button", name="Registrar notificação").click()
+    wait_text(page, "Notificação registrada. Prazo de defesa até")
+    page.get_by_role("tab", name="Processo do auto").click()
+    page.get_by_label("Fundamentação").first.fill("Flagrante do agente, sem defesa no prazo")
+    page.get_by_label("Autoridade").first.fill("Secretária Municipal de Finanças")
+    page.get_by_role("button", name="Registrar decisão").click()
+    wait_text(page, "Decisão registrada: Mantido.")
+    page.get_by_role("tab", name="Processo do auto").click()
+    page.get_by_role("button", name="Emitir DAM da multa").click()
+    wait_text(page, "da multa emitido, vencimento")
+    dam_number = re.search(r"DAM (\d{4}/\d{4}) da multa", page.get_by_text("da multa emitido").first.inner_text()).group(1)
+    shot(page, "autos_sem_cadastro_2_dam")
+    slip = downloaded(page, page.get_by_role("button", name=f"Baixar o DAM {dam_number} da multa (PDF)"))
+    slip_text = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(open(slip.path(), "rb").read())).pages)
+                         .split())
+    assert "Marcos Sem Cadastro" in slip_text and "Endereço desconhecido — notificação por edital" in slip_text
+    context.close()

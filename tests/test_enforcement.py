@@ -10,6 +10,7 @@ from services import store
 from services.dam import outbox, payments
 from services.ridehailing import authorizations, public_check, work_queue
 from services.ridehailing.enforcement import autos, lavratura, lists, penalties, process
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from tests.enforcement_support import (
     active_authorization,
@@ -36,12 +37,13 @@ def test_a_draft_has_no_number_and_lavrar_numbers_per_municipality_and_year(db, 
     cpf, plate = driver(db, "chapada", seed=2)
     mp_cpf, _ = driver(db, "matupa", seed=3)
     today.set(date(2026, 3, 10))
-    draft = autos.draft_auto(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-VI",
-                                   facts="Ponto de táxi na praça", origin="Conciliação da relação da plataforma")
+    draft = lavratura.draft_auto(db, CG, "chapada", AutoInput(target_kind="driver", driver_cpf=cpf,
+                                                              infraction_code="CG-29-VI", facts="Ponto de táxi na praça",
+                                                              origin="Conciliação da relação da plataforma"))
     assert auto(db, "chapada", draft)["number"] == "" and auto(db, "chapada", draft)["stage"] == "rascunho"
     first = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 9), cpf)
-    lavratura.lavrar(db, CG, "chapada", draft, committed_on=date(2026, 3, 9), time="08:15", place="Praça Dom Wunibaldo",
-                     agent_registration="AF-0042")
+    lavratura.lavrar(db, CG, "chapada", AutoInput(committed_on=date(2026, 3, 9), time="08:15",
+                                                  place="Praça Dom Wunibaldo", agent_registration="AF-0042"), draft)
     other = lavrado(db, today, "matupa", "MP-12-III", date(2026, 3, 9), mp_cpf)
     assert [auto(db, m, a)["number"] for m, a in (("chapada", first), ("chapada", draft), ("matupa", other))] == \
         ["0001/2026", "0002/2026", "0001/2026"]
@@ -55,11 +57,13 @@ def test_lavrar_names_each_missing_field(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     today.set(date(2026, 3, 10))
     with pytest.raises(ValidationFailed) as refused:
-        lavratura.lavrar(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
-                         facts="x", committed_on=date(2026, 3, 9), time="25:00", place="", agent_registration="")
+        lavratura.lavrar(db, CG, "chapada", AutoInput(target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
+                                                      facts="x", committed_on=date(2026, 3, 9), time="25:00", place="",
+                                                      agent_registration=""))
     assert set(refused.value.errors) == {"time", "place", "agent_registration"}
     with pytest.raises(ValidationFailed) as unknown:
-        autos.draft_auto(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="MP-27", facts="x")
+        lavratura.draft_auto(db, CG, "chapada", AutoInput(target_kind="driver", driver_cpf=cpf, infraction_code="MP-27",
+                                                          facts="x"))
     assert "infraction_code" in unknown.value.errors
 
 
@@ -73,8 +77,9 @@ def test_a_wrong_time_says_what_is_wrong_with_it(db, today, typed, message):
     cpf, _ = driver(db, "chapada", seed=2)
     today.set(date(2026, 3, 10))
     with pytest.raises(ValidationFailed) as refused:
-        lavratura.lavrar(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
-                         facts="x", committed_on=date(2026, 3, 9), time=typed, place="Praça", agent_registration="A1")
+        lavratura.lavrar(db, CG, "chapada", AutoInput(target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
+                                                      facts="x", committed_on=date(2026, 3, 9), time=typed,
+                                                      place="Praça", agent_registration="A1"))
     assert refused.value.errors == {"time": message}
 
 
@@ -373,12 +378,13 @@ def test_pending_lists_defences_running_decisions_due_and_suspensions_ending(db,
 def test_a_draft_is_lavrado_once(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
     today.set(date(2026, 3, 10))
-    draft = autos.draft_auto(db, CG, "chapada", target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I",
-                                   facts="Não compareceu à vistoria", origin="Conciliação")
-    values = dict(committed_on=date(2026, 3, 9), time="08:15", place="Sede", agent_registration="AF-0042")
-    lavratura.lavrar(db, CG, "chapada", draft, **values)
+    draft = lavratura.draft_auto(db, CG, "chapada", AutoInput(target_kind="driver", driver_cpf=cpf,
+                                                              infraction_code="CG-29-I",
+                                                              facts="Não compareceu à vistoria", origin="Conciliação"))
+    values = AutoInput(committed_on=date(2026, 3, 9), time="08:15", place="Sede", agent_registration="AF-0042")
+    lavratura.lavrar(db, CG, "chapada", values, draft)
     with pytest.raises(Conflict, match="já foi lavrado"):
-        lavratura.lavrar(db, CG, "chapada", draft, **values)
+        lavratura.lavrar(db, CG, "chapada", values, draft)
     assert db["counters"].find_one({"_id": "chapada/auto/2026"})["seq"] == 1
 
 

@@ -9,7 +9,8 @@ from decimal import Decimal
 import pytest
 
 from services.ridehailing import work_queue
-from services.ridehailing.enforcement import autos, lavratura, penalties, process
+from services.ridehailing.enforcement import assessment, autos, lavratura, penalties, process
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared.errors import Conflict, ServiceError
 from tests.enforcement_support import active_authorization, decided, definitive, driver, lavrado
 from tests.ridehailing_data import ACTORS
@@ -28,8 +29,8 @@ def test_a_decision_inside_its_appeal_term_does_not_count_yet(db, today):
     assert not shown["recurrent"] and shown["recurrence_of"] is None and shown["suspension_days"] is None
     for on, recurrent in ((last, False), (last + timedelta(days=1), True)):
         today.set(on)
-        preview = lavratura.assess(db, CG, "chapada", target_kind="driver", driver_cpf=cpf,
-                                   infraction_code="CG-29-IV", committed_on=on)
+        preview = assessment.assess(db, CG, "chapada", AutoInput(target_kind="driver", driver_cpf=cpf,
+                                                                 infraction_code="CG-29-IV", committed_on=on))
         assert preview["recurrent"] is recurrent, on
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.ridehailing.enforcement import autos, lists
+from services.ridehailing.enforcement import autos, lavratura, lists
+from services.ridehailing.enforcement.auto_input import AutoInput
 from tests.enforcement_support import definitive, driver, lavrado, notified
 from tests.ridehailing_data import ACTORS
 
@@ -182,8 +183,9 @@ def test_an_auto_against_someone_outside_the_register_typed_on_the_form(db, toda
 
 def test_a_draft_is_discarded_from_its_page_after_a_confirmation(db, today):
     cpf, _ = driver(db, "chapada", seed=2)
-    draft = autos.draft_auto(db, ACTORS["chapada"], "chapada", target_kind="driver", driver_cpf=cpf,
-                             infraction_code="CG-30", facts="Relação da plataforma", origin="Conciliação")
+    draft = lavratura.draft_auto(db, ACTORS["chapada"], "chapada", AutoInput(
+        target_kind="driver", driver_cpf=cpf, infraction_code="CG-30", facts="Relação da plataforma",
+        origin="Conciliação"))
     at = page(autos_open=draft)
     at.text_input(key="autos_discard_reason").input("Falso positivo da conciliação")
     button(at, "Descartar o rascunho").click().run()
@@ -231,3 +233,57 @@ def test_a_seized_vehicle_is_released_from_the_auto_page(db, today):
     assert not at.exception, at.exception
     assert f"Liberação registrada em {today.value:%d/%m/%Y}." in texts(at, "success")
     assert "liberada em" in " ".join(m.value for m in at.markdown)
+
+
+def test_the_contact_of_someone_outside_the_register_is_typed_on_the_form(db, today):
+    """Issue 35 item 2: address, phone and e-mail on the form; the screen says that, without an address,
+    the notification goes by edital (CG art. 25 §1 II)."""
+    driver(db, "chapada", seed=2)
+    today.set(date(2026, 3, 10))
+    at = page()
+    at.selectbox(key="autos_new_code").set_value("CG-30").run()
+    at.radio(key="autos_new_target").set_value("unregistered").run()
+    assert "Sem endereço conhecido, a notificação é feita por edital (" in texts(at, "caption")
+    at.text_input(key="autos_new_offender_name").input("Marcos Sem Cadastro")
+    at.text_input(key="autos_new_offender_cpf").input("529.982.247-25")
+    at.text_input(key="autos_new_offender_plate").input("QWE4R56")
+    at.text_input(key="autos_new_offender_address").input("Rua das Palmeiras, 120, Cuiabá-MT")
+    at.text_input(key="autos_new_offender_phone").input("9999")
+    at.text_input(key="autos_new_time").input("09:40")
+    at.text_input(key="autos_new_agent").input("AF-0042")
+    at.text_input(key="autos_new_place").input("Rodoviária")
+    at.text_area(key="autos_new_facts").input("Corrida cobrada sem autorização")
+    button(at, "Lavrar auto").click().run()
+    assert "Telefone: telefone inválido; informe DDD e número." in texts(at, "error")
+    at.text_input(key="autos_new_offender_phone").input("(65) 99988-7766").run()
+    button(at, "Lavrar auto").click().run()
+    assert not at.exception, at.exception
+    [row] = lists.list_autos(db, ACTORS["chapada"], "chapada")
+    doc = autos.get(db, ACTORS["chapada"], "chapada", row.id)
+    assert (doc["driver_address"], doc["driver_phone"]) == ("Rua das Palmeiras, 120, Cuiabá-MT", "65999887766")
+    at = page(autos_open=row.id)
+    assert "Endereço: Rua das Palmeiras, 120, Cuiabá-MT · (65) 99988-7766" in texts(at, "caption")
+
+
+def test_a_draft_from_a_platform_list_is_lavrado_without_an_address_and_says_edital(db, today):
+    """The platform's list has no address: the draft's form asks for it; left empty, the auto says edital."""
+    import random
+
+    from seed.people import cpf
+    from tests.enforcement_support import set_upfm
+
+    set_upfm(db)
+    today.set(date(2026, 3, 10))
+    draft = lavratura.draft_auto(db, ACTORS["chapada"], "chapada", AutoInput(
+        target_kind="unregistered", offender_name="Pessoa da Relação", driver_cpf=cpf(random.Random(7)),
+        plate="BBB2C22", infraction_code="CG-30", facts="Relação da plataforma", origin="Conciliação"))
+    at = page(autos_open=draft)
+    assert at.text_input(key="autos_draft_offender_address").value == ""
+    at.text_input(key="autos_draft_time").input("09:40")
+    at.text_input(key="autos_draft_agent").input("AF-0042")
+    at.text_input(key="autos_draft_place").input("Rodoviária")
+    next(b for b in at.button if b.label == "Lavrar auto" and b.proto.form_id == "autos_draft_form").click().run()
+    assert not at.exception and "Auto lavrado." in texts(at, "success"), texts(at, "error")
+    at = page(autos_open=draft)
+    assert "Endereço desconhecido — notificação por edital (" in texts(at, "caption")
+    assert "art. 25, §1º, II" in texts(at, "caption")

@@ -1,7 +1,6 @@
 """The process of one auto de infração on the Autos de infração screen (``app_pages/autos.py``): its
 summary, the lavratura of a draft, its PDFs, its deadlines and the form of each stage (notification,
-defence, decision, appeal, penalties and measures), each error shown in a slot under its field.
-"""
+defence, decision, appeal, penalties and measures), each error shown in a slot under its field."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -15,10 +14,12 @@ from services.dam import printing
 from services.ridehailing import registry
 from services.ridehailing.enforcement import autos, lavratura, penalties, process
 from services.ridehailing.enforcement import documents as enforcement_documents
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared import clock, fields
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
+from ui.auto_contact import contact_line, draft_contact
 from ui.entity import confirm_button
 from ui.ridehailing import clear_reads
 
@@ -98,6 +99,8 @@ def summary(doc: dict) -> None:
     cols[3].metric("Autuado", autos.TARGETS[doc["target_kind"]])
     st.write(f"**{doc['offender_name']}** · {doc['infraction_code']} — {doc.get('infraction_text') or ''} "
              f"({doc.get('infraction_reference') or ''})")
+    if doc["target_kind"] == "unregistered" and doc["status"] != "rascunho":
+        st.caption(contact_line(doc))
     if doc.get("recurrence_of"):
         prior = doc["recurrence_of"]
         st.warning(f"Reincidência: conta o auto nº {prior['number']} de {day(prior['committed_on'])}.")
@@ -117,11 +120,13 @@ def lavrar_draft(actor: Actor, mun: str, doc: dict) -> None:
         time, time_slot = field(cols[1].text_input, "Hora (HH:MM)", key="autos_draft_time")
         registration, registration_slot = field(cols[2].text_input, "Matrícula do agente", key="autos_draft_agent")
         place, place_slot = field(st.text_input, "Local", key="autos_draft_place")
+        contact, contact_slots = draft_contact(mun, doc)
         submitted = st.form_submit_button("Lavrar auto", type="primary")
     if submitted:
         ok, _ = submit({"committed_on": committed_slot, "time": time_slot, "agent_registration": registration_slot,
-                        "place": place_slot}, lavratura.lavrar, db, actor, mun, doc["id"], committed_on=committed_on,
-                       time=time, place=place, agent_registration=registration)
+                        "place": place_slot, **contact_slots}, lavratura.lavrar, db, actor, mun,
+                       AutoInput(committed_on=committed_on, time=time, place=place, agent_registration=registration,
+                                 **contact), doc["id"])
         if ok:
             done("Auto lavrado.")
 
@@ -147,7 +152,7 @@ def discard_draft(actor: Actor, mun: str, doc: dict) -> None:
         reason_slot = st.empty()
         if confirm_button("Descartar o rascunho", "autos_discard",
                           "Descartar este rascunho? Ele não poderá mais ser lavrado."):
-            ok, _ = submit({"reason": reason_slot}, autos.discard_draft, common.db(), actor, mun, doc["id"],
+            ok, _ = submit({"reason": reason_slot}, lavratura.discard_draft, common.db(), actor, mun, doc["id"],
                            reason=reason)
             if ok:
                 st.session_state.pop("autos_discard_reason", None)

@@ -26,7 +26,8 @@ from services.ridehailing import (
     platforms,
     registry,
 )
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import lavratura
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.ridehailing.queue_item import HORIZON_DAYS, Pendencia
 from services.shared import audit, clock, entities, fields, parameters
 from services.shared.audit_words import name_codes
@@ -152,15 +153,15 @@ def _draft(db: Database, actor: Actor, municipality: str, draft: dict) -> str:
     if db["drivers"].find_one({"municipality": municipality, "cpf": draft["cpf"]}, {"_id": 1}) is None:
         # ausência de cadastro: transporte ilegal by someone outside the register (CG art. 30; MP art. 27),
         # identified as the platform listed them (docs/LEITURAS.md §6 item 2, §7)
-        return autos.draft_auto(db, actor, municipality, target_kind="unregistered", driver_cpf=draft["cpf"],
-                                plate=draft["plate"], platform_id=draft["platform_id"],
-                                offender_name=draft["name"] or "Nome não informado na relação",
-                                infraction_code=_unregistered_code(municipality), facts=facts, origin=origin)
+        return lavratura.draft_auto(db, actor, municipality, AutoInput(
+            target_kind="unregistered", driver_cpf=draft["cpf"], plate=draft["plate"],
+            platform_id=draft["platform_id"], offender_name=draft["name"] or "Nome não informado na relação",
+            infraction_code=_unregistered_code(municipality), facts=facts, origin=origin))
     # The auto is against the driver; an unregistered plate is a fact of it, not a party to look up.
     registered = db["vehicles"].find_one({"municipality": municipality, "plate": draft["plate"]}, {"_id": 1})
-    return autos.draft_auto(db, actor, municipality, target_kind="driver", driver_cpf=draft["cpf"],
-                            plate=draft["plate"] if registered else "", platform_id=draft["platform_id"],
-                            infraction_code=draft["infraction_code"], facts=facts, origin=origin)
+    return lavratura.draft_auto(db, actor, municipality, AutoInput(
+        target_kind="driver", driver_cpf=draft["cpf"], plate=draft["plate"] if registered else "",
+        platform_id=draft["platform_id"], infraction_code=draft["infraction_code"], facts=facts, origin=origin))
 
 
 def _unregistered_code(municipality: str) -> str:

@@ -37,6 +37,7 @@ FIELD_NAMES = {
     "convocation": "Convocação", "created_at": "Criado em", "created_by": "Criado por", "dam_id": "DAM",
     "dam_number": "Número do DAM", "deadline_at": "Prazo", "decision": "Decisão", "declarations": "Declarações",
     "defence": "Defesa", "description": "Descrição", "difficult_access": "Acesso difícil",
+    "driver_phone": "Telefone do condutor", "driver_email": "E-mail do condutor",
     "discount": "Desconto", "discount_claims": "Descontos pedidos", "driver_address": "Endereço do condutor",
     "driver_cpf": "CPF do condutor", "driver_name": "Condutor", "due_note": "Observação do vencimento",
     "due_on": "Vencimento", "effective": "Vigência", "environmental_licence": "Licença ambiental",

@@ -3,8 +3,7 @@
 ``@checked`` reads the function's hints once, when the module is imported, and builds one small
 checker per parameter; each call then runs them (a few ``isinstance`` and ``len`` per argument, no
 work per stored document). A wrong value raises ``ValidationFailed`` with a pt-BR message under the
-parameter's name before the service reads or writes anything, so nothing is written and no
-traceback reaches a page.
+parameter's name before the service reads or writes anything, so nothing is written and no traceback reaches a page.
 
 What a hint means here:
 
@@ -59,6 +58,7 @@ LABELS = {
     "legal_basis": "Fundamentação legal", "revenue_kind": "Tipo de receita", "rows": "Linhas",
     "effective": "Vigência", "entity": "Cadastro", "collection": "Cadastro", "version": "Versão", "values": "Valores",
     "data": "Arquivo", "services": "Serviços", "charge_ids": "Débitos", "charge_id": "Débito",
+    "offender_address": "Endereço do autuado", "offender_phone": "Telefone", "offender_email": "E-mail",
 }
 # Free texts a clerk writes in a text area (facts of an auto, justification, reasons of a decision…).
 LONG_TEXTS = frozenset({
@@ -70,7 +70,7 @@ MEDIUM_TEXTS = frozenset({
     "place", "address", "taxpayer_address", "act", "legal_basis", "reference", "identification",
     "residence_proof", "property_proof", "environmental_licence", "prior_authorization", "evidence_reference",
     "base_url", "label", "file_name", "name", "by", "authority", "trip_responsible", "inspector",
-    "responsible_name", "kind", "choices",
+    "responsible_name", "kind", "choices", "offender_address",
 })
 # Search terms: trimmed to their first characters and read without control characters, as the
 # register's search always did (issue 10), so a pasted megabyte costs nothing and is not an error.

@@ -1,9 +1,11 @@
-"""Autos de infração of ride-hailing: the collection, one auto as stored, and the draft.
+"""Autos de infração of ride-hailing: the collection and one auto as stored, shared by every stage.
 
 The process (CG Decreto 06/2026 arts. 22–30; MP Lei 1.552/2025 arts. 18–27) runs through the modules of
-this package, one per stage: a draft (``rascunho``, no number, e.g. from a platform list's
-reconciliation; here) is lavrado in :mod:`.lavratura`; notified, defended, decided and appealed in
-:mod:`.process`; its fine becomes a DAM and its penalties and measures are applied in
+this package, one per stage, each importing only those before it: the form's values
+(:class:`.auto_input.AutoInput`) are checked in :mod:`.auto_input`, assessed by the rules in
+:mod:`.assessment` and stored in :mod:`.lavratura` (a draft, ``rascunho``, with no number, e.g. from a
+platform list's reconciliation, or the auto lavrado); the auto is notified, defended, decided and
+appealed in :mod:`.process`; its fine becomes a DAM and its penalties and measures are applied in
 :mod:`.penalties`; :mod:`.lists` lists the autos and puts their deadlines in the Pendências queue.
 
 This module holds what every stage shares: the collection and its indexes, the stage an auto's
@@ -19,16 +21,14 @@ from bson import ObjectId
 from pymongo.database import Database
 
 from rules.ridehailing.concepts import Measure
-from rules.ridehailing.errors import UnknownInfraction
-from rules.ridehailing.sanctions import LASTING_MEASURES, unregistered_offender_finding
-from services import store
+from rules.ridehailing.sanctions import LASTING_MEASURES
 from services.ridehailing import registry
-from services.shared import audit, clock, entities, fields, parameters
+from services.shared import audit, clock, entities, parameters
 from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ValidationFailed
-from services.store import decode, encode, ensure_indexes, insert_one, parse_date
+from services.store import decode, encode, ensure_indexes, parse_date
 
 COLLECTION = "autos"
 INDEXES = {
@@ -45,6 +45,8 @@ TARGETS = {"driver": "Condutor", "vehicle": "Veículo", "platform": "Plataforma"
            "unregistered": "Sem cadastro (transporte ilegal)"}
 # Whose earlier autos count as recurrence: the same CPF, plate or platform (an unregistered person by CPF).
 OFFENDER_KEY = {"driver": "driver_cpf", "vehicle": "plate", "platform": "platform_id", "unregistered": "driver_cpf"}
+UNKNOWN_ADDRESS = "Endereço desconhecido — notificação por edital"
+EDITAL = "official_gazette"  # the notification method of the act's publication (CG art. 25 §1 II; MP art. 21 §1)
 OUTCOMES = {"mantido": "Mantido", "parcialmente": "Mantido em parte", "anulado": "Anulado"}
 STAGES = {
     "rascunho": "Rascunho", "aguardando_notificacao": "Aguardando notificação", "notificado": "Notificado",
@@ -149,6 +151,20 @@ def appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
     return parameters.calendar(db, municipality, decided).add_days(decided, days)
 
 
+def offender_address(doc: dict) -> str:
+    """The address the offender is notified and billed at: the register's (a driver, a vehicle's driver)
+    or the one typed for someone outside it. Someone outside the register found with no known address
+    is notified by edital (CG art. 25 §1 II; MP art. 21 §1), and the fine's DAM says so in its address
+    (:data:`UNKNOWN_ADDRESS`; docs/LEITURAS.md, seção 7, leitura 24)."""
+    address = (doc.get("driver_address") or "").strip()
+    return address or (UNKNOWN_ADDRESS if doc.get("target_kind") == "unregistered" else "")
+
+
+def edital_reference(municipality: str) -> str:
+    """The article of the notification by edital: CG art. 25 §1 II (Diário Oficial); MP art. 21 §1."""
+    return next(m.reference for m in _rules(municipality).notification_methods if m.code == EDITAL)
+
+
 def measures_of(doc: dict) -> list[dict]:
     """The auto's measures as the screen and the PDF show them, each with its release when recorded
     and whether it lasts until one (``lasting``)."""
@@ -194,142 +210,3 @@ def _not_future(name: str, label: str, value: Any) -> date:
         raise ValidationFailed({name: f"{label}: informe a data."})
     entities.refuse_future(name, label, value)
     return value
-
-
-# ---- the draft ----
-
-def _unregistered(db: Database, municipality: str, infraction: Any, offender_name: str, driver_cpf: str,
-                  plate: str, platform_id: str) -> dict:
-    """Someone outside the drivers register, identified as typed: name, CPF (check digits) and plate.
-
-    Only transporte ilegal is charged to them (CG art. 30; MP art. 27); a CPF of the register is
-    charged as its driver instead."""
-    errors = {}
-    finding = unregistered_offender_finding(infraction)
-    if not finding.ok:
-        errors["infraction_code"] = f"Infração: {finding.message} ({finding.reference})."
-    if not (offender_name or "").strip():
-        errors["offender_name"] = "Nome do autuado: obrigatório."
-    found: dict[str, Any] = {"driver_cpf": "", "plate": "", "platform_id": "", "driver_address": ""}
-    for name, kind, label, raw in (("driver_cpf", "cpf", "CPF", driver_cpf), ("plate", "plate", "Placa", plate)):
-        if not str(raw or "").strip():
-            errors[name] = f"{label}: obrigatório para identificar quem não tem cadastro."
-            continue
-        try:
-            found[name] = fields.parse(kind, raw)
-        except ValueError as exc:
-            errors[name] = f"{label}: {exc}."
-    if found["driver_cpf"] and db["drivers"].find_one({"municipality": municipality, "cpf": found["driver_cpf"]},
-                                                      {"_id": 1}):
-        errors["driver_cpf"] = "CPF: condutor cadastrado neste município; autue-o como condutor."
-    if platform_id:
-        _platform_of(db, municipality, platform_id, found, errors)
-    if errors:
-        raise ValidationFailed(errors)
-    return {**found, "offender_name": offender_name.strip(), "offender_document": found["driver_cpf"]}
-
-
-def _platform_of(db: Database, municipality: str, platform_id: str, found: dict, errors: dict) -> None:
-    """The platform an auto names, from the register: its name and CNPJ into ``found``, or the error."""
-    doc = db["platforms"].find_one({"municipality": municipality, "_id": entities._object_id(platform_id)},
-                                   {"name": 1, "cnpj": 1})
-    if doc is None:
-        errors["platform_id"] = "Plataforma: não cadastrada neste município."
-    else:
-        found.update(platform_id=platform_id, platform_name=doc["name"], platform_cnpj=doc["cnpj"])
-
-
-def _offender(db: Database, municipality: str, target_kind: str, driver_cpf: str, plate: str,
-              platform_id: str) -> dict:
-    """Who the auto is against, from the register: the name and document printed on it and the DAM."""
-    errors = {}
-    found: dict[str, Any] = {"driver_cpf": driver_cpf or "", "plate": plate or "", "platform_id": platform_id or ""}
-    if target_kind not in TARGETS:
-        raise ValidationFailed({"target_kind": "Autuado: escolha condutor, veículo, plataforma ou sem cadastro."})
-    if driver_cpf:
-        doc = db["drivers"].find_one({"municipality": municipality, "cpf": driver_cpf}, {"name": 1, "address": 1})
-        if doc is None:
-            errors["driver_cpf"] = "Condutor: não cadastrado neste município."
-        else:
-            found.update(driver_name=doc["name"], driver_address=doc.get("address") or "")
-    if plate:
-        doc = db["vehicles"].find_one({"municipality": municipality, "plate": plate}, {"driver_cpf": 1})
-        if doc is None:
-            errors["plate"] = "Veículo: não cadastrado neste município."
-        elif not driver_cpf and doc.get("driver_cpf"):  # the vehicle's driver answers for it
-            owner = db["drivers"].find_one({"municipality": municipality, "cpf": doc["driver_cpf"]},
-                                           {"name": 1, "address": 1, "cpf": 1})
-            if owner:
-                found.update(vehicle_driver_cpf=owner["cpf"], vehicle_driver_name=owner["name"],
-                             driver_address=owner.get("address") or "")
-    if platform_id:
-        _platform_of(db, municipality, platform_id, found, errors)
-    needed = {"driver": "driver_cpf", "vehicle": "plate", "platform": "platform_id"}[target_kind]
-    if not found[needed] and needed not in errors:
-        errors[needed] = f"{TARGETS[target_kind]}: escolha no cadastro."
-    if errors:
-        raise ValidationFailed(errors)
-    if target_kind == "platform":
-        found.update(offender_name=found["platform_name"], offender_document=found["platform_cnpj"])
-    elif driver_cpf:
-        found.update(offender_name=found["driver_name"], offender_document=driver_cpf)
-    elif found.get("vehicle_driver_cpf"):
-        found.update(offender_name=found["vehicle_driver_name"], offender_document=found["vehicle_driver_cpf"])
-    else:
-        found.update(offender_name=f"Veículo {fields.show('plate', plate)}", offender_document="")
-    return found
-
-
-@checked
-def draft_auto(db: Database, actor: Actor, municipality: str, *, target_kind: str, driver_cpf: str = "",
-               plate: str = "", platform_id: str = "", offender_name: str = "", infraction_code: str, facts: str,
-               origin: str = "", committed_on: date | None = None) -> str:
-    """A draft auto (``rascunho``, no number) for a clerk to review and lavrar; returns its id.
-
-    Used by the platform-list reconciliation (``origin`` says where it came from). Against someone
-    outside the register (``target_kind="unregistered"``) ``offender_name``, ``driver_cpf`` and
-    ``plate`` identify them."""
-    authorize(actor, "write", municipality)
-    try:
-        infraction = _rules(municipality).infraction(infraction_code)
-    except UnknownInfraction as exc:
-        raise ValidationFailed({"infraction_code": f"Infração: {exc.message}."}) from None
-    if not (facts or "").strip():
-        raise ValidationFailed({"facts": "Fatos: descreva o que foi constatado."})
-    if target_kind == "unregistered":
-        who = _unregistered(db, municipality, infraction, offender_name, driver_cpf, plate, platform_id)
-    else:
-        who = _offender(db, municipality, target_kind, driver_cpf, plate, platform_id)
-    now = clock.now_utc()
-    doc = {"municipality": municipality, "status": "rascunho", "stage": "rascunho", "number": "", "year": None,
-           "sequence": None, "target_kind": target_kind, **who, "infraction_code": infraction_code,
-           "facts": facts.strip(), "origin": origin, "committed_on": committed_on, "evidence": [],
-           "events": [{"at": now, "by": actor.username, "action": "draft", "note": origin or "Rascunho"}],
-           "measures_applied": [], "sanctions_applied": [], "version": 1, "created_at": now,
-           "created_by": actor.username, "updated_at": now}
-    with store.transaction(db):
-        prepare(db)
-        inserted = insert_one(db[COLLECTION], encode(doc))
-        audit.record(db, actor, municipality, "draft", COLLECTION, inserted, {}, _audit_doc(doc),
-                     note=f"Rascunho de auto ({origin or 'manual'})")
-    return str(inserted)
-
-
-@checked
-def discard_draft(db: Database, actor: Actor, municipality: str, auto_id: str, *, reason: str) -> dict:
-    """Discard a draft that will not be lavrado (a false positive of a reconciliation, one typed twice):
-    kept with ``status = descartado``, the reason, who and when, and audited; never deleted. Only a
-    draft: a lavrado auto ends by its decision (annulled), not here."""
-    authorize(actor, "write", municipality)
-    doc = _load(db, municipality, auto_id)
-    if doc["status"] == "descartado":
-        raise Conflict("Este rascunho já foi descartado.")
-    if doc["status"] != "rascunho":
-        raise Conflict(f"O auto nº {doc['number']} já foi lavrado: só um rascunho pode ser descartado; "
-                       "um auto lavrado termina pela decisão (anulado).")
-    if not (reason or "").strip():
-        raise ValidationFailed({"reason": "Motivo do descarte: obrigatório."})
-    discard = {"reason": reason.strip(), "on": clock.today(), "by": actor.username}
-    with store.transaction(db):
-        return _save(db, actor, municipality, doc, {"status": "descartado", "discard": discard}, "discard",
-                     f"Rascunho descartado: {discard['reason']}")

@@ -39,6 +39,12 @@ def _person(doc: dict) -> tuple[str, str]:
     return doc.get("offender_name") or "", shown
 
 
+def _address(doc: dict) -> str:
+    """The offender's address, or that it is unknown and the notification goes by edital, with the article."""
+    address = autos.offender_address(doc)
+    return f"{address} ({autos.edital_reference(doc['municipality'])})" if address == autos.UNKNOWN_ADDRESS else address
+
+
 def _auto_sections(doc: dict) -> list[Section]:
     name, document = _person(doc)
     target = [("Autuado", f"{autos.TARGETS[doc['target_kind']]}: {name}"), ("CPF/CNPJ", document)]
@@ -46,6 +52,10 @@ def _auto_sections(doc: dict) -> list[Section]:
         target.append(("Veículo (placa)", fields.show("plate", doc["plate"])))
     if doc.get("platform_name"):
         target.append(("Plataforma", doc["platform_name"]))
+    if doc["target_kind"] == "unregistered":  # typed on the auto: where they are notified and billed
+        target.append(("Endereço", _address(doc)))
+        target += [(label, fields.show(kind, doc[key])) for key, kind, label in
+                   (("driver_phone", "phone", "Telefone"), ("driver_email", "email", "E-mail")) if doc.get(key)]
     recurrence = doc.get("recurrence_of") or {}
     sections = [
         Section("Identificação", (
@@ -106,7 +116,7 @@ def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str
     rules = registry.rules_of(municipality)
     days = parameters.value(db, municipality, "defence_period_days", doc["auto_on"])
     name, document = _person(doc)
-    address = doc.get("driver_address") or ""
+    address = _address(doc)
     if recipient == "plataforma":
         platform = _platform_of(db, municipality, doc)
         name, document, address = platform.get("name", "Plataforma"), fields.show("cnpj", platform.get("cnpj", "")), ""
@@ -114,6 +124,8 @@ def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str
     if rules.notification_limit_days:
         limit = (f" A notificação deve ser entregue em até {rules.notification_limit_days} dias da lavratura "
                  f"({rules.ref('notification')}).")
+    edital = ((f"Endereço do autuado desconhecido: esta notificação é feita por edital "
+               f"({autos.edital_reference(municipality)})."),) if address.startswith(autos.UNKNOWN_ADDRESS) else ()
     body = (
         f"Fica o destinatário NOTIFICADO da lavratura do Auto de Infração nº {doc['number']}, em {_d(doc['auto_on'])}, "
         f"pela infração acima descrita ({doc.get('infraction_reference', '')}), sujeita às penalidades indicadas.",
@@ -122,6 +134,7 @@ def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str
         f"{municipalities.get(db, municipality).secretariat}.",
         "Nenhuma penalidade será aplicada antes da decisão no processo, assegurados o contraditório e a ampla "
         f"defesa ({rules.ref('due_process')}).",
+        *edital,
     )
     return render_notification(NoticePrint(_print(db, municipality, doc, _auto_sections(doc)), recipient, name,
                                            document, address, body))

@@ -80,7 +80,7 @@ def issue_fine_dam(db: Database, actor: Actor, municipality: str, auto_id: str) 
         else:
             dam = dams.issue(db, actor, municipality, taxpayer_name=doc["offender_name"],
                              taxpayer_document=doc["offender_document"],
-                             taxpayer_address=doc.get("driver_address") or "", revenue_kind=REVENUE_KIND,
+                             taxpayer_address=autos.offender_address(doc), revenue_kind=REVENUE_KIND,
                              description=f"Multa do auto de infração nº {doc['number']} ({doc['infraction_code']})",
                              legal_basis=doc["infraction_reference"], amount=Decimal(str(ruled["fine_amount"])),
                              due=due, pays={"collection": autos.COLLECTION, "id": doc["id"],
