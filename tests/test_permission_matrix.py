@@ -160,6 +160,7 @@ REQUIRED: dict[str, str] = {
     "services.shared.entity_files.export_xlsx": "read",
     "services.shared.entities.get": "read",
     "services.shared.entity_files.import_csv": "write",
+    "services.shared.entity_files.record_file": "read",
     "services.shared.entity_lists.list_all": "read",
     "services.shared.entity_lists.list_page": "read",
     "services.shared.entity_lists.lookup": "read",
@@ -270,7 +271,9 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 "services.shared.entities.authorize_entity", "services.shared.definition_changes.apply",
                 # a charge's credit paid back with its audit entry, inside the unit of work of the
                 # request's service (execution.record_credit_returned, payment.record_refusal_refund)
-                "services.machinery.ledger.refund"}
+                "services.machinery.ledger.refund",
+                # whether the actor's role sees the small-cell marks: a question about the actor, no data
+                "services.shared.privacy.applies_to"}
 
 
 def public_services() -> dict[str, object]:
