@@ -8,8 +8,9 @@ from datetime import date, timedelta
 import pytest
 
 from services.ridehailing import authorization_lists, authorizations, public_check, work_queue
-from services.ridehailing.enforcement import autos, penalties, process
+from services.ridehailing.enforcement import autos, documents, penalties, process
 from tests.enforcement_support import active_authorization, decided, lavrado
+from tests.pdf.test_auto_pdf import text as pdf_text
 from tests.ridehailing_data import ACTORS
 
 MP = ACTORS["matupa"]
@@ -76,11 +77,13 @@ def test_an_appeal_in_time_lifts_the_cassacao_and_keeps_its_history(db, today):
     assert _queued(db, auth, later)
     shown = autos.get(db, MP, "matupa", auto_id)
     [entry] = shown["sanctions_applied"]
-    assert entry["lifted_on"] == filed and "no prazo" in entry["lifted_reason"]
+    assert entry["lifted_on"] == filed and "no prazo" in entry["lifted_reason"] and shown["stage"] == "recurso"
     kinds = [e["kind"] for e in authorizations.get_authorization(db, MP, "matupa", auth)["events"]]
     assert kinds[-2:] == ["cassada", "penalty_lifted"]  # both kept: the history shows it scheduled and lifted
     state = process.process_status(db, MP, "matupa", auto_id, later)
     assert not state["may_apply"] and any("Recurso apresentado" in r for r in state["reasons"])
+    case = pdf_text(documents.case_file_pdf(db, MP, "matupa", auto_id))
+    assert f"afastada em {filed:%d/%m/%Y}" in case and "a penalidade fica suspensa até a decisão do recurso" in case
 
 
 @pytest.mark.parametrize("outcome, word", [

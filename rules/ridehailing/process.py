@@ -124,8 +124,9 @@ class Effect(str, Enum):
     DROPPED = "dropped"  # annulled, or left out by the decision in force: never takes effect
 
 
-EFFECT_LABELS = {Effect.PENDING: "sem decisão", Effect.SCHEDULED: "agendada", Effect.SUSPENDED: "suspensa pelo recurso",
-                 Effect.APPLIED: "em vigor", Effect.DROPPED: "afastada"}
+# "Efeito das penalidades: ..." as the screen says it
+EFFECT_LABELS = {Effect.PENDING: "sem decisão", Effect.SCHEDULED: "agendado", Effect.SUSPENDED: "suspenso pelo recurso",
+                 Effect.APPLIED: "em vigor", Effect.DROPPED: "afastado"}
 
 
 @dataclass(frozen=True)
