@@ -2,7 +2,8 @@
 the authorization kept in step with it.
 
 A penalty applied to the authorization (suspension, revocation, cassação) is an event dated the day it
-takes effect, named by a ``ref`` (``<auto id>:<index in sanctions_applied>``). An appeal filed in time
+takes effect, named by a ``ref`` (``auto <number>:<index in sanctions_applied>``, the number unique in the
+municipality). An appeal filed in time
 lifts it from its filing; the appeal's decision applies it again from that day or leaves it dropped; a
 late appeal granted lifts it from the appeal's decision. Nothing is deleted: the auto keeps every entry
 (``lifted_on``, ``lifted_reason``) and the authorization both events (CG Decreto 06/2026 art. 25 caput;
@@ -63,7 +64,7 @@ def _entry(db: Database, actor: Actor, municipality: str, doc: dict, penalty: st
         until = suspension_last_day(start, doc.get("suspension_days"), doc.get("suspension_months"))
     text = f"{penalty.capitalize()} a partir de {day(start)}" + (f" até {day(until)}" if until else "")
     applied = {"penalty": penalty, "start": start, "until": until, "by": actor.username, "note": note.strip(),
-               "authorization_id": None, "recorded_at": clock.now_utc(), "ref": f"{doc['id']}:{index}"}
+               "authorization_id": None, "recorded_at": clock.now_utc(), "ref": f"auto {doc['number']}:{index}"}
     kind = SANCTIONS[penalty]
     if kind is not None:
         auth_id = authorizations.authorization_of(db, actor, municipality, doc.get("driver_cpf", ""),
