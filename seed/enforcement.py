@@ -98,9 +98,10 @@ def _seed(db: Database, municipality: str, today: date) -> None:
     second = _lavrar(db, actor, municipality, second_code, back(120), repeat, 2)
     decided_on = _decide(db, actor, municipality, second, back(120))
     recurrent = autos.get(db, actor, municipality, second)["recurrent"]
-    if cg and decided_on and recurrent:  # CG art. 29 §1: 30 days from the decision's next day, already over
+    if cg and decided_on and recurrent:  # CG art. 29 §1: 30 days from the day the decision became final, over
+        final = process.process_status(db, actor, municipality, second, today)["effective_on"]
         penalties.apply_sanction(db, actor, municipality, second, penalty="suspensão da autorização",
-                                 start=decided_on + timedelta(days=1), note="Suspensão cumprida (demonstração)")
+                                 start=final, note="Suspensão cumprida (demonstração)")
 
     # MP art. 26 VI: a cassação ends the authorization, so it goes to one with no event after the auto
     # (a renewal asked later would follow the end); none such, no cassação
@@ -151,9 +152,9 @@ def _seed(db: Database, municipality: str, today: date) -> None:
             return
         aggression = _lavrar(db, actor, municipality, "MP-26-VI", back(70), cassado, 13)
         ruled = _decide(db, actor, municipality, aggression, back(70))
-        if ruled:
+        if ruled:  # from the day the decision becomes final (MP art. 25 §4), maybe still to come
             penalties.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
-                                     start=ruled + timedelta(days=1), note="Cassação (demonstração)")
+                                     note="Cassação (demonstração)")
         penalties.record_measure(db, actor, municipality, aggression, measure="apreensão de documentos ou equipamentos",
                                  on=back(70), by="Agente Fiscal AF-0043 (demonstração)")
 

@@ -1,6 +1,6 @@
 """In headless Chromium, one auto per municipality from lavratura to paid fine: the clerk picks the
-infraction and the driver, lavra the auto (dated 60 days ago), records the notification with its
-juntada, decides, issues the fine DAM, pays it on the DAM page, sees "Multa paga" and downloads the
+infraction and the driver, lavra the auto (dated 100 days ago), records the notification with its
+juntada, decides (63 days ago: the appeal term over, the decision is final, LEITURAS §7), issues the fine DAM, pays it on the DAM page, sees "Multa paga" and downloads the
 case file, read back with pypdf. The store is the base demo plus one registered driver per town."""
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ DRIVERS = (
     "db = connect(); day = clock.today()\n"
     "for code, name, seed in (('chapada', 'Rui Autuado Chapada', 901), ('matupa', 'Rita Autuada Matupá', 902)):\n"
     "    actor = Actor('teste', 'Teste', 'secretaria', (code,))\n"
-    "    demo.register(db, actor, code, random.Random(seed), day - timedelta(days=90), driver={'name': name})\n"
+    "    demo.register(db, actor, code, random.Random(seed), day - timedelta(days=120), driver={'name': name})\n"
 )
 CASES = {
     "chapada": ("Rui Autuado Chapada", "ponto de táxi ou de ônibus", "R$ 3.000,00"),
@@ -82,11 +82,11 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     page.get_by_role("tab", name="Novo auto").click()
     choose(page, "Infração (artigo, inciso, gravidade)", infraction)
     choose(page, "Condutor do cadastro", name)
-    typed(page, "Data da infração", f"{today - timedelta(days=60):%d/%m/%Y}")
+    typed(page, "Data da infração", f"{today - timedelta(days=100):%d/%m/%Y}")
     typed(page, "Hora (HH:MM)", "09:40")
     typed(page, "Matrícula do agente", "AF-0042")
     typed(page, "Local", "Praça central")
-    typed(page, "Lavrado em", f"{today - timedelta(days=60):%d/%m/%Y}")
+    typed(page, "Lavrado em", f"{today - timedelta(days=100):%d/%m/%Y}")
     page.get_by_label("Fatos constatados").fill("Embarque de passageiro no ponto de táxi")
     page.get_by_role("button", name="Lavrar auto").click()
     wait_text(page, f"lavrado: infração grave, multa {amount}")
@@ -94,9 +94,9 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     shot(page, f"autos_{municipality}_1_lavrado")
 
     page.get_by_role("tab", name="Processo do auto").click()
-    typed(page, "Enviada em", f"{today - timedelta(days=58):%d/%m/%Y}")
-    typed(page, "Recebida em", f"{today - timedelta(days=55):%d/%m/%Y}")
-    typed(page, "Juntada em", f"{today - timedelta(days=54):%d/%m/%Y}")
+    typed(page, "Enviada em", f"{today - timedelta(days=98):%d/%m/%Y}")
+    typed(page, "Recebida em", f"{today - timedelta(days=95):%d/%m/%Y}")
+    typed(page, "Juntada em", f"{today - timedelta(days=94):%d/%m/%Y}")
     page.get_by_role("button", name="Registrar notificação").click()
     wait_text(page, "Notificação registrada. Prazo de defesa até")
     shot(page, f"autos_{municipality}_2_notificado")
@@ -104,6 +104,7 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     page.get_by_role("tab", name="Processo do auto").click()
     page.get_by_label("Fundamentação").first.fill("Fatos comprovados pelas fotos do agente")
     page.get_by_label("Autoridade").first.fill("Secretária Municipal de Finanças")
+    typed(page, "Decidido em", f"{today - timedelta(days=63):%d/%m/%Y}")
     page.get_by_role("button", name="Registrar decisão").click()
     wait_text(page, "Decisão registrada: Mantido.")
     page.get_by_role("tab", name="Processo do auto").click()
@@ -130,6 +131,8 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     content = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(target.read_bytes())).pages).split())
     assert "ÍNDICE DAS PEÇAS" in content and f"AUTO DE INFRAÇÃO Nº {number}" in content
     assert f"nº {dam_number}" in content and "pago em" in content and "Prazo de defesa" in content
+    # the penalties took effect when the decision became final (CG art. 25 caput; MP art. 25 §4)
+    assert f"Decisão de {today - timedelta(days=63):%d/%m/%Y} definitiva em" in content
     subprocess.run(["pdftoppm", "-png", "-r", "70", str(target), str(SHOTS / f"processo_{municipality}")], check=True)
     context.close()
 

@@ -184,7 +184,11 @@ def test_no_decision_upholding_the_auto_before_the_defence_period_ends(db, today
     assert not state["may_apply"] and state["defence_deadline"] == last
     process.decide(db, CG, "chapada", auto_id, outcome="mantido", reasons="r", authority="a",
                    decided_on=last + timedelta(days=1))
-    assert process.process_status(db, CG, "chapada", auto_id, last + timedelta(days=1))["may_apply"]
+    # upheld, the penalty waits for the decision to become final (CG art. 25 caput; LEITURAS §7)
+    decided_state = process.process_status(db, CG, "chapada", auto_id, last + timedelta(days=1))
+    final = decided_state["appeal_deadline"] + timedelta(days=1)
+    assert not decided_state["may_apply"] and decided_state["effective_on"] == final
+    assert process.process_status(db, CG, "chapada", auto_id, final)["may_apply"]
 
 
 @pytest.mark.parametrize("municipality", ["chapada", "matupa"])
@@ -205,7 +209,8 @@ def test_once_the_defence_is_filed_the_authority_may_decide_before_the_term_ends
     assert queue[lists.DECIDE].due == filed and "defesa apresentada em 16/03/2026" in queue[lists.DECIDE].message
     process.decide(db, actor, municipality, auto_id, outcome="mantido", reasons="Defesa não afasta os fatos",
                    authority="Secretário", decided_on=filed)
-    assert process.process_status(db, actor, municipality, auto_id, filed)["may_apply"]
+    final = process.process_status(db, actor, municipality, auto_id, filed)["effective_on"]
+    assert process.process_status(db, actor, municipality, auto_id, final)["may_apply"]
 
 
 def test_defence_filed_late_is_kept_and_flagged(db, today):
@@ -253,6 +258,9 @@ def test_fine_becomes_a_dam_and_paying_it_closes_the_fine_once(db, today):
     with pytest.raises(penalties.PenaltyNotYet, match="não notificado"):
         penalties.issue_fine_dam(db, CG, "chapada", auto_id)
     decided(db, today, "chapada", auto_id, date(2026, 3, 4))
+    with pytest.raises(penalties.PenaltyNotYet, match="sujeita a recurso"):  # CG art. 25 caput: not yet final
+        penalties.issue_fine_dam(db, CG, "chapada", auto_id)
+    today.set(autos.appeal_deadline(db, "chapada", autos._load(db, "chapada", auto_id)) + timedelta(days=1))
     dam = penalties.issue_fine_dam(db, CG, "chapada", auto_id)
     assert (dam["amount"], dam["pays"]["label"]) == (Decimal("2000.00"), "Auto nº 0001/2026")
     assert dam["due_on"] >= today.value + timedelta(days=30)
@@ -276,9 +284,9 @@ def test_second_street_boarding_in_chapada_suspends_30_days_and_the_public_check
     assert shown["recurrence_of"]["number"] == "0001/2026"
     assert any("art. 29, §1º" in f["reference"] for f in shown["findings"])
     decided(db, today, "chapada", second, counts_from)
-    start = today.value + timedelta(days=2)
-    applied = penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
-    assert applied["until"] == start + timedelta(days=29)
+    start = autos.appeal_deadline(db, "chapada", autos._load(db, "chapada", second)) + timedelta(days=1)
+    applied = penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização")
+    assert (applied["start"], applied["until"]) == (start, start + timedelta(days=29))
     token = public_check.token_for("chapada", auth)
     words = [public_check.check(db, token, start + timedelta(days=n)).status_word for n in (-1, 0, 29, 30)]
     assert words == ["válida", "suspensa", "suspensa", "válida"]
@@ -289,17 +297,16 @@ def test_a_suspended_drivers_later_auto_counts_the_recurrence(db, today):
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
     counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
     second = lavrado(db, today, "chapada", "CG-29-IV", counts_from, cpf)
-    decided(db, today, "chapada", second, counts_from)
-    start = today.value
+    start = definitive(db, today, "chapada", second, counts_from)
     penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=start)
     assert authorizations.status(db, CG, "chapada", auth, start).status.value == "suspended"
     third = lavrado(db, today, "chapada", "CG-29-IV", start + timedelta(days=3), cpf)
     shown = auto(db, "chapada", third)
-    # the second auto's decision is still open to appeal: the definitive first one makes the recurrence
-    assert shown["recurrent"] and shown["recurrence_of"]["number"] == "0001/2026" and shown["suspension_days"] == 30
+    # the suspension runs once the second decision is final: that one, the latest, makes the recurrence
+    assert shown["recurrent"] and shown["recurrence_of"]["number"] == "0002/2026" and shown["suspension_days"] == 30
     rows = lists.history(db, CG, "chapada", driver_cpf=cpf)
     assert [(r.number, r.recurrence_of.split(" de ")[0]) for r in rows] == \
-        [("0001/2026", ""), ("0002/2026", "Auto nº 0001/2026"), ("0003/2026", "Auto nº 0001/2026")]
+        [("0001/2026", ""), ("0002/2026", "Auto nº 0001/2026"), ("0003/2026", "Auto nº 0002/2026")]
 
 
 @pytest.mark.parametrize("decide_first, severity, amount", [
@@ -323,8 +330,12 @@ def test_penalty_not_in_the_decision_is_refused_and_cassacao_ends_the_authorizat
     decided(db, today, "matupa", auto_id, date(2026, 3, 2))
     with pytest.raises(ServiceError, match="não aplica"):
         penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="suspensão da autorização", start=today.value)
-    penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="cassação da autorização", start=today.value)
-    assert authorizations.status(db, MP, "matupa", auth, today.value).status.value == "cassada"
+    with pytest.raises(penalties.PenaltyNotYet, match="sujeita a recurso"):  # MP art. 25 §4: not before final
+        penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="cassação da autorização", start=today.value)
+    applied = penalties.apply_sanction(db, MP, "matupa", auto_id, penalty="cassação da autorização")
+    assert applied["start"] > today.value
+    assert authorizations.status(db, MP, "matupa", auth, today.value).status.value == "active"
+    assert authorizations.status(db, MP, "matupa", auth, applied["start"]).status.value == "cassada"
     item = penalties.record_measure(db, MP, "matupa", auto_id, measure="apreensão do veículo até a regularização",
                                     on=today.value, by="Agente AF-0042")
     assert item["by"] == "Agente AF-0042" and auto(db, "matupa", auto_id)["measures_applied"][0]["on"] == today.value
@@ -336,7 +347,7 @@ def test_pending_lists_the_matupa_limit_defences_decisions_and_overdue_fines(db,
     cpf, _ = driver(db, "matupa", seed=3)
     waiting = lavrado(db, today, "matupa", "MP-12-III", date(2026, 3, 4), cpf)
     fined = lavrado(db, today, "matupa", "MP-26-I", date(2026, 3, 4), cpf)
-    decided(db, today, "matupa", fined, date(2026, 3, 4))
+    definitive(db, today, "matupa", fined, date(2026, 3, 4))
     dam = penalties.issue_fine_dam(db, MP, "matupa", fined)
     later = dam["due_on"] + timedelta(days=1)
     queue = [p for p in work_queue.pendencias(db, MP, "matupa", later) if p.protocol.startswith("Auto")]
@@ -361,7 +372,7 @@ def test_pending_lists_defences_running_decisions_due_and_suspensions_ending(db,
     first = lavrado(db, today, "chapada", "CG-29-IV", date(2026, 3, 2), cpf)
     counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))
     second = lavrado(db, today, "chapada", "CG-29-IV", counts_from, cpf)
-    decided(db, today, "chapada", second, counts_from)
+    definitive(db, today, "chapada", second, counts_from)
     applied = penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=today.value)
     running = lavrado(db, today, "chapada", "CG-29-I", today.value - timedelta(days=10), other)
     last = notified(db, today, "chapada", running, today.value - timedelta(days=10))

@@ -76,6 +76,7 @@ def test_an_earlier_auto_annulled_on_appeal_flags_the_later_one_before_its_penal
     assert not [p for p in work_queue.pendencias(db, CG, "chapada", today.value) if p.kind == "Rever reincidência"]
     with pytest.raises(ServiceError):  # the suspension is no longer in the decision
         penalties.apply_sanction(db, CG, "chapada", second, penalty="suspensão da autorização", start=today.value)
+    today.set(autos.appeal_deadline(db, "chapada", autos._load(db, "chapada", second)) + timedelta(days=1))
     assert penalties.issue_fine_dam(db, CG, "chapada", second)["amount"] == Decimal("3000.00")
     with pytest.raises(Conflict):
         lavratura.review_recurrence(db, CG, "chapada", second)

@@ -97,6 +97,13 @@ def test_decision_says_why_a_penalty_waits_and_then_the_fine_dam(db, today):
     at.text_input(key="autos_decision_authority").input("Secretária de Finanças")
     button(at, "Registrar decisão").click().run()
     assert "Decisão registrada: Mantido." in texts(at, "success")
+    # CG art. 25 caput: the fine waits for the appeal term; the page says from when, with no button to refuse
+    final = autos.appeal_deadline(db, "chapada", autos._load(db, "chapada", auto_id)) + timedelta(days=1)
+    shown = texts(at, "info")
+    assert "Efeito das penalidades: agendado" in shown and f"a partir de {final:%d/%m/%Y}" in shown
+    assert "Emitir DAM da multa" not in [b.label for b in at.button]
+    today.set(final)
+    at = page(autos_open=auto_id)
     button(at, "Emitir DAM da multa").click().run()
     assert not at.exception
     assert "DAM 0001/2026 da multa emitido" in texts(at, "success")

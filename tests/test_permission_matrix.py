@@ -214,6 +214,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.fees.record_earlier_payment": "write",
     "services.ridehailing.registry.vehicle_eligibility": "read",
     "services.ridehailing.authorizations.apply_penalty": "write",
+    "services.ridehailing.authorizations.lift_penalty": "write",
     "services.ridehailing.authorizations.authorization_of": "read",
     "services.ridehailing.changes.close_change": "write",
     "services.ridehailing.changes.history": "read",

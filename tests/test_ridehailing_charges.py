@@ -25,7 +25,7 @@ from services.ridehailing.enforcement import autos, lists, penalties
 from services.setup import bootstrap
 from services.shared import clock, entities
 from services.store import parse_date
-from tests.enforcement_support import decided, driver, lavrado
+from tests.enforcement_support import definitive, driver, lavrado
 from tests.ridehailing_data import ACTORS, FEE, inspected, set_fee
 from tests.test_page_ridehailing import page, texts
 from tests.test_platform_obligations import csv_file, set_rate, trips
@@ -156,7 +156,7 @@ def test_a_cancelled_fee_dam_is_reissued_on_the_same_charge_and_an_open_one_is_n
 def fined(db, today) -> tuple[str, dict]:
     cpf_, _ = driver(db, "chapada", seed=2)
     auto_id = lavrado(db, today, "chapada", "CG-18-III", date(2026, 3, 4), cpf_)
-    decided(db, today, "chapada", auto_id, date(2026, 3, 4))
+    definitive(db, today, "chapada", auto_id, date(2026, 3, 4))  # the fine only once final (LEITURAS §7)
     return auto_id, penalties.issue_fine_dam(db, ACTORS["chapada"], "chapada", auto_id)
 
 

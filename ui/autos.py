@@ -325,6 +325,8 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
     if not ruled:
         return
     st.markdown("#### Penalidades")
+    if state and not state["effect"].in_effect:  # when they take effect (rules.ridehailing.process.penalty_effect)
+        st.info(f"Efeito das penalidades: {state['effect'].label} — {state['effect'].finding.text()}.")
     with st.container():
         fine = doc.get("fine_dam") or {}
         standing, reissuable = penalties.fine_standing(db, doc) if fine else ("", False)
@@ -336,22 +338,24 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
                                    lambda: printing.pdf(db, actor, mun, [live["id"]]),
                                    f"dam_{live['number'].replace('/', '_')}.pdf", "application/pdf",
                                    key="autos_fine_pdf", icon=":material/picture_as_pdf:")
-        if (not fine and "multa" in ruled.get("penalties", [])) or reissuable:
+        if ((not fine and "multa" in ruled.get("penalties", [])) or reissuable) and state and state["may_apply"]:
             label = "Emitir novo DAM da multa (valor em aberto)" if reissuable else "Emitir DAM da multa"
             if st.button(label, key="autos_fine_dam", type="primary"):
                 ok, dam = common.attempt(penalties.issue_fine_dam, db, actor, mun, doc["id"])
                 if ok:
                     done(f"DAM {dam['number']} da multa emitido, vencimento {day(dam['due_on'])}.")
         for applied in doc.get("sanctions_applied", []):
-            st.write(f"{applied['penalty'].capitalize()} desde {day(applied['start'])}"
-                     + (f" até {day(applied['until'])}" if applied.get("until") else ""))
-        others = [p for p in ruled.get("penalties", []) if p != "multa"
-                  and p not in {a["penalty"] for a in doc.get("sanctions_applied", [])}]
-        if others:
+            st.write(f"{applied['penalty'].capitalize()} a partir de {day(applied['start'])}"
+                     + (f" até {day(applied['until'])}" if applied.get("until") else "")
+                     + (f" — afastada em {day(applied['lifted_on'])}: {applied['lifted_reason']}" if applied.get("lifted_on") else ""))
+        others = [p for p in ruled.get("penalties", []) if p != "multa" and not any(
+            a["penalty"] == p and not a.get("lifted_on") for a in doc.get("sanctions_applied", []))]
+        if others and state and state["effective_on"]:  # scheduled or in effect: from the rule's day
             with st.form("autos_sanction_form"):
                 penalty = st.selectbox("Penalidade decidida", others, key="autos_sanction_penalty",
                     placeholder="Escolha...")
-                start, start_slot = field(st.date_input, "Início", today, format="DD/MM/YYYY", key="autos_sanction_start")
+                start, start_slot = field(st.date_input, "Início", max(state["effective_on"], today),
+                                          format="DD/MM/YYYY", key="autos_sanction_start")
                 note = st.text_input("Observação", key="autos_sanction_note")
                 submitted = st.form_submit_button("Aplicar penalidade", type="primary")
             if submitted:

@@ -56,6 +56,7 @@ EVENT_LABELS = {
     "renewal_requested": "Renovação requerida", "renewal_fee_paid": "Taxa de renovação paga",
     "vehicle_substituted": "Veículo substituído", "suspended": "Suspensão", "revoked": "Revogação",
     "cassada": "Cassação", "cancelled": "Protocolo cancelado (lançado por engano)",
+    "penalty_lifted": "Penalidade suspensa ou afastada (recurso)",
 }
 
 

@@ -139,16 +139,19 @@ class EventKind(str, Enum):
     REVOKED = "revoked"
     CASSADA = "cassada"
     CANCELLED = "cancelled"  # a protocol entered by mistake, cancelled before any decision
+    PENALTY_LIFTED = "penalty_lifted"  # an appeal filed in time, or granted, lifts a penalty event (its ``ref``)
 
 
 @dataclass(frozen=True)
 class AuthorizationEvent:
-    """One dated event; ``until`` is the last day of a suspension when the event is one."""
+    """One dated event; ``until`` is the last day of a suspension when the event is one; ``ref`` names
+    a penalty event (its auto and sanction) and, on a ``PENALTY_LIFTED`` event, the penalty it lifts."""
 
     kind: EventKind
     on: date
     until: date | None = None
     note: str = ""
+    ref: str = ""
 
 
 @dataclass(frozen=True)

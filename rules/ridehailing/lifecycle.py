@@ -186,14 +186,17 @@ def _apply_to_issued(life: _Life, event: AuthorizationEvent, rules: LifecycleRul
 
 def authorization_state(authorization: Authorization, on: date, rules: LifecycleRules,
                         params: ParameterBook, calendar: LegalCalendar) -> AuthorizationState:
-    """The status of ``authorization`` on ``on``; events after ``on`` are not yet known."""
+    """The status of ``authorization`` on ``on``; events after ``on`` are not yet known. A penalty
+    lifted by ``on`` (an appeal filed in time holds it, one granted drops it: ``process.penalty_effect``)
+    is left out as if never applied; both events stay in the history."""
     events = sorted(authorization.events, key=lambda e: e.on)
     if not events or events[0].kind is not EventKind.REQUESTED:
         raise InvalidEventSequence("A autorização começa pelo requerimento protocolado",
                                    value=authorization.number)
+    lifted = {e.ref: e.on for e in events if e.kind is EventKind.PENALTY_LIFTED and e.ref and e.on <= on}
     life = _Life()
     for event in events[1:]:
-        if event.on <= on:
+        if event.on <= on and event.kind is not EventKind.PENALTY_LIFTED and not (event.ref and event.ref in lifted):
             _apply(life, event, rules, params, calendar)
     return _state_on(life, on, rules, params, calendar)
 

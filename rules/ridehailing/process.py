@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
+from enum import Enum
 
 from rules.base import Decision, Finding
 from rules.calendar import LegalCalendar
@@ -100,7 +101,8 @@ UPHELD = ("mantido", "parcialmente")  # a decision that keeps the auto, in whole
 
 @dataclass(frozen=True)
 class Ruling:
-    """An earlier auto's decisions as recurrence reads them: the first one, its appeal term, the appeal."""
+    """An auto's decisions as the effect of its penalties reads them: the first one, its appeal term
+    (its last day), the appeal; and, when known, the penalties each decision keeps."""
 
     outcome: str | None
     decided_on: date | None
@@ -108,32 +110,105 @@ class Ruling:
     appeal_filed_on: date | None = None
     appeal_outcome: str | None = None
     appeal_decided_on: date | None = None
+    penalties: tuple[str, ...] | None = None  # kept by the first decision (None: not asked)
+    appeal_penalties: tuple[str, ...] | None = None  # kept by the appeal's decision
+
+
+class Effect(str, Enum):
+    """Where a decided penalty stands on a date."""
+
+    PENDING = "pending"  # no decision yet
+    SCHEDULED = "scheduled"  # upheld, still open to appeal: takes effect the day the decision is final
+    SUSPENDED = "suspended"  # an appeal filed in time holds it until the appeal is decided
+    APPLIED = "applied"  # in effect since ``effective_on``
+    DROPPED = "dropped"  # annulled, or left out by the decision in force: never takes effect
+
+
+# "Efeito das penalidades: ..." as the screen says it
+EFFECT_LABELS = {Effect.PENDING: "sem decisão", Effect.SCHEDULED: "agendado", Effect.SUSPENDED: "suspenso pelo recurso",
+                 Effect.APPLIED: "em vigor", Effect.DROPPED: "afastado"}
+
+
+@dataclass(frozen=True)
+class PenaltyEffect:
+    """When a penalty of an auto takes effect, as of a date: ``effective_on`` is the day it does (or
+    will, if nothing changes); None while it is held by an appeal, undecided or dropped."""
+
+    effect: Effect
+    effective_on: date | None
+    finding: Finding
+
+    @property
+    def in_effect(self) -> bool:
+        return self.effect is Effect.APPLIED
+
+    @property
+    def label(self) -> str:
+        return EFFECT_LABELS[self.effect]
+
+
+def penalty_effect(ruling: Ruling, on: date, reference: str, penalty: str | None = None) -> PenaltyEffect:
+    """When a penalty of the decided auto takes effect, as known on ``on`` (docs/LEITURAS.md, seção 7).
+
+    A penalty is applied only after the appeal the acts give (CG art. 25 caput "respeitado o exercício
+    da defesa prévia ou recurso administrativo"; MP art. 23 §2 and art. 25 §4 "possibilidade de
+    recurso"): upheld, it is *scheduled* for the day after the appeal term (the day the decision becomes
+    final); an appeal filed within the term *suspends* it until the appeal's decision, which *applies*
+    it from that day (nothing further to appeal) or *drops* it (annulled, or the penalty left out). An
+    appeal filed after the term does not suspend: the decision was already final; granted, the penalty
+    falls from the appeal's decision. ``penalty`` (a ``Penalty`` value) is checked against the
+    decision in force when the ruling carries its penalties. Administrative measures are no penalties:
+    they have their own rule (``sanctions.measure_release_finding``).
+    """
+    decided = ruling.decided_on
+    if decided is None or decided > on:
+        return PenaltyEffect(Effect.PENDING, None, Finding(False, "Sem decisão no processo", reference))
+    filed = ruling.appeal_filed_on if ruling.appeal_filed_on is not None and ruling.appeal_filed_on <= on else None
+    ruled_on = ruling.appeal_decided_on
+    appeal_ruled = (filed is not None and ruling.appeal_outcome is not None and ruled_on is not None
+                    and ruled_on <= on)
+    if appeal_ruled and ruling.appeal_outcome not in UPHELD:
+        return PenaltyEffect(Effect.DROPPED, None, Finding(False, f"Auto anulado em recurso em {day(ruled_on)}",
+                                                           reference))
+    if ruling.outcome not in UPHELD:
+        return PenaltyEffect(Effect.DROPPED, None, Finding(False, f"Auto anulado em {day(decided)}", reference))
+    kept = ruling.appeal_penalties if appeal_ruled else ruling.penalties
+    if penalty is not None and kept is not None and penalty not in kept:
+        by = f"o recurso decidido em {day(ruled_on)}" if appeal_ruled else f"a decisão de {day(decided)}"
+        return PenaltyEffect(Effect.DROPPED, None, Finding(False, f"{penalty.capitalize()} não mantida por {by}",
+                                                           reference))
+    term = ruling.appeal_deadline
+    in_time = filed is not None and (term is None or filed <= term)
+    if in_time and not appeal_ruled:
+        return PenaltyEffect(Effect.SUSPENDED, None, Finding(
+            False, f"Recurso apresentado em {day(filed)}, no prazo: a penalidade fica suspensa até a decisão "
+                   "do recurso", reference))
+    if in_time:
+        return PenaltyEffect(Effect.APPLIED, ruled_on, Finding(
+            True, f"Recurso decidido em {day(ruled_on)} mantendo o auto: penalidade a partir de {day(ruled_on)}",
+            reference))
+    final_on = (term or decided) + timedelta(days=1)
+    if on < final_on:
+        until = f" até {day(term)}" if term else ""
+        return PenaltyEffect(Effect.SCHEDULED, final_on, Finding(
+            False, f"Decisão de {day(decided)} ainda sujeita a recurso{until}: penalidade a partir de "
+                   f"{day(final_on)}, se não houver recurso no prazo", reference))
+    return PenaltyEffect(Effect.APPLIED, final_on, Finding(
+        True, f"Decisão de {day(decided)} definitiva em {day(final_on)}: prazo de recurso encerrado"
+              + (f" em {day(term)}" if term else "") + " sem recurso no prazo", reference))
 
 
 def final_for_recurrence(ruling: Ruling, on: date, reference: str) -> Finding:
-    """Whether an earlier auto counts for recurrence on ``on`` (the later auto's lavratura): upheld and
-    no longer open to appeal — the appeal decided upholding it, or its term over with no appeal filed.
-    An auto annulled on appeal never counts, even annulled after ``on``: the later auto falls with it.
+    """Whether an earlier auto counts for recurrence on ``on`` (the later auto's lavratura): when its
+    penalties are in effect (:func:`penalty_effect`) — upheld and no longer open to appeal. An auto
+    annulled on appeal never counts, even annulled after ``on``: the later auto falls with it.
 
-    A decision still inside its appeal term, or under appeal, is not definitive: the acts give the
-    offender the appeal before a penalty (CG art. 25 caput "recurso administrativo"; MP art. 25 §4
-    "possibilidade de recurso"), and recurrence is a penalty's aggravation (docs/LEITURAS.md, seção 7).
+    Recurrence is a penalty's aggravation, so it follows the penalties' rule (CG art. 25 caput; MP art.
+    25 §4; docs/LEITURAS.md, seção 7).
     """
-    if ruling.decided_on is None or ruling.decided_on > on:
-        return Finding(False, "Auto anterior sem decisão", reference)
     if ruling.appeal_outcome is not None and ruling.appeal_outcome not in UPHELD:  # fallen, whenever it fell
         return Finding(False, f"Auto anterior anulado em recurso em {day(ruling.appeal_decided_on)}", reference)
-    if ruling.appeal_filed_on is not None and ruling.appeal_filed_on <= on:
-        if ruling.appeal_outcome is None or ruling.appeal_decided_on is None or ruling.appeal_decided_on > on:
-            return Finding(False, f"Auto anterior com recurso de {day(ruling.appeal_filed_on)} sem decisão",
-                           reference)
-        upheld = ruling.appeal_outcome in UPHELD
-        return Finding(upheld, f"Recurso decidido em {day(ruling.appeal_decided_on)}: "
-                               + ("auto mantido" if upheld else "auto anulado"), reference)
-    if ruling.outcome not in UPHELD:
-        return Finding(False, f"Auto anterior anulado em {day(ruling.decided_on)}", reference)
-    if ruling.appeal_deadline is None or on <= ruling.appeal_deadline:
-        until = f" até {day(ruling.appeal_deadline)}" if ruling.appeal_deadline else ""
-        return Finding(False, f"Decisão de {day(ruling.decided_on)} ainda sujeita a recurso{until}", reference)
-    return Finding(True, f"Decisão de {day(ruling.decided_on)} definitiva: prazo de recurso encerrado em "
-                         f"{day(ruling.appeal_deadline)} sem recurso", reference)
+    effect = penalty_effect(ruling, on, reference)
+    if effect.effect is Effect.PENDING:
+        return Finding(False, "Auto anterior sem decisão", reference)
+    return Finding(effect.in_effect, effect.finding.message, reference)

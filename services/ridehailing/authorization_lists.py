@@ -74,16 +74,23 @@ IN_FORCE_STORED = [s.value for s in registry.IN_FORCE]
 
 
 def _status_query(status: str | None, on: date) -> dict:
-    """The store filter of a status on ``on``: the stored status, with expiry (no event) by the validity."""
+    """The store filter of a status on ``on``: the stored status, or the next one once its day has come
+    (``status_next_on``: a penalty scheduled for the day its decision is final, a suspension's end), with
+    expiry (no event) by the validity."""
     if not status:
         return {}
     today = on.isoformat()
+    stored = {"$or": [{"status_next_on": None}, {"status_next_on": {"$gt": today}}]}
+    arrived = {"status_next_on": {"$lte": today}}
+
+    def is_(values: Any) -> dict:
+        return {"$or": [{"status": values, **stored}, {"status_next": values, **arrived}]}
+
     if status == Status.EXPIRED.value:
-        return {"$or": [{"status": status},
-                        {"status": {"$in": IN_FORCE_STORED}, "valid_until": {"$lt": today}}]}
+        return {"$or": [is_(status), {"$and": [is_({"$in": IN_FORCE_STORED}), {"valid_until": {"$lt": today}}]}]}
     if status in IN_FORCE_STORED:
-        return {"status": status, "$or": [{"valid_until": None}, {"valid_until": {"$gte": today}}]}
-    return {"status": status}
+        return {"$and": [is_(status), {"$or": [{"valid_until": None}, {"valid_until": {"$gte": today}}]}]}
+    return is_(status)
 
 
 def _list_query(db: Database, municipality: str, on: date, search: str, status: str | None) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from functools import cached_property
 from typing import Any
 
@@ -168,16 +168,24 @@ class Unit:
         raise Conflict("A autorização foi alterada por outra pessoa ao mesmo tempo; recarregue e tente de novo.")
 
     def event(self, doc: dict, kind: EventKind, on: date, until: date | None = None, note: str = "",
-              extra: dict | None = None) -> Change:
+              extra: dict | None = None, ref: str = "") -> Change:
         """The change that appends a dated event, checked by the rules, with the status it leads to.
 
-        An authorization that ends (refused, revoked, cassada, expired) gives up its open keys."""
+        The stored status is today's; an event dated later (a penalty scheduled for the day its decision
+        becomes final) is kept as the next change (``status_next`` from ``status_next_on``), which the
+        lists compare with the day they show. An authorization that ends (refused, revoked, cassada,
+        expired) gives up its open keys on the day it ends. ``ref`` names a penalty event."""
         entry = {"kind": kind.value, "on": on, "until": until, "note": note, "by": self.actor.username}
+        if ref:
+            entry["ref"] = ref
         after = {**doc, "events": [*doc.get("events", []), entry], **(extra or {})}
-        state = self.scope.state(after, max(on, clock.today()))
-        changes = {"status": state.status.value, "valid_until": state.valid_until, **(extra or {})}
+        today = clock.today()
+        state = self.scope.state(after, max(on, today))
+        now = state if on <= today else self.scope.state(after, today)
+        changes = {"status": now.status.value, "valid_until": now.valid_until, **_next_change(self.scope, after, now, today),
+                   **(extra or {})}
         unset: tuple[str, ...] = ()
-        if state.status in (*ENDED, Status.EXPIRED):
+        if now.status in (*ENDED, Status.EXPIRED):
             unset = (OPEN_PLATE, OPEN_DRIVER)
         elif "plate" in changes:
             changes[OPEN_PLATE] = open_keys(self.municipality, changes["plate"], doc["driver_cpf"])[OPEN_PLATE]
@@ -185,14 +193,28 @@ class Unit:
         return Change(kind.value, changes, before, state, entry, unset, note)
 
     def step(self, auth_id: str, kind: EventKind, on: date, allowed: tuple[Status, ...], until: date | None = None,
-             note: str = "") -> AuthorizationState:
+             note: str = "", ref: str = "") -> AuthorizationState:
         """An event allowed only in ``allowed`` statuses on ``on`` (checked again on every retry)."""
         def decide(doc: dict, unit: Unit) -> Change:
             if allowed:
                 require(unit.scope.state(doc, on), *allowed)
-            return unit.event(doc, kind, on, until, note)
+            return unit.event(doc, kind, on, until, note, ref=ref)
 
         return self.write(auth_id, decide)
+
+
+def _next_change(scope: registry.Scope, doc: dict, now: AuthorizationState, today: date) -> dict:
+    """The first status the authorization's events lead to after ``today`` (an event dated later, the
+    day after a suspension's last day): ``status_next`` from ``status_next_on``, or None for both."""
+    days = set()
+    for event in doc.get("events", []):
+        on, until = store.parse_date(event["on"]), store.parse_date(event.get("until"))
+        days.update(d for d in (on, until and until + timedelta(days=1)) if d and d > today)
+    for day_ in sorted(days):
+        status = scope.state(doc, day_).status
+        if status is not now.status:
+            return {"status_next": status.value, "status_next_on": day_}
+    return {"status_next": None, "status_next_on": None}
 
 
 def prepare(db: Database) -> None:

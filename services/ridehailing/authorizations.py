@@ -293,10 +293,22 @@ def record_sanction(db: Database, actor: Actor, municipality: str, auth_id: str,
 
 @checked
 def apply_penalty(db: Database, actor: Actor, municipality: str, auth_id: str, kind: EventKind, on: date,
-                  until: date | None = None, note: str = "") -> AuthorizationState:
-    """A penalty of an infraction process that takes effect on ``on``, which may be a later day: the
-    status (and the public check) turns on that day and, for a suspension, returns after ``until``."""
+                  until: date | None = None, note: str = "", ref: str = "") -> AuthorizationState:
+    """A penalty of an infraction process that takes effect on ``on``, which may be a later day (the day
+    its decision becomes final): the status (and the public check) turns on that day and, for a
+    suspension, returns after ``until``. ``ref`` names it for :func:`lift_penalty`."""
     authorize(actor, "write", municipality)
     if kind not in PENALTIES:
         raise authorization_records.WrongStep("Penalidade desconhecida.")
-    return Unit(db, actor, municipality).step(auth_id, kind, on, (), until, note)
+    return Unit(db, actor, municipality).step(auth_id, kind, on, (), until, note, ref)
+
+
+@checked
+def lift_penalty(db: Database, actor: Actor, municipality: str, auth_id: str, ref: str, on: date,
+                 note: str) -> AuthorizationState:
+    """Lift the penalty event ``ref`` from ``on`` (an appeal filed in time holds it; one granted drops it):
+    the status is folded as if it had not been applied from that day; both events stay in the history."""
+    authorize(actor, "write", municipality)
+    if not ref:
+        raise authorization_records.WrongStep("Penalidade desconhecida.")
+    return Unit(db, actor, municipality).step(auth_id, EventKind.PENALTY_LIFTED, on, (), None, note, ref)

@@ -84,6 +84,8 @@ def items_of(doc: dict, on: date, scope: registry.Scope,
     state = scope.state(doc, on)
     status = state.status
     dates = [d for d in (state.deadline, state.valid_until) if d]
+    # an event dated later (a penalty scheduled for the day its decision is final) moves the items on its day
+    dates += [day_ - timedelta(days=1) for day_ in (parse_date(e["on"]) for e in doc.get("events", [])) if day_ > on]
     if status is Status.REQUESTED:
         return [(parse_date(doc["protocol_date"]), EVALUATE, "Requerimento protocolado aguardando análise", "")], dates
     if status is Status.AWAITING_INSPECTION:

@@ -115,7 +115,7 @@ def authorization_concept(doc: dict) -> Authorization:
     return Authorization(
         number=doc.get("number") or doc["protocol"], driver_cpf=doc["driver_cpf"], plate=doc["plate"],
         events=tuple(AuthorizationEvent(EventKind(e["kind"]), parse_date(e["on"]), parse_date(e.get("until")),
-                                        e.get("note", "")) for e in doc.get("events", [])),
+                                        e.get("note", ""), e.get("ref") or "") for e in doc.get("events", [])),
     )
 
 

@@ -101,7 +101,7 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "inspection_failed": "Vistoria reprovada", "inspection_called": "Convocação para vistoria",
          "fee_paid": "Pagamento da taxa", "renewal_requested": "Pedido de renovação",
          "renewal_fee_paid": "Pagamento da taxa de renovação", "vehicle_substituted": "Substituição do veículo",
-         "cassada": "Cassação", "cancelled": "Cancelamento", "fee_dam": "Emissão do DAM da taxa",
+         "cassada": "Cassação", "cancelled": "Cancelamento", "penalty_lifted": "Penalidade afastada", "fee_dam": "Emissão do DAM da taxa",
          "fee_short": "Pagamento a menor da taxa", "open_keys_released": "Liberação de placa e condutor",
          "attach": "Anexo", "import": "Importação", "draft": "Rascunho", "incident": "Ocorrência",
          "price_table_update": "Atualização da tabela de preços",

@@ -28,6 +28,7 @@ from services.shared.specs.transporte import INSPECTION_KINDS
 FIELD_NAMES = {
     "password": "Senha", "active": "Ativo", "role": "Perfil", "municipalities": "Municípios", "name": "Nome",
     "locked_until": "Bloqueada até", "payment": "Pagamento", "status": "Situação", "amount": "Valor",
+    "status_next": "Próxima situação", "status_next_on": "Próxima situação a partir de",
     "act": "Ato", "after_due": "Após o vencimento", "agent_name": "Agente", "agent_registration": "Matrícula do agente",
     "answered_at": "Respondido em", "appeal": "Recurso", "attachments": "Anexos", "auto_id": "Auto de infração",
     "auto_on": "Data do auto", "barcode": "Código de barras", "base": "Base de cálculo",

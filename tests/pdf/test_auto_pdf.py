@@ -10,7 +10,7 @@ import pytest
 from pypdf import PdfReader
 
 from services.ridehailing.enforcement import documents, penalties
-from tests.enforcement_support import active_authorization, decided, definitive, lavrado
+from tests.enforcement_support import active_authorization, definitive, lavrado
 from tests.ridehailing_data import ACTORS
 
 
@@ -25,7 +25,7 @@ def case(db, today):
     counts_from = definitive(db, today, "chapada", first, date(2026, 3, 2))  # past its appeal term (LEITURAS §7)
     second = lavrado(db, today, "chapada", "CG-29-IV", counts_from, cpf,
                      evidence=[("Foto do embarque", "foto.jpg", b"\xff\xd8jpeg")])
-    decided(db, today, "chapada", second, counts_from)
+    definitive(db, today, "chapada", second, counts_from)  # penalties only once final (LEITURAS §7)
     actor = ACTORS["chapada"]
     penalties.apply_sanction(db, actor, "chapada", second, penalty="suspensão da autorização", start=today.value)
     penalties.issue_fine_dam(db, actor, "chapada", second)

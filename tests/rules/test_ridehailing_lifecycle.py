@@ -1,10 +1,12 @@
 """Authorization life: status on any date from its events, validity, renewal and deadlines."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
 
+from rules.ridehailing.concepts import Authorization, AuthorizationEvent
 from rules.ridehailing.concepts import EventKind as E
 from rules.ridehailing.concepts import OffenceRecord
 from rules.ridehailing.errors import InvalidEventSequence
@@ -212,3 +214,33 @@ def test_a_renewal_protocolled_during_a_suspension_keeps_the_authorization(pairs
 ])
 def test_where_a_renewal_may_be_protocolled(status, renewable):
     assert (status in RENEWABLE) is renewable
+
+
+def _with(*extra: tuple) -> Authorization:
+    """The issued authorization with penalty events ``(kind, on, ref)`` after it."""
+    base = authorization(*ISSUED_2026)
+    return replace(base, events=base.events + tuple(AuthorizationEvent(k, on, ref=ref) for k, on, ref in extra))
+
+
+CASSADA_ON, FILED, RULED = date(2026, 5, 12), date(2026, 5, 5), date(2026, 6, 10)
+
+
+@pytest.mark.parametrize("extra, on, status", [
+    pytest.param(((E.CASSADA, CASSADA_ON, "auto 0001/2026:0"),), date(2026, 5, 11), Status.ACTIVE,
+                 id="MP art. 25 §4: a cassação scheduled for the final day: active the day before"),
+    pytest.param(((E.CASSADA, CASSADA_ON, "auto 0001/2026:0"),), CASSADA_ON, Status.CASSADA,
+                 id="MP art. 25 §4: cassada on the day the decision is final"),
+    pytest.param(((E.CASSADA, CASSADA_ON, "auto 0001/2026:0"), (E.PENALTY_LIFTED, FILED, "auto 0001/2026:0")),
+                 date(2026, 7, 1), Status.ACTIVE, id="CG art. 25 caput: lifted by an appeal in time, it never takes effect"),
+    pytest.param(((E.CASSADA, CASSADA_ON, "auto 0001/2026:0"), (E.PENALTY_LIFTED, RULED, "auto 0001/2026:0")),
+                 date(2026, 6, 9), Status.CASSADA, id="CG art. 25 caput: a late appeal granted: cassada until its decision"),
+    pytest.param(((E.CASSADA, CASSADA_ON, "auto 0001/2026:0"), (E.PENALTY_LIFTED, RULED, "auto 0001/2026:0")),
+                 RULED, Status.ACTIVE, id="CG art. 25 caput: ...and active again from it"),
+    pytest.param(((E.CASSADA, CASSADA_ON, "auto 0001/2026:0"), (E.PENALTY_LIFTED, FILED, "auto 0001/2026:0"),
+                  (E.CASSADA, RULED, "auto 0001/2026:1")), RULED, Status.CASSADA,
+                 id="MP art. 25 §4: applied again by the appeal's decision (a new ref)"),
+    pytest.param(((E.CASSADA, CASSADA_ON, "auto 0001/2026:0"), (E.PENALTY_LIFTED, FILED, "auto 0002/2026:0")),
+                 CASSADA_ON, Status.CASSADA, id="a lift names one penalty: another's is not lifted"),
+])
+def test_a_lifted_penalty_is_folded_as_if_not_applied_from_the_lifts_day(extra, on, status):
+    assert MP.authorization_status(_with(*extra), on, MP_BOOK, CAL).status is status

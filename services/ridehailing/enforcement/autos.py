@@ -120,7 +120,7 @@ def stage_of(doc: dict) -> str:
     fine = doc.get("fine_dam") or {}
     if fine.get("paid"):
         return "multa_paga"
-    if fine or doc.get("sanctions_applied"):
+    if fine or any(not s.get("lifted_on") for s in doc.get("sanctions_applied") or []):  # lifted by an appeal: not
         return "penalidade"
     if appeal and not appeal.get("decision"):
         return "recurso"

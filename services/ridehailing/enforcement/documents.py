@@ -221,7 +221,8 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
             sections.append(Section("Decisão do recurso", _ruling_rows(appeal["decision"])))
     applied = [(s["penalty"].capitalize(), f"de {_d(s['start'])}" + (f" até {_d(s['until'])} (volta a valer em "
                                                                      f"{_d(s['until'] + timedelta(days=1))}; "
-                                                                     f"{rules.ref('suspension')})" if s.get("until") else ""))
+                                                                     f"{rules.ref('suspension')})" if s.get("until") else "")
+                + (f"; afastada em {_d(s['lifted_on'])}: {s.get('lifted_reason', '')}" if s.get("lifted_on") else ""))
                for s in doc.get("sanctions_applied", [])]
     applied += [(m["measure"].capitalize(), f"em {_d(m['on'])} por {m['by']}"
                  + (f"; liberada em {_d(m['released']['on'])} por {m['released']['by']}" if m["released"] else ""))

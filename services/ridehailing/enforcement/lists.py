@@ -168,7 +168,8 @@ def auto_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any,
         deadline = parse_date((doc.get("notification") or {}).get("defence_deadline"))
         if doc["stage"] in ("prazo_defesa", "defesa"):
             dates.append(deadline or on)  # no deadline: "decidir a partir de hoje" moves every day
-        dates += [d for d in (parse_date(a.get("until")) for a in doc.get("sanctions_applied") or []) if d]
+        dates += [d for d in (parse_date(a.get("until")) for a in doc.get("sanctions_applied") or []
+                              if not a.get("lifted_on")) if d]
     review = doc.get("recurrence_review") or {}
     if review.get("open"):  # LEITURAS §7: recalculate before a penalty is applied, dated by the annulment
         items.append(AutoItem(parse_date(review["flagged_on"]), REVIEW,
@@ -255,7 +256,7 @@ def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> lis
     items = []
     for applied in doc.get("sanctions_applied", []):
         until = parse_date(applied.get("until"))
-        if until and until >= on:
+        if until and until >= on and not applied.get("lifted_on"):  # lifted by an appeal: no end to watch
             items.append((until, "Suspensão (auto)", f"Auto nº {number}: suspensão até {day(until)}; volta a valer "
                           f"em {day(until + timedelta(days=1))}", rules.ref("suspension")))
     return items

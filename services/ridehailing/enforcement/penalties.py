@@ -14,12 +14,12 @@ from pymongo.database import Database
 from rules.fmt import day
 from rules.params import ParameterMissing
 from rules.ridehailing import settlement
-from rules.ridehailing.concepts import EventKind, Measure, Penalty
-from rules.ridehailing.sanctions import LASTING_MEASURES, measure_release_finding, suspension_last_day
+from rules.ridehailing.concepts import Measure, Penalty
+from rules.ridehailing.sanctions import LASTING_MEASURES, measure_release_finding
 from services import store
 from services.dam import dams, rebill
-from services.ridehailing import authorizations, charge_links
-from services.ridehailing.enforcement import autos, process
+from services.ridehailing import charge_links
+from services.ridehailing.enforcement import autos, effects, process
 from services.shared import clock, events, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
@@ -29,11 +29,7 @@ from services.store import parse_date
 REVENUE_KIND = "multa"  # services.dam.dams.REVENUE_KINDS: "Multa (auto de infração)"
 FINE_DUE_PARAMETER = "fine_due_days"
 DAM_ACTOR = Actor("sistema.dam", "Baixa de DAM (automática)", "ti", ("*",))
-SANCTIONS = {  # what a decided penalty does to the authorization (None: recorded on the auto only)
-    Penalty.SUSPENSAO.value: EventKind.SUSPENDED, Penalty.REVOGACAO.value: EventKind.REVOKED,
-    Penalty.CASSACAO.value: EventKind.CASSADA, Penalty.DESCADASTRAMENTO_CONDUTOR.value: None,
-    Penalty.DESCADASTRAMENTO_VEICULO.value: None,
-}
+SANCTIONS = effects.SANCTIONS  # what a decided penalty does to the authorization
 
 
 class PenaltyNotYet(ServiceError):
@@ -144,36 +140,32 @@ def fine_paid(db: Database, charge_id: str) -> None:
 
 
 @checked
-def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, *, penalty: str, start: date,
-                   note: str = "") -> dict:
-    """Apply one decided penalty other than the fine from ``start``: a suspension ends after exactly its
-    days or months (CG art. 27 §ú, 29 §1; MP art. 23 §1, 26 IV–V); revocation and cassação end the
-    authorization; deregistrations are recorded. The authorization's status changes on ``start``."""
+def apply_sanction(db: Database, actor: Actor, municipality: str, auto_id: str, *, penalty: str,
+                   start: date | None = None, note: str = "") -> dict:
+    """Apply one decided penalty other than the fine: a suspension ends after exactly its days or months
+    (CG art. 27 §ú, 29 §1; MP art. 23 §1, 26 IV–V); revocation and cassação end the authorization;
+    deregistrations are recorded. It takes effect on ``start``, by default the day the rule gives
+    (``effects``: the day the decision becomes final, or the appeal's decision), never before: it may be
+    scheduled while the decision is still open to appeal, and an appeal filed in time lifts it."""
     authorize(actor, "write", municipality)
     doc = process._lavrado(db, municipality, auto_id)
     if penalty not in SANCTIONS:
         raise ValidationFailed({"penalty": "Penalidade: escolha uma das previstas."})
     if penalty not in autos._ruled(doc).get("penalties", []):
         raise ServiceError(f"A decisão não aplica {penalty} neste auto.")
-    if any(s["penalty"] == penalty for s in doc.get("sanctions_applied", [])):
+    if effects.active(doc, penalty):
         raise Conflict(f"{penalty.capitalize()} já aplicada.")
-    if not isinstance(start, date):
+    if start is not None and not isinstance(start, date):
         raise ValidationFailed({"start": "Início: informe a data."})
-    _may_apply(db, municipality, doc, start)
-    until = None
-    if penalty == Penalty.SUSPENSAO.value:
-        until = suspension_last_day(start, doc.get("suspension_days"), doc.get("suspension_months"))
-    kind = SANCTIONS[penalty]
-    applied = {"penalty": penalty, "start": start, "until": until, "by": actor.username, "note": note.strip(),
-               "authorization_id": None, "recorded_at": clock.now_utc()}
-    text = f"{penalty.capitalize()} a partir de {day(start)}" + (f" até {day(until)}" if until else "")
+    if start is None:  # the rule's day; one already past: from today
+        effective_on = effects.effect_of(db, municipality, doc, clock.today(), penalty).effective_on
+        start = max(effective_on or clock.today(), clock.today())
+    _may_apply(db, municipality, doc, start)  # the effect on ``start`` included: scheduled, held, dropped
     with store.transaction(db):
-        if kind is not None:
-            auth_id = authorizations.authorization_of(db, actor, municipality, doc.get("driver_cpf", ""),
-                                                doc.get("plate", ""))
-            authorizations.apply_penalty(db, actor, municipality, auth_id, kind, start, until,
-                                   f"Auto nº {doc['number']}: {text}")
-            applied["authorization_id"] = auth_id
+        applied = effects._entry(db, actor, municipality, doc, penalty, start, note,
+                                len(doc.get("sanctions_applied") or []))
+        text = f"{penalty.capitalize()} a partir de {day(start)}" + (
+            f" até {day(applied['until'])}" if applied["until"] else "")
         autos._save(db, actor, municipality, doc, {}, "sanction", text, push={"sanctions_applied": applied})
     return applied
 

@@ -18,8 +18,9 @@ from pymongo.database import Database
 from rules.base import Finding, cents
 from rules.fmt import brl, day
 from rules.ridehailing.concepts import InfractionProcess, Penalty
+from rules.ridehailing.process import Effect
 from services import store
-from services.ridehailing.enforcement import autos
+from services.ridehailing.enforcement import autos, effects
 from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
@@ -56,15 +57,16 @@ def process_status(db: Database, actor: Actor, municipality: str, auto_id: str, 
     return _penalty_state(db, municipality, doc, on)
 
 
-def _penalty_state(db: Database, municipality: str, doc: dict, on: date) -> dict:
+def _penalty_state(db: Database, municipality: str, doc: dict, on: date, upholding: bool = False) -> dict:
+    """The process on ``on`` and whether a penalty is in effect then (``effects``: the day the decision
+    becomes final, held by an appeal filed in time); ``upholding``: only whether the auto may be upheld."""
     rules, book = autos._rules(municipality), parameters.book(db, municipality)
     state = rules.process_status(process_of(doc), on, book, parameters.calendar_from(book, on))
     findings = list(state.decision.findings)
     outcome = autos._final_outcome(doc)
-    appeal = doc.get("appeal") or {}
-    if appeal and not appeal.get("decision"):
-        findings.append(Finding(False, f"Recurso apresentado em {day(parse_date(appeal['filed_on']))} aguardando "
-                                       "decisão", rules.ref("due_process")))
+    effect = effects.effect_of(db, municipality, doc, on)
+    if not upholding and outcome != "anulado" and effect.effect is not Effect.PENDING:
+        findings.append(effect.finding)
     if outcome == "anulado":
         findings.append(Finding(False, "Auto anulado na decisão", rules.ref("due_process")))
     review = doc.get("recurrence_review") or {}
@@ -75,7 +77,7 @@ def _penalty_state(db: Database, municipality: str, doc: dict, on: date) -> dict
     ok = not any(f.blocking for f in findings)
     return {"may_apply": ok, "findings": findings, "reasons": [f.text() for f in findings if not f.ok],
             "notification_deadline": state.notification_deadline, "defence_deadline": state.defence_deadline,
-            "decision_opens": state.decision_opens,
+            "decision_opens": state.decision_opens, "effect": effect, "effective_on": effect.effective_on,
             "appeal_deadline": autos.appeal_deadline(db, municipality, doc)}
 
 
@@ -227,7 +229,7 @@ def decide(db: Database, actor: Actor, municipality: str, auto_id: str, *, outco
     if decided_on < parse_date(doc["auto_on"]):
         raise ValidationFailed({"decided_on": "Decidido em: não pode ser anterior ao auto."})
     if outcome != "anulado":
-        state = _penalty_state(db, municipality, {**doc, "decision": ruling}, decided_on)
+        state = _penalty_state(db, municipality, {**doc, "decision": ruling}, decided_on, upholding=True)
         if not state["may_apply"]:
             raise ServiceError("Não é possível manter o auto nesta data: " + "; ".join(state["reasons"]),
                                field="decided_on")
@@ -257,7 +259,8 @@ def _ruled_penalties(doc: dict, outcome: str, amount: Decimal | None, penalties:
 @checked
 def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, filed_on: date, by: str,
                 summary: str, attachments: Attachments = ()) -> dict:
-    """An appeal against the decision (CG art. 25 caput "recurso administrativo"; MP art. 25 §4)."""
+    """An appeal against the decision (CG art. 25 caput "recurso administrativo"; MP art. 25 §4). Filed
+    within the term it holds the penalties already scheduled or applied (``effects._follow``)."""
     authorize(actor, "write", municipality)
     doc = _lavrado(db, municipality, auto_id)
     decision = doc.get("decision")
@@ -272,8 +275,9 @@ def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, 
     appeal["late"] = bool(deadline and filed_on > deadline)
     appeal["decision"] = None
     with store.transaction(db):
-        autos._save(db, actor, municipality, doc, {"appeal": appeal}, "appeal",
-                    "Recurso apresentado" + (" fora do prazo" if appeal["late"] else ""))
+        entries, notes = effects._follow(db, actor, municipality, {**doc, "appeal": appeal}, filed_on)
+        autos._save(db, actor, municipality, doc, {"appeal": appeal, "sanctions_applied": entries}, "appeal",
+                    "; ".join(["Recurso apresentado" + (" fora do prazo" if appeal["late"] else ""), *notes]))
     return appeal
 
 
@@ -281,7 +285,8 @@ def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, 
 def decide_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, outcome: str, reasons: str,
                   authority: str, decided_on: date, fine_amount: Decimal | None = None,
                   penalties: list[str] | None = None) -> dict:
-    """The appeal's decision; it replaces the first decision's outcome, fine and penalties."""
+    """The appeal's decision; it replaces the first decision's outcome, fine and penalties: the penalties
+    an appeal held are applied again from this day or stay dropped (``effects._follow``)."""
     authorize(actor, "write", municipality)
     doc = _lavrado(db, municipality, auto_id)
     appeal = doc.get("appeal")
@@ -292,8 +297,10 @@ def decide_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *
         raise ValidationFailed({"decided_on": "Decidido em: não pode ser anterior ao recurso."})
     ruling["fine_amount"], ruling["penalties"] = _ruled_penalties(doc, outcome, fine_amount, penalties)
     with store.transaction(db):
-        autos._save(db, actor, municipality, doc, {"appeal": {**appeal, "decision": ruling}}, "decide_appeal",
-                    f"Recurso: {autos.OUTCOMES[outcome]} por {ruling['authority']}")
+        decided = {**appeal, "decision": ruling}
+        entries, notes = effects._follow(db, actor, municipality, {**doc, "appeal": decided}, decided_on)
+        autos._save(db, actor, municipality, doc, {"appeal": decided, "sanctions_applied": entries}, "decide_appeal",
+                    "; ".join([f"Recurso: {autos.OUTCOMES[outcome]} por {ruling['authority']}", *notes]))
         if outcome == "anulado":
             _flag_reliants(db, actor, municipality, doc, decided_on)
     return ruling
