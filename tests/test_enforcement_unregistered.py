@@ -9,10 +9,11 @@ from datetime import date
 import pytest
 
 from seed.people import cpf
-from services.ridehailing.enforcement import autos, documents, lavratura, lists
+from services.dam import dams
+from services.ridehailing.enforcement import autos, documents, lavratura, lists, penalties
 from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared.errors import Conflict, ValidationFailed
-from tests.enforcement_support import driver, set_upfm
+from tests.enforcement_support import definitive, driver, set_upfm
 from tests.ridehailing_data import ACTORS
 
 CG, MP = ACTORS["chapada"], ACTORS["matupa"]
@@ -108,7 +109,6 @@ def test_a_lavrado_auto_is_not_discarded_it_ends_by_its_decision(db, today):
 def test_a_second_illegal_transport_by_the_same_cpf_is_recurrence_with_the_seizure(db, today):
     """CG art. 30 §ú: the recurrence of transporte ilegal adds the seizure of the vehicle; the person
     outside the register is the same offender by CPF (LEITURAS §7)."""
-    from tests.enforcement_support import definitive
 
     set_upfm(db)
     first = lavratura.lavrar(db, CG, "chapada", AutoInput(**typed("chapada", "CG-30")))
@@ -123,12 +123,9 @@ def test_a_second_illegal_transport_by_the_same_cpf_is_recurrence_with_the_seizu
 # ---- where someone outside the register is notified and billed (issue 35 item 2) ----
 
 def _fine_dam(db, today, municipality: str, auto_id: str) -> dict:
-    """The auto notified, its defence period run out, the fine upheld: its fine's DAM as issued."""
-    from services.dam import dams
-    from services.ridehailing.enforcement import penalties
-    from tests.enforcement_support import decided
-
-    decided(db, today, municipality, auto_id, date(2026, 3, 2))
+    """The auto notified, its defence period run out, the fine upheld and final (no appeal in its term,
+    LEITURAS §7 leitura 25): its fine's DAM as issued."""
+    definitive(db, today, municipality, auto_id, date(2026, 3, 2))
     dam = penalties.issue_fine_dam(db, ACTORS[municipality], municipality, auto_id)
     return dams.get(db, ACTORS[municipality], municipality, dam["id"])
 

@@ -1,0 +1,47 @@
+"""What the Autos de infração screen shows above an auto's stages (``ui.autos``): its PDFs (the auto, the
+notices to the driver and to the platform, the whole case) and its deadlines, with whether the process
+already lets the decided penalties be applied."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rules.fmt import day
+from services.ridehailing import registry
+from services.ridehailing.enforcement import documents as enforcement_documents
+from services.shared.auth import Actor
+from ui import common
+
+
+def documents(actor: Actor, mun: str, doc: dict) -> None:
+    db = common.db()
+    cols = st.columns(4)
+    number = doc["number"].replace("/", "-")
+    cols[0].download_button("Auto (PDF)", lambda: enforcement_documents.auto_pdf(db, actor, mun, doc["id"]),
+                            f"auto_{number}.pdf", "application/pdf", key="autos_pdf_auto", icon=":material/picture_as_pdf:")
+    cols[1].download_button("Notificação ao condutor",
+                            lambda: enforcement_documents.notification_pdf(db, actor, mun, doc["id"], "condutor"),
+                            f"notificacao_{number}.pdf", "application/pdf", key="autos_pdf_notice")
+    cols[2].download_button("Notificação à plataforma",
+                            lambda: enforcement_documents.notification_pdf(db, actor, mun, doc["id"], "plataforma"),
+                            f"notificacao_plataforma_{number}.pdf", "application/pdf", key="autos_pdf_platform")
+    cols[3].download_button("Processo completo (PDF)",
+                            lambda: enforcement_documents.case_file_pdf(db, actor, mun, doc["id"]),
+                            f"processo_auto_{number}.pdf", "application/pdf", key="autos_pdf_case",
+                            icon=":material/folder_open:")
+
+
+def deadlines(mun: str, state: dict) -> None:
+    rules = registry.rules_of(mun)
+    lines = []
+    if state["notification_deadline"]:
+        lines.append(f"Notificar até **{day(state['notification_deadline'])}** ({rules.ref('notification')})")
+    if state["defence_deadline"]:
+        lines.append(f"Defesa até **{day(state['defence_deadline'])}**, contada da juntada ({rules.ref('defence')})")
+    if state["appeal_deadline"]:
+        lines.append(f"Recurso até **{day(state['appeal_deadline'])}**")
+    if lines:
+        st.markdown(" · ".join(lines))
+    if state["may_apply"]:
+        st.success("O processo permite aplicar as penalidades decididas.")
+    else:
+        st.warning("Penalidade ainda não pode ser aplicada: " + "; ".join(state["reasons"]))
