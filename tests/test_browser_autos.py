@@ -140,7 +140,7 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
 def test_an_auto_against_someone_outside_the_register_with_no_address_is_charged(panel, browser):
     """Issue 35 item 2: transporte ilegal by someone without a register, found with no address. The form
     says the notification goes by edital (CG art. 25 §1 II); notified by publication, decided, and the
-    fine's DAM is issued, its address saying why there is none."""
+    fine's DAM is issued once the decision is final, its address saying why there is none."""
     import random
 
     from seed.people import cpf
@@ -159,11 +159,11 @@ def test_an_auto_against_someone_outside_the_register_with_no_address_is_charged
     typed(page, "CPF do autuado", stranger)
     typed(page, "Placa do veículo", "QWE4R56")
     typed(page, "Telefone (se conhecido)", "(65) 99988-7766")
-    typed(page, "Data da infração", f"{today - timedelta(days=60):%d/%m/%Y}")
+    typed(page, "Data da infração", f"{today - timedelta(days=110):%d/%m/%Y}")
     typed(page, "Hora (HH:MM)", "22:10")
     typed(page, "Matrícula do agente", "AF-0042")
     typed(page, "Local onde foi encontrado", "Rodoviária, plataforma 2")
-    typed(page, "Lavrado em", f"{today - timedelta(days=60):%d/%m/%Y}")
+    typed(page, "Lavrado em", f"{today - timedelta(days=110):%d/%m/%Y}")
     page.get_by_label("Fatos constatados").fill("Corrida cobrada sem autorização, passageiro embarcado na rodoviária")
     page.get_by_role("button", name="Lavrar auto").click()
     wait_text(page, "lavrado: infração gravíssima")
@@ -172,14 +172,15 @@ def test_an_auto_against_someone_outside_the_register_with_no_address_is_charged
     page.get_by_role("tab", name="Processo do auto").click()
     wait_text(page, "Endereço desconhecido — notificação por edital (")
     choose(page, "Forma (prevista no ato)", "publicação no Diário Oficial")
-    typed(page, "Enviada em", f"{today - timedelta(days=58):%d/%m/%Y}")
-    typed(page, "Recebida em", f"{today - timedelta(days=57):%d/%m/%Y}")
-    typed(page, "Juntada em", f"{today - timedelta(days=56):%d/%m/%Y}")
+    typed(page, "Enviada em", f"{today - timedelta(days=108):%d/%m/%Y}")
+    typed(page, "Recebida em", f"{today - timedelta(days=107):%d/%m/%Y}")
+    typed(page, "Juntada em", f"{today - timedelta(days=106):%d/%m/%Y}")
     page.get_by_role("button", name="Registrar notificação").click()
     wait_text(page, "Notificação registrada. Prazo de defesa até")
     page.get_by_role("tab", name="Processo do auto").click()
     page.get_by_label("Fundamentação").first.fill("Flagrante do agente, sem defesa no prazo")
     page.get_by_label("Autoridade").first.fill("Secretária Municipal de Finanças")
+    typed(page, "Decidido em", f"{today - timedelta(days=63):%d/%m/%Y}")  # final before the fine's DAM (leitura 25)
     page.get_by_role("button", name="Registrar decisão").click()
     wait_text(page, "Decisão registrada: Mantido.")
     page.get_by_role("tab", name="Processo do auto").click()
