@@ -226,7 +226,7 @@ class Engine:
         when the time ran out first; a damaged file is marked (:meth:`found_damage`) and its error raised."""
         if self.damage is not None:
             raise self.damaged_error()
-        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30, factory=_Connection)
+        conn = sqlite3.connect(self.path, timeout=30, factory=_Connection)  # its own: a handler of its own
         conn.engine = weakref.ref(self)
         deadline = time.monotonic() + seconds
         conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)

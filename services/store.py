@@ -109,9 +109,9 @@ class _GuardedEngine(docstore.connection.Engine):
 
     def __init__(self, path: Path, synchronous: str = "NORMAL", pragmas: dict[str, int] | None = None):
         store_file.check_present(path)
-        if (seen := store_file.damage_seen(path)) is not None:
-            self.path, self.damage = path, seen
-            raise self.damaged_error()
+        if (seen := store_file.damage_seen(path)) is not None:  # found by an earlier run or another process
+            store_file.mark_damaged(path, seen)  # the log says it at every start
+            raise store_file.damaged(path)
         try:
             super().__init__(path, synchronous, pragmas)
             self.conn().execute("PRAGMA schema_version").fetchone()  # the header and first page only

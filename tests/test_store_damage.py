@@ -138,7 +138,7 @@ def test_a_damaged_page_of_the_audit_is_told_in_portuguese(folder):
     refused(lambda: db["users"].insert_one({"username": "nova"}))
 
 
-def test_another_process_refuses_writes_once_one_found_the_damage(folder):
+def test_another_process_refuses_writes_once_one_found_the_damage(folder, caplog):
     dam_id, rowid = a_dam(folder)
     damage_row(folder, "dams", rowid)
     first = store.connect(uri="", data_dir=str(folder))
@@ -150,7 +150,9 @@ def test_another_process_refuses_writes_once_one_found_the_damage(folder):
     refused(lambda: store.refuse_damaged(other))
     assert raw_count(folder, "counters") == before
     store.close_all()
-    refused(lambda: store.connect(uri="", data_dir=str(folder)))  # the next start of any process
+    with caplog.at_level(logging.ERROR, logger="painel"):
+        refused(lambda: store.connect(uri="", data_dir=str(folder)))  # the next start of any process
+    assert any(DAMAGED in r.getMessage() for r in caplog.records)  # and its log
 
 
 def test_the_start_up_check_finds_a_damaged_page_nobody_read(folder, caplog):
