@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -226,10 +225,12 @@ class Engine:
         when the time ran out first; a damaged file is marked (:meth:`found_damage`) and its error raised."""
         if self.damage is not None:
             raise self.damaged_error()
-        conn = sqlite3.connect(self.path, timeout=30, factory=_Connection)  # its own: a handler of its own
+        if seconds <= 0:
+            return False
+        conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, factory=_Connection)
         conn.engine = weakref.ref(self)
-        deadline = time.monotonic() + seconds
-        conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+        timer = threading.Timer(seconds, conn.interrupt)  # the page check is one VM step: a progress
+        timer.start()  # handler would not run inside it; sqlite3_interrupt stops it
         try:
             rows = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
         except sqlite3.OperationalError as exc:
@@ -237,6 +238,7 @@ class Engine:
                 return False
             raise
         finally:
+            timer.cancel()
             conn.close()
         if rows != ["ok"]:
             raise self.found_damage(sqlite3.DatabaseError("; ".join(rows[:3])))
