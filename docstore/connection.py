@@ -1,12 +1,13 @@
-"""The SQLite side: one file per database in WAL mode, one connection per thread, and units of work
-(``BEGIN IMMEDIATE`` transactions, nested units under savepoints)."""
+"""The SQLite side: one file per database in WAL mode, one connection per thread, units of work
+(``BEGIN IMMEDIATE`` transactions, nested units under savepoints), and a damaged file noticed by any
+statement or fetch (``_Connection``) and refused from then on (``Engine.found_damage``)."""
 from __future__ import annotations
 
 import sqlite3
 import threading
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -229,8 +230,12 @@ class Engine:
             return False
         conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, factory=_Connection)
         conn.engine = weakref.ref(self)
-        timer = threading.Timer(seconds, conn.interrupt)  # the page check is one VM step: a progress
-        timer.start()  # handler would not run inside it; sqlite3_interrupt stops it
+
+        def stop() -> None:  # the page check is one VM step (no progress handler runs inside it)
+            with suppress(sqlite3.Error):
+                conn.interrupt()
+        timer = threading.Timer(seconds, stop)
+        timer.start()
         try:
             rows = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
         except sqlite3.OperationalError as exc:
