@@ -227,3 +227,16 @@ def test_the_implantacao_page_says_the_store_is_damaged(folder):
     at.run()
     assert not at.exception
     assert any(DAMAGED in e.value and RESTORE in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_a_backup_of_a_damaged_store_stops_in_portuguese_and_marks_it(folder, tmp_path, capsys):
+    """The backup reads a page-for-page copy of the file (SQLite's online backup): the damage it meets
+    there is the live store's."""
+    _, rowid = a_dam(folder)
+    damage_row(folder, "dams", rowid)
+    assert seed_main(["--backup", str(tmp_path / "copia")]) == 1
+    error = capsys.readouterr().err
+    assert DAMAGED in error and RESTORE in error and "malformed" not in error
+    assert (folder / "painel.damaged.json").exists()
+    store.close_all()
+    refused(lambda: store.connect(uri="", data_dir=str(folder)))
