@@ -3,6 +3,7 @@ import streamlit as st
 
 from services.shared import definitions, municipalities
 from services.shared.auth import ROLES
+from services.shared.store_file import StoreFault
 from ui import common, drafts, navigation
 
 st.set_page_config(page_title="Painel Municipal", page_icon=":material/account_balance:", layout="wide")
@@ -51,4 +52,7 @@ else:
     navigation.open_linked_record(page)
     if st.session_state.pop(navigation.SEARCH_GO, False):
         st.switch_page("app_pages/search.py")
-page.run()
+try:
+    page.run()
+except StoreFault as fault:  # met mid-page (a damaged file found by this very read, a full disk): in pt-BR
+    st.error(fault.message)

@@ -44,6 +44,10 @@ values of different BSON types in one sorted field sort by tag, not by MongoDB's
 together in filters); datetimes keep milliseconds (as MongoDB does); an index on a field holding
 arrays indexes the whole array (MongoDB indexes each element: a unique index over arrays differs),
 and a filter on such a path checks the elements with ``json_each`` rather than through the index.
+
+A damaged file (SQLite's ``SQLITE_CORRUPT``/``SQLITE_NOTADB``, met by any statement or fetch of the
+engine's connections) raises ``docstore.connection.Damaged`` and every later use of the engine refuses;
+``Engine.quick_check(seconds)`` reads the whole file for damage within a time bound.
 """
 from __future__ import annotations
 

@@ -11,13 +11,39 @@ from collections.abc import Mapping
 from typing import Any
 
 from pymongo import common, helpers_shared
-from pymongo.errors import OperationFailure
+from pymongo.errors import ConfigurationError, InvalidName, OperationFailure
+from pymongo.operations import IndexModel
 
 from docstore import projections, support
 
 validate_boolean = common.validate_boolean
 validate_is_mapping = common.validate_is_mapping
 validate_is_document_type = common.validate_is_document_type
+
+
+def collection_name(name: Any) -> str:
+    """pymongo's checks of a collection's name (``Collection.__init__``): TypeError or InvalidName."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be an instance of str, not {type(name)}")
+    if not name or ".." in name:
+        raise InvalidName("collection names cannot be empty")
+    if "$" in name and not name.startswith(("oplog.$main", "$cmd")):
+        raise InvalidName(f"collection names must not contain '$': {name!r}")
+    if name[0] == "." or name[-1] == ".":
+        raise InvalidName(f"collection names must not start or end with '.': {name!r}")
+    if "\x00" in name:
+        raise InvalidName("collection names must not contain the null character")
+    return name
+
+
+def index_models(indexes: Any) -> list[IndexModel]:
+    """create_indexes' argument as pymongo checks it: a list (``common.validate_list``) of IndexModel,
+    every item checked before any index is made."""
+    common.validate_list("indexes", indexes)
+    for index in indexes:
+        if not isinstance(index, IndexModel):
+            raise TypeError(f"{index!r} is not an instance of pymongo.operations.IndexModel")
+    return indexes
 
 
 def key_list(keys: Any, direction: Any = None) -> list[tuple[str, Any]]:
@@ -71,6 +97,30 @@ def count_stages(flt: Any, skip: Any, limit: Any) -> tuple[int, int]:
                                    f"{'number' if stage == 'skip' else 'limit'} must be positive",
                                    code=15956 if stage == "skip" else 15958)
     return skip or 0, limit or 0
+
+
+COUNT_OPTIONS = ("maxTimeMS", "hint", "skip", "limit", "comment", "readConcern", "collation")
+
+
+def estimated_count_options(kwargs: dict) -> tuple[int, int]:
+    """estimated_document_count's options as pymongo sends them (a session is refused on the client;
+    the rest go in the ``count`` command, which refuses an unknown field and a negative skip and takes
+    a negative limit as its size). ``(skip, limit)`` with 0 for "none"."""
+    if "session" in kwargs:
+        raise ConfigurationError("estimated_document_count does not support sessions")
+    for name in kwargs:
+        if name not in COUNT_OPTIONS:
+            raise OperationFailure(f"BSON field 'count.{name}' is an unknown field.", code=40415)
+    found = []
+    for name in ("skip", "limit"):
+        value = kwargs.get(name) or 0
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise OperationFailure(f"BSON field 'count.{name}' is the wrong type '{type(value).__name__}', "
+                                   "expected types '[long, int, decimal, double]'", code=14)
+        if name == "skip" and value < 0:
+            raise OperationFailure(f"BSON field 'skip' value must be >= 0, actual value '{value}'", code=51024)
+        found.append(abs(int(value)))
+    return found[0], found[1]
 
 
 def update_args(flt: Any, update: Any, upsert: Any, replace: bool) -> None:

@@ -14,11 +14,14 @@ class Client:
     """``client[db_name]`` gives a Database; each database is one SQLite file in ``folder``."""
 
     def __init__(self, folder: str | os.PathLike, default_db: str = "painel_municipal",
-                 synchronous: str = "NORMAL"):
+                 synchronous: str = "NORMAL", pragmas: dict[str, int] | None = None,
+                 engine_class: type[connection.Engine] = connection.Engine):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.default_db = default_db
         self.synchronous = synchronous
+        self.pragmas = pragmas or {}  # set on each connection (cache, memory map)
+        self.engine_class = engine_class  # what opens each database's file (a subclass may guard it)
         self._engines: dict[str, connection.Engine] = {}
         self._lock = threading.Lock()
 
@@ -29,9 +32,16 @@ class Client:
         with self._lock:
             engine = self._engines.get(name)
             if engine is None:
-                engine = connection.Engine(self.file_of(name), self.synchronous)
+                engine = self.engine_class(self.file_of(name), self.synchronous, self.pragmas)
                 self._engines[name] = engine
             return engine
+
+    def release(self, name: str) -> None:
+        """Close the engine of ``name`` (its file is about to be replaced); the next use reopens it."""
+        with self._lock:
+            engine = self._engines.pop(name, None)
+        if engine is not None:
+            engine.close()
 
     def __getitem__(self, name: str) -> Database:
         return Database(self, name)

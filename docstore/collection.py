@@ -40,9 +40,7 @@ class Collection(indexes.IndexMethods):
     """``database[name]``: the documents of one table; ``database`` is the Database it belongs to."""
 
     def __init__(self, database: Any, name: str):
-        if not isinstance(name, str) or not name or "\x00" in name:
-            raise OperationFailure(f"Invalid collection name: {name!r}")
-        self.database, self.name = database, name
+        self.database, self.name = database, arguments.collection_name(name)
 
     @property
     def full_name(self) -> str:
@@ -99,13 +97,15 @@ class Collection(indexes.IndexMethods):
             params = [*params, limit or -1, skip]
         return connection.execute(self._engine.conn(), sql, params).fetchone()[0]
 
-    def estimated_document_count(self, **kwargs: Any) -> int:
-        if set(kwargs) - {"maxTimeMS", "comment"}:  # pymongo sends the rest to the count command
-            raise OperationFailure(f"BSON field 'count.{sorted(set(kwargs) - {'maxTimeMS', 'comment'})[0]}' "
-                                   "is an unknown field.", code=40415)
+    def estimated_document_count(self, comment: Any = None, **kwargs: Any) -> int:
+        """pymongo sends ``kwargs`` in a ``count`` command without a query: the server takes maxTimeMS,
+        hint, skip and limit there (the count after ``skip``, at most ``limit``) and refuses the rest."""
+        skip, limit = arguments.estimated_count_options(kwargs)
         if not self._engine.has_table(self.name):
             return 0
-        return self._engine.conn().execute(f"SELECT COUNT(*) FROM {connection.quote(self.name)}").fetchone()[0]
+        count = self._engine.conn().execute(f"SELECT COUNT(*) FROM {connection.quote(self.name)}").fetchone()[0]
+        count = max(0, count - skip)
+        return min(count, limit) if limit else count
 
     def distinct(self, key: str, filter: Mapping | None = None, **kwargs: Any) -> list:  # noqa: A002
         if kwargs:

@@ -110,6 +110,8 @@ class Compiler:
     def _operators(self, key: str, ops: Mapping) -> str:
         terms = []
         self._deeper()
+        if not isinstance(ops.get("$options", ""), str):
+            raise OperationFailure("$options has to be a string", code=2)
         for op, operand in ops.items():
             if not isinstance(op, str):
                 raise InvalidDocument(f"documents must have only string keys, key was {op!r}")

@@ -1,12 +1,13 @@
-"""The SQLite side: one file per database in WAL mode, one connection per thread, and units of work
-(``BEGIN IMMEDIATE`` transactions, nested units under savepoints)."""
+"""The SQLite side: one file per database in WAL mode, one connection per thread, units of work
+(``BEGIN IMMEDIATE`` transactions, nested units under savepoints), and a damaged file noticed by any
+statement or fetch (``_Connection``) and refused from then on (``Engine.found_damage``)."""
 from __future__ import annotations
 
 import sqlite3
 import threading
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +16,96 @@ from pymongo.errors import OperationFailure
 from docstore import codec, compiler
 
 META = ("__indexes", "__paths")  # the engine's own tables in each file
+_CORRUPT, _NOTADB = 11, 26  # SQLite's primary result codes of a damaged file (low byte of an extended code)
+
+
+class Damaged(OperationFailure):
+    """The file is damaged (SQLite met a malformed page, or no database at all): what SQLite answered
+    is in the message, and every later use of the engine refuses the same way."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether SQLite raised ``exc`` because the file is damaged (not for a query, a lock or a full disk)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    return code in (_CORRUPT, _NOTADB) or "disk image is malformed" in text or "file is not a database" in text
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose fetches hand SQLite's report of a damaged file to the engine."""
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.DatabaseError as exc:
+            self.connection.damaged(exc)
+            raise
+
+    def fetchmany(self, size: int | None = None) -> list:
+        try:
+            return super().fetchmany(self.arraysize if size is None else size)
+        except sqlite3.DatabaseError as exc:
+            self.connection.damaged(exc)
+            raise
+
+    def fetchall(self) -> list:
+        try:
+            return super().fetchall()
+        except sqlite3.DatabaseError as exc:
+            self.connection.damaged(exc)
+            raise
+
+    def __iter__(self) -> Iterator:
+        return iter(self.fetchall())
+
+    def __next__(self) -> Any:
+        row = self.fetchone()
+        if row is None:
+            raise StopIteration
+        return row
+
+
+class _Connection(sqlite3.Connection):
+    """An engine's connection: the one place its SQL runs. A statement or a fetch that meets a damaged
+    file goes to :meth:`Engine.found_damage` (which marks the engine and says what to raise)."""
+
+    engine: Any = None  # a weak reference to the Engine, set when it opens the connection
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return self.cursor(_Cursor).execute(sql, parameters)
+        except sqlite3.DatabaseError as exc:
+            self.damaged(exc)
+            raise
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        try:
+            return self.cursor(_Cursor).executemany(sql, parameters)
+        except sqlite3.DatabaseError as exc:
+            self.damaged(exc)
+            raise
+
+    def damaged(self, exc: sqlite3.DatabaseError) -> None:
+        """Raise the engine's answer when ``exc`` says the file is damaged; return otherwise."""
+        engine = self.engine() if self.engine is not None else None
+        if engine is not None and is_damage(exc):
+            raise engine.found_damage(exc) from exc
 
 
 class Engine:
     """One SQLite file, one connection per thread, a transaction depth per thread."""
 
-    def __init__(self, path: Path, synchronous: str = "NORMAL"):
+    def __init__(self, path: Path, synchronous: str = "NORMAL", pragmas: dict[str, int] | None = None):
         self.path = path
         self.synchronous = synchronous
+        self.pragmas = pragmas or {}  # set on each connection after the engine's own
         self._local = threading.local()
         self._all: dict[int, tuple[weakref.ref, sqlite3.Connection]] = {}
         self._lock = threading.Lock()
         self.closed = False
+        self.damage: str | None = None  # what SQLite answered when it met the file damaged
         conn = self.conn()
         with self.write():
             conn.execute("CREATE TABLE IF NOT EXISTS __indexes (coll TEXT NOT NULL, name TEXT NOT NULL, "
@@ -35,14 +114,20 @@ class Engine:
                          "kind TEXT NOT NULL, PRIMARY KEY (coll, path, kind)) WITHOUT ROWID")
 
     def conn(self) -> sqlite3.Connection:
+        if self.damage is not None:  # nothing more is read from or written to a damaged file
+            raise self.damaged_error()
         conn = getattr(self._local, "conn", None)
         if conn is None:
             if self.closed:
                 raise OperationFailure("Cannot use a closed client")
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False,
+                                   factory=_Connection)
+            conn.engine = weakref.ref(self)
             conn.execute("PRAGMA busy_timeout = 30000")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            for pragma, value in self.pragmas.items():
+                conn.execute(f"PRAGMA {pragma} = {value}")
             conn.create_function("painel_regex", 3, compiler.sql_regex, deterministic=True)
             self._local.conn = conn
             self._local.depth = 0
@@ -91,7 +176,7 @@ class Engine:
             raise
         else:
             self._local.depth = 0
-            conn.execute("COMMIT")
+            _commit(conn)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -124,7 +209,45 @@ class Engine:
             raise
         else:
             self._local.depth = 0
-            conn.execute("COMMIT")
+            _commit(conn)
+
+    def found_damage(self, exc: sqlite3.DatabaseError) -> Exception:
+        """SQLite met the file damaged: from now on every use of this engine refuses. Returns the error
+        to raise (a subclass may also tell other processes, e.g. with a file beside the store)."""
+        self.damage = self.damage or str(exc)
+        return self.damaged_error()
+
+    def damaged_error(self) -> Exception:
+        return Damaged(f"O arquivo {self.path} está danificado ({self.damage}).")
+
+    def quick_check(self, seconds: float) -> bool:
+        """SQLite's ``quick_check`` (every page of every table and index read once; not the match of
+        indexes to rows) for at most ``seconds``: True when the whole file was read and is sound, False
+        when the time ran out first; a damaged file is marked (:meth:`found_damage`) and its error raised."""
+        if self.damage is not None:
+            raise self.damaged_error()
+        if seconds <= 0:
+            return False
+        conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, factory=_Connection)
+        conn.engine = weakref.ref(self)
+
+        def stop() -> None:  # the page check is one VM step (no progress handler runs inside it)
+            with suppress(sqlite3.Error):
+                conn.interrupt()
+        timer = threading.Timer(seconds, stop)
+        timer.start()
+        try:
+            rows = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                return False
+            raise
+        finally:
+            timer.cancel()
+            conn.close()
+        if rows != ["ok"]:
+            raise self.found_damage(sqlite3.DatabaseError("; ".join(rows[:3])))
+        return True
 
     def in_transaction(self) -> bool:
         return bool(getattr(self._local, "depth", 0))
@@ -173,6 +296,20 @@ class Partial(Exception):
 
     def __init__(self, error: Exception):
         self.error = error
+
+
+def _commit(conn: sqlite3.Connection) -> None:
+    """COMMIT; when it fails (busy, a full disk, a damaged file) the transaction is rolled back, never
+    left open holding the write lock."""
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        raise
 
 
 def execute(conn: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Cursor:

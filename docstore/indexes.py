@@ -83,9 +83,9 @@ class IndexMethods:
                 raise OperationFailure(f"Index already exists with a different name: {other}", code=85)
         return False
 
-    def create_indexes(self, indexes: list) -> list[str]:
+    def create_indexes(self, indexes: list, comment: Any = None, **kwargs: Any) -> list[str]:
         return [self.create_index(i.document["key"].items(), **{k: v for k, v in i.document.items() if k != "key"})
-                for i in indexes]
+                for i in arguments.index_models(indexes)]
 
     def drop_index(self, index_or_name: str | list) -> None:
         name = "_".join(f"{k}_{d}" for k, d in index_or_name) if isinstance(index_or_name, list) else index_or_name

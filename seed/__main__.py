@@ -37,7 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-tinymongo", metavar="PASTA_ANTIGA",
                         help="copia uma pasta de dados do tinymongo (formato anterior) para PAINEL_DATA_DIR")
     args = parser.parse_args(argv)
-    db = connect(restoring=bool(args.restore))
+    try:
+        db = connect(restoring=bool(args.restore))
+    except ServiceError as exc:  # PAINEL_DATA_DIR a file; a lost or damaged store
+        print(f"Erro: {exc.message}", file=sys.stderr)
+        return 1
     if args.backup or args.restore or args.from_tinymongo:
         return _move_data(db, args)
     if args.rebuild_views:

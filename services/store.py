@@ -98,34 +98,35 @@ def _make_client(uri: str | None, folder: str) -> Any:
         logging.getLogger(__name__).warning(
             "A pasta %s tem dados no formato antigo (tinymongo, %s) que o painel não lê mais; copie-os com "
             "`python -m seed --from-tinymongo %s` (veja o README).", folder, legacy.name, folder)
-    return _GuardedClient(folder, default_db=config.mongodb_db(), synchronous=config.sqlite_synchronous())
+    store_file.prepare_folder(Path(folder))  # PAINEL_DATA_DIR a file: refused in pt-BR
+    return _embedded(folder, config.mongodb_db())
 
 
 class _GuardedEngine(docstore.connection.Engine):
-    """The engine of one file, opened only where a store may be (``store_file.check_present``), checked
-    for damage, and whose write units turn busy, full and damaged into pt-BR faults (nothing written)."""
+    """One file, opened only where a store may be (``store_file.check_present``) and not known damaged;
+    busy, full and damaged are pt-BR faults, and damage met by any read or write is marked (a file beside
+    the store: other processes refuse it at their next write or start) and refused from then on."""
 
-    def __init__(self, path: Path, synchronous: str = "NORMAL"):
+    def __init__(self, path: Path, synchronous: str = "NORMAL", pragmas: dict[str, int] | None = None):
         store_file.check_present(path)
+        if (seen := store_file.damage_seen(path)) is not None:  # found by an earlier run or another process
+            store_file.mark_damaged(path, seen)  # the log says it at every start
+            raise store_file.damaged(path)
         try:
-            super().__init__(path, synchronous)
-            # the header and first page only (quick_check read all: 5,7 s on a 143 MB store)
-            self.conn().execute("PRAGMA schema_version").fetchone()
-        except sqlite3.DatabaseError as exc:
+            super().__init__(path, synchronous, pragmas)
+            self.conn().execute("PRAGMA schema_version").fetchone()  # the header and first page only
+        except (sqlite3.DatabaseError, store_file.StoreFault) as exc:
             self.close()
-            translated = store_file.fault(exc, path)
-            if translated is None:
-                raise
-            raise translated from exc
+            raise store_file.fault(exc, path) or exc
         store_file.ensure_marker(path)
 
-    def conn(self) -> sqlite3.Connection:
-        fresh = getattr(self._local, "conn", None) is None
-        conn = super().conn()
-        if fresh:
-            for pragma, value in config.sqlite_pragmas().items():
-                conn.execute(f"PRAGMA {pragma} = {value}")
-        return conn
+    def found_damage(self, exc: sqlite3.DatabaseError) -> Exception:
+        if self.damage is None:
+            store_file.mark_damaged(self.path, str(exc))
+        return super().found_damage(exc)
+
+    def damaged_error(self) -> Exception:
+        return store_file.damaged(self.path)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -139,43 +140,36 @@ class _GuardedEngine(docstore.connection.Engine):
 
     @contextmanager
     def _translated(self) -> Iterator[None]:
+        if not self.in_transaction() and (seen := store_file.damage_seen(self.path)) is not None:
+            raise self.found_damage(sqlite3.DatabaseError(seen))  # found by another process
         try:
             yield
         except (sqlite3.DatabaseError, OSError) as exc:
-            translated = store_file.fault(exc, self.path)
-            if translated is None:
-                raise
-            conn = self.conn()
-            if not self.in_transaction() and conn.in_transaction:  # a failed COMMIT
-                conn.execute("ROLLBACK")
-            raise translated from exc
+            raise store_file.fault(exc, self.path) or exc
 
 
-class _GuardedClient(docstore.Client):
-    def engine(self, name: str) -> docstore.connection.Engine:
-        with self._lock:
-            engine = self._engines.get(name)
-            if engine is None:
-                engine = _GuardedEngine(self.file_of(name), self.synchronous)
-                self._engines[name] = engine
-            return engine
-
-    def release(self, name: str) -> None:
-        """Close the engine of ``name`` (its file is about to be replaced); the next use reopens it."""
-        with self._lock:
-            engine = self._engines.pop(name, None)
-        if engine is not None:
-            engine.close()
+def _embedded(folder: str | Path, db_name: str) -> docstore.Client:
+    return docstore.Client(folder, default_db=db_name, synchronous=config.sqlite_synchronous(),
+                           pragmas=config.sqlite_pragmas(), engine_class=_GuardedEngine)
 
 
 def check_store(db: Database) -> None:
-    """At start-up: refuse an embedded store whose file was lost while it was open."""
+    """At start-up: refuse an embedded store whose file was lost while it was open, or that is damaged
+    (SQLite's quick_check for at most ``PAINEL_STORE_CHECK_SECONDS``; then reads meet what is left)."""
     if isinstance(db, docstore.Database):
         path = db.client.file_of(db.name)
         if store_file.is_missing(path):
             raise store_file.lost(path)
+        db.engine.quick_check(config.store_check_seconds())
 
 
+def refuse_damaged(db: Database) -> Database:
+    """``db``, or the pt-BR fault of an embedded store found damaged, here or by another process."""
+    if isinstance(db, docstore.Database):
+        db.engine.conn()
+        if (seen := store_file.damage_seen(db.engine.path)) is not None:
+            raise db.engine.found_damage(sqlite3.DatabaseError(seen))
+    return db
 
 
 def close_all() -> None:
@@ -346,6 +340,8 @@ def snapshot(db: Database) -> Iterator[Any]:
         finally:
             target.close()
         yield copy[db.name]
+    except docstore.connection.Damaged as exc:  # the copy holds the live file's pages as they are
+        raise db.engine.found_damage(sqlite3.DatabaseError(str(exc))) from exc
     finally:
         copy.close()
         shutil.rmtree(folder, ignore_errors=True)
@@ -375,7 +371,7 @@ def staging(db: Database) -> Iterator[Any]:
                 db.drop_collection(STAGING_PREFIX + name)
         return
     folder = db.client.folder / f".restauracao-{uuid.uuid4().hex}"
-    client = _GuardedClient(folder, default_db=db.name, synchronous=config.sqlite_synchronous())
+    client = _embedded(folder, db.name)
     try:
         yield client[db.name]
     finally:
@@ -397,4 +393,5 @@ def promote(db: Database, staged: Any) -> None:
         target.with_name(target.name + suffix).unlink(missing_ok=True)
     os.replace(source, target)
     _fsync_dir(target.parent)
+    store_file.clear_damage(target)
     store_file.ensure_marker(target)

@@ -856,3 +856,79 @@ def test_an_or_of_thousands_of_clauses_is_answered(store):
     col = store["bigor"]
     col.insert_many([{"n": n} for n in range(5)])
     assert col.count_documents({"$or": [{"n": n} for n in range(3, 3000)]}) == 2
+
+
+def test_create_indexes_takes_a_list_of_index_models_only(store, request):
+    """pymongo's Collection.create_indexes: ``indexes`` must be a list (``common.validate_list``) of
+    IndexModel ("... is not an instance of pymongo.operations.IndexModel"): TypeError, and no index of
+    the list is made (the command is built whole before it is sent)."""
+    from pymongo import IndexModel
+
+    col = people(store)
+    with pytest.raises(TypeError):
+        col.create_indexes([IndexModel([("n", 1)], name="i_n"), ([("name", 1)], {"name": "i_name"})])
+    with pytest.raises(TypeError):
+        col.create_indexes([("n", 1)])
+    assert set(col.index_information()) == {"_id_"}
+    assert col.create_indexes([IndexModel([("n", 1)], name="i_n")]) == ["i_n"]
+
+
+def test_create_indexes_refuses_a_tuple_of_index_models(store, request):
+    """``common.validate_list``: a tuple is not a list (TypeError), even of IndexModels."""
+    from pymongo import IndexModel
+
+    mongomock_deviates(request, "accepts a tuple of IndexModels")
+    with pytest.raises(TypeError):
+        people(store).create_indexes((IndexModel([("n", 1)], name="i_n"),))
+
+
+@pytest.mark.parametrize("name", ["", "a\x00b", "a..b", ".a", "a.", "$a", "a$b"])
+def test_a_collection_name_pymongo_refuses_raises_invalid_name(store, name):
+    """pymongo's Collection(): "collection names cannot be empty" (also with ``..``), "must not contain
+    '$'", "must not start or end with '.'", "must not contain the null character" (InvalidName)."""
+    from pymongo.errors import InvalidName
+
+    with pytest.raises(InvalidName):
+        store[name]
+    with pytest.raises(InvalidName):
+        store.get_collection(name)
+    with pytest.raises(InvalidName):
+        store["ok"][name]  # a sub-collection's name ("ok." + name) is checked whole
+    assert store.list_collection_names() == []
+
+
+@pytest.mark.parametrize("name", [3, None, b"dams"])
+def test_a_collection_name_that_is_not_a_str_raises_type_error(store, name):
+    """pymongo's Collection(): "name must be an instance of str" (TypeError)."""
+    with pytest.raises(TypeError):
+        store[name]
+
+
+@pytest.mark.parametrize("options", [5, None, ["i"], {"i": 1}])
+def test_regex_options_that_are_not_a_string_are_refused_by_the_server(store, request, options):
+    """The server parses ``$options`` as a string ("$options has to be a string", BadValue: code 2)."""
+    col = people(store)
+    with pytest.raises(OperationFailure) as refused:
+        list(col.find({"name": {"$regex": "pessoa", "$options": options}}))
+    if "mongomock" not in request.node.name:  # mongomock's OperationFailure carries no code
+        assert refused.value.code == 2
+
+
+def test_estimated_document_count_takes_the_options_of_the_count_command(store, request):
+    """pymongo's estimated_document_count(comment=None, **kwargs) sends its kwargs in the ``count``
+    command, which takes maxTimeMS, hint, skip and limit (manual, "count": the count after skip, at
+    most limit); comment is a parameter of its own, also positional."""
+    col = people(store)
+    assert col.estimated_document_count(maxTimeMS=5000) == 20
+    assert col.estimated_document_count(hint="_id_") == 20
+    assert col.estimated_document_count(skip=5) == 15
+    assert col.estimated_document_count(limit=3) == 3
+    assert col.estimated_document_count(skip=18, limit=5) == 2
+    assert store["never_written"].estimated_document_count(maxTimeMS=5000) == 0
+
+
+def test_estimated_document_count_takes_a_comment(store, request):
+    mongomock_deviates(request, "refuses comment ('count.comment' is an unknown field)")
+    col = people(store)
+    assert col.estimated_document_count(comment="contagem da Implantação") == 20
+    assert col.estimated_document_count("contagem") == 20

@@ -173,3 +173,39 @@ def test_each_connection_keeps_the_configured_cache_and_memory_map(folder, monke
     conn = db.engine.conn()
     assert conn.execute("PRAGMA cache_size").fetchone()[0] == pages_kib
     assert conn.execute("PRAGMA mmap_size").fetchone()[0] == mapped
+
+
+@pytest.mark.parametrize("where", ["the file", "under the file"])
+def test_a_data_dir_that_is_a_file_is_refused_in_portuguese(tmp_path, monkeypatch, capsys, where):
+    """Issue 35, item 17: PAINEL_DATA_DIR pointing at a regular file ended in a raw FileExistsError."""
+    from seed.__main__ import main as seed_main
+
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    regular = tmp_path / "painel.conf"
+    regular.write_text("não é uma pasta")
+    folder = regular if where == "the file" else regular / "dados"
+    monkeypatch.setenv("PAINEL_DATA_DIR", str(folder))
+    with pytest.raises(ServiceError) as refused:
+        store.connect()
+    assert f"PAINEL_DATA_DIR aponta para {folder}, que é um arquivo" in refused.value.message
+    assert seed_main([]) == 1
+    assert "Erro: PAINEL_DATA_DIR aponta para" in capsys.readouterr().err
+    assert regular.read_text() == "não é uma pasta"
+    store.close_all()
+
+
+def test_the_panel_started_with_a_data_dir_that_is_a_file_says_so(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    regular = tmp_path / "dados"
+    regular.write_text("x")
+    code = ("from streamlit.testing.v1 import AppTest\n"
+            "at = AppTest.from_file('app.py', default_timeout=60).run()\n"
+            "print('ERRO:', [e.value for e in at.error], 'EXC:', [str(e.value) for e in at.exception])\n")
+    env = {"PATH": "/usr/bin:/bin", "PAINEL_DATA_DIR": str(regular), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "PAINEL_DATA_DIR aponta para" in done.stdout and "EXC: []" in done.stdout, done.stdout[-2000:]

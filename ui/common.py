@@ -16,7 +16,7 @@ from services.shared import clock, config, municipalities, sessions
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.sessions import SessionEnded
-from services.store import connect
+from services.store import connect, refuse_damaged
 from ui import drafts, ptbr_chrome
 
 log = logging.getLogger("painel")
@@ -31,10 +31,10 @@ def _database(uri: str | None, folder: str):
 
 
 def db():
-    """The one database handle of this process (cached per target); a store the panel cannot use
-    safely stops the page with the reason (never cached, so fixing the setting and reloading works)."""
+    """The one database handle of this process (cached per target); a store the panel cannot use safely
+    (one found damaged after the start too) stops the page with the reason (never cached: a fix reloads)."""
     try:
-        return _database(config.mongodb_uri(), str(config.data_dir()))
+        return refuse_damaged(_database(config.mongodb_uri(), str(config.data_dir())))
     except ServiceError as exc:  # a standalone MongoDB; a lost, damaged or busy store file
         st.error(exc.message)
         st.stop()

@@ -14,7 +14,7 @@ What a hint means here:
   (``{"$ne": None}``) or list is refused, which is what stops an operator reaching a query.
 - ``Decimal``: money and quantities; an ``int`` is accepted and converted, a ``float`` (binary,
   inexact) or a non-finite value refused. ``int`` and ``bool`` are exact (a bool is not an int).
-- ``date`` / ``datetime``; ``Enum`` classes (a member or its value); ``Literal`` choices.
+- ``date`` (a ``datetime`` refused: its day hangs on a zone) / ``datetime``; ``Enum``; ``Literal`` choices.
 - ``list[X]``, ``tuple[X, ...]``, ``Sequence[X]``: a list or tuple of at most ``ITEM_LIMITS`` items,
   each checked as X; fixed tuples ``tuple[X, Y]`` item by item; ``dict[K, V]`` with text keys that
   are not operators.
@@ -140,17 +140,14 @@ def _required(check: Check) -> Check:
 
 
 def _text_kind(name: str) -> str:
-    if name in SECRET_TEXTS:
-        return "secret"
-    if name in SEARCH_TEXTS:
-        return "search"
-    return "long" if name in LONG_TEXTS else "medium" if name in MEDIUM_TEXTS else "short"
+    special = "secret" if name in SECRET_TEXTS else "search" if name in SEARCH_TEXTS else None
+    return special or ("long" if name in LONG_TEXTS else "medium" if name in MEDIUM_TEXTS else "short")
 
 
-def _of(test: Callable[[object], bool], label: str) -> Check:
+def _of(test: Callable[[object], bool], label: str | Callable[[object], str]) -> Check:
     def check(field: str, value: object) -> object:
         if not test(value):
-            raise _Refused(field, f"{_label(field)}: informe {label}.")
+            raise _Refused(field, f"{_label(field)}: informe {label(value) if callable(label) else label}.")
         return value
     return check
 
@@ -314,7 +311,9 @@ def _callable(field: str, value: object) -> object:
 
 SCALARS: dict[type, Check] = {
     bool: _of(lambda v: type(v) is bool, "sim ou não"), int: _integer, Decimal: _decimal,
-    bytes: _of(lambda v: isinstance(v, bytes), "um arquivo"), date: _of(lambda v: isinstance(v, date), "uma data"),
+    bytes: _of(lambda v: isinstance(v, bytes), "um arquivo"),
+    date: _of(lambda v: isinstance(v, date) and not isinstance(v, datetime),  # a pandas Timestamp is a datetime
+              lambda v: "uma data, sem hora" if isinstance(v, datetime) else "uma data"),
     datetime: _of(lambda v: isinstance(v, datetime), "uma data e hora"),
 }
 

@@ -63,6 +63,17 @@ def sqlite_pragmas() -> dict[str, int]:
             "mmap_size": 1024 * 1024 * sqlite_mmap_mb()}
 
 
+def store_check_seconds() -> float:
+    """PAINEL_STORE_CHECK_SECONDS: how long the start may spend reading the embedded store whole for
+    damage (SQLite's quick_check; 0,5: about 0,15 s for the benchmark's scale 1, 216 MB, read from the
+    page cache, 2 to 3 s from the disk; 0 turns it off); what is left is checked where reads and writes
+    meet it."""
+    try:
+        return max(0.0, float(os.environ.get("PAINEL_STORE_CHECK_SECONDS") or 0.5))
+    except ValueError:
+        return 0.5
+
+
 def public_check_secret() -> bytes:
     """PAINEL_SECRET signs public-check tokens; a per-install file (mode 0600) is made when unset.
 
