@@ -14,6 +14,7 @@ import pytest
 
 from services.dam import payments
 from services.ridehailing.enforcement import lavratura, process
+from services.ridehailing.enforcement.auto_input import AutoInput
 from services.shared import boundary
 from tests.enforcement_support import active_authorization, lavrado
 from tests.ridehailing_data import ACTORS
@@ -38,10 +39,10 @@ def test_lavrar_refuses_a_datetime_as_the_day_of_the_infraction_or_of_the_auto(d
                   agent_registration="AF-0042", agent_name="Agente Fiscal")
     for field in ("committed_on", "auto_on"):
         days = {"committed_on": date(2026, 3, 9), "auto_on": date(2026, 3, 9), field: moment}
-        message = refused(db, lambda: lavratura.lavrar(db, ACTORS["chapada"], "chapada", **values, **days), field)
+        message = refused(db, lambda: lavratura.lavrar(db, ACTORS["chapada"], "chapada", AutoInput(**values, **days)), field)
         assert NO_TIME in message
-    assert lavratura.lavrar(db, ACTORS["chapada"], "chapada", **values, committed_on=date(2026, 3, 9),
-                            auto_on=date(2026, 3, 9))
+    assert lavratura.lavrar(db, ACTORS["chapada"], "chapada", AutoInput(**values, committed_on=date(2026, 3, 9),
+                                                                        auto_on=date(2026, 3, 9)))
 
 
 @pytest.mark.parametrize("moment", DATETIMES)
