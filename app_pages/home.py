@@ -35,6 +35,10 @@ def when(due, late: bool) -> str:
     return "Hoje" if due == today else fmt.day(due)
 
 
+# "Atrasada desde 12/11/2026" whole, never "Atrasada desde 12/11/2…"
+WHEN_COLUMN = st.column_config.TextColumn(width=200)
+
+
 def counts(late: int, due_today: int, this_week: int) -> None:
     cols = st.columns(3)
     cols[0].metric("Atrasadas", late)
@@ -51,13 +55,15 @@ def ride_hailing_inbox() -> None:
     if not found.urgent:
         st.success("Nada atrasado nem vencendo nesta semana.")
     else:
-        st.caption(" · ".join(f"**{kind}**: {late} atrasada(s), {soon} a vencer" for kind, (late, soon)
+        st.caption(" · ".join(f"**{kind}**: {fmt.count(late, 'atrasada', 'atrasadas')}, {soon} a vencer"
+                              for kind, (late, soon)
                               in sorted(found.per_kind.items())))
         shown = list(found.urgent[:SHOWN])
         event = common.table(pd.DataFrame([{"Prazo": when(p.due, p.late), "Tipo": p.kind, "Registro": p.protocol,
                                             "O que fazer": p.message} for p in shown]),
                              key="home_ride", on_select="rerun", selection_mode="single-row",
-                             column_config={"O que fazer": st.column_config.TextColumn(width="large")})
+                             column_config={"Prazo": WHEN_COLUMN,
+                                            "O que fazer": st.column_config.TextColumn(width="large")})
         picked = event.selection.rows if event is not None and event.selection else []
         if picked:  # a click on the row opens its record
             chosen = shown[picked[0]]
@@ -78,7 +84,8 @@ def machinery_inbox() -> None:
     counts(found.overdue, found.open_today, found.this_week)
     if found.urgent:
         common.table(pd.DataFrame([{"Data": when(i.on, i.overdue) if i.on else "—", "Pendência": i.title,
-                                    "Detalhe": i.detail} for i in found.urgent]), key="home_machinery")
+                                    "Detalhe": i.detail} for i in found.urgent]), key="home_machinery",
+                     column_config={"Data": WHEN_COLUMN})
     else:
         st.success("Nada atrasado nem vencendo nesta semana.")
     st.page_link("app_pages/machinery_pending.py", label=f"Todas as pendências do módulo ({found.total})",

@@ -114,7 +114,8 @@ if data.debts is not None:
     columns = st.columns(len(owed.aging))
     marks, _total = text.aging_marks(owed)
     for column, (key, (count, amount)) in zip(columns, owed.aging.items()):
-        column.metric(BUCKET_LABELS[key], marks[key] or fmt.brl(amount), f"{marks[key] or count} débito(s)",
+        column.metric(BUCKET_LABELS[key], marks[key] or fmt.brl(amount),
+                      f"{marks[key]} débitos" if marks[key] else fmt.count(count, "débito", "débitos"),
                       delta_color="off", delta_arrow="off")
     share, before = owed.paid_share, owed.previous_paid_share
     hidden, hidden_before = text.charged_marks(owed)

@@ -96,8 +96,8 @@ def test_a_hidden_cell_beside_a_shown_total_takes_a_second_cell_with_it(db, toda
     assert aging["Total"] == (10, Decimal("790.00"))
     at = page(GABINETE, summary_preset="Personalizado", summary_range=MARCH)
     metrics = {m.label: (m.value, m.delta) for m in at.metric}
-    assert metrics["A vencer"] == (S, f"{S} débito(s)")
-    assert metrics["Vencido há mais de 365 dias"] == (X, f"{X} débito(s)")
+    assert metrics["A vencer"] == (S, f"{S} débitos")
+    assert metrics["Vencido há mais de 365 dias"] == (X, f"{X} débitos")
     text = rendered_text(at)
     assert "R$ 80,00" not in text and "R$ 200,00" not in text and "R$ 710,00" not in text
     report = PdfReader(io.BytesIO(summary.report_pdf(db, GABINETE, "chapada", *MARCH))).pages[0].extract_text()
