@@ -29,7 +29,7 @@ ok, result = common.attempt(audit_log.search, db, actor, common.municipality() i
                             start, end, 100, (page - 1) * 100)
 if ok:
     rows, total = result
-    st.caption(f"{list_counts.text(total)} registro(s)")
+    st.caption(list_counts.words(total, "registro", "registros"))
     shown = [{**row, "Quando": clock.to_local(row["Quando"]).strftime("%d/%m/%Y %H:%M:%S"),
               "Abrir": navigation.record_link(entry["collection"], entry.get("doc_id"), entry.get("key"))}
              for row, entry in zip(audit_log.rows_shown(rows, db), rows)]

@@ -272,7 +272,7 @@ def authorization_list() -> str | None:
                                                                 descending, "csv"),
                       lambda: authorization_lists.export_authorizations(db, actor, mun, today, search, status, sort,
                                                                 descending, "xlsx"),
-                      "autorização(ões)")
+                      ("autorização", "autorizações"))
     if index is not None:
         return rows[index].id
     labels = {r.id: f"{r.protocol} · {show_plate(r.plate)} · {r.driver_name} · {r.state.label}" for r in rows}

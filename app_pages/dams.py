@@ -26,16 +26,17 @@ common.page_header("DAM — Documento de Arrecadação Municipal", "Emissão, im
 
 
 def query() -> lists.DamQuery:
-    cols = st.columns([3, 2, 2, 2, 3])
+    cols = st.columns([4, 2, 2])
     search = cols[0].text_input("Buscar", key="dams_search", placeholder="Contribuinte, CPF/CNPJ ou nº do DAM")
     status = cols[1].selectbox("Situação", ["", *dams.SITUATIONS], key="dams_status",
                                format_func=lambda s: dams.SITUATIONS.get(s, "Todas"), placeholder="Escolha...")
     kind = cols[2].selectbox("Receita", ["", *dams.REVENUE_KINDS], key="dams_kind",
                              format_func=lambda k: dams.REVENUE_KINDS.get(k, "Todas"), placeholder="Escolha...")
-    date_field = cols[3].selectbox("Período por", ["issued_on", "due_on"], key="dams_date_field",
+    cols = st.columns([2, 3, 3])  # the period on a row of its own: "dd/mm/aaaa – dd/mm/aaaa" is never cut
+    date_field = cols[0].selectbox("Período por", ["issued_on", "due_on"], key="dams_date_field",
                                    format_func={"issued_on": "Data de emissão", "due_on": "Vencimento"}.get,
                                        placeholder="Escolha...")
-    period = cols[4].date_input("Período", value=(), format="DD/MM/YYYY", key="dams_period")
+    period = cols[1].date_input("Período", value=(), format="DD/MM/YYYY", key="dams_period")
     start = period[0] if len(period) > 0 else None
     end = period[1] if len(period) > 1 else start
     return lists.DamQuery(search=search, status=status, revenue_kind=kind, start=start, end=end,
@@ -58,7 +59,8 @@ def table(rows: list[dict]) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", key="dams_table", column_config={
         "Contribuinte": st.column_config.TextColumn(width="medium"),
         "Situação": st.column_config.TextColumn(width="medium"),
-        **{name: st.column_config.TextColumn(width="small") for name in ("Nº", "Valor", "Emissão", "Vencimento")},
+        **{name: st.column_config.TextColumn(width="small") for name in ("Nº", "Valor")},
+        **{name: st.column_config.TextColumn(width=100) for name in ("Emissão", "Vencimento")},  # dd/mm/aaaa whole
     })
 
 
@@ -92,7 +94,7 @@ def batch_print(page_rows: list[dict], filters: lists.DamQuery) -> None:
     ready = st.session_state.get("dams_batch_pdf")
     if ready:
         data, count = ready
-        st.download_button(f"Baixar PDF com {count} DAM(s)", data, f"dams_{mun}_{clock.today():%Y%m%d}.pdf",
+        st.download_button(f"Baixar PDF com {fmt.count(count, 'DAM', 'DAMs')}", data, f"dams_{mun}_{clock.today():%Y%m%d}.pdf",
                            "application/pdf", key="dams_batch_download", icon=":material/download:")
 
 
@@ -279,7 +281,8 @@ def list_tab() -> None:
     nav = st.columns([2, 2, 2, 2, 2])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="dams_page")
     nav[1].selectbox("Por página", PER_PAGE, key="dams_per_page", placeholder="Escolha...")
-    nav[2].markdown(f"<br>{list_counts.text(page.total)} DAM(s) · {page.pages} página(s)", unsafe_allow_html=True)
+    nav[2].markdown(f"<br>{list_counts.words(page.total, 'DAM', 'DAMs')} · {fmt.count(page.pages, 'página', 'páginas')}",
+                    unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], "DAMs", mun, "dams", lambda: lists.export_csv(db, actor, mun, filters),
                    lambda: lists.export_xlsx(db, actor, mun, filters))
     st.divider()

@@ -52,7 +52,8 @@ def totals(filters: debts.DebtQuery) -> None:
     st.subheader("Totais por faixa e receita")
     cols = st.columns(len(charge_rules.BUCKETS))
     for col, (key, cell) in zip(cols, aging.by_bucket().items()):
-        col.metric(charge_rules.BUCKET_LABELS[key], fmt.brl(cell.amount), f"{cell.count} débito(s)", delta_color="off",
+        col.metric(charge_rules.BUCKET_LABELS[key], fmt.brl(cell.amount), fmt.count(cell.count, "débito", "débitos"),
+                   delta_color="off",
                    delta_arrow="off")
     rows = aging.rows()
     common.table(money_rows(rows), empty="Nenhum débito em aberto neste filtro.", key="debts_totals")
@@ -68,7 +69,7 @@ def table(rows: list[dict]) -> None:
         "Referente a": (c.get("owner") or {}).get("label") or c.get("description", ""),
         "Receita": debts.revenue_label(c.get("revenue_code"), c.get("revenue_kind")),
         "Vencimento": fmt.day(c["due_on"]),
-        "Vencido há": f"{c['days_overdue']} dia(s)" if c["days_overdue"] else "A vencer",
+        "Vencido há": fmt.count(c["days_overdue"], "dia", "dias") if c["days_overdue"] else "A vencer",
         "Principal": fmt.brl(c["principal"]),
         "Multa e juros": fmt.brl(c["late"]),
         "Pago": fmt.brl(c["paid"]),
@@ -90,7 +91,7 @@ def detail(charge: dict) -> None:
     cols = st.columns(4)
     cols[0].metric("Em aberto", fmt.brl(charge["open"]))
     cols[1].metric("Vencimento", fmt.day(charge["due_on"]))
-    cols[2].metric("Vencido há", f"{charge['days_overdue']} dia(s)" if charge["days_overdue"] else "A vencer")
+    cols[2].metric("Vencido há", fmt.count(charge["days_overdue"], "dia", "dias") if charge["days_overdue"] else "A vencer")
     cols[3].metric("Situação", charge_rules.STATUSES[charge["status"]])
     owner = (charge.get("owner") or {}).get("label")
     st.markdown(
@@ -160,7 +161,8 @@ def open_view() -> None:
     nav = st.columns([2, 2, 2, 2, 2])
     nav[0].number_input("Página", min_value=1, max_value=page.pages, key="debts_page")
     nav[1].selectbox("Por página", PER_PAGE, key="debts_per_page", placeholder="Escolha...")
-    nav[2].markdown(f"<br>{list_counts.text(page.total)} débito(s) · {page.pages} página(s)", unsafe_allow_html=True)
+    nav[2].markdown(f"<br>{list_counts.words(page.total, 'débito', 'débitos')} · "
+                    f"{fmt.count(page.pages, 'página', 'páginas')}", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], "Débitos", mun, "debts", lambda: debts.export_csv(db, actor, mun, filters),
                    lambda: debts.export_xlsx(db, actor, mun, filters))
     st.divider()
@@ -223,7 +225,7 @@ def mark_form(found: active_debt.Candidates) -> None:
             st.rerun()
         return
     amount = sum((c["open"] for c in found.rows if c["id"] in set(confirm)), charge_rules.ZERO)
-    st.warning(f"Confirma a inscrição em dívida ativa de {len(confirm)} débito(s), {fmt.brl(amount)} em aberto, "
+    st.warning(f"Confirma a inscrição em dívida ativa de {fmt.count(len(confirm), 'débito', 'débitos')}, {fmt.brl(amount)} em aberto, "
                f"registrados em «{book.strip() or '—'}»? Cada débito é conferido de novo antes de ser marcado.")
     yes, no = st.columns(2)
     if no.button("Voltar", key="debts_mark_no"):
@@ -233,7 +235,8 @@ def mark_form(found: active_debt.Candidates) -> None:
         st.session_state.pop("debts_mark_confirm", None)
         result = ui_dams.submit("debts_mark_errors", active_debt.mark_inscribed, db, actor, mun, confirm, book)
         if result is not None:
-            lines = [f"{len(result.inscribed)} débito(s) marcado(s) como inscrito(s) em dívida ativa."]
+            lines = [fmt.count(len(result.inscribed), "débito marcado como inscrito", "débitos marcados como inscritos")
+                     + " em dívida ativa."]
             lines += [f"Não marcado — {reason}." for _charge_id, reason in result.skipped]
             st.session_state["debts_flash"] = ("success", lines)
             st.session_state.pop("debts_mark_book", None)

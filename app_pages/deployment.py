@@ -4,6 +4,7 @@ document (CNPJ, coat of arms, who signs the certificates) is set here."""
 import pandas as pd
 import streamlit as st
 
+from rules import fmt
 from services.setup import deployment
 from services.shared import fields, municipalities
 from services.shared.errors import ServiceError, ValidationFailed
@@ -100,7 +101,8 @@ for town in municipalities.of_actor(db, actor):
     elif ok:
         pending = sum(item.status == deployment.NOT_SET for item in items)
         demo = sum(item.status == deployment.DEMO_VALUE for item in items)
-        st.markdown(f"**{pending}** não cadastrado(s), **{demo}** com valor de demonstração.",
+        st.markdown(f"**{pending}** {fmt.plural(pending, 'não cadastrado', 'não cadastrados')}, **{demo}** com valor de "
+                    "demonstração.",
                     help="Um valor de demonstração cita um ato com a palavra 'demonstração'.")
         st.dataframe(pd.DataFrame([{
             "Valor": item.what, "Situação": item.status, "Onde cadastrar": item.where, "Ato citado": item.act,

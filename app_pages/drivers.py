@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from rules.fmt import day
+from rules.fmt import count, day
 from services.ridehailing import registry
 from services.shared import clock, entities, entity_lists, schema
 from services.shared.errors import ValidationFailed
@@ -50,12 +50,14 @@ def add_child(entity: str, cpf: str, form_key: str, widgets, names: list[str], w
         st.rerun()
 
 
-def removable_table(entity: str, rows: list[dict], frame: pd.DataFrame, key: str, what: str, describe) -> None:
-    """The records as a table; a selected row can be removed when it was entered by mistake, with a
-    reason and a confirmation (it stays in the store as removed, and in the audit log)."""
+def removable_table(entity: str, rows: list[dict], frame: pd.DataFrame, key: str, what: str, describe,
+                    empty: str) -> None:
+    """The records as a table (``empty``: what it says without any); a selected row can be removed when
+    it was entered by mistake, with a reason and a confirmation (it stays in the store as removed, and
+    in the audit log)."""
     generation = st.session_state.setdefault(f"{key}_generation", 0)  # a new table after each removal
-    event = st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table_{generation}",
-                         on_select="rerun", selection_mode="single-row")
+    event = common.table(frame, key=f"{key}_table_{generation}", empty=empty, on_select="rerun",
+                         selection_mode="single-row")
     picked = event.selection.rows if event and event.selection else []
     if not picked or picked[0] >= len(rows):
         if rows:
@@ -88,11 +90,12 @@ def documents(cpf: str) -> None:
                "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—"} for r in rows]
     removable_table("driver_documents", rows,
                     pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), "drivers_docs", "o documento",
-                    lambda r: f"{labels.get(r['code'], r['code'])}, emissão em {day(r['issued_on'])}")
+                    lambda r: f"{labels.get(r['code'], r['code'])}, emissão em {day(r['issued_on'])}",
+                    "Nenhum documento entregue.")
     # what the verdict does not accept: not presented, or past its validity (printed, or the law's days)
     ok, offered = common.attempt(registry.documents_due, db, actor, mun, cpf, clock.today())
     offered = offered if ok else []
-    st.caption(f"{len(offered)} documento(s) a entregar." if offered else
+    st.caption(f"{count(len(offered), 'documento', 'documentos')} a entregar." if offered else
                "Todos os documentos exigidos estão no cadastro e válidos; um vencido volta a ser pedido aqui.")
     if offered:
         hand_in(cpf, offered, required)
@@ -131,7 +134,8 @@ def hand_in(cpf: str, offered: list[str], required: dict[str, str]) -> None:
              "valid_until": st.session_state.get(f"{form}_{code}_valid_until")} for code in chosen]
     submit(form, launch_documents, rows, chosen)
     forget(*(f"{form}_{code}{suffix}" for code in chosen for suffix in ("", "_issued_on", "_valid_until")))
-    announce(f"{len(chosen)} documento(s) lançado(s): " + ", ".join(required[c] for c in chosen) + ".")
+    announce(f"{count(len(chosen), 'documento lançado', 'documentos lançados')}: "
+             + ", ".join(required[c] for c in chosen) + ".")
     st.rerun()
 
 
@@ -157,7 +161,8 @@ def records(cpf: str) -> None:
             [{"Data": day(r["committed_on"]), "Gravidade": severity.show(r["severity"]),
               "Descrição": r.get("description") or ""} for r in rows], columns=["Data", "Gravidade", "Descrição"]),
             "drivers_infractions", "a infração",
-            lambda r: f"Infração {severity.show(r['severity']).lower()} de {day(r['committed_on'])}")
+            lambda r: f"Infração {severity.show(r['severity']).lower()} de {day(r['committed_on'])}",
+            "Nenhuma infração registrada.")
         form = "drivers_inf_form"
 
         def infraction() -> dict:
@@ -177,7 +182,8 @@ def records(cpf: str) -> None:
         rows = children("training_courses", cpf)
         removable_table("training_courses", rows, pd.DataFrame(
             [{"Data": day(r["held_on"]), "Curso": r["title"]} for r in rows], columns=["Data", "Curso"]),
-            "drivers_courses", "o curso", lambda r: f"Curso \"{r['title']}\" de {day(r['held_on'])}")
+            "drivers_courses", "o curso", lambda r: f"Curso \"{r['title']}\" de {day(r['held_on'])}",
+            "Nenhum curso registrado.")
         form = "drivers_course_form"
 
         def course() -> dict:

@@ -35,6 +35,10 @@ def when(due, late: bool) -> str:
     return "Hoje" if due == today else fmt.day(due)
 
 
+# "Atrasada desde 12/11/2026" whole, never "Atrasada desde 12/11/2…"
+WHEN_COLUMN = st.column_config.TextColumn(width=200)
+
+
 def counts(late: int, due_today: int, this_week: int) -> None:
     cols = st.columns(3)
     cols[0].metric("Atrasadas", late)
@@ -51,13 +55,15 @@ def ride_hailing_inbox() -> None:
     if not found.urgent:
         st.success("Nada atrasado nem vencendo nesta semana.")
     else:
-        st.caption(" · ".join(f"**{kind}**: {late} atrasada(s), {soon} a vencer" for kind, (late, soon)
+        st.caption(" · ".join(f"**{kind}**: {fmt.count(late, 'atrasada', 'atrasadas')}, {soon} a vencer"
+                              for kind, (late, soon)
                               in sorted(found.per_kind.items())))
         shown = list(found.urgent[:SHOWN])
         event = common.table(pd.DataFrame([{"Prazo": when(p.due, p.late), "Tipo": p.kind, "Registro": p.protocol,
                                             "O que fazer": p.message} for p in shown]),
                              key="home_ride", on_select="rerun", selection_mode="single-row",
-                             column_config={"O que fazer": st.column_config.TextColumn(width="large")})
+                             column_config={"Prazo": WHEN_COLUMN,
+                                            "O que fazer": st.column_config.TextColumn(width="large")})
         picked = event.selection.rows if event is not None and event.selection else []
         step = pendencia_step(shown[picked[0]]) if picked else None
         if step is not None:  # a click on the row opens its record where the work is
@@ -76,7 +82,7 @@ def machinery_inbox() -> None:
     if found.urgent:
         event = common.table(pd.DataFrame([{"Data": when(i.on, i.overdue) if i.on else "—", "Pendência": i.title,
                                             "Detalhe": i.detail} for i in found.urgent]), key="home_machinery",
-                             on_select="rerun", selection_mode="single-row")
+                             on_select="rerun", selection_mode="single-row", column_config={"Data": WHEN_COLUMN})
         picked = event.selection.rows if event is not None and event.selection else []
         if picked:  # a click on the row opens its request, where each of its steps is done
             st.session_state.pop("home_machinery", None)

@@ -165,7 +165,7 @@ def due_list() -> None:
     frame = pd.DataFrame([{**due_cells(p), "Prazo": day(p.due)} for p in rows], columns=DUE_COLUMNS)
     index = list_view("insp_due", frame, found.total, pages, "Vistorias a vencer", mun,
                       lambda: exports.to_csv(everything(), DUE_COLUMNS),
-                      lambda: exports.to_xlsx(everything(), DUE_COLUMNS, sheet="Vistorias a vencer"), "vistoria(s)",
+                      lambda: exports.to_xlsx(everything(), DUE_COLUMNS, sheet="Vistorias a vencer"), ("vistoria", "vistorias"),
                       exact=True)
     if index is not None:
         st.button("Registrar a vistoria desta autorização", key="insp_due_open", type="primary",

@@ -81,7 +81,7 @@ if errors.get("_form"):
 pending = st.session_state.get("localities_pending")
 if pending is not None:
     rows = [r for r in draft if any(str(r.get(k) or "").strip() for k in ("Zona", "Localidade"))]
-    st.warning(f"Confirma a nova lista com {len(rows)} localidade(s), em vigor a partir de "
+    st.warning(f"Confirma a nova lista com {fmt.count(len(rows), 'localidade', 'localidades')}, em vigor a partir de "
                f"{fmt.day(pending['effective'])} ({pending['act'] or 'ato não informado'})? Nada foi gravado ainda.")
     cols = st.columns(2)
     if cols[0].button("Confirmar e salvar", type="primary", key="localities_save", icon=":material/save:"):
@@ -103,4 +103,4 @@ if pending is not None:
 
 if st.session_state.get("localities_saved"):
     count, day = st.session_state.pop("localities_saved")
-    st.success(f"Nova lista registrada com {count} localidade(s), em vigor a partir de {fmt.day(day)}.")
+    st.success(f"Nova lista registrada com {fmt.count(count, 'localidade', 'localidades')}, em vigor a partir de {fmt.day(day)}.")

@@ -30,12 +30,12 @@ page, per_page = asked_page("mpend")
 ok, found = common.attempt(pending.page, db, actor, mun, today, (page - 1) * per_page, per_page)
 if ok:
     pages = pages_of("mpend", found.total, per_page)
-    st.markdown(f"**{fmt.number(found.total)} pendência(s)**"
-                + (f" · :red[{fmt.number(found.overdue)} vencida(s)]" if found.overdue else ""))
+    st.markdown(f"**{fmt.count(found.total, 'pendência', 'pendências')}**"
+                + (f" · :red[{fmt.count(found.overdue, 'vencida', 'vencidas')}]" if found.overdue else ""))
     frame = pd.DataFrame([{**cells(i), "Data": fmt.day(i.on) if i.on else "—"} for i in found.rows], columns=COLUMNS)
     index = list_view("mpend", frame, found.total, pages, "Pendencias maquinas", mun,
                       lambda: exports.to_csv(everything(), COLUMNS),
-                      lambda: exports.to_xlsx(everything(), COLUMNS, sheet="Pendências"), "pendência(s)", exact=True)
+                      lambda: exports.to_xlsx(everything(), COLUMNS, sheet="Pendências"), ("pendência", "pendências"), exact=True)
     if index is not None:  # a click on the row opens its request
         st.session_state.pop("mpend_table", None)
         st.session_state["req_open"] = found.rows[index].record_id

@@ -53,7 +53,7 @@ def booked_row(b: dict) -> dict:
 
 
 def paged_list(key: str, rows: list[dict], columns: list[str], total: int, pages: int, kind: str, everything,
-               noun: str, hint: str | None) -> int | None:
+               noun: tuple[str, str], hint: str | None) -> int | None:
     """One list of the board: its page, count and exports (``everything``: every row, when clicked)."""
     return list_view(key, pd.DataFrame(rows, columns=columns), total, pages, kind, mun,
                      lambda: exports.to_csv(everything(), columns),
@@ -74,7 +74,7 @@ def show_period(until) -> None:
 
 
 def free_list(key: str, search_label: str, placeholder: str, service, row, columns: list[str], kind: str,
-              noun: str, hint: str, target: str):
+              noun: tuple[str, str], hint: str, target: str):
     """The machines or the operators free on the day: searched and paged in the store; a row clicked
     is chosen in the booking form's ``target``."""
     search = st.text_input(search_label, key=f"{key}_search", placeholder=placeholder)
@@ -98,7 +98,7 @@ if not ok:
 clicked = paged_list("sched_queue", [queue_row(e) for e in queue.entries], QUEUE, queue.total, queue.pages,
                      "Fila da agenda",
                      lambda: [queue_row(e) for e in schedule.queue_rows(db, actor, mun, day, search)],
-                     "pedido(s)", "Clique em um pedido para escolhê-lo no agendamento abaixo.")
+                     ("pedido", "pedidos"), "Clique em um pedido para escolhê-lo no agendamento abaixo.")
 follow_click(queue.entries[clicked].request_id if clicked is not None else None, "sched_request")
 
 assets_tab, operators_tab = st.tabs([f"Máquinas e veículos livres em {fmt.day(day)}",
@@ -106,12 +106,12 @@ assets_tab, operators_tab = st.tabs([f"Máquinas e veículos livres em {fmt.day(
 with assets_tab:
     free_assets = free_list("sched_assets", "Buscar máquina ou veículo", "Placa, patrimônio, marca ou modelo",
                             schedule.free_assets, asset_row, ["Identificação", "Tipo", "Descrição"], "Máquinas livres",
-                            "máquina(s) ou veículo(s)", "Clique em uma máquina para escolhê-la no agendamento abaixo.",
+                            ("máquina ou veículo", "máquinas ou veículos"), "Clique em uma máquina para escolhê-la no agendamento abaixo.",
                             "sched_asset")
 with operators_tab:
     free_operators = free_list("sched_operators", "Buscar operador ou motorista", "Nome", schedule.free_operators,
                                operator_row, ["Nome", "Função", "CNH"], "Operadores livres",
-                               "operador(es) ou motorista(s)",
+                               ("operador ou motorista", "operadores ou motoristas"),
                                "Clique em um operador para escolhê-lo no agendamento abaixo.", "sched_operator")
 
 if queue.entries:
@@ -175,7 +175,7 @@ if ok:
     clicked = paged_list(
         "sched_booked", [booked_row(b) for b in booked.rows], BOOKED, booked.total, booked.pages, "Agendados do dia",
         lambda: [booked_row(b) for b in every_row(lambda p, n: schedule.booked_page(db, actor, mun, day, p, n))],
-        "agendamento(s)", "Clique em um agendamento para remarcá-lo ou cancelá-lo abaixo.")
+        ("agendamento", "agendamentos"), "Clique em um agendamento para remarcá-lo ou cancelá-lo abaixo.")
     follow_click(booked.rows[clicked]["request_id"] if clicked is not None else None, "sched_change_req")
 
 st.subheader("Remarcar ou cancelar um agendamento")
@@ -241,7 +241,7 @@ if ok:
                                    field="machines"))
 
     paged_list("sched_week", week_rows(week.machines), ["Máquina", "Tipo", *heads], week.total, week.pages,
-               "Semana das máquinas", every_machine, "máquina(s) ou veículo(s)", None)
+               "Semana das máquinas", every_machine, ("máquina ou veículo", "máquinas ou veículos"), None)
 
 st.subheader("Semana para impressão")
 st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)",

@@ -52,12 +52,15 @@ def in_force(name):
 
 
 current = {name: in_force(name) for name in names}
+# the name the store keeps (dam_late_fine_daily_percent) only when TI asks for it (issue 35 item 12)
+technical = st.toggle("Mostrar o nome técnico de cada parâmetro", key="params_technical")
 table = pd.DataFrame([{
-    "Parâmetro": label(r["name"]), "Identificador": r["name"], "Vigência a partir de": fmt.day(parameters.parse_date(r["effective"])),
+    "Parâmetro": label(r["name"]), **({"Nome técnico": r["name"]} if technical else {}),
+    "Vigência a partir de": fmt.day(parameters.parse_date(r["effective"])),
     "Valor": shown(r["value"]), "Ato": r["act"], "Observação": r.get("note", ""),
     "Em vigor hoje": "Sim" if current.get(r["name"]) and current[r["name"]].effective == parameters.parse_date(r["effective"]) else "",
 } for r in rows if chosen in ("(todos)", r["name"])])
-st.dataframe(table, hide_index=True, width="stretch")
+common.table(table)
 records = table.to_dict("records")
 export_places = st.columns([2, 2, 6])
 export_buttons(export_places[0], export_places[1], "Parâmetros", mun, "params",
@@ -146,8 +149,11 @@ def impact_lines(p):
     lines.append(f"**O que muda:** {affects(p.name)}")
     lines += [f"- Multa {severity} de infração em {fmt.day(p.new.effective)}: {before_fine} → **{after_fine}**"
               for severity, before_fine, after_fine in p.fines]
-    lines.append(f"**Hoje em {p.municipality}:** {p.open_dams} DAM(s) emitido(s) e não pago(s) e "
-                 f"{p.owing_charges} débito(s) em aberto, dos quais {p.overdue_charges} vencido(s) antes de "
+    lines.append(f"**Hoje em {p.municipality}:** "
+                 f"{fmt.count(p.open_dams, 'DAM emitido e não pago', 'DAMs emitidos e não pagos')} e "
+                 f"{fmt.count(p.owing_charges, 'débito em aberto', 'débitos em aberto')}, "
+                 f"{fmt.plural(p.owing_charges, 'do qual', 'dos quais')} "
+                 f"{fmt.count(p.overdue_charges, 'vencido', 'vencidos')} antes de "
                  f"{fmt.day(p.new.effective)}. DAMs e débitos guardam o valor com que foram lançados.")
     return lines
 

@@ -50,7 +50,7 @@ if ok:
 
     index = list_view("pend", frame, found.total, pages, "Pendências", mun,
                       lambda: exports.to_csv(everything(), COLUMNS),
-                      lambda: exports.to_xlsx(everything(), COLUMNS, sheet="Pendências"), "pendência(s)",
+                      lambda: exports.to_xlsx(everything(), COLUMNS, sheet="Pendências"), ("pendência", "pendências"),
                       column_config={"O que fazer": st.column_config.TextColumn(width="large")}, exact=True)
     step = pendencia_step(shown[index]) if index is not None else None
     if step is not None:  # a click on the row opens its record where the work is

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pandas as pd
 import streamlit as st
 
-from rules.fmt import brl, day, moment
+from rules.fmt import brl, count, day, moment, plural
 from rules.ridehailing.obligations import TRIP_COLUMNS
 from services.ridehailing import (
     issqn,
@@ -70,7 +70,7 @@ def table(rows: list[dict], key: str, kind: str, empty: str) -> None:
 def file_report(report: platform_files.FileReport, key: str) -> None:
     if report.ok:
         return
-    st.error(f"{len(report.errors)} problema(s) no arquivo; nada foi gravado. Corrija e envie de novo.")
+    st.error(f"{count(len(report.errors), 'problema', 'problemas')} no arquivo; nada foi gravado. Corrija e envie de novo.")
     st.dataframe(pd.DataFrame([{"Linha": e.line, "Campo": e.field, "Problema": e.message} for e in report.errors]),
                  hide_index=True, width="stretch", key=f"{key}_errors_table")
 
@@ -108,9 +108,9 @@ with tab_lists:
         if report is not None:
             file_report(report, "pob_list")
             if report.ok and receive:
-                st.success(f"Relação recebida: {report.rows} linhas, {report.hits} sem autorização válida.")
+                st.success(f"Relação recebida: {count(report.rows, 'linha', 'linhas')}, {report.hits} sem autorização válida.")
             elif report.ok:
-                st.success(f"Arquivo sem problemas: {report.rows} linhas. Clique em Receber e conciliar para gravar.")
+                st.success(f"Arquivo sem problemas: {count(report.rows, 'linha', 'linhas')}. Clique em Receber e conciliar para gravar.")
     st.subheader("Prazos das relações")
     ok, statuses = common.attempt(platform_lists.list_statuses, db, actor, mun, today)
     if ok:
@@ -172,10 +172,11 @@ with tab_requests:
                 st.success("Resposta registrada; recarregue a lista para ver a situação.")
 
 with tab_trips:
-    st.caption("Colunas do CSV, com estes nomes no cabeçalho: " + ", ".join(f"`{c.name}` ({c.label.lower()})"
-                                                                    for c in TRIP_COLUMNS) +
-               f" (campos mínimos: {rules.trip_data_fields[0].reference.rsplit(',', 1)[0]}, I a VI; avaliação "
-               "pode ficar em branco).")
+    st.caption("Uma viagem por linha; o cabeçalho do CSV traz cada coluna com o nome abaixo (campos mínimos: "
+               f"{rules.trip_data_fields[0].reference.rsplit(',', 1)[0]}, I a VI).")
+    common.table(pd.DataFrame([{"Nome no arquivo": c.name, "Conteúdo": c.label, "Obrigatória": "Sim" if c.required else
+                                "Não: pode ficar em branco"} for c in TRIP_COLUMNS]), key="pob_trip_columns",
+                 height="content")
     with st.form("pob_trip_form"):
         trip_platform = st.selectbox("Plataforma", list(names), format_func=names.get, key="pob_trip_platform",
             placeholder="Escolha...")
@@ -192,7 +193,8 @@ with tab_trips:
         if report is not None:
             file_report(report, "pob_trip")
             if report.ok:
-                st.success(f"{report.rows} viagens " + ("importadas." if trip_import else "sem problemas."))
+                st.success(count(report.rows, "viagem", "viagens") + (
+                    plural(report.rows, " importada.", " importadas.") if trip_import else " sem problemas."))
 
 with tab_issqn:
     st.caption(f"ISSQN mensal por veículo ({rules.ref('issqn')}): valores das viagens informadas × alíquota em vigor "
@@ -208,7 +210,7 @@ with tab_issqn:
     if assess:
         _ok, written = call("pob_iss", issqn.assess_issqn, db, actor, mun, iss_platform, competence)
         if written is not None:
-            st.success(f"{written} veículo(s) apurado(s) em {competence:%m/%Y}.")
+            st.success(f"{count(written, 'veículo apurado', 'veículos apurados')} em {competence:%m/%Y}.")
     ok, months = common.attempt(issqn.issqn_months, db, actor, mun, today)
     if ok:
         table([{"Plataforma": m.platform_name, "Competência": f"{m.competence[5:]}/{m.competence[:4]}",

@@ -119,7 +119,8 @@ if data.debts is not None:
                "pelo tempo desde o vencimento.")
     columns = st.columns(len(owed.aging))
     for column, (key, (count, amount)) in zip(columns, owed.aging.items()):
-        column.metric(BUCKET_LABELS[key], fmt.brl(amount), f"{count} débito(s)", delta_color="off", delta_arrow="off")
+        column.metric(BUCKET_LABELS[key], fmt.brl(amount), fmt.count(count, "débito", "débitos"),
+                      delta_color="off", delta_arrow="off")
     share, before = owed.paid_share, owed.previous_paid_share
     change = None if share is None or before is None else f"{share - before:+.1f} p.p.".replace(".", ",", 1)
     st.metric("Parcela paga do valor lançado no período", text.share_text(share), change,

@@ -36,7 +36,7 @@ if ok:
     pages = pages_of("users_list", found.total, per_page)
     index = list_view("users_list", pd.DataFrame([cells(u) for u in found.rows], columns=COLUMNS), found.total, pages,
                       "Usuários", None, lambda: exports.to_csv(everything(search), COLUMNS),
-                      lambda: exports.to_xlsx(everything(search), COLUMNS, sheet="Usuários"), "usuário(s)")
+                      lambda: exports.to_xlsx(everything(search), COLUMNS, sheet="Usuários"), ("usuário", "usuários"))
     if index is not None:  # a click on the row picks the user to change
         st.session_state.pop("users_list_table", None)
         st.session_state["users_edit_target"] = listed[index]

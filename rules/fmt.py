@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal, getcontext, localcontext
 
+from babel import Locale
 from babel.dates import format_date
 from babel.numbers import format_currency, format_decimal
 
@@ -29,6 +30,20 @@ def number(value: Decimal | int, places: int | None = None) -> str:
             return format_decimal(value, locale="pt_BR")
         pattern = "#,##0" + ("." + "0" * places if places else "")
         return format_decimal(value, format=pattern, locale="pt_BR")
+
+
+PT_BR = Locale.parse("pt_BR")
+
+
+def plural(count: Decimal | int, one: str, other: str) -> str:
+    """The words that go with ``count`` by pt-BR's plural rule (CLDR, through babel): ``one`` for 0 and
+    1 ("1 atrasada", "0 pendência"), ``other`` from 2 on ("2 atrasadas") — never "atrasada(s)"."""
+    return one if PT_BR.plural_form(abs(count)) == "one" else other
+
+
+def count(value: Decimal | int, one: str, other: str) -> str:
+    """A count and its words: "1 DAM baixado", "1.234 DAMs baixados"."""
+    return f"{number(value)} {plural(value, one, other)}"
 
 
 def day(value: date | datetime) -> str:

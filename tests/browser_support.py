@@ -131,13 +131,18 @@ def rerun_settled(page, timeout: int = 30000, start: int = 3000) -> None:
 
 
 # What a person sees must be pt-BR (issue 22 item 9): no snake_case identifier and none of Streamlit's
-# English words, in the text shown and in what a screen reader reads (aria-label, title, placeholder).
+# English words, in the text shown and in what a screen reader reads (aria-label, title, placeholder,
+# a date segment's aria-valuetext) or a copy takes (a date field's hidden placeholder).
 SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 # Streamlit's own English words, as it draws them (whole words, case as drawn)
 ENGLISH = re.compile(r"\b(?:Choose date|Choose an option|Upload|Browse files|Drag and drop|per file|Add:|"
                      r"No results|No options|Open|Close|Clear value|Search|Download as CSV|Fullscreen|"
                      r"Collapse sidebar|Expand sidebar|Sidebar|App pages|Link to heading|file upload|"
-                     r"Show/hide columns|Copy to clipboard|Increment|Decrement|view more|view less|empty)\b|\b(?:day|month|year|hour|minute), ")
+                     r"Show/hide columns|Copy to clipboard|Increment|Decrement|view more|view less|empty|"
+                     # a date field (issue 35 item 12): its parts, empty segments, months, help, placeholder
+                     r"start date|end date|Empty|Help|Previous month|Next month|Date range|"
+                     r"Quick select|yyyy|January|February|March|April|June|July|August|September|October|"
+                     r"November|December)\b|\b(?:day|month|year|hour|minute), |\bSelect\.\.\.")
 SEEN = """() => {
   const shown = [];
   const skip = (el) => el.closest('[data-testid="stIconMaterial"], code, pre, [aria-hidden="true"], '
@@ -149,10 +154,14 @@ SEEN = """() => {
     if (el.checkVisibility && !el.checkVisibility()) continue;
     shown.push(node.textContent.trim());
   }
-  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder], [aria-valuetext]')) {
     if (el.closest('[data-testid="stIconMaterial"], .st-key-painel_cookie_holder')) continue;
-    for (const a of ['aria-label', 'title', 'placeholder']) if (el.getAttribute(a)) shown.push(el.getAttribute(a));
+    for (const a of ['aria-label', 'title', 'placeholder', 'aria-valuetext'])
+      if (el.getAttribute(a)) shown.push(el.getAttribute(a));
   }
+  // what is copied from a date field: the hidden placeholder behind the painted "aaaa"
+  for (const el of document.querySelectorAll('[data-testid="stDateInputField"] [data-placeholder="true"]'))
+    shown.push(el.textContent);
   for (const grid of document.querySelectorAll('table[role="grid"]')) {  // a table without rows: Streamlit
     const cells = [...grid.querySelectorAll('td[role="gridcell"]')];    // draws its English "empty" in the canvas
     if (grid.getAttribute('aria-rowcount') === '2' && cells.length && cells.every((c) => !c.textContent.trim()))

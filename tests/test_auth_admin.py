@@ -152,7 +152,7 @@ def test_the_users_page_pages_its_list_and_opens_a_linked_user_off_the_page(db, 
     at.session_state["users_edit_target"] = "ti.matupa"  # "Abrir registro" from the audit log: on page 2
     at.run()
     assert not at.exception and not at.error
-    assert len(at.dataframe[0].value) == 25 and "32 usuário(s) · 2 página(s)" in " ".join(m.value for m in at.markdown)
+    assert len(at.dataframe[0].value) == 25 and "32 usuários · 2 páginas" in " ".join(m.value for m in at.markdown)
     assert at.selectbox(key="users_edit_target").value == "ti.matupa"
     at.number_input(key="users_list_page").set_value(2).run()
     assert list(at.dataframe[0].value["Usuário"]) == [*(f"fiscal{n}.matupa" for n in range(25, 30)),

@@ -123,9 +123,9 @@ def test_ti_defines_a_register_a_clerk_fills_it_and_ti_changes_it(panel):
         csv = "Número da banca;Setor;Área (m²)\nB-02;Artesanato;12\nB-03;Hortifruti;9\n".encode("utf-8")
         page.locator(f'.st-key-{NAME}_import_file input[type="file"]').set_input_files(  # the import's, not a form's
             files=[{"name": "bancas.csv", "mimeType": "text/csv", "buffer": csv}])
-        wait_text(page, "Verificação concluída: 2 linha(s) válida(s).")
-        page.get_by_role("button", name="Importar 2 registro(s)").click()
-        wait_text(page, "2 registro(s) importado(s).")
+        wait_text(page, "Verificação concluída: 2 linhas válidas.")
+        page.get_by_role("button", name="Importar 2 registros").click()
+        wait_text(page, "2 registros importados.")
         assert db[NAME].count_documents({"municipality": "chapada"}) == 3
         assert db["audit"].count_documents({"collection": NAME, "action": "create"}) == 3
         page.get_by_role("tab", name="Lista").click()

@@ -227,7 +227,7 @@ def test_overdue_is_computed_from_today(db, today, day, expected):
 
 @pytest.mark.parametrize("due, paid_on, amount, flags, note", [
     pytest.param(date(2026, 3, 20), date(2026, 3, 20), "150.00", [], "", id="exact amount on the due date"),
-    pytest.param(date(2026, 3, 20), date(2026, 3, 23), "150.00", ["pago_em_atraso"], "3 dia(s) após",
+    pytest.param(date(2026, 3, 20), date(2026, 3, 23), "150.00", ["pago_em_atraso"], "3 dias após",
                  id="CTN art. 210: next business day after a Friday due date is late"),
     pytest.param(date(2026, 3, 21), date(2026, 3, 23), "150.00", [], "",
                  id="CTN art. 210 pu: Saturday due date printed as Monday, paid Monday"),

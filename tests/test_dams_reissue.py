@@ -77,7 +77,7 @@ def test_the_2a_via_charges_multa_and_juros_and_cancels_the_original(db, second)
     assert via["due_on"] == NEW_DUE and via["issued_on"] == LATER
     assert via["replaces"]["number"] == original["number"] and via["replaces"]["via"] == 2
     assert via["pays"] == original["pays"]
-    assert any("Multa de mora: 41 dia(s)" in line for line in via["instructions"])
+    assert any("Multa de mora: 41 dias" in line for line in via["instructions"])
     stored = get(db, original)
     assert stored["status"] == dams.CANCELLED and stored["replaced_by"]["number"] == via["number"]
     assert "Substituído pela 2ª via" in stored["cancel_reason"]

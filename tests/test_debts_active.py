@@ -110,7 +110,7 @@ def test_a_charge_paid_or_no_longer_past_the_term_is_left_out_with_the_reason(db
     assert result.inscribed == ()
     assert [reason for _id, reason in result.skipped] == [
         "Maria da Silva Souza, vencimento 20/06/2025: está pago",
-        f"Maria da Silva Souza, vencimento {TODAY - timedelta(days=5):%d/%m/%Y}: vencido há 5 dia(s), prazo de 30",
+        f"Maria da Silva Souza, vencimento {TODAY - timedelta(days=5):%d/%m/%Y}: vencido há 5 dias, prazo de 30",
         "débito não encontrado"]
 
 

@@ -46,7 +46,7 @@ def test_the_totals_and_the_list_by_vencido_ha(db, today):
     assert list(totals["Total (R$)"])[-1] == "R$\xa0425,00"
     assert list(listed["Contribuinte"]) == ["Maria da Silva Souza", "João Pereira Lima", "Maria da Silva Souza"]
     assert list(listed["Situação"]) == ["Em aberto", "Pago a menor", "Em aberto"]
-    assert list(listed["Vencido há"]) == ["101 dia(s)", "41 dia(s)", "A vencer"]  # 20/11 (Consciência Negra) moved to 21/11
+    assert list(listed["Vencido há"]) == ["101 dias", "41 dias", "A vencer"]  # 20/11 (Consciência Negra) moved to 21/11
     assert list(listed["Em aberto"]) == ["R$ 150,00", "R$ 125,00", "R$ 150,00"]
     assert {b.label for b in at.get("download_button")} >= {"Exportar CSV (filtro atual)", "Exportar XLSX (filtro atual)"}
     at.selectbox(key="debts_bucket").select("31_90").run()
@@ -97,7 +97,7 @@ def test_marking_the_exported_list_inscribed_asks_first(db, today):
     assert len(at.dataframe[0].value) == 2
     assert {b.label for b in at.get("download_button")} >= {"Exportar CSV (filtro atual)", "Exportar XLSX (filtro atual)"}
     at.button(key="debts_mark").click().run()
-    assert "Confirma a inscrição em dívida ativa de 2 débito(s), R$ 200,00 em aberto" in shown(at)
+    assert "Confirma a inscrição em dívida ativa de 2 débitos, R$ 200,00 em aberto" in shown(at)
     at.button(key="debts_mark_no").click().run()
     assert not [b for b in at.button if b.key == "debts_mark_yes"]
     at.button(key="debts_mark").click().run()
@@ -109,7 +109,7 @@ def test_marking_the_exported_list_inscribed_asks_first(db, today):
     at.button(key="debts_mark").click().run()
     at.button(key="debts_mark_yes").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert "2 débito(s) marcado(s) como inscrito(s) em dívida ativa." in shown(at)
+    assert "2 débitos marcados como inscritos em dívida ativa." in shown(at)
     assert {charges.load(db, i)["status"] for i in (old, older)} == {charge_rules.INSCRIBED}
     assert charges.load(db, older)["inscription"]["book"] == "Livro 3, folha 7"
     assert "Nenhum débito a inscrever." in shown(at)

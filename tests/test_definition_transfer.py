@@ -89,7 +89,7 @@ def test_a_register_and_its_records_travel_to_another_store_and_municipality(sou
     [entry] = target["audit"].find({"action": "import"})
     source_name = municipalities.get(target, "chapada").name
     assert entry["municipality"] == "matupa" and entry["changes"]["quantity"]["after"] == 2
-    assert f"exportado de {source_name} em " in entry["note"] and "por ti.cg, com 2 registro(s)" in entry["note"]
+    assert f"exportado de {source_name} em " in entry["note"] and "por ti.cg, com 2 registros" in entry["note"]
     assert target["bancas_feira"].index_information()["u_bancas_feira_numero"]["unique"]
     with pytest.raises(Exception, match="Já existe banca da feira"):  # the register's unique index, made after
         entities.create(target, SECRETARIA_MP, "bancas_feira", "matupa", {"numero": "B-01", "titular": "529.982.247-25"})
@@ -235,7 +235,7 @@ def test_the_page_offers_the_file_and_shows_each_problem_before_importing(source
     at.file_uploader(key="regdef_transfer_file_0").set_value(("cadastro.json", as_file(document),
                                                               "application/json")).run()
     assert not at.exception
-    assert "2 problema(s)" in at.error[0].value
+    assert "2 problemas" in at.error[0].value
     table = at.dataframe[0].value
     assert list(table["Onde"]) == ["Definição", "Registro 2"]
     assert "CPF inválido" in table["Problema"][1] and "já existe um cadastro" in table["Problema"][0]
@@ -252,6 +252,6 @@ def test_the_page_imports_under_a_new_identifier_after_confirmation(source):
     at.button(key="regdef_transfer_import").click().run()
     at.button(key="regdef_transfer_import_yes").click().run()
     assert not at.exception
-    assert "Cadastro de bancas da feira importado com 2 registro(s)" in " ".join(s.value for s in at.success)
+    assert "Cadastro de bancas da feira importado com 2 registros" in " ".join(s.value for s in at.success)
     assert source["bancas_centro"].count_documents({"municipality": "chapada"}) == 2
     assert at.selectbox(key="regdef_choice").value == "bancas_centro"

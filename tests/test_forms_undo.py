@@ -104,7 +104,7 @@ def test_a_removed_document_leaves_the_list_and_the_verdict_and_stays_in_the_sto
     assert kept["version"] == medical["version"] + 1
     entries = audit_log.search(db, TI, "chapada", action="remove")[0]
     assert [(e["doc_id"], e["changes"]["removed"]["after"]["reason"], e["note"]) for e in entries] == [
-        (medical["id"], "Lançado no condutor errado", "Removido(a) por engano: Lançado no condutor errado")]
+        (medical["id"], "Lançado no condutor errado", "Removido por engano: Lançado no condutor errado")]
 
 
 def test_a_removal_needs_a_reason_and_happens_once(db):

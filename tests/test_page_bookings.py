@@ -323,7 +323,7 @@ def test_pending_lists_what_awaits_action(db, nl, today):
     at = page("machinery_pending.py")
     assert not at.exception
     assert "Aguardando orçamento" in frame_text(at, "Pendência")
-    assert "1 pendência(s)" in " ".join(m.value for m in at.markdown)
+    assert "1 pendência" in " ".join(m.value for m in at.markdown)
 
 
 def test_execution_opens_for_a_service_booked_for_a_later_day(db, nl, today):

@@ -204,7 +204,7 @@ def test_batch_printing_over_the_current_filter_offers_one_pdf(db):
     at.button(key="dams_batch").click().run()
     assert not at.exception and not at.error
     assert [b.label for b in at.get("download_button") if "lote" in b.label or "PDF com" in b.label] == \
-        ["Baixar PDF com 3 DAM(s)"]
+        ["Baixar PDF com 3 DAMs"]
 
 
 def test_a_short_payment_shows_the_open_difference_and_issues_its_dam(db):

@@ -143,7 +143,7 @@ def test_a_document_is_removed_with_a_reason_and_a_confirmation(db):
     assert "Registro removido: " in texts(at, "success") and "O motivo ficou no registro de auditoria." in texts(at, "success")
     assert "Condutor — Falta comprovar" in texts(at, "warning")
     entries, _ = audit_log.search(db, TI, "chapada", action="remove")
-    assert [e["note"] for e in entries] == ["Removido(a) por engano: Atestado de outro condutor"]
+    assert [e["note"] for e in entries] == ["Removido por engano: Atestado de outro condutor"]
 
 
 def test_a_wrong_protocol_is_cancelled_from_the_screen(db):

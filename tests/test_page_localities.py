@@ -55,7 +55,7 @@ def test_ti_saves_a_new_version_with_two_zones_in_force_from_its_date(db):
     tomorrow = clock.today() + timedelta(days=1)
     at = review_and_confirm(at, "Portaria 12/2027")
     assert [s.value for s in at.success] == [
-        f"Nova lista registrada com 2 localidade(s), em vigor a partir de {tomorrow:%d/%m/%Y}."]
+        f"Nova lista registrada com 2 localidades, em vigor a partir de {tomorrow:%d/%m/%Y}."]
     assert localities.localities(db, MUN, clock.today()) == []
     assert localities.localities(db, MUN, tomorrow) == [
         {"zone": "Zona Urbana", "locality": "Centro", "area": "urbana"},

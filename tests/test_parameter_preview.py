@@ -70,8 +70,8 @@ def test_nothing_is_saved_before_confirmar_and_the_preview_shows_before_after_an
     assert "**Em vigor hoje:** 100 (desde 01/01/2026, Decreto Municipal 1/2026)" in shown
     assert "**Novo valor:** 120 a partir de 01/04/2026 (Decreto Municipal 20/2026)" in shown
     assert "multas fixadas em UPFM" in shown
-    assert ("**Hoje em Chapada dos Guimarães:** 1 DAM(s) emitido(s) e não pago(s) e 1 débito(s) em aberto, "
-            "dos quais 1 vencido(s) antes de 01/04/2026.") in shown
+    assert ("**Hoje em Chapada dos Guimarães:** 1 DAM emitido e não pago e 1 débito em aberto, "
+            "do qual 1 vencido antes de 01/04/2026.") in shown
     assert db["parameters"].count_documents({"municipality": "chapada", "name": "upfm_value"}) == 1
     at.button(key="params_save_yes").click().run()
     assert not at.exception

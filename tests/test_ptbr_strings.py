@@ -56,8 +56,8 @@ def test_the_data_explorer_shows_instants_in_cuiaba_time(db):
     assert not at.exception
     at.toggle(key="explorer_only_here").set_value(False).run()
     assert not at.exception, at.exception
-    cells = at.dataframe[0].value["created_at"].tolist()
-    assert "01/12/2026 11:00:00" in cells
+    cells = at.dataframe[0].value["Criado em"].tolist()
+    assert "01/12/2026 11:00" in cells
     assert not any("+00:00" in str(c) for c in cells)
 
 
@@ -132,3 +132,38 @@ def test_record_words_agree_with_the_registers_gender():
     assert (entities.spec("drivers").new_label, entities.spec("drivers").saved) == ("Novo condutor", "salvo")
     sources = [p for d in ("app_pages", "ui") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
     assert [str(p.relative_to(ROOT)) for p in sources if "(a)" in p.read_text()] == []
+
+
+# "atrasada(s)", "DAM(s)", "mês(es)", "item(ns)", "removido(a)": a count or a gender left to the reader
+PSEUDO_PLURAL = re.compile(r"[^\W\d_]\((?:s|es|ns|is|ões|ães|a|as)\)")
+
+
+def texts_of(path: Path) -> list[tuple[int, str]]:
+    """The literal texts of a module (the literal parts of its f-strings), docstrings left out."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_no_pseudo_plural_reaches_a_user():
+    """Issue 35 item 10: "2 atrasadas", "1 atrasada" (babel's pt-BR plural, ``rules.fmt.count``) — never
+    "2 atrasada(s)" — in every text the pages, the services and the rules write."""
+    sources = [p for d in ("app_pages", "ui", "services", "rules") for p in (ROOT / d).rglob("*.py")]
+    found = [f"{p.relative_to(ROOT)}:{line}: {text!r}" for p in sources + [ROOT / "app.py"]
+             for line, text in texts_of(p) if PSEUDO_PLURAL.search(text)]
+    assert found == []
+
+
+@pytest.mark.parametrize(("count", "expected"), [
+    (0, "0 atrasada"), (1, "1 atrasada"), (2, "2 atrasadas"), (1234, "1.234 atrasadas")],
+    ids=["zero takes the singular in pt-BR (CLDR)", "one", "two", "thousands"])
+def test_a_count_takes_the_plural_of_pt_br(count, expected):
+    from rules import fmt
+
+    assert fmt.count(count, "atrasada", "atrasadas") == expected

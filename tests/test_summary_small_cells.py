@@ -141,6 +141,6 @@ def test_the_debts_of_few_charges_are_shown_whole_to_the_gabinete(db, today):
     assert aging["Total"] == (10, Decimal("790.00"))
     at = page(GABINETE, summary_preset="Personalizado", summary_range=MARCH)
     metrics = {m.label: (m.value, m.delta) for m in at.metric}
-    assert metrics["A vencer"] == ("R$ 80,00", "1 débito(s)")
+    assert metrics["A vencer"] == ("R$ 80,00", "1 débito")
     report = PdfReader(io.BytesIO(summary.report_pdf(db, GABINETE, "chapada", *MARCH))).pages[0].extract_text()
     assert "Débitos a receber em 15/04/2026: R$ 790,00, dos quais R$ 710,00 vencidos." in report

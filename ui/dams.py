@@ -153,7 +153,7 @@ def report(result: bank_report.ImportResult) -> None:
         st.info(f"Este arquivo já foi importado em {when} por {result.imported_by}. Nada foi alterado. "
                 "Abaixo, o relatório daquela importação.")
     else:
-        st.success(f"Arquivo importado: {len(result.paid)} DAM(s) baixado(s).")
+        st.success(f"Arquivo importado: {fmt.count(len(result.paid), 'DAM baixado', 'DAMs baixados')}.")
     st.caption(header)
     cols = st.columns(6)
     cols[0].metric("Linhas", len(result.lines))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rules import fmt
 from services.shared import definition_transfer, municipalities, uploads
 from services.shared.definition_transfer import ImportPlan
 from ui import common
@@ -60,11 +61,12 @@ def _import(db, actor, mun: str) -> None:
         return
     place = dict((m.code, m.name) for m in municipalities.of_actor(db, actor)).get(mun, mun)
     if confirm_button("Importar", "regdef_transfer_import",
-                      f"Criar o cadastro de {plan.label_plural.lower()} em {place} com {plan.records} "
-                      "registro(s)?", icon=":material/upload:"):
+                      f"Criar o cadastro de {plan.label_plural.lower()} em {place} com "
+                      f"{fmt.count(plan.records, 'registro', 'registros')}?", icon=":material/upload:"):
         ok, name = common.attempt(definition_transfer.import_register, db, actor, mun, data, rename_to=rename)
         if ok:
-            announce(f"Cadastro de {plan.label_plural.lower()} importado com {plan.records} registro(s); ele já "
+            announce(f"Cadastro de {plan.label_plural.lower()} importado com "
+                     f"{fmt.count(plan.records, 'registro', 'registros')}; ele já "
                      "está no menu de quem o consulta.")
             st.session_state[GENERATION] = generation + 1
             common.forget(RENAME, "regdef_choice", regdef_choice=name)
@@ -74,12 +76,12 @@ def _import(db, actor, mun: str) -> None:
 def _describe(db, plan: ImportPlan) -> None:
     """What the file creates, and every problem next to where it is."""
     names = {m.code: m.name for m in municipalities.all_municipalities(db)}
-    st.markdown(f"**{plan.label_plural or 'Cadastro sem nome'}**: {plan.fields} campo(s) e {plan.records} "
-                f"registro(s), exportado de {names.get(plan.source, plan.source)}.")
+    st.markdown(f"**{plan.label_plural or 'Cadastro sem nome'}**: {fmt.count(plan.fields, 'campo', 'campos')} e "
+                f"{fmt.count(plan.records, 'registro', 'registros')}, exportado de {names.get(plan.source, plan.source)}.")
     if plan.applicable:
         st.success("Verificação concluída: nada impede a importação.", icon=":material/check_circle:")
         return
-    st.error(f"{len(plan.problems)} problema(s); nada foi gravado. Corrija os pontos abaixo e envie o arquivo de "
+    st.error(f"{fmt.count(len(plan.problems), 'problema', 'problemas')}; nada foi gravado. Corrija os pontos abaixo e envie o arquivo de "
              "novo.", icon=":material/error:")
     st.dataframe(pd.DataFrame([{"Onde": p.where, "Problema": p.message} for p in plan.problems]),
                  hide_index=True, width="stretch")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rules import fmt
+
 from services.shared import entity_files, uploads
 from services.shared.schema import EntitySpec
 from ui import common
@@ -22,13 +24,14 @@ def entity_import(spec: EntitySpec, actor, mun: str) -> None:
     if not ok:
         return
     if report.errors:
-        st.error(f"{len(report.errors)} problema(s) em {report.rows} linha(s). Nada foi gravado; corrija o arquivo.")
+        st.error(f"{fmt.count(len(report.errors), 'problema', 'problemas')} em {fmt.count(report.rows, 'linha', 'linhas')}. "
+                 "Nada foi gravado; corrija o arquivo.")
         st.dataframe(pd.DataFrame([{"Linha": e.line, "Campo": e.field, "Problema": e.message} for e in report.errors]),
                      hide_index=True, width="stretch")
         return
-    st.success(f"Verificação concluída: {report.rows} linha(s) válida(s).")
-    if st.button(f"Importar {report.rows} registro(s)", type="primary", key=f"{key}_commit"):
+    st.success(f"Verificação concluída: {fmt.count(report.rows, 'linha válida', 'linhas válidas')}.")
+    if st.button(f"Importar {fmt.count(report.rows, 'registro', 'registros')}", type="primary", key=f"{key}_commit"):
         with st.spinner("Importando…"):
             ok, done = common.attempt(entity_files.import_csv, common.db(), actor, spec.name, mun, data, commit=True)
         if ok:
-            st.success(f"{done.inserted} registro(s) importado(s).")
+            st.success(f"{fmt.count(done.inserted, 'registro importado', 'registros importados')}.")

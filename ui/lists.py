@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from rules import fmt
 from services.shared import clock, entity_files, entity_lists, exports, list_counts
 from services.shared.schema import EntitySpec, ListQuery
 from ui import common
@@ -52,22 +53,25 @@ def entity_list(spec: EntitySpec, actor, mun: str) -> str | None:
 
 
 def list_view(key: str, frame: pd.DataFrame, total: int, pages: int | None, kind: str, mun: str | None,
-              csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes], noun: str = "registro(s)",
+              csv_data: Callable[[], bytes], xlsx_data: Callable[[], bytes],
+              noun: tuple[str, str] = ("registro", "registros"),
               column_config: dict | None = None, exact: bool = False,
               hint: str | None = "Clique em uma linha para abrir o registro.") -> int | None:
     """The table of a list with its pages, count and CSV + XLSX exports of the filter shown — the one
     list of the panel (registers, authorizations, pendências). A click on a row selects it: the
     index of the selected row is returned (None when none); ``hint`` says what the click does (None:
-    a list whose rows open nothing). ``pages`` None: no page controls."""
-    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun" if hint else "ignore",
-                         selection_mode="single-row", key=f"{key}_table", column_config=column_config)
+    a list whose rows open nothing). ``pages`` None: no page controls; ``noun``: what the count
+    counts, singular and plural ("1 registro", "2 registros")."""
+    event = common.table(frame, on_select="rerun" if hint else "ignore", selection_mode="single-row",
+                         key=f"{key}_table", column_config=column_config)
     nav = st.columns([2, 2, 2, 2, 2])
     if pages is not None:
         if st.session_state.get(f"{key}_page", 1) > max(1, pages):  # a narrower filter has fewer pages
             st.session_state[f"{key}_page"] = max(1, pages)
         nav[0].number_input("Página", min_value=1, max_value=max(1, pages), key=f"{key}_page")
         nav[1].selectbox("Por página", PER_PAGE, key=f"{key}_per_page", placeholder="Escolha...")
-    shown = f"{list_counts.text(total, exact)} {noun}" + (f" · {pages} página(s)" if pages is not None else "")
+    shown = list_counts.words(total, *noun, exact=exact) + (f" · {fmt.count(pages, 'página', 'páginas')}"
+                                                            if pages is not None else "")
     nav[2].markdown(f"<br>{shown}", unsafe_allow_html=True)
     export_buttons(nav[3], nav[4], kind, mun, key, csv_data, xlsx_data)
     if not hint:

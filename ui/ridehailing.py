@@ -168,14 +168,14 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
                                  clock.today())
     if not ok:
         return
-    st.dataframe(pd.DataFrame([{
+    common.table(pd.DataFrame([{
         "Prazo de 7 dias": finding_word(c.finding), "Data da alteração": day(c.changed_on),
         "Comunicada em": day(c.reported_on) if c.reported_on else "não comunicada", "Prazo": day(c.deadline),
         "Dados alterados": c.fields_text, "Situação": c.finding.message, "Fundamento legal": c.finding.reference,
         "Providência": f"{day(c.closed_on)}: {c.closing_note}" if c.closed_on else "",
     } for c in changes], columns=["Prazo de 7 dias", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados",
                                   "Situação", "Fundamento legal", "Providência"]),
-        hide_index=True, width="stretch", key=f"{collection}_changes_table")
+        key=f"{collection}_changes_table", empty="Nenhuma alteração de dados registrada.")
     unreported = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes if c.reported_on is None}
     if unreported:
         with st.form(f"{collection}_report_form"):
@@ -205,8 +205,8 @@ def histories(actor, mun: str, collection: str, doc_id: str) -> None:
     with st.expander("Gravações no cadastro (registro de auditoria)"):
         ok, changes = common.attempt(registry.record_history, common.db(), actor, mun, collection, doc_id)
         if ok:
-            st.dataframe(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
-                         hide_index=True, width="stretch", key=f"{collection}_history_table")
+            common.table(pd.DataFrame(changes, columns=["Data", "Usuário", "Campo", "Antes", "Depois"]),
+                         key=f"{collection}_history_table", empty="Nenhuma gravação no registro de auditoria.")
 
 
 @dataclass(frozen=True)

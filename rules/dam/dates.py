@@ -13,7 +13,7 @@ from datetime import date
 
 from rules.base import Finding, Level
 from rules.calendar import LegalCalendar
-from rules.fmt import day
+from rules.fmt import count, day
 
 DUE_DATE_RULE = "CTN (Lei 5.172/1966), art. 210, parágrafo único; Lei 9.784/1999, art. 66, §1"
 
@@ -47,7 +47,7 @@ def payment_on_time(due: date, paid_on: date, calendar: LegalCalendar) -> Findin
     late = (paid_on - limit).days
     return Finding(
         False,
-        f"Pago em {day(paid_on)}, {late} dia(s) após o vencimento ({day(limit)})",
+        f"Pago em {day(paid_on)}, {count(late, 'dia', 'dias')} após o vencimento ({day(limit)})",
         DUE_DATE_RULE,
         Level.WARNING,
     )

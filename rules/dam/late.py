@@ -20,7 +20,7 @@ from datetime import date
 from decimal import Decimal
 
 from rules.base import Finding, Level, RuleError, cents
-from rules.fmt import day
+from rules.fmt import count, day
 from rules.params import ParameterBook, is_demo_act
 
 FINE_DAILY = "dam_late_fine_daily_percent"
@@ -109,9 +109,9 @@ def late_charges(principal: Decimal, due: date, on: date, rates: LateRates) -> L
     interest_rate = rates.interest_monthly * months
     interest = cents(principal * interest_rate / HUNDRED)
     findings = (
-        Finding(True, f"Multa de mora: {days} dia(s) de atraso, {_percent(fine_rate)} do principal", rates.fine_act,
+        Finding(True, f"Multa de mora: {count(days, 'dia', 'dias')} de atraso, {_percent(fine_rate)} do principal", rates.fine_act,
                 Level.INFO),
-        Finding(True, f"Juros de mora: {months} mês(es) ou fração, {_percent(interest_rate)} do principal",
+        Finding(True, f"Juros de mora: {count(months, 'mês', 'meses')} ou fração, {_percent(interest_rate)} do principal",
                 rates.interest_act, Level.INFO),
     )
     return LateCharges(principal, days, months, fine, interest, findings)

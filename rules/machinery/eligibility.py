@@ -22,6 +22,7 @@ from datetime import date
 from enum import Enum
 
 from rules.base import Decision, Finding, Level
+from rules.fmt import count
 from rules.machinery.payment import InstalmentStatus, new_requests_allowed
 from rules.machinery.prices import DECREE
 from rules.machinery.quote import EarthLoads, PassengerTransport, Service
@@ -161,7 +162,7 @@ def _loads(services: Sequence[Service], request: ServiceRequest, book: Parameter
     limit = int(book.get("loads_per_stage_limit", request.requested_on))
     total = sum(n for n in asked if isinstance(n, int) and not isinstance(n, bool))
     if total <= limit:
-        return [Finding(True, f"{total} carga(s) de terra/cascalho (limite de {limit} por vez)",
+        return [Finding(True, f"{count(total, 'carga', 'cargas')} de terra/cascalho (limite de {limit} por vez)",
                         _art("art. 9, §1"), Level.INFO)]
     # Art. 9, §1: "limitado a até 5 (cinco) por vez"; §2: the rest waits for a new request
     return [Finding(False, f"{total} cargas de terra/cascalho pedidas: o limite é de {limit} por vez para cada "

@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 
 from rules.base import Decision, Finding, Level, RuleError
 from rules.calendar import LegalCalendar
+from rules.fmt import count, plural
 from rules.machinery.prices import ANEXO_I, CATALOGUE, DECREE
 from rules.machinery.quote import InvalidQuantity, QuantityNotPositive
 from rules.params import ParameterBook
@@ -74,8 +75,9 @@ ITEMS_OF_KIND = {
 def assets_fit(items: Collection[str], assets: Iterable[tuple[str, str]]) -> Decision:
     """Each booked (identifier, kind) must serve one of the request's Anexo I ``items``."""
     findings = []
-    wanted = ", ".join(f"{code} ({CATALOGUE[code].machine.lower()})"
-                       for code in sorted(set(items)) if code in CATALOGUE)
+    codes = [code for code in sorted(set(items)) if code in CATALOGUE]
+    wanted = plural(len(codes), "do item", "dos itens") + " " + ", ".join(
+        f"{code} ({CATALOGUE[code].machine.lower()})" for code in codes)
     for identifier, kind in assets:
         served = set(ITEMS_OF_KIND.get(kind, ()))
         if served & set(items):
@@ -83,7 +85,7 @@ def assets_fit(items: Collection[str], assets: Iterable[tuple[str, str]]) -> Dec
         else:
             # Anexo I: the machine or vehicle is the one of the item quoted
             findings.append(Finding(False, f"{identifier} não serve para este pedido: os serviços orçados são "
-                                           f"do(s) item(ns) {wanted}", ANEXO_I))
+                                           f"{wanted}", ANEXO_I))
     return Decision(tuple(findings))
 
 
@@ -127,11 +129,12 @@ def loads_allowance(
                   if r.stage == stage and _counts(r, requester_id, property_id, counting))
     granted = min(requested, max(0, limit - already))
     deferred = requested - granted
-    findings = [Finding(True, f"{granted} carga(s) nesta etapa ({already} já atendida(s); limite {limit})",
+    findings = [Finding(True, f"{count(granted, 'carga', 'cargas')} nesta etapa "
+                                     f"({count(already, 'já atendida', 'já atendidas')}; limite {limit})",
                         f"{ART_9}, §1", Level.INFO)]
     if deferred:
         # Art. 9, §2: a new request, served in the next stage of the schedule
-        findings.append(Finding(False, f"{deferred} carga(s) acima do limite de {limit} por etapa: "
+        findings.append(Finding(False, f"{count(deferred, 'carga', 'cargas')} acima do limite de {limit} por etapa: "
                                        "apresentar nova solicitação para a próxima etapa",
                                 f"{ART_9}, §1 e §2", Level.ERROR if granted == 0 else Level.WARNING))
     return LoadAllowance(granted, deferred, Decision(tuple(findings)))

@@ -205,4 +205,5 @@ def mark_inscribed(db: Database, actor: Actor, municipality: str, charge_ids: li
 def _why_not(charge: dict, today: date, days: int) -> str:
     if charge["status"] not in INSCRIBABLE:
         return f"está {rules.STATUSES.get(charge['status'], charge['status']).lower()}"
-    return f"vencido há {max(rules.days_overdue(charge['due_on'], today), 0)} dia(s), prazo de {days}"
+    late = max(rules.days_overdue(charge["due_on"], today), 0)
+    return f"vencido há {fmt.count(late, 'dia', 'dias')}, prazo de {days}"

@@ -64,7 +64,7 @@ class Digest:
     paid: Decimal = ZERO
 
     def text(self) -> str:
-        return f"{self.dams} DAM(s), principal {fmt.brl(self.principal)}, pagamentos {fmt.brl(self.paid)}"
+        return f"{fmt.count(self.dams, 'DAM', 'DAMs')}, principal {fmt.brl(self.principal)}, pagamentos {fmt.brl(self.paid)}"
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ class MigrationReport:
     def lines(self) -> list[str]:
         if self.before is None:
             return ["Débitos: nada a migrar."]
-        head = (f"Débitos: {self.charges_created} criado(s) para {self.dams_linked} DAM(s) anterior(es); registros "
+        head = (f"Débitos: {fmt.count(self.charges_created, 'criado', 'criados')} para "
+                f"{fmt.count(self.dams_linked, 'DAM anterior', 'DAMs anteriores')}; registros "
                 f"vinculados: {sum(self.records_linked.values())}.")
         out = [head]
         for municipality in sorted(set(self.before) | set(self.after or {})):

@@ -87,6 +87,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
+from rules import fmt
 from rules.fmt import day as show_day
 from rules.machinery.prices import CATALOGUE
 from rules.registry import MACHINERY
@@ -280,7 +281,7 @@ def describe_period(schedule: dict | None) -> str:
     days = [parse_date(d) for d in schedule.get("days") or [schedule["day"]]]
     if len(days) == 1:
         return show_day(days[0])
-    return f"{show_day(days[0])} a {show_day(days[-1])} ({len(days)} dias)"
+    return f"{show_day(days[0])} a {show_day(days[-1])} ({fmt.count(len(days), 'dia', 'dias')})"
 
 
 def describe_services(services: list[dict]) -> str:
@@ -290,7 +291,7 @@ def describe_services(services: list[dict]) -> str:
         if s["kind"] == "machine_hours":
             parts.append(f"{CATALOGUE[s['item']].machine if s['item'] in CATALOGUE else s['item']}: {s['hours']} h")
         elif s["kind"] == "earth_loads":
-            parts.append(f"{s['loads']} carga(s) de terra/cascalho")
+            parts.append(f"{fmt.count(s['loads'], 'carga', 'cargas')} de terra/cascalho")
         elif s["kind"] == "dump_truck_day":
             parts.append(f"Caminhão basculante ({'meia diária' if s.get('half_day') else 'diária'}, {s['distance_km']} km)")
         elif s["kind"] == "lowboy_trip":

@@ -157,7 +157,7 @@ def _insert(db: Database, actor: Actor, municipality: str, doc: dict, pairs: lis
             try:
                 insert_one(db[BOOKINGS], encode(entry))
             except DuplicateKeyError:
-                raise Conflict(f"{asset['identifier']} ou {operator['name']} já está agendado(a) em {show_day(day)}; "
+                raise Conflict(f"{asset['identifier']} ou {operator['name']} já tem agendamento em {show_day(day)}; "
                                "escolha outra máquina, outro operador ou outro período.") from None
 
 

@@ -48,7 +48,7 @@ def record_trip(db: Database, actor: Actor, municipality: str, request_id: str, 
     driver = booking_requests._record(db, OPERATORS, municipality, driver_operator_id, "Motorista")
     if driver.get("duty") != "motorista":
         # Art. 6, parágrafo único: the driver belongs to the municipal staff
-        raise ValidationFailed({"driver_operator_id": f"{driver['name']} não está cadastrado(a) como motorista."})
+        raise ValidationFailed({"driver_operator_id": f"{driver['name']} não consta do cadastro como motorista."})
 
     def build(doc: dict) -> dict:
         if not any(s["kind"] == "passenger_transport" for s in doc["services"]):

@@ -17,6 +17,7 @@ from datetime import date, timedelta
 
 from pymongo.database import Database
 
+from rules import fmt
 from rules.fmt import day
 from rules.ridehailing import obligations as rule
 from services import store
@@ -124,7 +125,8 @@ def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str
         list_id = str(insert_one(db[LISTS], encode(doc)))
         audit.record(db, actor, municipality, "create", LISTS, list_id, {},
                      {k: v for k, v in doc.items() if k != "rows"},
-                     note=f"Relação de {platform['name']} recebida: {len(rows)} linhas, {len(hits)} irregulares")
+                     note=f"Relação de {platform['name']} recebida: {fmt.count(len(rows), 'linha', 'linhas')}, "
+                          f"{fmt.count(len(hits), 'irregular', 'irregulares')}")
         drafts = [{"municipality": municipality, "list_id": list_id, "platform_id": platform_id,
                    "platform_name": platform["name"], "on": received_on, "line": row["line"], "cpf": row["cpf"],
                    "plate": row["placa"], "name": row["name"], "message": finding.message,

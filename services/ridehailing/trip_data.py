@@ -15,6 +15,7 @@ from datetime import date, datetime, time
 
 from pymongo.database import Database
 
+from rules import fmt
 from rules.fmt import moment
 from rules.ridehailing import obligations as rule
 from services import store
@@ -201,7 +202,8 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
             db[TRIPS].insert_many([encode({**r, "municipality": municipality, "platform_id": platform_id,
                                            "import_id": import_id}) for r in rows])
         audit.record(db, actor, municipality, "import", TRIP_IMPORTS, import_id, {}, batch,
-                     note=f"{len(rows)} viagens de {platform['name']} importadas")
+                     note=f"{fmt.count(len(rows), 'viagem', 'viagens')} de {platform['name']} "
+                          + fmt.plural(len(rows), "importada", "importadas"))
     return platform_files.FileReport(len(rows), (), import_id)
 
 

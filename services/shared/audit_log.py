@@ -122,6 +122,7 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "refund": "Restituição de crédito",
          "inscribe": "Inscrição em dívida ativa", "seed": "Carga inicial"}
 name_codes("kind", VERBS)  # an authorization's events (rules.ridehailing.lifecycle.EventKind)
+name_codes("action", VERBS)  # an auto's events (services.ridehailing.enforcement.autos)
 COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmetro", "files": "Arquivo",
                      "custom_fields": "Campo personalizado", "data_changes": "Alteração de dados",
                      "municipalities": "Município", "sessions": "Sessão", "autos": "Auto de infração",

@@ -114,6 +114,21 @@ FIELD_NAMES.update({
     "driver_operator_id": "Motorista", "responsible_document": "Documento do responsável",
     "responsible_name": "Responsável", "area": "Área", "file_sequence": "Sequência do arquivo",
 })
+# Fields the data explorer shows besides those of the log (issue 35 item 9: no ``live_dam`` there either).
+FIELD_NAMES.update({
+    "_id": "Identificador", "action": "Ação", "acts": "Atos", "answers": "Respostas", "closed_on": "Concluído em",
+    "content_type": "Tipo de arquivo", "cpf": "CPF", "dams": "DAMs", "demo_records": "Dados de demonstração",
+    "desired_start": "Início desejado", "destination": "Destino", "duration_min": "Duração (min)",
+    "fare": "Tarifa", "fare_composition": "Composição da tarifa", "handlers_done_at": "Efeitos concluídos em",
+    "history": "Histórico", "inscription": "Inscrição em dívida ativa", "live_dam": "DAM em vigor",
+    "maquinas": "Máquinas e serviços", "modules": "Módulos", "open": "Em aberto", "open_driver": "Vaga do condutor",
+    "open_plate": "Vaga da placa", "owner": "Origem do débito", "payments": "Pagamentos", "rating": "Avaliação",
+    "route_map": "Mapa do trajeto", "rows": "Linhas", "secretariat": "Secretaria", "sha256": "Resumo SHA-256",
+    "started_at": "Início da viagem", "suspension_months": "Meses de suspensão", "taxpayer": "Contribuinte",
+    "transporte": "Transporte por aplicativo", "trip_on": "Data da viagem", "updated_by": "Alterado por",
+    "uploaded_at": "Enviado em", "via": "Via", "user_name": "Nome do usuário", "doc_id": "Registro (identificador)",
+    "request_id": "Pedido", "list_id": "Relação da plataforma", "import_id": "Importação",
+})
 # A code its sibling already says in words ("ground" beside "ground_label"): not shown.
 NAMED_BY = {"ground": "ground_label", "method": "method_label"}
 # Decimals that are not money (meter readings, hours, quantities, rates): shown as numbers, not R$.
@@ -167,3 +182,5 @@ name_codes("method", {"direct": "Notificação direta", "official_gazette": "Di�
 name_codes("flags", {"valor_divergente": "Valor divergente", "pago_em_atraso": "Pago em atraso",
                      "dam_cancelado": "DAM cancelado", "dam_substituido": "DAM substituído",
                      "debito_pago_a_menor": "Débito pago a menor", "credito_a_restituir": "Crédito a restituir"})
+name_codes("modules", {"transporte": "Transporte por aplicativo", "maquinas": "Máquinas e serviços"})
+name_codes("demo_records", {"cnpj": "CNPJ", "signer": "Quem assina", "coat_of_arms": "Brasão"})

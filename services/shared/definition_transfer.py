@@ -144,7 +144,7 @@ def import_register(db: Database, actor: Actor, municipality: str, data: bytes, 
         shown = [f"{p.where}: {p.message}" for p in plan.problems[:SHOWN_PROBLEMS]]
         more = len(plan.problems) - len(shown)
         raise ValidationFailed({"data": "Nada foi importado. " + " ".join(shown)
-                                + (f" E mais {more} problema(s)." if more > 0 else "")})
+                                + (f" E mais {fmt.count(more, 'problema', 'problemas')}." if more > 0 else "")})
     ensure_indexes(db, definitions.INDEXES)
     record_files.keep(db, found.spec, found.sent)
     with transaction(db):
@@ -166,7 +166,7 @@ def _source(db: Database, plan: ImportPlan, header: dict[str, Any]) -> tuple[str
     except (ValueError, TypeError):
         when = ""
     return source, (f"Definição importada do arquivo exportado de {source}{when} por {header.get('exported_by')}, "
-                    f"com {plan.records} registro(s).")
+                    f"com {fmt.count(plan.records, 'registro', 'registros')}.")
 
 
 def _check(db: Database, municipality: str, data: bytes, rename_to: str | None) -> _Checked:

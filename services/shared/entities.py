@@ -332,13 +332,13 @@ def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     """
     spec = authorize_entity(db, actor, "write", entity, municipality)
     if not spec.removable:
-        raise Conflict(f"{spec.label} não pode ser removido(a); corrija o cadastro pela edição.")
+        raise Conflict(f"{spec.label} não pode ser {spec.agreed('removido')}; corrija o cadastro pela edição.")
     why = fields._plain_text("text", str(reason or ""))[:REASON_MAX]
     if not why:
         raise ValidationFailed({"reason": "Motivo da remoção: campo obrigatório."})
     before = get(db, actor, entity, municipality, doc_id)
     if before.get("removed"):
-        raise Conflict(f"{spec.label} já foi removido(a).")
+        raise Conflict(f"{spec.label} já foi {spec.agreed('removido')}.")
     expected = expected_version
     current = {"version": expected} if expected else {"version": {"$exists": False}}
     removed = {"by": actor.username, "at": clock.now_utc(), "reason": why}
@@ -351,7 +351,7 @@ def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
         if result.matched_count == 0:
             raise _stale(db, get(db, actor, entity, municipality, doc_id))
         audit.record(db, actor, municipality, "remove", entity, doc_id, {"removed": None}, {"removed": removed},
-                     f"Removido(a) por engano: {why}")
+                     f"{spec.agreed('removido').capitalize()} por engano: {why}")
 
 
 def _stale(db: Database, current: dict) -> Conflict:
@@ -369,7 +369,7 @@ def get(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str)
     found = authorize_entity(db, actor, "read", entity, municipality)
     doc = db[entity].find_one({"_id": _object_id(doc_id), "municipality": municipality})
     if doc is None:
-        raise NotFound(f"{found.label} não encontrado(a).")
+        raise NotFound(f"{found.label} não {found.agreed('encontrado')}.")
     return _typed(found, decode(doc))
 
 

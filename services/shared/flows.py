@@ -34,7 +34,7 @@ def move(db: Database, actor: Actor, municipality: str, entity: str, doc_id: str
         raise Conflict(f"O cadastro de {spec.label_plural.lower()} não tem fluxo de situações.")
     before = entities.get(db, actor, entity, municipality, doc_id)
     if before.get("removed"):
-        raise Conflict(f"{spec.label} foi removido(a); a situação não muda mais.")
+        raise Conflict(f"{spec.label} foi {spec.agreed('removido')}; a situação não muda mais.")
     source = before.get(STATE)
     found = next((t for t in spec.flow.moves(source) if t.target == target), None)
     if found is None:

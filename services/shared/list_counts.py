@@ -22,6 +22,11 @@ def text(total: int, exact: bool = False) -> str:
     return f"mais de {fmt.number(CAP)}" if total > CAP and not exact else fmt.number(total)
 
 
+def words(total: int, one: str, other: str, exact: bool = False) -> str:
+    """The count of :func:`text` with its words in pt-BR's plural: "1 registro", "mais de 10.000 registros"."""
+    return f"{text(total, exact)} {fmt.plural(total, one, other)}"
+
+
 def pages(total: int, per_page: int) -> int:
     """The pages a list offers (at least one; up to the cap's)."""
     return max(1, -(-min(total, CAP) // per_page))

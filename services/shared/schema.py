@@ -141,6 +141,10 @@ class EntitySpec:
     def saved(self) -> str:
         return "salva" if self.feminine else "salvo"
 
+    def agreed(self, participle: str) -> str:
+        """A masculine participle in the label's gender: "removido" → "removida" for a vistoria."""
+        return participle[:-1] + "a" if self.feminine and participle.endswith("o") else participle
+
     def title_of(self, doc: dict) -> str | None:
         """A record's title as shown (its title field, else its first field): "" when empty, None when
         the title field is no longer one of the register's fields."""

@@ -65,4 +65,4 @@ def test_payment_on_time(due, paid_on, on_time):
 
 
 def test_late_payment_says_how_many_days():
-    assert "3 dia(s)" in payment_on_time(date(2026, 4, 6), date(2026, 4, 9), CALENDAR).message
+    assert "3 dias" in payment_on_time(date(2026, 4, 6), date(2026, 4, 9), CALENDAR).message
