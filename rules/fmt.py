@@ -36,9 +36,11 @@ PT_BR = Locale.parse("pt_BR")
 
 
 def plural(count: Decimal | int, one: str, other: str) -> str:
-    """The words that go with ``count`` by pt-BR's plural rule (CLDR, through babel): ``one`` for 0 and
-    1 ("1 atrasada", "0 pendência"), ``other`` from 2 on ("2 atrasadas") — never "atrasada(s)"."""
-    return one if PT_BR.plural_form(abs(count)) == "one" else other
+    """The words that go with ``count`` by pt-BR's plural rule (CLDR, through babel): ``one`` for 1
+    ("1 atrasada", "1,5 milhão"), ``other`` from 2 on ("2 atrasadas") — never "atrasada(s)". Zero takes
+    the plural as Brazilian grammar and usage write it ("0 pendências", "nenhum dia" aside), where
+    CLDR's ``i = 0..1`` would give "0 pendência"."""
+    return one if count != 0 and PT_BR.plural_form(abs(count)) == "one" else other
 
 
 def count(value: Decimal | int, one: str, other: str) -> str:

@@ -161,8 +161,8 @@ def test_no_pseudo_plural_reaches_a_user():
 
 
 @pytest.mark.parametrize(("count", "expected"), [
-    (0, "0 atrasada"), (1, "1 atrasada"), (2, "2 atrasadas"), (1234, "1.234 atrasadas")],
-    ids=["zero takes the singular in pt-BR (CLDR)", "one", "two", "thousands"])
+    (0, "0 atrasadas"), (1, "1 atrasada"), (2, "2 atrasadas"), (1234, "1.234 atrasadas")],
+    ids=["zero takes the plural in Brazilian usage", "one", "two", "thousands"])
 def test_a_count_takes_the_plural_of_pt_br(count, expected):
     from rules import fmt
 
