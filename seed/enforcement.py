@@ -105,7 +105,7 @@ def _seed(db: Database, municipality: str, today: date) -> None:
 
     # MP art. 26 VI: a cassação ends the authorization, so it goes to one with no event after the auto
     # (a renewal asked later would follow the end); none such, no cassação
-    cassado = None if cg else next((cpf for cpf in active[1:] if _quiet_since(db, municipality, cpf, back(70))), None)
+    cassado = None if cg else next((cpf for cpf in active[1:] if _quiet_since(db, municipality, cpf, back(100))), None)
     # one auto per stage, each on a different driver
     pool = iter(others + [cpf for cpf in active[2:] if cpf != cassado])
     stage_days = {"aguardando": 3, "notificado": 10, "prazo": 15, "defesa": 20, "dam": 80, "pago": 100,
@@ -150,13 +150,13 @@ def _seed(db: Database, municipality: str, today: date) -> None:
             pass
         if cassado is None:
             return
-        aggression = _lavrar(db, actor, municipality, "MP-26-VI", back(70), cassado, 13)
-        ruled = _decide(db, actor, municipality, aggression, back(70))
+        aggression = _lavrar(db, actor, municipality, "MP-26-VI", back(100), cassado, 13)
+        ruled = _decide(db, actor, municipality, aggression, back(100))
         if ruled:  # from the day the decision becomes final (MP art. 25 §4), maybe still to come
             penalties.apply_sanction(db, actor, municipality, aggression, penalty="cassação da autorização",
                                      note="Cassação (demonstração)")
         penalties.record_measure(db, actor, municipality, aggression, measure="apreensão de documentos ou equipamentos",
-                                 on=back(70), by="Agente Fiscal AF-0043 (demonstração)")
+                                 on=back(100), by="Agente Fiscal AF-0043 (demonstração)")
 
 
 def seed_enforcement(db: Database) -> None:

@@ -111,12 +111,12 @@ def test_a_vistoria_opens_the_vistorias_page_with_its_authorization_chosen(db):
 
 def test_an_auto_to_notify_and_a_fine_open_the_autos_process(db, today):
     from services.ridehailing.enforcement import penalties
-    from tests.enforcement_support import decided, driver, lavrado
+    from tests.enforcement_support import definitive, driver, lavrado
 
     cpf, _ = driver(db, "chapada", seed=2)
     to_notify = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 2), cpf)
     fined = lavrado(db, today, "chapada", "CG-18-III", date(2026, 3, 4), cpf)
-    decided(db, today, "chapada", fined, date(2026, 3, 4))
+    definitive(db, today, "chapada", fined, date(2026, 3, 4))  # final: the fine takes effect (leitura 25)
     dam = penalties.issue_fine_dam(db, SECRETARIA_CG, "chapada", fined)
     today.set(dam["due_on"] + timedelta(days=1))  # the fine late: "Multa · Auto 0002/2026" in the inbox
     for auto_id, kind in ((to_notify, "Notificar auto"), (fined, "Multa")):
