@@ -52,17 +52,13 @@ def field_error(key: str, name: str) -> None:
 
 
 def table(rows: list[dict], key: str, kind: str, empty: str) -> None:
+    """The rows as a person reads them (dates dd/mm/aaaa, money R$ 1.234,56, "—" for nothing yet), whatever
+    the first row holds, with the CSV/XLSX exports of the values."""
     if not rows:
         st.caption(empty)
         return
-    config = {}
-    for column, value in rows[0].items():
-        if isinstance(value, date):
-            config[column] = st.column_config.DateColumn(format="DD/MM/YYYY")
-        elif isinstance(value, Decimal):
-            config[column] = st.column_config.NumberColumn(format="R$ %.2f")
-    frame = pd.DataFrame(rows).astype({c: float for c, v in rows[0].items() if isinstance(v, Decimal)})
-    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_table", column_config=config)
+    shown = [{c: common.cell_text(v) if isinstance(v, (date, Decimal)) else v for c, v in row.items()} for row in rows]
+    common.table(pd.DataFrame(shown), key=f"{key}_table")
     cols = st.columns(2)
     export_buttons(cols[0], cols[1], kind, mun, key, lambda: exports.to_csv(rows), lambda: exports.to_xlsx(rows))
 

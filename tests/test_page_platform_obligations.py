@@ -65,3 +65,28 @@ def test_a_request_without_justification_is_refused_under_the_field(db):
     at.button(key="FormSubmitter:pob_req_form-Registrar pedido").click().run()
     assert not at.exception and at.success[0].value == "Pedido registrado."
     assert db[trip_data.REQUESTS].count_documents({"municipality": "chapada"}) == 1
+
+
+def test_the_issqn_months_read_as_money_and_dates_in_pt_br(db):
+    """A month assessed and not yet billed: its base and tax as R$ with a comma, its due date dd/mm/aaaa and
+    "—" where there is no DAM or payment yet (the table read the first row's types and showed "R$ 60.00",
+    "2026-12-05" and "None")."""
+    import random
+
+    from seed.people import cpf
+    from services.ridehailing import issqn
+    from tests.ridehailing_data import ACTORS
+    from tests.test_platform_obligations import TODAY, csv_file, set_rate, trips
+
+    set_rate(db, "chapada")
+    pid = platform(db, "chapada")
+    last_month = (TODAY.replace(day=1) - timedelta(days=1)).replace(day=5)
+    trip_data.import_trips(db, ACTORS["chapada"], "chapada", pid,
+                           csv_file(trips(cpf(random.Random(4)), "QBC1D23", last_month, 3)), "v.csv", commit=True)
+    issqn.assess_issqn(db, ACTORS["chapada"], "chapada", pid, last_month)
+    at = page()
+    assert not at.exception
+    months = next(df.value for df in at.dataframe if "ISSQN" in df.value.columns)
+    row = months.iloc[0]
+    assert (row["Base"], row["ISSQN"]) == ("R$\xa060,00", "R$\xa03,00")
+    assert row["Vencimento"].count("/") == 2 and row["Pago em"] is None  # drawn as "—"
