@@ -13,7 +13,7 @@ from email.message import Message
 
 from seed.ridehailing import driver_values
 from services.shared import clock, entities, regulated_accounts
-from tests.browser_support import free_port
+from tests.browser_support import ROOT, free_port  # noqa: F401  (ROOT: for the tests)
 from tests.conftest import SECRETARIA_CG
 
 PLATFORM_CNPJ = "11444777000161"  # valid check digits, invented

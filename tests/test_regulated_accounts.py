@@ -206,3 +206,15 @@ def test_a_regulated_actor_passes_no_staff_permission():
     forged = auth.Actor("x", "x", auth.REGULATED_ROLE, ("*",))  # even with every municipality
     with pytest.raises(PermissionDenied):
         auth.authorize(forged, "read")
+
+
+def test_the_demo_accounts_of_the_readme_log_in(demo_db):
+    """README's table of the portal's demo accounts: what ``python -m seed --demo`` made."""
+    from seed.portal_accounts import PORTAL_PASSWORD
+
+    readme = (support.ROOT / "README.md").read_text(encoding="utf-8")
+    driver = regulated_access.login(demo_db, "chapada", "condutor", "730.215.736-73", "", PORTAL_PASSWORD)[0]
+    agent = regulated_access.login(demo_db, "chapada", "plataforma", "46.028.837/0001-40", "500.410.823-46",
+                                   PORTAL_PASSWORD)[0]
+    assert driver.name in readme and "`730.215.736-73`" in readme and "`46.028.837/0001-40`" in readme
+    assert agent.kind == "plataforma" and f"`{PORTAL_PASSWORD}`" in readme

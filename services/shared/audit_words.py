@@ -166,3 +166,6 @@ name_codes("method", {"direct": "Notificação direta", "official_gazette": "Di�
 name_codes("flags", {"valor_divergente": "Valor divergente", "pago_em_atraso": "Pago em atraso",
                      "dam_cancelado": "DAM cancelado", "dam_substituido": "DAM substituído",
                      "debito_pago_a_menor": "Débito pago a menor", "credito_a_restituir": "Crédito a restituir"})
+
+# the public portal: the person a platform authorized (services.shared.regulated_accounts)
+FIELD_NAMES.setdefault("cpf", "CPF")
