@@ -145,3 +145,33 @@ def test_a_wrong_password_shows_the_error_tied_to_the_form(portal):
                                                         "password": "x"})
     assert status == 400
     assert 'id="document-erro"' in body and 'aria-describedby="document-dica document-erro"' in body
+
+
+def test_the_portal_never_serves_the_staff_panel_and_its_first_visit_is_small(portal):
+    client = Client(portal)
+    for path in ("/_stcore/health", "/app.py", "/users", "/static/../app.py"):
+        assert client.request(path)[0] == 404, path
+    _status, _headers, html = client.request("/entrar")
+    _status, _headers, css = client.request("/static/portal.css")
+    assert len(html.encode()) + len(css.encode()) <= 150 * 1024 and "<script" not in html
+
+
+def test_the_session_cookie_is_secure_over_https(portal, db):
+    """Behind the municipality's HTTPS proxy (X-Forwarded-Proto from the local proxy) the cookies are Secure."""
+    from services.shared import regulated_accounts
+
+    cpf = support.driver(db)
+    db["meta"].update_one({"_id": "store"}, {"$set": {"kind": "demo"}}, upsert=True)
+    regulated_accounts.create_demo_account(db, "chapada", "condutor", cpf, cpf, PASSWORD)
+    client = Client(portal)
+    _status, headers, html = client.request("/entrar", headers={"X-Forwarded-Proto": "https"})
+    csrf_cookie = next(v for k, v in headers.items() if k.lower() == "set-cookie")
+    assert "Secure" in csrf_cookie
+    token = re.search(r'name="csrf" value="([0-9a-f]+)"', html)[1]
+    # the jar keeps a Secure cookie off plain http: the proxy's browser sends it over https, so does this test
+    https = {"X-Forwarded-Proto": "https", "Cookie": csrf_cookie.split(";")[0]}
+    status, headers, _body = client.request("/entrar", {"csrf": token, "municipality": "chapada", "document": cpf,
+                                                        "password": PASSWORD}, headers=https)
+    assert status == 303
+    session = next(v for k, v in headers.items() if k.lower() == "set-cookie" and v.startswith(web.SESSION_COOKIE))
+    assert "Secure" in session and "HttpOnly" in session

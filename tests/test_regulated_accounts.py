@@ -218,3 +218,38 @@ def test_the_demo_accounts_of_the_readme_log_in(demo_db):
                                    PORTAL_PASSWORD)[0]
     assert driver.name in readme and "`730.215.736-73`" in readme and "`46.028.837/0001-40`" in readme
     assert agent.kind == "plataforma" and f"`{PORTAL_PASSWORD}`" in readme
+
+
+def test_a_portal_session_ends_when_idle_or_past_its_expiry_and_never_opens_the_panel(db, monkeypatch):
+    from services.shared import config
+
+    with support.smtp_server(monkeypatch) as inbox:
+        cpf = activated_driver(db, inbox)
+    _person, cookie, expires_at = regulated_access.login(db, "chapada", "condutor", cpf, "", PASSWORD)
+    assert sessions.resume_cookie(db, cookie, clock.now_utc()) is None  # a portal cookie is no panel session
+    start = clock.now_utc()
+    monkeypatch.setattr(clock, "now_utc", lambda: start + timedelta(minutes=config.session_idle_minutes() - 1))
+    assert regulated_access.resume(db, cookie) is not None
+    monkeypatch.setattr(clock, "now_utc", lambda: start + timedelta(minutes=2 * config.session_idle_minutes()))
+    assert regulated_access.resume(db, cookie) is None
+    assert "session_expired" in actions(db, f"condutor:{cpf}")
+    _person, cookie, expires_at = regulated_access.login(db, "chapada", "condutor", cpf, "", PASSWORD)
+    monkeypatch.setattr(clock, "now_utc", lambda: expires_at + timedelta(seconds=1))  # the absolute expiry
+    assert regulated_access.resume(db, cookie) is None
+
+
+def test_a_regulated_person_opens_no_staff_page_even_in_their_own_municipality(db):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages_smoke import ROOT
+    from ui.navigation import PAGES
+
+    person = regulated_accounts.Person("chapada", "condutor", "52998224725", "52998224725", "Condutor")
+    opened = []
+    for page in PAGES:
+        at = AppTest.from_file(str(ROOT / page.path), default_timeout=60)
+        at.session_state["actor"], at.session_state["municipality"] = person.actor, "chapada"
+        at.run()
+        if at.exception or [e.value for e in at.error] != ["Seu perfil não tem acesso a esta página."]:
+            opened.append(page.path)
+    assert opened == []
