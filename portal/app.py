@@ -28,6 +28,7 @@ from services.shared.errors import ServiceError, ValidationFailed
 log = logging.getLogger("painel")
 MAIL_LOOP_SECONDS = 60
 RIDE_HAILING = "transporte"
+BOTH = ["GET", "POST"]
 FIELD_OF = {"kind": "document"}  # a service's error key → the form field it is shown on
 
 
@@ -109,7 +110,8 @@ def build(db: Database) -> Any:
         kept = {k: values.get(k, "") for k in ("municipality", "document", "person_cpf")}
         if values.get("password", "") != values.get("password2", ""):
             return page(request, "codigo.html", 400, title=title, purpose=purpose, values=kept,
-                        errors={"password2": "As duas senhas não são iguais."}, message="Corrija os campos indicados.")
+                        errors={"password2": "As duas senhas não são iguais."},
+                        message="Corrija os campos indicados.")
         try:
             if purpose == accounts.ACTIVATION:
                 await run_in_threadpool(regulated_access.activate, db, *_identity(values), values.get("code", ""),
@@ -154,14 +156,14 @@ def build(db: Database) -> Any:
 
     app = Starlette(
         routes=[
-            Route("/", home), Route("/entrar", login, methods=["GET", "POST"]),
-            Route("/ativar", ask_code, methods=["GET", "POST"]), Route("/ativar/codigo", enter_code, methods=["GET", "POST"]),
-            Route("/senha", ask_code, methods=["GET", "POST"]), Route("/senha/codigo", enter_code, methods=["GET", "POST"]),
+            Route("/", home), Route("/entrar", login, methods=BOTH),
+            Route("/ativar", ask_code, methods=BOTH), Route("/ativar/codigo", enter_code, methods=BOTH),
+            Route("/senha", ask_code, methods=BOTH), Route("/senha/codigo", enter_code, methods=BOTH),
             Route("/inicio", start), Route("/sair", logout, methods=["POST"]), Route("/privacidade", privacy),
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
-        exception_handlers={403: web.error_page, 404: web.error_page, 405: web.error_page, 429: web.error_page,
-                            500: web.error_page, Exception: web.error_page},
+        exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},
+                            Exception: web.error_page},
         lifespan=lifespan,
         max_body_size=64 * 1024,
     )

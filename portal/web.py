@@ -41,10 +41,14 @@ HEADERS = {
     "permissions-policy": "camera=(), microphone=(), geolocation=()",
 }
 TITLES = {
-    403: ("Formulário expirado", "O formulário expirou ou não veio desta página. Volte, recarregue a página e tente de novo."),
+    400: ("Pedido inválido", "O formulário enviado não pôde ser lido. Volte, recarregue a página e tente "
+                             "de novo."),
+    403: ("Formulário expirado", "O formulário expirou ou não veio desta página. Volte, recarregue a página e "
+                                 "tente de novo."),
     404: ("Página não encontrada", "Não encontramos esta página. Confira o endereço ou volte ao início."),
     405: ("Página não encontrada", "Não encontramos esta página. Confira o endereço ou volte ao início."),
-    429: ("Muitas tentativas", "Foram feitas muitas tentativas em pouco tempo. Aguarde alguns minutos e tente de novo."),
+    429: ("Muitas tentativas", "Foram feitas muitas tentativas em pouco tempo. Aguarde alguns minutos e tente "
+                               "de novo."),
     500: ("Algo deu errado", "Não foi possível concluir o pedido. Tente de novo em alguns minutos; se continuar, "
                              "procure a secretaria da prefeitura."),
 }
@@ -128,6 +132,8 @@ class SecurityHeaders:
                 headers = [(k, v) for k, v in message.get("headers", []) if k.decode().lower() not in HEADERS
                            and k.decode().lower() != "server"]
                 headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                if scope.get("scheme") == "https":
+                    headers.append((b"strict-transport-security", b"max-age=31536000"))
                 message = {**message, "headers": headers}
             await send(message)
 

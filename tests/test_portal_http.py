@@ -175,3 +175,11 @@ def test_the_session_cookie_is_secure_over_https(portal, db):
     assert status == 303
     session = next(v for k, v in headers.items() if k.lower() == "set-cookie" and v.startswith(web.SESSION_COOKIE))
     assert "Secure" in session and "HttpOnly" in session
+
+
+def test_a_municipality_that_is_not_one_of_the_portal_is_refused_before_the_store(portal, db):
+    before = db["audit"].count_documents({})
+    status, _h, body = Client(portal).post("/entrar", {"municipality": "x" * 400, "document": "52998224725",
+                                                       "password": "qualquer-senha"})
+    assert status == 400 and 'id="municipality-erro"' in body
+    assert db["audit"].count_documents({}) == before

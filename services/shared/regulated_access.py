@@ -43,6 +43,7 @@ def _stranger(kind: str, document: str, person_cpf: str) -> Actor:
 def request_code(db: Database, municipality: str, kind: str, document: str, person_cpf: str, purpose: str) -> str:
     """Send an activation (``ativacao``) or a new-password (``senha``) code to the e-mail on file in the
     register. Returns the one pt-BR answer shown whether or not anything was sent."""
+    municipality = accounts.check_municipality(db, municipality)
     kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
     entry = accounts.register_entry(db, municipality, kind, document, person_cpf)
     who = _stranger(kind, document, person_cpf)
@@ -78,6 +79,7 @@ def _use_code(db: Database, doc: dict | None, purpose: str, code: str, now: date
 
 def _set_password(db: Database, municipality: str, kind: str, document: str, person_cpf: str, code: str,
                   password: str, purpose: str, consent: bool) -> Person:
+    municipality = accounts.check_municipality(db, municipality)
     kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
     errors = {}
     if problem := accounts.password_problem(password, kind, document, person_cpf):
@@ -104,9 +106,11 @@ def _set_password(db: Database, municipality: str, kind: str, document: str, per
         db[ACCOUNTS].update_one({"_id": doc["_id"]}, {"$set": encode(update), "$inc": {"session_generation": 1}})
         if purpose == ACTIVATION:
             accounts.record(db, person.actor, doc, "activate", "senha escolhida pela pessoa")
-            accounts.record(db, person.actor, doc, "consent", f"aviso de privacidade (LGPD), versão {accounts.LGPD_VERSION}")
+            accounts.record(db, person.actor, doc, "consent",
+                            f"aviso de privacidade (LGPD), versão {accounts.LGPD_VERSION}")
         else:
-            accounts.record(db, person.actor, doc, "password_reset", "nova senha com código enviado ao e-mail do cadastro")
+            accounts.record(db, person.actor, doc, "password_reset",
+                            "nova senha com código enviado ao e-mail do cadastro")
     return person
 
 
@@ -127,13 +131,14 @@ def login(db: Database, municipality: str, kind: str, document: str, person_cpf:
     """Check the credentials and open a portal session: (the person, the signed cookie value, its expiry)."""
     if not isinstance(password, str):
         raise ValidationFailed({"password": "Senha: informe um texto."})
+    municipality = accounts.check_municipality(db, municipality)
     kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
     now = clock.now_utc()
     doc = accounts.find_account(db, municipality, kind, document, person_cpf)
     if doc is None or doc["status"] != "ativa":
         sessions.check_password(password, None, None)
-        accounts.record(db, _stranger(kind, document, person_cpf), doc, "login_failed", "conta inexistente ou não ativada",
-                        municipality)
+        accounts.record(db, _stranger(kind, document, person_cpf), doc, "login_failed",
+                        "conta inexistente ou não ativada", municipality)
         raise InvalidCredentials(WRONG_CREDENTIALS)
     person = accounts.person_of(doc)
     claim = sessions.claim_attempt(db, ACCOUNTS, doc, now)
@@ -158,9 +163,9 @@ def login(db: Database, municipality: str, kind: str, document: str, person_cpf:
     with store.transaction(db):
         db[ACCOUNTS].update_one({"_id": doc["_id"]}, {"$set": encode({"failed_logins": 0, "locked_until": None,
                                                                        "last_login": now})})
-        insert_one(db[SESSIONS], encode({"_id": key, "account": doc["_id"], "generation": doc.get("session_generation", 0),
-                                         "created_at": now, "last_seen": now, "expires_at": expires_at,
-                                         "ended_at": None}))
+        insert_one(db[SESSIONS], encode({"_id": key, "account": doc["_id"],
+                                         "generation": doc.get("session_generation", 0), "created_at": now,
+                                         "last_seen": now, "expires_at": expires_at, "ended_at": None}))
         accounts.record(db, person.actor, doc, "login")
     return person, cookie, expires_at
 

@@ -90,6 +90,15 @@ def identity(kind: object, document: object, person_cpf: object = "") -> tuple[s
     return str(kind), str(document), str(person_cpf)
 
 
+def check_municipality(db: Database, municipality: object) -> str:
+    """The code of a municipality with the ride-hailing module, or ValidationFailed (nothing typed on the
+    public portal reaches the store or the audit unless it names one)."""
+    if not isinstance(municipality, str) or not municipality or db["municipalities"].find_one(
+            {"code": municipality, "modules": "transporte"}) is None:
+        raise ValidationFailed({"municipality": "Escolha o município."})
+    return municipality
+
+
 def register_entry(db: Database, municipality: str, kind: str, document: str, person_cpf: str) -> dict | None:
     """{"name", "email"} of the register's record behind the account, or None when the register no longer
     holds it (a driver removed, a platform removed, a person no longer authorized by the platform)."""
@@ -198,7 +207,8 @@ def revoke_agent(db: Database, actor: Actor, municipality: str, cnpj: str, cpf: 
     if stored is None:
         raise NotFound("Pessoa não encontrada entre as autorizadas pela plataforma.")
     with store.transaction(db):
-        db[AGENTS].update_one({"_id": stored["_id"]}, {"$set": encode({"active": False, "revoked_at": clock.now_utc()})})
+        db[AGENTS].update_one({"_id": stored["_id"]},
+                              {"$set": encode({"active": False, "revoked_at": clock.now_utc()})})
         db[ACCOUNTS].update_many({"municipality": municipality, "kind": PLATFORM, "document": cnpj, "person_cpf": cpf},
                                  {"$inc": {"session_generation": 1}})
         audit.record(db, actor, municipality, "revoked", AGENTS, stored["_id"], {"active": True}, {"active": False})
@@ -232,7 +242,8 @@ def enroll(db: Database, actor: Actor, municipality: str, kind: str, document: s
     with store.transaction(db):
         doc = ensure_account(db, municipality, kind, document, person_cpf, entry["name"], actor.username)
         if doc["status"] == "ativa":
-            raise ValidationFailed({"document": "Esta conta já está ativa; a pessoa pode pedir nova senha no portal."})
+            raise ValidationFailed({"document": "Esta conta já está ativa; a pessoa pode pedir nova senha "
+                                                "no portal."})
         send_code(db, doc, entry["email"], ACTIVATION, now)
         record(db, actor, doc, "enroll", "credenciamento de ofício; código enviado ao e-mail do cadastro")
 
