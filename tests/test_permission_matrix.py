@@ -48,6 +48,7 @@ REQUIRED: dict[str, str] = {
     "services.shared.regulated_accounts.revoke_agent": "write",
     "services.shared.regulated_accounts.platform_agents": "read",
     "services.shared.regulated_accounts.enroll": "write",
+    "services.shared.regulated_accounts.portal_accounts": "read",
     "services.machinery.documents.quote_pdf": "read",
     "services.machinery.documents.receipt_pdf": "read",
     "services.machinery.documents.service_order_pdf": "read",

@@ -228,6 +228,21 @@ def platform_agents(db: Database, actor: Actor, municipality: str, cnpj: str) ->
 
 
 @checked
+def portal_accounts(db: Database, actor: Actor, municipality: str) -> list[dict]:
+    """The portal's accounts of the municipality (no password, no code): who, state, consent, last login."""
+    authorize(actor, "read", municipality)
+    rows = []
+    for doc in db[ACCOUNTS].find({"municipality": municipality}, {"password_hash": 0, "code": 0}).sort("name", 1):
+        doc = decode(doc)
+        consent = doc.get("consent") or {}
+        rows.append({"kind": doc["kind"], "document": doc["document"], "person_cpf": doc["person_cpf"],
+                     "name": doc["name"], "status": doc["status"], "consent_at": consent.get("at"),
+                     "consent_version": consent.get("version"), "last_login": doc.get("last_login"),
+                     "locked_until": doc.get("locked_until")})
+    return rows
+
+
+@checked
 def enroll(db: Database, actor: Actor, municipality: str, kind: str, document: str, person_cpf: str = "") -> None:
     """Credenciamento de ofício: the secretariat opens the account of a driver or an authorized person of
     the register and the activation code goes to the e-mail on file; the person then chooses a password."""
