@@ -219,12 +219,12 @@ def platform_agents(db: Database, actor: Actor, municipality: str, cnpj: str) ->
     """The persons a platform authorized (active or not), by name, with their account's state."""
     authorize(actor, "read", municipality)
     cnpj = fields.digits(str(cnpj or ""))
-    rows = []
-    for agent in db[AGENTS].find({"municipality": municipality, "cnpj": cnpj}).sort("name", 1):
-        account = find_account(db, municipality, PLATFORM, cnpj, agent["cpf"])
-        rows.append({"cpf": agent["cpf"], "name": agent["name"], "email": agent["email"], "active": agent["active"],
-                     "account": account["status"] if account else "sem conta"})
-    return rows
+    states = {doc["person_cpf"]: doc["status"] for doc in db[ACCOUNTS].find(
+        {"municipality": municipality, "kind": PLATFORM, "document": cnpj}, {"person_cpf": 1, "status": 1})}
+    words = {"ativa": "ativa", "pendente": "aguardando ativação"}
+    return [{"cpf": agent["cpf"], "name": agent["name"], "email": agent["email"], "active": agent["active"],
+             "account": words.get(states.get(agent["cpf"], ""), "sem conta")}
+            for agent in db[AGENTS].find({"municipality": municipality, "cnpj": cnpj}).sort("name", 1)]
 
 
 @checked
