@@ -14,6 +14,7 @@ from typing import Any
 
 from pymongo.database import Database
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -96,9 +97,10 @@ def build(db: Database) -> Any:
             errors, message = _errors(problem)
             return page(request, template, 400, title=title, purpose=purpose, errors=errors, message=message,
                         values=values)
-        await run_in_threadpool(mail.send_pending, db)
-        return page(request, "codigo.html", title=title, purpose=purpose, notice=message,
-                    values={k: values.get(k, "") for k in ("municipality", "document", "person_cpf")})
+        response = page(request, "codigo.html", title=title, purpose=purpose, notice=message,
+                        values={k: values.get(k, "") for k in ("municipality", "document", "person_cpf")})
+        response.background = BackgroundTask(mail.send_pending, db)  # after the answer: a slow server waits no one
+        return response
 
     async def enter_code(request: Request) -> Response:
         purpose = accounts.ACTIVATION if request.url.path.startswith("/ativar") else accounts.RESET

@@ -37,7 +37,11 @@ class Inbox:
     def to(self, address: str) -> list[Message]:
         return [m for m in self.messages if address in m["X-Envelope-To"]]
 
-    def last_code(self, address: str) -> str:
+    def last_code(self, address: str, wait: float = 15) -> str:
+        """The code of the last message to ``address``, waiting for one (the portal sends after answering)."""
+        deadline = time.time() + wait
+        while not self.to(address) and time.time() < deadline:
+            time.sleep(0.05)
         body = self.to(address)[-1].get_payload(decode=True).decode()
         return re.search(r"é: (\d{6})", body)[1]
 
