@@ -1,10 +1,12 @@
 # Painel Municipal — the two set-up commands of the README:
-#   make run    panel on the embedded store with demo data, http://localhost:8501
+#   make run    panel on the embedded store with demo data, http://localhost:8501, and the public portal
+#               of drivers and platforms beside it, http://localhost:8502 (stopped with the panel)
 #   make test   the whole test suite
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
+PORTAL_PORT ?= 8502
 DEMO_DATA ?= data/demo
 
 .PHONY: run test venv
@@ -21,9 +23,11 @@ venv: $(VENV)/.installed
 
 run: venv
 	PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)} $(PY) -m seed --demo
-	@echo "Painel em http://localhost:$(PORT) (dados em $${PAINEL_DATA_DIR:-$(DEMO_DATA)}); Ctrl+C para parar."
-	PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)} $(PY) -m streamlit run app.py \
-		--server.headless true --server.port $(PORT) --browser.gatherUsageStats false
+	@echo "Painel em http://localhost:$(PORT) e portal de condutores e plataformas em http://localhost:$(PORTAL_PORT) (dados em $${PAINEL_DATA_DIR:-$(DEMO_DATA)}); Ctrl+C para parar."
+	export PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)}; \
+	$(PY) -m portal --port $(PORTAL_PORT) & portal=$$!; \
+	trap 'kill $$portal 2>/dev/null' EXIT INT TERM; \
+	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT) --browser.gatherUsageStats false
 
 test: venv
 	$(PY) -m pytest -n 2

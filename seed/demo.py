@@ -23,6 +23,7 @@ from seed import (
     enforcement,
     forms,
     platform_obligations,
+    portal_accounts,
     revenue_history,
     ridehailing,
     ridehailing_history,
@@ -78,6 +79,7 @@ def seed_demo(db: Database) -> list[tuple[str, str, str]]:
     enforcement.seed_enforcement(db)
     platform_obligations.seed_platform_obligations(db)
     bookings.seed_bookings(db)
+    portal_accounts.seed_portal_accounts(db)
     _history(db, staff)
     for code in ALL:  # the history is loaded in bulk, without the audit that feeds the read models
         views.rebuild(db, code)

@@ -5,9 +5,10 @@ hide inside a function. Layers, lowest first (docs/DESENVOLVIMENTO.md draws the 
 
     rules < docstore < services.shared (services.store with it) < services.dam
           < services.ridehailing | services.machinery < services.summary | services.setup | services.search
-          < ui | seed < app_pages < app < bench < tests
+          < ui | seed | portal < app_pages < app < bench < tests
 
-Rooms on one floor (ridehailing and machinery, summary and setup, ui and seed) never import each other.
+Rooms on one floor (ridehailing and machinery, summary and setup, ui, seed and portal) never import each
+other: the public portal (issue 36) stands beside the staff UI and imports nothing of it.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("rules", "docstore", "services", "ui", "seed", "app_pages", "bench", "tests")
+PACKAGES = ("rules", "docstore", "services", "ui", "seed", "portal", "app_pages", "bench", "tests")
 FLOORS: list[tuple[str, ...]] = [
     ("rules",),
     ("docstore",),
@@ -25,7 +26,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("services.dam",),
     ("services.ridehailing", "services.machinery"),
     ("services.summary", "services.setup", "services.search"),
-    ("ui", "seed"),
+    ("ui", "seed", "portal"),
     ("app_pages",),
     ("app",),
     ("bench",),
@@ -173,3 +174,19 @@ def test_only_the_store_door_reaches_the_engine():
 def test_a_module_reads_in_one_sitting(module):
     lines = len(MODULES[module].read_text().splitlines())
     assert lines <= LIMIT or module in DATA_TABLES, f"{module} has {lines} lines (limit {LIMIT})"
+
+
+def test_the_public_portal_imports_nothing_of_the_staff_ui():
+    """Issue 36: the portal shares ``services`` and ``rules`` only — no staff page, no staff UI, no Streamlit."""
+    portal = [m for m in MODULES if m == "portal" or m.startswith("portal.")]
+    assert "portal.app" in portal
+    reached = {t for m in portal for t in GRAPH[m]}
+    assert sorted(t for t in reached if not t.startswith(("portal", "services", "rules"))) == []
+    third_party = set()
+    for module in portal:
+        for node in ast.walk(ast.parse(MODULES[module].read_text())):
+            if isinstance(node, ast.Import):
+                third_party |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                third_party.add((node.module or "").split(".")[0])
+    assert "streamlit" not in third_party and "extra_streamlit_components" not in third_party

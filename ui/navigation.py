@@ -43,6 +43,8 @@ PAGES = (
     PageDef("app_pages/autos.py", "Autos de infração", ":material/gavel:", RIDE, "write", "transporte"),
     PageDef("app_pages/platform_obligations.py", "Obrigações das plataformas", ":material/rule:", RIDE, "write",
             "transporte"),
+    PageDef("app_pages/portal_accounts.py", "Portal dos regulados", ":material/passkey:", RIDE, "write",
+            "transporte"),
     PageDef("app_pages/pendencias.py", "Pendências", ":material/pending_actions:", RIDE, "write", "transporte"),
     PageDef("app_pages/machinery_requests.py", "Solicitações", ":material/assignment:", MACHINERY, "write", "maquinas"),
     PageDef("app_pages/machinery_schedule.py", "Agenda", ":material/calendar_month:", MACHINERY, "write", "maquinas"),

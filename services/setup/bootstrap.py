@@ -20,7 +20,7 @@ from services.ridehailing import (  # noqa: F401
 )
 from services.ridehailing.enforcement import autos, penalties  # noqa: F401  (penalties: the fine's handler)
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-from services.shared import accounts, audit, clock, config, entities, saved_views, specs, views  # noqa: F401
+from services.shared import accounts, audit, clock, config, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -61,6 +61,7 @@ def prepare(db: Database) -> None:
     issqn.prepare(db)  # ISSQN of each vehicle and month
     booking_requests.prepare(db)  # requests and bookings (Nova Lacerda): lists by status read only their page
     saved_views.prepare(db)  # one name per view of a person (or of the secretariat) in a register
+    regulated_accounts.prepare(db)  # one account per driver or platform person and municipality
     charge_migration.migrate(db)  # DAMs written before the charges get theirs (refuses if the amounts differ)
     outbox.resume_pending(db)  # paid DAMs whose handlers did not complete (crash, failure) run them again
     views.prepare(db, [m["code"] for m in MUNICIPALITIES])  # read models of a store made before them

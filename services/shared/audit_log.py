@@ -80,6 +80,14 @@ SESSION_ACTIONS = {
     "lock": "Bloqueio da conta por tentativas",
     "logout": "Saída do painel",
     "session_expired": "Sessão encerrada",
+    # the public portal's accounts (services.shared.regulated_access)
+    "code_sent": "Envio de código de acesso ao e-mail do cadastro",
+    "code_refused": "Pedido de código de acesso sem envio",
+    "code_failed": "Código de acesso recusado",
+    "activate": "Ativação de conta do portal",
+    "consent": "Consentimento ao aviso de privacidade (LGPD)",
+    "password_reset": "Nova senha com código de acesso",
+    "enroll": "Credenciamento de ofício no portal",
 }
 ACTION_LABELS = {
     ("pay", "dams"): "Pagamento de DAM",
@@ -131,7 +139,9 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "platform_data_requests": "Pedido de dados à plataforma",
                      "platform_trips": "Dados de viagem", "platform_trip_imports": "Importação de dados de viagem",
                      "platform_issqn": "ISSQN da plataforma", "charges": "Débito",
-                     "saved_views": "Visão salva", "register_definitions": "Cadastro definido"}
+                     "saved_views": "Visão salva", "register_definitions": "Cadastro definido",
+                     "regulated_accounts": "Conta do portal de condutores e plataformas",
+                     "platform_agents": "Agente autorizado da plataforma"}
 
 
 # The registers defined by municipal IT as the reader last loaded their definitions (:func:`load_defined`):

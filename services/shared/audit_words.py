@@ -184,3 +184,6 @@ name_codes("flags", {"valor_divergente": "Valor divergente", "pago_em_atraso": "
                      "debito_pago_a_menor": "Débito pago a menor", "credito_a_restituir": "Crédito a restituir"})
 name_codes("modules", {"transporte": "Transporte por aplicativo", "maquinas": "Máquinas e serviços"})
 name_codes("demo_records", {"cnpj": "CNPJ", "signer": "Quem assina", "coat_of_arms": "Brasão"})
+
+# the public portal: the person a platform authorized (services.shared.regulated_accounts)
+FIELD_NAMES.setdefault("cpf", "CPF")

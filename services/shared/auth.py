@@ -24,7 +24,10 @@ PERMISSIONS = {
     "secretaria": {"read", "write", "summary"},
     "gabinete": {"summary"},
     "ti": {"read", "summary", "admin"},
+    # a driver or a platform's authorized person, logged in on the public portal: no staff permission at all
+    "regulado": set(),
 }
+REGULATED_ROLE = "regulado"
 
 ALL_MUNICIPALITIES = "*"
 MAX_USERNAME_LENGTH = 64
@@ -47,7 +50,10 @@ SYSTEM = Actor("sistema", "Sistema (carga inicial)", "ti", (ALL_MUNICIPALITIES,)
 
 
 def authorize(actor: Actor, permission: str, municipality: str | None = None) -> None:
-    """Refuse unless the actor's role has ``permission`` in ``municipality``."""
+    """Refuse unless the actor's role has ``permission`` in ``municipality``; a regulated person (the
+    public portal's ``regulado``) is refused every staff permission, whatever the municipality."""
+    if getattr(actor, "role", None) == REGULATED_ROLE:
+        raise PermissionDenied("Esta conta de acesso externo não tem acesso aos serviços da prefeitura.")
     if not actor.can(permission):
         raise PermissionDenied(f"O perfil '{actor.role}' não permite esta ação.")
     if municipality and not _covers(actor.municipalities, [municipality]):

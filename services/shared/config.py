@@ -183,3 +183,21 @@ def return_file_max_mb() -> float:
 def allow_standalone_mongodb() -> bool:
     """PAINEL_ALLOW_STANDALONE_MONGODB=1: accept a MongoDB server without transactions (tests, a trial)."""
     return os.environ.get("PAINEL_ALLOW_STANDALONE_MONGODB", "").strip() in ("1", "true", "sim")
+
+
+def smtp_settings() -> dict | None:
+    """The municipality's SMTP server, for the e-mails of ``services.shared.mail``; None when
+    ``PAINEL_SMTP_HOST`` is unset (messages then wait in the outbox). ``PAINEL_SMTP_PORT`` (587),
+    ``PAINEL_SMTP_USER`` and ``PAINEL_SMTP_PASSWORD`` (no login when unset), ``PAINEL_SMTP_FROM`` (the
+    sender; the user by default), ``PAINEL_SMTP_STARTTLS`` (1 by default; 0 for a server without TLS)."""
+    host = os.environ.get("PAINEL_SMTP_HOST") or ""
+    if not host:
+        return None
+    try:
+        port = int(os.environ.get("PAINEL_SMTP_PORT") or 587)
+    except ValueError:
+        port = 587
+    user = os.environ.get("PAINEL_SMTP_USER") or ""
+    return {"host": host, "port": port, "user": user, "password": os.environ.get("PAINEL_SMTP_PASSWORD") or "",
+            "sender": os.environ.get("PAINEL_SMTP_FROM") or user or f"painel@{host}",
+            "starttls": (os.environ.get("PAINEL_SMTP_STARTTLS") or "1").strip().lower() not in ("0", "false", "nao", "não")}

@@ -108,6 +108,14 @@ def _check_password(password: str, stored_hash: str, scheme: str | None) -> bool
         return False
 
 
+def check_password(password: str, stored_hash: str | None, scheme: str | None) -> bool:
+    """One bcrypt check; with no stored hash (unknown account) the same cost is spent on a dummy."""
+    if not stored_hash:
+        _check_password(password, _dummy_hash(), HASH_SCHEME)
+        return False
+    return _check_password(password, stored_hash, scheme)
+
+
 @functools.cache
 def _dummy_hash() -> str:
     """A hash of a random password, made once per process: unknown users cost one check too."""
@@ -179,12 +187,17 @@ def login(db: Database, username: str, password: str) -> tuple[Actor, Session]:
 
 
 def _claim_attempt(db: Database, doc: dict, now: datetime) -> dict | None:
+    return claim_attempt(db, "users", doc, now)
+
+
+def claim_attempt(db: Database, collection: str, doc: dict, now: datetime) -> dict | None:
     """Count one attempt atomically before its password check; None while the account is locked.
 
     The attempt that reaches ``MAX_FAILED_LOGINS`` sets the lock in the same update, and a right
-    password on it clears the lock again. An expired lock restarts the count.
+    password on it clears the lock again. An expired lock restarts the count. ``collection`` holds
+    the accounts (``users``; the portal's regulated accounts use the same lock).
     """
-    users = db["users"]
+    users = db[collection]
     expired = {"$or": [
         {"locked_until": {"$ne": None, "$lte": encode(now)}},
         {"locked_until": None, "failed_logins": {"$gte": MAX_FAILED_LOGINS}},  # a count left without its lock
@@ -221,8 +234,8 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _signature(token: str, expiry: int) -> str:
-    key = hmac.new(config.public_check_secret(), b"painel-session-cookie", hashlib.sha256).digest()
+def _signature(token: str, expiry: int, purpose: bytes = b"painel-session-cookie") -> str:
+    key = hmac.new(config.public_check_secret(), purpose, hashlib.sha256).digest()
     mac = hmac.new(key, f"{token}.{expiry}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
 
@@ -238,15 +251,29 @@ def _store_session(db: Database, username: str, generation: int, now: datetime) 
     return Session(username, generation, now, f"{token}.{expiry}.{_signature(token, expiry)}", expires_at)
 
 
-def _token_of(cookie: str, now: datetime) -> str | None:
+def _token_of(cookie: str, now: datetime, purpose: bytes = b"painel-session-cookie") -> str | None:
     """The token of a well-signed, unexpired cookie value; None for anything else."""
     form = COOKIE_FORM.fullmatch(cookie) if isinstance(cookie, str) else None
     if form is None:
         return None
     token, expiry, signature = form[1], int(form[2]), form[3]
-    if not hmac.compare_digest(signature, _signature(token, expiry)) or expiry <= now.timestamp():
+    if not hmac.compare_digest(signature, _signature(token, expiry, purpose)) or expiry <= now.timestamp():
         return None
     return token
+
+
+def signed_token(expires_at: datetime, purpose: bytes) -> tuple[str, str]:
+    """(the store key, the signed cookie value) of a new random session token for another entry point
+    (the public portal signs with its own ``purpose``, so a panel cookie never opens a portal session)."""
+    token = secrets.token_urlsafe(32)
+    expiry = int(expires_at.timestamp())
+    return _digest(token), f"{token}.{expiry}.{_signature(token, expiry, purpose)}"
+
+
+def key_of_cookie(cookie: object, now: datetime, purpose: bytes) -> str | None:
+    """The store key of a well-signed, unexpired cookie of ``purpose``; None for anything else."""
+    token = _token_of(cookie, now, purpose) if isinstance(cookie, str) else None
+    return _digest(token) if token else None
 
 
 def _end_session(db: Database, session: Session, now: datetime) -> None:

@@ -1,0 +1,140 @@
+"""What every page of the portal shares: templates, the CSRF token, cookies, rate limits, security headers
+and the pt-BR error pages.
+
+CSRF: a random token in an HttpOnly cookie and, in each form, its HMAC under the install's secret (a signed
+double submit): every POST whose form token is missing or is not the HMAC of the cookie's token is refused
+with 403 before anything else is read. Security headers are added by :class:`SecurityHeaders`, the
+outermost layer, so the error pages carry them too.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from services.shared import config, rate_limits
+
+HERE = Path(__file__).resolve().parent
+CSRF_COOKIE = "portal_csrf"
+CSRF_FIELD = "csrf"
+SESSION_COOKIE = "portal_sessao"
+MAX_FORM_FIELD = 512  # characters: every field of these forms is short
+# attempts per window, per IP address and per account (in the store: they hold across processes)
+LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, window in seconds)
+    "login": (30, 10, 15 * 60),
+    "codigo": (20, 5, 60 * 60),
+    "senha": (20, 5, 60 * 60),
+}
+HEADERS = {
+    "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=()",
+}
+TITLES = {
+    400: ("Pedido inválido", "O formulário enviado não pôde ser lido. Volte, recarregue a página e tente "
+                             "de novo."),
+    403: ("Formulário expirado", "O formulário expirou ou não veio desta página. Volte, recarregue a página e "
+                                 "tente de novo."),
+    404: ("Página não encontrada", "Não encontramos esta página. Confira o endereço ou volte ao início."),
+    405: ("Página não encontrada", "Não encontramos esta página. Confira o endereço ou volte ao início."),
+    429: ("Muitas tentativas", "Foram feitas muitas tentativas em pouco tempo. Aguarde alguns minutos e tente "
+                               "de novo."),
+    500: ("Algo deu errado", "Não foi possível concluir o pedido. Tente de novo em alguns minutos; se continuar, "
+                             "procure a secretaria da prefeitura."),
+}
+
+templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]),
+                        trim_blocks=True, lstrip_blocks=True)
+
+
+def _csrf_of(token: str) -> str:
+    key = hmac.new(config.public_check_secret(), b"painel-portal-csrf", hashlib.sha256).digest()
+    return hmac.new(key, token.encode(), hashlib.sha256).hexdigest()
+
+
+def csrf_token(request: Request) -> str:
+    """The form token of this browser's CSRF cookie (a new cookie is made when it has none)."""
+    token = request.cookies.get(CSRF_COOKIE) or ""
+    if len(token) < 32 or len(token) > 64:
+        token = request.state.new_csrf = secrets.token_urlsafe(32)
+    return _csrf_of(token)
+
+
+def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    context.setdefault("errors", {})
+    context.setdefault("values", {})
+    body = templates.get_template(name).render(request=request, csrf=csrf_token(request), **context)
+    response = HTMLResponse(body, status_code=status, headers={"cache-control": "no-store"})
+    new = getattr(request.state, "new_csrf", None)
+    if new:
+        response.set_cookie(CSRF_COOKIE, new, httponly=True, samesite="lax", secure=is_https(request), path="/")
+    return response
+
+
+def is_https(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+async def form(request: Request) -> dict[str, str]:
+    """The POSTed form as short texts, once its CSRF token is checked (403 otherwise)."""
+    data = await request.form(max_files=0, max_fields=20)
+    token = request.cookies.get(CSRF_COOKIE) or ""
+    sent = data.get(CSRF_FIELD)
+    if not token or not isinstance(sent, str) or not hmac.compare_digest(sent, _csrf_of(token)):
+        raise HTTPException(403)
+    return {k: v[:MAX_FORM_FIELD] for k, v in data.items() if isinstance(v, str) and k != CSRF_FIELD}
+
+
+async def limit(request: Request, db: Any, bucket: str, account: str) -> None:
+    """Count the attempt against the IP address and the account; 429 past either limit."""
+    per_ip, per_account, window = LIMITS[bucket]
+    ip = request.client.host if request.client else "?"
+    allowed_ip = await run_in_threadpool(rate_limits.allow, db, f"{bucket}-ip", ip, per_ip, window)
+    allowed = await run_in_threadpool(rate_limits.allow, db, f"{bucket}-conta", account, per_account, window)
+    if not (allowed_ip and allowed):
+        raise HTTPException(429, headers={"retry-after": str(rate_limits.seconds_left(window))})
+
+
+async def error_page(request: Request, exc: Exception) -> Response:
+    """The pt-BR page of an HTTP error or of an unexpected failure: no trace, no internal id."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    title, text = TITLES.get(status, TITLES[500])
+    response = render(request, "erro.html", status=status, title=title, text=text)
+    for key, value in (getattr(exc, "headers", None) or {}).items():
+        response.headers[key] = value
+    return response
+
+
+class SecurityHeaders:
+    """ASGI middleware around everything (the error pages included): the security headers on every
+    response, and ``Secure`` on cookies set over HTTPS is left to :func:`render`."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.decode().lower() not in HEADERS
+                           and k.decode().lower() != "server"]
+                headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                if scope.get("scheme") == "https":
+                    headers.append((b"strict-transport-security", b"max-age=31536000"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -1,0 +1,284 @@
+"""The accounts of those the acts regulate, apart from staff users: a driver (their CPF) and a platform's
+authorized person ("agente autorizado": the platform's CNPJ and the person's CPF), each in one municipality.
+
+They log in on the public portal (``portal/``), never on the staff panel, and their actor has the role
+``regulado``, which :func:`services.shared.auth.authorize` refuses for every staff permission. An account
+stands only while the register stands behind it: a driver in the register of drivers, or a person the
+secretariat lists as authorized by a platform of the register (:func:`authorize_agent`,
+:func:`revoke_agent`). E-mails go only to the address on file in the register, never to one typed in.
+
+Here: the secretariat's services (the list of authorized persons, the credenciamento de ofício that
+sends the activation code) and what both sides share; the person's own steps (code, activation, login,
+reset, sessions) are in ``services.shared.regulated_access``.
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from pymongo.database import Database
+
+from services import store
+from services.shared import audit, clock, fields, mail, sessions
+from services.shared.auth import REGULATED_ROLE, Actor, authorize
+from services.shared.boundary import checked
+from services.shared.errors import NotFound, ValidationFailed
+from services.store import decode, encode, ensure_indexes, insert_one
+
+ACCOUNTS = "regulated_accounts"
+AGENTS = "platform_agents"
+DRIVER, PLATFORM = "condutor", "plataforma"
+KINDS = {DRIVER: "Condutor", PLATFORM: "Plataforma (agente autorizado)"}
+ACTIVATION, RESET = "ativacao", "senha"
+CODE_MINUTES = 30
+CODE_ATTEMPTS = 5
+MIN_PASSWORD_LENGTH = 10
+LGPD_VERSION = "2026-12-01"
+NOT_REMOVED = {"removed": {"$exists": False}}
+INDEXES = {
+    ACCOUNTS: [([("municipality", 1), ("kind", 1), ("document", 1), ("person_cpf", 1)],
+                {"unique": True, "name": "u_regulated_account"})],
+    AGENTS: [([("municipality", 1), ("cnpj", 1), ("cpf", 1)], {"unique": True, "name": "u_platform_agent"})],
+}
+
+
+@dataclass(frozen=True)
+class Person:
+    """A regulated person logged in (or being identified): whose records they may see, and as whom the
+    audit names them. ``document`` is the driver's CPF or the platform's CNPJ."""
+
+    municipality: str
+    kind: str
+    document: str
+    person_cpf: str
+    name: str
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(username_of(self.kind, self.document, self.person_cpf), self.name, REGULATED_ROLE, ())
+
+
+def prepare(db: Database) -> None:
+    ensure_indexes(db, INDEXES)
+
+
+def username_of(kind: str, document: str, person_cpf: str) -> str:
+    """How the audit log names a regulated person: ``condutor:CPF`` or ``plataforma:CNPJ:CPF``."""
+    return f"{DRIVER}:{document}" if kind == DRIVER else f"{PLATFORM}:{document}:{person_cpf}"
+
+
+def identity(kind: object, document: object, person_cpf: object = "") -> tuple[str, str, str]:
+    """(kind, document, person's CPF) in their stored form, or ValidationFailed with pt-BR messages per field."""
+    errors: dict[str, str] = {}
+    if kind not in KINDS:
+        raise ValidationFailed({"kind": "Escolha condutor ou plataforma."})
+    try:
+        document = fields.parse("cpf" if kind == DRIVER else "cnpj", str(document or ""))
+    except ValueError as problem:
+        errors["document"] = f"{'CPF' if kind == DRIVER else 'CNPJ'}: {problem}."
+    if kind == DRIVER:
+        person_cpf = document if isinstance(document, str) else ""
+    else:
+        try:
+            person_cpf = fields.parse("cpf", str(person_cpf or ""))
+        except ValueError as problem:
+            errors["person_cpf"] = f"CPF: {problem}."
+    if errors:
+        raise ValidationFailed(errors)
+    return str(kind), str(document), str(person_cpf)
+
+
+def check_municipality(db: Database, municipality: object) -> str:
+    """The code of a municipality with the ride-hailing module, or ValidationFailed (nothing typed on the
+    public portal reaches the store or the audit unless it names one)."""
+    if not isinstance(municipality, str) or not municipality or db["municipalities"].find_one(
+            {"code": municipality, "modules": "transporte"}) is None:
+        raise ValidationFailed({"municipality": "Escolha o município."})
+    return municipality
+
+
+def register_entry(db: Database, municipality: str, kind: str, document: str, person_cpf: str) -> dict | None:
+    """{"name", "email"} of the register's record behind the account, or None when the register no longer
+    holds it (a driver removed, a platform removed, a person no longer authorized by the platform)."""
+    if kind == DRIVER:
+        driver = db["drivers"].find_one({"municipality": municipality, "cpf": document, **NOT_REMOVED})
+        return {"name": driver["name"], "email": driver.get("email") or ""} if driver else None
+    platform = db["platforms"].find_one({"municipality": municipality, "cnpj": document, **NOT_REMOVED})
+    agent = db[AGENTS].find_one({"municipality": municipality, "cnpj": document, "cpf": person_cpf, "active": True})
+    if platform is None or agent is None:
+        return None
+    return {"name": agent["name"], "email": agent.get("email") or "", "platform": platform["name"]}
+
+
+def password_problem(password: object, kind: str, document: str, person_cpf: str) -> str | None:
+    """Why a chosen password is refused (pt-BR), or None."""
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD_LENGTH:
+        return f"A senha deve ter ao menos {MIN_PASSWORD_LENGTH} caracteres."
+    if fields.digits(password) in (document, person_cpf) and fields.digits(password) == password.strip():
+        return "A senha não pode ser o seu CPF nem o CNPJ."
+    return None
+
+
+def person_of(doc: dict) -> Person:
+    return Person(doc["municipality"], doc["kind"], doc["document"], doc["person_cpf"], doc["name"])
+
+
+def record(db: Database, who: Actor, doc: dict | None, action: str, note: str = "", municipality: str | None = None,
+           after: dict | None = None) -> None:
+    """One audit entry about a regulated account, with the person (or the clerk) as actor."""
+    audit.record(db, who, doc["municipality"] if doc else municipality, action, ACCOUNTS,
+                 doc["_id"] if doc else None, {}, after or {}, note)
+
+
+def find_account(db: Database, municipality: str, kind: str, document: str, person_cpf: str) -> dict | None:
+    return decode(db[ACCOUNTS].find_one({"municipality": municipality, "kind": kind, "document": document,
+                                         "person_cpf": person_cpf}))
+
+
+def ensure_account(db: Database, municipality: str, kind: str, document: str, person_cpf: str, name: str,
+                   created_by: str) -> dict:
+    """The account of that identity, made pending (no password) the first time."""
+    found = find_account(db, municipality, kind, document, person_cpf)
+    if found is not None:
+        return found
+    doc = {"municipality": municipality, "kind": kind, "document": document, "person_cpf": person_cpf, "name": name,
+           "status": "pendente", "password_hash": None, "hash_scheme": None, "failed_logins": 0, "locked_until": None,
+           "session_generation": 0, "consent": None, "code": None, "created_at": clock.now_utc(),
+           "created_by": created_by, "activated_at": None, "last_login": None}
+    try:
+        insert_one(db[ACCOUNTS], encode(doc))
+    except store.DuplicateKeyError:
+        pass  # made meanwhile by another request
+    return find_account(db, municipality, kind, document, person_cpf) or doc
+
+
+def send_code(db: Database, doc: dict, email: str, purpose: str, now: datetime) -> None:
+    """A new one-time code for ``purpose`` on the account (kept only hashed, replacing any earlier one) and
+    the e-mail carrying it to ``email`` in the outbox — both in the caller's unit of work."""
+    code = f"{secrets.randbelow(10 ** 6):06d}"
+    db[ACCOUNTS].update_one({"_id": doc["_id"]}, {"$set": encode({"code": {
+        "purpose": purpose, "hash": sessions.hash_password(code), "expires_at": now + timedelta(minutes=CODE_MINUTES),
+        "attempts": 0}})})
+    what = "ativar sua conta" if purpose == ACTIVATION else "criar uma nova senha"
+    body = (f"Olá, {doc['name']}.\n\nSeu código para {what} no portal de condutores e plataformas é: {code}\n\n"
+            f"Ele vale por {CODE_MINUTES} minutos e só pode ser usado uma vez. Se você não pediu este código, "
+            "ignore esta mensagem; ninguém terá acesso à sua conta sem ele.\n")
+    mail.queue(db, doc["municipality"], email, "Código de acesso ao portal de condutores e plataformas", body,
+               purpose, secret=True)
+
+
+# -- the secretariat's services ---------------------------------------------------------------------
+
+
+@checked
+def authorize_agent(db: Database, actor: Actor, municipality: str, cnpj: str, cpf: str, name: str, email: str) -> None:
+    """List a person as authorized by a platform of the register (the e-mail on file for their codes)."""
+    authorize(actor, "write", municipality)
+    _kind, cnpj, cpf = identity(PLATFORM, cnpj, cpf)
+    errors = {}
+    if not str(name or "").strip():
+        errors["name"] = "Nome é obrigatório."
+    try:
+        email = fields.parse("email", str(email or ""))
+    except ValueError as problem:
+        errors["email"] = f"E-mail: {problem}."
+    if errors:
+        raise ValidationFailed(errors)
+    if db["platforms"].find_one({"municipality": municipality, "cnpj": cnpj, **NOT_REMOVED}) is None:
+        raise NotFound("Plataforma não encontrada no cadastro deste município.")
+    key = {"municipality": municipality, "cnpj": cnpj, "cpf": cpf}
+    values = {"name": str(name).strip(), "email": email, "active": True, "authorized_at": clock.now_utc(),
+              "authorized_by": actor.username, "revoked_at": None}
+    with store.transaction(db):
+        db[AGENTS].update_one(key, {"$set": encode(values)}, upsert=True)
+        stored = db[AGENTS].find_one(key)
+        audit.record(db, actor, municipality, "create", AGENTS, stored["_id"], {}, {"cpf": cpf, "name": values["name"]})
+
+
+@checked
+def revoke_agent(db: Database, actor: Actor, municipality: str, cnpj: str, cpf: str) -> None:
+    """The person is no longer authorized by the platform: their account stops logging in, and any open
+    session of theirs ends at its next request."""
+    authorize(actor, "write", municipality)
+    _kind, cnpj, cpf = identity(PLATFORM, cnpj, cpf)
+    stored = db[AGENTS].find_one({"municipality": municipality, "cnpj": cnpj, "cpf": cpf, "active": True})
+    if stored is None:
+        raise NotFound("Pessoa não encontrada entre as autorizadas pela plataforma.")
+    with store.transaction(db):
+        db[AGENTS].update_one({"_id": stored["_id"]},
+                              {"$set": encode({"active": False, "revoked_at": clock.now_utc()})})
+        db[ACCOUNTS].update_many({"municipality": municipality, "kind": PLATFORM, "document": cnpj, "person_cpf": cpf},
+                                 {"$inc": {"session_generation": 1}})
+        audit.record(db, actor, municipality, "revoked", AGENTS, stored["_id"], {"active": True}, {"active": False})
+
+
+@checked
+def platform_agents(db: Database, actor: Actor, municipality: str, cnpj: str) -> list[dict]:
+    """The persons a platform authorized (active or not), by name, with their account's state."""
+    authorize(actor, "read", municipality)
+    cnpj = fields.digits(str(cnpj or ""))
+    states = {doc["person_cpf"]: doc["status"] for doc in db[ACCOUNTS].find(
+        {"municipality": municipality, "kind": PLATFORM, "document": cnpj}, {"person_cpf": 1, "status": 1})}
+    words = {"ativa": "ativa", "pendente": "aguardando ativação"}
+    return [{"cpf": agent["cpf"], "name": agent["name"], "email": agent["email"], "active": agent["active"],
+             "account": words.get(states.get(agent["cpf"], ""), "sem conta")}
+            for agent in db[AGENTS].find({"municipality": municipality, "cnpj": cnpj}).sort("name", 1)]
+
+
+@checked
+def portal_accounts(db: Database, actor: Actor, municipality: str) -> list[dict]:
+    """The portal's accounts of the municipality (no password, no code): who, state, consent, last login."""
+    authorize(actor, "read", municipality)
+    rows = []
+    for doc in db[ACCOUNTS].find({"municipality": municipality}, {"password_hash": 0, "code": 0}).sort("name", 1):
+        doc = decode(doc)
+        consent = doc.get("consent") or {}
+        rows.append({"kind": doc["kind"], "document": doc["document"], "person_cpf": doc["person_cpf"],
+                     "name": doc["name"], "status": doc["status"], "consent_at": consent.get("at"),
+                     "consent_version": consent.get("version"), "last_login": doc.get("last_login"),
+                     "locked_until": doc.get("locked_until")})
+    return rows
+
+
+@checked
+def enroll(db: Database, actor: Actor, municipality: str, kind: str, document: str, person_cpf: str = "") -> None:
+    """Credenciamento de ofício: the secretariat opens the account of a driver or an authorized person of
+    the register and the activation code goes to the e-mail on file; the person then chooses a password."""
+    authorize(actor, "write", municipality)
+    kind, document, person_cpf = identity(kind, document, person_cpf)
+    entry = register_entry(db, municipality, kind, document, person_cpf)
+    if entry is None:
+        raise NotFound("Não há no cadastro deste município um condutor ou agente autorizado com esses dados.")
+    if not entry["email"]:
+        raise ValidationFailed({"email": "O cadastro não tem e-mail: registre o e-mail antes de credenciar."})
+    now = clock.now_utc()
+    with store.transaction(db):
+        doc = ensure_account(db, municipality, kind, document, person_cpf, entry["name"], actor.username)
+        if doc["status"] == "ativa":
+            raise ValidationFailed({"document": "Esta conta já está ativa; a pessoa pode pedir nova senha "
+                                                "no portal."})
+        send_code(db, doc, entry["email"], ACTIVATION, now)
+        record(db, actor, doc, "enroll", "credenciamento de ofício; código enviado ao e-mail do cadastro")
+
+
+def create_demo_account(db: Database, municipality: str, kind: str, document: str, person_cpf: str,
+                        password: str) -> None:
+    """A ready account with a known password, in a demonstration store only (``python -m seed --demo``)."""
+    meta = db["meta"].find_one({"_id": "store"})
+    if not meta or meta.get("kind") != "demo":
+        raise ValidationFailed({"store": "Contas de demonstração só num armazenamento de demonstração."})
+    entry = register_entry(db, municipality, kind, document, person_cpf)
+    if entry is None:
+        raise NotFound("Cadastro de demonstração ausente.")
+    doc = ensure_account(db, municipality, kind, document, person_cpf, entry["name"], "carga de demonstração")
+    if doc["status"] == "ativa":
+        return
+    now = clock.now_utc()
+    update: dict[str, Any] = {"status": "ativa", "password_hash": sessions.hash_password(password),
+                              "hash_scheme": sessions.HASH_SCHEME, "activated_at": now,
+                              "consent": {"version": LGPD_VERSION, "at": now}}
+    with store.transaction(db):
+        db[ACCOUNTS].update_one({"_id": doc["_id"]}, {"$set": encode(update)})
+        record(db, person_of(doc).actor, doc, "activate", "conta de demonstração")
