@@ -191,7 +191,9 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     first, *rest = _auto_sections(doc)
     sections = [Section(f"Auto de infração nº {doc['number']}", first.rows),
                 *(Section(s.title, s.rows, s.paragraphs, piece=False) for s in rest)]
-    notice = doc.get("notification") or {}
+    notice = autos.as_of(doc, on or clock.today()).get("notification") or {}
+    electronic = (("Domicílio eletrônico", autos.receipt_line(notice, on or clock.today())),) if notice.get(
+        "message_id") else ()
     deadlines = [("Prazo de defesa", f"{_d(state['defence_deadline'])} ({rules.ref('defence')})")]
     if state["notification_deadline"]:
         deadlines.insert(0, ("Limite da notificação", f"{_d(state['notification_deadline'])} ({rules.ref('notification')})"))
@@ -201,7 +203,7 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     sections.append(Section("Notificação, recebimento e juntada", (
         ("Forma", f"{notice.get('method_label', '—')} ({notice.get('method_reference', rules.ref('notification'))})"),
         ("Enviada em", _d(notice.get("sent_on"))), ("Recebida em", _d(notice.get("received_on"))),
-        ("Juntada em", _d(notice.get("juntada_on"))), *deadlines)))
+        ("Juntada em", _d(notice.get("juntada_on"))), *electronic, *deadlines)))
     if doc.get("platform_notification"):
         pn = doc["platform_notification"]
         sections.append(Section("Notificação à plataforma", (("Forma", pn.get("method_label", "")),
