@@ -10,12 +10,13 @@ import pytest
 from rules import notice
 from rules.params import ParameterVersion
 from services.ridehailing import queue_view
-from services.ridehailing.enforcement import autos, electronic, lists, process
+from services.ridehailing.enforcement import autos, documents, electronic, lists, process
 from services.setup import bootstrap
 from services.shared import clock, domicile
 from services.shared.auth import Actor
-from services.shared.errors import NotFound, PermissionDenied, ValidationFailed
+from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
 from services.store import parse_date
+from tests.test_bookings_charges import pdf_text
 from tests.enforcement_support import defence_deadline, driver, lavrado
 from tests.ridehailing_data import ACTORS
 from tests.test_queue_view import fresh, shown
@@ -39,7 +40,8 @@ def person(municipality: str, cpf: str, kind: str = "condutor") -> Actor:
     return Actor(cpf, f"Titular {cpf[-4:]}", kind, (municipality,))
 
 
-def delivered_auto(db, at, municipality: str = "chapada", seed: int = 11, delivered: date = AUTO_ON + timedelta(days=1)):
+def delivered_auto(db, at, municipality: str = "chapada", seed: int = 11,
+                   delivered: date = AUTO_ON + timedelta(days=1)):
     """An auto against a driver who has a domicile, notified there on ``delivered``: (auto id, cpf, notice)."""
     cpf, _ = driver(db, municipality, seed=seed)
     at(AUTO_ON)
@@ -79,8 +81,10 @@ def test_opened_on_day_3_the_defence_term_counts_from_day_3(db, at):
 
 
 def test_a_second_opening_does_not_move_the_date(db, at):
-    """Decreto 70.235 art. 23 §2 III b: the FIRST opening counts."""
+    """Decreto 70.235 art. 23 §2 III b: the FIRST opening counts (and the first delivery)."""
     auto_id, cpf, _ = delivered_auto(db, at)
+    with pytest.raises(ServiceError, match="já foi entregue"):
+        electronic.notify_by_domicile(db, CG, "chapada", auto_id)
     (message,) = domicile.inbox(db, person("chapada", cpf))["items"]
     at(AUTO_ON + timedelta(days=3))
     domicile.open_message(db, person("chapada", cpf), message["id"])
@@ -205,8 +209,17 @@ def test_matupa_90_days_whatever_the_channel(db, at):
 
 def test_the_case_shows_delivery_opening_and_tacit_dates(db, at):
     auto_id, cpf, sent = delivered_auto(db, at, seed=19)
+    case = pdf_text(documents.case_file_pdf(db, CG, "chapada", auto_id, date(2026, 3, 4)))
+    assert "entregue no domicílio eletrônico em 03/03/2026 às 10:00; aguardando ciência (tácita em 18/03/2026" in case
+    assert autos.get(db, CG, "chapada", auto_id)["stage_label"] == "Aguardando ciência (domicílio eletrônico)"
+    assert "aguardando_ciencia" in lists.OPEN_STAGES
+    tacit = pdf_text(documents.case_file_pdf(db, CG, "chapada", auto_id, date(2026, 3, 18)))
+    assert "ciência tácita em 18/03/2026" in tacit and "Juntada em 18/03/2026" in tacit
+    at(date(2026, 3, 6))
+    (message,) = domicile.inbox(db, person("chapada", cpf))["items"]
+    domicile.open_message(db, person("chapada", cpf), message["id"])
+    opened = pdf_text(documents.case_file_pdf(db, CG, "chapada", auto_id, date(2026, 3, 6)))
+    assert "aberta em 06/03/2026" in opened and "Recebida em 06/03/2026" in opened
     line = autos.receipt_line(sent, AUTO_ON + timedelta(days=2))
     assert "entregue no domicílio eletrônico em 03/03/2026" in line and "aguardando ciência" in line
     assert "ciência tácita em 18/03/2026" in autos.receipt_line(sent, date(2026, 3, 18))
-    doc = autos.get(db, CG, "chapada", auto_id)
-    assert lists.OPEN_STAGES and doc["stage_label"].startswith("Aguardando ciência")

@@ -67,6 +67,10 @@ def notify_by_domicile(db: Database, actor: Actor, municipality: str, auto_id: s
         raise ValidationFailed({"recipient": "Destinatário: infrator ou plataforma."})
     if recipient == "infrator" and doc.get("decision"):
         raise ServiceError("O auto já foi decidido: a notificação do infrator não pode mais ser alterada.")
+    earlier = doc.get("platform_notification" if recipient == "plataforma" else "notification") or {}
+    if earlier.get("message_id"):  # a second delivery would move the receipt: the first one stands
+        raise ServiceError("A notificação já foi entregue no domicílio eletrônico em "
+                           f"{day(parse_date(earlier['sent_on']))}.")
     kind, document = addressee(db, municipality, doc, recipient)
     if not domicile.active(db, municipality, kind, document):
         raise ValidationFailed({"method": NO_DOMICILE})

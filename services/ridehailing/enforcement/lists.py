@@ -141,7 +141,8 @@ def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = 
 PENDING_FIELDS = {"municipality": 1, "stage": 1, "number": 1, "auto_on": 1, "notification": 1,
                   "defence.filed_on": 1, "sanctions_applied": 1, "fine_dam": 1, "plate": 1, "driver_cpf": 1,
                   "infraction_reference": 1, "recurrence_review": 1}
-OPEN_STAGES = ("aguardando_notificacao", "aguardando_ciencia", "notificado", "prazo_defesa", "defesa", "decidido", "penalidade")
+OPEN_STAGES = ("aguardando_notificacao", "aguardando_ciencia", "notificado", "prazo_defesa", "defesa", "decidido",
+               "penalidade")
 REVIEW = "Rever reincidência"
 NEVER_LATE = (DECIDE, REVIEW)  # no legal term: open since their date, never "late"
 
