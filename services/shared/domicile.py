@@ -60,6 +60,7 @@ def _document(kind: str, document: str) -> str:
     return digits
 
 
+@checked
 def addressee_of(actor: Actor) -> tuple[str, str, str]:
     """(municipality, kind, document) of a regulated actor — the ONE ownership check of the domicile.
 
