@@ -12,7 +12,7 @@ from rules.params import ParameterVersion
 from services.ridehailing import queue_view
 from services.ridehailing.enforcement import autos, documents, electronic, lists, process
 from services.setup import bootstrap
-from services.shared import clock, domicile
+from services.shared import audit_log, clock, domicile
 from services.shared.auth import Actor
 from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
 from services.store import parse_date
@@ -170,6 +170,8 @@ def test_delivery_is_audited_and_the_inbox_is_read_a_page_at_a_time(db, at):
     assert len({m["id"] for m in page["items"] + rest["items"]}) == 25
     assert db["audit"].count_documents({"collection": domicile.MESSAGES, "action": "deliver",
                                         "username": CG.username}) == 25
+    assert audit_log.action_label("deliver", domicile.MESSAGES) == "Entrega de mensagem do domicílio eletrônico"
+    assert audit_log.action_label("open_domicile", domicile.DOMICILES) == "Abertura de domicílio eletrônico"
 
 
 def test_the_channel_needs_an_active_domicile_and_is_never_typed(db, at):

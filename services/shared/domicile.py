@@ -27,6 +27,7 @@ from pymongo.database import Database
 from rules import notice
 from services import store
 from services.shared import audit, clock, events, parameters
+from services.shared.audit_words import name_codes
 from services.shared.auth import ALL_MUNICIPALITIES, Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, PermissionDenied, ValidationFailed
@@ -42,6 +43,8 @@ INDEXES = {
                ([("municipality", 1), ("ref.collection", 1), ("ref.id", 1)], {"name": "i_domicile_ref"})],
 }
 NOT_FOUND = "Mensagem não encontrada."
+name_codes("kind", {"condutor": "Condutor", "plataforma": "Plataforma"})  # the Auditoria names the codes
+name_codes("receipt", notice.STATES)
 
 
 def prepare(db: Database) -> None:

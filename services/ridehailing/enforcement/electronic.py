@@ -19,12 +19,14 @@ from rules.ridehailing.concepts import InfractionProcess
 from services import store
 from services.ridehailing.enforcement import autos, documents, process
 from services.shared import clock, domicile, events, parameters
+from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 from services.store import parse_date
 
 CATEGORY = "auto_notificacao"
+name_codes("category", {CATEGORY: "Notificação de auto de infração"})
 NO_DOMICILE = "O autuado não tem domicílio eletrônico ativo: notifique por via postal com AR ou por edital."
 
 
