@@ -153,7 +153,10 @@ def test_a_regulated_person_reads_only_their_own_messages(db, at):
     with pytest.raises(PermissionDenied):
         domicile.inbox(db, CG)  # staff never read an inbox as its owner
     assert autos.get(db, CG, "chapada", auto_id)["stage"] == "aguardando_ciencia"  # nothing opened
-    assert domicile.message_pdf(db, person("chapada", cpf), message["id"]).startswith(b"%PDF")
+    text = pdf_text(domicile.message_pdf(db, person("chapada", cpf), message["id"]))
+    assert "NOTIFICADO da lavratura do Auto de Infração nº" in text
+    assert "no dia em que for aberta pela primeira vez ou, se não for aberta antes, 15 dias após a entrega" in text
+    assert "art. 25, §1º, IV" in text and "70.235/1972" in text
 
 
 def test_delivery_is_audited_and_the_inbox_is_read_a_page_at_a_time(db, at):

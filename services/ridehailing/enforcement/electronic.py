@@ -14,6 +14,7 @@ from datetime import date
 
 from pymongo.database import Database
 
+from rules import notice as notice_rules
 from rules.fmt import day
 from rules.ridehailing.concepts import InfractionProcess
 from services import store
@@ -82,8 +83,9 @@ def notify_by_domicile(db: Database, actor: Actor, municipality: str, auto_id: s
     if recipient == "infrator":
         limit = process._refuse_late(db, actor, municipality, doc, {**notice, "sent_on": clock.today()},
                                      clock.today(), "method")
+    days = int(parameters.value(db, municipality, notice_rules.TACIT_DAYS, clock.today()))
     pdf = documents.notification_pdf(db, actor, municipality, auto_id,
-                                     "plataforma" if recipient == "plataforma" else "condutor")
+                                     "plataforma" if recipient == "plataforma" else "condutor", days)
     with store.transaction(db):
         message = domicile.deliver(db, actor, municipality, kind, document,
                                    title=f"Notificação do Auto de Infração nº {doc['number']}", category=CATEGORY,
