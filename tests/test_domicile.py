@@ -228,3 +228,17 @@ def test_the_case_shows_delivery_opening_and_tacit_dates(db, at):
     line = autos.receipt_line(sent, AUTO_ON + timedelta(days=2))
     assert "entregue no domicílio eletrônico em 03/03/2026" in line and "aguardando ciência" in line
     assert "ciência tácita em 18/03/2026" in autos.receipt_line(sent, date(2026, 3, 18))
+
+
+def test_a_notice_replaced_by_post_is_not_moved_by_a_late_opening(db, at):
+    """CG art. 25 §1: the clerk may notify by another channel; the domicile's message opened afterwards
+    no longer decides the auto's receipt (the notice recorded on the auto does)."""
+    auto_id, cpf, _ = delivered_auto(db, at, seed=20)
+    at(AUTO_ON + timedelta(days=5))
+    process.notify(db, CG, "chapada", auto_id, method="post", sent_on=AUTO_ON + timedelta(days=2),
+                   received_on=AUTO_ON + timedelta(days=4), juntada_on=AUTO_ON + timedelta(days=5))
+    (message,) = domicile.inbox(db, person("chapada", cpf))["items"]
+    at(AUTO_ON + timedelta(days=7))
+    domicile.open_message(db, person("chapada", cpf), message["id"])
+    recorded = autos.get(db, CG, "chapada", auto_id)["notification"]
+    assert (recorded["method"], recorded["received_on"]) == ("post", AUTO_ON + timedelta(days=4))
