@@ -294,3 +294,26 @@ def test_a_draft_from_a_platform_list_is_lavrado_without_an_address_and_says_edi
     at = page(autos_open=draft)
     assert "Endereço desconhecido — notificação por edital (" in texts(at, "caption")
     assert "art. 25, §1º, II" in texts(at, "caption")
+
+
+def test_the_electronic_domicile_is_offered_only_with_one_and_the_case_shows_its_dates(db, today, monkeypatch):
+    """CG art. 25 §1 IV: the channel when the offender has a domicile; the clerk types no date."""
+    from datetime import datetime, timezone
+
+    from services.shared import clock, domicile
+
+    cpf, _ = driver(db, "chapada", seed=4)
+    auto_id = lavrado(db, today, "chapada", "CG-29-I", date(2026, 3, 2), cpf)
+    today.set(date(2026, 3, 3))
+    monkeypatch.setattr(clock, "now_utc", lambda: datetime(2026, 3, 3, 14, tzinfo=timezone.utc))
+    at = page(autos_open=auto_id)
+    assert "Entregar no domicílio eletrônico" not in [b.label for b in at.button]
+    assert not [o for o in at.selectbox(key="autos_notice_method").options if "domicílio eletrônico" in o]
+    domicile.open_domicile(db, ACTORS["chapada"], "chapada", "condutor", cpf, "condutor@example.com")
+    at = page(autos_open=auto_id)
+    button(at, "Entregar no domicílio eletrônico").click().run()
+    assert not at.exception
+    shown = " ".join(m.value for m in at.markdown)
+    assert "entregue no domicílio eletrônico em 03/03/2026 às 10:00" in shown
+    assert "aguardando ciência (tácita em 18/03/2026 se não for aberta)" in shown
+    assert autos.get(db, ACTORS["chapada"], "chapada", auto_id)["stage"] == "aguardando_ciencia"

@@ -20,6 +20,7 @@ from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui.auto_case import deadlines, documents
 from ui.auto_contact import contact_line, draft_contact
+from ui.autos_domicile import notice_summary
 from ui.entity import confirm_button
 from ui.ridehailing import clear_reads
 
@@ -161,14 +162,12 @@ def discard_draft(actor: Actor, mun: str, doc: dict) -> None:
 
 def notification(actor: Actor, mun: str, doc: dict) -> None:
     db, rules, today = common.db(), registry.rules_of(mun), clock.today()
-    methods = {m.code: m for m in rules.notification_methods}
-    notice = doc.get("notification") or {}
-    if notice.get("juntada_on"):
-        st.markdown(f"**Notificação** por {notice['method_label']}: enviada em {day(notice['sent_on'])}, recebida em "
-                    f"{day(notice['received_on'])}, juntada em {day(notice['juntada_on'])}.")
-    place = st.expander("Notificação à plataforma ou correção") if notice.get("juntada_on") else st.container()
+    methods = {m.code: m for m in rules.notification_methods if m.code != process.DOMICILE}  # not typed
+    notice = notice_summary(actor, mun, doc, done)
+    recorded = notice.get("juntada_on") or notice.get("message_id")
+    place = st.expander("Notificação à plataforma ou correção") if recorded else st.container()
     with place:
-        if not notice.get("juntada_on"):
+        if not recorded:
             st.markdown("#### Notificação")
         with st.form("autos_notice_form"):
             recipient = st.radio("Destinatário", ["infrator", "plataforma"], horizontal=True, key="autos_notice_to")

@@ -103,6 +103,8 @@ NOTIFICATION_METHODS = (
     NotificationMethod("official_gazette", "publicação no Diário Oficial dos Municípios", art("art. 25, §1º, II")),
     NotificationMethod("post", "via postal ou carta com aviso de recepção", art("art. 25, §1º, III")),
     NotificationMethod("electronic", "meio eletrônico com prova de recebimento", art("art. 25, §1º, IV")),
+    # delivered by the panel to the domicile; received on opening or tacitly (rules/notice.py)
+    NotificationMethod("domicile", "domicílio eletrônico", art("art. 25, §1º, IV")),
 )
 
 TRIP_DATA = tuple(TripDataField(code, label, art(f"art. 11, §1º, {n}")) for n, code, label in (

@@ -106,6 +106,8 @@ CATALOGUE = (
 NOTIFICATION_METHODS = (
     NotificationMethod("post", "via postal com aviso de recebimento", art("art. 21, §1º")),
     NotificationMethod("electronic", "via eletrônica", art("art. 21, §1º")),
+    # delivered by the panel to the domicile; received on opening or tacitly (rules/notice.py)
+    NotificationMethod("domicile", "domicílio eletrônico", art("art. 21, §1º")),
     NotificationMethod("official_gazette", "edital no órgão oficial do Município", art("art. 21, §1º")),
 )
 

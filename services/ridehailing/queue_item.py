@@ -52,7 +52,7 @@ def from_row(row: dict, on: date) -> Pendencia:
 # Every kind of item the queue holds, as the lists offer them to filter (the queue kept as data holds
 # all but the last three, which ``work_queue`` computes on each read: few, from small collections).
 KINDS = ("Avaliar requerimento", "Vistoria", "Pendências da vistoria", "Taxa", "Suspensão", "Vistoria anual",
-         "Vistoria extraordinária", "Renovação", "Notificar auto", "Juntar notificação", "Prazo de defesa",
-         "Decidir auto", "Suspensão (auto)", "Multa", "Rever reincidência",
+         "Vistoria extraordinária", "Renovação", "Notificar auto", "Aguardando ciência",
+         "Juntar notificação", "Prazo de defesa", "Decidir auto", "Suspensão (auto)", "Multa", "Rever reincidência",
          "Alteração de dados", "Relação da plataforma", "Dados de viagem")
 KEPT_KINDS = KINDS[:-3]

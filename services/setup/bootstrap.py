@@ -18,9 +18,9 @@ from services.ridehailing import (  # noqa: F401
     platform_lists,
     trip_data,
 )
-from services.ridehailing.enforcement import autos, penalties  # noqa: F401  (penalties: the fine's handler)
+from services.ridehailing.enforcement import autos, electronic, penalties  # noqa: F401  (the fine's, the opening's)
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-from services.shared import accounts, audit, clock, config, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
+from services.shared import accounts, audit, clock, config, domicile, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -56,6 +56,7 @@ def prepare(db: Database) -> None:
             ensure_parameter(db, municipality["code"], version)
     authorization_records.prepare(db)  # open-authorization keys and their unique indexes
     autos.prepare(db)  # indexes of the autos de infração
+    domicile.prepare(db)  # the electronic domicile: one per addressee, the inbox read a page at a time
     platform_lists.prepare(db)  # lists and drafts of the platforms
     trip_data.prepare(db)  # data requests, trip imports and trips
     issqn.prepare(db)  # ISSQN of each vehicle and month

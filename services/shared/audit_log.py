@@ -120,7 +120,9 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "fine_dam": "Emissão do DAM da multa", "fine_paid": "Pagamento da multa", "sanction": "Penalidade",
          "measure": "Medida administrativa", "void": "Anulação", "discard": "Descarte do rascunho",
          "recurrence_review": "Reincidência a rever", "recurrence_reviewed": "Reincidência revista",
-         "measure_released": "Liberação de medida",
+         "measure_released": "Liberação de medida", "notice_opened": "Ciência da notificação",
+         # the electronic domicile (services.shared.domicile)
+         "open_domicile": "Abertura", "deliver": "Entrega", "open_message": "Abertura pelo destinatário",
          # service bookings (services.machinery.bookings)
          "technical_visit": "Vistoria técnica", "social_report_requested": "Pedido de parecer social",
          "social_report_answered": "Parecer social", "quote": "Orçamento", "payment_plan": "Plano de pagamento",
@@ -141,7 +143,8 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "platform_issqn": "ISSQN da plataforma", "charges": "Débito",
                      "saved_views": "Visão salva", "register_definitions": "Cadastro definido",
                      "regulated_accounts": "Conta do portal de condutores e plataformas",
-                     "platform_agents": "Agente autorizado da plataforma"}
+                     "platform_agents": "Agente autorizado da plataforma",
+                     "domiciles": "Domicílio eletrônico", "domicile_messages": "Mensagem do domicílio eletrônico"}
 
 
 # The registers defined by municipal IT as the reader last loaded their definitions (:func:`load_defined`):

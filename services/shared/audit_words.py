@@ -91,6 +91,14 @@ FIELD_NAMES = {
     "incidents": "Ocorrências", "bookings": "Agendamentos", "instalments": "Parcelas", "extension": "Prorrogação",
     "driver": "Motorista", "passengers": "Passageiros", "requested_by": "Pedido por", "answered_on": "Respondido em",
 }
+# the electronic domicile (services.shared.domicile) and an auto notified through it
+FIELD_NAMES.update({
+    "delivered_at": "Entregue em", "delivered_on": "Dia da entrega", "delivered_by": "Entregue por",
+    "opened_at": "Aberta em", "opened_on": "Dia da abertura", "opened_by": "Aberto por",
+    "tacit_days": "Dias para a ciência tácita", "tacit_on": "Ciência tácita em", "message_id": "Mensagem",
+    "tacit_defence_deadline": "Prazo da defesa se a ciência for tácita", "receipt": "Ciência", "warning": "Aviso",
+    "pdf_sha256": "PDF (SHA-256)", "title": "Título", "category": "Categoria", "ref": "Refere-se a",
+})
 
 # Parts of a changed value (a quote, a payment plan, an execution, an event) found in the log.
 FIELD_NAMES.update({

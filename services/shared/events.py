@@ -33,3 +33,24 @@ def on_dam_paid(collection: str) -> Callable:
 def paid_handlers(collection: str) -> tuple[Callable[[Any, str], None], ...]:
     """The handlers registered for the DAMs that pay a record of ``collection`` (empty when none is)."""
     return tuple(_PAID_HANDLERS.get(collection, ()))
+
+
+# ---- a message of the electronic domicile opened (services.shared.domicile) ----
+
+_OPENED_HANDLERS: dict[str, list[Callable[[Any, Any, dict], None]]] = {}
+
+
+def on_message_opened(category: str) -> Callable:
+    """Register the decorated function as a handler of the first opening of a domicile message of
+    ``category``: called as ``handler(db, actor, message)`` inside the opening's unit of work (the
+    actor is the addressee who opened it), so the record the message notifies follows it."""
+    def register(handler: Callable[[Any, Any, dict], None]) -> Callable[[Any, Any, dict], None]:
+        _OPENED_HANDLERS.setdefault(category, []).append(handler)
+        return handler
+
+    return register
+
+
+def opened_handlers(category: str) -> tuple[Callable[[Any, Any, dict], None], ...]:
+    """The handlers registered for the opening of a message of ``category`` (empty when none is)."""
+    return tuple(_OPENED_HANDLERS.get(category, ()))

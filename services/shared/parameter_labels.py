@@ -21,6 +21,7 @@ LABELS = {
     "discount_rate_bpc_or_social_report": "Desconto BPC ou parecer social (fração)",
     "discount_rate_family_income": "Desconto renda familiar (fração)",
     "discount_rate_non_profit": "Desconto entidade sem fins lucrativos (fração)",
+    "domicilio_ciencia_tacita_dias": "Domicílio eletrônico: dias para a ciência tácita da notificação não aberta",
     "dpvat_required": "Exigir DPVAT",
     "extended_due_max_days": "Prazo máximo de pagamento estendido (dias)",
     "fine_cap_grave": "Teto da multa grave (R$)",

@@ -20,6 +20,7 @@ from typing import Any
 from bson import ObjectId
 from pymongo.database import Database
 
+from rules.fmt import day
 from rules.ridehailing.concepts import Measure
 from rules.ridehailing.sanctions import LASTING_MEASURES
 from services.ridehailing import registry
@@ -49,7 +50,8 @@ UNKNOWN_ADDRESS = "Endereço desconhecido — notificação por edital"
 EDITAL = "official_gazette"  # the notification method of the act's publication (CG art. 25 §1 II; MP art. 21 §1)
 OUTCOMES = {"mantido": "Mantido", "parcialmente": "Mantido em parte", "anulado": "Anulado"}
 STAGES = {
-    "rascunho": "Rascunho", "aguardando_notificacao": "Aguardando notificação", "notificado": "Notificado",
+    "rascunho": "Rascunho", "aguardando_notificacao": "Aguardando notificação",
+    "aguardando_ciencia": "Aguardando ciência (domicílio eletrônico)", "notificado": "Notificado",
     "prazo_defesa": "Prazo de defesa", "defesa": "Defesa apresentada", "decidido": "Decidido",
     "recurso": "Recurso em análise", "penalidade": "Penalidade aplicada", "multa_paga": "Multa paga",
     "anulado": "Anulado", "nulo": "Nulo (notificação fora do prazo)", "descartado": "Rascunho descartado",
@@ -133,7 +135,37 @@ def stage_of(doc: dict) -> str:
         return "prazo_defesa"
     if notice.get("received_on"):
         return "notificado"
+    if notice.get("message_id"):  # delivered to the electronic domicile, neither opened nor tacit when written
+        return "aguardando_ciencia"
     return "aguardando_notificacao"
+
+
+def as_of(doc: dict, on: date) -> dict:
+    """The auto as it stands on ``on``: a notice delivered to the electronic domicile and never opened
+    counts as received, and joined, on its tacit day once that day is reached (``rules/notice.py``;
+    docs/LEITURAS.md, seção 7, leitura 27) — a day that comes without any write."""
+    notice = doc.get("notification") or {}
+    tacit = parse_date(notice.get("tacit_on"))
+    if not notice.get("message_id") or notice.get("received_on") or tacit is None or on < tacit:
+        return doc
+    return {**doc, "notification": {**notice, "received_on": tacit, "juntada_on": tacit, "receipt": "tacita",
+                                    "defence_deadline": notice.get("tacit_defence_deadline")}}
+
+
+def receipt_line(notice: dict, on: date) -> str:
+    """The electronic notice's delivery, opening or tacit receipt, as the case shows it (pt-BR)."""
+    delivered, tacit = parse_date(notice.get("sent_on")), parse_date(notice.get("tacit_on"))
+    opened = parse_date(notice.get("opened_on"))
+    if delivered is None or tacit is None:
+        return ""
+    at = notice.get("delivered_at")
+    line = f"entregue no domicílio eletrônico em {day(delivered)}" + (
+        f" às {clock.to_local(at):%H:%M}" if hasattr(at, "hour") else "")
+    if notice.get("receipt") == "aberta" or (opened and opened <= tacit):
+        return f"{line}; aberta em {day(opened)}"
+    if notice.get("receipt") == "tacita" or on >= tacit:
+        return f"{line}; ciência tácita em {day(tacit)}" + (f" (aberta depois, em {day(opened)})" if opened else "")
+    return f"{line}; aguardando ciência (tácita em {day(tacit)} se não for aberta)"
 
 
 def _final_outcome(doc: dict) -> str | None:

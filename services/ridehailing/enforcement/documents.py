@@ -9,6 +9,7 @@ from pymongo.database import Database
 
 from rules.dam import charges as charge_rules
 from rules.fmt import brl, day
+from rules.notice import DTE
 from services.ridehailing import charge_links, registry
 from services.ridehailing.enforcement import autos, process
 from services.ridehailing.enforcement.auto_pdf import (
@@ -108,9 +109,11 @@ def auto_pdf(db: Database, actor: Actor, municipality: str, auto_id: str) -> byt
 
 
 @checked
-def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, recipient: str = "condutor") -> bytes:
+def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, recipient: str = "condutor",
+                     tacit_days: int = 0) -> bytes:
     """The notification to the offender (``condutor``) or to the platform (``plataforma``), with the
-    defence period counted from the juntada (CG art. 25 §1–§2; MP art. 21)."""
+    defence period counted from the juntada (CG art. 25 §1–§2; MP art. 21); ``tacit_days`` > 0: the
+    one delivered to the electronic domicile, which says when it counts as received (rules/notice.py)."""
     authorize(actor, "read", municipality)
     doc = _doc(db, actor, municipality, auto_id)
     rules = registry.rules_of(municipality)
@@ -135,9 +138,17 @@ def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str
         "Nenhuma penalidade será aplicada antes da decisão no processo, assegurados o contraditório e a ampla "
         f"defesa ({rules.ref('due_process')}).",
         *edital,
+        *((f"Entregue no domicílio eletrônico: considera-se recebida, e juntada ao processo, no dia em que for "
+           f"aberta pela primeira vez ou, se não for aberta antes, {tacit_days} dias após a entrega "
+           f"({notification_reference(municipality)}; {DTE}).",) if tacit_days > 0 else ()),
     )
     return render_notification(NoticePrint(_print(db, municipality, doc, _auto_sections(doc)), recipient, name,
                                            document, address, body))
+
+
+def notification_reference(municipality: str) -> str:
+    """The article of the electronic channel in the municipality's act (CG art. 25 §1 IV; MP art. 21 §1)."""
+    return next(m.reference for m in registry.rules_of(municipality).notification_methods if m.code == "domicile")
 
 
 def _platform_of(db: Database, municipality: str, doc: dict) -> dict:
@@ -191,7 +202,9 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     first, *rest = _auto_sections(doc)
     sections = [Section(f"Auto de infração nº {doc['number']}", first.rows),
                 *(Section(s.title, s.rows, s.paragraphs, piece=False) for s in rest)]
-    notice = doc.get("notification") or {}
+    notice = autos.as_of(doc, on or clock.today()).get("notification") or {}
+    electronic = (("Domicílio eletrônico", autos.receipt_line(notice, on or clock.today())),) if notice.get(
+        "message_id") else ()
     deadlines = [("Prazo de defesa", f"{_d(state['defence_deadline'])} ({rules.ref('defence')})")]
     if state["notification_deadline"]:
         deadlines.insert(0, ("Limite da notificação", f"{_d(state['notification_deadline'])} ({rules.ref('notification')})"))
@@ -201,7 +214,7 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     sections.append(Section("Notificação, recebimento e juntada", (
         ("Forma", f"{notice.get('method_label', '—')} ({notice.get('method_reference', rules.ref('notification'))})"),
         ("Enviada em", _d(notice.get("sent_on"))), ("Recebida em", _d(notice.get("received_on"))),
-        ("Juntada em", _d(notice.get("juntada_on"))), *deadlines)))
+        ("Juntada em", _d(notice.get("juntada_on"))), *electronic, *deadlines)))
     if doc.get("platform_notification"):
         pn = doc["platform_notification"]
         sections.append(Section("Notificação à plataforma", (("Forma", pn.get("method_label", "")),

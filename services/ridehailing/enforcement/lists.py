@@ -141,7 +141,8 @@ def history(db: Database, actor: Actor, municipality: str, *, driver_cpf: str = 
 PENDING_FIELDS = {"municipality": 1, "stage": 1, "number": 1, "auto_on": 1, "notification": 1,
                   "defence.filed_on": 1, "sanctions_applied": 1, "fine_dam": 1, "plate": 1, "driver_cpf": 1,
                   "infraction_reference": 1, "recurrence_review": 1}
-OPEN_STAGES = ("aguardando_notificacao", "notificado", "prazo_defesa", "defesa", "decidido", "penalidade")
+OPEN_STAGES = ("aguardando_notificacao", "aguardando_ciencia", "notificado", "prazo_defesa", "defesa", "decidido",
+               "penalidade")
 REVIEW = "Rever reincidência"
 NEVER_LATE = (DECIDE, REVIEW)  # no legal term: open since their date, never "late"
 
@@ -164,8 +165,13 @@ def auto_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any,
     items: list[AutoItem] = []
     dates: list[date] = []
     if doc.get("stage") in OPEN_STAGES:
+        waiting = doc["stage"] == "aguardando_ciencia"
+        tacit = parse_date((doc.get("notification") or {}).get("tacit_on")) if waiting else None
+        doc = autos.as_of(doc, on)  # a notice never opened counts from its tacit day (enforcement.electronic)
         items += [AutoItem(*item) for item in _due_items(doc, on, rules, book, calendar) + _fine_item(doc, charge)]
         deadline = parse_date((doc.get("notification") or {}).get("defence_deadline"))
+        if waiting:
+            dates += [d for d in (tacit and tacit - timedelta(days=1), deadline) if d]  # the day before the tacit one
         if doc["stage"] in ("prazo_defesa", "defesa"):
             dates.append(deadline or on)  # no deadline: "decidir a partir de hoje" moves every day
         dates += [d for d in (parse_date(a.get("until")) for a in doc.get("sanctions_applied") or []
@@ -237,6 +243,13 @@ def _due_items(doc: dict, on: date, rules: Any, book: Any, calendar: Any) -> lis
         return [(auto_on, "Notificar auto", f"Auto nº {number} lavrado em {day(auto_on)} aguardando notificação",
                  rules.ref("notification"))]
     notice = doc.get("notification") or {}
+    if stage == "aguardando_ciencia":
+        if not notice.get("received_on"):
+            tacit = parse_date(notice["tacit_on"])
+            return [(tacit, "Aguardando ciência", f"Auto nº {number}: notificação entregue no domicílio eletrônico em "
+                     f"{day(parse_date(notice['sent_on']))}, aguardando ciência; tácita em {day(tacit)} se não for "
+                     "aberta", notice.get("method_reference") or rules.ref("notification"))]
+        stage = "prazo_defesa"  # the tacit day came: the defence term runs from it
     if stage == "notificado":
         return [(parse_date(notice["received_on"]), "Juntar notificação",
                  f"Auto nº {number}: juntar a notificação recebida para abrir o prazo de defesa", rules.ref("defence"))]

@@ -27,6 +27,7 @@ from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.store import parse_date
 
+DOMICILE = "domicile"  # the electronic domicile's method (CG art. 25 §1 IV; MP art. 21 §1): enforcement.electronic
 Attachments = Sequence[tuple[str, bytes]]  # (file name, content) of each document filed
 
 
@@ -61,7 +62,7 @@ def _penalty_state(db: Database, municipality: str, doc: dict, on: date, upholdi
     """The process on ``on`` and whether a penalty is in effect then (``effects``: the day the decision
     becomes final, held by an appeal filed in time); ``upholding``: only whether the auto may be upheld."""
     rules, book = autos._rules(municipality), parameters.book(db, municipality)
-    state = rules.process_status(process_of(doc), on, book, parameters.calendar_from(book, on))
+    state = rules.process_status(process_of(autos.as_of(doc, on)), on, book, parameters.calendar_from(book, on))
     findings = list(state.decision.findings)
     outcome = autos._final_outcome(doc)
     effect = effects.effect_of(db, municipality, doc, on)
@@ -100,11 +101,15 @@ def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, metho
     """Record the notification (sent, received, juntada) to the offender, or to the platform
     (``recipient="plataforma"``, CG art. 25 caput). Method from the act's list (CG art. 25 §1 I–IV;
     MP art. 21 §1). In Matupá a notification delivered after 90 days of the auto is refused with its
-    article and the auto becomes void (MP art. 21 §1). Returns the dates the rules compute."""
+    article and the auto becomes void (MP art. 21 §1). Returns the dates the rules compute. The
+    electronic domicile is not typed here: ``enforcement.electronic.notify_by_domicile``."""
     authorize(actor, "write", municipality)
     doc = _lavrado(db, municipality, auto_id)
     rules = autos._rules(municipality)
     methods = {m.code: m for m in rules.notification_methods}
+    if method == DOMICILE:
+        raise ValidationFailed({"method": "Domicílio eletrônico: o painel entrega a notificação e a data de ciência "
+                                          "vem da abertura ou da ciência tácita; não é digitada."})
     if method not in methods:
         raise ValidationFailed({"method": "Forma de notificação: escolha uma das previstas em "
                                           f"{rules.ref('notification')}."})
@@ -133,18 +138,8 @@ def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, metho
                         f"Notificação à plataforma por {notice['method_label']}")
         return notice
     book = parameters.book(db, municipality)
-    limit = None
-    if rules.notification_limit_days:
-        limit = parameters.calendar_from(book, auto_on).add_days(auto_on, rules.notification_limit_days)
-        delivered = received_on or sent_on
-        if delivered > limit:
-            note = (f"Notificação de {day(delivered)} após o prazo máximo de {rules.notification_limit_days} dias da "
-                    f"lavratura ({day(auto_on)} → {day(limit)}): auto nulo")
-            with store.transaction(db):
-                autos._save(db, actor, municipality, doc, {"status": "nulo", "void_reason": note,
-                                                           "void_reference": rules.ref("notification"),
-                                                           "late_notification": notice}, "void", note)
-            raise DeadlineMissed(note, rules.ref("notification"), "received_on" if received_on else "sent_on")
+    limit = _refuse_late(db, actor, municipality, doc, notice, received_on or sent_on,
+                        "received_on" if received_on else "sent_on")
     process = InfractionProcess(auto_on, received_on, method, juntada_on)
     state = rules.process_status(process, max(clock.today(), juntada_on or auto_on), book,
                                  parameters.calendar_from(book, auto_on))
@@ -154,6 +149,26 @@ def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, metho
                     f"Notificação por {notice['method_label']}" + (
                         f"; prazo de defesa até {day(state.defence_deadline)}" if state.defence_deadline else ""))
     return notice
+
+
+def _refuse_late(db: Database, actor: Actor, municipality: str, doc: dict, notice: dict, delivered: date,
+                field: str) -> date | None:
+    """Matupá: a notification delivered after the limit (MP art. 21 §1) voids the auto and is refused
+    with its article, whatever the channel; returns the limit (None where the act has none)."""
+    rules = autos._rules(municipality)
+    if not rules.notification_limit_days:
+        return None
+    auto_on = parse_date(doc["auto_on"])
+    limit = parameters.calendar(db, municipality, auto_on).add_days(auto_on, rules.notification_limit_days)
+    if delivered > limit:
+        note = (f"Notificação de {day(delivered)} após o prazo máximo de {rules.notification_limit_days} dias da "
+                f"lavratura ({day(auto_on)} → {day(limit)}): auto nulo")
+        with store.transaction(db):
+            autos._save(db, actor, municipality, doc, {"status": "nulo", "void_reason": note,
+                                                       "void_reference": rules.ref("notification"),
+                                                       "late_notification": notice}, "void", note)
+        raise DeadlineMissed(note, rules.ref("notification"), field)
+    return limit
 
 
 # ---- defence, decision, appeal ----
@@ -192,7 +207,7 @@ def file_defence(db: Database, actor: Actor, municipality: str, auto_id: str, *,
     defence = _filing(db, "defence", filed_on, by, summary, attachments)
     if filed_on < parse_date(doc["auto_on"]):
         raise ValidationFailed({"filed_on": "Apresentada em: não pode ser anterior ao auto."})
-    deadline = parse_date((doc.get("notification") or {}).get("defence_deadline"))
+    deadline = parse_date((autos.as_of(doc, filed_on).get("notification") or {}).get("defence_deadline"))
     defence["late"] = bool(deadline and filed_on > deadline)
     with store.transaction(db):
         autos._save(db, actor, municipality, doc, {"defence": defence}, "defence",

@@ -1,0 +1,41 @@
+"""The auto's notification as recorded, and the electronic domicile on its notification step: offered
+only when the addressee has an active domicile; its delivery, opening or tacit receipt shown on the case
+(``services.ridehailing.enforcement.electronic``; the clerk types no date for it)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from rules.fmt import day
+from services.ridehailing.enforcement import autos, electronic
+from services.shared import clock
+from services.shared.auth import Actor
+from ui import common
+
+
+def notice_summary(actor: Actor, mun: str, doc: dict, done: Callable[[str], None]) -> dict:
+    """Show the notification recorded and offer the delivery to the domicile; returns the notice as it
+    stands today (a notice never opened counts from its tacit day)."""
+    db, today = common.db(), clock.today()
+    notice = autos.as_of(doc, today).get("notification") or {}
+    if notice.get("message_id"):
+        joined = f", juntada em {day(notice['juntada_on'])}" if notice.get("juntada_on") else ""
+        st.markdown(f"**Notificação** por {notice['method_label']}: {autos.receipt_line(notice, today)}{joined}.")
+        if notice.get("warning") and not notice.get("received_on"):
+            st.warning(notice["warning"] + ".")
+    elif notice.get("juntada_on"):
+        st.markdown(f"**Notificação** por {notice['method_label']}: enviada em {day(notice['sent_on'])}, recebida em "
+                    f"{day(notice['received_on'])}, juntada em {day(notice['juntada_on'])}.")
+    if notice.get("received_on") or notice.get("message_id") or doc.get("decision"):
+        return notice
+    ok, available = common.attempt(electronic.available, db, actor, mun, doc["id"])
+    if ok and available:
+        st.info("O autuado tem domicílio eletrônico: a notificação pode ser entregue lá. Conta como recebida no dia "
+                "em que ele a abrir, ou na ciência tácita se não a abrir (sem digitar datas).")
+        if st.button("Entregar no domicílio eletrônico", key="autos_notice_domicile", type="primary"):
+            sent, result = common.attempt(electronic.notify_by_domicile, db, actor, mun, doc["id"])
+            if sent:
+                done(f"Notificação entregue no domicílio eletrônico; ciência tácita em {day(result['tacit_on'])} se "
+                     "não for aberta antes.")
+    return notice
