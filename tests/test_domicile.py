@@ -15,6 +15,7 @@ from services.setup import bootstrap
 from services.shared import audit_log, clock, domicile
 from services.shared.auth import Actor
 from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
+from services.shared.regulated_accounts import Person
 from services.store import parse_date
 from tests.test_bookings_charges import pdf_text
 from tests.enforcement_support import defence_deadline, driver, lavrado
@@ -36,8 +37,9 @@ def at(monkeypatch, today):
 
 
 def person(municipality: str, cpf: str, kind: str = "condutor") -> Actor:
-    """A regulated actor as the portal will make it (local assumption, domicile.addressee_of)."""
-    return Actor(cpf, f"Titular {cpf[-4:]}", kind, (municipality,))
+    """A regulated actor as the portal makes it (``regulated_accounts.Person.actor``): a driver, or the
+    platform ``cpf`` (a CNPJ then) through one of its authorized agents."""
+    return Person(municipality, kind, cpf, "" if kind == "condutor" else "50041082346", f"Titular {cpf[-4:]}").actor
 
 
 def delivered_auto(db, at, municipality: str = "chapada", seed: int = 11,
@@ -93,7 +95,7 @@ def test_a_second_opening_does_not_move_the_date(db, at):
     assert again["opened_on"] == AUTO_ON + timedelta(days=3)
     assert autos.get(db, CG, "chapada", auto_id)["notification"]["received_on"] == AUTO_ON + timedelta(days=3)
     openings = list(db["audit"].find({"collection": domicile.MESSAGES, "action": "open_message"}))
-    assert len(openings) == 1 and openings[0]["username"] == cpf  # audited once, with the person as actor
+    assert len(openings) == 1 and openings[0]["username"] == f"condutor:{cpf}"  # audited once, with the person as actor
 
 
 def test_never_opened_tacit_on_day_15_and_the_queue_waits_until_then(db, at):
@@ -152,6 +154,8 @@ def test_a_regulated_person_reads_only_their_own_messages(db, at):
         domicile.open_message(db, person("matupa", cpf), message["id"])  # same CPF, other municipality
     with pytest.raises(PermissionDenied):
         domicile.inbox(db, CG)  # staff never read an inbox as its owner
+    with pytest.raises(PermissionDenied):  # only the portal's regulated role is an addressee
+        domicile.inbox(db, Actor(cpf, "Titular", "condutor", ("chapada",)))
     assert autos.get(db, CG, "chapada", auto_id)["stage"] == "aguardando_ciencia"  # nothing opened
     text = pdf_text(domicile.message_pdf(db, person("chapada", cpf), message["id"]))
     assert "NOTIFICADO da lavratura do Auto de Infração nº" in text

@@ -290,7 +290,9 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 # request's service (execution.record_credit_returned, payment.record_refusal_refund)
                 "services.machinery.ledger.refund",
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
-                "services.shared.privacy.applies_to"}
+                "services.shared.privacy.applies_to",
+                # whose records a regulated actor reaches: a question about the actor, no data
+                "services.shared.regulated_accounts.addressee"}
 
 
 def public_services() -> dict[str, object]:

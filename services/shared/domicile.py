@@ -26,7 +26,7 @@ from pymongo.database import Database
 
 from rules import notice
 from services import store
-from services.shared import audit, clock, events, parameters
+from services.shared import audit, clock, events, parameters, regulated_accounts
 from services.shared.audit_words import name_codes
 from services.shared.auth import ALL_MUNICIPALITIES, Actor, authorize
 from services.shared.boundary import checked
@@ -65,16 +65,16 @@ def _document(kind: str, document: str) -> str:
 
 @checked
 def addressee_of(actor: Actor) -> tuple[str, str, str]:
-    """(municipality, kind, document) of a regulated actor — the ONE ownership check of the domicile.
-
-    Local assumption until the portal's accounts are merged: the actor's ``role`` is the kind
-    (``condutor``/``plataforma``), its ``username`` carries the CPF/CNPJ, and it works in exactly one
-    municipality. Staff roles are refused here: a staff person never reads an inbox as its owner."""
-    kind, own = actor.role, tuple(actor.municipalities)
-    if kind not in KINDS or len(own) != 1 or own[0] == ALL_MUNICIPALITIES:
+    """(municipality, kind, document) of a regulated actor — the ONE ownership check of the domicile: the
+    person logged in on the portal (``regulated_accounts.addressee``: the driver, or the platform its
+    authorized agent speaks for), in their one municipality. Staff roles are refused here: a staff
+    person never reads an inbox as its owner."""
+    whose = regulated_accounts.addressee(actor)
+    if whose is None or whose[0] == ALL_MUNICIPALITIES:
         raise PermissionDenied("Só o próprio condutor ou plataforma acessa o seu domicílio eletrônico.")
+    municipality, kind, document = whose
     try:
-        return own[0], kind, _document(kind, actor.username)
+        return municipality, kind, _document(kind, document)
     except ValidationFailed:
         raise PermissionDenied("Só o próprio condutor ou plataforma acessa o seu domicílio eletrônico.") from None
 

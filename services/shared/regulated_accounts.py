@@ -57,7 +57,8 @@ class Person:
 
     @property
     def actor(self) -> Actor:
-        return Actor(username_of(self.kind, self.document, self.person_cpf), self.name, REGULATED_ROLE, ())
+        return Actor(username_of(self.kind, self.document, self.person_cpf), self.name, REGULATED_ROLE,
+                     (self.municipality,))
 
 
 def prepare(db: Database) -> None:
@@ -67,6 +68,16 @@ def prepare(db: Database) -> None:
 def username_of(kind: str, document: str, person_cpf: str) -> str:
     """How the audit log names a regulated person: ``condutor:CPF`` or ``plataforma:CNPJ:CPF``."""
     return f"{DRIVER}:{document}" if kind == DRIVER else f"{PLATFORM}:{document}:{person_cpf}"
+
+
+def addressee(actor: Actor) -> tuple[str, str, str] | None:
+    """(municipality, kind, CPF/CNPJ) whose records a regulated actor (:attr:`Person.actor`) may see —
+    the driver, or the platform its agent speaks for —; None for anyone else (staff included)."""
+    own = tuple(actor.municipalities)
+    kind, _, rest = actor.username.partition(":")
+    if actor.role != REGULATED_ROLE or len(own) != 1 or kind not in KINDS or not rest:
+        return None
+    return own[0], kind, rest.split(":")[0]
 
 
 def identity(kind: object, document: object, person_cpf: object = "") -> tuple[str, str, str]:
