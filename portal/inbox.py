@@ -1,9 +1,9 @@
 """The one place where the electronic domicile plugs into the portal's home page.
 
 :func:`domicile_section` is what "Início" shows under "Domicílio eletrônico" for the person logged in.
-Today it has nothing to show (the inbox service of issue 36 item 2 is not here yet); once
-``services.shared.domicile`` exists, this function asks it for the person's messages — identified by
-(municipality, kind "condutor"|"plataforma", document CPF/CNPJ) — and returns them for the template.
+The inbox service is ``services.shared.domicile`` (``inbox``, ``open_message``, ``message_pdf``, whose owner
+check reads ``Person.actor``); the portal's pages that list and open the messages are the next step of issue
+36, and until then this section says there is nothing to show.
 """
 from __future__ import annotations
 
