@@ -16,6 +16,7 @@ from pymongo.database import Database
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -24,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from portal import inbox, web
 from services.shared import fields, mail, municipalities, regulated_access
 from services.shared import regulated_accounts as accounts
-from services.shared.errors import ServiceError, ValidationFailed
+from services.shared.errors import NotFound, ServiceError, ValidationFailed
 
 log = logging.getLogger("painel")
 MAIL_LOOP_SECONDS = 60
@@ -138,6 +139,39 @@ def build(db: Database) -> Any:
                     municipality=names.get(person.municipality, person.municipality), document=_shown(person),
                     domicile=section)
 
+    async def mailbox(request: Request, code: str, action: str) -> Response:
+        """A message of the person's domicile: opened by its form (POST), shown, or its PDF; another's
+        code or a missing one is the same 404."""
+        person = await who(request)
+        if person is None:
+            return RedirectResponse("/entrar", status_code=303)
+        if request.method == "POST":
+            await web.form(request)
+        try:
+            if action == "abrir":
+                await run_in_threadpool(inbox.open_message, db, person, code)
+                return RedirectResponse(f"/domicilio/{code}", status_code=303)
+            if action == "pdf":
+                shown = await run_in_threadpool(inbox.message, db, person, code)
+                if not shown["opened"]:  # the PDF is the content: it is read once the message is opened
+                    return RedirectResponse(f"/domicilio/{code}", status_code=303)
+                pdf = await run_in_threadpool(inbox.message_pdf, db, person, code)
+                return Response(pdf, media_type="application/pdf", headers={
+                    "content-disposition": 'attachment; filename="notificacao.pdf"', "cache-control": "no-store"})
+            shown = await run_in_threadpool(inbox.message, db, person, code)
+        except NotFound:
+            raise HTTPException(404) from None
+        return page(request, "mensagem.html", title=shown["title"], item=shown)
+
+    async def opening(request: Request) -> Response:
+        return await mailbox(request, request.path_params["code"], "abrir")
+
+    async def reading(request: Request) -> Response:
+        return await mailbox(request, request.path_params["code"], "ver")
+
+    async def document(request: Request) -> Response:
+        return await mailbox(request, request.path_params["code"], "pdf")
+
     async def logout(request: Request) -> Response:
         await web.form(request)
         await run_in_threadpool(regulated_access.logout, db, request.cookies.get(web.SESSION_COOKIE))
@@ -162,6 +196,8 @@ def build(db: Database) -> Any:
             Route("/ativar", ask_code, methods=BOTH), Route("/ativar/codigo", enter_code, methods=BOTH),
             Route("/senha", ask_code, methods=BOTH), Route("/senha/codigo", enter_code, methods=BOTH),
             Route("/inicio", start), Route("/sair", logout, methods=["POST"]), Route("/privacidade", privacy),
+            Route("/domicilio/{code}/abrir", opening, methods=["POST"]), Route("/domicilio/{code}", reading),
+            Route("/domicilio/{code}/pdf", document),
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pymongo.database import Database
 
-from services.shared import regulated_accounts
+from services.shared import domicile, regulated_accounts
 from services.shared.auth import Actor
 from services.shared.errors import NotFound
 
@@ -22,6 +22,7 @@ def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
     driver = db["drivers"].find_one({"municipality": "chapada", "removed": {"$exists": False}}, sort=[("_id", 1)])
     if driver is not None:
         regulated_accounts.create_demo_account(db, "chapada", "condutor", driver["cpf"], driver["cpf"], PORTAL_PASSWORD)
+        _domicile(db, staff, "condutor", driver["cpf"], driver.get("email") or "")
         made.append(("condutor", f"CPF {driver['cpf']}", PORTAL_PASSWORD))
     platform = db["platforms"].find_one({"municipality": "chapada", "name": PLATFORM_NAME})
     if platform is not None:
@@ -33,5 +34,12 @@ def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
                                                    PORTAL_PASSWORD)
         except NotFound:
             return made
+        _domicile(db, staff, "plataforma", platform["cnpj"], AGENT_EMAIL)
         made.append(("plataforma", f"CNPJ {platform['cnpj']} + CPF {AGENT_CPF}", PORTAL_PASSWORD))
     return made
+
+
+def _domicile(db: Database, staff: Actor, kind: str, document: str, email: str) -> None:
+    """The demo account's electronic domicile, as an activation opens it (once)."""
+    if not domicile.active(db, "chapada", kind, document):
+        domicile.open_domicile(db, staff, "chapada", kind, document, email)

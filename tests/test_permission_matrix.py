@@ -170,6 +170,8 @@ REQUIRED: dict[str, str] = {
     "services.shared.domicile.inbox": "domicilio",
     "services.shared.domicile.open_message": "domicilio",
     "services.shared.domicile.message_pdf": "domicilio",
+    "services.shared.domicile.own_message": "domicilio",
+    "services.shared.domicile.message_id_of": "domicilio",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from services.shared import auth, clock, mail, regulated_access, regulated_accounts, sessions
+from services.shared import auth, clock, domicile, mail, regulated_access, regulated_accounts, sessions
 from services.shared.errors import PermissionDenied, ValidationFailed
 from services.shared.regulated_access import CodeRefused
 from services.shared.sessions import AccountLocked, InvalidCredentials
@@ -47,7 +47,9 @@ def test_a_driver_activates_with_the_code_sent_to_the_email_on_file_and_logs_in(
     assert logged == person and regulated_access.resume(db, cookie) == person
     regulated_access.logout(db, cookie)
     assert regulated_access.resume(db, cookie) is None
-    assert actions(db, f"condutor:{cpf}") == ["code_sent", "activate", "consent", "login", "logout"]
+    assert actions(db, f"condutor:{cpf}") == ["code_sent", "activate", "consent", "open_domicile", "login", "logout"]
+    # the activated account is the driver's electronic domicile (CG art. 25 §1 IV): the clerk is offered the channel
+    assert domicile.has_domicile(db, SECRETARIA_CG, "chapada", "condutor", cpf)
 
 
 def test_the_consent_is_recorded_with_its_date_and_version_and_is_required(db, monkeypatch):

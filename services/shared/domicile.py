@@ -17,6 +17,7 @@ work; the inbox is read a page at a time by an index that starts with the addres
 """
 from __future__ import annotations
 
+import secrets
 from datetime import date
 from typing import Any
 
@@ -28,7 +29,7 @@ from rules import notice
 from services import store
 from services.shared import audit, clock, events, parameters, regulated_accounts
 from services.shared.audit_words import name_codes
-from services.shared.auth import ALL_MUNICIPALITIES, Actor, authorize
+from services.shared.auth import ALL_MUNICIPALITIES, REGULATED_ROLE, Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, PermissionDenied, ValidationFailed
 from services.store import decode, encode, ensure_indexes, insert_one
@@ -40,7 +41,8 @@ PAGE = 20
 INDEXES = {
     DOMICILES: [([("municipality", 1), ("kind", 1), ("document", 1)], {"unique": True, "name": "u_domicile"})],
     MESSAGES: [([("municipality", 1), ("kind", 1), ("document", 1), ("key", -1)], {"name": "i_domicile_inbox"}),
-               ([("municipality", 1), ("ref.collection", 1), ("ref.id", 1)], {"name": "i_domicile_ref"})],
+               ([("municipality", 1), ("ref.collection", 1), ("ref.id", 1)], {"name": "i_domicile_ref"}),
+               ([("code", 1)], {"name": "i_domicile_code"})],
 }
 NOT_FOUND = "Mensagem não encontrada."
 name_codes("kind", {"condutor": "Condutor", "plataforma": "Plataforma"})  # the Auditoria names the codes
@@ -90,7 +92,7 @@ def _owner_query(actor: Actor) -> dict:
 def open_domicile(db: Database, actor: Actor, municipality: str, kind: str, document: str, email: str) -> dict:
     """Open (or reactivate) the domicile of ``(municipality, kind, document)``: by the person activating
     their account (the actor is that person) or by the secretariat (credenciamento de ofício, ``write``)."""
-    if actor.role in KINDS:
+    if actor.role == REGULATED_ROLE:
         if addressee_of(actor) != (municipality, kind, _document(kind, document)):
             raise PermissionDenied("Só o próprio condutor ou plataforma acessa o seu domicílio eletrônico.")
     else:
@@ -153,12 +155,12 @@ def deliver(db: Database, actor: Actor, municipality: str, kind: str, document: 
     doc = {"_id": oid, "municipality": municipality, "kind": kind, "document": document, "title": title.strip(),
            "category": category, "ref": dict(ref), "delivered_at": now, "delivered_on": delivered_on,
            "tacit_days": days, "tacit_on": notice.tacit_on(delivered_on, days), "delivered_by": actor.username,
-           "key": f"{now.isoformat()}|{oid}"}
+           "key": f"{now.isoformat()}|{oid}", "code": secrets.token_urlsafe(9)}
     with store.transaction(db):
         doc["pdf_sha256"] = store.put_file(db, bytes(pdf), f"{category}.pdf")
         insert_one(db[MESSAGES], encode(doc))
         audit.record(db, actor, municipality, "deliver", MESSAGES, oid, {},
-                     {k: v for k, v in doc.items() if k not in ("_id", "key")},
+                     {k: v for k, v in doc.items() if k not in ("_id", "key", "code")},
                      f"Entregue no domicílio eletrônico: {doc['title']}")
     return _plain(doc, delivered_on)
 
@@ -242,6 +244,22 @@ def open_message(db: Database, actor: Actor, message_id: str) -> dict:
             else:
                 doc = _own_message(db, actor, message_id)
     return _plain(doc, clock.today())
+
+
+@checked
+def own_message(db: Database, actor: Actor, message_id: str) -> dict:
+    """The addressee's own message as the inbox shows it, without opening it (:func:`open_message`)."""
+    return _plain(_own_message(db, actor, message_id), clock.today())
+
+
+@checked
+def message_id_of(db: Database, actor: Actor, code: str) -> str:
+    """The id of the addressee's own message whose public ``code`` (random, kept with it at delivery) a
+    page shows in its place: the portal names no internal id. Another's code reads as a missing one."""
+    raw = db[MESSAGES].find_one({"code": str(code), **_owner_query(actor)}, {"_id": 1})
+    if raw is None:
+        raise NotFound(NOT_FOUND)
+    return str(raw["_id"])
 
 
 @checked

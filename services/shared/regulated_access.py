@@ -15,7 +15,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services import store
-from services.shared import clock, config, sessions
+from services.shared import clock, config, domicile, sessions
 from services.shared import regulated_accounts as accounts
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
@@ -108,6 +108,8 @@ def _set_password(db: Database, municipality: str, kind: str, document: str, per
             accounts.record(db, person.actor, doc, "activate", "senha escolhida pela pessoa")
             accounts.record(db, person.actor, doc, "consent",
                             f"aviso de privacidade (LGPD), versão {accounts.LGPD_VERSION}")
+            # the account is the electronic domicile's address (CG art. 25 §1 IV; MP art. 21 §1)
+            domicile.open_domicile(db, person.actor, municipality, kind, document, entry["email"])
         else:
             accounts.record(db, person.actor, doc, "password_reset",
                             "nova senha com código enviado ao e-mail do cadastro")
