@@ -5,6 +5,7 @@ import streamlit as st
 from rules.fmt import moment
 from services.shared import clock, entity_lists, fields, mail, regulated_accounts, schema
 from ui import common
+from ui.entity import confirm_button
 
 actor = common.guard("write")
 db = common.db()
@@ -30,7 +31,8 @@ if not platforms:
     st.info("Cadastre as plataformas em Transporte por aplicativo › Plataformas.")
 else:
     names = {p["cnpj"]: p["name"] for p in platforms}
-    cnpj = st.selectbox("Plataforma", list(names), format_func=names.get, key="portal_platform")
+    cnpj = st.selectbox("Plataforma", list(names), format_func=names.get, key="portal_platform",
+                        placeholder="Escolha...")
     ok, agents = common.attempt(regulated_accounts.platform_agents, db, actor, mun, cnpj)
     if ok and agents:
         st.dataframe([{"CPF": fields.show("cpf", a["cpf"]), "Nome": a["name"], "E-mail": a["email"],
@@ -50,8 +52,10 @@ else:
     active = [a for a in agents or [] if a["active"]] if ok else []
     if active:
         labels = {a["cpf"]: f"{a['name']} ({fields.show('cpf', a['cpf'])})" for a in active}
-        gone = st.selectbox("Retirar a autorização de", list(labels), format_func=labels.get, key="portal_revoke")
-        if st.button("Retirar autorização", key="portal_revoke_button"):
+        gone = st.selectbox("Retirar a autorização de", list(labels), format_func=labels.get, key="portal_revoke",
+                            placeholder="Escolha...")
+        if confirm_button("Retirar autorização", "portal_revoke_button",
+                          f"Retirar a autorização de {labels.get(gone, '')}? A pessoa não entrará mais no portal."):
             done, _ = common.attempt(regulated_accounts.revoke_agent, db, actor, mun, cnpj, gone)
             if done:
                 done_with("Autorização retirada: a pessoa não entra mais no portal.")

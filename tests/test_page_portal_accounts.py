@@ -32,7 +32,11 @@ def test_the_secretariat_authorizes_and_withdraws_a_platform_person(db):
     names = at.dataframe[0].value["Nome"].tolist()
     assert names == ["Bruno Agente", "Rita Agente"]
     at.selectbox(key="portal_revoke").set_value(support.AGENT_CPF)
-    at.button(key="portal_revoke_button").click().run()
+    at.button(key="portal_revoke_button").click().run()  # a destructive action asks first
+    assert "Retirar a autorização de Rita Agente" in at.warning[0].value
+    assert regulated_access.accounts.register_entry(db, "chapada", "plataforma", support.PLATFORM_CNPJ,
+                                                    support.AGENT_CPF) is not None
+    at.button(key="portal_revoke_button_yes").click().run()
     assert not at.exception and "Autorização retirada" in at.success[0].value
     assert regulated_access.accounts.register_entry(db, "chapada", "plataforma", support.PLATFORM_CNPJ,
                                                     support.AGENT_CPF) is None

@@ -18,7 +18,7 @@ from services.ridehailing import (  # noqa: F401
     platform_lists,
     trip_data,
 )
-from services.ridehailing.enforcement import autos, electronic, penalties  # noqa: F401  (the fine's, the opening's)
+from services.ridehailing.enforcement import autos, opening, penalties  # noqa: F401  (the fine's, the opening's handlers)
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
 from services.shared import accounts, audit, clock, config, domicile, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
 from services.shared.auth import SYSTEM

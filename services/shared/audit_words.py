@@ -195,3 +195,6 @@ name_codes("demo_records", {"cnpj": "CNPJ", "signer": "Quem assina", "coat_of_ar
 
 # the public portal: the person a platform authorized (services.shared.regulated_accounts)
 FIELD_NAMES.setdefault("cpf", "CPF")
+FIELD_NAMES.update({"person_cpf": "CPF do agente autorizado", "activated_at": "Ativada em",
+                    "last_login": "Último acesso", "authorized_at": "Autorizado em", "authorized_by": "Autorizado por",
+                    "revoked_at": "Autorização retirada em"})

@@ -6,28 +6,23 @@ opens it, or on its tacit day if never opened before (``rules/notice.py``, Decre
 §2 III; docs/LEITURAS.md, seção 7, leitura 27), and the defence term runs from that day (CG art. 25 §2;
 MP art. 21 §2). Until then the auto waits for ciência (stage ``aguardando_ciencia``); the tacit day
 comes without a write, so every reader takes the auto through ``autos.as_of``; an opening writes the
-dates on the auto in the opening's unit of work (``events.on_message_opened``).
+dates on the auto in the opening's unit of work (``opening``, its handler).
 """
 from __future__ import annotations
-
-from datetime import date
 
 from pymongo.database import Database
 
 from rules import notice as notice_rules
 from rules.fmt import day
-from rules.ridehailing.concepts import InfractionProcess
 from services import store
-from services.ridehailing.enforcement import autos, documents, process
-from services.shared import clock, domicile, events, parameters
-from services.shared.audit_words import name_codes
+from services.ridehailing.enforcement import autos, documents, opening, process
+from services.ridehailing.enforcement.opening import CATEGORY
+from services.shared import clock, domicile, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
 from services.store import parse_date
 
-CATEGORY = "auto_notificacao"
-name_codes("category", {CATEGORY: "Notificação de auto de infração"})
 NO_DOMICILE = "O autuado não tem domicílio eletrônico ativo: notifique por via postal com AR ou por edital."
 
 
@@ -46,15 +41,6 @@ def available(db: Database, actor: Actor, municipality: str, auto_id: str, recip
     authorize(actor, "read", municipality)
     doc = autos._load(db, municipality, auto_id)
     return domicile.active(db, municipality, *addressee(db, municipality, doc, recipient))
-
-
-def _defence_deadline(db: Database, municipality: str, doc: dict, received: date) -> date | None:
-    """The defence term's last day when the notice is received and joined on ``received`` (as notify)."""
-    rules, book = autos._rules(municipality), parameters.book(db, municipality)
-    auto_on = parse_date(doc["auto_on"])
-    state = rules.process_status(InfractionProcess(auto_on, received, process.DOMICILE, received), received, book,
-                                 parameters.calendar_from(book, auto_on))
-    return state.defence_deadline
 
 
 @checked
@@ -98,35 +84,9 @@ def notify_by_domicile(db: Database, actor: Actor, municipality: str, auto_id: s
         if recipient == "plataforma":
             autos._save(db, actor, municipality, doc, {"platform_notification": notice}, "notify_platform", note)
             return notice
-        notice.update(limit=limit, tacit_defence_deadline=_defence_deadline(db, municipality, doc, tacit))
+        notice.update(limit=limit, tacit_defence_deadline=opening.defence_deadline(db, municipality, doc, tacit))
         if limit is not None and tacit > limit:
             notice["warning"] = (f"Se não for aberta até {day(limit)}, a ciência tácita de {day(tacit)} ficará fora do "
                                  f"prazo máximo da notificação ({autos._rules(municipality).ref('notification')})")
         autos._save(db, actor, municipality, doc, {"notification": notice}, "notify", note)
     return notice
-
-
-@events.on_message_opened(CATEGORY)
-def _opened(db: Database, actor: Actor, message: dict) -> None:
-    """The addressee opened the notification: the auto records the day it counts as received and joined
-    (the opening, or the tacit day if that came first) and the defence term from it."""
-    ref, municipality = message.get("ref") or {}, message["municipality"]
-    try:
-        doc = autos._load(db, municipality, ref.get("id", ""))
-    except ServiceError:
-        return
-    key = "platform_notification" if ref.get("recipient") == "plataforma" else "notification"
-    notice = doc.get(key) or {}
-    if notice.get("message_id") != message["id"] or notice.get("received_on"):
-        return  # another notice replaced this one, or the day was already recorded
-    receipt = message["receipt"]
-    received = receipt.received_on
-    changed = {**notice, "received_on": received, "juntada_on": received, "receipt": receipt.state,
-               "opened_at": message["opened_at"], "opened_on": message["opened_on"]}
-    note = f"Notificação aberta no domicílio eletrônico em {day(message['opened_on'])}"
-    if receipt.state != "aberta":
-        note += f", depois da ciência tácita de {day(received)}"
-    if key == "notification":
-        changed["defence_deadline"] = _defence_deadline(db, municipality, doc, received)
-        note += f"; prazo de defesa até {day(changed['defence_deadline'])}"
-    autos._save(db, actor, municipality, doc, {key: changed}, "notice_opened", note)

@@ -1,0 +1,58 @@
+"""The day an auto's notice delivered to the electronic domicile counts as received (CG Decreto 06/2026 art.
+25 §1 IV, §2; MP Lei 1.552/2025 art. 21 §1–2; docs/LEITURAS.md, seção 7, leitura 27): the handler the
+domicile calls, in the opening's unit of work, when the addressee first opens the notice, and the defence
+term it starts. Apart from ``electronic`` (which renders and delivers the notice) so that the start, which
+registers the handler, loads no PDF library (``tests/test_startup_imports.py``).
+"""
+from __future__ import annotations
+
+from datetime import date
+
+from pymongo.database import Database
+
+from rules.fmt import day
+from rules.ridehailing.concepts import InfractionProcess
+from services.ridehailing.enforcement import autos, process
+from services.shared import events, parameters
+from services.shared.audit_words import name_codes
+from services.shared.auth import Actor
+from services.shared.errors import ServiceError
+from services.store import parse_date
+
+CATEGORY = "auto_notificacao"
+name_codes("category", {CATEGORY: "Notificação de auto de infração"})
+
+
+def defence_deadline(db: Database, municipality: str, doc: dict, received: date) -> date | None:
+    """The defence term's last day when the notice is received and joined on ``received`` (as notify)."""
+    rules, book = autos._rules(municipality), parameters.book(db, municipality)
+    auto_on = parse_date(doc["auto_on"])
+    state = rules.process_status(InfractionProcess(auto_on, received, process.DOMICILE, received), received, book,
+                                 parameters.calendar_from(book, auto_on))
+    return state.defence_deadline
+
+
+@events.on_message_opened(CATEGORY)
+def _opened(db: Database, actor: Actor, message: dict) -> None:
+    """The addressee opened the notification: the auto records the day it counts as received and joined
+    (the opening, or the tacit day if that came first) and the defence term from it."""
+    ref, municipality = message.get("ref") or {}, message["municipality"]
+    try:
+        doc = autos._load(db, municipality, ref.get("id", ""))
+    except ServiceError:
+        return
+    key = "platform_notification" if ref.get("recipient") == "plataforma" else "notification"
+    notice = doc.get(key) or {}
+    if notice.get("message_id") != message["id"] or notice.get("received_on"):
+        return  # another notice replaced this one, or the day was already recorded
+    receipt = message["receipt"]
+    received = receipt.received_on
+    changed = {**notice, "received_on": received, "juntada_on": received, "receipt": receipt.state,
+               "opened_at": message["opened_at"], "opened_on": message["opened_on"]}
+    note = f"Notificação aberta no domicílio eletrônico em {day(message['opened_on'])}"
+    if receipt.state != "aberta":
+        note += f", depois da ciência tácita de {day(received)}"
+    if key == "notification":
+        changed["defence_deadline"] = defence_deadline(db, municipality, doc, received)
+        note += f"; prazo de defesa até {day(changed['defence_deadline'])}"
+    autos._save(db, actor, municipality, doc, {key: changed}, "notice_opened", note)
