@@ -39,6 +39,12 @@ if ok:
         columns = [c for c in audit_log.EXPORT_COLUMNS if c != "Município"] + ["Município", "Abrir"]
         st.dataframe(pd.DataFrame(shown, columns=columns), hide_index=True, width="stretch", column_config={
             "Quando": st.column_config.TextColumn("Quando", width=140),
+            # fixed widths, so a long user or register name (a portal person's "plataforma:CNPJ:CPF", "Conta
+            # do portal de condutores e plataformas") never pushes "Alterações" off the screen
+            "Usuário": st.column_config.TextColumn("Usuário", width=150),
+            "Ação": st.column_config.TextColumn("Ação", width=170),
+            "Registro": st.column_config.TextColumn("Registro", width=170),
+            "Chave": st.column_config.TextColumn("Chave", width=130),
             "Alterações": st.column_config.TextColumn("Alterações", width="large"),
             "Abrir": st.column_config.LinkColumn("Abrir", display_text="Abrir registro"),
         })
