@@ -1,6 +1,7 @@
 """What the browser tests share: Debian's Chromium, a panel served on a free port, login."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -41,12 +42,13 @@ def panel_env(data: Path, **extra: str) -> dict[str, str]:
 
 
 @contextmanager
-def served(env: dict[str, str], port: int) -> Iterator[str]:
-    """The panel running on ``port`` with ``env``; stopped on exit."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def served(env: dict[str, str], port: int, log: Path | None = None) -> Iterator[str]:
+    """The panel running on ``port`` with ``env``; stopped on exit. ``log``: where its log (stderr) goes."""
+    with open(log, "w") if log else contextlib.nullcontext(subprocess.DEVNULL) as err:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.browser_support import ROOT, chromium, free_port, login, panel_env, require_chromium, settle
+from tests.browser_support import chromium, free_port, login, panel_env, require_chromium, served, settle
 from tests.conftest import copy_store
 
 pytestmark = pytest.mark.browser
@@ -58,21 +54,7 @@ def data(tmp_path, base_demo_store):
 
 def test_a_page_damaged_under_the_running_panel_is_told_on_every_screen_and_in_the_log(data, tmp_path):
     log = tmp_path / "painel.log"
-    port = free_port()
-    with open(log, "w") as err:
-        server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                                   "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-                                  cwd=ROOT, env=panel_env(data), stdout=subprocess.DEVNULL, stderr=err)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                assert time.time() < deadline, "o painel não respondeu em 90 s"
-                time.sleep(0.5)
+    with served(panel_env(data), free_port(), log) as url:
         with chromium() as browser:
             page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
             login(page, url, "ti")
@@ -88,8 +70,5 @@ def test_a_page_damaged_under_the_running_panel_is_told_on_every_screen_and_in_t
             settle(page)
             body = page.inner_text("body")
             assert RESTORE in body and "Valores que a lei deixa" not in body
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
     assert DAMAGED in log.read_text()
     assert (data / "painel.damaged.json").exists()
