@@ -152,10 +152,9 @@ def build(db: Database) -> Any:
                 await run_in_threadpool(inbox.open_message, db, person, code)
                 return RedirectResponse(f"/domicilio/{code}", status_code=303)
             if action == "pdf":
-                shown = await run_in_threadpool(inbox.message, db, person, code)
-                if not shown["opened"]:  # the PDF is the content: it is read once the message is opened
+                pdf = await run_in_threadpool(inbox.opened_pdf, db, person, code)
+                if pdf is None:  # the PDF is the content: it is read once the message is opened
                     return RedirectResponse(f"/domicilio/{code}", status_code=303)
-                pdf = await run_in_threadpool(inbox.message_pdf, db, person, code)
                 return Response(pdf, media_type="application/pdf", headers={
                     "content-disposition": 'attachment; filename="notificacao.pdf"', "cache-control": "no-store"})
             shown = await run_in_threadpool(inbox.message, db, person, code)

@@ -39,5 +39,10 @@ def message(db: Database, person: Person, code: str) -> dict:
     return _shown(domicile.own_message(db, person.actor, domicile.message_id_of(db, person.actor, code)))
 
 
-def message_pdf(db: Database, person: Person, code: str) -> bytes:
-    return domicile.message_pdf(db, person.actor, domicile.message_id_of(db, person.actor, code))
+def opened_pdf(db: Database, person: Person, code: str) -> bytes | None:
+    """The message's PDF once the person has opened it (its content is read only after the opening); None
+    before."""
+    message_id = domicile.message_id_of(db, person.actor, code)
+    if not domicile.own_message(db, person.actor, message_id).get("opened_on"):
+        return None
+    return domicile.message_pdf(db, person.actor, message_id)
