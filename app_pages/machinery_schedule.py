@@ -67,7 +67,7 @@ def show_period(until) -> None:
         return
     taken = [fmt.day(d)[:5] for d in shown.days]
     listed = taken[0] if len(taken) == 1 else ", ".join(taken[:-1]) + f" e {taken[-1]}"
-    text = f"{fmt.day(day)} a {fmt.day(until)}: {len(taken)} dias de serviço ({listed})."
+    text = f"{fmt.day(day)} a {fmt.day(until)}: {fmt.count(len(taken), 'dia de serviço', 'dias de serviço')} ({listed})."
     if shown.skipped:
         text += " Ficam fora: " + "; ".join(f"{fmt.day(s.day)} ({s.reason})" for s in shown.skipped) + "."
     st.info(text, icon=":material/event_busy:")
