@@ -172,6 +172,12 @@ REQUIRED: dict[str, str] = {
     "services.shared.domicile.message_pdf": "domicilio",
     "services.shared.domicile.own_message": "domicilio",
     "services.shared.domicile.message_id_of": "domicilio",
+    # the taxpayer's own DAMs on the portal: no staff role reads them so (services.dam.own_dams.payer_of)
+    "services.dam.own_dams.payer_of": "domicilio",
+    "services.dam.own_dams.my_dams": "domicilio",
+    "services.dam.own_dams.own_dam": "domicilio",
+    "services.dam.own_dams.own_pdf": "domicilio",
+    "services.dam.own_dams.reissue_own": "domicilio",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",

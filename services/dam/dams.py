@@ -51,6 +51,9 @@ INDEXES = {
         # the list's filters followed by its sort (services.dam.lists.SORT), so a filtered page is read in index order
         ([("municipality", 1), ("status", 1), ("year", 1), ("sequence", 1)], {"name": "i_dam_status_number"}),
         ([("municipality", 1), ("revenue_kind", 1), ("year", 1), ("sequence", 1)], {"name": "i_dam_kind_number"}),
+        # a taxpayer's own DAMs on the portal, newest number first (services.dam.own_dams)
+        ([("municipality", 1), ("taxpayer_document", 1), ("year", -1), ("sequence", -1)],
+         {"name": "i_dam_taxpayer_number"}),
         # the outbox: paid DAMs whose handlers have not completed
         ([("handlers_pending", 1)], {"name": "i_dam_handlers_pending"}),
     ]

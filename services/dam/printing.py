@@ -85,6 +85,13 @@ def pdf_batch(
     if not dam_ids:
         raise ValidationFailed({"dam_ids": "Escolha ao menos um DAM para imprimir."})
     chosen = _load_many(db, municipality, dam_ids)
+    return _render(db, municipality, chosen, progress)
+
+
+def _render(db: Database, municipality: str, chosen: Sequence[dict],
+            progress: Callable[[int, int], None] | None = None) -> bytes:
+    """The PDF of DAMs already read, for a service that has checked its actor may see them; cancelled
+    DAMs are refused."""
     cancelled = [d["number"] for d in chosen if d["status"] == dams.CANCELLED]
     if cancelled:
         raise DamNotPrintable("DAM cancelado não é impresso: " + ", ".join(cancelled) + ".")

@@ -83,7 +83,13 @@ def reissue(db: Database, actor: Actor, municipality: str, dam_id: str, due: dat
     is now paid by the 2ª via; if the taxpayer still pays the original, the bank return pays the
     original and cancels the 2ª via (one payment per chain)."""
     authorize(actor, "write", municipality)
-    dam = dams._load(db, municipality, dam_id)
+    return _reissue(db, actor, dams._load(db, municipality, dam_id), due)
+
+
+def _reissue(db: Database, actor: Actor, dam: dict, due: date) -> dict:
+    """:func:`reissue` of a DAM already read, for a service that has checked its actor may (the clerk's
+    ``write``, or the taxpayer's own DAM on the portal: ``services.dam.own_dams``)."""
+    municipality = dam["municipality"]
     today = clock.today()
     if dam["status"] != dams.ISSUED:
         raise DamNotReissuable(f"O DAM {dam['number']} está {dams.SITUATIONS[dam['situation']].lower()}: "
