@@ -32,6 +32,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "login": (30, 10, 15 * 60),
     "codigo": (20, 5, 60 * 60),
     "senha": (20, 5, 60 * 60),
+    "consulta": (60, 10, 15 * 60),  # the status of a DAM without an account: per IP, per CPF/CNPJ typed
 }
 HEADERS = {
     "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
