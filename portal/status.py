@@ -1,6 +1,7 @@
-"""The status of a DAM without an account ("Consultar um DAM", ``/consulta``): its number and the CPF/CNPJ
-of its taxpayer answer its status, due date and amount, and an overdue one gets its 2ª via (the digitable
-line and the PIX code, as text).
+"""The status without an account ("Consultar um DAM ou pedido", ``/consulta``): a DAM's number and the
+CPF/CNPJ of its taxpayer answer its status, due date and amount, and an overdue one gets its 2ª via (the
+digitable line and the PIX code, as text); an authorization request's protocol and the driver's CPF answer
+the request's status (``services.ridehailing.protocol_status``).
 
 Rate-limited per IP address and per CPF/CNPJ (``web.LIMITS["consulta"]``), CSRF on both forms; a wrong
 CPF/CNPJ, an unknown number and an unknown municipality get the same answer; nothing personal is shown
@@ -16,13 +17,18 @@ from starlette.routing import Route
 
 from portal import web
 from services.dam import own_dams
+from services.ridehailing import protocol_status
 from services.shared import fields, municipalities
 from services.shared.errors import ServiceError
 
-TITLE = "Consultar um DAM"
-NOT_FOUND = ("Não encontramos um DAM com este número para este CPF ou CNPJ neste município. Confira o número "
-             "impresso no DAM e o documento do contribuinte.")
-KEPT = ("municipality", "number", "document")
+TITLE = "Consultar um DAM ou pedido"
+NOT_FOUND = {
+    "dam": ("Não encontramos um DAM com este número para este CPF ou CNPJ neste município. Confira o número "
+            "impresso no DAM e o documento do contribuinte."),
+    "protocolo": ("Não encontramos um pedido de autorização com este protocolo para este CPF neste município. "
+                  "Confira o número do protocolo e o CPF do condutor."),
+}
+KEPT = ("municipality", "what", "number", "document")
 
 
 def routes(db: Database) -> list[Route]:
@@ -35,9 +41,10 @@ def routes(db: Database) -> list[Route]:
     async def checked_form(request: Request) -> tuple[dict[str, str], dict[str, str]]:
         values = await web.form(request)
         values = {k: values.get(k, "").strip() for k in KEPT}
+        values["what"] = values["what"] if values["what"] in NOT_FOUND else "dam"
         errors = {}
         if not values["number"]:
-            errors["number"] = "Informe o número do DAM, como impresso nele (por exemplo 0007/2026)."
+            errors["number"] = "Informe o número, como impresso no DAM ou no protocolo (por exemplo 0007/2026)."
         if len(fields.digits(values["document"])) not in (11, 14):
             errors["document"] = "Informe os 11 dígitos do CPF ou os 14 do CNPJ do contribuinte."
         if not errors:
@@ -50,10 +57,16 @@ def routes(db: Database) -> list[Route]:
         values, errors = await checked_form(request)
         if errors:
             return await page(request, 400, values=values, errors=errors, message="Corrija os campos indicados.")
+        if values["what"] == "protocolo":
+            asked = await run_in_threadpool(protocol_status.request_status, db, values["municipality"],
+                                            values["number"], values["document"])
+            if asked is None:
+                return await page(request, values=values, message=NOT_FOUND["protocolo"])
+            return await page(request, values=values, asked=asked)
         found = await run_in_threadpool(own_dams.lookup, db, values["municipality"], values["number"],
                                         values["document"])
         if found is None:
-            return await page(request, values=values, message=NOT_FOUND)
+            return await page(request, values=values, message=NOT_FOUND["dam"])
         return await page(request, values=values, dam=found)
 
     async def second_copy(request: Request) -> Response:
@@ -66,7 +79,7 @@ def routes(db: Database) -> list[Route]:
         except ServiceError as problem:  # no longer overdue (already reissued), or the rates are missing
             return await page(request, 400, values=values, message=problem.message)
         if new is None:
-            return await page(request, values=values, message=NOT_FOUND)
+            return await page(request, values=values, message=NOT_FOUND["dam"])
         return await page(request, values={**values, "number": new["number"]}, dam=new,
                     notice=f"2ª via emitida: DAM {new['number']}. Pague-a até o vencimento indicado.")
 

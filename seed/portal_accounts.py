@@ -2,9 +2,14 @@
 a person authorized by the first demo platform there, each with a known password (demo store only)."""
 from __future__ import annotations
 
+from datetime import timedelta
+from decimal import Decimal
+
 from pymongo.database import Database
 
-from services.shared import domicile, regulated_accounts
+from seed.timeline import on
+from services.dam import dams, own_dams
+from services.shared import clock, domicile, regulated_accounts
 from services.shared.auth import Actor
 from services.shared.errors import NotFound
 
@@ -23,6 +28,7 @@ def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
     if driver is not None:
         regulated_accounts.create_demo_account(db, "chapada", "condutor", driver["cpf"], driver["cpf"], PORTAL_PASSWORD)
         _domicile(db, staff, "condutor", driver["cpf"], driver.get("email") or "")
+        _driver_dams(db, staff, driver)
         made.append(("condutor", f"CPF {driver['cpf']}", PORTAL_PASSWORD))
     platform = db["platforms"].find_one({"municipality": "chapada", "name": PLATFORM_NAME})
     if platform is not None:
@@ -43,3 +49,23 @@ def _domicile(db: Database, staff: Actor, kind: str, document: str, email: str) 
     """The demo account's electronic domicile, as an activation opens it (once)."""
     if not domicile.active(db, "chapada", kind, document):
         domicile.open_domicile(db, staff, "chapada", kind, document, email)
+
+
+def _driver_dams(db: Database, staff: Actor, driver: dict) -> None:
+    """The demo driver's "Meus DAMs": at least one DAM open and one overdue (issued 40 days ago, due 30 days
+    ago: its 2ª via can be asked on the portal), each issued once."""
+    shown = own_dams.my_dams(db, regulated_accounts.Person("chapada", "condutor", driver["cpf"], "", "").actor,
+                             limit=50)["items"]
+    today = clock.today()
+    wanted = (("vencido", today - timedelta(days=40), today - timedelta(days=30), "taxa_vistoria",
+               "Taxa de vistoria anual do veículo (demonstração)", "art. 17", "95.50"),
+              ("em_aberto", today, today + timedelta(days=20), "multa", "Multa por auto de infração (demonstração)",
+               "", "412.30"))
+    for status, issued_on, due, kind, description, article, amount in wanted:
+        if any(d["status"] == status for d in shown):
+            continue
+        with on(issued_on):
+            dams.issue(db, staff, "chapada", taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
+                       taxpayer_address=driver.get("address") or "Chapada dos Guimarães", revenue_kind=kind,
+                       description=description, amount=Decimal(amount), due=due,
+                       legal_basis="Decreto Municipal 06/2026 (Chapada dos Guimarães)" + (f", {article}" if article else ""))

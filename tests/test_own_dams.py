@@ -139,3 +139,27 @@ def test_the_status_without_an_account_answers_a_wrong_cpf_as_an_unknown_number(
     assert via["status_label"] == "Em aberto" and via["line"] and via["due"] == "15/04/2026"
     entry = db["audit"].find_one({"collection": "dams", "action": "create", "username": f"condutor:{ANA}"})
     assert entry is not None and entry["user_name"] == own_dams.TYPED_NAME
+
+
+def test_the_demo_driver_has_an_open_and_an_overdue_dam(demo_db):
+    """README's demo driver (CPF 730.215.736-73) finds a DAM to pay and one to ask the 2ª via of."""
+    items = own_dams.my_dams(demo_db, person("73021573673"), limit=50)["items"]
+    assert {own_dams.OPEN, dams.OVERDUE} <= {d["status"] for d in items}
+    overdue = next(d for d in items if d["status"] == dams.OVERDUE)
+    assert own_dams.reissue_own(demo_db, person("73021573673"), overdue["number"])["status"] == own_dams.OPEN
+
+
+def test_an_authorization_requests_status_by_its_protocol_and_the_drivers_cpf(db, today):
+    from services.ridehailing import authorizations, protocol_status
+    from tests.ridehailing_data import requested
+
+    auth_id = requested(db, "chapada", date(2026, 2, 25))
+    doc = authorizations.get_authorization(db, SECRETARIA_CG, "chapada", auth_id)
+    protocol, cpf = doc["protocol"], doc["driver_cpf"]
+    asked = protocol_status.request_status(db, "chapada", protocol.lstrip("0"), cpf)
+    assert asked == {"protocol": protocol, "protocol_date": "25/02/2026", "status_label": "Requerida",
+                     "deadline": ""}
+    wrong_cpf = protocol_status.request_status(db, "chapada", protocol, ANA)
+    unknown = protocol_status.request_status(db, "chapada", "0099/2026", cpf)
+    elsewhere = protocol_status.request_status(db, "matupa", protocol, cpf)
+    assert wrong_cpf is unknown is elsewhere is None

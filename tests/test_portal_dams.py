@@ -113,3 +113,23 @@ def test_the_status_page_is_rate_limited_per_document_with_a_pt_br_page(db, port
     assert status == 429 and "Muitas tentativas" in body and int(headers["retry-after"]) > 0
     assert client.post("/consulta", {"municipality": "chapada", "number": "0001/2026", "document": "52998224725"},
                        form_page="/consulta")[0] == 200  # another document is not held back
+
+
+def test_the_status_of_an_authorization_request_without_an_account(db, today, portal):
+    from datetime import date
+
+    from services.ridehailing import authorizations
+    from tests.conftest import SECRETARIA_CG
+    from tests.ridehailing_data import requested
+
+    doc = authorizations.get_authorization(db, SECRETARIA_CG, "chapada", requested(db, "chapada", date(2026, 2, 25)))
+    client = Client(portal)
+    asked = {"municipality": "chapada", "what": "protocolo", "number": doc["protocol"]}
+    status, _h, found = client.post("/consulta", {**asked, "document": doc["driver_cpf"]})
+    assert status == 200 and "Requerida" in found and "25/02/2026" in found
+    name = db["drivers"].find_one({"cpf": doc["driver_cpf"]})["name"]
+    assert name not in found and doc["plate"] not in found
+    wrong_cpf = client.post("/consulta", {**asked, "document": BRUNO})
+    unknown = client.post("/consulta", {**asked, "number": "0099/2026", "document": BRUNO})
+    assert wrong_cpf[0] == unknown[0] == 200 and "Não encontramos um pedido" in unknown[2]
+    assert wrong_cpf[2].replace(doc["protocol"], "0099/2026") == unknown[2]
