@@ -41,6 +41,11 @@ def test_a_driver_asks_the_2a_via_of_an_overdue_dam_and_downloads_its_pdf(db, to
     with support.portal_server(db) as url, chromium() as browser:
         context = browser.new_context(**PHONE, accept_downloads=True)
         page = context.new_page()
+        page.goto(url + "/consulta")
+        check_page(page)
+        page.get_by_role("button", name="Consultar").click()  # nothing typed: each error tied to its field
+        assert "number-erro" in page.get_by_label("Número").get_attribute("aria-describedby")
+        check_page(page)
         page.goto(url + "/entrar")
         page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
         page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(cpf)

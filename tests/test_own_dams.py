@@ -163,3 +163,19 @@ def test_an_authorization_requests_status_by_its_protocol_and_the_drivers_cpf(db
     unknown = protocol_status.request_status(db, "chapada", "0099/2026", cpf)
     elsewhere = protocol_status.request_status(db, "matupa", protocol, cpf)
     assert wrong_cpf is unknown is elsewhere is None
+
+
+def test_a_page_of_own_dams_and_a_lookup_read_their_index_in_order(db):
+    from services.ridehailing import protocol_status
+
+    dams.prepare(db)
+    newest_first = [("year", -1), ("sequence", -1)]
+    for query in ({"municipality": "chapada", "taxpayer_document": ANA},
+                  {"municipality": "chapada", "taxpayer_document": ANA,
+                   "$or": [{"year": {"$lt": 2026}}, {"year": 2026, "sequence": {"$lt": 7}}]}):
+        plan = " | ".join(db[dams.COLLECTION].explain_sql(query, newest_first, own_dams.PAGE + 1))
+        assert "i_dam_taxpayer_number" in plan and "TEMP B-TREE" not in plan, plan
+    protocol_status.prepare(db)
+    plan = " | ".join(db["authorizations"].explain_sql({"municipality": "chapada", "protocol": "0001/2026",
+                                                        "driver_cpf": ANA}))
+    assert "i_authorizations_protocol" in plan, plan
