@@ -179,3 +179,18 @@ def test_a_page_of_own_dams_and_a_lookup_read_their_index_in_order(db):
     plan = " | ".join(db["authorizations"].explain_sql({"municipality": "chapada", "protocol": "0001/2026",
                                                         "driver_cpf": ANA}))
     assert "i_authorizations_protocol" in plan, plan
+
+
+def test_a_2a_via_asked_again_answers_the_one_already_issued(db, today, rates):
+    """A submit repeated after its answer was lost (a weak network) makes no second DAM."""
+    dam = issue(db, ANA)
+    today.set(LATER)
+    first = own_dams.reissue_own(db, person(ANA), dam["number"])
+    count = db["dams"].count_documents({})
+    assert own_dams.reissue_own(db, person(ANA), dam["number"])["number"] == first["number"]
+    assert own_dams.reissue_typed(db, "chapada", dam["number"], ANA)["number"] == first["number"]
+    assert db["dams"].count_documents({}) == count
+    today.set(date(2026, 5, 20))  # the 2ª via is overdue in turn: asked from the first number, a 3ª via
+    third = own_dams.reissue_own(db, person(ANA), dam["number"])
+    assert third["number"] not in (dam["number"], first["number"])
+    assert own_dams.own_dam(db, person(ANA), first["number"])["replaced_by"] == third["number"]

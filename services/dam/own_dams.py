@@ -33,6 +33,7 @@ from services.shared.errors import NotFound, PermissionDenied
 from services.shared.regulated_accounts import DRIVER, PLATFORM, Person, addressee
 
 PAGE = 10
+MAX_CHAIN = 20  # vias followed from a replaced DAM to the live one of its chain
 NOT_FOUND = "DAM não encontrado."
 REFUSED = "Só o próprio contribuinte vê os seus DAMs no portal."
 OPEN, REPLACED = "em_aberto", "substituido"
@@ -146,8 +147,21 @@ def own_pdf(db: Database, actor: Actor, number: str) -> bytes:
 def reissue_own(db: Database, actor: Actor, number: str) -> dict:
     """The 2ª via of the person's overdue DAM, due today (moved to a business day), with the multa and
     juros of the day — the clerk's service (``reissue``), audited with the person as actor."""
-    dam = _own_raw(db, actor, number)
-    return shown(reissue._reissue(db, actor, dam, clock.today()))
+    return shown(_reissued(db, actor, _own_raw(db, actor, number)))
+
+
+def _reissued(db: Database, actor: Actor, dam: dict) -> dict:
+    """The 2ª via of ``dam``; asked again for a DAM already replaced (a submit repeated after its answer was
+    lost on a weak network), the live DAM of its chain when it is open, or the 2ª via of that one when it is
+    overdue in turn — never a second DAM for one request."""
+    asked = dam
+    for _ in range(MAX_CHAIN):
+        if not (dam["status"] == dams.CANCELLED and dam.get("replaced_by")):
+            break
+        dam = _own_raw(db, actor, dam["replaced_by"]["number"])
+    if dam is not asked and dam["situation"] == dams.ISSUED:
+        return dam
+    return reissue._reissue(db, actor, dam, clock.today())
 
 
 def lookup(db: Database, municipality: str, number: str, document: str) -> dict | None:
@@ -167,7 +181,7 @@ def reissue_typed(db: Database, municipality: str, number: str, document: str) -
         dam = _own_raw(db, actor, number)
     except (NotFound, PermissionDenied):
         return None
-    return shown(reissue._reissue(db, actor, dam, clock.today()), public=True)
+    return shown(_reissued(db, actor, dam), public=True)
 
 
 def _municipality(db: Database, code: str) -> str:
