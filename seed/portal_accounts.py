@@ -57,15 +57,15 @@ def _driver_dams(db: Database, staff: Actor, driver: dict) -> None:
     shown = own_dams.my_dams(db, regulated_accounts.Person("chapada", "condutor", driver["cpf"], "", "").actor,
                              limit=50)["items"]
     today = clock.today()
+    act = "Decreto Municipal 06/2026 (Chapada dos Guimarães)"
     wanted = (("vencido", today - timedelta(days=40), today - timedelta(days=30), "taxa_vistoria",
-               "Taxa de vistoria anual do veículo (demonstração)", "art. 17", "95.50"),
+               "Taxa de vistoria anual do veículo (demonstração)", f"{act}, art. 17", "95.50"),
               ("em_aberto", today, today + timedelta(days=20), "multa", "Multa por auto de infração (demonstração)",
-               "", "412.30"))
-    for status, issued_on, due, kind, description, article, amount in wanted:
+               act, "412.30"))
+    for status, issued_on, due, kind, description, basis, amount in wanted:
         if any(d["status"] == status for d in shown):
             continue
         with on(issued_on):
             dams.issue(db, staff, "chapada", taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
                        taxpayer_address=driver.get("address") or "Chapada dos Guimarães", revenue_kind=kind,
-                       description=description, amount=Decimal(amount), due=due,
-                       legal_basis="Decreto Municipal 06/2026 (Chapada dos Guimarães)" + (f", {article}" if article else ""))
+                       description=description, legal_basis=basis, amount=Decimal(amount), due=due)

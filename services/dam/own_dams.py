@@ -100,16 +100,17 @@ def shown(dam: dict, public: bool = False) -> dict[str, Any]:
         "kind": REVENUE_KINDS.get(dam["revenue_kind"], dam["revenue_kind"]), "reference": dam.get("reference") or "",
         "due": fmt.day(dam["due_on"]), "amount": fmt.brl(dam["amount"]), "status": status,
         "status_label": STATUSES[status], "reissuable": status == dams.OVERDUE,
-        "payable": status in (OPEN, dams.OVERDUE), "line": "", "pix": "",
+        "line": "", "pix": "",
         "replaced_by": (dam.get("replaced_by") or {}).get("number", ""),
         "replaces": (dam.get("replaces") or {}).get("number", ""),
     }
     if status == OPEN:  # an overdue DAM's line no longer pays it: its 2ª via does
         out.update(line=dam.get("line") or "", pix=dam.get("pix_payload") or "")
     if not public:
+        zero = Decimal("0")
         out.update(description=dam.get("description") or "", issued=fmt.day(dam["issued_on"]),
-                   principal=fmt.brl(dam.get("principal", dam["amount"])), fine=fmt.brl(dam.get("fine") or Decimal("0")),
-                   interest=fmt.brl(dam.get("interest") or Decimal("0")),
+                   principal=fmt.brl(dam.get("principal", dam["amount"])), fine=fmt.brl(dam.get("fine") or zero),
+                   interest=fmt.brl(dam.get("interest") or zero),
                    paid=fmt.day((dam.get("payment") or {}).get("paid_on")) if dam.get("payment") else "")
     return out
 
