@@ -22,7 +22,7 @@ from bson import ObjectId
 from pymongo.database import Database
 
 from rules import edital as edital_rules
-from rules.fmt import day
+from rules.fmt import count, day
 from rules.ridehailing.concepts import InfractionProcess
 from services import store
 from services.ridehailing.enforcement import autos, process
@@ -154,7 +154,7 @@ def assemble(db: Database, actor: Actor, municipality: str, *, signer_name: str,
             autos._save(db, actor, municipality, doc, {"notification": notice}, "notify",
                         f"Incluído no edital de notificação nº {number.text}, a publicar", process.kept_attempt(doc))
         audit.record(db, actor, municipality, "create", COLLECTION, edital_id, {}, edital,
-                     f"Edital de notificação nº {number.text} montado com {len(docs)} auto(s)")
+                     f"Edital de notificação nº {number.text} montado com {count(len(docs), 'auto', 'autos')}")
     return {**edital, "id": edital_id}
 
 
