@@ -38,7 +38,7 @@ def notices(doc: dict) -> None:
     or returned, the edital's number, edition and publication, and the juntada."""
     rows = enforcement_notices.notice_rows(doc, clock.today())
     if rows:
-        with st.expander(f"Notificações ao autuado ({len(rows)})", expanded=len(rows) > 1):
+        with st.expander(f"Notificações ao autuado ({len(rows)})", expanded=True):
             for label, line in rows:
                 st.markdown(f"**{label}**: {line or '—'}.")
 
