@@ -28,7 +28,8 @@ EDITAL_DAYS = "edital_dias_apos_publicacao"
 DEFAULT_EDITAL_DAYS = 0
 DEFAULT_PARAMETERS: tuple[ParameterVersion, ...] = (
     ParameterVersion(EDITAL_DAYS, date(2000, 1, 1), DEFAULT_EDITAL_DAYS,
-                     "Decreto 06/2026 (Chapada dos Guimarães), art. 25, §1º, II; Lei 1.552/2025 (Matupá), art. 21, §1º",
+                     "Decreto 06/2026 (Chapada dos Guimarães), art. 25, §1º, II; "
+                     "Lei 1.552/2025 (Matupá), art. 21, §1º",
                      "Dias corridos após a publicação do edital em que o autuado se considera notificado; os atos "
                      "dizem “da publicação” (0). O Decreto 70.235/1972, art. 23, §2º, IV, usaria 15 "
                      "(docs/LEITURAS.md, seção 7, leitura 28)"),
@@ -68,19 +69,20 @@ class Proposal:
 def propose(has_domicile: bool, address_known: bool, returned_reason: str = "", bounced: bool = False) -> Proposal:
     """The channel in the law's order: domicile, post with AR, edital when the addressee cannot be reached."""
     if has_domicile and not bounced:
-        return Proposal(ELECTRONIC, "O autuado tem domicílio eletrônico ativo: a notificação é entregue lá e conta "
-                                    "da abertura ou da ciência tácita", "domicile")
+        return Proposal(ELECTRONIC, "O autuado tem domicílio eletrônico ativo: a notificação é entregue lá e "
+                                    "conta da abertura ou da ciência tácita", "domicile")
     if not address_known:
-        return Proposal(EDITAL, "Endereço desconhecido e sem domicílio eletrônico: o autuado não pode ser alcançado "
-                                "pelo correio", "official_gazette")
+        return Proposal(EDITAL, "Endereço desconhecido e sem domicílio eletrônico: o autuado não pode ser "
+                                "alcançado pelo correio", "official_gazette")
     if returned_reason:
-        return Proposal(EDITAL, f"AR devolvido ({RETURN_REASONS.get(returned_reason, returned_reason)}) e sem domicílio "
-                                "eletrônico: o autuado não foi alcançado no endereço", "official_gazette")
+        why = RETURN_REASONS.get(returned_reason, returned_reason)
+        return Proposal(EDITAL, f"AR devolvido ({why}) e sem domicílio eletrônico: o autuado não foi alcançado no "
+                                "endereço", "official_gazette")
     if bounced:
         return Proposal(POSTAL, "A mensagem do domicílio eletrônico não foi entregue: notifique pelo correio no "
                                 "endereço conhecido", "post")
-    return Proposal(POSTAL, "Sem domicílio eletrônico ativo: via postal com AR no endereço conhecido; se o AR voltar "
-                            "sem entrega, por edital", "post")
+    return Proposal(POSTAL, "Sem domicílio eletrônico ativo: via postal com AR no endereço conhecido; se o AR "
+                            "voltar sem entrega, por edital", "post")
 
 
 def notified_on(published_on: date, days: int = DEFAULT_EDITAL_DAYS) -> date:
@@ -157,9 +159,9 @@ def edital_lines(data: EditalText) -> list[str]:
         "",
         f"EDITAL DE NOTIFICAÇÃO Nº {data.number}",
         "",
-        f"A {data.secretariat} de {data.municipality}, com fundamento no {_article(data.notification_reference, data.act)}"
-        f" e no {_article(data.defence_reference, data.act)}, {'da' if data.act.startswith('Lei') else 'do'} {data.act}, "
-        "NOTIFICA "
+        f"A {data.secretariat} de {data.municipality}, com fundamento no "
+        f"{_article(data.notification_reference, data.act)} e no {_article(data.defence_reference, data.act)}, "
+        f"{'da' if data.act.startswith('Lei') else 'do'} {data.act}, NOTIFICA "
         + ("os autuados abaixo relacionados, que não puderam ser notificados pessoalmente, pelo correio ou "
            "pelo domicílio eletrônico, da lavratura dos respectivos Autos de Infração:" if plural else
            "o autuado abaixo identificado, que não pôde ser notificado pessoalmente, pelo correio ou pelo "

@@ -11,7 +11,16 @@ import pytest
 from rules import edital as edital_rules
 from rules.params import ParameterVersion
 from seed.people import cpf
-from services.ridehailing.enforcement import autos, channels, documents, edital_pdf, editais, lavratura, notices, process
+from services.ridehailing.enforcement import (
+    autos,
+    channels,
+    documents,
+    edital_pdf,
+    editais,
+    lavratura,
+    notices,
+    process,
+)
 from services.ridehailing.enforcement.auto_input import AutoInput
 from services.setup import bootstrap
 from services.shared import domicile
@@ -129,8 +138,8 @@ def test_publication_notifies_every_listed_auto_and_the_defence_runs_from_the_pu
         state = process.process_status(db, CG, "chapada", auto_id, published_on)
         assert state["defence_deadline"] == defence_deadline(db, "chapada", published_on)
     case = pdf_text(documents.case_file_pdf(db, CG, "chapada", ids[0], published_on))
-    assert f"edital nº {made['number']}; publicado em 11/03/2026 (edição nº 4.321 do órgão oficial); notificado em " \
-           "11/03/2026; juntada em 11/03/2026" in case
+    assert (f"edital nº {made['number']}; publicado em 11/03/2026 (edição nº 4.321 do órgão oficial); "
+            "notificado em 11/03/2026; juntada em 11/03/2026") in case
     assert editais.get(db, CG, "chapada", made["id"])["status_label"] == "Publicado"
     assert editais.to_publish_count(db, CG, "chapada") == 0
     with pytest.raises(Conflict, match="já foi publicado"):

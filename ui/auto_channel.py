@@ -26,7 +26,8 @@ def channel_section(actor: Actor, mun: str, doc: dict, done: Callable[[str], Non
         return
     if notice.get("edital_number"):
         st.info(f"Notificação incluída no **edital nº {notice['edital_number']}**, montado em "
-                f"{day(notice['sent_on'])}, aguardando publicação: registre a edição e a data na aba “Editais”.",
+                f"{day(notice['sent_on'])}, aguardando publicação: registre a edição e a data na aba "
+                "“Editais”.",
                 icon=ICONS[edital_rules.EDITAL])
         return
     ok, proposal = common.attempt(channels.propose, common.db(), actor, mun, doc["id"])

@@ -33,8 +33,8 @@ def editais_tab(actor: Actor, mun: str, submit) -> None:
 def pending(actor: Actor, mun: str, submit) -> None:
     db = common.db()
     st.markdown("#### Notificações a publicar por edital")
-    st.caption(f"Autuados sem domicílio eletrônico que não podem ser alcançados pelo correio: endereço desconhecido "
-               f"ou AR devolvido ({autos.edital_reference(mun)}).")
+    st.caption("Autuados sem domicílio eletrônico que não podem ser alcançados pelo correio: endereço "
+               f"desconhecido ou AR devolvido ({autos.edital_reference(mun)}).")
     ok, rows = common.attempt(editais.candidates, db, actor, mun)
     if not ok:
         return
@@ -49,7 +49,8 @@ def pending(actor: Actor, mun: str, submit) -> None:
         cols = st.columns(2)
         signer = cols[0].text_input("Assinado por", key="editais_signer")
         signer_slot = cols[0].empty()
-        role = cols[1].text_input("Cargo", key="editais_signer_role", placeholder="Ex.: Secretária Municipal de Finanças")
+        role = cols[1].text_input("Cargo", key="editais_signer_role",
+                                  placeholder="Ex.: Secretária Municipal de Finanças")
         role_slot = cols[1].empty()
         sent = st.form_submit_button(f"Montar edital com {count(len(rows), 'auto', 'autos')}", type="primary")
     if sent:
@@ -57,8 +58,9 @@ def pending(actor: Actor, mun: str, submit) -> None:
                             signer_name=signer, signer_role=role, auto_ids=[r["auto_id"] for r in rows])
         if done:
             st.session_state["editais_open_next"] = made["id"]
-            _done(f"Edital nº {made['number']} montado com {count(len(made['lines']), 'auto', 'autos')}: baixe o texto, publique e "
-                  "registre a publicação.")
+            listed_autos = count(len(made["lines"]), "auto", "autos")
+            _done(f"Edital nº {made['number']} montado com {listed_autos}: baixe o texto, publique e registre a "
+                  "publicação.")
 
 
 def listed(actor: Actor, mun: str, submit) -> None:
@@ -100,7 +102,8 @@ def one(actor: Actor, mun: str, edital_id: str, submit) -> None:
                             lambda: editais.edital_text(db, actor, mun, edital_id).encode("utf-8"),
                             f"edital_{name}.txt", "text/plain", key="editais_txt", icon=":material/description:")
     cols[1].download_button("Edital (PDF)", lambda: edital_pdf.edital_pdf(db, actor, mun, edital_id),
-                            f"edital_{name}.pdf", "application/pdf", key="editais_pdf", icon=":material/picture_as_pdf:")
+                            f"edital_{name}.pdf", "application/pdf", key="editais_pdf",
+                            icon=":material/picture_as_pdf:")
     if edital["status"] == "publicado":
         st.success(f"Edital nº {edital['number']} publicado em {day(edital['published_on'])}, edição nº "
                    f"{edital['edition']}: autuados notificados em {day(edital['notified_on'])}, juntada em "
@@ -123,8 +126,9 @@ def one(actor: Actor, mun: str, edital_id: str, submit) -> None:
         done, result = submit({"edition": edition_slot, "published_on": published_slot}, editais.record_publication,
                               db, actor, mun, edital_id, edition=edition, published_on=published_on)
         if done:
-            message = (f"Publicação registrada: {count(len(result['notified']), 'auto notificado', 'autos notificados')} em "
-                       f"{day(result['notified_on'])}; o prazo de defesa conta da juntada em {day(result['juntada_on'])}.")
+            notified = count(len(result["notified"]), "auto notificado", "autos notificados")
+            message = (f"Publicação registrada: {notified} em {day(result['notified_on'])}; o prazo de defesa conta "
+                       f"da juntada em {day(result['juntada_on'])}.")
             st.session_state["editais_open_next"] = edital_id
             if result["refused"]:
                 clear_reads()

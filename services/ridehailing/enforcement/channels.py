@@ -46,8 +46,8 @@ def propose(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict
     doc = autos._load(db, municipality, auto_id)
     notice = doc.get("notification") or {}
     has = domicile.active(db, municipality, *electronic.addressee(db, municipality, doc, "infrator"))
-    proposal = edital_rules.propose(has, address_known(doc), notice.get("return_reason", "") if returned(notice) else "",
-                                    bool(notice.get("bounced_on")))
+    reason = notice.get("return_reason", "") if returned(notice) else ""
+    proposal = edital_rules.propose(has, address_known(doc), reason, bool(notice.get("bounced_on")))
     methods = {m.code: m for m in autos._rules(municipality).notification_methods}
     return {"channel": proposal.channel, "label": proposal.label, "reason": proposal.reason, "method": proposal.method,
             "reference": methods[proposal.method].reference}
@@ -65,7 +65,8 @@ def record_ar_returned(db: Database, actor: Actor, municipality: str, auto_id: s
         raise ServiceError("O auto já foi decidido: a notificação do infrator não pode mais ser alterada.")
     notice = doc.get("notification") or {}
     if notice.get("method") != "post" or notice.get("received_on"):
-        raise ServiceError("Só a notificação por via postal enviada e ainda sem recebimento pode ter o AR devolvido.")
+        raise ServiceError("Só a notificação por via postal enviada e ainda sem recebimento pode ter o AR "
+                           "devolvido.")
     if notice.get("returned_on"):
         raise ServiceError(f"O AR já foi registrado como devolvido em {day(parse_date(notice['returned_on']))}.")
     autos._not_future("returned_on", "Devolvido em", returned_on)

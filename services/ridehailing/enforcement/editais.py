@@ -133,7 +133,8 @@ def assemble(db: Database, actor: Actor, municipality: str, *, signer_name: str,
         wanted = set(auto_ids)
         docs = [d for d in docs if d["id"] in wanted]
         if len(docs) != len(wanted):
-            raise ServiceError("Um dos autos escolhidos não aguarda mais notificação por edital; recarregue a lista.")
+            raise ServiceError("Um dos autos escolhidos não aguarda mais notificação por edital; recarregue a "
+                               "lista.")
     if not docs:
         raise ServiceError("Nenhuma notificação aguarda edital.")
     today, rules = clock.today(), autos._rules(municipality)
@@ -152,7 +153,8 @@ def assemble(db: Database, actor: Actor, municipality: str, *, signer_name: str,
                       "sent_on": today, "received_on": None, "juntada_on": None, "edital_id": edital_id,
                       "edital_number": number.text}
             autos._save(db, actor, municipality, doc, {"notification": notice}, "notify",
-                        f"Incluído no edital de notificação nº {number.text}, a publicar", process.kept_attempt(doc))
+                        f"Incluído no edital de notificação nº {number.text}, a publicar",
+                        process.kept_attempt(doc))
         audit.record(db, actor, municipality, "create", COLLECTION, edital_id, {}, edital,
                      f"Edital de notificação nº {number.text} montado com {count(len(docs), 'auto', 'autos')}")
     return {**edital, "id": edital_id}
@@ -198,7 +200,8 @@ def record_publication(db: Database, actor: Actor, municipality: str, edital_id:
     _required({"edition": ("Edição", edition)})
     autos._not_future("published_on", "Publicado em", published_on)
     if published_on < edital["dated"]:
-        raise ValidationFailed({"published_on": f"Publicado em: não pode ser anterior ao edital ({day(edital['dated'])})."})
+        raise ValidationFailed({"published_on": "Publicado em: não pode ser anterior ao edital "
+                                                f"({day(edital['dated'])})."})
     notified = edital_rules.notified_on(published_on, int(edital["days_after"]))
     juntada = edital_rules.juntada_on(notified, clock.today())
     kept, refused = [], []
@@ -233,7 +236,8 @@ def record_publication(db: Database, actor: Actor, municipality: str, edital_id:
             raise Conflict("O edital foi alterado por outra pessoa ao mesmo tempo; recarregue e tente de novo.")
         audit.record(db, actor, municipality, "publish", COLLECTION, edital_id,
                      {"status": edital["status"]}, published,
-                     f"Edital nº {edital['number']} publicado em {day(published_on)}, edição nº {published['edition']}")
+                     f"Edital nº {edital['number']} publicado em {day(published_on)}, "
+                     f"edição nº {published['edition']}")
     return {**edital, **published, "notified": [d["number"] for d, _ in kept]}
 
 
