@@ -139,7 +139,7 @@ class EditalText:
     signer_role: str
 
 
-def _article(reference: str, act: str) -> str:
+def article(reference: str, act: str) -> str:
     """``art. 25, §1º, II`` of ``Decreto 06/2026 (...), art. 25, §1º, II`` (the act named once in the text)."""
     return reference[len(act) + 2:] if reference.startswith(act + ", ") else reference
 
@@ -160,7 +160,7 @@ def edital_lines(data: EditalText) -> list[str]:
         f"EDITAL DE NOTIFICAÇÃO Nº {data.number}",
         "",
         f"A {data.secretariat} de {data.municipality}, com fundamento no "
-        f"{_article(data.notification_reference, data.act)} e no {_article(data.defence_reference, data.act)}, "
+        f"{article(data.notification_reference, data.act)} e no {article(data.defence_reference, data.act)}, "
         f"{'da' if data.act.startswith('Lei') else 'do'} {data.act}, NOTIFICA "
         + ("os autuados abaixo relacionados, que não puderam ser notificados pessoalmente, pelo correio ou "
            "pelo domicílio eletrônico, da lavratura dos respectivos Autos de Infração:" if plural else
@@ -169,8 +169,8 @@ def edital_lines(data: EditalText) -> list[str]:
         "",
         "AUTO Nº | LAVRADO EM | INFRAÇÃO | AUTUADO | CPF/CNPJ",
     ]
-    out += [f"{line.number} | {day(line.auto_on)} | {line.infraction} | {line.name} | {line.document or '—'}"
-            for line in data.lines]
+    out += [f"{line.number} | {day(line.auto_on)} | {article(line.infraction, data.act)} | {line.name} | "
+            f"{line.document or '—'}" for line in data.lines]
     out += [
         "",
         f"Considera-se o autuado notificado {notified} ({data.notification_reference}).{limit} O prazo de "

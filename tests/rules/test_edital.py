@@ -103,8 +103,7 @@ def test_the_edital_text_in_the_gazette_format():
                          "SECRETARIA MUNICIPAL DE FINANÇAS", "", "EDITAL DE NOTIFICAÇÃO Nº 0003/2026"]
     text = "\n".join(lines)
     assert "com fundamento no art. 25, §1º, II e no art. 25, §2º, do Decreto 06/2026" in text
-    assert "0007/2026 | 02/03/2026 | Decreto 06/2026 (Chapada dos Guimarães), art. 30 | Marcos Sem Cadastro | " \
-           "***.456.789-**" in text
+    assert "0007/2026 | 02/03/2026 | art. 30 | Marcos Sem Cadastro | ***.456.789-**" in text
     assert "notificado na data da publicação deste edital" in text and "30 dias para apresentar defesa" in text
     assert "protocolada na Secretaria Municipal de Finanças, Rua Quinco Caldas, 100" in text
     assert lines[-4:] == ["Chapada dos Guimarães - MT, 6 de dezembro de 2026.", "", "ANA PAULA SOUZA",

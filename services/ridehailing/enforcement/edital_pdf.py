@@ -14,7 +14,7 @@ from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.pdf.letterhead import LEFT, WIDTH, signature
 
-COLUMNS = ((24, "Auto nº"), (22, "Lavrado em"), (48, "Infração"), (58, "Autuado"), (0, "CPF/CNPJ"))
+COLUMNS = ((24, "Auto nº"), (22, "Lavrado em"), (34, "Infração"), (72, "Autuado"), (0, "CPF/CNPJ"))
 
 
 @checked
@@ -42,8 +42,9 @@ def edital_pdf(db: Database, actor: Actor, municipality: str, edital_id: str) ->
     fonts.use(8)
     for line in data.lines:
         pdf.set_x(LEFT)
-        for w, value in zip(widths, (line.number, day(line.auto_on), line.infraction, line.name,
-                                     line.document or "—")):
+        values = (line.number, day(line.auto_on), edital_rules.article(line.infraction, data.act), line.name,
+                  line.document or "—")
+        for w, value in zip(widths, values):
             pdf.cell(w, 6, fonts.text(_fit(pdf, value, w)), border=1)
         pdf.ln(6)
     pdf.ln(3)
