@@ -200,3 +200,17 @@ def test_a_domicile_comes_first(db, today):
     number = autos.get(db, CG, "chapada", auto_id)["driver_cpf"]
     domicile.open_domicile(db, CG, "chapada", "condutor", number, "c@example.com")
     assert channels.propose(db, CG, "chapada", auto_id)["channel"] == edital_rules.ELECTRONIC
+
+
+def test_an_auto_notified_otherwise_before_the_publication_is_left_out_of_it(db, today):
+    """CG art. 25 §1: any lawful channel notifies; the first notice that reached the offender stands."""
+    first, second = stranger(db, today, "chapada", seed=111), stranger(db, today, "chapada", seed=112)
+    made = editais.assemble(db, CG, "chapada", signer_name="Ana", signer_role="Secretária")
+    today.set(AUTO_ON + timedelta(days=3))
+    process.notify(db, CG, "chapada", second, method="direct", sent_on=today.value, received_on=today.value,
+                   juntada_on=today.value)
+    result = editais.record_publication(db, CG, "chapada", made["id"], edition="12", published_on=today.value)
+    assert result["notified"] == [autos.get(db, CG, "chapada", first)["number"]]
+    assert result["refused"] == [{"number": autos.get(db, CG, "chapada", second)["number"],
+                                  "reason": "Notificado por outra forma antes da publicação"}]
+    assert autos.get(db, CG, "chapada", second)["notification"]["method"] == "direct"

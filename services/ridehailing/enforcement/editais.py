@@ -208,6 +208,10 @@ def record_publication(db: Database, actor: Actor, municipality: str, edital_id:
     for line in edital["lines"]:
         doc = autos._load(db, municipality, line["auto_id"])
         notice = doc.get("notification") or {}
+        if doc["status"] == "nulo":
+            refused.append({"number": line["number"], "reason": f"{doc.get('void_reason', 'Auto nulo')} "
+                                                                f"({doc.get('void_reference', '')})"})
+            continue
         if notice.get("edital_id") != edital_id or notice.get("received_on") or doc["status"] != "lavrado":
             refused.append({"number": line["number"], "reason": "Notificado por outra forma antes da publicação"})
             continue
