@@ -1,6 +1,6 @@
 """Autos de infração: the list, a new auto from the catalogue and the register, each auto's process
 stage by stage (its forms in ``ui.autos``: notification, defence, decision, appeal, penalties, with its
-PDFs) and the history of a driver or a vehicle."""
+PDFs), the history of a driver or a vehicle, and the editais de notificação (``ui.editais``)."""
 import pandas as pd
 import streamlit as st
 
@@ -12,6 +12,7 @@ from services.shared import clock, schema, uploads
 from ui import common
 from ui.auto_contact import contact_inputs
 from ui.autos import auto_process, done, field, submit
+from ui.editais import editais_tab
 from ui.entity import record_picker
 from ui.lists import export_buttons
 
@@ -208,8 +209,8 @@ def history_tab() -> None:
 
 if "autos_tab_next" in st.session_state:  # after a write, reopen the auto's process
     st.session_state["autos_tab"] = st.session_state.pop("autos_tab_next")
-tab_list, tab_new, tab_process, tab_history = common.tabs(["Autos", "Novo auto", "Processo do auto", "Histórico"],
-                                                          "autos_tab")
+tab_list, tab_new, tab_process, tab_history, tab_editais = common.tabs(
+    ["Autos", "Novo auto", "Processo do auto", "Histórico", "Editais"], "autos_tab")
 with tab_list:
     autos_list()
 with tab_new:
@@ -218,3 +219,5 @@ with tab_process:
     process_tab()
 with tab_history:
     history_tab()
+with tab_editais:
+    editais_tab(actor, mun, submit)

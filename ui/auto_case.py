@@ -1,6 +1,7 @@
 """What the Autos de infração screen shows above an auto's stages (``ui.autos``): its PDFs (the auto, the
-notices to the driver and to the platform, the whole case) and its deadlines, with whether the process
-already lets the decided penalties be applied."""
+notices to the driver and to the platform, the whole case), every notice to the offender with its channel
+and what happened to it (``enforcement.notices``), and its deadlines, with whether the process already lets
+the decided penalties be applied."""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,6 +9,8 @@ import streamlit as st
 from rules.fmt import day
 from services.ridehailing import registry
 from services.ridehailing.enforcement import documents as enforcement_documents
+from services.ridehailing.enforcement import notices as enforcement_notices
+from services.shared import clock
 from services.shared.auth import Actor
 from ui import common
 
@@ -28,6 +31,16 @@ def documents(actor: Actor, mun: str, doc: dict) -> None:
                             lambda: enforcement_documents.case_file_pdf(db, actor, mun, doc["id"]),
                             f"processo_auto_{number}.pdf", "application/pdf", key="autos_pdf_case",
                             icon=":material/folder_open:")
+
+
+def notices(doc: dict) -> None:
+    """Each notice to the offender: channel and article, sent or delivered, opened or tacit, AR received
+    or returned, the edital's number, edition and publication, and the juntada."""
+    rows = enforcement_notices.notice_rows(doc, clock.today())
+    if rows:
+        with st.expander(f"Notificações ao autuado ({len(rows)})", expanded=True):
+            for label, line in rows:
+                st.markdown(f"**{label}**: {line or '—'}.")
 
 
 def deadlines(mun: str, state: dict) -> None:

@@ -18,7 +18,8 @@ from services.shared import clock, fields
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
-from ui.auto_case import deadlines, documents
+from ui.auto_case import deadlines, documents, notices
+from ui.auto_channel import channel_section
 from ui.auto_contact import contact_line, draft_contact
 from ui.autos_domicile import notice_summary
 from ui.entity import confirm_button
@@ -86,6 +87,7 @@ def auto_process(actor: Actor, mun: str, doc: dict) -> None:
     ok, state = common.attempt(process.process_status, common.db(), actor, mun, doc["id"], clock.today())
     if ok:
         deadlines(mun, state)
+    notices(doc)
     notification(actor, mun, doc)
     defence_and_decision(actor, mun, doc, state if ok else None)
     penalties_stage(actor, mun, doc, state if ok else None)
@@ -163,6 +165,7 @@ def discard_draft(actor: Actor, mun: str, doc: dict) -> None:
 def notification(actor: Actor, mun: str, doc: dict) -> None:
     db, rules, today = common.db(), registry.rules_of(mun), clock.today()
     methods = {m.code: m for m in rules.notification_methods if m.code != process.DOMICILE}  # not typed
+    channel_section(actor, mun, doc, done, submit)
     notice = notice_summary(actor, mun, doc, done)
     recorded = notice.get("juntada_on") or notice.get("message_id")
     place = st.expander("Notificação à plataforma ou correção") if recorded else st.container()

@@ -19,6 +19,7 @@ from services.ridehailing import (  # noqa: F401
     trip_data,
 )
 from services.ridehailing.enforcement import autos, opening, penalties  # noqa: F401  (the fine's, the opening's handlers)
+from services.ridehailing.enforcement import editais
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
 from services.shared import accounts, audit, clock, config, domicile, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
 from services.shared.auth import SYSTEM
@@ -56,6 +57,7 @@ def prepare(db: Database) -> None:
             ensure_parameter(db, municipality["code"], version)
     authorization_records.prepare(db)  # open-authorization keys and their unique indexes
     autos.prepare(db)  # indexes of the autos de infração
+    editais.prepare(db)  # editais de notificação: listed by status, numbered per year
     domicile.prepare(db)  # the electronic domicile: one per addressee, the inbox read a page at a time
     platform_lists.prepare(db)  # lists and drafts of the platforms
     trip_data.prepare(db)  # data requests, trip imports and trips

@@ -13,6 +13,7 @@ deployment.
 from __future__ import annotations
 
 from rules.dam.parameters import DEFAULT_PARAMETERS as DAM_PARAMETERS
+from rules.edital import DEFAULT_PARAMETERS as EDITAL_PARAMETERS
 from rules.notice import DEFAULT_PARAMETERS as NOTICE_PARAMETERS
 from rules.params import ParameterVersion
 from rules.registry import default_parameters
@@ -50,5 +51,6 @@ MUNICIPALITIES = [
 
 def initial_parameters(code: str) -> list[ParameterVersion]:
     """The versions every store of the municipality starts with: the DAM's, the electronic domicile's
-    (the days of the tacit receipt, ``rules/notice.py``) and its rule sets' defaults."""
-    return [*DAM_PARAMETERS, *NOTICE_PARAMETERS, *default_parameters(code)]
+    (the days of the tacit receipt, ``rules/notice.py``), the edital's (``rules/edital.py``) and its rule
+    sets' defaults."""
+    return [*DAM_PARAMETERS, *NOTICE_PARAMETERS, *EDITAL_PARAMETERS, *default_parameters(code)]

@@ -121,6 +121,7 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "measure": "Medida administrativa", "void": "Anulação", "discard": "Descarte do rascunho",
          "recurrence_review": "Reincidência a rever", "recurrence_reviewed": "Reincidência revista",
          "measure_released": "Liberação de medida", "notice_opened": "Ciência da notificação",
+         "ar_returned": "AR devolvido", "publish": "Publicação do edital",
          # the electronic domicile (services.shared.domicile)
          "open_domicile": "Abertura", "deliver": "Entrega", "open_message": "Abertura pelo destinatário",
          # service bookings (services.machinery.bookings)
@@ -144,7 +145,8 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "saved_views": "Visão salva", "register_definitions": "Cadastro definido",
                      "regulated_accounts": "Conta do portal de condutores e plataformas",
                      "platform_agents": "Agente autorizado da plataforma",
-                     "domiciles": "Domicílio eletrônico", "domicile_messages": "Mensagem do domicílio eletrônico"}
+                     "domiciles": "Domicílio eletrônico", "domicile_messages": "Mensagem do domicílio eletrônico",
+                     "editais": "Edital de notificação"}
 
 
 # The registers defined by municipal IT as the reader last loaded their definitions (:func:`load_defined`):

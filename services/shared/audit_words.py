@@ -198,3 +198,15 @@ FIELD_NAMES.setdefault("cpf", "CPF")
 FIELD_NAMES.update({"person_cpf": "CPF do agente autorizado", "activated_at": "Ativada em",
                     "last_login": "Último acesso", "authorized_at": "Autorizado em", "authorized_by": "Autorizado por",
                     "revoked_at": "Autorização retirada em"})
+
+# the channel of each notice and the edital de notificação (services.ridehailing.enforcement.channels, editais)
+FIELD_NAMES.update({
+    "notice_attempts": "Notificações não entregues", "returned_on": "AR devolvido em",
+    "return_reason": "Motivo da devolução do AR", "return_reason_label": "Motivo da devolução do AR",
+    "edital_id": "Edital", "edital_number": "Número do edital", "edition": "Edição do órgão oficial",
+    "published_on": "Publicado em", "notified_on": "Notificado em", "signer_name": "Assinado por",
+    "signer_role": "Cargo de quem assina", "days_after": "Dias após a publicação", "defence_days": "Prazo de defesa (dias)",
+    "dated": "Data do edital", "refused": "Autos recusados", "infraction": "Infração", "bounced_on": "Devolvida em",
+    "recorded_by": "Registrado por", "recorded_at": "Registrado em",
+})
+NAMED_BY["return_reason"] = "return_reason_label"

@@ -38,6 +38,7 @@ SYSTEM_COLLECTIONS = frozenset({
     "users", "municipalities", "audit", "audit_actions", "parameters", "meta", "counters", "sessions",
     "custom_fields", COLLECTION, "dams", "charges", "payments", "authorizations", "autos", "inspections",
     "booking_requests", "bank_imports", "outbox", "files", "views", "view_state", "login_attempts",
+    "editais",
 })
 RESERVED_FIELDS = frozenset({"municipality", "version", "created_at", "updated_at", "created_by", "updated_by",
                              "removed", "id", "_id", flow_spec.STATE, flow_spec.SINCE, flow_spec.HISTORY})

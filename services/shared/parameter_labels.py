@@ -22,6 +22,8 @@ LABELS = {
     "discount_rate_family_income": "Desconto renda familiar (fração)",
     "discount_rate_non_profit": "Desconto entidade sem fins lucrativos (fração)",
     "domicilio_ciencia_tacita_dias": "Domicílio eletrônico: dias para a ciência tácita da notificação não aberta",
+    "edital_dias_apos_publicacao": "Edital de notificação: dias após a publicação em que o autuado se considera "
+                                   "notificado",
     "dpvat_required": "Exigir DPVAT",
     "extended_due_max_days": "Prazo máximo de pagamento estendido (dias)",
     "fine_cap_grave": "Teto da multa grave (R$)",

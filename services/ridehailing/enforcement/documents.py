@@ -11,7 +11,7 @@ from rules.dam import charges as charge_rules
 from rules.fmt import brl, day
 from rules.notice import DTE
 from services.ridehailing import charge_links, registry
-from services.ridehailing.enforcement import autos, process
+from services.ridehailing.enforcement import autos, notices, process
 from services.ridehailing.enforcement.auto_pdf import (
     AutoPrint,
     NoticePrint,
@@ -214,7 +214,8 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     sections.append(Section("Notificação, recebimento e juntada", (
         ("Forma", f"{notice.get('method_label', '—')} ({notice.get('method_reference', rules.ref('notification'))})"),
         ("Enviada em", _d(notice.get("sent_on"))), ("Recebida em", _d(notice.get("received_on"))),
-        ("Juntada em", _d(notice.get("juntada_on"))), *electronic, *deadlines)))
+        ("Juntada em", _d(notice.get("juntada_on"))), *electronic,
+        *notices.notice_rows(doc, on or clock.today()), *deadlines)))
     if doc.get("platform_notification"):
         pn = doc["platform_notification"]
         sections.append(Section("Notificação à plataforma", (("Forma", pn.get("method_label", "")),

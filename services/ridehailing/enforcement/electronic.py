@@ -88,5 +88,5 @@ def notify_by_domicile(db: Database, actor: Actor, municipality: str, auto_id: s
         if limit is not None and tacit > limit:
             notice["warning"] = (f"Se não for aberta até {day(limit)}, a ciência tácita de {day(tacit)} ficará fora do "
                                  f"prazo máximo da notificação ({autos._rules(municipality).ref('notification')})")
-        autos._save(db, actor, municipality, doc, {"notification": notice}, "notify", note)
+        autos._save(db, actor, municipality, doc, {"notification": notice}, "notify", note, process.kept_attempt(doc))
     return notice

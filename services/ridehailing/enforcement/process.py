@@ -147,8 +147,16 @@ def notify(db: Database, actor: Actor, municipality: str, auto_id: str, *, metho
     with store.transaction(db):
         autos._save(db, actor, municipality, doc, {"notification": notice}, "notify",
                     f"Notificação por {notice['method_label']}" + (
-                        f"; prazo de defesa até {day(state.defence_deadline)}" if state.defence_deadline else ""))
+                        f"; prazo de defesa até {day(state.defence_deadline)}" if state.defence_deadline else ""),
+                    kept_attempt(doc))
     return notice
+
+
+def kept_attempt(doc: dict) -> dict | None:
+    """The ``push`` that keeps the offender's notice a new one replaces when it did not reach them (an AR
+    returned undelivered), so the case still lists it (``enforcement.channels``)."""
+    earlier = doc.get("notification") or {}
+    return {"notice_attempts": earlier} if earlier.get("returned_on") and not earlier.get("received_on") else None
 
 
 def _refuse_late(db: Database, actor: Actor, municipality: str, doc: dict, notice: dict, delivered: date,
