@@ -165,6 +165,7 @@ REQUIRED: dict[str, str] = {
     "services.shared.domicile.has_domicile": "read",
     "services.shared.domicile.deliver": "write",
     "services.shared.domicile.message": "read",
+    "services.shared.domicile.alert_line": "read",
     # the addressee's own inbox: no staff role reads it (services.shared.domicile.addressee_of)
     "services.shared.domicile.addressee_of": "domicilio",
     "services.shared.domicile.inbox": "domicilio",

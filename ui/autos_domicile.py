@@ -9,9 +9,16 @@ import streamlit as st
 
 from rules.fmt import day
 from services.ridehailing.enforcement import autos, electronic
-from services.shared import clock
+from services.shared import clock, domicile
 from services.shared.auth import Actor
 from ui import common
+
+
+def alert_line(actor: Actor, mun: str, message_id: str) -> None:
+    """Whether the e-mail alert of a domicile message went ("enviado em …", "falhou, nova tentativa em …")."""
+    ok, line = common.attempt(domicile.alert_line, common.db(), actor, mun, message_id)
+    if ok:
+        st.caption(line[0].upper() + line[1:] + ". A notificação vale pela entrega no domicílio, com ou sem o e-mail.")
 
 
 def notice_summary(actor: Actor, mun: str, doc: dict, done: Callable[[str], None]) -> dict:
@@ -22,6 +29,7 @@ def notice_summary(actor: Actor, mun: str, doc: dict, done: Callable[[str], None
     if notice.get("message_id"):
         joined = f", juntada em {day(notice['juntada_on'])}" if notice.get("juntada_on") else ""
         st.markdown(f"**Notificação** por {notice['method_label']}: {autos.receipt_line(notice, today)}{joined}.")
+        alert_line(actor, mun, notice["message_id"])
         if notice.get("warning") and not notice.get("received_on"):
             st.warning(notice["warning"] + ".")
     elif notice.get("juntada_on"):
