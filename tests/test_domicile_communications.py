@@ -95,3 +95,14 @@ def test_no_reminder_without_a_domicile(db, today, at):
     at(date(2026, 12, 1))
     assert renewal_reminders.due_reminders(db, CG, "chapada", date(2026, 12, 1)) == []
     assert renewal_reminders.send_reminders(db, CG, "chapada", date(2026, 12, 1)) == 0
+
+
+def test_the_authorization_shows_its_messages_with_receipt_and_alert(db, today, at):
+    auth, cpf, _ = active_authorization(db, today, "chapada")
+    at(date(2026, 3, 10))
+    domicile.open_domicile(db, CG, "chapada", "condutor", cpf, "c@exemplo.com")
+    convocation_delivery.call_and_deliver(db, CG, "chapada", auth, date(2026, 3, 10))
+    (shown,) = convocation_delivery.delivered(db, CG, "chapada", auth)
+    assert shown["kind"] == "condutor" and shown["title"].startswith("Convocação para vistoria extraordinária nº")
+    assert shown["receipt"] == "Entregue em 10/03/2026; aguardando ciência (tácita em 25/03/2026 se não for aberta)"
+    assert shown["alert"] == "alerta por e-mail: na fila de envio"

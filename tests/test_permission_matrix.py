@@ -151,6 +151,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.enforcement.decision_notice.notify_decision": "write",
     "services.ridehailing.convocation_delivery.deliver": "write",
     "services.ridehailing.convocation_delivery.call_and_deliver": "write",
+    "services.ridehailing.convocation_delivery.delivered": "read",
     "services.ridehailing.renewal_reminders.due_reminders": "read",
     "services.ridehailing.renewal_reminders.send_reminders": "write",
     "services.ridehailing.enforcement.lists.pending": "read",

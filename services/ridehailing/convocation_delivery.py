@@ -70,3 +70,16 @@ def call_and_deliver(db: Database, actor: Actor, municipality: str, auth_id: str
     authorize(actor, "write", municipality)
     deadline = inspections.call_inspection(db, actor, municipality, auth_id, on, note)
     return deadline, deliver(db, actor, municipality, auth_id)
+
+
+@checked
+def delivered(db: Database, actor: Actor, municipality: str, auth_id: str) -> list[dict]:
+    """The domicile messages about the authorization (convocations, renewal reminders), oldest first, as
+    the case shows them: title, to whom, the receipt (delivery, opening or tacit day) and the e-mail
+    alert's state."""
+    authorize(actor, "read", municipality)
+    rows = []
+    for message in domicile.refs_of(db, municipality, "authorizations", auth_id):
+        rows.append({"title": message["title"], "kind": message["kind"], "receipt": message["receipt"].text(),
+                     "alert": domicile.alert_line(db, actor, municipality, message["id"])})
+    return rows
