@@ -22,9 +22,10 @@ def _table(rows, key: str, mun: str, first: str) -> None:
                          key=key, on_select="rerun", selection_mode="single-row",
                          column_config={"Mensagem": st.column_config.TextColumn(width="large")})
     picked = event.selection.rows if event is not None and event.selection else []
-    if picked and rows[picked[0]].record[1]:  # a click on the row opens the case it notifies
+    record = rows[picked[0]].record if picked else ("", "")
+    if record[1] and record[0] in navigation.RECORD_PAGES:  # a click on the row opens the case it notifies
         st.session_state.pop(key, None)
-        navigation.open_record(*rows[picked[0]].record, mun)
+        navigation.open_record(*record, mun)
     st.caption("Clique numa linha para abrir o processo.")
 
 

@@ -72,18 +72,34 @@ def _candidates(db: Database, municipality: str, on: date) -> list[Due]:
     return sorted(found, key=lambda d: (d.request_by, d.number))
 
 
-def _sent(db: Database, municipality: str, due: Due) -> bool:
-    return any(m["category"] == CATEGORY and (m.get("ref") or {}).get("year") == str(due.valid_until.year)
-               for m in domicile.refs_of(db, municipality, "authorizations", due.authorization_id))
+def _sent(db: Database, municipality: str, ids: set[str]) -> set[tuple[str, str]]:
+    """(authorization id, year) of the reminders already delivered about ``ids`` (one query on the index
+    of the messages' records)."""
+    rows = db[domicile.MESSAGES].find({"municipality": municipality, "ref.collection": "authorizations",
+                                       "ref.id": {"$in": sorted(ids)}}, {"ref": 1, "category": 1})
+    return {(str(r["ref"].get("id")), str(r["ref"].get("year"))) for r in rows if r.get("category") == CATEGORY}
+
+
+def _with_domicile(db: Database, municipality: str, cpfs: set[str]) -> set[str]:
+    """The CPFs of ``cpfs`` with an active domicile (one query)."""
+    rows = db[domicile.DOMICILES].find({"municipality": municipality, "kind": "condutor", "active": True,
+                                        "document": {"$in": sorted(cpfs)}}, {"document": 1})
+    return {r["document"] for r in rows}
 
 
 @checked
 def due_reminders(db: Database, actor: Actor, municipality: str, on: date) -> list[Due]:
-    """The reminders the clerk may send on ``on``: due, to a driver with an active domicile, not yet sent."""
+    """The reminders the clerk may send on ``on``: due, to a driver with an active domicile, not yet sent
+    (three queries, whatever the number of authorizations expiring: in Chapada all expire on 31/12)."""
     authorize(actor, "read", municipality)
     queue_view.refresh_due(db, municipality, on)  # the items whose day has come, computed again first
-    return [d for d in _candidates(db, municipality, on)
-            if domicile.active(db, municipality, "condutor", d.driver_cpf) and not _sent(db, municipality, d)]
+    found = _candidates(db, municipality, on)
+    if not found:
+        return []
+    reachable = _with_domicile(db, municipality, {d.driver_cpf for d in found})
+    sent = _sent(db, municipality, {d.authorization_id for d in found})
+    return [d for d in found if d.driver_cpf in reachable
+            and (d.authorization_id, str(d.valid_until.year)) not in sent]
 
 
 @checked
