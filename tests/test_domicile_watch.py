@@ -83,3 +83,17 @@ def test_the_home_lists_them(db, at):
     table = next(d.value for d in app.dataframe if "Ciência tácita" in d.value.columns)
     assert table["Ciência tácita"].iloc[0] == near["tacit_on"].strftime("%d/%m/%Y")
     assert table["Mensagem"].iloc[0].startswith("Notificação do Auto de Infração nº")
+
+
+def test_the_watch_reads_each_list_from_its_index(db):
+    """The Início stays flat whatever the store's size: the unopened notices by municipality and tacit day,
+    the bouncing alerts by purpose, municipality, state and tries."""
+    domicile.prepare(db)
+    near = {"municipality": "chapada", "tacit_on": {"$gte": "2026-03-15", "$lte": "2026-03-18"}, "opened_at": None,
+            "category": {"$in": ["auto_notificacao", "auto_decisao"]}}
+    plan = " | ".join(db[domicile.MESSAGES].explain_sql(near, [("tacit_on", 1)], 10))
+    assert "i_domicile_tacit" in plan and "TEMP B-TREE" not in plan, plan
+    bouncing = {"purpose": domicile_alerts.PURPOSE, "municipality": "chapada",
+                "status": {"$in": [mail.PENDING, mail.SENDING]}, "attempts": {"$gte": domicile_alerts.BOUNCING_ATTEMPTS}}
+    plan = " | ".join(db[mail.OUTBOX].explain_sql(bouncing))
+    assert "i_outbox_purpose" in plan, plan
