@@ -102,6 +102,7 @@ def test_never_opened_the_term_runs_from_the_tacit_day_without_a_write(db, today
     assert autos._load(db, "matupa", auto_id)["version"] == version  # nothing written on the tacit day
     case = pdf_text(documents.case_file_pdf(db, MP, "matupa", auto_id, tacit))
     assert f"ciência tácita em {tacit:%d/%m/%Y}" in case and "contado da ciência da decisão" in case
+    assert "alerta por e-mail: na fila de envio" in case  # no SMTP server in this test: it waits, shown
 
 
 def test_the_notice_says_what_was_decided_and_when_the_term_starts(db, today, at):

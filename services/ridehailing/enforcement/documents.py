@@ -20,7 +20,7 @@ from services.ridehailing.enforcement.auto_pdf import (
     render_case_file,
     render_notification,
 )
-from services.shared import clock, entities, fields, municipalities, parameters
+from services.shared import clock, domicile, entities, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError
@@ -203,7 +203,8 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     sections = [Section(f"Auto de infração nº {doc['number']}", first.rows),
                 *(Section(s.title, s.rows, s.paragraphs, piece=False) for s in rest)]
     notice = autos.as_of(doc, on or clock.today()).get("notification") or {}
-    electronic = (("Domicílio eletrônico", autos.receipt_line(notice, on or clock.today())),) if notice.get(
+    electronic = (("Domicílio eletrônico", autos.receipt_line(notice, on or clock.today())),
+                  ("Alerta", domicile.alert_line(db, actor, municipality, notice["message_id"]))) if notice.get(
         "message_id") else ()
     deadlines = [("Prazo de defesa", f"{_d(state['defence_deadline'])} ({rules.ref('defence')})")]
     if state["notification_deadline"]:
@@ -234,6 +235,7 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
         decided = _ruling_rows(doc["decision"])
         if decision_notice.get("message_id"):
             decided += (("Notificação da decisão", autos.receipt_line(decision_notice, on or clock.today())),
+                        ("Alerta", domicile.alert_line(db, actor, municipality, decision_notice["message_id"])),
                         ("Juntada em", _d(autos.decision_receipt(doc, on or clock.today())[1])))
         sections.append(Section("Decisão", decided))
     appeal = doc.get("appeal") or {}
