@@ -9,9 +9,9 @@ from services.dam import printing
 from services.ridehailing import (
     authorization_lists,
     authorizations,
+    convocation_delivery,
     documents,
     fees,
-    inspections,
     registry,
 )
 from services.shared import clock, entity_lists, schema
@@ -180,15 +180,26 @@ def active(doc: dict) -> None:
     with st.expander("Convocar para vistoria extraordinária"):
         note = st.text_input("Motivo da convocação", key="auth_call_note")
         if st.button("Convocar", key="auth_call"):
-            ok, deadline = common.attempt(inspections.call_inspection, db, actor, mun, doc["id"], today, note)
+            ok, called = common.attempt(convocation_delivery.call_and_deliver, db, actor, mun, doc["id"], today,
+                                        note)
             if ok:
-                done(f"Convocação registrada: comparecer até {day(deadline)}. Baixe a notificação ao condutor, "
-                     "com cópia à plataforma, aqui ou na página Vistorias.", doc["id"])
+                deadline, sent = called
+                done(f"Convocação registrada: comparecer até {day(deadline)}. " + (
+                    "Entregue no domicílio eletrônico; baixe a notificação para quem não tem domicílio."
+                    if sent else "Baixe a notificação ao condutor, com cópia à plataforma, aqui ou na página "
+                                 "Vistorias."), doc["id"])
         if doc.get("convocation"):
             st.download_button(f"Baixar notificação {doc['convocation']['number']} (PDF)",
                                lambda: documents.convocation_notice_pdf(db, actor, mun, doc["id"]),
                                f"convocacao_{doc['convocation']['number'].replace('/', '_')}.pdf", "application/pdf",
                                key="auth_call_notice", icon=":material/campaign:")
+    ok, messages = common.attempt(convocation_delivery.delivered, db, actor, mun, doc["id"])
+    if ok and messages:
+        with st.expander(f"Domicílio eletrônico ({len(messages)})"):
+            for message in messages:
+                whom = "condutor" if message["kind"] == "condutor" else "plataforma"
+                st.markdown(f"**{message['title']}** ({whom}): {message['receipt']}.")
+                st.caption(message["alert"][0].upper() + message["alert"][1:] + ".")
     with st.expander("Substituir o veículo (acidente, venda ou locação)"):
         plate = st.text_input("Placa do novo veículo (já cadastrado)", key="auth_sub_plate")
         reason = st.text_input("Motivo", key="auth_sub_reason")

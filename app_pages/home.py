@@ -10,6 +10,7 @@ from services.dam import debts
 from services.machinery import pending
 from services.shared import municipalities
 from ui import common, navigation
+from ui.domicile_watch import domicile_inbox
 from ui import summary as ui_summary
 from ui.flow import inbox as flow_inbox
 from ui.ridehailing import follow, pendencia_step, queue_overview
@@ -132,6 +133,7 @@ def headlines() -> None:
 if actor.can("write"):
     if "transporte" in mun.modules:
         ride_hailing_inbox()
+        domicile_inbox(actor, mun.code, today)  # alerts failing, tacit receipts near, editais to publish
     if "maquinas" in mun.modules:
         machinery_inbox()
     money_inbox()

@@ -8,6 +8,7 @@ from rules.fmt import day
 from rules.ridehailing.lifecycle import Status
 from services.ridehailing import (
     authorizations,
+    convocation_delivery,
     documents,
     inspections,
     registry,
@@ -118,11 +119,15 @@ def convocations() -> None:
         note = st.text_input("Motivo da convocação", key="insp_call_note")
         submitted = st.form_submit_button("Convocar para vistoria extraordinária", type="primary")
     if submitted and chosen:
-        ok, deadline = common.attempt(inspections.call_inspection, db, actor, mun, chosen, today, note)
+        ok, called = common.attempt(convocation_delivery.call_and_deliver, db, actor, mun, chosen, today, note)
         if ok:
             clear_reads()
-            st.session_state["insp_flash"] = ("success", f"Convocação registrada: comparecer até {day(deadline)}. "
-                                              "Baixe a notificação ao condutor, com cópia à plataforma.")
+            deadline, delivered = called
+            where = {"condutor": "do condutor", "plataforma": "da plataforma"}
+            sent = " e ".join(where[m["kind"]] for m in delivered)
+            st.session_state["insp_flash"] = ("success", f"Convocação registrada: comparecer até {day(deadline)}. " + (
+                f"Entregue no domicílio eletrônico {sent}; baixe a notificação para quem não tem domicílio."
+                if delivered else "Baixe a notificação ao condutor, com cópia à plataforma."))
             st.session_state["insp_notice"] = chosen
             st.session_state.pop("insp_call_auth", None)
             st.rerun()

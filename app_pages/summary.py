@@ -134,6 +134,12 @@ if data.ride_hailing is not None:
     table("Autorizações por situação", "statuses")
     table("Plataformas", "platforms")
     table("Multas", "fines")
+    if data.fines is not None:
+        st.subheader("Notificações por canal")
+        st.metric("Parcela das notificações por meio eletrônico", text.share_text(data.fines.electronic_share),
+                  help="Notificações dos autos (ao autuado, à plataforma e da decisão) enviadas, entregues ou "
+                       "publicadas no período, pelo canal usado.")
+        table("Notificações por canal", "notices")
 if data.bookings is not None:
     st.header("Máquinas e veículos municipais")
     for key, title in enumerate(("Agendamentos: prazos e valores", "Pedidos de serviço por zona", "Pedidos por serviço",

@@ -52,6 +52,8 @@ def deadlines(mun: str, state: dict) -> None:
         lines.append(f"Defesa até **{day(state['defence_deadline'])}**, contada da juntada ({rules.ref('defence')})")
     if state["appeal_deadline"]:
         lines.append(f"Recurso até **{day(state['appeal_deadline'])}**")
+    elif state.get("awaiting_decision_notice"):
+        lines.append("Recurso: o prazo começa na ciência da decisão entregue no domicílio eletrônico")
     if lines:
         st.markdown(" · ".join(lines))
     if state["may_apply"]:

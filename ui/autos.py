@@ -21,7 +21,7 @@ from ui import common
 from ui.auto_case import deadlines, documents, notices
 from ui.auto_channel import channel_section
 from ui.auto_contact import contact_line, draft_contact
-from ui.autos_domicile import notice_summary
+from ui.autos_domicile import decision_notice_summary, notice_summary
 from ui.entity import confirm_button
 from ui.ridehailing import clear_reads
 
@@ -270,6 +270,7 @@ def defence_and_decision(actor: Actor, mun: str, doc: dict, state: dict | None =
     if decision:
         st.write(f"{autos.OUTCOMES[decision['outcome']]} em {day(decision['decided_on'])} por "
                  f"{decision['authority']}: {decision['reasons']}")
+        decision_notice_summary(actor, mun, doc, done)
     else:
         decision_stage(actor, mun, doc, state)
     if decision:

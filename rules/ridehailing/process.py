@@ -112,6 +112,27 @@ class Ruling:
     appeal_decided_on: date | None = None
     penalties: tuple[str, ...] | None = None  # kept by the first decision (None: not asked)
     appeal_penalties: tuple[str, ...] | None = None  # kept by the appeal's decision
+    awaiting_notice: bool = False  # the decision's notification delivered, not yet received: no term yet
+
+
+def appeal_deadline(decided_on: date | None, days: int, calendar: LegalCalendar, *, notice_delivered: bool = False,
+                    notice_received_on: date | None = None) -> date | None:
+    """Last day of the appeal against the first decision (docs/LEITURAS.md, seção 7, leituras 12 e 28).
+
+    The acts set no appeal term: the defence's ``days`` are used. It runs from the notification of the
+    decision when one was delivered: CG art. 25 §1 ("considera-se o infrator notificado ..., iniciando-se
+    o prazo para reconsideração ou recurso") and §2 (from its juntada); MP art. 21 §2 and art. 25 §4
+    ("notificação, prazo para defesa e possibilidade de recurso"). Received (opened, or tacitly) on a day,
+    it is joined that day and the term counts from it, its end moved to a business day; delivered and
+    not yet received, the term has not started (None). With no notification of the decision delivered,
+    it counts from the decision, as before (leitura 12)."""
+    if decided_on is None:
+        return None
+    if notice_delivered:
+        if notice_received_on is None:
+            return None
+        return calendar.add_days(max(notice_received_on, decided_on), days)
+    return calendar.add_days(decided_on, days)
 
 
 class Effect(str, Enum):
@@ -179,6 +200,10 @@ def penalty_effect(ruling: Ruling, on: date, reference: str, penalty: str | None
                                                            reference))
     term = ruling.appeal_deadline
     in_time = filed is not None and (term is None or filed <= term)
+    if term is None and ruling.awaiting_notice and not in_time:
+        return PenaltyEffect(Effect.SCHEDULED, None, Finding(
+            False, f"Decisão de {day(decided)} aguardando a ciência do infrator: o prazo de recurso ainda não "
+                   "começou", reference))
     if in_time and not appeal_ruled:
         return PenaltyEffect(Effect.SUSPENDED, None, Finding(
             False, f"Recurso apresentado em {day(filed)}, no prazo: a penalidade fica suspensa até a decisão "

@@ -122,6 +122,8 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "recurrence_review": "Reincidência a rever", "recurrence_reviewed": "Reincidência revista",
          "measure_released": "Liberação de medida", "notice_opened": "Ciência da notificação",
          "ar_returned": "AR devolvido", "publish": "Publicação do edital",
+         "notify_decision": "Notificação da decisão", "decision_notice_opened": "Ciência da decisão",
+         "renewal_reminder": "Lembrete de renovação", "convocation_delivered": "Convocação entregue",
          # the electronic domicile (services.shared.domicile)
          "open_domicile": "Abertura", "deliver": "Entrega", "open_message": "Abertura pelo destinatário",
          # service bookings (services.machinery.bookings)

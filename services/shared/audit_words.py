@@ -98,6 +98,10 @@ FIELD_NAMES.update({
     "tacit_days": "Dias para a ciência tácita", "tacit_on": "Ciência tácita em", "message_id": "Mensagem",
     "tacit_defence_deadline": "Prazo da defesa se a ciência for tácita", "receipt": "Ciência", "warning": "Aviso",
     "pdf_sha256": "PDF (SHA-256)", "title": "Título", "category": "Categoria", "ref": "Refere-se a",
+    # issue 36 item 2: other communications delivered to the domicile
+    "decision_notification": "Notificação da decisão", "appeal_deadline": "Prazo de recurso",
+    "tacit_appeal_deadline": "Prazo de recurso se a ciência for tácita", "renewal_reminders": "Lembretes de renovação",
+    "convocation_message_id": "Mensagem da convocação",
 })
 
 # Parts of a changed value (a quote, a payment plan, an execution, an event) found in the log.

@@ -201,3 +201,14 @@ def smtp_settings() -> dict | None:
     return {"host": host, "port": port, "user": user, "password": os.environ.get("PAINEL_SMTP_PASSWORD") or "",
             "sender": os.environ.get("PAINEL_SMTP_FROM") or user or f"painel@{host}",
             "starttls": (os.environ.get("PAINEL_SMTP_STARTTLS") or "1").strip().lower() not in ("0", "false", "nao", "não")}
+
+
+def portal_url() -> str:
+    """PAINEL_PORTAL_URL: the public portal's address, as the e-mail alerts of the electronic domicile
+    link to it (no trailing slash); by default the portal's local port (PORTAL_PORT, 8502), as
+    ``python -m portal`` serves it."""
+    configured = os.environ.get("PAINEL_PORTAL_URL", "").strip()
+    if configured:
+        return configured.rstrip("/")
+    port = os.environ.get("PORTAL_PORT", "").strip()
+    return f"http://localhost:{port if port.isdigit() else 8502}"

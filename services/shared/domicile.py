@@ -27,7 +27,7 @@ from pymongo.database import Database
 
 from rules import notice
 from services import store
-from services.shared import audit, clock, events, parameters, regulated_accounts
+from services.shared import audit, clock, domicile_alerts, events, parameters, regulated_accounts
 from services.shared.audit_words import name_codes
 from services.shared.auth import ALL_MUNICIPALITIES, REGULATED_ROLE, Actor, authorize
 from services.shared.boundary import checked
@@ -42,7 +42,8 @@ INDEXES = {
     DOMICILES: [([("municipality", 1), ("kind", 1), ("document", 1)], {"unique": True, "name": "u_domicile"})],
     MESSAGES: [([("municipality", 1), ("kind", 1), ("document", 1), ("key", -1)], {"name": "i_domicile_inbox"}),
                ([("municipality", 1), ("ref.collection", 1), ("ref.id", 1)], {"name": "i_domicile_ref"}),
-               ([("code", 1)], {"name": "i_domicile_code"})],
+               ([("code", 1)], {"name": "i_domicile_code"}),
+               ([("municipality", 1), ("tacit_on", 1)], {"name": "i_domicile_tacit"})],
 }
 NOT_FOUND = "Mensagem não encontrada."
 name_codes("kind", {"condutor": "Condutor", "plataforma": "Plataforma"})  # the Auditoria names the codes
@@ -50,8 +51,10 @@ name_codes("receipt", notice.STATES)
 
 
 def prepare(db: Database) -> None:
-    """Indexes of the domicile (idempotent; called at start by ``services.setup.bootstrap``)."""
+    """Indexes of the domicile and of its alerts in the outbox (idempotent; called at start by
+    ``services.setup.bootstrap``)."""
     ensure_indexes(db, INDEXES)
+    ensure_indexes(db, domicile_alerts.INDEXES)
 
 
 def _document(kind: str, document: str) -> str:
@@ -141,10 +144,14 @@ def deliver(db: Database, actor: Actor, municipality: str, kind: str, document: 
             category: str, pdf: bytes, ref: dict[str, str]) -> dict:
     """Deliver a notice with its PDF to the addressee's active domicile, now (UTC), in the caller's unit
     of work, audited; the message keeps the tacit days in force on the delivery day (a later version of
-    the parameter applies to later deliveries). Returns the message with its receipt state."""
+    the parameter applies to later deliveries). The e-mail alert (title and the portal's address only) is
+    queued to the addresses on file in the same unit of work (``domicile_alerts``): its sending, or its
+    failure, never touches the message. Returns the message with its receipt state."""
     authorize(actor, "write", municipality)
     document = _document(kind, document)
-    if not active(db, municipality, kind, document):
+    home = db[DOMICILES].find_one({"municipality": municipality, "kind": kind, "document": document,
+                                   "active": True}, {"email": 1})
+    if home is None:
         raise ValidationFailed({"method": "O destinatário não tem domicílio eletrônico ativo."})
     if not title.strip() or not pdf:
         raise ValidationFailed({"title": "A mensagem precisa de título e do PDF."})
@@ -158,9 +165,11 @@ def deliver(db: Database, actor: Actor, municipality: str, kind: str, document: 
            "key": f"{now.isoformat()}|{oid}", "code": secrets.token_urlsafe(9)}
     with store.transaction(db):
         doc["pdf_sha256"] = store.put_file(db, bytes(pdf), f"{category}.pdf")
+        to = domicile_alerts.recipients(db, municipality, kind, document, home.get("email") or "")
+        doc["alert_ids"] = domicile_alerts.queue(db, municipality, oid, doc["title"], to)
         insert_one(db[MESSAGES], encode(doc))
         audit.record(db, actor, municipality, "deliver", MESSAGES, oid, {},
-                     {k: v for k, v in doc.items() if k not in ("_id", "key", "code")},
+                     {k: v for k, v in doc.items() if k not in ("_id", "key", "code", "alert_ids")},
                      f"Entregue no domicílio eletrônico: {doc['title']}")
     return _plain(doc, delivered_on)
 
@@ -170,6 +179,7 @@ def _plain(doc: dict, on: date) -> dict:
     doc = dict(doc)
     doc["id"] = str(doc.pop("_id"))
     doc.pop("key", None)
+    doc.pop("alert_ids", None)  # the outbox's ids: staff read the alert by ``alert_line``
     for name in ("delivered_on", "tacit_on", "opened_on"):
         doc[name] = store.parse_date(doc.get(name))
     doc["receipt"] = receipt(doc, on)
@@ -197,6 +207,17 @@ def message(db: Database, actor: Actor, municipality: str, message_id: str) -> d
     if raw is None:
         raise NotFound(NOT_FOUND)
     return _plain(decode(raw), clock.today())
+
+
+@checked
+def alert_line(db: Database, actor: Actor, municipality: str, message_id: str) -> str:
+    """Where the message's e-mail alert stands, as the case shows it ("alerta por e-mail: enviado em …",
+    "falhou (2 tentativas), nova tentativa em …")."""
+    authorize(actor, "read", municipality)
+    raw = db[MESSAGES].find_one({"_id": _oid(message_id), "municipality": municipality}, {"alert_ids": 1})
+    if raw is None:
+        raise NotFound(NOT_FOUND)
+    return domicile_alerts.line(db, raw)
 
 
 # ---- the addressee's side ----

@@ -54,3 +54,8 @@ def on_message_opened(category: str) -> Callable:
 def opened_handlers(category: str) -> tuple[Callable[[Any, Any, dict], None], ...]:
     """The handlers registered for the opening of a message of ``category`` (empty when none is)."""
     return tuple(_OPENED_HANDLERS.get(category, ()))
+
+
+def opened_categories() -> tuple[str, ...]:
+    """The categories of domicile messages whose opening does something (a receipt that starts a term)."""
+    return tuple(category for category, handlers in _OPENED_HANDLERS.items() if handlers)

@@ -30,13 +30,15 @@ log = logging.getLogger("painel")
 
 
 def queue(db: Database, municipality: str | None, to: str, subject: str, body: str, purpose: str,
-          secret: bool = False) -> Any:
-    """Store one message to ``to`` in the outbox (inside the caller's unit of work); returns its id."""
+          secret: bool = False, ref: dict | None = None) -> Any:
+    """Store one message to ``to`` in the outbox (inside the caller's unit of work); returns its id.
+    ``ref`` names the record the message is about (e.g. a domicile message), for the screens that show
+    whether it went."""
     now = clock.now_utc()
     return insert_one(db[OUTBOX], encode({
         "municipality": municipality, "to": to, "subject": subject, "body": body, "purpose": purpose,
         "secret": secret, "status": PENDING, "attempts": 0, "last_error": None, "next_try_at": now,
-        "created_at": now, "sent_at": None, "logged_at": None}))
+        "created_at": now, "sent_at": None, "logged_at": None, **({"ref": dict(ref)} if ref else {})}))
 
 
 def _due(now: datetime) -> dict:

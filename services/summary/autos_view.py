@@ -9,7 +9,10 @@ the municipality (``revenue_view``'s mechanism, view ``autos``). On its days an 
 - where it stood on each day (:func:`stage_on`: notified or in the defence term, a defence to decide,
   an appeal to decide) as +1/−1 states: ``at|notificacao``, ``at|defesa|<filed on>`` and
   ``at|recurso|<filed on>`` — the filing day in the key, so the defences and appeals waiting on a
-  day come with their ages.
+  day come with their ages;
+- each notice it records (to the offender, to the platform, of the decision) on the day it was sent,
+  delivered or published: ``ntc|<channel>`` — pessoal, postal, eletronico, edital (``CHANNELS``: the
+  methods of the acts by the channel ``rules/notice.py`` names; issue 36 item 5).
 """
 from __future__ import annotations
 
@@ -27,6 +30,11 @@ NAME = "autos"
 FIELDS = {"municipality": 1, "status": 1, "stage": 1, "severity": 1, "auto_on": 1, "committed_on": 1,
           "defence.filed_on": 1, "decision.decided_on": 1, "appeal.filed_on": 1, "appeal.decision.decided_on": 1}
 NOT_LAVRADO = ("rascunho", "descartado")  # drafts, kept or discarded, count nowhere
+NOTICES = ("notification", "platform_notification", "decision_notification")  # the notices an auto records
+# the acts' notification methods (rules/ridehailing/*_catalogue.py) by channel (rules/notice.CHANNELS)
+CHANNELS = {"direct": "pessoal", "post": "postal", "electronic": "eletronico", "domicile": "eletronico",
+            "official_gazette": "edital", "edital": "edital"}
+FIELDS.update({f"{notice}.{name}": 1 for notice in NOTICES for name in ("method", "sent_on")})
 
 
 def day_of(doc: dict, *path: str) -> date | None:
@@ -70,6 +78,11 @@ def contribution(doc: dict) -> dict[str, dict[str, int]]:
             add(lavrado, "lav", 1)
         if decided is not None:
             add(decided, "dec", 1)
+        for notice in NOTICES:
+            sent = day_of(doc, notice, "sent_on")
+            method = (doc.get(notice) or {}).get("method")
+            if sent is not None and method:
+                add(sent, f"ntc|{CHANNELS.get(method, 'outro')}", 1)
         # the stage changes only on these days: constant from each to the next
         turns = sorted({d for d in (lavrado, day_of(doc, "defence", "filed_on"), decided,
                                     day_of(doc, "appeal", "filed_on"), day_of(doc, "appeal", "decision", "decided_on"))
@@ -97,4 +110,4 @@ def rebuild(db: Database, municipality: str) -> None:
     revenue_view.rebuild_records(db, NAME, autos.COLLECTION, FIELDS, contribution, municipality)
 
 
-views.register(views.View(NAME, (autos.COLLECTION,), project, rebuild, version=2))  # 2: month totals
+views.register(views.View(NAME, (autos.COLLECTION,), project, rebuild, version=3))  # 2: month totals; 3: notices

@@ -170,6 +170,16 @@ class FinesFigures:
     paid: Decimal = ZERO
     overdue_count: int = 0
     overdue: Decimal = ZERO
+    notices_by_channel: dict[str, int] = field(default_factory=dict)  # the autos' notices sent, by channel
+
+    @property
+    def electronic_share(self) -> Decimal | None:
+        """The share (%) of the period's notices that went through the electronic domicile or another
+        electronic means; None without notices."""
+        total = sum(self.notices_by_channel.values())
+        if not total:
+            return None
+        return (Decimal(100) * self.notices_by_channel.get("eletronico", 0) / total).quantize(Decimal("0.1"), ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)

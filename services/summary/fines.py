@@ -26,4 +26,5 @@ def of_period(period: Period, days: Days, autos_days: Days) -> FinesFigures:
         by_severity=ranked(severities), by_stage=ranked(stages),
         issued_count=fines.total("issued_count"), issued=fines.total("issued"),
         paid_count=fines.total("paid_count"), paid=fines.total("paid"),
-        overdue_count=fines.total("overdue_count"), overdue=fines.total("overdue"))
+        overdue_count=fines.total("overdue_count"), overdue=fines.total("overdue"),
+        notices_by_channel=keyed(counted, "ntc"))

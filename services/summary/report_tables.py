@@ -11,6 +11,7 @@ workload are never hidden (issue 35 item 8)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from rules import fmt
@@ -119,6 +120,7 @@ def tables(figures: Summary) -> dict[str, list[dict[str, Any]]]:
     fines = figures.fines
     if fines is not None:
         out["Multas"] = _fines(figures, fines)
+        out["Notificações por canal"] = notices(fines)
     bookings = figures.bookings
     if bookings is not None:
         out["Pedidos de serviço por zona"] = hide(
@@ -198,3 +200,19 @@ def _fines(figures: Summary, fines: FinesFigures) -> Rows:
         rows += hide(figures, [{"Situação": f"Autos — {name} {k}", "Quantidade": v, "Valor (R$)": None}
                                for k, v in counts.items()], list(counts.values()), ("Quantidade",))
     return rows
+
+
+# The channels of rules/notice.py in the order the acts list them (CG art. 25 §1 I–IV; MP art. 21 §1).
+CHANNEL_LABELS = {"pessoal": "Pessoal (notificação direta)", "postal": "Postal com AR",
+                  "eletronico": "Eletrônico (domicílio eletrônico)", "edital": "Edital", "outro": "Outro meio"}
+
+
+def notices(fines: FinesFigures) -> Rows:
+    """The autos' notices sent in the period by channel and each one's share, with the total: the
+    secretariat's workload, never hidden by the small-cell rule (issue 36 item 5)."""
+    counts = fines.notices_by_channel
+    total = sum(counts.values())
+    rows: Rows = [{"Canal": label, "Notificações": counts.get(code, 0),
+                   "Parcela": text.share_text(Decimal(100) * counts.get(code, 0) / total if total else None)}
+                  for code, label in CHANNEL_LABELS.items() if code != "outro" or counts.get(code)]
+    return rows + [{"Canal": "Total", "Notificações": total, "Parcela": text.share_text(Decimal(100) if total else None)}]

@@ -92,7 +92,8 @@ def _history(db: Database, municipality: str, who: dict, committed_on: date) -> 
     key = autos.OFFENDER_KEY[who["target_kind"]]
     query = {"municipality": municipality, key: who[key], "status": "lavrado",
              "committed_on": {"$lt": encode(committed_on)}}
-    fields_ = {"number": 1, "infraction_code": 1, "committed_on": 1, "decision": 1, "appeal": 1, "status": 1}
+    fields_ = {"number": 1, "infraction_code": 1, "committed_on": 1, "decision": 1, "appeal": 1, "status": 1,
+               "decision_notification": 1}
     return [decode(r) for r in db[autos.COLLECTION].find(query, fields_).sort("committed_on", 1)]
 
 
@@ -105,8 +106,9 @@ def _records(db: Database, municipality: str, earlier: list[dict], on: date) -> 
         decision, appeal = prior.get("decision") or {}, prior.get("appeal") or {}
         ruled = appeal.get("decision") or {}
         ruling = Ruling(decision.get("outcome"), parse_date(decision.get("decided_on")),
-                        autos.appeal_deadline(db, municipality, prior), parse_date(appeal.get("filed_on")),
-                        ruled.get("outcome"), parse_date(ruled.get("decided_on")))
+                        autos.appeal_deadline(db, municipality, prior, on), parse_date(appeal.get("filed_on")),
+                        ruled.get("outcome"), parse_date(ruled.get("decided_on")),
+                        awaiting_notice=autos.awaiting_decision_notice(prior, on))
         final = final_for_recurrence(ruling, on, reference).ok
         out.append((OffenceRecord(prior["infraction_code"], parse_date(prior["committed_on"]), final), prior))
     return out

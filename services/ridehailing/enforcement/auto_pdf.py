@@ -53,6 +53,7 @@ class NoticePrint:
     recipient_document: str
     recipient_address: str
     body: tuple[str, ...]
+    title: str = ""  # the heading; the auto's notification by default
 
 
 def _new(data: AutoPrint) -> tuple[FPDF, Fonts]:
@@ -124,7 +125,7 @@ def render_auto(data: AutoPrint) -> bytes:
 def render_notification(data: NoticePrint) -> bytes:
     """The notification of the auto to the offender or to the platform (CG art. 25; MP art. 21–22)."""
     pdf, fonts = _new(data.auto)
-    _page(pdf, fonts, data.auto, f"NOTIFICAÇÃO DO AUTO DE INFRAÇÃO Nº {data.auto.number}",
+    _page(pdf, fonts, data.auto, data.title or f"NOTIFICAÇÃO DO AUTO DE INFRAÇÃO Nº {data.auto.number}",
           f"À {data.recipient.upper()}" if data.recipient == "plataforma" else f"AO {data.recipient.upper()}")
     _section(pdf, fonts, Section("Notificado", (("Nome", data.recipient_name), ("CPF/CNPJ", data.recipient_document),
                                                 ("Endereço", data.recipient_address))))

@@ -21,6 +21,7 @@ from bson import ObjectId
 from pymongo.database import Database
 
 from rules.fmt import day
+from rules.ridehailing import process as process_rules
 from rules.ridehailing.concepts import Measure
 from rules.ridehailing.sanctions import LASTING_MEASURES
 from services.ridehailing import registry
@@ -95,7 +96,7 @@ def get(db: Database, actor: Actor, municipality: str, auto_id: str) -> dict:
     return {**doc, "stage_label": STAGES.get(doc["stage"], doc["stage"])}
 
 
-DATE_KEYS = {"on", "start", "until"}
+DATE_KEYS = {"on", "start", "until", "appeal_deadline", "tacit_appeal_deadline"}
 
 
 def _dated(value: Any, key: str = "") -> Any:
@@ -173,14 +174,39 @@ def _final_outcome(doc: dict) -> str | None:
     return (appeal.get("decision") or {}).get("outcome") or (doc.get("decision") or {}).get("outcome")
 
 
-def appeal_deadline(db: Database, municipality: str, doc: dict) -> date | None:
-    """Last day of the appeal against the first decision: the acts set none, the defence's period is
-    used, counted from the decision (docs/LEITURAS.md, seção 7, leitura 12)."""
+def decision_receipt(doc: dict, on: date) -> tuple[bool, date | None]:
+    """(whether the decision's notification was delivered to the electronic domicile, the day it counts
+    as received as of ``on``): the first opening recorded, else the tacit day once reached — a day that
+    comes without any write (``rules/notice.py``)."""
+    notice = doc.get("decision_notification") or {}
+    if not notice.get("message_id"):
+        return False, None
+    received = parse_date(notice.get("received_on"))
+    tacit = parse_date(notice.get("tacit_on"))
+    if received is None and tacit is not None and on >= tacit:
+        received = tacit
+    return True, received if received is not None and received <= on else None
+
+
+def appeal_deadline(db: Database, municipality: str, doc: dict, on: date | None = None) -> date | None:
+    """Last day of the appeal against the first decision, as known on ``on`` (today by default): the
+    acts set none, the defence's period is used, counted from the notification of the decision when one
+    was delivered to the domicile (None while it awaits ciência), else from the decision
+    (``rules.ridehailing.process.appeal_deadline``; docs/LEITURAS.md, seção 7, leituras 12 e 28)."""
     decided = parse_date((doc.get("decision") or {}).get("decided_on"))
     if decided is None:
         return None
+    delivered, received = decision_receipt(doc, on or clock.today())
     days = int(parameters.value(db, municipality, "defence_period_days", decided))
-    return parameters.calendar(db, municipality, decided).add_days(decided, days)
+    start = received or decided
+    return process_rules.appeal_deadline(decided, days, parameters.calendar(db, municipality, start),
+                                         notice_delivered=delivered, notice_received_on=received)
+
+
+def awaiting_decision_notice(doc: dict, on: date) -> bool:
+    """The decision's notification was delivered and has not counted as received by ``on``."""
+    delivered, received = decision_receipt(doc, on)
+    return delivered and received is None
 
 
 def offender_address(doc: dict) -> str:

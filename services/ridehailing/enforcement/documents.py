@@ -20,7 +20,7 @@ from services.ridehailing.enforcement.auto_pdf import (
     render_case_file,
     render_notification,
 )
-from services.shared import clock, entities, fields, municipalities, parameters
+from services.shared import clock, domicile, entities, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError
@@ -203,14 +203,20 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     sections = [Section(f"Auto de infração nº {doc['number']}", first.rows),
                 *(Section(s.title, s.rows, s.paragraphs, piece=False) for s in rest)]
     notice = autos.as_of(doc, on or clock.today()).get("notification") or {}
-    electronic = (("Domicílio eletrônico", autos.receipt_line(notice, on or clock.today())),) if notice.get(
+    electronic = (("Domicílio eletrônico", autos.receipt_line(notice, on or clock.today())),
+                  ("Alerta", domicile.alert_line(db, actor, municipality, notice["message_id"]))) if notice.get(
         "message_id") else ()
     deadlines = [("Prazo de defesa", f"{_d(state['defence_deadline'])} ({rules.ref('defence')})")]
     if state["notification_deadline"]:
         deadlines.insert(0, ("Limite da notificação", f"{_d(state['notification_deadline'])} ({rules.ref('notification')})"))
+    decision_notice = doc.get("decision_notification") or {}
     if state["appeal_deadline"]:
+        start = ("contado da ciência da decisão no domicílio eletrônico" if decision_notice.get("message_id")
+                 else "contado da decisão")
         deadlines.append(("Prazo de recurso", f"{_d(state['appeal_deadline'])} (os atos não fixam prazo de recurso; "
-                                              "adotado o mesmo prazo da defesa, contado da decisão)"))
+                                              f"adotado o mesmo prazo da defesa, {start})"))
+    elif state.get("awaiting_decision_notice"):
+        deadlines.append(("Prazo de recurso", "começa na ciência da decisão entregue no domicílio eletrônico"))
     sections.append(Section("Notificação, recebimento e juntada", (
         ("Forma", f"{notice.get('method_label', '—')} ({notice.get('method_reference', rules.ref('notification'))})"),
         ("Enviada em", _d(notice.get("sent_on"))), ("Recebida em", _d(notice.get("received_on"))),
@@ -227,7 +233,12 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     if doc.get("defence"):
         sections.append(Section("Defesa", _filing_rows(doc["defence"])))
     if doc.get("decision"):
-        sections.append(Section("Decisão", _ruling_rows(doc["decision"])))
+        decided = _ruling_rows(doc["decision"])
+        if decision_notice.get("message_id"):
+            decided += (("Notificação da decisão", autos.receipt_line(decision_notice, on or clock.today())),
+                        ("Alerta", domicile.alert_line(db, actor, municipality, decision_notice["message_id"])),
+                        ("Juntada em", _d(autos.decision_receipt(doc, on or clock.today())[1])))
+        sections.append(Section("Decisão", decided))
     appeal = doc.get("appeal") or {}
     if appeal:
         sections.append(Section("Recurso", _filing_rows(appeal)))

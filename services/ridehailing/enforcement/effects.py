@@ -32,20 +32,23 @@ SANCTIONS = {  # what a decided penalty does to the authorization (None: recorde
 }
 
 
-def ruling_of(db: Database, municipality: str, doc: dict) -> Ruling:
-    """The auto's decisions as the rule reads them: the first one with its appeal term, the appeal."""
+def ruling_of(db: Database, municipality: str, doc: dict, on: date | None = None) -> Ruling:
+    """The auto's decisions as the rule reads them on ``on``: the first one with its appeal term (from
+    the decision's notification when one was delivered), the appeal."""
     decision, appeal = doc.get("decision") or {}, doc.get("appeal") or {}
     ruled = appeal.get("decision") or {}
+    on = on or clock.today()
     return Ruling(decision.get("outcome"), parse_date(decision.get("decided_on")),
-                  autos.appeal_deadline(db, municipality, doc), parse_date(appeal.get("filed_on")),
+                  autos.appeal_deadline(db, municipality, doc, on), parse_date(appeal.get("filed_on")),
                   ruled.get("outcome"), parse_date(ruled.get("decided_on")),
                   tuple(decision.get("penalties") or ()) if decision else None,
-                  tuple(ruled.get("penalties") or ()) if ruled else None)
+                  tuple(ruled.get("penalties") or ()) if ruled else None,
+                  awaiting_notice=autos.awaiting_decision_notice(doc, on))
 
 
 def effect_of(db: Database, municipality: str, doc: dict, on: date, penalty: str | None = None) -> PenaltyEffect:
     """Where the auto's penalties (or ``penalty``) stand on ``on``."""
-    return penalty_effect(ruling_of(db, municipality, doc), on, autos._rules(municipality).ref("due_process"),
+    return penalty_effect(ruling_of(db, municipality, doc, on), on, autos._rules(municipality).ref("due_process"),
                           penalty)
 
 

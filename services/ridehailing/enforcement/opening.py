@@ -20,7 +20,9 @@ from services.shared.errors import ServiceError
 from services.store import parse_date
 
 CATEGORY = "auto_notificacao"
-name_codes("category", {CATEGORY: "Notificação de auto de infração"})
+DECISION_CATEGORY = "auto_decisao"  # the decision's notification (enforcement.decision_notice)
+name_codes("category", {CATEGORY: "Notificação de auto de infração",
+                        DECISION_CATEGORY: "Notificação de decisão de auto de infração"})
 
 
 def defence_deadline(db: Database, municipality: str, doc: dict, received: date) -> date | None:
@@ -56,3 +58,29 @@ def _opened(db: Database, actor: Actor, message: dict) -> None:
         changed["defence_deadline"] = defence_deadline(db, municipality, doc, received)
         note += f"; prazo de defesa até {day(changed['defence_deadline'])}"
     autos._save(db, actor, municipality, doc, {key: changed}, "notice_opened", note)
+
+
+@events.on_message_opened(DECISION_CATEGORY)
+def _decision_opened(db: Database, actor: Actor, message: dict) -> None:
+    """The offender opened the decision's notification: the auto records the day it counts as received
+    and joined (the opening, or the tacit day if that came first) and the appeal term from it (CG art. 25
+    §1–2; docs/LEITURAS.md, seção 7, leitura 29)."""
+    ref, municipality = message.get("ref") or {}, message["municipality"]
+    try:
+        doc = autos._load(db, municipality, ref.get("id", ""))
+    except ServiceError:
+        return
+    notice = doc.get("decision_notification") or {}
+    if notice.get("message_id") != message["id"] or notice.get("received_on"):
+        return
+    receipt = message["receipt"]
+    received = receipt.received_on
+    changed = {**notice, "received_on": received, "juntada_on": received, "receipt": receipt.state,
+               "opened_at": message["opened_at"], "opened_on": message["opened_on"]}
+    changed["appeal_deadline"] = autos.appeal_deadline(db, municipality, {**doc, "decision_notification": changed},
+                                                       received)
+    note = f"Decisão aberta no domicílio eletrônico em {day(message['opened_on'])}"
+    if receipt.state != "aberta":
+        note += f", depois da ciência tácita de {day(received)}"
+    note += f"; prazo de recurso até {day(changed['appeal_deadline'])}"
+    autos._save(db, actor, municipality, doc, {"decision_notification": changed}, "decision_notice_opened", note)

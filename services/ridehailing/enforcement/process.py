@@ -79,7 +79,8 @@ def _penalty_state(db: Database, municipality: str, doc: dict, on: date, upholdi
     return {"may_apply": ok, "findings": findings, "reasons": [f.text() for f in findings if not f.ok],
             "notification_deadline": state.notification_deadline, "defence_deadline": state.defence_deadline,
             "decision_opens": state.decision_opens, "effect": effect, "effective_on": effect.effective_on,
-            "appeal_deadline": autos.appeal_deadline(db, municipality, doc)}
+            "appeal_deadline": autos.appeal_deadline(db, municipality, doc, on),
+            "awaiting_decision_notice": autos.awaiting_decision_notice(doc, on)}
 
 
 def _lavrado(db: Database, municipality: str, auto_id: str) -> dict:
@@ -294,7 +295,7 @@ def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, 
     appeal = _filing(db, "appeal", filed_on, by, summary, attachments)
     if filed_on < parse_date(decision["decided_on"]):
         raise ValidationFailed({"filed_on": "Apresentado em: não pode ser anterior à decisão."})
-    deadline = autos.appeal_deadline(db, municipality, doc)
+    deadline = autos.appeal_deadline(db, municipality, doc, filed_on)
     appeal["late"] = bool(deadline and filed_on > deadline)
     appeal["decision"] = None
     with store.transaction(db):
