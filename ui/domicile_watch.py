@@ -1,6 +1,6 @@
 """The electronic domicile on the clerk's Início (issue 36 item 5): e-mail alerts that keep failing, notices
 unopened near their tacit receipt (each row opens its case), the renewal reminders to send, and the place
-of the editais to publish."""
+of the editais to publish (``editais.to_publish_count``, opening the autos page on its Editais tab)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -8,6 +8,7 @@ import streamlit as st
 
 from rules import fmt
 from services.ridehailing import renewal_reminders
+from services.ridehailing.enforcement import editais
 from services.shared import domicile_watch
 from services.shared.auth import Actor
 from ui import common, navigation
@@ -38,8 +39,12 @@ def domicile_inbox(actor: Actor, mun: str, today) -> None:
     cols = st.columns(3)
     cols[0].metric("Alertas por e-mail falhando", found.bouncing_total)
     cols[1].metric(f"Sem abrir, ciência tácita em até {found.days} dias", found.near_tacit_total)
-    # Editais a publicar (issue 36 item 3): the count comes from `editais.to_publish_count` (another
-    # branch); the lead wires it here, in cols[2], with a link to the editais' page.
+    ok, to_publish = common.attempt(editais.to_publish_count, db, actor, mun)
+    if ok:
+        cols[2].metric("Notificações à espera de edital", to_publish)
+        if to_publish and cols[2].button("Abrir os editais", key="home_editais", icon=":material/campaign:"):
+            st.session_state["autos_tab"] = "Editais"  # the autos page opens on its Editais tab
+            st.switch_page(navigation.RECORD_PAGES["autos"])
     if found.bouncing:
         st.markdown("**Alertas por e-mail que continuam falhando** — a notificação está no domicílio; confira o "
                     "e-mail do cadastro.")
