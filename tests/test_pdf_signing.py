@@ -109,6 +109,14 @@ def test_a_kind_not_chosen_and_a_municipality_without_certificate_keep_their_byt
                    (item.what for item in deployment.missing_values(db, TI, TOWN)))
 
 
+def test_a_signed_document_given_again_is_not_signed_twice(db, root, a1):
+    upload(db, a1)
+    signed = pdf_signing.sign_if_chosen(db, TOWN, "dam", dam_pdf(db))
+    assert pdf_signing.sign_if_chosen(db, TOWN, "dam", signed) is signed
+    _, found = status(signed, root)
+    assert found.bottom_line
+
+
 def test_one_changed_byte_is_told_by_the_validator(db, root, a1):
     upload(db, a1)
     signed = bytearray(pdf_signing.sign_if_chosen(db, TOWN, "dam", dam_pdf(db)))

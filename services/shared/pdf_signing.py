@@ -74,7 +74,7 @@ _LOCK = threading.Lock()
 def sign_if_chosen(db: Database, municipality: str, kind: str, pdf: bytes) -> bytes:
     """``pdf`` signed by the municipality when it has a certificate and TI chose ``kind``; else unchanged."""
     record, kinds = signing_keys.stored(db, municipality)
-    if record is None or kind not in kinds:
+    if record is None or kind not in kinds or f"/T ({FIELD_NAME})".encode() in pdf:  # unchosen, or signed already
         return pdf
     record = store.decode(record)
     if record["valid_until"] <= clock.now_utc():
@@ -84,7 +84,11 @@ def sign_if_chosen(db: Database, municipality: str, kind: str, pdf: bytes) -> by
     loaded = _signer(db, municipality, record)
     if loaded is None:
         return pdf
-    return sign(pdf, loaded, record, kind)
+    try:
+        return sign(pdf, loaded, record, kind)
+    except Exception:  # noqa: BLE001 — a document is never held back for its signature (the log tells TI)
+        log.exception("O documento %s de %s não pôde ser assinado: sai sem assinatura digital.", kind, municipality)
+        return pdf
 
 
 def _signer(db: Database, municipality: str, record: dict) -> _Loaded | None:
