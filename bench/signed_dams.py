@@ -47,14 +47,16 @@ def a1_certificate() -> bytes:
     from cryptography.x509.oid import NameOID
 
     def name(common: str) -> x509.Name:
-        return x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "BR"), x509.NameAttribute(NameOID.COMMON_NAME, common)])
+        return x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "BR"),
+                          x509.NameAttribute(NameOID.COMMON_NAME, common)])
 
     start = datetime.now(timezone.utc) - timedelta(days=1)
     root_key, key = (rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(2))
     root = (x509.CertificateBuilder().subject_name(name("AC Raiz de Bancada")).issuer_name(name("AC Raiz de Bancada"))
             .public_key(root_key.public_key()).serial_number(x509.random_serial_number()).not_valid_before(start)
             .not_valid_after(start + timedelta(days=3650))
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True).sign(root_key, hashes.SHA256()))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(root_key, hashes.SHA256()))
     cnpj = "11222333000181"
     other = x509.OtherName(x509.ObjectIdentifier("2.16.76.1.3.3"), bytes([0x04, len(cnpj)]) + cnpj.encode())
     leaf = (x509.CertificateBuilder().subject_name(name(f"MUNICÍPIO DE MATUPÁ:{cnpj}")).issuer_name(root.subject)
@@ -79,7 +81,8 @@ def naive_sign(pfx: bytes, pdf: bytes) -> bytes:
     signer = signers.SimpleSigner.load_pkcs12_data(pfx, [], passphrase=PASSWORD.encode())
     meta = signers.PdfSignatureMetadata(field_name="Assinatura", subfilter=fields.SigSeedSubFilter.PADES)
     spec = fields.SigFieldSpec("Assinatura", on_page=-1, box=(340, 4, 567, 24))
-    return signers.PdfSigner(meta, signer, new_field_spec=spec).sign_pdf(IncrementalPdfFileWriter(io.BytesIO(pdf))).getvalue()
+    out = signers.PdfSigner(meta, signer, new_field_spec=spec).sign_pdf(IncrementalPdfFileWriter(io.BytesIO(pdf)))
+    return out.getvalue()
 
 
 def main() -> None:

@@ -89,7 +89,8 @@ def test_a_chosen_kind_leaves_signed_intact_valid_and_trusted_with_the_signers_n
     embedded, found = status(signed, root)
     assert (found.intact, found.valid, found.trusted) == (True, True, True)
     assert found.signing_cert.subject.native["common_name"] == f"MUNICÍPIO DE MATUPÁ:{CNPJ}"
-    assert embedded.sig_object["/Filter"] == "/Adobe.PPKLite" and embedded.sig_object["/SubFilter"] == "/ETSI.CAdES.detached"
+    assert embedded.sig_object["/Filter"] == "/Adobe.PPKLite"
+    assert embedded.sig_object["/SubFilter"] == "/ETSI.CAdES.detached"  # PAdES
     widget = embedded.sig_field["/Kids"][0] if "/Kids" in embedded.sig_field else embedded.sig_field
     appearance = shown_text(widget["/AP"]["/N"].data)
     assert "Assinado digitalmente por MUNICÍPIO DE MATUPÁ" in appearance
@@ -141,7 +142,7 @@ def test_the_upload_shows_what_the_certificate_says(db, a1):
      PASSWORD, "certificate", "O certificado venceu em"),
     (lambda root: pki.make_legal_person(root, "Município de Matupá", CNPJ), "", "password",
      "Informe a senha do certificado."),
-])
+], ids=["senha errada", "certificado vencido", "sem senha"])
 def test_a_wrong_password_or_an_expired_certificate_is_refused_in_portuguese(db, root, make, password, field,
                                                                              message):
     with pytest.raises(ValidationFailed) as refused:
@@ -165,8 +166,9 @@ def test_a_certificate_of_another_cnpj_is_refused(db, root):
     other = pki.make_legal_person(root, "Município de Matupá", CNPJ)
     with pytest.raises(ValidationFailed) as refused:
         signature.set_certificate(db, TI, TOWN, other.pkcs12(PASSWORD.encode()), "a1.pfx", PASSWORD)
-    assert refused.value.errors["certificate"] == ("O certificado é do CNPJ 11.222.333/0001-81, mas o CNPJ da "
-                                                   "Prefeitura é 11.444.777/0001-61; envie o certificado da Prefeitura.")
+    assert refused.value.errors["certificate"] == (
+        "O certificado é do CNPJ 11.222.333/0001-81, mas o CNPJ da Prefeitura é 11.444.777/0001-61; envie o "
+        "certificado da Prefeitura.")
 
 
 def test_the_password_never_lands_in_the_store_its_backup_or_the_audit(db, data_dir, a1, tmp_path):
@@ -178,7 +180,7 @@ def test_the_password_never_lands_in_the_store_its_backup_or_the_audit(db, data_
     backup.backup(db, tmp_path / "copia")
     kept = [p for folder in (data_dir, tmp_path / "copia") for p in folder.rglob("*") if p.is_file() and p != key]
     assert kept and not [str(p) for p in kept if secret in p.read_bytes()]
-    entries = audit_log.search(db, TI, TOWN, collection="municipalities")
+    entries, _ = audit_log.search(db, TI, TOWN, collection="municipalities")
     assert entries and PASSWORD not in repr(entries)
 
 
@@ -299,3 +301,12 @@ def test_the_visible_box_covers_nothing_a_reader_scans(db, a1, tmp_path):
         read = subprocess.run(["zbarimg", "-q", *map(str, sorted(tmp_path.glob(f"{name}-*.png")))],
                               capture_output=True, text=True).stdout
         assert symbol in read.splitlines(), read
+
+
+def test_the_audit_names_the_certificate_and_the_kinds_in_portuguese(db, a1):
+    upload(db, a1, kinds=("dam", "adesivo"))
+    rows = audit_log.rows_shown(audit_log.search(db, TI, TOWN, collection="municipalities")[0], db)
+    changes = " | ".join(row["Alterações"] for row in rows)
+    assert "Documentos assinados digitalmente: — → DAM, Adesivo do veículo" in changes
+    assert "Certificado digital A1: — → Titular: MUNICÍPIO DE MATUPÁ" in changes and "Emitido por:" in changes
+    assert "signing_certificate" not in changes and "signed_kinds" not in changes and PASSWORD not in changes

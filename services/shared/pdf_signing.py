@@ -193,8 +193,9 @@ def sign(pdf: bytes, loaded: _Loaded, record: dict, kind: str = "") -> bytes:
     holder = record["holder"]
     meta = signers.PdfSignatureMetadata(field_name=FIELD_NAME, md_algorithm="sha256",
                                         subfilter=fields.SigSeedSubFilter.PADES, name=holder)
-    text = TextBoxStyle(font_size=place.font_size, leading=place.font_size + 1, box_layout_rule=layout.SimpleBoxLayoutRule(
-        x_align=layout.AxisAlignment.ALIGN_MIN, y_align=layout.AxisAlignment.ALIGN_MID))
+    text = TextBoxStyle(font_size=place.font_size, leading=place.font_size + 1,
+                        box_layout_rule=layout.SimpleBoxLayoutRule(x_align=layout.AxisAlignment.ALIGN_MIN,
+                                                                   y_align=layout.AxisAlignment.ALIGN_MID))
     style = TextStampStyle(stamp_text="%(text)s", border_width=0, text_box_style=text,
                            inner_content_layout=layout.SimpleBoxLayoutRule(
                                x_align=layout.AxisAlignment.ALIGN_MAX, y_align=layout.AxisAlignment.ALIGN_MID,
