@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from services.dam import dams, printing
 from services.setup import deployment, signature
-from services.shared import audit_log, backup, municipalities, pdf_signing, signing_keys
+from services.shared import audit_log, backup, clock, municipalities, pdf_signing, signing_keys
 from services.shared.errors import ValidationFailed
 from tests import pki_support as pki
 from tests.conftest import ROOT, SECRETARIA_MP, TI
@@ -235,18 +235,12 @@ def test_the_expiry_notice_starts_30_days_ahead(days_left, level):
 
 def test_the_home_notice_reads_the_stored_certificate(db, a1):
     upload(db, a1)
-    last_day = signature.certificate(db, TI, TOWN).valid_until.astimezone(municipalities_tz()).date()
+    last_day = clock.local_date(signature.certificate(db, TI, TOWN).valid_until)  # in Cuiabá
     assert signature.expiry_notice(db, TI, TOWN, last_day - timedelta(days=31)) is None
     warned = signature.expiry_notice(db, TI, TOWN, last_day - timedelta(days=30))
     assert warned.level == signing_keys.WARNING and warned.name == municipalities.get(db, TOWN).name
     assert warned.text.startswith("O certificado digital vence em 30 dias")
     assert signature.expiry_notice(db, TI, TOWN, last_day + timedelta(days=1)).level == signing_keys.EXPIRED
-
-
-def municipalities_tz():
-    from services.shared.clock import LOCAL_TZ
-
-    return LOCAL_TZ
 
 
 def app_as(actor, page: str | None = None) -> AppTest:

@@ -101,8 +101,6 @@ def set_certificate(db: Database, actor: Actor, municipality: str, data: bytes, 
         raise ValidationFailed({signing_keys.FIELD: f"O certificado é do CNPJ {fmt.cnpj(found.cnpj)}, mas o CNPJ da "
                                                     f"Prefeitura é {fmt.cnpj(town.cnpj)}; envie o certificado da "
                                                     "Prefeitura."})
-    if from_environment is None:
-        signing_keys.keep_password(municipality, secret)
     sha = store.put_file(db, data, filename or f"certificado_{municipality}.pfx")
     record = {"sha256": sha, "file_name": filename, "holder": found.holder, "cnpj": found.cnpj,
               "issuer": found.issuer, "serial": found.serial, "valid_from": found.valid_from,
@@ -113,6 +111,8 @@ def set_certificate(db: Database, actor: Actor, municipality: str, data: bytes, 
         audit.record(db, actor, municipality, "update", "municipalities", municipality,
                      {CERTIFICATE: _audited(before)}, {CERTIFICATE: _audited(store.encode(record))},
                      note=f"Certificado digital A1 enviado ({filename})")
+    if from_environment is None:  # after the store took it: a failed write never leaves the old one a wrong key
+        signing_keys.keep_password(municipality, secret)
     return _view(municipality, store.encode(record), kinds)
 
 
