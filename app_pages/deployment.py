@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from rules import fmt
-from services.setup import deployment
-from services.shared import fields, municipalities
+from services.setup import deployment, signature
+from services.shared import clock, fields, municipalities, signing_keys, uploads
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common, navigation
 
@@ -93,6 +93,72 @@ def identity_form(town: municipalities.Municipality) -> None:
                     st.rerun()
 
 
+def signature_section(town: municipalities.Municipality) -> None:
+    """The A1 certificate that signs the documents (issue 37): what it says, a new one, the kinds signed."""
+    key = f"signature_{town.code}"
+    ok, current = common.attempt(signature.certificate, db, actor, town.code)
+    if not ok:
+        return
+    with st.expander(deployment.SIGNATURE_SECTION, expanded=current is None):
+        if st.session_state.pop(f"{key}_done", None):
+            st.success(st.session_state.pop(f"{key}_done_text", "Gravado."))
+        if current is None:
+            st.warning("Sem certificado: os documentos saem sem assinatura digital, com o código de autenticação.")
+        else:
+            st.markdown(f"**Titular:** {current.holder}  \n"
+                        f"**CNPJ:** {fmt.cnpj(current.cnpj) if current.cnpj else 'não informado no certificado'}  \n"
+                        f"**Emitido por:** {current.issuer}  \n"
+                        f"**Validade:** de {fmt.day(clock.local_date(current.valid_from))} a "
+                        f"{fmt.day(clock.local_date(current.valid_until))}  \n"
+                        f"**Enviado por** {current.uploaded_by} em {fmt.moment(clock.to_local(current.uploaded_at))}")
+            if current.password_at:
+                st.caption(f"Senha lida de: {current.password_at}. A senha nunca é gravada no armazenamento.")
+            else:
+                st.error("A senha do certificado não está disponível neste servidor: os documentos saem sem "
+                         f"assinatura digital. Defina {signing_keys.password_variable(town.code)} ou envie o "
+                         "certificado de novo com a senha.")
+        errors = errors_of(f"{key}_errors")
+        if errors.get("_form"):
+            st.error(errors["_form"])
+        upload = st.file_uploader(f"Certificado A1 da Prefeitura (ICP-Brasil, .pfx ou .p12, "
+                                  f"{uploads.shown_limit(signature.UPLOAD_KIND)})", type=["pfx", "p12"],
+                                  key=f"{key}_file")
+        show_error(errors, signing_keys.FIELD)
+        if signature.password_from_environment(town.code):
+            st.caption(f"A senha vem da variável de ambiente {signing_keys.password_variable(town.code)} do "
+                       "servidor.")
+            secret = None
+        else:
+            secret = st.text_input("Senha do certificado", type="password", key=f"{key}_password",
+                                   help="Guardada só num arquivo de chave (permissão 0600) na pasta de dados do "
+                                        "servidor, nunca no armazenamento nem nas cópias de segurança.")
+            show_error(errors, signing_keys.PASSWORD_FIELD)
+        if upload is not None and st.button("Enviar certificado", key=f"{key}_send", icon=":material/upload:"):
+            if call(f"{key}_errors", signature.set_certificate, db, actor, town.code, upload.getvalue(), upload.name,
+                    secret):
+                st.session_state[f"{key}_done"] = True
+                st.session_state[f"{key}_done_text"] = "Certificado gravado: os documentos escolhidos saem assinados."
+            st.rerun()
+        kinds_form(key, town, current)
+
+
+def kinds_form(key: str, town: municipalities.Municipality, current: signature.Certificate | None) -> None:
+    kinds_errors = errors_of(f"{key}_kinds_errors")
+    chosen = current.kinds if current is not None else ()
+    with st.form(f"{key}_kinds"):
+        picked = st.multiselect("Documentos assinados digitalmente", list(signing_keys.KINDS),
+                                default=list(chosen), format_func=signing_keys.KINDS.get,
+                                key=f"{key}_kinds", placeholder="Escolha...",
+                                disabled=current is None,
+                                help="Os demais saem só com o código de autenticação.")
+        show_error(kinds_errors, "kinds")
+        if st.form_submit_button("Gravar documentos assinados", disabled=current is None):
+            if call(f"{key}_kinds_errors", signature.set_signed_kinds, db, actor, town.code, picked):
+                st.session_state[f"{key}_done"] = True
+                st.session_state[f"{key}_done_text"] = "Documentos assinados gravados."
+            st.rerun()
+
+
 for town in municipalities.of_actor(db, actor):
     st.subheader(town.name)
     ok, items = common.attempt(deployment.missing_values, db, actor, town.code)
@@ -114,3 +180,4 @@ for town in municipalities.of_actor(db, actor):
             st.session_state[navigation.SWITCH_MUNICIPALITY] = town.code
         st.switch_page("app_pages/parameters.py")
     identity_form(town)
+    signature_section(town)

@@ -8,7 +8,8 @@ import streamlit as st
 from rules import fmt
 from services.dam import debts
 from services.machinery import pending
-from services.shared import municipalities
+from services.setup import signature
+from services.shared import municipalities, signing_keys
 from ui import common, navigation
 from ui.domicile_watch import domicile_inbox
 from ui import summary as ui_summary
@@ -130,6 +131,17 @@ def headlines() -> None:
         st.switch_page("app_pages/summary.py")
 
 
+def certificate_notices() -> None:
+    """TI: the municipality's A1 certificate expiring within 30 days (a warning) or expired (an error)."""
+    for town in municipalities.of_actor(db, actor):
+        ok, notice = common.attempt(signature.expiry_notice, db, actor, town.code, today)
+        if ok and notice is not None:
+            show = st.error if notice.level == signing_keys.EXPIRED else st.warning
+            show(f"**{notice.name}** — {notice.text}", icon=":material/verified_user:")
+
+
+if actor.can("admin"):
+    certificate_notices()
 if actor.can("write"):
     if "transporte" in mun.modules:
         ride_hailing_inbox()

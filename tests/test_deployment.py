@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from services.setup import deployment
+from services.setup import deployment, signature
 from services.shared import parameters
 from services.shared.errors import PermissionDenied
 from services.store import connect
@@ -83,7 +83,7 @@ def test_a_fresh_store_lists_every_value_left_to_the_municipality(fresh):
                            "dam_late_interest_monthly_percent", "dam_revenue_code_taxa_autorizacao",
                            "dam_revenue_code_taxa_vistoria", "dam_revenue_code_multa", "CNPJ da Prefeitura",
                            "Brasão do município (imagem PNG ou JPEG)", "Quem assina os certificados (nome e cargo)",
-                           "active_debt_days"}
+                           "active_debt_days", f"Certificado digital A1 da Prefeitura ({signature.NO_CERTIFICATE})"}
     assert {item.status for item in listed.values()} == {deployment.NOT_SET}
     assert listed["upfm_value"].where == "Parâmetros → Valor da UPFM (R$)"  # never the identifier (issue 22 item 9)
 
@@ -136,7 +136,7 @@ def not_set_counts(at: AppTest) -> list[int]:
 def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store(fresh):
     at = page_as_ti()
     assert [h.value for h in at.subheader] == ["Chapada dos Guimarães", "Matupá", "Nova Lacerda"]
-    assert not_set_counts(at) == [17, 16, 14]
+    assert not_set_counts(at) == [18, 17, 15]  # the A1 certificate of each (issue 37)
     chapada = at.dataframe[0].value
     assert "Parâmetros → Código FEBRABAN do município (4 dígitos)" in list(chapada["Onde cadastrar"])
 
@@ -144,6 +144,6 @@ def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store
 def test_the_page_lists_fewer_missing_values_on_the_demo_store(demo):
     at = page_as_ti()
     missing = not_set_counts(at)
-    assert all(now < before for now, before in zip(missing, [17, 16, 14])) and len(missing) == 3
+    assert all(now < before for now, before in zip(missing, [18, 17, 15])) and len(missing) == 3
     chapada = at.dataframe[0].value
     assert deployment.DEMO_VALUE in set(chapada["Situação"])

@@ -128,6 +128,10 @@ REQUIRED: dict[str, str] = {
     "services.setup.deployment.coat_of_arms": "admin",
     "services.setup.deployment.set_identity": "admin",
     "services.setup.deployment.set_coat_of_arms": "admin",
+    "services.setup.signature.certificate": "admin",
+    "services.setup.signature.set_certificate": "admin",
+    "services.setup.signature.set_signed_kinds": "admin",
+    "services.setup.signature.expiry_notice": "admin",
 
     "services.ridehailing.enforcement.assessment.assess": "read",
     "services.ridehailing.enforcement.penalties.apply_sanction": "write",

@@ -3,8 +3,8 @@ from the demo.
 
 A real store starts with the municipalities and the values the law fixes (services/setup/defaults.py).
 What each municipality must decide itself — its FEBRABAN code, holidays, ouvidoria phone, PIX key,
-the fees and the UPFM its rule set has no default for, its CNPJ and coat of arms — is listed here
-until TI sets it. A value counts as a demo value when the act it cites says "demonstração" (every
+the fees and the UPFM its rule set has no default for, its CNPJ and coat of arms, the A1 certificate that
+signs its documents (``services.setup.signature``) — is listed here until TI sets it. A value counts as a demo value when the act it cites says "demonstração" (every
 value ``python -m seed --demo`` and the rule sets' DEMO_PARAMETERS write does).
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ from services import store
 from services.dam import active_debt
 from services.machinery.localities import LOCALITIES
 from services.ridehailing.fees import FEE_PARAMETER
+from services.setup import signature
 from services.shared import audit, clock, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
@@ -43,6 +44,7 @@ DEMO_MARK = params.DEMO_MARK
 PARAMETERS_PAGE = "Parâmetros"
 DEPLOYMENT_PAGE = "Implantação"
 LOCALITIES_PAGE = "Zonas e localidades"
+SIGNATURE_SECTION = "Assinatura digital dos documentos"
 WARNING = "aviso"
 
 COMMON = (FEBRABAN_CODE, parameters.HOLIDAYS, "ouvidoria_phone", PIX_KEY, FINE_DAILY, FINE_MAX, INTEREST_MONTHLY,
@@ -93,6 +95,9 @@ def missing_values(db: Database, actor: Actor, municipality: str) -> list[Missin
     where = f"{DEPLOYMENT_PAGE} → Dados da Prefeitura"
     found += [MissingValue(what, NOT_SET if not doc.get(key) else DEMO_VALUE, where) for key, what in RECORDS
               if not doc.get(key) or key in doc.get(DEMO_RECORDS, [])]
+    gap = signature.missing(db, municipality)
+    if gap is not None:
+        found.append(MissingValue(*gap, f"{DEPLOYMENT_PAGE} → {SIGNATURE_SECTION}"))
     found += _pix_name_warning(book)
     return found
 

@@ -20,6 +20,7 @@ from rules.machinery.quote import KmReading
 from rules.ridehailing.concepts import Severity
 from rules.ridehailing.lifecycle import LABELS as AUTHORIZATION_STATUSES
 from services.shared.auth import ROLES
+from services.shared.signing_keys import KINDS as SIGNED_DOCUMENT_KINDS
 from services.shared.specs.maquinas import REQUESTER_KINDS, STANDINGS
 from services.shared.specs.transporte import INSPECTION_KINDS
 
@@ -196,6 +197,11 @@ name_codes("flags", {"valor_divergente": "Valor divergente", "pago_em_atraso": "
                      "debito_pago_a_menor": "Débito pago a menor", "credito_a_restituir": "Crédito a restituir"})
 name_codes("modules", {"transporte": "Transporte por aplicativo", "maquinas": "Máquinas e serviços"})
 name_codes("demo_records", {"cnpj": "CNPJ", "signer": "Quem assina", "coat_of_arms": "Brasão"})
+
+# the municipality's digital signature (services.setup.signature): the certificate, never its password
+FIELD_NAMES.update({"signing_certificate": "Certificado digital A1", "signed_kinds": "Documentos assinados digitalmente",
+                    "holder": "Titular", "issuer": "Emitido por", "valid_until": "Válido até"})
+name_codes("signed_kinds", SIGNED_DOCUMENT_KINDS)
 
 # the public portal: the person a platform authorized (services.shared.regulated_accounts)
 FIELD_NAMES.setdefault("cpf", "CPF")

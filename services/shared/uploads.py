@@ -5,7 +5,8 @@ type is checked from its content, and a refusal is a pt-BR ``ValidationFailed`` 
 Kinds (``LIMITS``; the size of each is ``config.upload_max_mb(kind)``, set by PAINEL_<KIND>_MAX_MB):
 ``return_file`` (any content; the bank import parses it), ``platform_list`` and ``trip_file`` (CSV or
 XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment``, ``evidence`` and ``register_file``
-(PDF, JPEG or PNG).
+(PDF, JPEG or PNG), ``certificate_a1`` (the municipality's PKCS#12, a DER structure; whether it opens is
+``services.shared.signing_keys``'s to say).
 
 The stable calls (other modules rely on them):
 
@@ -71,6 +72,7 @@ LIMITS = {
     "attachment": Limit("anexos dos pedidos de serviço", ("pdf", "jpeg", "png"), names_file=True),
     "evidence": Limit("provas e anexos dos autos", ("pdf", "jpeg", "png"), names_file=True),
     "register_file": Limit("arquivos dos cadastros definidos", ("pdf", "jpeg", "png"), names_file=True),
+    "certificate_a1": Limit("certificados digitais A1", ("pkcs12",)),
 }
 MAGIC = {"pdf": (b"%PDF-",), "jpeg": (b"\xff\xd8",), "png": (b"\x89PNG\r\n\x1a\n",)}
 ZIP = b"PK\x03\x04"
@@ -121,6 +123,11 @@ def check(kind: str, data: bytes, filename: str = "", *, field: str = "file") ->
         return Upload(kind, len(data), "")
     if limit.types == ("json",):  # its text and shape are read by read_json
         return Upload(kind, len(data), "json")
+    if limit.types == ("pkcs12",):  # a DER SEQUENCE; whether it opens with its password is checked by its reader
+        if not data.startswith(b"\x30"):
+            raise _refuse(field, "O arquivo não é um certificado A1 (PKCS#12, .pfx ou .p12) pelo conteúdo; envie "
+                                 "o arquivo exportado com a chave privada.")
+        return Upload(kind, len(data), "pkcs12")
     if set(limit.types) & set(MAGIC):
         found = next((t for t in limit.types if data.startswith(MAGIC[t])), "")
         if not found:
