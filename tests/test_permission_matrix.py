@@ -172,6 +172,14 @@ REQUIRED: dict[str, str] = {
     "services.shared.domicile.message_pdf": "domicilio",
     "services.shared.domicile.own_message": "domicilio",
     "services.shared.domicile.message_id_of": "domicilio",
+    # issue 36 item 4: the roots TI trusts, and a platform's signed answer (its own person only)
+    "services.shared.trust_anchors.add_anchors": "admin",
+    "services.shared.trust_anchors.anchors": "admin",
+    "services.shared.trust_anchors.remove_anchor": "admin",
+    "services.ridehailing.data_answers.own_requests": "domicilio",
+    "services.ridehailing.data_answers.own_request": "domicilio",
+    "services.ridehailing.data_answers.answer_request": "domicilio",
+    "services.ridehailing.data_answers.answer_file": "read",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",
@@ -294,7 +302,8 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data
-                "services.shared.regulated_accounts.addressee"}
+                "services.shared.regulated_accounts.addressee",
+                "services.shared.regulated_accounts.agent_cpf"}
 
 
 def public_services() -> dict[str, object]:

@@ -157,6 +157,9 @@ UPLOAD_LIMITS = {
     "attachment": 10,      # a file of a machinery service request (PDF, JPEG, PNG)
     "evidence": 10,        # an evidence file or a defence/appeal attachment of an auto (PDF, JPEG, PNG)
     "register_file": 10,   # a document or photo of a record of a register defined by TI (PDF, JPEG, PNG)
+    "signed_answer": 10,   # a platform's signed answer to a data request (PDF with PAdES, or CSV/XLSX)
+    "signature": 1,        # the detached CMS signature (.p7s) of a CSV or XLSX answer
+    "trust_anchor": 1,     # a root certificate TI uploads (PEM or DER), services.shared.trust_anchors
 }
 
 
