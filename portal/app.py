@@ -22,7 +22,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from portal import inbox, web
+from portal import answers, inbox, web
 from services.shared import fields, mail, municipalities, regulated_access
 from services.shared import regulated_accounts as accounts
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
@@ -197,6 +197,7 @@ def build(db: Database) -> Any:
             Route("/inicio", start), Route("/sair", logout, methods=["POST"]), Route("/privacidade", privacy),
             Route("/domicilio/{code}/abrir", opening, methods=["POST"]), Route("/domicilio/{code}", reading),
             Route("/domicilio/{code}/pdf", document),
+            *answers.routes(db),  # the data requests of a platform and their signed answers (issue 36 item 4)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},
