@@ -233,6 +233,7 @@ def test_ti_uploads_pem_or_der_roots_per_municipality_and_removes_them(db, at, c
     ("01011980" + "52998224725", "RITA AGENTE", "52998224725"),  # no CN suffix: the otherName is enough
     ("", "RITA AGENTE:52998224725", "52998224725"),  # no otherName: the CN's ":CPF" suffix
     ("01011980" + "0" * 11, "RITA AGENTE:52998224725", "52998224725"),  # zeros are no CPF
+    ("", "PLATAFORMA DE TESTE LTDA:11444777000161", ""),  # an e-CNPJ names no person (CG art. 11 §3)
     ("", "RITA AGENTE", ""),  # neither: no signer CPF, so nobody authorized matches (CG art. 11 §3)
 ])
 def test_the_signer_cpf_of_an_icp_brasil_certificate(other_name, common_name, cpf):
