@@ -26,8 +26,9 @@ from services.shared import clock, regulated_access, uploads
 from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
 from services.shared.regulated_accounts import PLATFORM, Person
 
-# the body of one answer: the file, its .p7s and the form's fields
-MAX_BODY = uploads.max_bytes("signed_answer") + uploads.max_bytes("signature") + 64 * 1024
+# the body of one answer: twice the file's and the .p7s's limits, so a file somewhat over its limit still
+# reaches the upload boundary and is refused there in pt-BR under its field (a body past this gets a bare 413)
+MAX_BODY = 2 * (uploads.max_bytes("signed_answer") + uploads.max_bytes("signature")) + 64 * 1024
 
 
 def _shown(item: data_answers.OwnRequest) -> dict[str, Any]:

@@ -100,3 +100,17 @@ def test_the_authorized_person_answers_with_a_signed_file_and_forgeries_are_refu
         status, _h, _b = send(client, f"/pedidos/{other_code}/responder", client.csrf("/inicio"),
                               {"file": ("resposta.pdf", good)})
         assert status == 404 and db["platform_data_requests"].find_one({"platform_id": other_id})["answered_at"] is None
+
+
+def test_a_file_over_its_limit_is_refused_in_portuguese_under_its_field(db, monkeypatch):
+    monkeypatch.setenv("PAINEL_SIGNED_ANSWER_MAX_MB", "1")
+    with support.portal_server(db) as url:
+        client = platform_person_logged_in(db, monkeypatch, url)
+        platform_id = str(db["platforms"].find_one({"cnpj": support.PLATFORM_CNPJ})["_id"])
+        trip_data.request_data(db, SECRETARIA_CG, "chapada", platform_id, "Apurar denúncia de embarque na via")
+        code = db["platform_data_requests"].find_one({})["code"]
+        big = b"%PDF-1.7\n" + b"0" * (3 * 1024 * 1024)  # within the body's limit, past the file's
+        status, _h, body = send(client, f"/pedidos/{code}/responder", client.csrf(f"/pedidos/{code}"),
+                                {"file": ("grande.pdf", big)})
+        assert status == 400 and 'id="file-erro"' in body and "o limite para respostas assinadas" in body
+        assert db["platform_data_requests"].find_one({})["answered_at"] is None
