@@ -27,6 +27,7 @@ from services.ridehailing import platform_files, registry
 from services.ridehailing.data_request_pdf import DataRequestPrint, render_data_request
 from services.ridehailing.queue_item import Pendencia
 from services.shared import audit, clock, domicile, entities, fields, municipalities
+from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.entity_files import RowError
@@ -82,6 +83,7 @@ def _aware(value: datetime, name: str, label: str) -> datetime:
 
 CATEGORY = "pedido_de_dados"
 DOMICILE_CHANNEL = "domicílio eletrônico"
+name_codes("category", {CATEGORY: "Pedido de dados de viagem"})  # the Auditoria names the domicile's category
 
 
 def _period_errors(period_from: date | None, period_to: date | None) -> dict[str, str]:
