@@ -105,5 +105,39 @@ def routes(db: Database) -> list[Route]:
                                       "signature": uploads.shown_limit("signature")})
         return RedirectResponse(f"/pedidos/{code}?enviado=1", status_code=303)
 
+    async def trips(request: Request) -> Response:
+        """The platform's trip data file, signed (CSV/XLSX + .p7s), through the trip import."""
+        person = await platform_person(request)
+        if person is None:
+            return RedirectResponse("/entrar", status_code=303)
+        context = {"title": "Enviar dados de viagem", "limits": {"file": uploads.shown_limit("trip_file"),
+                                                                  "signature": uploads.shown_limit("signature")}}
+        if request.method == "GET":
+            return web.render(request, "viagens.html", **context)
+        _texts, files = await web.form_with_files(request, max_files=2)
+        await web.limit(request, db, "envio", person.actor.username)
+        data, name = files.get("file", (b"", ""))
+        signature, signature_name = files.get("signature", (b"", ""))
+        if not data:
+            return web.render(request, "viagens.html", 400, errors={"file": "Escolha o arquivo de viagens."},
+                              message="O arquivo não foi aceito; nada foi gravado.", **context)
+        try:
+            report = await run_in_threadpool(data_answers.send_trip_file, db, person.actor, data, name,
+                                             signature or None, signature_name)
+        except PermissionDenied:
+            raise HTTPException(404) from None
+        except ServiceError as problem:
+            errors = problem.errors if isinstance(problem, ValidationFailed) else {}
+            return web.render(request, "viagens.html", 400, errors=errors,
+                              message="O arquivo não foi aceito; nada foi gravado." if errors else problem.message,
+                              **context)
+        if not report.ok:
+            return web.render(request, "viagens.html", 400, rows=report.errors,
+                              message="O arquivo tem linhas com problemas; nada foi gravado. Corrija e envie de novo.",
+                              **context)
+        return web.render(request, "viagens.html", notice=f"Arquivo recebido: {report.rows} "
+                          f"{'viagem' if report.rows == 1 else 'viagens'}. A assinatura foi verificada.", **context)
+
     return [Route("/pedidos", listing), Route("/pedidos/{code}", one),
-            Route("/pedidos/{code}/responder", answer, methods=["POST"], max_body_size=MAX_BODY)]
+            Route("/pedidos/{code}/responder", answer, methods=["POST"], max_body_size=MAX_BODY),
+            Route("/viagens", trips, methods=["GET", "POST"], max_body_size=MAX_BODY)]

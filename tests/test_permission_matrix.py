@@ -179,6 +179,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.data_answers.own_requests": "domicilio",
     "services.ridehailing.data_answers.own_request": "domicilio",
     "services.ridehailing.data_answers.answer_request": "domicilio",
+    "services.ridehailing.data_answers.send_trip_file": "domicilio",
     "services.ridehailing.data_answers.answer_file": "read",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
@@ -299,6 +300,9 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 # a charge's credit paid back with its audit entry, inside the unit of work of the
                 # request's service (execution.record_credit_returned, payment.record_refusal_refund)
                 "services.machinery.ledger.refund",
+                # the trip import once authorized: called by import_trips (staff, write) and by
+                # data_answers.send_trip_file (the platform's own person), each after its own check
+                "services.ridehailing.trip_data.import_checked",
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data

@@ -114,3 +114,24 @@ def test_a_file_over_its_limit_is_refused_in_portuguese_under_its_field(db, monk
                                 {"file": ("grande.pdf", big)})
         assert status == 400 and 'id="file-erro"' in body and "o limite para respostas assinadas" in body
         assert db["platform_data_requests"].find_one({})["answered_at"] is None
+
+
+def test_the_platform_sends_a_signed_trip_file_and_a_bad_row_is_shown_with_its_line(db, monkeypatch):
+    from tests.test_platform_obligations import TRIP, csv_file
+
+    ca = pki.make_ca()
+    rita = pki.make_person(ca, "Rita Agente", support.AGENT_CPF)
+    trust_anchors.add_anchors(db, TI, "chapada", ca.pem, "raiz.pem")
+    when = clock.to_local(clock.now_utc() - timedelta(days=2))
+    row = {**TRIP, "data_hora": f"{when:%d/%m/%Y} 08:10", "cpf_condutor": support.AGENT_CPF, "placa": "QBC1D23"}
+    good, bad = csv_file([row]), csv_file([{**row, "mapa": ""}])
+    with support.portal_server(db) as url:
+        client = platform_person_logged_in(db, monkeypatch, url)
+        assert send(client, "/viagens", None, {"file": ("v.csv", good)})[0] == 403
+        status, _h, body = send(client, "/viagens", client.csrf("/viagens"),
+                                {"file": ("v.csv", bad), "signature": ("v.csv.p7s", signing.detached(rita, bad))})
+        assert status == 400 and "<td>2</td>" in body and "nada foi gravado" in body
+        status, _h, body = send(client, "/viagens", client.csrf("/viagens"),
+                                {"file": ("v.csv", good), "signature": ("v.csv.p7s", signing.detached(rita, good))})
+        assert status == 200 and "Arquivo recebido: 1 viagem" in body
+    assert db[trip_data.TRIPS].count_documents({}) == 1

@@ -239,3 +239,28 @@ def test_ti_uploads_pem_or_der_roots_per_municipality_and_removes_them(db, at, c
 def test_the_signer_cpf_of_an_icp_brasil_certificate(other_name, common_name, cpf):
     assert signer_rules.signer_cpf(other_name, common_name) == cpf
     assert signer_rules.may_sign(cpf, frozenset({"52998224725"})) == bool(cpf)
+
+
+def test_a_signed_trip_file_goes_through_the_trip_import_and_keeps_its_signature(ready, certs):
+    """CG art. 11 §1º; MP art. 4º §1º: the same channel takes the trip files, signed as the answers are."""
+    from tests.test_platform_obligations import TRIP, csv_file
+
+    when = clock.to_local(START - timedelta(days=2))
+    rows = [{**TRIP, "data_hora": f"{when:%d/%m/%Y} 08:10", "cpf_condutor": AGENT_CPF, "placa": "QBC1D23"}]
+    bad = csv_file([{**rows[0], "mapa": ""}])
+    report = data_answers.send_trip_file(ready, agent(), bad, "viagens.csv", signing.detached(certs["rita"], bad),
+                                         "viagens.csv.p7s")
+    assert not report.ok and report.errors[0].line == 2  # the import's own check, line by line
+    files = stored_files(ready)
+    data = csv_file(rows)
+    with pytest.raises(ValidationFailed) as refused:  # unsigned: refused before the import
+        data_answers.send_trip_file(ready, agent(), data, "viagens.csv")
+    assert "assinatura destacada" in refused.value.errors["signature"]
+    assert ready[trip_data.TRIPS].count_documents({}) == 0 and stored_files(ready) == files
+    report = data_answers.send_trip_file(ready, agent(), data, "viagens.csv", signing.detached(certs["rita"], data),
+                                         "viagens.csv.p7s")
+    assert report.ok and report.rows == 1 and ready[trip_data.TRIPS].count_documents({}) == 1
+    batch = ready[trip_data.TRIP_IMPORTS].find_one({})
+    assert batch["signature"]["signer_cpf"] == AGENT_CPF and batch["created_by"] == f"plataforma:{PLATFORM_CNPJ}:{AGENT_CPF}"
+    with pytest.raises(trip_data.TripsAlreadyImported):
+        data_answers.send_trip_file(ready, agent(), data, "viagens.csv", signing.detached(certs["rita"], data), "x.p7s")

@@ -24,7 +24,7 @@ from pymongo.database import Database
 from rules.fmt import day, moment
 from rules.ridehailing import obligations as rule
 from services import store
-from services.ridehailing import platform_files
+from services.ridehailing import platform_files, trip_data
 from services.ridehailing.trip_data import REQUESTS
 from services.shared import audit, clock, privacy, regulated_accounts, signatures
 from services.shared.auth import Actor, authorize
@@ -140,6 +140,27 @@ def answer_request(db: Database, actor: Actor, code: str, data: bytes, file_name
                      {"answered_at": now, "answer": answer},
                      note=f"Resposta assinada enviada pelo portal{' com atraso' if answer['late'] else ' no prazo'}")
     return own_request(db, actor, code)
+
+
+@checked
+def send_trip_file(db: Database, actor: Actor, data: bytes, file_name: str, signature: bytes | None = None,
+                   signature_name: str = "") -> platform_files.FileReport:
+    """The platform's trip data file (CG art. 11 §1º; MP art. 4º §1º) sent on the portal, signed as an answer
+    is (a CSV/XLSX with its ``.p7s``): verified, then imported by ``trip_data``'s own import — every bad row
+    reported with its line and nothing kept, the same file twice refused —, the batch recording the
+    signature and the person who sent it."""
+    municipality, cnpj, platform = _platform_of(db, actor)
+    verified = signatures.verify(db, municipality, data, file_name, signature or None,
+                                 authorized=regulated_accounts.authorized_cpfs(db, municipality, cnpj))
+    signed = {**verified.as_record(), "signature_name": str(signature_name or "")[:MAX_NAME],
+              "sent_by": regulated_accounts.agent_cpf(actor), "sent_by_name": actor.name}
+    args = (db, actor, municipality, str(platform["_id"]), platform["name"], bytes(data), str(file_name)[:MAX_NAME])
+    checked_rows = trip_data.import_checked(*args, False)
+    if not checked_rows.ok:  # the rows first: a refused file keeps nothing, its .p7s included
+        return checked_rows
+    if signature:
+        signed["signature_sha"] = store.put_file(db, bytes(signature), signed["signature_name"])
+    return trip_data.import_checked(*args, True, signed)
 
 
 @checked

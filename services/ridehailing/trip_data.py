@@ -230,6 +230,13 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
     and no bad row, keep the file and every trip. The same file twice for a platform is refused."""
     authorize(actor, "write", municipality)
     platform = entities.get(db, actor, "platforms", municipality, platform_id)
+    return import_checked(db, actor, municipality, platform_id, platform["name"], data, file_name, commit)
+
+
+def import_checked(db: Database, actor: Actor, municipality: str, platform_id: str, platform_name: str, data: bytes,
+                   file_name: str, commit: bool, signature: dict | None = None) -> platform_files.FileReport:
+    """:func:`import_trips` for a service that has already authorized its actor and found the platform (the
+    portal's signed trip file, ``data_answers.send_trip_file``, which hands its verified ``signature``)."""
     rows, errors, count = _trip_rows(municipality, platform_files.read_table(data, file_name, "trip_file"))
     report = platform_files.FileReport(count, tuple(errors))
     if errors or not commit:
@@ -239,9 +246,9 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
         raise TripsAlreadyImported("Este arquivo de viagens já foi importado para esta plataforma.")
     now = clock.now_utc()
     with store.transaction(db):
-        batch = {"municipality": municipality, "platform_id": platform_id, "platform_name": platform["name"],
+        batch = {"municipality": municipality, "platform_id": platform_id, "platform_name": platform_name,
                  "file_sha": sha, "file_name": file_name, "trips": len(rows), "created_at": now,
-                 "created_by": actor.username}
+                 "created_by": actor.username, **({"signature": signature} if signature else {})}
         try:
             import_id = str(insert_one(db[TRIP_IMPORTS], encode(batch)))
         except store.DuplicateKeyError:
@@ -250,7 +257,7 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
             db[TRIPS].insert_many([encode({**r, "municipality": municipality, "platform_id": platform_id,
                                            "import_id": import_id}) for r in rows])
         audit.record(db, actor, municipality, "import", TRIP_IMPORTS, import_id, {}, batch,
-                     note=f"{fmt.count(len(rows), 'viagem', 'viagens')} de {platform['name']} "
+                     note=f"{fmt.count(len(rows), 'viagem', 'viagens')} de {platform_name} "
                           + fmt.plural(len(rows), "importada", "importadas"))
     return platform_files.FileReport(len(rows), (), import_id)
 
