@@ -9,6 +9,7 @@ from services.setup import deployment, signature
 from services.shared import clock, fields, municipalities, signing_keys, uploads
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common, navigation
+from ui.trust_anchors import anchors_section
 
 actor = common.guard("admin")
 common.page_header("Implantação", "Valores que a lei deixa ao município e que ainda faltam")
@@ -181,3 +182,5 @@ for town in municipalities.of_actor(db, actor):
         st.switch_page("app_pages/parameters.py")
     identity_form(town)
     signature_section(town)
+    if "transporte" in town.modules:  # the signed files of the platforms (issue 36 item 4)
+        anchors_section(db, actor, town.code)

@@ -19,6 +19,7 @@ from services.shared import clock, entity_lists, exports, fields, schema, upload
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.parameter_labels import label
 from ui import common
+from ui.data_answers import answers_panel
 from ui.lists import export_buttons
 
 actor = common.guard("write")
@@ -131,27 +132,36 @@ with tab_lists:
 
 with tab_requests:
     st.caption(f"Pedido justificado; a plataforma tem 24 horas da notificação ({rules.ref('data_request')}). "
-               "Horários de Cuiabá.")
+               "Horários de Cuiabá. Se a plataforma tem domicílio eletrônico, o pedido é entregue lá ao registrar e "
+               "as 24 horas contam da entrega (a data e a hora abaixo são ignoradas); ela responde pelo portal com "
+               "arquivo assinado digitalmente.")
     with st.form("pob_req_form", clear_on_submit=True):
         req_platform = st.selectbox("Plataforma", list(names), format_func=names.get, key="pob_req_platform",
             placeholder="Escolha...")
         justification = st.text_area("Justificativa", key="pob_req_justification")
         field_error("pob_req", "justification")
+        period = st.columns(2)
+        period_from = period[0].date_input("Período pedido: de (opcional)", None, format="DD/MM/YYYY", key="pob_req_from")
+        period_to = period[1].date_input("até (opcional)", None, format="DD/MM/YYYY", key="pob_req_to")
+        field_error("pob_req", "period_to")
         cols = st.columns(2)
         notified_day = cols[0].date_input("Notificada em (data)", today, format="DD/MM/YYYY", key="pob_req_day")
         notified_time = cols[1].time_input("Hora (Cuiabá)", now_local, step=60, key="pob_req_time")
         field_error("pob_req", "notified_at")
         sent = st.form_submit_button("Registrar pedido", type="primary")
     if sent and call("pob_req", trip_data.request_data, db, actor, mun, req_platform, justification,
-                     datetime.combine(notified_day, notified_time, tzinfo=clock.LOCAL_TZ))[0]:
+                     datetime.combine(notified_day, notified_time, tzinfo=clock.LOCAL_TZ), period_from, period_to)[0]:
         st.success("Pedido registrado.")
     ok, requests = common.attempt(trip_data.data_requests, db, actor, mun)
     if ok:
         table([{"Plataforma": r.platform_name, "Justificativa": r.justification,
                 "Notificada em": moment(clock.to_local(r.notified_at)), "Prazo": moment(clock.to_local(r.deadline)),
                 "Respondida em": moment(clock.to_local(r.answered_at)) if r.answered_at else "",
-                "Situação": ("🔴 " if r.late else "") + r.situation, "Fundamento": r.reference} for r in requests],
+                "Situação": ("🔴 " if r.late else "") + r.situation, "Canal": r.channel,
+                "Assinada por": r.answer["signer_name"] if r.answer else "", "Fundamento": r.reference}
+               for r in requests],
               "pob_reqs", "pedidos_de_dados", "Nenhum pedido de dados registrado.")
+        answers_panel(db, actor, mun, requests)
         open_ones = {r.id: f"{r.platform_name} · notificada {moment(clock.to_local(r.notified_at))}"
                      for r in requests if r.answered_at is None}
         if open_ones:

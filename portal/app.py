@@ -22,8 +22,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from portal import answers, inbox, web
 from portal import dams as portal_dams
-from portal import inbox, web
 from portal import status as portal_status
 from services.shared import fields, mail, municipalities, regulated_access
 from services.shared import regulated_accounts as accounts
@@ -200,6 +200,7 @@ def build(db: Database) -> Any:
             Route("/domicilio/{code}/abrir", opening, methods=["POST"]), Route("/domicilio/{code}", reading),
             Route("/domicilio/{code}/pdf", document),
             *portal_dams.routes(db), *portal_status.routes(db),
+            *answers.routes(db),  # the data requests of a platform and their signed answers (issue 36 item 4)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

@@ -33,6 +33,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "codigo": (20, 5, 60 * 60),
     "senha": (20, 5, 60 * 60),
     "consulta": (60, 10, 15 * 60),  # the status of a DAM without an account: per IP, per CPF/CNPJ typed
+    "envio": (30, 20, 60 * 60),  # signed files a platform's person sends (portal/answers.py)
 }
 HEADERS = {
     "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -94,6 +95,23 @@ async def form(request: Request) -> dict[str, str]:
     if not token or not isinstance(sent, str) or not hmac.compare_digest(sent, _csrf_of(token)):
         raise HTTPException(403)
     return {k: v[:MAX_FORM_FIELD] for k, v in data.items() if isinstance(v, str) and k != CSRF_FIELD}
+
+
+async def form_with_files(request: Request, max_files: int) -> tuple[dict[str, str], dict[str, tuple[bytes, str]]]:
+    """A POSTed multipart form with up to ``max_files`` files, once its CSRF token is checked (403 otherwise,
+    before any file is handed on): its short texts, and each file field sent as (bytes, file name);
+    the size of each file is the upload boundary's business (``services.shared.uploads``)."""
+    data = await request.form(max_files=max_files, max_fields=20)
+    token = request.cookies.get(CSRF_COOKIE) or ""
+    sent = data.get(CSRF_FIELD)
+    if not token or not isinstance(sent, str) or not hmac.compare_digest(sent, _csrf_of(token)):
+        raise HTTPException(403)
+    texts = {k: v[:MAX_FORM_FIELD] for k, v in data.items() if isinstance(v, str) and k != CSRF_FIELD}
+    files = {}
+    for key, value in data.multi_items():
+        if not isinstance(value, str) and value.filename:
+            files[key] = (await value.read(), value.filename[:200])
+    return texts, files
 
 
 async def limit(request: Request, db: Any, bucket: str, account: str) -> None:

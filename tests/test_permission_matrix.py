@@ -204,6 +204,15 @@ REQUIRED: dict[str, str] = {
     "services.dam.own_dams.own_dam": "domicilio",
     "services.dam.own_dams.own_pdf": "domicilio",
     "services.dam.own_dams.reissue_own": "domicilio",
+    # issue 36 item 4: the roots TI trusts, and a platform's signed answer (its own person only)
+    "services.shared.trust_anchors.add_anchors": "admin",
+    "services.shared.trust_anchors.anchors": "admin",
+    "services.shared.trust_anchors.remove_anchor": "admin",
+    "services.ridehailing.data_answers.own_requests": "domicilio",
+    "services.ridehailing.data_answers.own_request": "domicilio",
+    "services.ridehailing.data_answers.answer_request": "domicilio",
+    "services.ridehailing.data_answers.send_trip_file": "domicilio",
+    "services.ridehailing.data_answers.answer_file": "read",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",
@@ -323,10 +332,14 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 # a charge's credit paid back with its audit entry, inside the unit of work of the
                 # request's service (execution.record_credit_returned, payment.record_refusal_refund)
                 "services.machinery.ledger.refund",
+                # the trip import once authorized: called by import_trips (staff, write) and by
+                # data_answers.send_trip_file (the platform's own person), each after its own check
+                "services.ridehailing.trip_data.import_checked",
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data
-                "services.shared.regulated_accounts.addressee"}
+                "services.shared.regulated_accounts.addressee",
+                "services.shared.regulated_accounts.agent_cpf"}
 
 
 def public_services() -> dict[str, object]:

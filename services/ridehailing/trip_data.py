@@ -3,16 +3,20 @@
 
 - Data requests (CG art. 11 §2º; MP art. 4º §2º): justification, notification instant (UTC stored,
   Cuiabá shown) and the 24-hour deadline, late to the minute; an unanswered one goes to the work
-  queue (:func:`pending`).
+  queue (:func:`pending`). A platform with an active electronic domicile receives the request there
+  (its PDF, ``data_request_pdf``) and the 24 hours run from the delivery, to the minute; it answers on
+  the portal with a signed file (``services.ridehailing.data_answers``).
 - Trip data (CG art. 11 §1º; MP art. 4º §1º): CSV import with a dry run reporting each bad row
   (line, column, pt-BR message), then commit. The ISSQN of each vehicle and month is computed from
   these trips (``services.ridehailing.issqn``).
 """
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
+from bson import ObjectId
 from pymongo.database import Database
 
 from rules import fmt
@@ -20,8 +24,10 @@ from rules.fmt import moment
 from rules.ridehailing import obligations as rule
 from services import store
 from services.ridehailing import platform_files, registry
+from services.ridehailing.data_request_pdf import DataRequestPrint, render_data_request
 from services.ridehailing.queue_item import Pendencia
-from services.shared import audit, clock, entities, fields
+from services.shared import audit, clock, domicile, entities, fields, municipalities
+from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.entity_files import RowError
@@ -59,6 +65,8 @@ class DataRequestRow:
     answered_at: datetime | None
     late: bool
     reference: str
+    channel: str = "registrado pelo servidor"
+    answer: dict | None = None
 
     @property
     def situation(self) -> str:
@@ -73,33 +81,72 @@ def _aware(value: datetime, name: str, label: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=clock.LOCAL_TZ)
 
 
+CATEGORY = "pedido_de_dados"
+DOMICILE_CHANNEL = "domicílio eletrônico"
+name_codes("category", {CATEGORY: "Pedido de dados de viagem"})  # the Auditoria names the domicile's category
+
+
+def _period_errors(period_from: date | None, period_to: date | None) -> dict[str, str]:
+    if period_from and period_to and period_from > period_to:
+        return {"period_to": "Período: o fim não pode ser anterior ao início."}
+    return {}
+
+
 @checked
 def request_data(db: Database, actor: Actor, municipality: str, platform_id: str, justification: str,
-                 notified_at: datetime) -> str:
-    """Record a justified request for trip data and the instant the platform was notified (a naive
-    instant is Cuiabá time); the deadline is 24 hours later (CG art. 11 §2º; MP art. 4º §2º)."""
+                 notified_at: datetime | None = None, period_from: date | None = None,
+                 period_to: date | None = None) -> str:
+    """Record a justified request for trip data; the deadline is 24 hours from the notification (CG art.
+    11 §2º; MP art. 4º §2º). A platform with an active electronic domicile receives it there now (the
+    request's PDF) and the 24 hours run from that delivery, to the minute; otherwise ``notified_at`` is the
+    instant the clerk notified it by other means (a naive instant is Cuiabá time)."""
     authorize(actor, "write", municipality)
-    errors = {}
+    errors = _period_errors(period_from, period_to)
     if not (justification or "").strip():
         errors["justification"] = "Justificativa: obrigatória (CG art. 11 caput; MP art. 4º caput)."
-    try:
-        notified = _aware(notified_at, "notified_at", "Notificada em")
-        if notified > clock.now_utc():
-            errors["notified_at"] = "Notificada em: não pode ser posterior a agora."
-    except ValidationFailed as exc:
-        errors.update(exc.errors)
+    platform = entities.get(db, actor, "platforms", municipality, platform_id)
+    electronic = domicile.active(db, municipality, "plataforma", platform.get("cnpj") or "")
+    notified = None
+    if not electronic:
+        try:
+            notified = _aware(notified_at, "notified_at", "Notificada em")
+            if notified > clock.now_utc():
+                errors["notified_at"] = "Notificada em: não pode ser posterior a agora."
+        except ValidationFailed as exc:
+            errors.update(exc.errors)
     if errors:
         raise ValidationFailed(errors)
-    platform = entities.get(db, actor, "platforms", municipality, platform_id)
-    doc = {"municipality": municipality, "platform_id": platform_id, "platform_name": platform["name"],
-           "justification": fields.parse("textarea", justification), "notified_at": notified,
-           "deadline_at": rule.data_request_deadline(notified), "answered_at": None,
-           "created_at": clock.now_utc(), "created_by": actor.username, "version": 1}
+    oid = ObjectId()
+    doc = {"_id": oid, "municipality": municipality, "platform_id": platform_id, "platform_name": platform["name"],
+           "justification": fields.parse("textarea", justification), "period_from": period_from,
+           "period_to": period_to, "notified_at": notified, "answered_at": None, "code": secrets.token_urlsafe(9),
+           "channel": DOMICILE_CHANNEL if electronic else "", "created_at": clock.now_utc(),
+           "created_by": actor.username, "version": 1}
     with store.transaction(db):
-        request_id = str(insert_one(db[REQUESTS], encode(doc)))
-        audit.record(db, actor, municipality, "create", REQUESTS, request_id, {}, doc,
-                     note=f"Pedido de dados de viagem a {platform['name']}")
-    return request_id
+        if electronic:
+            doc["notified_at"] = clock.now_utc()
+            message = domicile.deliver(db, actor, municipality, "plataforma", platform["cnpj"],
+                                       title="Pedido de dados de viagem (prazo de 24 horas)", category=CATEGORY,
+                                       pdf=_request_pdf(db, municipality, platform, doc),
+                                       ref={"collection": REQUESTS, "id": str(oid)})
+            doc.update(notified_at=message["delivered_at"], message_id=message["id"])
+        doc["deadline_at"] = rule.data_request_deadline(doc["notified_at"])
+        insert_one(db[REQUESTS], encode(doc))
+        audit.record(db, actor, municipality, "create", REQUESTS, oid, {}, {k: v for k, v in doc.items() if k != "_id"},
+                     note=f"Pedido de dados de viagem a {platform['name']}"
+                          + (" entregue no domicílio eletrônico" if electronic else ""))
+    return str(oid)
+
+
+def _request_pdf(db: Database, municipality: str, platform: dict, doc: dict) -> bytes:
+    town = municipalities.get(db, municipality)
+    delivered = clock.to_local(clock.now_utc())
+    return render_data_request(DataRequestPrint(
+        municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
+        platform_name=platform["name"], platform_cnpj=fields.show("cnpj", platform["cnpj"]),
+        justification=doc["justification"], period_from=doc["period_from"], period_to=doc["period_to"],
+        delivered_at=delivered, deadline=rule.data_request_deadline(delivered),
+        legal_basis=registry.rules_of(municipality).ref("data_request"), head=municipalities.letterhead(db, municipality)))
 
 
 @checked
@@ -135,7 +182,8 @@ def data_requests(db: Database, actor: Actor, municipality: str, now: datetime |
     for doc in map(platform_files.plain, db[REQUESTS].find(query).sort([("notified_at", -1), ("_id", -1)])):
         rows.append(DataRequestRow(doc["id"], doc["platform_name"], doc["justification"], doc["notified_at"],
                                    doc["deadline_at"], doc["answered_at"],
-                                   rule.data_request_late(doc["notified_at"], doc["answered_at"], now), ref))
+                                   rule.data_request_late(doc["notified_at"], doc["answered_at"], now), ref,
+                                   doc.get("channel") or "registrado pelo servidor", doc.get("answer")))
     return rows
 
 
@@ -182,6 +230,13 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
     and no bad row, keep the file and every trip. The same file twice for a platform is refused."""
     authorize(actor, "write", municipality)
     platform = entities.get(db, actor, "platforms", municipality, platform_id)
+    return import_checked(db, actor, municipality, platform_id, platform["name"], data, file_name, commit)
+
+
+def import_checked(db: Database, actor: Actor, municipality: str, platform_id: str, platform_name: str, data: bytes,
+                   file_name: str, commit: bool, signature: dict | None = None) -> platform_files.FileReport:
+    """:func:`import_trips` for a service that has already authorized its actor and found the platform (the
+    portal's signed trip file, ``data_answers.send_trip_file``, which hands its verified ``signature``)."""
     rows, errors, count = _trip_rows(municipality, platform_files.read_table(data, file_name, "trip_file"))
     report = platform_files.FileReport(count, tuple(errors))
     if errors or not commit:
@@ -191,9 +246,9 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
         raise TripsAlreadyImported("Este arquivo de viagens já foi importado para esta plataforma.")
     now = clock.now_utc()
     with store.transaction(db):
-        batch = {"municipality": municipality, "platform_id": platform_id, "platform_name": platform["name"],
+        batch = {"municipality": municipality, "platform_id": platform_id, "platform_name": platform_name,
                  "file_sha": sha, "file_name": file_name, "trips": len(rows), "created_at": now,
-                 "created_by": actor.username}
+                 "created_by": actor.username, **({"signature": signature} if signature else {})}
         try:
             import_id = str(insert_one(db[TRIP_IMPORTS], encode(batch)))
         except store.DuplicateKeyError:
@@ -202,7 +257,7 @@ def import_trips(db: Database, actor: Actor, municipality: str, platform_id: str
             db[TRIPS].insert_many([encode({**r, "municipality": municipality, "platform_id": platform_id,
                                            "import_id": import_id}) for r in rows])
         audit.record(db, actor, municipality, "import", TRIP_IMPORTS, import_id, {}, batch,
-                     note=f"{fmt.count(len(rows), 'viagem', 'viagens')} de {platform['name']} "
+                     note=f"{fmt.count(len(rows), 'viagem', 'viagens')} de {platform_name} "
                           + fmt.plural(len(rows), "importada", "importadas"))
     return platform_files.FileReport(len(rows), (), import_id)
 

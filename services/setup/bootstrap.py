@@ -21,7 +21,7 @@ from services.ridehailing import (  # noqa: F401
 from services.ridehailing.enforcement import autos, opening, penalties  # noqa: F401  (the fine's, the opening's handlers)
 from services.ridehailing.enforcement import editais
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-from services.shared import accounts, audit, clock, config, domicile, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
+from services.shared import accounts, audit, clock, config, domicile, entities, regulated_accounts, saved_views, specs, trust_anchors, views  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -59,6 +59,7 @@ def prepare(db: Database) -> None:
     autos.prepare(db)  # indexes of the autos de infração
     editais.prepare(db)  # editais de notificação: listed by status, numbered per year
     domicile.prepare(db)  # the electronic domicile: one per addressee, the inbox read a page at a time
+    trust_anchors.prepare(db)  # the roots TI uploads for the signed files of the portal
     platform_lists.prepare(db)  # lists and drafts of the platforms
     trip_data.prepare(db)  # data requests, trip imports and trips
     issqn.prepare(db)  # ISSQN of each vehicle and month

@@ -142,6 +142,18 @@ FIELD_NAMES.update({
     "uploaded_at": "Enviado em", "via": "Via", "user_name": "Nome do usuário", "doc_id": "Registro (identificador)",
     "request_id": "Pedido", "list_id": "Relação da plataforma", "import_id": "Importação",
 })
+# the signed answers of the platforms and the trust anchors (issue 36 item 4)
+FIELD_NAMES.update({
+    "period_from": "Período (início)", "period_to": "Período (fim)", "channel": "Canal", "answer": "Resposta",
+    "signature_name": "Assinatura destacada (.p7s)", "signature_sha": "Assinatura destacada (SHA-256)",
+    "answered_by": "Enviada por (CPF)", "answered_by_name": "Enviada por", "signer_name": "Assinada por",
+    "signer_cpf": "CPF de quem assinou", "cert_serial": "Número de série do certificado",
+    "cert_issuer": "Emissor do certificado", "cert_valid_from": "Certificado válido desde",
+    "cert_valid_to": "Certificado válido até", "signed_at": "Assinada em", "verified_at": "Verificada em",
+    "result": "Resultado da verificação", "serial": "Número de série", "fingerprint": "Impressão digital (SHA-256)",
+    "not_before": "Válido desde", "not_after": "Válido até", "added_at": "Incluído em", "added_by": "Incluído por",
+    "holder": "Titular do certificado",
+})
 # A code its sibling already says in words ("ground" beside "ground_label"): not shown.
 NAMED_BY = {"ground": "ground_label", "method": "method_label"}
 # Decimals that are not money (meter readings, hours, quantities, rates): shown as numbers, not R$.

@@ -158,6 +158,9 @@ UPLOAD_LIMITS = {
     "evidence": 10,        # an evidence file or a defence/appeal attachment of an auto (PDF, JPEG, PNG)
     "register_file": 10,   # a document or photo of a record of a register defined by TI (PDF, JPEG, PNG)
     "certificate_a1": 1,   # the municipality's A1 certificate, PKCS#12 (services.setup.signature)
+    "signed_answer": 10,   # a platform's signed answer to a data request (PDF with PAdES, or CSV/XLSX)
+    "signature": 1,        # the detached CMS signature (.p7s) of a CSV or XLSX answer
+    "trust_anchor": 1,     # a root certificate TI uploads (PEM or DER), services.shared.trust_anchors
 }
 
 

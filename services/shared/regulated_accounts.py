@@ -80,6 +80,21 @@ def addressee(actor: Actor) -> tuple[str, str, str] | None:
     return own[0], kind, rest.split(":")[0]
 
 
+def agent_cpf(actor: Actor) -> str:
+    """The CPF of the platform's authorized person a regulated actor is (``plataforma:CNPJ:CPF``); "" for a
+    driver or anyone else."""
+    whose = addressee(actor)
+    parts = actor.username.split(":")
+    return parts[2] if whose and whose[1] == PLATFORM and len(parts) == 3 else ""
+
+
+def authorized_cpfs(db: Database, municipality: str, cnpj: str) -> frozenset[str]:
+    """The CPFs of the persons a platform authorizes now (active in the secretariat's list): who may sign
+    what it sends (CG Decreto 06/2026 art. 11 §3; MP Lei 1.552/2025 art. 4 §3)."""
+    return frozenset(d["cpf"] for d in db[AGENTS].find({"municipality": municipality, "cnpj": cnpj, "active": True},
+                                                       {"cpf": 1}))
+
+
 def identity(kind: object, document: object, person_cpf: object = "") -> tuple[str, str, str]:
     """(kind, document, person's CPF) in their stored form, or ValidationFailed with pt-BR messages per field."""
     errors: dict[str, str] = {}

@@ -6,7 +6,8 @@ Kinds (``LIMITS``; the size of each is ``config.upload_max_mb(kind)``, set by PA
 ``return_file`` (any content; the bank import parses it), ``platform_list`` and ``trip_file`` (CSV or
 XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment``, ``evidence`` and ``register_file``
 (PDF, JPEG or PNG), ``certificate_a1`` (the municipality's PKCS#12, a DER structure; whether it opens is
-``services.shared.signing_keys``'s to say).
+``services.shared.signing_keys``'s to say), ``signed_answer`` (PDF, CSV or XLSX), ``signature`` and ``trust_anchor`` (any content:
+the signature's and the certificate's readers parse them).
 
 The stable calls (other modules rely on them):
 
@@ -73,6 +74,9 @@ LIMITS = {
     "evidence": Limit("provas e anexos dos autos", ("pdf", "jpeg", "png"), names_file=True),
     "register_file": Limit("arquivos dos cadastros definidos", ("pdf", "jpeg", "png"), names_file=True),
     "certificate_a1": Limit("certificados digitais A1", ("pkcs12",)),
+    "signed_answer": Limit("respostas assinadas das plataformas", ("pdf", "csv", "xlsx"), max_rows=200_000),
+    "signature": Limit("assinaturas destacadas (.p7s)", ()),
+    "trust_anchor": Limit("certificados raiz", ()),
 }
 MAGIC = {"pdf": (b"%PDF-",), "jpeg": (b"\xff\xd8",), "png": (b"\x89PNG\r\n\x1a\n",)}
 ZIP = b"PK\x03\x04"
@@ -129,12 +133,13 @@ def check(kind: str, data: bytes, filename: str = "", *, field: str = "file") ->
                                  "o arquivo exportado com a chave privada.")
         return Upload(kind, len(data), "pkcs12")
     if set(limit.types) & set(MAGIC):
-        found = next((t for t in limit.types if data.startswith(MAGIC[t])), "")
-        if not found:
+        found = next((t for t in limit.types if t in MAGIC and data.startswith(MAGIC[t])), "")
+        if not found and not {"csv", "xlsx"} & set(limit.types):
             names = [t.upper() for t in limit.types]
             raise _refuse(field, f"{_the_file(limit, filename)} não é {', '.join(names[:-1])} ou {names[-1]} "
                                  "(pelo conteúdo); envie um arquivo num desses formatos.")
-        return Upload(kind, len(data), found)
+        if found:
+            return Upload(kind, len(data), found)
     if data.startswith(ZIP) or filename.lower().endswith(".xlsx"):
         if "xlsx" not in limit.types:
             raise _refuse(field, "O arquivo é uma planilha, não um CSV; salve-a como CSV (UTF-8) e envie de novo.")
