@@ -22,7 +22,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from portal import inbox, web
+from portal import inbox, verification, web
 from services.shared import fields, mail, municipalities, regulated_access
 from services.shared import regulated_accounts as accounts
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
@@ -196,7 +196,7 @@ def build(db: Database) -> Any:
             Route("/senha", ask_code, methods=BOTH), Route("/senha/codigo", enter_code, methods=BOTH),
             Route("/inicio", start), Route("/sair", logout, methods=["POST"]), Route("/privacidade", privacy),
             Route("/domicilio/{code}/abrir", opening, methods=["POST"]), Route("/domicilio/{code}", reading),
-            Route("/domicilio/{code}/pdf", document),
+            Route("/domicilio/{code}/pdf", document), *verification.routes(db),
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

@@ -32,6 +32,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "login": (30, 10, 15 * 60),
     "codigo": (20, 5, 60 * 60),
     "senha": (20, 5, 60 * 60),
+    "verificar": (60, 20, 15 * 60),  # the public verification of a document's code (per IP, per code)
 }
 HEADERS = {
     "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -93,6 +94,19 @@ async def form(request: Request) -> dict[str, str]:
     if not token or not isinstance(sent, str) or not hmac.compare_digest(sent, _csrf_of(token)):
         raise HTTPException(403)
     return {k: v[:MAX_FORM_FIELD] for k, v in data.items() if isinstance(v, str) and k != CSRF_FIELD}
+
+
+async def form_with_file(request: Request, name: str) -> tuple[dict[str, str], bytes]:
+    """A POSTed multipart form with at most one file (the field ``name``): its short texts and the file's
+    bytes (b"" when none was chosen), once its CSRF token is checked (403 otherwise)."""
+    data = await request.form(max_files=1, max_fields=20)
+    token = request.cookies.get(CSRF_COOKIE) or ""
+    sent = data.get(CSRF_FIELD)
+    if not token or not isinstance(sent, str) or not hmac.compare_digest(sent, _csrf_of(token)):
+        raise HTTPException(403)
+    upload = data.get(name)
+    content = await upload.read() if upload is not None and not isinstance(upload, str) else b""
+    return {k: v[:MAX_FORM_FIELD] for k, v in data.items() if isinstance(v, str) and k != CSRF_FIELD}, content
 
 
 async def limit(request: Request, db: Any, bucket: str, account: str) -> None:

@@ -20,7 +20,7 @@ from services.ridehailing import (  # noqa: F401
 )
 from services.ridehailing.enforcement import autos, opening, penalties  # noqa: F401  (the fine's, the opening's handlers)
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-from services.shared import accounts, audit, clock, config, domicile, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
+from services.shared import accounts, audit, authenticity, clock, config, domicile, entities, regulated_accounts, saved_views, specs, views  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -56,6 +56,7 @@ def prepare(db: Database) -> None:
             ensure_parameter(db, municipality["code"], version)
     authorization_records.prepare(db)  # open-authorization keys and their unique indexes
     autos.prepare(db)  # indexes of the autos de infração
+    authenticity.prepare(db)  # the codes of the issued documents (unique index)
     domicile.prepare(db)  # the electronic domicile: one per addressee, the inbox read a page at a time
     platform_lists.prepare(db)  # lists and drafts of the platforms
     trip_data.prepare(db)  # data requests, trip imports and trips

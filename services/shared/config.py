@@ -157,6 +157,7 @@ UPLOAD_LIMITS = {
     "attachment": 10,      # a file of a machinery service request (PDF, JPEG, PNG)
     "evidence": 10,        # an evidence file or a defence/appeal attachment of an auto (PDF, JPEG, PNG)
     "register_file": 10,   # a document or photo of a record of a register defined by TI (PDF, JPEG, PNG)
+    "document_check": 5,   # a PDF sent to the public verification page to confer its bytes
 }
 
 

@@ -5,7 +5,7 @@ type is checked from its content, and a refusal is a pt-BR ``ValidationFailed`` 
 Kinds (``LIMITS``; the size of each is ``config.upload_max_mb(kind)``, set by PAINEL_<KIND>_MAX_MB):
 ``return_file`` (any content; the bank import parses it), ``platform_list`` and ``trip_file`` (CSV or
 XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment``, ``evidence`` and ``register_file``
-(PDF, JPEG or PNG).
+(PDF, JPEG or PNG), ``document_check`` (PDF: a document conferred on the public verification page).
 
 The stable calls (other modules rely on them):
 
@@ -71,6 +71,7 @@ LIMITS = {
     "attachment": Limit("anexos dos pedidos de serviço", ("pdf", "jpeg", "png"), names_file=True),
     "evidence": Limit("provas e anexos dos autos", ("pdf", "jpeg", "png"), names_file=True),
     "register_file": Limit("arquivos dos cadastros definidos", ("pdf", "jpeg", "png"), names_file=True),
+    "document_check": Limit("documentos conferidos na verificação pública", ("pdf",)),
 }
 MAGIC = {"pdf": (b"%PDF-",), "jpeg": (b"\xff\xd8",), "png": (b"\x89PNG\r\n\x1a\n",)}
 ZIP = b"PK\x03\x04"
