@@ -33,9 +33,16 @@ class Stamp:
 
     @property
     def text(self) -> str:
-        lead = f"{self.via}. " if self.via else ""
-        return (f"{lead}Documento emitido pelo Painel Municipal. Confira a autenticidade em {self.page_url} "
-                f"com o código {self.code}.")
+        return " ".join(self.lines())
+
+    def lines(self, narrow: bool = False) -> list[str]:
+        """The text in the lines it is printed on (``narrow``: the sticker's 100 mm)."""
+        lead = [f"{self.via}."] if self.via else []
+        if narrow:
+            return [*lead, "Documento emitido pelo Painel Municipal.", "Confira a autenticidade em",
+                    self.page_url, f"com o código {self.code}."]
+        return [*lead, "Documento emitido pelo Painel Municipal.",
+                f"Confira a autenticidade em {self.page_url} com o código {self.code}."]
 
 
 def top(pdf: FPDF) -> float:
@@ -45,42 +52,49 @@ def top(pdf: FPDF) -> float:
 
 def qr_code(pdf: FPDF, payload: str, x: float, y: float, side: float) -> None:
     """The QR code of ``payload`` (medium error correction, no border: the page gives it) as filled
-    squares, one rectangle per run of dark modules in a row (sharp at any print resolution). The mask
-    is fixed (any of the eight is valid QR; choosing the best one only costs time)."""
+    squares, one filled rectangle per run of dark modules in a row (sharp at any print resolution), the
+    operators written at once in their own graphics state (a batch of 500 DAMs draws two per page: a
+    ``pdf.rect`` call per run cost about a tenth of the page). The mask is fixed (any of the eight is valid QR; choosing the best one
+    only costs time)."""
     import segno  # here: the panel's start imports this module without drawing anything
 
     qr = segno.make(payload, error="m", micro=False, mask=0)
     rows = list(qr.matrix)
-    module = side / len(rows)
-    pdf.set_fill_color(0, 0, 0)
+    k, module = pdf.k, side / len(rows)
+    top_pt, height = pdf.h * k, module * k
+    ops = ["q 0 g"]
     for row_number, row in enumerate(rows):
         start = None
+        base = top_pt - (y + row_number * module) * k
         for column, dark in enumerate([*row, 0]):
             if dark and start is None:
                 start = column
             elif not dark and start is not None:
-                pdf.rect(x + start * module, y + row_number * module, (column - start) * module, module, style="F")
+                ops.append(f"{(x + start * module) * k:.2f} {base:.2f} {(column - start) * module * k:.2f} "
+                           f"{-height:.2f} re f")  # each run filled on its own, as pdf.rect does
                 start = None
+    ops.append("Q")
+    pdf._out("\n".join(ops))  # noqa: SLF001 — fpdf2's writer of raw page content (pinned version)
 
 
 def draw(pdf: FPDF, stamp: Stamp | None) -> None:
-    """The stamp on the current page of ``pdf`` (nothing when ``stamp`` is None)."""
+    """The stamp on the current page of ``pdf`` (nothing when ``stamp`` is None): the QR and three lines
+    written with ``pdf.text`` (no line breaking to compute)."""
     if stamp is None:
         return
-    breaks, margin = pdf.auto_page_break, pdf.b_margin
-    pdf.set_auto_page_break(False)
     left = max(pdf.l_margin, 5.0)
-    width = pdf.w - left - max(pdf.r_margin, 5.0)
     y = top(pdf)
     qr_code(pdf, stamp.link, left, y, BAND)
-    size = 6.5 if pdf.w > 150 else 5.5
+    small = pdf.w < 150  # the sticker
+    size = 5.5 if small else 6.5
+    lines = stamp.lines(narrow=small)
     pdf.set_font("Helvetica", "", size)
     pdf.set_text_color(*GREY)
-    pdf.set_xy(left + BAND + 2.5, y)
-    text = stamp.text.encode("latin-1", "replace").decode("latin-1")
-    pdf.multi_cell(min(width - BAND - 2.5, 130.0), size * 0.45, text, align="L")
+    step = size * 0.45
+    first = y + (BAND - step * len(lines)) / 2 + step * 0.8
+    for number, line in enumerate(lines):
+        pdf.text(left + BAND + 2.5, first + number * step, line.encode("latin-1", "replace").decode("latin-1"))
     pdf.set_text_color(0, 0, 0)
-    pdf.set_auto_page_break(breaks, margin=margin)
 
 
 def attach(pdf: FPDF, stamp: Stamp | None) -> None:
