@@ -115,6 +115,6 @@ def render_certificate(data: CertificatePrint, stamp: auth_stamp.Stamp | None = 
     pdf.set_text_color(*GREY)
     fonts.use(7)
     pdf.set_xy(LEFT, 284)
-    pdf.cell(WIDTH, 4, fonts.text("Documento emitido pelo Painel Municipal. A autenticidade se confere pelo QR Code."),
-             align="C")
+    pdf.cell(WIDTH, 4, fonts.text("A situação da autorização se confere pelo QR Code grande; a autenticidade deste "
+                                  "documento, pelo código acima."), align="C")
     return bytes(pdf.output())
