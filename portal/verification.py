@@ -16,11 +16,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from portal import web
-from services.shared import verification
+from services.shared import uploads, verification
 from services.shared.errors import ValidationFailed
 from services.shared.uploads import shown_limit
 
 TITLE = "Verificar a autenticidade de um documento"
+FORM_OVERHEAD = 16 * 1024  # bytes of the form around the file (boundaries, the code, the CSRF token)
 
 
 def routes(db: Database) -> list[Route]:
@@ -50,4 +51,6 @@ def routes(db: Database) -> list[Route]:
         values, pdf = await web.form_with_file(request, "pdf")
         return await answer(request, values.get("codigo", ""), pdf)
 
-    return [Route("/verificar", verify, methods=["GET", "POST"])]
+    # the portal's forms are capped at 64 KB (portal/app.py); this one carries a PDF up to its upload limit
+    cap = uploads.max_bytes(verification.UPLOAD_KIND) + FORM_OVERHEAD
+    return [Route("/verificar", verify, methods=["GET", "POST"], max_body_size=cap)]

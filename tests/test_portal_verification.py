@@ -98,3 +98,11 @@ def test_the_attempts_are_rate_limited(portal, dam, monkeypatch):
     statuses = [client.request("/verificar?codigo=ZZZZ-ZZZZ-ZZZZ")[0] for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     assert re.search("Muitas tentativas", client.request("/verificar?codigo=ZZZZ-ZZZZ-ZZZZ")[2])
+
+
+def test_a_pdf_past_the_portals_form_cap_is_still_conferred(portal, dam):
+    _issued, _pdf, code = dam
+    client = Client(portal)
+    big = b"%PDF-1.3\n" + b"0" * (300 * 1024)  # past the 64 KB of the portal's other forms
+    status, html = multipart(client, {"csrf": client.csrf("/verificar"), "codigo": code}, big)
+    assert status == 200 and "<strong>não é</strong> o documento emitido" in html
