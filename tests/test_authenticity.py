@@ -23,8 +23,8 @@ from tests import test_dams_reissue as reissue_data
 from tests.conftest import SECRETARIA_MP
 from tests.enforcement_support import driver, lavrado
 from tests.ridehailing_data import ACTORS, inspected, set_fee
-from tests.test_bookings_charges import CLERK, NL, completed, nl, pay, request, upfront  # noqa: F401
 from tests.test_bookings import HOURS6
+from tests.test_bookings_charges import CLERK, NL, completed, nl, pay, request, upfront  # noqa: F401
 
 CG = ACTORS["chapada"]
 rates = reissue_data.rates  # the Código Tributário's multa and juros of Matupá

@@ -21,7 +21,6 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-import segno
 from fpdf import FPDF
 
 from rules.dam.barcode import parse_barcode
@@ -30,7 +29,7 @@ from rules.fmt import brl, cnpj, cpf, day
 from services.shared.pdf import fonts as shared_fonts
 from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import Letterhead, draw_head
-from services.shared.pdf.stamp import Stamp, qr_code  # noqa: F401  (qr_code: the PIX QR, drawn as the stamp's)
+from services.shared.pdf.stamp import Stamp, qr_code  # qr_code: the PIX QR, drawn as the stamp's
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 NARROW_BAR_MM = 0.254

@@ -156,6 +156,8 @@ def issue_many(db: Database, actor: Actor | None, municipality: str, items: Sequ
     """One PDF of several documents (a page or more each, in order), each with its own stamp: a
     document already issued with the same data keeps its code; the file's SHA-256 is added to the
     record of every document in it. A single document issued before is returned as its kept bytes."""
+    if not items:
+        raise ValueError("no document to issue")
     prepare(db)
     current = _current(db, municipality, items)
     plans: list[_Plan] = []
