@@ -110,7 +110,8 @@ def main() -> None:
     batch = time.perf_counter() - start
     print(f"pix on the DAM: {'yes' if one['pix_payload'] else 'no'}; runs per figure: {runs}")
     print(f"bare fpdf2 floor (barcode + QR):  {floor:7.1f} ms")
-    print(f"DAM PDF through the service, p50: {dam:7.1f} ms  ({dam / floor:.1f}× floor; target ≤ 25 ms, ≤ 3×)")
+    print(f"DAM PDF through the service, p50: {dam:7.1f} ms  ({dam / floor:.1f}× floor; target ≤ 25 ms, ≤ 3×; "
+          "a reprint returns the bytes issued: bench/dam_authenticity.py times the drawing)")
     print(f"sticker PDF, p50:                 {sticker:7.1f} ms  ({sticker / floor:.1f}× floor)")
     print(f"certificate PDF, p50:             {certificate:7.1f} ms  ({certificate / floor:.1f}× floor)")
     print(f"{BATCH} DAMs in one PDF:              {batch:7.2f} s   ({len(data) / 1e6:.1f} MB; target ≤ 10 s)")

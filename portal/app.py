@@ -22,7 +22,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from portal import answers, inbox, web
+from portal import answers, inbox, verification, web
 from portal import dams as portal_dams
 from portal import status as portal_status
 from services.shared import fields, mail, municipalities, regulated_access
@@ -201,6 +201,7 @@ def build(db: Database) -> Any:
             Route("/domicilio/{code}/pdf", document),
             *portal_dams.routes(db), *portal_status.routes(db),
             *answers.routes(db),  # the data requests of a platform and their signed answers (issue 36 item 4)
+            *verification.routes(db),  # the public verification of an issued document (issue 37)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

@@ -34,6 +34,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "senha": (20, 5, 60 * 60),
     "consulta": (60, 10, 15 * 60),  # the status of a DAM without an account: per IP, per CPF/CNPJ typed
     "envio": (30, 20, 60 * 60),  # signed files a platform's person sends (portal/answers.py)
+    "verificar": (60, 20, 15 * 60),  # the public verification of a document's code (per IP, per code)
 }
 HEADERS = {
     "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -112,6 +113,13 @@ async def form_with_files(request: Request, max_files: int) -> tuple[dict[str, s
         if not isinstance(value, str) and value.filename:
             files[key] = (await value.read(), value.filename[:200])
     return texts, files
+
+
+async def form_with_file(request: Request, name: str) -> tuple[dict[str, str], bytes]:
+    """A POSTed multipart form with at most one file (the field ``name``): its short texts and the file's
+    bytes (b"" when none was chosen), once its CSRF token is checked (403 otherwise)."""
+    texts, files = await form_with_files(request, 1)
+    return texts, files.get(name, (b"", ""))[0]
 
 
 async def limit(request: Request, db: Any, bucket: str, account: str) -> None:

@@ -339,7 +339,10 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data
                 "services.shared.regulated_accounts.addressee",
-                "services.shared.regulated_accounts.agent_cpf"}
+                "services.shared.regulated_accounts.agent_cpf",
+                # the record of a document an authorized service prints (its actor is the issuer), reached
+                # only from those services, like audit.record; the public verification takes no actor
+                "services.shared.authenticity.issue", "services.shared.authenticity.issue_many"}
 
 
 def public_services() -> dict[str, object]:

@@ -36,14 +36,25 @@ def text(pdf: bytes) -> str:
     return " ".join(" ".join(page.extract_text().split()) for page in PdfReader(io.BytesIO(pdf)).pages)
 
 
-def qr(pdf: bytes, tmp_path) -> str:
+def qrs(pdf: bytes, tmp_path) -> list[str]:
+    """Every QR code read on the first page."""
     if not (shutil.which("pdftoppm") and shutil.which("zbarimg")):
         pytest.fail("pdftoppm/zbarimg ausentes: instale poppler-utils e zbar-tools (.ci/run os instala)")
     (tmp_path / "doc.pdf").write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-png", "-r", "150", str(tmp_path / "doc.pdf"), str(tmp_path / "page")], check=True)
+    subprocess.run(["pdftoppm", "-png", "-r", "150", "-f", "1", "-l", "1", str(tmp_path / "doc.pdf"),
+                    str(tmp_path / "page")], check=True)
     page = sorted(tmp_path.glob("page*.png"))[0]
     out = subprocess.run(["zbarimg", "-q", "--raw", str(page)], capture_output=True, text=True, check=True)
-    return out.stdout.strip()
+    return out.stdout.split()
+
+
+def qr(pdf: bytes, tmp_path) -> str:
+    """The public-check QR of a sticker or certificate: the page has it and the authentication stamp's QR
+    (``/verificar?codigo=``, issue 37), and no other."""
+    found = qrs(pdf, tmp_path)
+    stamps = [link for link in found if "/verificar?codigo=" in link]
+    assert len(stamps) == 1 and len(found) == 2, found
+    return next(link for link in found if link not in stamps)
 
 
 def test_sticker_shows_number_validity_ouvidoria_and_a_signed_qr(db, issued, tmp_path):

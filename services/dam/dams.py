@@ -34,7 +34,7 @@ from rules.dam.parameters import REVENUE_KINDS, DamSettings, dam_settings, reven
 from rules.params import ParameterMissing
 from services import store
 from services.dam import charges
-from services.shared import audit, clock, fields, parameter_labels, parameters
+from services.shared import audit, authenticity, clock, fields, parameter_labels, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
@@ -385,10 +385,14 @@ def cancel(db: Database, actor: Actor, municipality: str, dam_id: str, reason: s
 
 def _transition(db: Database, dam: dict, expected: dict, changes: dict, entry: dict) -> bool:
     """Change a DAM only if it still matches ``expected`` (two clerks at once: one wins); the
-    history entry is appended atomically."""
+    history entry is appended atomically. A DAM cancelled marks its printed documents cancelled (replaced,
+    when a 2ª via replaces it) for the public verification."""
     result = db[COLLECTION].update_one(
         {"_id": _object_id(dam["id"]), **expected},
         {"$set": encode({**changes, "updated_at": entry["at"]}), "$push": {"history": encode(entry)}},
     )
+    if result.modified_count == 1 and changes.get("status") == CANCELLED:
+        authenticity.mark(db, dam.get("municipality", ""), (COLLECTION, dam["id"]), authenticity.REPLACED
+                          if changes.get("replaced_by") else authenticity.CANCELLED, note=changes.get("cancel_reason", ""))
     return result.modified_count == 1
 

@@ -1,5 +1,8 @@
 """The PDF of DAMs: one or many in one file, each page drawn by :mod:`services.dam.slip_pdf`.
 
+Each DAM carries its authentication code (``services.shared.authenticity``), the same on every print
+of it; a single DAM printed again is the same bytes.
+
 A cancelled DAM is never printed (someone could still pay it). The DAMs of a batch are read with
 one ``$in`` query per chunk, in the order asked.
 """
@@ -12,7 +15,7 @@ from pymongo.database import Database
 
 from services.dam import dams
 from services.dam.slip_pdf import DamPrint, render_dams
-from services.shared import municipalities
+from services.shared import authenticity, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
@@ -97,7 +100,13 @@ def _render(db: Database, municipality: str, chosen: Sequence[dict],
         raise DamNotPrintable("DAM cancelado não é impresso: " + ", ".join(cancelled) + ".")
     place = municipalities.get(db, municipality)
     head = municipalities.letterhead(db, municipality, with_phone=True)
-    return render_dams([printable(d, place, head) for d in chosen], progress)
+    prints = [printable(d, place, head) for d in chosen]
+    items = [authenticity.Item("dam", d["number"], (dams.COLLECTION, d["id"]), data,
+                               supersedes=(dams.COLLECTION, d["replaces"]["id"]) if d.get("replaces") else None)
+             for d, data in zip(chosen, prints)]
+    # each DAM keeps its code from its first print; the file's bytes are recorded on each DAM in it
+    return authenticity.issue_many(db, actor, municipality, items,
+                                   lambda stamps: render_dams(prints, progress, stamps))
 
 
 @checked

@@ -21,14 +21,15 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-import segno
 from fpdf import FPDF
 
 from rules.dam.barcode import parse_barcode
 from rules.dam.words import amount_in_words
 from rules.fmt import brl, cnpj, cpf, day
 from services.shared.pdf import fonts as shared_fonts
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import Letterhead, draw_head
+from services.shared.pdf.stamp import Stamp, qr_code  # qr_code: the PIX QR, drawn as the stamp's
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 NARROW_BAR_MM = 0.254
@@ -109,24 +110,6 @@ class _Fonts:
 def _document(digits: str) -> str:
     only = "".join(ch for ch in digits if ch.isdigit())
     return cnpj(only) if len(only) == 14 else cpf(only)
-
-
-def qr_code(pdf: FPDF, payload: str, x: float, y: float, side: float) -> None:
-    """The QR code of ``payload`` (medium error correction, no border: the page gives it) as filled
-    squares, one rectangle per run of dark modules in a row. The mask is fixed (any of the eight
-    is valid QR; choosing the best one only costs time)."""
-    qr = segno.make(payload, error="m", micro=False, mask=0)
-    rows = list(qr.matrix)
-    module = side / len(rows)
-    pdf.set_fill_color(0, 0, 0)
-    for row_number, row in enumerate(rows):
-        start = None
-        for column, dark in enumerate([*row, 0]):
-            if dark and start is None:
-                start = column
-            elif not dark and start is not None:
-                pdf.rect(x + start * module, y + row_number * module, (column - start) * module, module, style="F")
-                start = None
 
 
 class _DamPage:
@@ -307,7 +290,7 @@ class _DamPage:
         pdf.interleaved2of5(self.barcode.digits, x=LEFT + 5, y=y, w=3 * NARROW_BAR_MM, h=BARCODE_HEIGHT_MM)
         box_x = LEFT + 5 + barcode_w + 10
         pdf.set_draw_color(170, 170, 170)  # light: a scanner reading the barcode sees no bar in it
-        pdf.rect(box_x, y - 3, LEFT + WIDTH - box_x, 22)
+        pdf.rect(box_x, y - 3, LEFT + WIDTH - box_x, 16)  # above the authentication stamp
         pdf.set_draw_color(0, 0, 0)
         self.font(6)
         pdf.set_text_color(*GREY)
@@ -323,8 +306,10 @@ class _DamPage:
         self.bank_part()
 
 
-def render_dams(dams: Sequence[DamPrint], progress: Callable[[int, int], None] | None = None) -> bytes:
-    """One PDF with one A4 page per DAM; ``progress(i, n)`` is called after each page."""
+def render_dams(dams: Sequence[DamPrint], progress: Callable[[int, int], None] | None = None,
+                stamps: Sequence[Stamp] | None = None) -> bytes:
+    """One PDF with one A4 page per DAM; ``progress(i, n)`` is called after each page; ``stamps`` (one per
+    DAM) are the authentication stamps (``services.shared.authenticity``) drawn at the foot of each page."""
     pdf = FPDF(orientation="P", unit="mm", format="A4")
     pdf.set_auto_page_break(False)
     pdf.set_margins(LEFT, 10, LEFT)
@@ -334,11 +319,13 @@ def render_dams(dams: Sequence[DamPrint], progress: Callable[[int, int], None] |
     total = len(dams)
     for index, dam in enumerate(dams, start=1):
         _DamPage(pdf, fonts, dam).draw()
+        if stamps is not None:
+            auth_stamp.draw(pdf, stamps[index - 1])
         if progress is not None:
             progress(index, total)
     return bytes(pdf.output())
 
 
-def render_dam(dam: DamPrint) -> bytes:
+def render_dam(dam: DamPrint, stamp: Stamp | None = None) -> bytes:
     """A PDF with a single DAM."""
-    return render_dams([dam])
+    return render_dams([dam], stamps=None if stamp is None else [stamp])

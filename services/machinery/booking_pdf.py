@@ -21,6 +21,7 @@ from fpdf.fonts import FontFace
 
 from rules.fmt import brl, day, number, weekday
 from rules.machinery.statement import StatementTotals
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import (
     LEFT,
     WIDTH,
@@ -112,9 +113,10 @@ class BookingPrint:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def _start(data_town: Town) -> tuple[FPDF, Fonts, float]:
+def _start(data_town: Town, stamp: auth_stamp.Stamp | None = None) -> tuple[FPDF, Fonts, float]:
     pdf = FPDF(unit="mm", format="A4")
-    pdf.set_auto_page_break(True, margin=18)
+    auth_stamp.attach(pdf, stamp)
+    pdf.set_auto_page_break(True, margin=28)  # the authentication stamp below
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)
@@ -223,10 +225,10 @@ def _totals(pdf: FPDF, fonts: Fonts, data: BookingPrint) -> None:
 def _end(pdf: FPDF, fonts: Fonts, data: BookingPrint, signers: Sequence[str]) -> bytes:
     for note in data.notes:
         _paragraph(pdf, fonts, note, 8)
-    if pdf.get_y() > 240:
+    if pdf.get_y() > 230:
         pdf.add_page()
     fonts.use(9)
-    pdf.set_xy(LEFT, max(pdf.get_y() + 6, 235))
+    pdf.set_xy(LEFT, max(pdf.get_y() + 6, 229))
     pdf.cell(WIDTH, 5, fonts.text(f"{data.town.name}, {day(data.issued_on)}."), align="C")
     y = pdf.get_y() + 22
     width = WIDTH / len(signers)
@@ -236,9 +238,9 @@ def _end(pdf: FPDF, fonts: Fonts, data: BookingPrint, signers: Sequence[str]) ->
     return bytes(pdf.output())
 
 
-def render_quote(data: BookingPrint) -> bytes:
+def render_quote(data: BookingPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The quote of a request, line by line, with its price table and discount evidence."""
-    pdf, fonts, y = _start(data.town)
+    pdf, fonts, y = _start(data.town, stamp)
     y = title(pdf, fonts, y, "ORÇAMENTO DE SERVIÇO COM BENS PÚBLICOS", f"Pedido nº {data.protocol}")
     _identity(pdf, fonts, y, data)
     _quote_table(pdf, fonts, data)
@@ -246,9 +248,9 @@ def render_quote(data: BookingPrint) -> bytes:
     return _end(pdf, fonts, data, (data.town.secretariat,))
 
 
-def render_service_order(data: BookingPrint) -> bytes:
+def render_service_order(data: BookingPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The service order for the team: where, when, what, which machines and operators."""
-    pdf, fonts, y = _start(data.town)
+    pdf, fonts, y = _start(data.town, stamp)
     y = title(pdf, fonts, y, "ORDEM DE SERVIÇO", f"Pedido nº {data.protocol}")
     booked = data.schedule_period or (day(data.schedule_day) if data.schedule_day else "a agendar")
     box(pdf, fonts, LEFT, y, WIDTH, "Data agendada", booked)
@@ -270,9 +272,9 @@ def render_service_order(data: BookingPrint) -> bytes:
     return _end(pdf, fonts, data, ("Responsável pela equipe", "Solicitante ou responsável no local"))
 
 
-def render_receipt(data: BookingPrint) -> bytes:
+def render_receipt(data: BookingPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The receipt for the requester: the service executed and the payments received."""
-    pdf, fonts, y = _start(data.town)
+    pdf, fonts, y = _start(data.town, stamp)
     y = title(pdf, fonts, y, "COMPROVANTE DE PRESTAÇÃO DE SERVIÇO", f"Pedido nº {data.protocol}")
     _identity(pdf, fonts, y, data)
     _heading(pdf, fonts, "Execução")
@@ -294,9 +296,9 @@ def render_receipt(data: BookingPrint) -> bytes:
     return _end(pdf, fonts, data, (data.town.secretariat,))
 
 
-def render_statement(data: BookingPrint) -> bytes:
+def render_statement(data: BookingPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The statement of a request: quote, every instalment, paid, balance or credit."""
-    pdf, fonts, y = _start(data.town)
+    pdf, fonts, y = _start(data.town, stamp)
     y = title(pdf, fonts, y, "EXTRATO DO PEDIDO DE SERVIÇO", f"Pedido nº {data.protocol}")
     _identity(pdf, fonts, y, data)
     if data.lines:
@@ -328,10 +330,11 @@ class WeekPrint:
     issued_on: date
 
 
-def render_week_board(data: WeekPrint) -> bytes:
+def render_week_board(data: WeekPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The week schedule board (landscape): each day with its bookings by zone and locality."""
     pdf = FPDF(orientation="L", unit="mm", format="A4")
-    pdf.set_auto_page_break(True, margin=14)
+    auth_stamp.attach(pdf, stamp)
+    pdf.set_auto_page_break(True, margin=28)  # the authentication stamp below
     pdf.set_margins(LEFT, 10, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)

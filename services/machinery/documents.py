@@ -6,6 +6,7 @@ DAM charged, what was paid and when, what is open and what is owed back; the est
 is shown as an estimate only until completion."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -28,7 +29,7 @@ from services.machinery.booking_pdf import (
     render_statement,
     render_week_board,
 )
-from services.shared import clock, municipalities
+from services.shared import authenticity, clock, municipalities
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError
 from services.store import decode
@@ -113,6 +114,15 @@ def _print(db: Database, municipality: str, doc: dict) -> BookingPrint:
     )
 
 
+def _issue(db: Database, actor: Actor, municipality: str, kind: str, doc: dict,
+           render: Callable[..., bytes]) -> bytes:
+    """The document ``kind`` of a request with its authentication code: the same bytes while the request
+    shows the same (``services.shared.authenticity``)."""
+    data = _print(db, municipality, doc)
+    item = authenticity.Item(kind, f"Pedido {doc['protocol']}", (booking_requests.REQUESTS, doc["id"]), data)
+    return authenticity.issue(db, actor, municipality, item, lambda stamp: render(data, stamp))
+
+
 def _request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
     return booking_requests.get_request_unchecked(db, municipality, request_id)
 
@@ -123,7 +133,7 @@ def quote_pdf(db: Database, actor: Actor, municipality: str, request_id: str) ->
     doc = _request(db, actor, municipality, request_id)
     if not doc.get("quote"):
         raise NotYet(f"O pedido {doc['protocol']} ainda não tem orçamento.")
-    return render_quote(_print(db, municipality, doc))
+    return _issue(db, actor, municipality, "orcamento", doc, render_quote)
 
 
 @booking_requests.module_service("read")
@@ -132,7 +142,7 @@ def service_order_pdf(db: Database, actor: Actor, municipality: str, request_id:
     doc = _request(db, actor, municipality, request_id)
     if not doc.get("schedule") and not doc.get("execution"):
         raise NotYet(f"O pedido {doc['protocol']} ainda não foi agendado: a ordem de serviço sai após o agendamento.")
-    return render_service_order(_print(db, municipality, doc))
+    return _issue(db, actor, municipality, "ordem_servico", doc, render_service_order)
 
 
 @booking_requests.module_service("read")
@@ -141,13 +151,13 @@ def receipt_pdf(db: Database, actor: Actor, municipality: str, request_id: str) 
     doc = _request(db, actor, municipality, request_id)
     if doc.get("status") != "concluido":
         raise NotYet(f"O pedido {doc['protocol']} ainda não foi concluído: o comprovante sai após a execução.")
-    return render_receipt(_print(db, municipality, doc))
+    return _issue(db, actor, municipality, "recibo", doc, render_receipt)
 
 
 @booking_requests.module_service("read")
 def statement_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The statement of the request: quote, instalments, paid and open amounts."""
-    return render_statement(_print(db, municipality, _request(db, actor, municipality, request_id)))
+    return _issue(db, actor, municipality, "extrato", _request(db, actor, municipality, request_id), render_statement)
 
 
 @booking_requests.module_service("read")
@@ -171,4 +181,7 @@ def week_board_pdf(db: Database, actor: Actor, municipality: str, week_start: da
             r.get("zone", ""), r.get("locality", ""),
             booking_requests.describe_services(requests.get(r["request_id"], {}).get("services", [])),
             r.get("asset", ""), r.get("operator", "")) for r in entries)))
-    return render_week_board(WeekPrint(_town(db, municipality), week_start, tuple(days), clock.today()))
+    data = WeekPrint(_town(db, municipality), week_start, tuple(days), clock.today())
+    item = authenticity.Item("quadro_semana", f"Semana de {week_start:%d/%m/%Y}", ("schedule", week_start.isoformat()),
+                             data)
+    return authenticity.issue(db, actor, municipality, item, lambda stamp: render_week_board(data, stamp))

@@ -25,7 +25,7 @@ from services.ridehailing.authorization_records import (
     Change,
     Unit,
 )
-from services.shared import audit, clock, entities, fields, numbers
+from services.shared import audit, authenticity, clock, entities, fields, numbers
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound, ServiceError, ValidationFailed
@@ -288,7 +288,9 @@ def record_sanction(db: Database, actor: Actor, municipality: str, auth_id: str,
     entities.refuse_future("on", "Data da decisão", on)
     if kind not in PENALTIES:
         raise authorization_records.WrongStep("Penalidade desconhecida.")
-    return Unit(db, actor, municipality).step(auth_id, kind, on, (), until, note)
+    state = Unit(db, actor, municipality).step(auth_id, kind, on, (), until, note)
+    _mark_documents(db, municipality, auth_id, kind, on)
+    return state
 
 
 @checked
@@ -300,7 +302,17 @@ def apply_penalty(db: Database, actor: Actor, municipality: str, auth_id: str, k
     authorize(actor, "write", municipality)
     if kind not in PENALTIES:
         raise authorization_records.WrongStep("Penalidade desconhecida.")
-    return Unit(db, actor, municipality).step(auth_id, kind, on, (), until, note, ref)
+    state = Unit(db, actor, municipality).step(auth_id, kind, on, (), until, note, ref)
+    _mark_documents(db, municipality, auth_id, kind, on)
+    return state
+
+
+def _mark_documents(db: Database, municipality: str, auth_id: str, kind: EventKind, on: date) -> None:
+    """A revocation or cassação marks the sticker and certificate revoked for the public verification."""
+    if kind in (EventKind.REVOKED, EventKind.CASSADA):
+        word = "revogada" if kind == EventKind.REVOKED else "cassada"
+        authenticity.mark(db, municipality, ("authorizations", auth_id), authenticity.REVOKED,
+                          note=f"Autorização {word} a partir de {on:%d/%m/%Y}", kinds=("selo", "certificado"))
 
 
 @checked

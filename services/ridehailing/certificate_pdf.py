@@ -13,6 +13,7 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import (
     LEFT,
     WIDTH,
@@ -50,8 +51,9 @@ def _field(pdf: FPDF, fonts: Fonts, x: float, y: float, w: float, label: str, va
     box(pdf, fonts, x, y, w, label, value, size=11, height=13)
 
 
-def render_certificate(data: CertificatePrint) -> bytes:
+def render_certificate(data: CertificatePrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     pdf = FPDF(unit="mm", format="A4")
+    auth_stamp.attach(pdf, stamp)
     pdf.set_auto_page_break(False)
     pdf.add_page()
     fonts = Fonts(pdf)
@@ -103,16 +105,16 @@ def render_certificate(data: CertificatePrint) -> bytes:
     pdf.image(qr_png(data.check_url), x=LEFT + WIDTH - 40, y=y, w=40, h=40)
     pdf.set_text_color(0, 0, 0)
     fonts.use(10)
-    pdf.set_xy(LEFT, 244)
+    pdf.set_xy(LEFT, 238)
     pdf.cell(WIDTH, 5, fonts.text(f"{data.municipality_name}, {day(data.issued_on)}."), align="C")
     head = data.head or Letterhead(data.municipality_name, data.secretariat)
     if head.signer_name:
-        signature(pdf, fonts, LEFT + 45, 262, 90, head.signer_name, head.signer_role or data.secretariat)
+        signature(pdf, fonts, LEFT + 45, 255, 90, head.signer_name, head.signer_role or data.secretariat)
     else:
-        signature(pdf, fonts, LEFT + 45, 262, 90, data.secretariat)
+        signature(pdf, fonts, LEFT + 45, 255, 90, data.secretariat)
     pdf.set_text_color(*GREY)
     fonts.use(7)
-    pdf.set_xy(LEFT, 280)
-    pdf.cell(WIDTH, 4, fonts.text("Documento emitido pelo Painel Municipal. A autenticidade se confere pelo QR Code."),
-             align="C")
+    pdf.set_xy(LEFT, 284)
+    pdf.cell(WIDTH, 4, fonts.text("A situação da autorização se confere pelo QR Code grande; a autenticidade deste "
+                                  "documento, pelo código acima."), align="C")
     return bytes(pdf.output())

@@ -12,6 +12,7 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import (
     LEFT,
     WIDTH,
@@ -53,8 +54,9 @@ def _paragraph(pdf: FPDF, fonts: Fonts, text: str, size: float = 10, bold: bool 
     pdf.ln(2)
 
 
-def render_convocation_notice(data: ConvocationNoticePrint) -> bytes:
+def render_convocation_notice(data: ConvocationNoticePrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     pdf = FPDF(unit="mm", format="A4")
+    auth_stamp.attach(pdf, stamp)
     pdf.set_auto_page_break(False)
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()

@@ -22,13 +22,14 @@ from services.ridehailing.inspection_report_pdf import (
     render_inspection_report,
 )
 from services.ridehailing.sticker_pdf import StickerPrint, render_sticker
-from services.shared import clock, entities, fields, municipalities, parameters, schema
+from services.shared import authenticity, clock, entities, fields, municipalities, parameters, schema
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, ServiceError
 from services.store import parse_date
 
 OUVIDORIA = "ouvidoria_phone"
+COLLECTION = "authorizations"
 
 
 class NotIssued(ServiceError):
@@ -56,14 +57,16 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
     doc, state = _issued(db, actor, municipality, auth_id)
     town = municipalities.get(db, municipality)
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])
-    return render_sticker(StickerPrint(
+    data = StickerPrint(
         municipality_name=town.name, secretariat=town.secretariat, act=registry.rules_of(municipality).act,
         number=doc["number"], plate=fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         valid_until=state.valid_until or parse_date(doc.get("valid_until")),
         ouvidoria_phone=str(parameters.value(db, municipality, OUVIDORIA, clock.today())),
         check_url=public_check.check_url(municipality, auth_id, base_url),
         coat_of_arms=municipalities.letterhead(db, municipality).coat_of_arms,
-    ))
+    )
+    return authenticity.issue(db, actor, municipality, authenticity.Item("selo", doc["number"], (COLLECTION, auth_id), data),
+                              lambda stamp: render_sticker(data, stamp))
 
 
 @checked
@@ -76,7 +79,7 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
     spec = schema.SPECS["vehicles"]
-    return render_certificate(CertificatePrint(
+    data = CertificatePrint(
         municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
         act=town.acts.get("transporte", rules.act), legal_basis=rules.ref("validity"),
         number=doc["number"], protocol=doc["protocol"],
@@ -88,7 +91,10 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
         renavam=vehicle["renavam"], holder=spec.field("holder").show(vehicle["holder"]),
         check_url=public_check.check_url(municipality, auth_id, base_url),
         head=municipalities.letterhead(db, municipality),
-    ))
+    )
+    return authenticity.issue(db, actor, municipality,
+                              authenticity.Item("certificado", doc["number"], (COLLECTION, auth_id), data),
+                              lambda stamp: render_certificate(data, stamp))
 
 
 def _authorization_text(doc: dict) -> str:
@@ -110,7 +116,7 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
     spec = schema.SPECS["inspections"]
     notes = [line for line in (inspection.get("notes") or "").splitlines()
              if line and not line.startswith(("Pendência:", "Item não verificado:"))]
-    return render_inspection_report(InspectionReportPrint(
+    data = InspectionReportPrint(
         municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
         act=town.acts.get("transporte", rules.act), authorization=_authorization_text(doc), protocol=doc["protocol"],
         driver_name=driver["name"], driver_cpf=fmt_cpf(driver["cpf"]),
@@ -123,7 +129,11 @@ def inspection_report_pdf(db: Database, actor: Actor, municipality: str, inspect
         pendings=tuple(f"{f.message.removeprefix('Pendência: ')} ({f.reference})" for f in decision.failures),
         fix_deadline=inspection.get("fix_deadline"), fix_reference=rules.ref("failed_inspection"),
         notes=" ".join(notes), head=municipalities.letterhead(db, municipality),
-    ))
+    )
+    number = f"Vistoria de {inspection['performed_on']:%d/%m/%Y} · {_authorization_text(doc)}"
+    return authenticity.issue(db, actor, municipality,
+                              authenticity.Item("laudo", number, ("inspections", inspection_id), data),
+                              lambda stamp: render_inspection_report(data, stamp))
 
 
 def _copies(db: Database, municipality: str, driver: dict) -> tuple[str, ...]:
@@ -148,7 +158,7 @@ def convocation_notice_pdf(db: Database, actor: Actor, municipality: str, auth_i
     called_on = parse_date(convocation["called_on"])
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
-    return render_convocation_notice(ConvocationNoticePrint(
+    data = ConvocationNoticePrint(
         municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
         number=convocation["number"], called_on=called_on, deadline=parse_date(convocation["deadline"]),
         days=int(parameters.value(db, municipality, "inspection_call_days", called_on)),
@@ -158,4 +168,8 @@ def convocation_notice_pdf(db: Database, actor: Actor, municipality: str, auth_i
         authorization=_authorization_text(doc), plate=fields.show("plate", doc["plate"]),
         vehicle=_vehicle_text(vehicle), copies=_copies(db, municipality, driver),
         head=municipalities.letterhead(db, municipality),
-    ))
+    )
+    return authenticity.issue(db, actor, municipality,
+                              authenticity.Item("convocacao", convocation["number"], (COLLECTION, auth_id), data,
+                                                variant=convocation["number"]),
+                              lambda stamp: render_convocation_notice(data, stamp))

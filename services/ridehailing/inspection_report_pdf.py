@@ -14,6 +14,7 @@ from fpdf import FPDF
 from fpdf.fonts import FontFace
 
 from rules.fmt import day
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import (
     LEFT,
     WIDTH,
@@ -79,9 +80,10 @@ def _checklist(pdf: FPDF, fonts: Fonts, items: tuple[ChecklistLine, ...]) -> Non
             row.cell(fonts.text(item.reference))
 
 
-def render_inspection_report(data: InspectionReportPrint) -> bytes:
+def render_inspection_report(data: InspectionReportPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     pdf = FPDF(unit="mm", format="A4")
-    pdf.set_auto_page_break(True, margin=18)
+    auth_stamp.attach(pdf, stamp)
+    pdf.set_auto_page_break(True, margin=28)  # the authentication stamp below
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)
@@ -135,8 +137,8 @@ def render_inspection_report(data: InspectionReportPrint) -> bytes:
         fonts.use(9)
         pdf.ln(1)
         pdf.multi_cell(WIDTH, 4.8, fonts.text(f"Observações: {data.notes}"), new_x="LMARGIN", new_y="NEXT")
-    y = max(pdf.get_y() + 14, 258)
-    if y > 272:
+    y = max(pdf.get_y() + 10, 252)
+    if y > 265:  # the names below the lines end above the authentication stamp
         pdf.add_page()
         y = 40
     pdf.set_auto_page_break(False)

@@ -13,6 +13,8 @@ from datetime import date
 from fpdf import FPDF
 
 from rules.fmt import day
+from services.shared.pdf.stamp import Stamp
+from services.shared.pdf.stamp import draw as draw_stamp
 from services.shared.pdf.style import BLUE, GREY, Fonts, qr_png
 
 
@@ -30,7 +32,8 @@ class StickerPrint:
     coat_of_arms: bytes | None = None  # PNG/JPEG uploaded by TI; the band is plain without it
 
 
-def render_sticker(data: StickerPrint) -> bytes:
+def render_sticker(data: StickerPrint, stamp: Stamp | None = None) -> bytes:
+    """The sticker; ``stamp`` (the document's authentication code) above the Ouvidoria band."""
     pdf = FPDF(unit="mm", format=(100, 140))
     pdf.set_auto_page_break(False)
     pdf.set_margins(6, 6, 6)
@@ -80,22 +83,23 @@ def render_sticker(data: StickerPrint) -> bytes:
     fonts.use(8)
     pdf.set_xy(6, 57)
     pdf.cell(width, 4, fonts.text(data.vehicle), align="C")
-    qr_size = 46
-    pdf.image(qr_png(data.check_url), x=(100 - qr_size) / 2, y=64, w=qr_size, h=qr_size)
+    qr_size = 38
+    pdf.image(qr_png(data.check_url), x=(100 - qr_size) / 2, y=63, w=qr_size, h=qr_size)
     fonts.use(8, bold=True)
-    pdf.set_xy(6, 111)
+    pdf.set_xy(6, 102.5)
     pdf.cell(width, 4, fonts.text("Confira a autorização: aponte a câmera para o código"), align="C")
     pdf.set_text_color(*GREY)
     fonts.use(5)
-    pdf.set_xy(6, 115)
+    pdf.set_xy(6, 107)
     pdf.multi_cell(width, 2.4, fonts.text(data.check_url), align="C")
     pdf.set_fill_color(*BLUE)
-    pdf.rect(0, 124, 100, 16, style="F")
+    pdf.rect(0, 127, 100, 13, style="F")
     pdf.set_text_color(255, 255, 255)
     fonts.use(8)
-    pdf.set_xy(6, 126)
+    pdf.set_xy(6, 128)
     pdf.cell(width, 4, fonts.text("Reclamações e denúncias — Ouvidoria"), align="C")
     fonts.use(13, bold=True)
-    pdf.set_xy(6, 131)
+    pdf.set_xy(6, 132.5)
     pdf.cell(width, 6, fonts.text(data.ouvidoria_phone), align="C")
+    draw_stamp(pdf, stamp)
     return bytes(pdf.output())

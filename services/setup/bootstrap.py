@@ -21,7 +21,7 @@ from services.ridehailing import (  # noqa: F401
 from services.ridehailing.enforcement import autos, opening, penalties  # noqa: F401  (the fine's, the opening's handlers)
 from services.ridehailing.enforcement import editais
 from services.setup.defaults import MUNICIPALITIES, initial_parameters
-from services.shared import accounts, audit, clock, config, domicile, entities, regulated_accounts, saved_views, specs, trust_anchors, views  # noqa: F401
+from services.shared import accounts, audit, authenticity, clock, config, domicile, entities, regulated_accounts, saved_views, specs, trust_anchors, views  # noqa: F401
 from services.shared.auth import SYSTEM
 from services.shared.errors import ServiceError
 from services.store import DuplicateKeyError, encode, ensure_indexes, exists, insert_one
@@ -58,6 +58,7 @@ def prepare(db: Database) -> None:
     authorization_records.prepare(db)  # open-authorization keys and their unique indexes
     autos.prepare(db)  # indexes of the autos de infração
     editais.prepare(db)  # editais de notificação: listed by status, numbered per year
+    authenticity.prepare(db)  # the codes of the issued documents (unique index)
     domicile.prepare(db)  # the electronic domicile: one per addressee, the inbox read a page at a time
     trust_anchors.prepare(db)  # the roots TI uploads for the signed files of the portal
     platform_lists.prepare(db)  # lists and drafts of the platforms

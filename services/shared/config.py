@@ -161,6 +161,7 @@ UPLOAD_LIMITS = {
     "signed_answer": 10,   # a platform's signed answer to a data request (PDF with PAdES, or CSV/XLSX)
     "signature": 1,        # the detached CMS signature (.p7s) of a CSV or XLSX answer
     "trust_anchor": 1,     # a root certificate TI uploads (PEM or DER), services.shared.trust_anchors
+    "document_check": 5,   # a PDF sent to the public verification page to confer its bytes
 }
 
 

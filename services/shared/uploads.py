@@ -8,6 +8,7 @@ XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment``, `
 (PDF, JPEG or PNG), ``certificate_a1`` (the municipality's PKCS#12, a DER structure; whether it opens is
 ``services.shared.signing_keys``'s to say), ``signed_answer`` (PDF, CSV or XLSX), ``signature`` and ``trust_anchor`` (any content:
 the signature's and the certificate's readers parse them).
+(PDF, JPEG or PNG), ``document_check`` (PDF: a document conferred on the public verification page).
 
 The stable calls (other modules rely on them):
 
@@ -77,6 +78,7 @@ LIMITS = {
     "signed_answer": Limit("respostas assinadas das plataformas", ("pdf", "csv", "xlsx"), max_rows=200_000),
     "signature": Limit("assinaturas destacadas (.p7s)", ()),
     "trust_anchor": Limit("certificados raiz", ()),
+    "document_check": Limit("documentos conferidos na verificação pública", ("pdf",)),
 }
 MAGIC = {"pdf": (b"%PDF-",), "jpeg": (b"\xff\xd8",), "png": (b"\x89PNG\r\n\x1a\n",)}
 ZIP = b"PK\x03\x04"

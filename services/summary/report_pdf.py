@@ -15,6 +15,7 @@ from fpdf import FPDF
 
 from rules import fmt
 from services.shared import clock, privacy
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, footer, letterhead, title
 from services.shared.pdf.style import BLUE, GREY, Fonts
 from services.summary import report_tables, text
@@ -120,8 +121,9 @@ class Section:
     head: Letterhead | None = None
 
 
-def _document() -> tuple[FPDF, Fonts]:
+def _document(stamp: auth_stamp.Stamp | None = None) -> tuple[FPDF, Fonts]:
     pdf = FPDF(unit="mm", format="A4")
+    auth_stamp.attach(pdf, stamp)
     pdf.set_auto_page_break(False)
     pdf.set_margins(LEFT, 12, LEFT)
     return pdf, Fonts(pdf)
@@ -133,17 +135,19 @@ def _footer(pdf: FPDF, fonts: Fonts) -> None:
                        f"{fmt.moment(clock.to_local(clock.now_utc()))} pelo Painel Municipal.")
 
 
-def render_management_report(figures: Summary, secretariat: str, address: str, head=None) -> bytes:
+def render_management_report(figures: Summary, secretariat: str, address: str, head=None,
+                             stamp: auth_stamp.Stamp | None = None) -> bytes:
     """One A4 page: letterhead, KPIs, two charts and the payment differences of ``figures``."""
-    pdf, fonts = _document()
+    pdf, fonts = _document(stamp)
     _page(pdf, fonts, Section(figures, secretariat, address, head))
     return bytes(pdf.output())
 
 
-def render_management_reports(sections: Sequence[Section], side_by_side: list[dict]) -> bytes:
+def render_management_reports(sections: Sequence[Section], side_by_side: list[dict],
+                              stamp: auth_stamp.Stamp | None = None) -> bytes:
     """Several municipalities in one report: their headline figures side by side (``side_by_side``, the
     rows of ``report_tables.side_by_side``), then each one's page on its own letterhead."""
-    pdf, fonts = _document()
+    pdf, fonts = _document(stamp)
     pdf.add_page()
     first = sections[0].figures
     y = title(pdf, fonts, 14, "RELATÓRIO GERENCIAL DOS MUNICÍPIOS",

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pymongo.database import Database
 
-from services.shared import clock, municipalities, privacy, views
+from services.shared import authenticity, clock, municipalities, privacy, views
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -100,7 +100,10 @@ def report_pdf(db: Database, actor: Actor, municipality: str, start: date, end: 
     """The one-page "Relatório gerencial" of the period on the municipal letterhead (KPIs, two charts)."""
     figures = summary(db, actor, municipality, start, end, compare)
     mun = municipalities.get(db, municipality)
-    return render_management_report(figures, mun.secretariat, mun.address, head=municipalities.letterhead(db, municipality))
+    head = municipalities.letterhead(db, municipality)
+    item = authenticity.Item("relatorio_gestao", _period_text(start, end), ("summary", municipality), figures)
+    return authenticity.issue(db, actor, municipality, item,
+                              lambda stamp: render_management_report(figures, mun.secretariat, mun.address, head, stamp))
 
 
 @checked
@@ -117,7 +120,15 @@ def reports_pdf(db: Database, actor: Actor, municipality_codes: list[str], start
         mun = municipalities.get(db, code)
         sections.append(Section(summary(db, actor, code, start, end, compare), mun.secretariat, mun.address,
                                 municipalities.letterhead(db, code)))
-    return render_management_reports(sections, report_tables.side_by_side([s.figures for s in sections]))
+    rows = report_tables.side_by_side([s.figures for s in sections])
+    item = authenticity.Item("relatorio_gestao", f"{_period_text(start, end)} ({len(sections)} municípios)",
+                             ("summary", ",".join(municipality_codes)), rows)
+    return authenticity.issue(db, actor, municipality_codes[0], item,
+                              lambda stamp: render_management_reports(sections, rows, stamp))
+
+
+def _period_text(start: date, end: date) -> str:
+    return f"Período de {start:%d/%m/%Y} a {end:%d/%m/%Y}"
 
 
 @checked

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from fpdf import FPDF
 
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import (
     LEFT,
     WIDTH,
@@ -56,10 +57,11 @@ class NoticePrint:
     title: str = ""  # the heading; the auto's notification by default
 
 
-def _new(data: AutoPrint) -> tuple[FPDF, Fonts]:
+def _new(data: AutoPrint, stamp: auth_stamp.Stamp | None) -> tuple[FPDF, Fonts]:
     pdf = FPDF(unit="mm", format="A4")
+    auth_stamp.attach(pdf, stamp)
     pdf.set_margins(LEFT, 12, LEFT)
-    pdf.set_auto_page_break(True, margin=18)
+    pdf.set_auto_page_break(True, margin=28)  # the authentication stamp below
     fonts = Fonts(pdf)
     return pdf, fonts
 
@@ -73,7 +75,7 @@ def _page(pdf: FPDF, fonts: Fonts, data: AutoPrint, *lines: str) -> None:
 
 
 def _section(pdf: FPDF, fonts: Fonts, section: Section) -> None:
-    if pdf.get_y() > 250:
+    if pdf.get_y() > 240:
         pdf.add_page()
     fonts.use(10.5, bold=True)
     pdf.set_fill_color(230, 236, 245)
@@ -105,15 +107,15 @@ def _footers(pdf: FPDF, fonts: Fonts, text: str) -> None:
     pdf.page = total
 
 
-def render_auto(data: AutoPrint) -> bytes:
+def render_auto(data: AutoPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The auto in two copies: the process's and the offender's (CG art. 22; MP art. 18)."""
-    pdf, fonts = _new(data)
+    pdf, fonts = _new(data, stamp)
     for copy in ("VIA DO PROCESSO ADMINISTRATIVO", "VIA DO AUTUADO"):
         _page(pdf, fonts, data, f"AUTO DE INFRAÇÃO Nº {data.number}", copy)
         for section in data.sections:
             _section(pdf, fonts, section)
-        y = max(pdf.get_y() + 16, 250)
-        if y > 268:
+        y = max(pdf.get_y() + 16, 246)
+        if y > 259:
             pdf.add_page()
             y = 40
         signature(pdf, fonts, LEFT + 2, y, 80, "Agente fiscalizador (matrícula)")
@@ -122,9 +124,9 @@ def render_auto(data: AutoPrint) -> bytes:
     return bytes(pdf.output())
 
 
-def render_notification(data: NoticePrint) -> bytes:
+def render_notification(data: NoticePrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The notification of the auto to the offender or to the platform (CG art. 25; MP art. 21–22)."""
-    pdf, fonts = _new(data.auto)
+    pdf, fonts = _new(data.auto, stamp)
     _page(pdf, fonts, data.auto, data.title or f"NOTIFICAÇÃO DO AUTO DE INFRAÇÃO Nº {data.auto.number}",
           f"À {data.recipient.upper()}" if data.recipient == "plataforma" else f"AO {data.recipient.upper()}")
     _section(pdf, fonts, Section("Notificado", (("Nome", data.recipient_name), ("CPF/CNPJ", data.recipient_document),
@@ -137,7 +139,7 @@ def render_notification(data: NoticePrint) -> bytes:
         pdf.multi_cell(WIDTH, 5.4, fonts.text(text), align="J", new_x="LMARGIN", new_y="NEXT")
         pdf.ln(2)
     y = max(pdf.get_y() + 18, 245)
-    if y > 268:
+    if y > 259:
         pdf.add_page()
         y = 40
     signature(pdf, fonts, LEFT + 2, y, 80, data.auto.secretariat)
@@ -161,10 +163,10 @@ def _index(pdf: FPDF, fonts: Fonts, outline: list) -> None:
         pdf.cell(25, 6.5, fonts.text(f"página {entry.page_number}"), align="R", new_x="LMARGIN", new_y="NEXT")
 
 
-def render_case_file(data: AutoPrint) -> bytes:
+def render_case_file(data: AutoPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     """The whole process in one PDF: a page index, then every piece (auto, notifications and receipts,
     juntada, defence, decision, appeal, penalties, DAM and payment) with its dates and articles."""
-    pdf, fonts = _new(data)
+    pdf, fonts = _new(data, stamp)
     _page(pdf, fonts, data, f"PROCESSO ADMINISTRATIVO — AUTO DE INFRAÇÃO Nº {data.number}", data.act)
     pdf.insert_toc_placeholder(lambda doc, outline: _index(doc, fonts, outline), pages=1)
     for number, section in enumerate(data.sections):

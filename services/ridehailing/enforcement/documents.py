@@ -20,7 +20,7 @@ from services.ridehailing.enforcement.auto_pdf import (
     render_case_file,
     render_notification,
 )
-from services.shared import clock, domicile, entities, fields, municipalities, parameters
+from services.shared import authenticity, clock, domicile, entities, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError
@@ -105,7 +105,10 @@ def auto_pdf(db: Database, actor: Actor, municipality: str, auto_id: str) -> byt
     """The auto with the copy for the offender (CG art. 22; MP art. 18)."""
     authorize(actor, "read", municipality)
     doc = _doc(db, actor, municipality, auto_id)
-    return render_auto(_print(db, municipality, doc, _auto_sections(doc)))
+    data = _print(db, municipality, doc, _auto_sections(doc))
+    return authenticity.issue(db, actor, municipality,
+                              authenticity.Item("auto", doc["number"], (autos.COLLECTION, auto_id), data),
+                              lambda stamp: render_auto(data, stamp))
 
 
 @checked
@@ -142,8 +145,11 @@ def notification_pdf(db: Database, actor: Actor, municipality: str, auto_id: str
            f"aberta pela primeira vez ou, se não for aberta antes, {tacit_days} dias após a entrega "
            f"({notification_reference(municipality)}; {DTE}).",) if tacit_days > 0 else ()),
     )
-    return render_notification(NoticePrint(_print(db, municipality, doc, _auto_sections(doc)), recipient, name,
-                                           document, address, body))
+    data = NoticePrint(_print(db, municipality, doc, _auto_sections(doc)), recipient, name, document, address, body)
+    # the one printed and the one delivered to the electronic domicile (which names its tacit days) are two
+    item = authenticity.Item("notificacao", f"{doc['number']} ({recipient})", (autos.COLLECTION, auto_id), data,
+                             variant=f"{recipient}-domicilio" if tacit_days > 0 else recipient)
+    return authenticity.issue(db, actor, municipality, item, lambda stamp: render_notification(data, stamp))
 
 
 def notification_reference(municipality: str) -> str:
@@ -262,4 +268,22 @@ def case_file_pdf(db: Database, actor: Actor, municipality: str, auto_id: str, o
     sections.append(Section("Histórico do processo", piece=False, paragraphs=tuple(
         f"{clock.to_local(e['at']):%d/%m/%Y %H:%M} — {e['by']}: {e['note']}"
         for e in doc.get("events", []) if hasattr(e.get("at"), "year"))))
-    return render_case_file(_print(db, municipality, doc, sections))
+    sections.append(_issued_section(db, municipality, auto_id, doc))
+    data = _print(db, municipality, doc, sections)
+    return authenticity.issue(db, actor, municipality,
+                              authenticity.Item("processo", doc["number"], (autos.COLLECTION, auto_id), data),
+                              lambda stamp: render_case_file(data, stamp))
+
+
+def _issued_section(db: Database, municipality: str, auto_id: str, doc: dict) -> Section:
+    """Every document issued in the process (the auto, its notifications, earlier case files, the fine's
+    DAM) with its authentication code, date and status (issue 37: what is printed stays true)."""
+    refs = [(autos.COLLECTION, auto_id)] + ([("dams", doc["fine_dam"]["id"])] if doc.get("fine_dam") else [])
+    rows = tuple(
+        (f"{authenticity.KINDS[d['kind']][0]} {d['number']}",
+         f"código {d['code']}, emitido em {clock.to_local(d['issued_at']):%d/%m/%Y %H:%M}"
+         + ("" if d["status"] == authenticity.VALID else f" — {authenticity.STATUSES[d['status']].lower()}"
+            + (f" pelo código {d['replaced_by']}" if d.get("replaced_by") else "")))
+        for d in authenticity.documents_of(db, municipality, refs))
+    return Section("Documentos emitidos no processo", rows or (("Documentos", "Nenhum emitido antes deste"),),
+                   piece=False)
