@@ -13,6 +13,7 @@ from services.ridehailing.enforcement import autos, decision_notice, documents, 
 from services.shared import clock, domicile
 from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.regulated_accounts import Person
+from tests.authenticity_support import verified
 from tests.enforcement_support import active_authorization, decided, lavrado
 from tests.ridehailing_data import ACTORS
 from tests.test_bookings_charges import pdf_text
@@ -110,7 +111,10 @@ def test_the_notice_says_what_was_decided_and_when_the_term_starts(db, today, at
     decision_notice.notify_decision(db, MP, "matupa", auto_id)
     (message,) = domicile.inbox(db, person(cpf))["items"]
     domicile.open_message(db, person(cpf), message["id"])
-    text = pdf_text(domicile.message_pdf(db, person(cpf), message["id"]))
+    pdf = domicile.message_pdf(db, person(cpf), message["id"])
+    answer = verified(db, pdf)  # issued with its authentication code (issue 37)
+    assert (answer.kind, answer.same_bytes) == ("Notificação da decisão do auto de infração", True)
+    text = pdf_text(pdf)
     assert "NOTIFICAÇÃO DA DECISÃO" in text and "NOTIFICADO da decisão de primeira instância" in text
     assert f"em {decided_on:%d/%m/%Y}" in text and "Cabe recurso administrativo no prazo de 30 dias" in text
     assert "15 dias após a entrega" in text

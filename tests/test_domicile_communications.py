@@ -10,6 +10,7 @@ import pytest
 from services.ridehailing import authorizations, convocation_delivery, registry, renewal_reminders
 from services.shared import clock, domicile, parameters
 from services.shared.regulated_accounts import Person
+from tests.authenticity_support import verified
 from tests import portal_support as support
 from tests.enforcement_support import active_authorization
 from tests.ridehailing_data import ACTORS
@@ -86,7 +87,10 @@ def test_the_renewal_reminder_goes_once_per_authorization_and_year(db, today, at
     assert renewal_reminders.send_reminders(db, CG, "chapada", today.value) == 0  # idempotent
     person = Person("chapada", "condutor", cpf, "", "T").actor
     domicile.open_message(db, person, message["id"])
-    text = pdf_text(domicile.message_pdf(db, person, message["id"]))
+    pdf = domicile.message_pdf(db, person, message["id"])
+    answer = verified(db, pdf)  # issued with its authentication code (issue 37)
+    assert (answer.kind, answer.same_bytes) == ("Lembrete de renovação da autorização", True)
+    text = pdf_text(pdf)
     assert "vence em 31/12/2026" in text and f"requerida até {request_by:%d/%m/%Y}" in text and "art. 9" in text
 
 

@@ -26,6 +26,7 @@ from services.setup import bootstrap
 from services.shared import domicile
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.store import parse_date
+from tests.authenticity_support import verified
 from tests.enforcement_support import defence_deadline, driver, lavrado, set_upfm
 from tests.ridehailing_data import ACTORS
 from tests.test_bookings_charges import pdf_text
@@ -102,7 +103,10 @@ def test_the_edital_lists_the_autos_with_the_cpf_masked_and_is_numbered_per_muni
     assert f"***.{digits[3:6]}.{digits[6:9]}-**" in text and digits not in text
     assert "EDITAL DE NOTIFICAÇÃO Nº 0001/2026" in text and "Pessoa Sem Cadastro 41" in text
     assert "Pessoa Sem Cadastro 42" not in text  # has an address: post first
-    pdf = pdf_text(edital_pdf.edital_pdf(db, CG, "chapada", first["id"]))
+    issued = edital_pdf.edital_pdf(db, CG, "chapada", first["id"])
+    answer = verified(db, issued)  # issued with its authentication code (issue 37)
+    assert (answer.kind, answer.same_bytes, answer.number) == ("Edital de notificação", True, "0001/2026")
+    pdf = pdf_text(issued)
     assert "EDITAL DE NOTIFICAÇÃO Nº 0001/2026" in pdf and "Pessoa Sem Cadastro 41" in pdf and "Ana Souza" in pdf
     with pytest.raises(ServiceError, match="Nenhuma notificação"):
         editais.assemble(db, CG, "chapada", signer_name="Ana Souza", signer_role="Secretária")

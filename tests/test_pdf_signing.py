@@ -199,7 +199,7 @@ def test_a_replaced_certificate_signs_the_next_document(db, root, a1):
     _, first = status(pdf_signing.sign_if_chosen(db, TOWN, "dam", pdf), root)
     renewed = pki.make_legal_person(root, "Município de Matupá", CNPJ)
     upload(db, renewed)
-    _, second = status(pdf_signing.sign_if_chosen(db, TOWN, "dam", pdf), root)
+    _, second = status(dam_pdf(db), root)  # the next DAM the panel issues (signed as it is issued)
     assert first.signing_cert.serial_number == a1.cert.serial_number
     assert second.signing_cert.serial_number == renewed.cert.serial_number
 
@@ -280,15 +280,18 @@ def test_the_visible_box_covers_nothing_a_reader_scans(db, a1, tmp_path):
     """The DAM's barcode and the sticker's QR still read (zbarimg) on the signed pages."""
     from services.ridehailing.sticker_pdf import StickerPrint, render_sticker
 
-    upload(db, a1, kinds=("dam", "adesivo"))
+    upload(db, a1, kinds=("dam", "selo"))
     sticker = render_sticker(StickerPrint("Matupá", "Secretaria", "Lei 1.552/2025", "0042/2026", "QBC-1D23",
                                           "Fiat Argo 2022, branco", date(2027, 3, 1), "(66) 3595-1234",
                                           "http://localhost:8501/?v=matupa.0123456789abcdef"))
     dam, pdf_of_dam = dam_pdf(db, with_dam=True)
     for name, pdf, symbol in (("dam", pdf_of_dam, f"I2/5:{dam['barcode']}"),
-                              ("adesivo", sticker, "QR-Code:http://localhost:8501/?v=matupa.0123456789abcdef")):
+                              ("selo", sticker, "QR-Code:http://localhost:8501/?v=matupa.0123456789abcdef")):
         signed = pdf_signing.sign_if_chosen(db, TOWN, name, pdf)
-        assert signed != pdf
+        if name == "dam":  # issued by the panel: signed as it was issued, not signed twice
+            assert signed == pdf and len(PdfFileReader(io.BytesIO(pdf)).embedded_signatures) == 1
+        else:
+            assert signed != pdf
         (tmp_path / f"{name}.pdf").write_bytes(signed)
         subprocess.run(["pdftoppm", "-r", "200", "-png", str(tmp_path / f"{name}.pdf"), str(tmp_path / name)],
                        check=True)
@@ -298,9 +301,28 @@ def test_the_visible_box_covers_nothing_a_reader_scans(db, a1, tmp_path):
 
 
 def test_the_audit_names_the_certificate_and_the_kinds_in_portuguese(db, a1):
-    upload(db, a1, kinds=("dam", "adesivo"))
+    upload(db, a1, kinds=("dam", "selo"))
     rows = audit_log.rows_shown(audit_log.search(db, TI, TOWN, collection="municipalities")[0], db)
     changes = " | ".join(row["Alterações"] for row in rows)
-    assert "Documentos assinados digitalmente: — → DAM, Adesivo do veículo" in changes
+    assert "Documentos assinados digitalmente: — → DAM (e a sua 2ª via), Selo do veículo" in changes
     assert "Certificado digital A1: — → Titular: MUNICÍPIO DE MATUPÁ" in changes and "Emitido por:" in changes
     assert "signing_certificate" not in changes and "signed_kinds" not in changes and PASSWORD not in changes
+
+
+def test_ti_chooses_among_the_very_kinds_the_panel_issues():
+    """The kinds TI may sign are the documents' own kinds (a kind only one list knew would never be signed)."""
+    from services.shared import authenticity, signing_keys
+    assert set(signing_keys.KINDS) == set(authenticity.KINDS)
+
+
+def test_a_document_the_panel_issues_leaves_signed_and_its_code_confers_the_signed_bytes(db, root, a1):
+    """Signed last (issue 37 item 3): the DAM printed by the panel carries the stamp inside the signature, and
+    the public verification's SHA-256 is of the signed bytes."""
+    from tests.authenticity_support import verified
+
+    upload(db, a1)
+    pdf = dam_pdf(db)
+    _, found = status(pdf, root)
+    assert found.intact and found.valid and found.trusted
+    answer = verified(db, pdf)
+    assert (answer.kind, answer.same_bytes, answer.valid) == ("Documento de Arrecadação Municipal (DAM)", True, True)

@@ -12,6 +12,7 @@ from services.ridehailing import data_answers, trip_data
 from services.shared import audit_log, clock, domicile, regulated_accounts, trust_anchors
 from services.shared.errors import Conflict, NotFound, PermissionDenied, ValidationFailed
 from services.shared.regulated_accounts import Person
+from tests.authenticity_support import verified
 from tests import pki_support as pki
 from tests import signing_support as signing
 from tests.conftest import SECRETARIA_CG, TI
@@ -77,7 +78,8 @@ def test_the_request_is_delivered_to_the_domicile_and_the_24_hours_run_from_the_
     [row] = trip_data.data_requests(ready, SECRETARIA_CG, "chapada")
     assert row.channel == trip_data.DOMICILE_CHANNEL and row.notified_at == START
     pdf = domicile.message_pdf(ready, agent(), message["id"])
-    assert pdf.startswith(b"%PDF-")
+    answer = verified(ready, pdf)  # issued with its authentication code (issue 37)
+    assert (answer.kind, answer.same_bytes, answer.valid) == ("Pedido de dados de viagem à plataforma", True, True)
 
 
 def test_without_a_domicile_the_request_keeps_the_instant_the_clerk_typed(db, at):

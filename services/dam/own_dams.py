@@ -141,7 +141,7 @@ def own_dam(db: Database, actor: Actor, number: str) -> dict:
 def own_pdf(db: Database, actor: Actor, number: str) -> bytes:
     """The PDF of the person's DAM (a cancelled one is not printed: ``printing.DamNotPrintable``)."""
     dam = _own_raw(db, actor, number)
-    return printing._render(db, dam["municipality"], [dam])
+    return printing._render(db, actor, dam["municipality"], [dam])
 
 
 @checked

@@ -88,13 +88,13 @@ def pdf_batch(
     if not dam_ids:
         raise ValidationFailed({"dam_ids": "Escolha ao menos um DAM para imprimir."})
     chosen = _load_many(db, municipality, dam_ids)
-    return _render(db, municipality, chosen, progress)
+    return _render(db, actor, municipality, chosen, progress)
 
 
-def _render(db: Database, municipality: str, chosen: Sequence[dict],
+def _render(db: Database, actor: Actor, municipality: str, chosen: Sequence[dict],
             progress: Callable[[int, int], None] | None = None) -> bytes:
-    """The PDF of DAMs already read, for a service that has checked its actor may see them; cancelled
-    DAMs are refused."""
+    """The PDF of DAMs already read, for a service that has checked its actor may see them (the actor is
+    the issuer the authentication record names); cancelled DAMs are refused."""
     cancelled = [d["number"] for d in chosen if d["status"] == dams.CANCELLED]
     if cancelled:
         raise DamNotPrintable("DAM cancelado não é impresso: " + ", ".join(cancelled) + ".")

@@ -9,6 +9,7 @@ from datetime import date, datetime
 from fpdf import FPDF
 
 from rules.fmt import day, moment
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import LEFT, WIDTH, Letterhead, box, footer, letterhead, signature, title
 from services.shared.pdf.style import Fonts
 
@@ -44,9 +45,10 @@ def _period(data: DataRequestPrint) -> str:
     return f"até {day(data.period_to)}" if data.period_to else "o indicado na justificativa"
 
 
-def render_data_request(data: DataRequestPrint) -> bytes:
+def render_data_request(data: DataRequestPrint, stamp: auth_stamp.Stamp | None = None) -> bytes:
     pdf = FPDF(unit="mm", format="A4")
-    pdf.set_auto_page_break(True, margin=20)
+    auth_stamp.attach(pdf, stamp)
+    pdf.set_auto_page_break(True, margin=28)  # the authentication stamp below
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()
     fonts = Fonts(pdf)

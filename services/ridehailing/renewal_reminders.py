@@ -25,10 +25,11 @@ from rules.fmt import day
 from services import store
 from services.ridehailing import queue_view, registry
 from services.ridehailing.queue_item import ITEMS
-from services.shared import clock, domicile, fields, municipalities
+from services.shared import authenticity, clock, domicile, fields, municipalities
 from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
+from services.shared.pdf import stamp as auth_stamp
 from services.shared.pdf.letterhead import LEFT, WIDTH, box, footer, letterhead, title
 from services.shared.pdf.style import Fonts
 from services.store import parse_date
@@ -109,7 +110,7 @@ def send_reminders(db: Database, actor: Actor, municipality: str, on: date) -> i
     authorize(actor, "write", municipality)
     sent = 0
     for due in due_reminders(db, actor, municipality, on):
-        pdf = reminder_pdf(db, municipality, due, on)
+        pdf = _reminder_pdf(db, actor, municipality, due, on)
         with store.transaction(db):
             domicile.deliver(db, actor, municipality, "condutor", due.driver_cpf, category=CATEGORY, pdf=pdf,
                              title=f"Renovação da autorização nº {due.number}: pedir até {day(due.request_by)}",
@@ -119,12 +120,21 @@ def send_reminders(db: Database, actor: Actor, municipality: str, on: date) -> i
     return sent
 
 
-def reminder_pdf(db: Database, municipality: str, due: Due, on: date) -> bytes:
-    """The reminder: the authorization, its expiry, the last day to request the renewal and the article."""
+def _reminder_pdf(db: Database, actor: Actor, municipality: str, due: Due, on: date) -> bytes:
+    """The reminder: the authorization, its expiry, the last day to request the renewal and the article
+    (issued with its authentication code, ``services.shared.authenticity``)."""
+    item = authenticity.Item("lembrete_renovacao", due.number, ("authorizations", due.authorization_id),
+                             (due, on), variant=str(due.valid_until.year))
+    return authenticity.issue(db, actor, municipality, item, lambda stamp: _render_reminder(db, municipality, due, on,
+                                                                                            stamp))
+
+
+def _render_reminder(db: Database, municipality: str, due: Due, on: date, stamp: auth_stamp.Stamp) -> bytes:
     town = municipalities.get(db, municipality)
     rules = registry.rules_of(municipality)
     driver = db["drivers"].find_one({"municipality": municipality, "cpf": due.driver_cpf}, {"name": 1}) or {}
     pdf = FPDF(unit="mm", format="A4")
+    auth_stamp.attach(pdf, stamp)
     pdf.set_auto_page_break(False)
     pdf.set_margins(LEFT, 12, LEFT)
     pdf.add_page()

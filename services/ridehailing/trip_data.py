@@ -26,7 +26,7 @@ from services import store
 from services.ridehailing import platform_files, registry
 from services.ridehailing.data_request_pdf import DataRequestPrint, render_data_request
 from services.ridehailing.queue_item import Pendencia
-from services.shared import audit, clock, domicile, entities, fields, municipalities
+from services.shared import audit, authenticity, clock, domicile, entities, fields, municipalities
 from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
@@ -127,7 +127,7 @@ def request_data(db: Database, actor: Actor, municipality: str, platform_id: str
             doc["notified_at"] = clock.now_utc()
             message = domicile.deliver(db, actor, municipality, "plataforma", platform["cnpj"],
                                        title="Pedido de dados de viagem (prazo de 24 horas)", category=CATEGORY,
-                                       pdf=_request_pdf(db, municipality, platform, doc),
+                                       pdf=_request_pdf(db, actor, municipality, platform, doc),
                                        ref={"collection": REQUESTS, "id": str(oid)})
             doc.update(notified_at=message["delivered_at"], message_id=message["id"])
         doc["deadline_at"] = rule.data_request_deadline(doc["notified_at"])
@@ -138,15 +138,17 @@ def request_data(db: Database, actor: Actor, municipality: str, platform_id: str
     return str(oid)
 
 
-def _request_pdf(db: Database, municipality: str, platform: dict, doc: dict) -> bytes:
+def _request_pdf(db: Database, actor: Actor, municipality: str, platform: dict, doc: dict) -> bytes:
     town = municipalities.get(db, municipality)
     delivered = clock.to_local(clock.now_utc())
-    return render_data_request(DataRequestPrint(
+    data = DataRequestPrint(
         municipality_name=town.name, secretariat=town.secretariat, municipality_address=town.address,
         platform_name=platform["name"], platform_cnpj=fields.show("cnpj", platform["cnpj"]),
         justification=doc["justification"], period_from=doc["period_from"], period_to=doc["period_to"],
         delivered_at=delivered, deadline=rule.data_request_deadline(delivered),
-        legal_basis=registry.rules_of(municipality).ref("data_request"), head=municipalities.letterhead(db, municipality)))
+        legal_basis=registry.rules_of(municipality).ref("data_request"), head=municipalities.letterhead(db, municipality))
+    item = authenticity.Item("pedido_dados", platform["name"], (REQUESTS, str(doc["_id"])), data)
+    return authenticity.issue(db, actor, municipality, item, lambda stamp: render_data_request(data, stamp))
 
 
 @checked

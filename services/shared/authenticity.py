@@ -30,7 +30,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services import store
-from services.shared import clock, config
+from services.shared import clock, config, pdf_signing
 from services.shared.auth import Actor
 from services.shared.pdf.stamp import Stamp
 from services.store import DuplicateKeyError, decode, encode, ensure_indexes
@@ -52,7 +52,11 @@ KINDS: dict[str, tuple[str, str]] = {  # kind: (what it is, in pt-BR; once or sn
     "laudo": ("Laudo de vistoria", ONCE),
     "auto": ("Auto de infração", ONCE),
     "notificacao": ("Notificação do auto de infração", ONCE),
+    "decisao": ("Notificação da decisão do auto de infração", ONCE),
     "processo": ("Processo administrativo do auto de infração", SNAPSHOT),
+    "edital": ("Edital de notificação", ONCE),
+    "pedido_dados": ("Pedido de dados de viagem à plataforma", ONCE),
+    "lembrete_renovacao": ("Lembrete de renovação da autorização", ONCE),
     "orcamento": ("Orçamento de serviço de máquinas", ONCE),
     "ordem_servico": ("Ordem de serviço de máquinas", ONCE),
     "recibo": ("Recibo de serviço de máquinas", ONCE),
@@ -110,9 +114,10 @@ def fingerprint(content: Any) -> str:
 
 
 def _finish(db: Database, municipality: str, kind: str, pdf: bytes) -> bytes:
-    """The last step of every issued PDF before it is hashed and kept: the municipality's signature
-    (PAdES) is applied here; today the bytes pass unchanged."""
-    return pdf
+    """The last step of every issued PDF before it is hashed and kept: the municipality's PAdES signature
+    when it has an A1 certificate and TI chose ``kind`` (``pdf_signing.sign_if_chosen``; signed last, so
+    the stamp is inside what is signed and the SHA-256 kept is of the signed bytes)."""
+    return pdf_signing.sign_if_chosen(db, municipality, kind, pdf)
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ class Place:
 A4_PLACE = Place(right=10, bottom=1.5, width=80, height=7)
 # The sticker (100 × 140 mm, sticker_pdf): its bottom band holds the ouvidoria's phone, so the box takes
 # the white gutter right of the QR code (64–110 mm from the top), its text wrapped.
-PLACES = {"adesivo": Place(right=1.5, bottom=30, width=23.5, height=46, columns=21, font_size=5)}
+PLACES = {"selo": Place(right=1.5, bottom=30, width=23.5, height=46, columns=21, font_size=5)}
 
 
 @dataclass(frozen=True)

@@ -38,12 +38,14 @@ WARNING_DAYS = 30
 WARNING, EXPIRED = "warning", "error"
 # The kinds of PDF the panel issues, by the names the documents' code uses (the authentication stamp
 # of the same issue keeps them too); TI chooses which of them the municipality signs.
-KINDS = {
-    "dam": "DAM", "dam_2via": "2ª via de DAM", "adesivo": "Adesivo do veículo",
-    "certificado": "Certificado de autorização", "notificacao": "Notificação", "decisao": "Decisão",
-    "processo": "Processo (autos)", "laudo": "Laudo de vistoria", "convocacao": "Convocação",
-    "orcamento": "Orçamento", "os": "Ordem de serviço", "recibo": "Recibo", "extrato": "Extrato",
-    "relatorio": "Relatório gerencial",
+KINDS = {  # the same names as services.shared.authenticity.KINDS (tests/test_pdf_signing.py holds them equal)
+    "dam": "DAM (e a sua 2ª via)", "selo": "Selo do veículo", "certificado": "Certificado de autorização",
+    "convocacao": "Convocação para vistoria", "laudo": "Laudo de vistoria", "auto": "Auto de infração",
+    "notificacao": "Notificação do auto", "decisao": "Notificação da decisão", "processo": "Processo (autos)",
+    "edital": "Edital de notificação", "pedido_dados": "Pedido de dados à plataforma",
+    "lembrete_renovacao": "Lembrete de renovação", "orcamento": "Orçamento", "ordem_servico": "Ordem de serviço",
+    "recibo": "Recibo", "extrato": "Extrato", "quadro_semana": "Quadro da semana",
+    "relatorio_gestao": "Relatório gerencial",
 }
 
 

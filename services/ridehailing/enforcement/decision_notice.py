@@ -23,7 +23,7 @@ from services.ridehailing import registry
 from services.ridehailing.enforcement import autos, documents, electronic, process
 from services.ridehailing.enforcement.auto_pdf import NoticePrint, Section, render_notification
 from services.ridehailing.enforcement.opening import DECISION_CATEGORY
-from services.shared import clock, domicile, parameters
+from services.shared import authenticity, clock, domicile, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ServiceError, ValidationFailed
@@ -68,9 +68,11 @@ def decision_notification_pdf(db: Database, actor: Actor, municipality: str, aut
            f"aberta pela primeira vez ou, se não for aberta antes, {tacit_days} dias após a entrega "
            f"({documents.notification_reference(municipality)}; {DTE}).",) if tacit_days > 0 else ()),
     )
-    return render_notification(NoticePrint(
+    data = NoticePrint(
         documents._print(db, municipality, doc, sections), electronic.addressee(db, municipality, doc, "infrator")[0],
-        name, document, documents._address(doc), body, title=f"NOTIFICAÇÃO DA DECISÃO — AUTO Nº {doc['number']}"))
+        name, document, documents._address(doc), body, title=f"NOTIFICAÇÃO DA DECISÃO — AUTO Nº {doc['number']}")
+    item = authenticity.Item("decisao", doc["number"], (autos.COLLECTION, auto_id), data)
+    return authenticity.issue(db, actor, municipality, item, lambda stamp: render_notification(data, stamp))
 
 
 @checked

@@ -9,7 +9,7 @@ from rules import edital as edital_rules
 from rules.fmt import day
 from services.ridehailing.enforcement import editais
 from services.ridehailing.enforcement.auto_pdf import AutoPrint, _footers, _new, _page
-from services.shared import municipalities
+from services.shared import authenticity, municipalities
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.pdf.letterhead import LEFT, WIDTH, signature
@@ -26,7 +26,12 @@ def edital_pdf(db: Database, actor: Actor, municipality: str, edital_id: str) ->
     town = municipalities.get(db, municipality)
     head = AutoPrint(town.name, town.secretariat, town.address, edital["number"], data.act, (),
                      head=municipalities.letterhead(db, municipality))
-    pdf, fonts = _new(head)
+    item = authenticity.Item("edital", edital["number"], (editais.COLLECTION, edital_id), (data, edital["number"]))
+    return authenticity.issue(db, actor, municipality, item, lambda stamp: _render(head, data, edital, stamp))
+
+
+def _render(head: AutoPrint, data, edital: dict, stamp) -> bytes:
+    pdf, fonts = _new(head, stamp)
     _page(pdf, fonts, head, f"EDITAL DE NOTIFICAÇÃO Nº {edital['number']}")
     lines = edital_rules.edital_lines(data)
     table_at = lines.index("AUTO Nº | LAVRADO EM | INFRAÇÃO | AUTUADO | CPF/CNPJ")
@@ -52,7 +57,7 @@ def edital_pdf(db: Database, actor: Actor, municipality: str, edital_id: str) ->
     for text in closing[:-2]:
         _paragraph(pdf, fonts, text)
     y = max(pdf.get_y() + 14, 230)
-    if y > 268:
+    if y > 248:  # the signature stays above the authentication stamp
         pdf.add_page()
         y = 40
     signature(pdf, fonts, LEFT + 45, y, 90, data.signer_name, data.signer_role)
