@@ -90,8 +90,9 @@ def normal_code(typed: str) -> str:
 
 
 def page_url() -> str:
-    """The public page where a code is conferred (PAINEL_PUBLIC_URL + /verificar)."""
-    return f"{config.public_base_url().rstrip('/')}/verificar"
+    """The public page where a code is conferred: the portal's /verificar (PAINEL_PORTAL_URL, by default
+    the portal's local port) — the public side, never the staff panel."""
+    return f"{config.portal_url()}/verificar"
 
 
 def stamp_of(code: str, via: str = "") -> Stamp:
