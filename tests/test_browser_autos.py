@@ -104,7 +104,8 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     page.get_by_role("tab", name="Processo do auto").click()
     page.get_by_label("Fundamentação").first.fill("Fatos comprovados pelas fotos do agente")
     page.get_by_label("Autoridade").first.fill("Secretária Municipal de Finanças")
-    typed(page, "Decidido em", f"{today - timedelta(days=63):%d/%m/%Y}")
+    # the juntada (today - 94) plus the 30 days of defence, moved past a weekend or holiday, is at most today - 60
+    typed(page, "Decidido em", f"{today - timedelta(days=58):%d/%m/%Y}")
     page.get_by_role("button", name="Registrar decisão").click()
     wait_text(page, "Decisão registrada: Mantido.")
     page.get_by_role("tab", name="Processo do auto").click()
@@ -132,7 +133,7 @@ def test_auto_from_lavratura_to_paid_fine_and_case_file(panel, browser, municipa
     assert "ÍNDICE DAS PEÇAS" in content and f"AUTO DE INFRAÇÃO Nº {number}" in content
     assert f"nº {dam_number}" in content and "pago em" in content and "Prazo de defesa" in content
     # the penalties took effect when the decision became final (CG art. 25 caput; MP art. 25 §4)
-    assert f"Decisão de {today - timedelta(days=63):%d/%m/%Y} definitiva em" in content
+    assert f"Decisão de {today - timedelta(days=58):%d/%m/%Y} definitiva em" in content
     subprocess.run(["pdftoppm", "-png", "-r", "70", str(target), str(SHOTS / f"processo_{municipality}")], check=True)
     context.close()
 
