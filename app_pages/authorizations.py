@@ -16,7 +16,7 @@ from services.ridehailing import (
 )
 from services.shared import clock, entity_lists, schema
 from services.store import parse_date
-from ui import common, links
+from ui import common
 from ui.entity import confirm_button, field_error, form_errors, record_picker, submit
 from ui.lists import PER_PAGE, list_view
 from ui.ridehailing import (
@@ -167,13 +167,12 @@ def fee_alerts(doc: dict) -> None:
 def active(doc: dict) -> None:
     fee_alerts(doc)
     left, right = st.columns(2)
-    base_url = links.public_base_url()  # read on this run: the deferred callables run outside it
     left.download_button("Baixar selo do veículo (PDF)",
-                         lambda: documents.sticker_pdf(db, actor, mun, doc["id"], base_url),
+                         lambda: documents.sticker_pdf(db, actor, mun, doc["id"]),
                          f"selo_{doc['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_sticker",
                          icon=":material/qr_code_2:")
     right.download_button("Baixar certificado de autorização (PDF)",
-                          lambda: documents.certificate_pdf(db, actor, mun, doc["id"], base_url),
+                          lambda: documents.certificate_pdf(db, actor, mun, doc["id"]),
                           f"autorizacao_{doc['number'].replace('/', '_')}.pdf", "application/pdf",
                           key="auth_certificate", icon=":material/workspace_premium:")
     renewal(doc)

@@ -1,4 +1,6 @@
-"""Public check of a ride-hailing authorization (no login), opened from the sticker's QR code."""
+"""Public check of a ride-hailing authorization (no login), opened from the QR code of the stickers and
+certificates printed before the public portal (`<panel>/?t=TOKEN`); new ones lead to the portal's
+`/autorizacao` (portal/authorization_check.py), which answers through the same service."""
 import streamlit as st
 
 from services.ridehailing import public_check

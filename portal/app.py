@@ -22,7 +22,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from portal import answers, inbox, verification, web
+from portal import answers, authorization_check, inbox, verification, web
 from portal import dams as portal_dams
 from portal import status as portal_status
 from services.shared import fields, mail, municipalities, regulated_access
@@ -68,6 +68,8 @@ def build(db: Database) -> Any:
         return await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
 
     async def home(request: Request) -> Response:
+        if authorization_check.token_of(request):  # the short link of the sticker's QR code
+            return authorization_check.short_link(request)
         return RedirectResponse("/inicio" if await who(request) else "/entrar", status_code=303)
 
     async def login(request: Request) -> Response:
@@ -202,6 +204,7 @@ def build(db: Database) -> Any:
             *portal_dams.routes(db), *portal_status.routes(db),
             *answers.routes(db),  # the data requests of a platform and their signed answers (issue 36 item 4)
             *verification.routes(db),  # the public verification of an issued document (issue 37)
+            *authorization_check.routes(db),  # the passenger's check of an authorization (the sticker's QR)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

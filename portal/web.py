@@ -35,6 +35,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "consulta": (60, 10, 15 * 60),  # the status of a DAM without an account: per IP, per CPF/CNPJ typed
     "envio": (30, 20, 60 * 60),  # signed files a platform's person sends (portal/answers.py)
     "verificar": (60, 20, 15 * 60),  # the public verification of a document's code (per IP, per code)
+    "autorizacao": (60, 30, 15 * 60),  # the passenger's check of an authorization (per IP, per sticker)
 }
 HEADERS = {
     "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",

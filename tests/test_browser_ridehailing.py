@@ -1,6 +1,7 @@
 """In headless Chromium, as the Chapada secretariat: the driver and his vehicle typed into the registry
 forms (the vehicle's driver picked from the register, each saved record opened by "Abrir o registro")
-→ request → approve → vistoria → fee DAM → payment → active → sticker → public check "válida";
+→ request → approve → vistoria → fee DAM → payment → active → sticker → its QR opens the public portal's
+check (no JavaScript) "válida";
 and an 11-year-old car refused with its article.
 
 The store is the base demo (users, municipalities, parameters, DAMs, platforms) without the
@@ -16,6 +17,10 @@ import random
 import re
 import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -86,17 +91,41 @@ def load_documents(data: Path, driver_cpf: str) -> None:
 
 
 
+@contextmanager
+def portal_served(env: dict[str, str]) -> Iterator[str]:
+    """The public portal (``python -m portal``) on the panel's store, on a free port; stopped on exit."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "portal", "--port", str(port), "--host", "127.0.0.1"],
+                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/privacidade", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    pytest.fail("o portal não respondeu em 60 s")
+                time.sleep(0.5)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
 @pytest.fixture(scope="module")
 def panel(tmp_path_factory, base_demo_store):
     require_chromium()
     data = copy_store(base_demo_store, tmp_path_factory.mktemp("ridehailing-browser"))  # conftest.BASE_DEMO
     port = free_port()
     env = panel_env(data)
-    env.pop("PAINEL_PUBLIC_URL", None)  # the sticker's QR must lead where the browser reached the panel
     people = _new_driver()
     _load(data)
-    with served(env, port) as url:
-        yield url, people, data
+    with portal_served(env) as portal:
+        env["PAINEL_PORTAL_URL"] = portal  # the sticker's QR leads to the public portal, never to the panel
+        with served(env, port) as url:
+            yield url, people, data, portal
 
 
 @pytest.fixture(scope="module")
@@ -253,7 +282,7 @@ def register_vehicle(page, person: dict) -> None:
 
 
 def test_request_to_public_check(panel, browser):
-    url, person, data = panel
+    url, person, data, portal = panel
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = context.new_page()
     login(page, url, "secretaria.chapada")
@@ -294,12 +323,14 @@ def test_request_to_public_check(panel, browser):
     sticker = SHOTS / "sticker.pdf"
     downloaded(page, page.get_by_role("button", name="Baixar selo do veículo (PDF)")).save_as(sticker)
     subprocess.run(["pdftoppm", "-png", "-r", "150", str(sticker), str(SHOTS / "sticker")], check=True)
-    link = subprocess.run(["zbarimg", "-q", "--raw", str(SHOTS / "sticker-1.png")], capture_output=True, text=True,
-                          check=True).stdout.strip()
-    assert link.startswith(url + "/?t=")
+    found = subprocess.run(["zbarimg", "-q", "--raw", str(SHOTS / "sticker-1.png")], capture_output=True, text=True,
+                           check=True).stdout.split()
+    (link,) = [found_link for found_link in found if "/verificar?codigo=" not in found_link]  # not the stamp's
+    assert link.startswith(portal + "/?t=")
 
-    public = browser.new_context(viewport={"width": 900, "height": 900}).new_page()
+    public = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False).new_page()
     public.goto(link)
+    assert public.url.startswith(portal + "/autorizacao?t=")
     wait_text(public, "válida")
     wait_text(public, "Beatriz")
     shown = public.locator("body").inner_text()
@@ -309,7 +340,7 @@ def test_request_to_public_check(panel, browser):
 
 
 def test_an_11_year_old_car_is_refused_with_its_article(panel, browser):
-    url, _, _ = panel
+    url, _, _, _ = panel
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     login(page, url, "secretaria.chapada")
     request(page, "Otávio Carro Antigo")

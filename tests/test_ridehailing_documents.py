@@ -194,20 +194,20 @@ def test_no_notice_without_a_convocation(db):
         documents.convocation_notice_pdf(db, ACTORS["chapada"], "chapada", auth)
 
 
-def test_the_qr_says_painel_public_url_when_it_is_set(db, issued, tmp_path, monkeypatch):
-    from ui import links
-
+def test_the_qr_leads_to_the_public_portal_never_to_the_staff_panel(db, issued, tmp_path, monkeypatch):
+    """The passenger's check is on the portal (portal/authorization_check.py): PAINEL_PORTAL_URL, whatever the
+    panel's own address (PAINEL_PUBLIC_URL, which the QR followed before the portal)."""
+    monkeypatch.setenv("PAINEL_PORTAL_URL", "https://portal.chapada.mt.gov.br/")
     monkeypatch.setenv("PAINEL_PUBLIC_URL", "https://painel.chapada.mt.gov.br/")
     token = public_check.token_for("chapada", issued)
     for build in (documents.sticker_pdf, documents.certificate_pdf):
-        for base_url in (None, links.public_base_url()):  # a script; the authorizations page
-            pdf = build(db, ACTORS["chapada"], "chapada", issued, base_url=base_url)
-            assert qr(pdf, tmp_path) == f"https://painel.chapada.mt.gov.br/?t={token}"
+        assert qr(build(db, ACTORS["chapada"], "chapada", issued), tmp_path) == \
+            f"https://portal.chapada.mt.gov.br/?t={token}"
 
 
-def test_unset_the_qr_says_the_address_the_page_passes(db, issued, tmp_path, monkeypatch):
-    monkeypatch.delenv("PAINEL_PUBLIC_URL", raising=False)
+def test_unset_the_qr_leads_to_the_portals_own_port(db, issued, tmp_path, monkeypatch):
+    monkeypatch.delenv("PAINEL_PORTAL_URL", raising=False)
+    monkeypatch.setenv("PORTAL_PORT", "8765")
     token = public_check.token_for("chapada", issued)
     for build in (documents.sticker_pdf, documents.certificate_pdf):
-        pdf = build(db, ACTORS["chapada"], "chapada", issued, base_url="http://192.168.0.10:8765")
-        assert qr(pdf, tmp_path) == f"http://192.168.0.10:8765/?t={token}"
+        assert qr(build(db, ACTORS["chapada"], "chapada", issued), tmp_path) == f"http://localhost:8765/?t={token}"

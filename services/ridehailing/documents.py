@@ -50,10 +50,9 @@ def _vehicle_text(vehicle: dict) -> str:
 
 
 @checked
-def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
-                base_url: str | None = None) -> bytes:
+def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
     """The sticker with number, plate, validity, ouvidoria phone and the public-check QR code, whose
-    link starts with ``base_url`` (see ``public_check.check_url``)."""
+    link leads to the public portal (see ``public_check.check_url``)."""
     doc, state = _issued(db, actor, municipality, auth_id)
     town = municipalities.get(db, municipality)
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])
@@ -62,7 +61,7 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
         number=doc["number"], plate=fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         valid_until=state.valid_until or parse_date(doc.get("valid_until")),
         ouvidoria_phone=str(parameters.value(db, municipality, OUVIDORIA, clock.today())),
-        check_url=public_check.check_url(municipality, auth_id, base_url),
+        check_url=public_check.check_url(municipality, auth_id),
         coat_of_arms=municipalities.letterhead(db, municipality).coat_of_arms,
     )
     return authenticity.issue(db, actor, municipality, authenticity.Item("selo", doc["number"], (COLLECTION, auth_id), data),
@@ -70,8 +69,7 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
 
 
 @checked
-def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
-                    base_url: str | None = None) -> bytes:
+def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
     """The authorization certificate: driver, vehicle, number, issue date and validity."""
     doc, state = _issued(db, actor, municipality, auth_id)
     town = municipalities.get(db, municipality)
@@ -89,7 +87,7 @@ def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str,
         cnh=f"{driver['cnh_number']} · categoria {driver['cnh_category']}",
         plate=fields.show("plate", doc["plate"]), vehicle=_vehicle_text(vehicle),
         renavam=vehicle["renavam"], holder=spec.field("holder").show(vehicle["holder"]),
-        check_url=public_check.check_url(municipality, auth_id, base_url),
+        check_url=public_check.check_url(municipality, auth_id),
         head=municipalities.letterhead(db, municipality),
     )
     return authenticity.issue(db, actor, municipality,

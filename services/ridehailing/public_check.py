@@ -1,4 +1,6 @@
-"""Public check of an authorization (no login), reached from the QR code on the sticker.
+"""Public check of an authorization (no login), reached from the QR code on the sticker and the certificate:
+answered by the public portal (``portal/authorization_check.py``) and, for the stickers printed before it,
+by the staff panel's visitor page (``app_pages/public_check.py``), both through :func:`check`.
 
 The QR carries a token ``<payload>.<signature>``: the payload names the municipality and the
 authorization, the signature is HMAC-SHA256 with the install's secret
@@ -58,10 +60,13 @@ def token_for(municipality: str, auth_id: str) -> str:
     return f"{payload}.{_signature(payload)}"
 
 
-def check_url(municipality: str, auth_id: str, base_url: str | None = None) -> str:
-    """The link printed in the QR code: ``base_url`` (the page passes ``ui.links.public_base_url()``,
-    where the panel really is; default ``config.public_base_url()``) with ``/?t=TOKEN``."""
-    return f"{(base_url or config.public_base_url()).rstrip('/')}/?t={token_for(municipality, auth_id)}"
+def check_url(municipality: str, auth_id: str) -> str:
+    """The link printed in the QR code of the sticker and the certificate: the public portal's address
+    (``config.portal_url()``, PAINEL_PORTAL_URL) with ``/?t=TOKEN``, which the portal sends on to its
+    ``/autorizacao`` (``portal/authorization_check.py``), never the staff panel. Stickers printed before
+    carry the panel's own address with the same ``/?t=TOKEN``: the panel still answers them
+    (``app_pages/public_check.py``)."""
+    return f"{config.portal_url()}/?t={token_for(municipality, auth_id)}"
 
 
 def read_token(token: str) -> tuple[str, str]:

@@ -69,7 +69,7 @@ LONG_TEXTS = frozenset({
 MEDIUM_TEXTS = frozenset({
     "place", "address", "taxpayer_address", "act", "legal_basis", "reference", "identification",
     "residence_proof", "property_proof", "environmental_licence", "prior_authorization", "evidence_reference",
-    "base_url", "label", "file_name", "name", "by", "authority", "trip_responsible", "inspector",
+    "label", "file_name", "name", "by", "authority", "trip_responsible", "inspector",
     "responsible_name", "kind", "choices", "offender_address",
 })
 # Search terms: trimmed to their first characters and read without control characters, as the

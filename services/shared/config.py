@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import urlsplit
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]  # services/shared/config.py → the project
 DEFAULT_SESSION_IDLE_MINUTES = 30
@@ -107,33 +106,6 @@ def _create_secret(path: Path) -> None:
         draft.unlink(missing_ok=True)
 
 
-def public_base_url(browser_url: str | None = None, *, host: str | None = None, scheme: str | None = None,
-                    server_address: str = "localhost", server_port: int = 8501, base_path: str = "",
-                    tls: bool = False) -> str:
-    """Where the QR code of the sticker and certificate leads (no trailing slash).
-
-    PAINEL_PUBLIC_URL when set (a proxy, a public domain). Otherwise the address the user's browser
-    reached the panel at: the scheme and host:port of ``browser_url`` (Streamlit's ``st.context.url``),
-    or else the ``host`` header (with ``scheme``, the proxy's X-Forwarded-Proto); with no request
-    (a script, a test) the server's own ``server_address``:``server_port``, as Streamlit prints it.
-    The server's ``base_path`` (``server.baseUrlPath``) follows the host. The caller gathers these
-    inputs from Streamlit (``ui.links.public_base_url``), so this module needs no Streamlit.
-    """
-    configured = os.environ.get("PAINEL_PUBLIC_URL", "").strip()
-    if configured:
-        return configured.rstrip("/")
-    path = "/".join(part for part in base_path.split("/") if part)
-    seen = urlsplit(browser_url or "")
-    if seen.scheme in ("http", "https") and seen.netloc:
-        origin = f"{seen.scheme}://{seen.netloc}"
-    elif host and host.strip():
-        said = (scheme or "").split(",")[0].strip().lower()
-        origin = f"{said if said in ('http', 'https') else ('https' if tls else 'http')}://{host.strip()}"
-    else:
-        origin = f"{'https' if tls else 'http'}://{(server_address or 'localhost').strip('/')}:{server_port}"
-    return f"{origin}/{path}" if path else origin
-
-
 def session_idle_minutes() -> int:
     """PAINEL_SESSION_IDLE_MINUTES: minutes without a request after which a session ends (default 30)."""
     raw = os.environ.get("PAINEL_SESSION_IDLE_MINUTES", "").strip()
@@ -210,7 +182,8 @@ def smtp_settings() -> dict | None:
 
 def portal_url() -> str:
     """PAINEL_PORTAL_URL: the public portal's address, as the e-mail alerts of the electronic domicile
-    link to it (no trailing slash); by default the portal's local port (PORTAL_PORT, 8502), as
+    link to it, and the QR codes of every PDF (``/verificar``) and of the sticker and certificate (``/?t=``)
+    lead to it (no trailing slash); by default the portal's local port (PORTAL_PORT, 8502), as
     ``python -m portal`` serves it."""
     configured = os.environ.get("PAINEL_PORTAL_URL", "").strip()
     if configured:
