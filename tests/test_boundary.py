@@ -157,3 +157,16 @@ def test_plain_data_refuses_operator_keys_and_deep_nesting():
     for wrong in ({"$where": "1"}, {"name": {"$ne": None}}, {"a": [[[[["fundo"]]]]]}, {"name": "x\x00"}):
         with pytest.raises(boundary._Refused):
             data("values", wrong)
+
+
+@pytest.mark.parametrize("value", [10**33, -10**33])
+def test_a_whole_number_past_what_the_store_keeps_is_refused_in_portuguese_and_writes_nothing(db, value):
+    """A parameter's value is plain data (``Any``): an integer past 8 bytes reached the store's codec as an
+    English OverflowError (found by test_boundary_properties on the tacit receipt's days)."""
+    from rules import notice
+    from services.shared import parameters
+
+    before = digest(db)
+    with pytest.raises(ValidationFailed) as refused:
+        parameters.add_version(db, TI, "chapada", notice.TACIT_DAYS, date(2027, 1, 1), value, "Decreto 1/2027")
+    assert "fora do limite" in str(refused.value.errors) and digest(db) == before
