@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bson import ObjectId
-from fpdf import FPDF
 from pymongo.database import Database
 
 from rules.fmt import cpf as fmt_cpf
@@ -130,6 +129,8 @@ def _reminder_pdf(db: Database, actor: Actor, municipality: str, due: Due, on: d
 
 
 def _render_reminder(db: Database, municipality: str, due: Due, on: date, stamp: auth_stamp.Stamp) -> bytes:
+    from fpdf import FPDF  # here: Início imports this module, and loads no PDF library to draw itself
+
     town = municipalities.get(db, municipality)
     rules = registry.rules_of(municipality)
     driver = db["drivers"].find_one({"municipality": municipality, "cpf": due.driver_cpf}, {"name": 1}) or {}

@@ -24,7 +24,6 @@ from rules.fmt import moment
 from rules.ridehailing import obligations as rule
 from services import store
 from services.ridehailing import platform_files, registry
-from services.ridehailing.data_request_pdf import DataRequestPrint, render_data_request
 from services.ridehailing.queue_item import Pendencia
 from services.shared import audit, authenticity, clock, domicile, entities, fields, municipalities
 from services.shared.audit_words import name_codes
@@ -139,6 +138,9 @@ def request_data(db: Database, actor: Actor, municipality: str, platform_id: str
 
 
 def _request_pdf(db: Database, actor: Actor, municipality: str, platform: dict, doc: dict) -> bytes:
+    # here: the panel's start imports this module, and its first page loads no PDF library (tests/test_startup_imports.py)
+    from services.ridehailing.data_request_pdf import DataRequestPrint, render_data_request
+
     town = municipalities.get(db, municipality)
     delivered = clock.to_local(clock.now_utc())
     data = DataRequestPrint(

@@ -244,9 +244,7 @@ def _data(name: str) -> Check:
         if value is None or isinstance(value, bool | int | Decimal | date | bytes):
             if isinstance(value, Decimal) and not value.is_finite():
                 raise _Refused(field, f"{_label(field)}: tem um número inválido.")
-            if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _INT_LIMIT:
-                raise _Refused(field, f"{_label(field)}: tem um número fora do limite.")  # the store keeps 8 bytes
-            return value
+            return _integer(field, value) if type(value) is int else value  # within what the store keeps
         if isinstance(value, numbers.Number) and not isinstance(value, complex):
             return value  # a cell of a table (numpy integers, an empty cell read as NaN): plain data
         if isinstance(value, str):
