@@ -10,6 +10,7 @@ from pymongo.database import Database
 
 from seed.timeline import on
 from services.dam import dams, own_dams
+from services.ridehailing import renewal_reminders, trip_data
 from services.shared import clock, domicile, regulated_accounts
 from services.shared.auth import Actor
 from services.shared.errors import NotFound
@@ -30,6 +31,7 @@ def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
         regulated_accounts.create_demo_account(db, "chapada", "condutor", driver["cpf"], driver["cpf"], PORTAL_PASSWORD)
         _domicile(db, staff, "condutor", driver["cpf"], driver.get("email") or "")
         _driver_dams(db, staff, driver)
+        renewal_reminders.send_reminders(db, staff, "chapada", clock.today())  # once a year: idempotent
         made.append(("condutor", f"CPF {driver['cpf']}", PORTAL_PASSWORD))
     platform = db["platforms"].find_one({"municipality": "chapada", "name": PLATFORM_NAME})
     if platform is not None:
@@ -42,6 +44,7 @@ def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
         except NotFound:
             return made
         _domicile(db, staff, "plataforma", platform["cnpj"], AGENT_EMAIL)
+        _data_request(db, staff, platform)
         made.append(("plataforma", f"CNPJ {platform['cnpj']} + CPF {AGENT_CPF}", PORTAL_PASSWORD))
     return made
 
@@ -70,3 +73,14 @@ def _driver_dams(db: Database, staff: Actor, driver: dict) -> None:
             dams.issue(db, staff, "chapada", taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
                        taxpayer_address=driver.get("address") or "Chapada dos Guimarães", revenue_kind=kind,
                        description=description, legal_basis=basis, amount=Decimal(amount), due=due)
+
+
+def _data_request(db: Database, staff: Actor, platform: dict) -> None:
+    """A trip-data request delivered to the demo platform's domicile (its 24 hours run from now), once."""
+    if db[trip_data.REQUESTS].count_documents({"municipality": "chapada", "platform_id": str(platform["_id"]),
+                                               "channel": trip_data.DOMICILE_CHANNEL}):
+        return
+    today = clock.today()
+    trip_data.request_data(db, staff, "chapada", str(platform["_id"]),
+                           "Apuração de denúncia de cobrança acima da tarifa anunciada (demonstração)",
+                           period_from=today - timedelta(days=7), period_to=today - timedelta(days=1))

@@ -29,8 +29,6 @@ from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.pdf import stamp as auth_stamp
-from services.shared.pdf.letterhead import LEFT, WIDTH, box, footer, letterhead, title
-from services.shared.pdf.style import Fonts
 from services.store import parse_date
 
 CATEGORY = "renovacao_lembrete"
@@ -129,7 +127,11 @@ def _reminder_pdf(db: Database, actor: Actor, municipality: str, due: Due, on: d
 
 
 def _render_reminder(db: Database, municipality: str, due: Due, on: date, stamp: auth_stamp.Stamp) -> bytes:
-    from fpdf import FPDF  # here: Início imports this module, and loads no PDF library to draw itself
+    # here: the start (bootstrap) and Início import this module, and load no PDF library to draw themselves
+    from fpdf import FPDF
+
+    from services.shared.pdf.letterhead import LEFT, WIDTH, box, footer, letterhead, title
+    from services.shared.pdf.style import Fonts
 
     town = municipalities.get(db, municipality)
     rules = registry.rules_of(municipality)

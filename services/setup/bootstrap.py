@@ -11,11 +11,12 @@ from services import store
 # are resumed (a paid DAM whose collection has none stays pending).
 from services.dam import charge_migration, outbox
 from services.machinery import booking_requests, payment, trips  # noqa: F401  (payment: the bookings' handler)
-from services.ridehailing import (  # noqa: F401
+from services.ridehailing import (  # noqa: F401  (renewal_reminders: its messages' code)
     authorization_records,
     fees,
     issqn,
     platform_lists,
+    renewal_reminders,
     trip_data,
 )
 from services.ridehailing.enforcement import autos, opening, penalties  # noqa: F401  (the fine's, the opening's handlers)

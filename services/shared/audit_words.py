@@ -96,7 +96,7 @@ FIELD_NAMES = {
 FIELD_NAMES.update({
     "delivered_at": "Entregue em", "delivered_on": "Dia da entrega", "delivered_by": "Entregue por",
     "opened_at": "Aberta em", "opened_on": "Dia da abertura", "opened_by": "Aberto por", "email": "E-mail",
-    "tacit_days": "Dias para a ciência tácita", "tacit_on": "Ciência tácita em", "message_id": "Mensagem",
+    "tacit_days": "Dias para a ciência tácita", "alert_ids": "Alertas por e-mail", "tacit_on": "Ciência tácita em", "message_id": "Mensagem",
     "tacit_defence_deadline": "Prazo da defesa se a ciência for tácita", "receipt": "Ciência", "warning": "Aviso",
     "pdf_sha256": "PDF (SHA-256)", "title": "Título", "category": "Categoria", "ref": "Refere-se a",
     # issue 36 item 2: other communications delivered to the domicile
