@@ -137,3 +137,17 @@ def test_a_person_of_another_platform_or_no_longer_authorized_is_refused(ready, 
     with pytest.raises(PermissionDenied):  # the clerk's service stays the staff's
         platform_lists.receive_list(ready, agent(), "chapada", platform_id(ready), clock.today(), data, "relacao.csv")
     assert written(ready) == before
+
+
+def test_the_staff_screen_shows_the_list_came_through_the_portal_and_who_signed_it(ready, certs):
+    from tests.test_page_platform_obligations import page
+
+    data = csv_file(listed(ready))
+    data_answers.send_driver_list(ready, agent(), data, "relacao.csv", signing.detached(certs["rita"], data), "r.p7s")
+    platform_lists.receive_list(ready, SECRETARIA_CG, "chapada", platform_id(ready), clock.today(), data,
+                                "relacao.csv", commit=True)
+    at = page()
+    assert not at.exception
+    received = next(df.value for df in at.dataframe if "Canal" in df.value.columns)
+    masked = f"***.{AGENT_CPF[3:6]}.{AGENT_CPF[6:9]}-**"
+    assert received["Canal"].tolist() == ["registrada pelo servidor", f"portal, assinada por RITA AGENTE (CPF {masked})"]
