@@ -11,6 +11,10 @@ late against the 24 hours (``rules.ridehailing.obligations.data_request_late``; 
 never refused). A refused file leaves nothing stored. Staff read the answer on the request
 (``trip_data.data_requests``) and download the original (:func:`answer_file`).
 
+The same channel takes the files the platforms owe without a request, signed the same way (a CSV/XLSX with
+its ``.p7s``): the trip data (:func:`send_trip_file`, through ``trip_data``'s import) and the periodic list of
+drivers and vehicles (:func:`send_driver_list`, through ``platform_lists``' reception and reconciliation).
+
 The regulated side names a request by its public ``code``; another platform's code reads as a missing
 one. A person no longer authorized by the platform is refused.
 """
