@@ -7,7 +7,9 @@ Lists (CG art. 5º VIII every 60 days; MP art. 5º IX monthly) are received with
 active authorization of that driver and vehicle (CG art. 30; MP art. 12 XXV / art. 26 III d)
 becomes a draft (``platform_drafts``) for the clerk to review, which :func:`_draft` hands to the
 autos de infração service as a draft auto. Each credentialed platform's next list is due by the
-rule set's period; a late or near one goes to the work queue (:func:`pending`).
+rule set's period; a late or near one goes to the work queue (:func:`pending`). The clerk registers a
+list (:func:`receive_list`); the platform's authorized person sends it signed on the portal
+(``data_answers.send_driver_list``); both go through :func:`receive_checked`.
 """
 from __future__ import annotations
 
