@@ -9,6 +9,7 @@ import streamlit as st
 from rules.fmt import brl, count, day, moment, plural
 from rules.ridehailing.obligations import TRIP_COLUMNS
 from services.ridehailing import (
+    data_answers,
     issqn,
     platform_files,
     platform_lists,
@@ -118,7 +119,8 @@ with tab_lists:
     if ok:
         st.subheader("Relações recebidas")
         table([{"Plataforma": r["platform_name"], "Recebida em": r["received_on"], "Arquivo": r["file_name"],
-                "Linhas": r["row_count"], "Irregulares": r["hit_count"]} for r in received],
+                "Linhas": r["row_count"], "Irregulares": r["hit_count"], "Canal": data_answers.list_channel(r)}
+               for r in received],
               "pob_lists", "relacoes_recebidas", "Nenhuma relação recebida.")
     ok, hits = common.attempt(platform_lists.drafts, db, actor, mun)
     if ok:

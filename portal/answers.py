@@ -20,7 +20,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal import web
-from rules.fmt import moment
+from rules.fmt import count, day, moment
 from services.ridehailing import data_answers
 from services.shared import clock, regulated_access, uploads
 from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
@@ -138,6 +138,42 @@ def routes(db: Database) -> list[Route]:
         return web.render(request, "viagens.html", notice=f"Arquivo recebido: {report.rows} "
                           f"{'viagem' if report.rows == 1 else 'viagens'}. A assinatura foi verificada.", **context)
 
+    async def driver_list(request: Request) -> Response:
+        """The platform's list of drivers and vehicles (CG art. 5º VIII; MP art. 5º IX), signed (CSV/XLSX +
+        .p7s), through the staff's own list reception and reconciliation."""
+        person = await platform_person(request)
+        if person is None:
+            return RedirectResponse("/entrar", status_code=303)
+        context = {"title": "Enviar a relação de condutores e veículos",
+                   "limits": {"file": uploads.shown_limit("platform_list"),
+                              "signature": uploads.shown_limit("signature")}}
+        if request.method == "GET":
+            return web.render(request, "relacoes.html", **context)
+        _texts, files = await web.form_with_files(request, max_files=2)
+        await web.limit(request, db, "envio", person.actor.username)
+        data, name = files.get("file", (b"", ""))
+        signature, signature_name = files.get("signature", (b"", ""))
+        if not data:
+            return web.render(request, "relacoes.html", 400, errors={"file": "Escolha o arquivo da relação."},
+                              message="O arquivo não foi aceito; nada foi gravado.", **context)
+        try:
+            report = await run_in_threadpool(data_answers.send_driver_list, db, person.actor, data, name,
+                                             signature or None, signature_name)
+        except PermissionDenied:
+            raise HTTPException(404) from None
+        except ServiceError as problem:
+            errors = problem.errors if isinstance(problem, ValidationFailed) else {}
+            return web.render(request, "relacoes.html", 400, errors=errors,
+                              message="O arquivo não foi aceito; nada foi gravado." if errors else problem.message,
+                              **context)
+        if not report.ok:
+            return web.render(request, "relacoes.html", 400, rows=report.errors,
+                              message="A relação tem linhas com problemas; nada foi gravado. Corrija e envie de novo.",
+                              **context)
+        return web.render(request, "relacoes.html", notice=f"Relação recebida em {day(clock.today())}: "
+                          f"{count(report.rows, 'linha', 'linhas')}. A assinatura foi verificada.", **context)
+
     return [Route("/pedidos", listing), Route("/pedidos/{code}", one),
             Route("/pedidos/{code}/responder", answer, methods=["POST"], max_body_size=MAX_BODY),
-            Route("/viagens", trips, methods=["GET", "POST"], max_body_size=MAX_BODY)]
+            Route("/viagens", trips, methods=["GET", "POST"], max_body_size=MAX_BODY),
+            Route("/relacoes", driver_list, methods=["GET", "POST"], max_body_size=MAX_BODY)]

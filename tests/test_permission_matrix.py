@@ -212,6 +212,7 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.data_answers.own_request": "domicilio",
     "services.ridehailing.data_answers.answer_request": "domicilio",
     "services.ridehailing.data_answers.send_trip_file": "domicilio",
+    "services.ridehailing.data_answers.send_driver_list": "domicilio",
     "services.ridehailing.data_answers.answer_file": "read",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
@@ -335,6 +336,13 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 # the trip import once authorized: called by import_trips (staff, write) and by
                 # data_answers.send_trip_file (the platform's own person), each after its own check
                 "services.ridehailing.trip_data.import_checked",
+                # the same for a list of drivers and vehicles: receive_list and draft_autos (staff, write) and
+                # data_answers.send_driver_list (the platform's own person), each after its own check, down to
+                # the report of the list and the draft autos of its reconciliation
+                "services.ridehailing.platform_lists.receive_checked",
+                "services.ridehailing.platform_lists.autos_checked", "services.ridehailing.platforms.report_checked",
+                "services.ridehailing.enforcement.lavratura.draft_checked",
+                "services.shared.entities.create_checked",
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data

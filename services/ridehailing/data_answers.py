@@ -11,6 +11,10 @@ late against the 24 hours (``rules.ridehailing.obligations.data_request_late``; 
 never refused). A refused file leaves nothing stored. Staff read the answer on the request
 (``trip_data.data_requests``) and download the original (:func:`answer_file`).
 
+The same channel takes the files the platforms owe without a request, signed the same way (a CSV/XLSX with
+its ``.p7s``): the trip data (:func:`send_trip_file`, through ``trip_data``'s import) and the periodic list of
+drivers and vehicles (:func:`send_driver_list`, through ``platform_lists``' reception and reconciliation).
+
 The regulated side names a request by its public ``code``; another platform's code reads as a missing
 one. A person no longer authorized by the platform is refused.
 """
@@ -24,7 +28,7 @@ from pymongo.database import Database
 from rules.fmt import day, moment
 from rules.ridehailing import obligations as rule
 from services import store
-from services.ridehailing import platform_files, trip_data
+from services.ridehailing import platform_files, platform_lists, trip_data
 from services.ridehailing.trip_data import REQUESTS
 from services.shared import audit, clock, privacy, regulated_accounts, signatures
 from services.shared.auth import Actor, authorize
@@ -161,6 +165,37 @@ def send_trip_file(db: Database, actor: Actor, data: bytes, file_name: str, sign
     if signature:
         signed["signature_sha"] = store.put_file(db, bytes(signature), signed["signature_name"])
     return trip_data.import_checked(*args, True, signed)
+
+
+@checked
+def send_driver_list(db: Database, actor: Actor, data: bytes, file_name: str, signature: bytes | None = None,
+                     signature_name: str = "") -> platform_files.FileReport:
+    """The platform's list of drivers and vehicles (CG art. 5º VIII; MP art. 5º IX) sent on the portal, signed as
+    a trip file is (a CSV/XLSX with its ``.p7s``): verified, then received by ``platform_lists``' own reception
+    on today's date — the same row checks (every bad row with its line, nothing kept), the same reconciliation
+    and draft autos, the same audit —, the list recording the signature and the person who sent it."""
+    municipality, cnpj, platform = _platform_of(db, actor)
+    verified = signatures.verify(db, municipality, data, file_name, signature or None,
+                                 authorized=regulated_accounts.authorized_cpfs(db, municipality, cnpj))
+    signed = {**verified.as_record(), "signature_name": str(signature_name or "")[:MAX_NAME],
+              "sent_by": regulated_accounts.agent_cpf(actor), "sent_by_name": actor.name}
+    args = (db, actor, municipality, platform, clock.today(), bytes(data), str(file_name)[:MAX_NAME])
+    checked_rows = platform_lists.receive_checked(*args, False)
+    if not checked_rows.ok:  # the rows first: a refused file keeps nothing, its .p7s included
+        return checked_rows
+    if signature:
+        signed["signature_sha"] = store.put_file(db, bytes(signature), signed["signature_name"])
+    return platform_lists.receive_checked(*args, True, signed)
+
+
+def list_channel(doc: dict) -> str:
+    """How a received list came (pt-BR, for the staff's screen): typed in by a clerk, or sent on the portal
+    signed by whom."""
+    signed = doc.get("signature")
+    if not signed:
+        return "registrada pelo servidor"
+    cpf = f" (CPF {privacy.mask_cpf(signed['signer_cpf'])})" if signed.get("signer_cpf") else ""
+    return f"portal, assinada por {signed.get('signer_name', '')}{cpf}"
 
 
 @checked

@@ -7,7 +7,9 @@ Lists (CG art. 5º VIII every 60 days; MP art. 5º IX monthly) are received with
 active authorization of that driver and vehicle (CG art. 30; MP art. 12 XXV / art. 26 III d)
 becomes a draft (``platform_drafts``) for the clerk to review, which :func:`_draft` hands to the
 autos de infração service as a draft auto. Each credentialed platform's next list is due by the
-rule set's period; a late or near one goes to the work queue (:func:`pending`).
+rule set's period; a late or near one goes to the work queue (:func:`pending`). The clerk registers a
+list (:func:`receive_list`); the platform's authorized person sends it signed on the portal
+(``data_answers.send_driver_list``); both go through :func:`receive_checked`.
 """
 from __future__ import annotations
 
@@ -105,6 +107,15 @@ def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str
     platform = entities.get(db, actor, "platforms", municipality, platform_id)
     if not isinstance(received_on, date) or received_on > clock.today():
         raise ValidationFailed({"received_on": "Recebida em: informe uma data até hoje."})
+    return receive_checked(db, actor, municipality, platform, received_on, data, file_name, commit)
+
+
+def receive_checked(db: Database, actor: Actor, municipality: str, platform: dict, received_on: date, data: bytes,
+                    file_name: str, commit: bool, signature: dict | None = None) -> platform_files.FileReport:
+    """:func:`receive_list` for a service that has already authorized its actor and found the platform (its
+    record, ``id`` or ``_id``): the clerk's import, and the list the platform's person sends signed on the
+    portal (``data_answers.send_driver_list``), which hands its verified ``signature`` (kept on the list)."""
+    platform_id = str(platform.get("id") or platform["_id"])
     rows, errors = _list_rows(platform_files.read_table(data, file_name, "platform_list"))
     report = platform_files.FileReport(len(rows), tuple(errors))
     if errors or not commit:
@@ -121,11 +132,12 @@ def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str
                "file_name": file_name, "rows": [{"line": r["line"], "cpf": r["cpf"], "plate": r["placa"],
                                                  "name": r["name"]} for r in rows],
                "row_count": len(rows), "hit_count": len(hits), "created_at": now, "created_by": actor.username,
-               "version": 1}
+               "version": 1, **({"signature": signature} if signature else {})}
         list_id = str(insert_one(db[LISTS], encode(doc)))
         audit.record(db, actor, municipality, "create", LISTS, list_id, {},
                      {k: v for k, v in doc.items() if k != "rows"},
-                     note=f"Relação de {platform['name']} recebida: {fmt.count(len(rows), 'linha', 'linhas')}, "
+                     note=f"Relação de {platform['name']} recebida{' pelo portal, assinada' if signature else ''}: "
+                          f"{fmt.count(len(rows), 'linha', 'linhas')}, "
                           f"{fmt.count(len(hits), 'irregular', 'irregulares')}")
         drafts = [{"municipality": municipality, "list_id": list_id, "platform_id": platform_id,
                    "platform_name": platform["name"], "on": received_on, "line": row["line"], "cpf": row["cpf"],
@@ -134,8 +146,9 @@ def receive_list(db: Database, actor: Actor, municipality: str, platform_id: str
                    "status": DRAFT, "auto_id": None, "created_at": now, "version": 1} for row, finding in hits]
         if drafts:
             db[DRAFTS].insert_many([encode(d) for d in drafts])
-        platforms.add_report(db, actor, municipality, platform["cnpj"], "lista", received_on, f"Arquivo {file_name}")
-    draft_autos(db, actor, municipality)
+        platforms.report_checked(db, actor, municipality, platform["cnpj"], received_on, f"Arquivo {file_name}")
+    # the clerk's reception drafts every hit still waiting; the platform's person only their own list's
+    autos_checked(db, actor, municipality, list_id if signature else "")
     return platform_files.FileReport(len(rows), (), list_id, len(hits))
 
 
@@ -155,13 +168,13 @@ def _draft(db: Database, actor: Actor, municipality: str, draft: dict) -> str:
     if db["drivers"].find_one({"municipality": municipality, "cpf": draft["cpf"]}, {"_id": 1}) is None:
         # ausência de cadastro: transporte ilegal by someone outside the register (CG art. 30; MP art. 27),
         # identified as the platform listed them (docs/LEITURAS.md §6 item 2, §7)
-        return lavratura.draft_auto(db, actor, municipality, AutoInput(
+        return lavratura.draft_checked(db, actor, municipality, AutoInput(
             target_kind="unregistered", driver_cpf=draft["cpf"], plate=draft["plate"],
             platform_id=draft["platform_id"], offender_name=draft["name"] or "Nome não informado na relação",
             infraction_code=_unregistered_code(municipality), facts=facts, origin=origin))
     # The auto is against the driver; an unregistered plate is a fact of it, not a party to look up.
     registered = db["vehicles"].find_one({"municipality": municipality, "plate": draft["plate"]}, {"_id": 1})
-    return lavratura.draft_auto(db, actor, municipality, AutoInput(
+    return lavratura.draft_checked(db, actor, municipality, AutoInput(
         target_kind="driver", driver_cpf=draft["cpf"], plate=draft["plate"] if registered else "",
         platform_id=draft["platform_id"], infraction_code=draft["infraction_code"], facts=facts, origin=origin))
 
@@ -176,8 +189,15 @@ def draft_autos(db: Database, actor: Actor, municipality: str) -> int:
     """Turn every reconciliation hit still without an auto into a draft auto; returns how many were
     drafted now. A hit is drafted once (conditional on its version)."""
     authorize(actor, "write", municipality)
+    return autos_checked(db, actor, municipality)
+
+
+def autos_checked(db: Database, actor: Actor, municipality: str, list_id: str = "") -> int:
+    """:func:`draft_autos` for a service that has already authorized its actor (:func:`receive_checked`);
+    with ``list_id``, only that list's hits."""
     drafted = 0
-    for raw in db[DRAFTS].find({"municipality": municipality, "status": DRAFT}):
+    query = {"municipality": municipality, "status": DRAFT, **({"list_id": list_id} if list_id else {})}
+    for raw in db[DRAFTS].find(query):
         draft = platform_files.plain(raw)
         try:
             with store.transaction(db):

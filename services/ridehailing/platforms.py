@@ -76,3 +76,10 @@ def add_report(db: Database, actor: Actor, municipality: str, cnpj: str, kind: s
         on = on.replace(day=1)
     return entities.create(db, actor, "platform_reports", municipality,
                            {"platform_cnpj": cnpj, "kind": kind, "on": on, "reference": reference})
+
+
+def report_checked(db: Database, actor: Actor, municipality: str, cnpj: str, on: date, reference: str = "") -> str:
+    """A list handed in on ``on``, for a service that has already authorized its actor (the list received
+    through ``platform_lists.receive_checked``, from the clerk or from the platform's person on the portal)."""
+    return entities.create_checked(db, actor, "platform_reports", municipality,
+                                   {"platform_cnpj": cnpj, "kind": "lista", "on": on, "reference": reference})

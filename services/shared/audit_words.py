@@ -154,6 +154,8 @@ FIELD_NAMES.update({
     "not_before": "Válido desde", "not_after": "Válido até", "added_at": "Incluído em", "added_by": "Incluído por",
     "holder": "Titular do certificado",
 })
+# a trip file or a list of drivers sent signed on the portal (issue 36 item 4)
+FIELD_NAMES.update({"signature": "Assinatura digital", "sent_by": "Enviado por (CPF)", "sent_by_name": "Enviado por"})
 # A code its sibling already says in words ("ground" beside "ground_label"): not shown.
 NAMED_BY = {"ground": "ground_label", "method": "method_label"}
 # Decimals that are not money (meter readings, hours, quantities, rates): shown as numbers, not R$.

@@ -229,7 +229,16 @@ def _object_id(doc_id: str) -> ObjectId:
 @checked
 def create(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
     """Validate and insert a record of ``entity`` for ``municipality`` at version 1, with its audit entry."""
-    spec = authorize_entity(db, actor, "write", entity, municipality)
+    return _create(db, actor, authorize_entity(db, actor, "write", entity, municipality), municipality, values)
+
+
+def create_checked(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
+    """:func:`create` for a service that has already authorized its actor (a platform's list received on the
+    portal records its report through ``platforms.report_checked``)."""
+    return _create(db, actor, spec_for(db, entity, municipality), municipality, values)
+
+
+def _create(db: Database, actor: Actor, spec: EntitySpec, municipality: str, values: dict[str, Any]) -> str:
     clean = validate(spec, values)
     _refuse_unknown_references(db, spec, municipality, clean)
     record_files.keep(db, spec, [values])

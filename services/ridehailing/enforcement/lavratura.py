@@ -67,6 +67,12 @@ def draft_auto(db: Database, actor: Actor, municipality: str, values: AutoInput)
     ``values`` name (``values.origin`` says where it came from); returns its id. Used by the
     platform-list reconciliation."""
     authorize(actor, "write", municipality)
+    return draft_checked(db, actor, municipality, values)
+
+
+def draft_checked(db: Database, actor: Actor, municipality: str, values: AutoInput) -> str:
+    """:func:`draft_auto` for a service that has already authorized its actor (the reconciliation of a list
+    the platform's person sent on the portal, ``platform_lists.autos_checked``)."""
     return _draft(db, actor, municipality, values, values.origin)
 
 
