@@ -95,6 +95,7 @@ def sticker_token(db) -> str:
 
     from bench.portal_store import STAFF
 
+    ride_seed.seed_fee(db)  # the demo's fee of the authorization
     auth_id = ride_seed._flow(db, STAFF, "chapada", random.Random(3), clock.today() - timedelta(days=12), "inspected")
     bill = fees.issue_fee_dam(db, STAFF, "chapada", auth_id, clock.today())
     payments.record_payment(db, STAFF, "chapada", bill["id"], clock.today(), bill["amount"], "Banco do Brasil")
