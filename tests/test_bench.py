@@ -365,3 +365,20 @@ def test_a_view_that_keeps_something_new_makes_a_new_dataset(monkeypatch):
     view = views.all_views()[0]
     monkeypatch.setitem(views._VIEWS, view.name, dataclasses.replace(view, version=view.version + 1))
     assert dataset.generator_version() != before
+
+
+def test_the_portal_benchmark_prints_every_figure_on_a_tiny_dataset(tmp_path, capsys):
+    """``bench/portal.py`` at two tiny scales (a small signed PDF instead of 5 MB) and the phone's first visit
+    throttled to Slow 4G, one visit a page; no figure is asserted."""
+    from bench import portal as portal_bench
+
+    results = portal_bench.main(["--scales", "1,2", "--repeat", "2", "--upload-repeat", "1", "--others", "3",
+                                 "--file-bytes", "60000", "--phone-runs", "1", "--data-root", str(tmp_path)])
+    for scale in (1, 2):
+        assert set(results[scale]["figures"]) == {"inbox", "notice", "pdf", "upload"}
+        assert all(f["p50"] > 0 for f in results[scale]["figures"].values())
+    assert results[2]["counts"]["own"] == 2 and results[2]["counts"]["messages"] == 2 * results[1]["counts"]["messages"]
+    phone = results["phone"]
+    assert len(phone) == 4 and all(p["bytes"] > 0 and p["load_s"] > 0 for p in phone.values())
+    out = capsys.readouterr().out
+    assert "razão p50 / p95" in out and "Slow 4G" in out and "metas" in out

@@ -2,8 +2,8 @@
 code e-mailed by the panel to a real SMTP server; the pages work without JavaScript and keep the basics of
 WCAG 2.1 AA (every field labelled, errors tied to their field, a skip link first, visible focus).
 
-axe-core is not run: no copy of it is installed (its Python wrappers would be a new dependency), and a test
-may not fetch it from the network."""
+axe-core runs on every portal page in tests/test_browser_portal_a11y.py (its copy bundled in
+axe-playwright-python, nothing fetched from the network)."""
 from __future__ import annotations
 
 from tests import portal_support as support

@@ -1,7 +1,7 @@
 """Issue 38 item 2 in a real browser (Chromium, a phone, no JavaScript): a driver logs in, finds the overdue
 DAM in "Meus DAMs", asks its 2ª via by keyboard and downloads its PDF, which carries the new due date.
 
-Accessibility: axe-core is not run (not installed, and a test may not fetch it); instead each page passes a
+Accessibility: axe-core runs on these pages in tests/test_browser_portal_a11y.py; here each page also passes a
 minimal set of checks in the browser — the page's language, every field labelled, every aria-describedby
 pointing at an element, one h1 and no heading level skipped, no sideways scroll — and the 2ª via is asked
 with the keyboard alone."""

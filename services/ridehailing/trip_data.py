@@ -36,7 +36,10 @@ from services.store import decode, encode, insert_one
 REQUESTS, TRIPS, TRIP_IMPORTS = "platform_data_requests", "platform_trips", "platform_trip_imports"
 
 INDEXES = {
-    REQUESTS: [([("municipality", 1), ("answered_at", 1), ("notified_at", -1)], {"name": "i_platform_requests"})],
+    REQUESTS: [([("municipality", 1), ("answered_at", 1), ("notified_at", -1)], {"name": "i_platform_requests"}),
+               # the platform person's own requests on the portal (data_answers): the list and one by its code
+               ([("municipality", 1), ("platform_id", 1), ("notified_at", -1), ("_id", -1)],
+                {"name": "i_platform_requests_own"})],
     TRIPS: [([("municipality", 1), ("platform_id", 1), ("competence", 1), ("plate", 1)], {"name": "i_platform_trips"})],
     TRIP_IMPORTS: [([("municipality", 1), ("platform_id", 1), ("file_sha", 1)],
                      {"unique": True, "name": "u_platform_trip_imports"})],

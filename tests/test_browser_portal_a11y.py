@@ -1,0 +1,107 @@
+"""Issue 38 "Limits" (WCAG 2.1 AA, which Brazil's eMAG follows): every page of the public portal passes axe-core
+in Chromium with no violation of impact "serious" or "critical".
+
+axe-core is the copy bundled in ``axe-playwright-python`` (requirements-dev.txt), injected into each page by
+Playwright: nothing is fetched from the network. The portal runs on a copy of the demo store (its demo driver
+with DAMs and a notice in the domicile, and the demo platform's authorized person with a data request) on a
+phone's viewport; each page is checked as it is first shown and, for the forms, once more with their errors.
+"""
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+from seed.portal_accounts import AGENT_CPF, PLATFORM_NAME, PORTAL_PASSWORD
+from services.ridehailing import public_check, trip_data
+from services.shared import domicile
+from tests import portal_support as support
+from tests.browser_support import chromium, require_chromium
+from tests.conftest import SECRETARIA_CG
+from tests.test_browser_portal import PHONE
+
+SERIOUS = ("serious", "critical")
+ONE_RECORD = (r"/domicilio/[\w-]+", r"/dams/\d+/\d+", r"/pedidos/[\w-]+")  # a message, a DAM, a data request
+PUBLIC = ["/entrar", "/ativar", "/ativar/codigo", "/senha", "/senha/codigo", "/privacidade", "/consulta",
+          "/verificar", "/pagina-que-nao-existe"]
+
+
+def violations(page) -> list[str]:
+    """The serious and critical violations axe-core finds on the page: "rule (impact): nodes"."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): " + "; ".join(n["target"][0] for n in v["nodes"][:3])
+            for v in found if v["impact"] in SERIOUS]
+
+
+def check(page, problems: dict[str, list[str]]) -> None:
+    """axe-core on the page as shown; the page's path is recorded as checked (``problems[""]``)."""
+    problems.setdefault("", []).append(urlparse(page.url).path)
+    found = violations(page)
+    if found:
+        problems[page.url] = found
+
+
+def log_in(page, url: str, document: str, person_cpf: str = "") -> None:
+    page.goto(url + "/entrar")
+    page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
+    page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(document)
+    if person_cpf:
+        page.get_by_label("Seu CPF").fill(person_cpf)
+    page.get_by_label("Senha").fill(PORTAL_PASSWORD)
+    page.get_by_role("button", name="Entrar").click()
+    page.get_by_role("heading", name="Início").wait_for()
+
+
+def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
+    require_chromium()
+    db = demo_db
+    driver = db["drivers"].find_one({"municipality": "chapada", "removed": {"$exists": False}}, sort=[("_id", 1)])
+    platform = db["platforms"].find_one({"municipality": "chapada", "name": PLATFORM_NAME})
+    domicile.deliver(db, SECRETARIA_CG, "chapada", "condutor", driver["cpf"], title="Notificação de teste",
+                     category="teste", pdf=b"%PDF-1.4\n% teste\n", ref={"collection": "teste", "id": "1"})
+    trip_data.request_data(db, SECRETARIA_CG, "chapada", str(platform["_id"]), "Apurar denúncia (teste)")
+    authorization = db["authorizations"].find_one({"municipality": "chapada"})
+    problems: dict[str, list[str]] = {}
+    with support.portal_server(db) as url, chromium() as browser:
+        context = browser.new_context(**PHONE | {"java_script_enabled": True}, bypass_csp=True)
+        page = context.new_page()
+        for path in PUBLIC:
+            page.goto(url + path)
+            check(page, problems)
+            button = page.locator("main form button[type=submit]").first
+            if button.count():  # the form once more, with the errors of an empty submit
+                button.click()
+                page.wait_for_load_state()
+                check(page, problems)
+        page.goto(url + "/autorizacao?t=" + public_check.token_for("chapada", str(authorization["_id"])))
+        check(page, problems)
+
+        log_in(page, url, driver["cpf"])
+        check(page, problems)
+        page.locator("a[href^='/domicilio/']").first.click()
+        check(page, problems)
+        page.get_by_role("button", name="Abrir a mensagem").click()
+        check(page, problems)
+        page.goto(url + "/dams")
+        check(page, problems)
+        page.locator("main a[href^='/dams/']").first.click()
+        check(page, problems)
+        page.goto(url + "/inicio")
+        page.get_by_role("button", name="Sair").click()
+        check(page, problems)
+
+        log_in(page, url, platform["cnpj"], AGENT_CPF)
+        page.goto(url + "/pedidos")
+        check(page, problems)
+        page.locator("main a[href^='/pedidos/']").first.click()
+        check(page, problems)
+        page.get_by_role("button", name="Enviar a resposta").click()  # no file chosen: the error under the field
+        check(page, problems)
+        page.goto(url + "/viagens")
+        check(page, problems)
+        context.close()
+    checked = set(problems.pop(""))
+    assert set(PUBLIC) | {"/autorizacao", "/inicio", "/dams", "/pedidos", "/viagens"} <= checked, checked
+    assert all(any(re.fullmatch(one, path) for path in checked) for one in ONE_RECORD), checked
+    assert problems == {}, "\n".join(f"{where}: {found}" for where, found in problems.items())
