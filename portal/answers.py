@@ -10,6 +10,8 @@ and a driver reaching these pages all read as the same 404.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pymongo.database import Database
@@ -29,6 +31,28 @@ from services.shared.regulated_accounts import PLATFORM, Person
 # the body of one answer: twice the file's and the .p7s's limits, so a file somewhat over its limit still
 # reaches the upload boundary and is refused there in pt-BR under its field (a body past this gets a bare 413)
 MAX_BODY = 2 * (uploads.max_bytes("signed_answer") + uploads.max_bytes("signature")) + 64 * 1024
+
+
+TEMPLATE = "envio_assinado.html"
+NOT_KEPT = "O arquivo não foi aceito; nada foi gravado."
+
+
+@dataclass(frozen=True)
+class SignedFilePage:
+    """What differs between the pages of the signed files a platform owes: the address, the texts, the
+    upload kind of the file and the service that receives it."""
+
+    path: str
+    title: str
+    kind: str
+    send: Callable[..., Any]
+    intro: str
+    file_label: str
+    file_hint: str
+    button: str
+    missing: str
+    bad_rows: str
+    done: Callable[[Any], str]
 
 
 def _shown(item: data_answers.OwnRequest) -> dict[str, Any]:
@@ -100,78 +124,62 @@ def routes(db: Database) -> list[Route]:
             if not data:
                 errors = {"file": "Escolha o arquivo assinado."}
             return web.render(request, "pedido.html", 400, title="Pedido de dados", item=item, errors=errors,
-                              message="O arquivo não foi aceito; nada foi gravado." if errors else problem.message,
+                              message=NOT_KEPT if errors else problem.message,
                               limits={"file": uploads.shown_limit("signed_answer"),
                                       "signature": uploads.shown_limit("signature")})
         return RedirectResponse(f"/pedidos/{code}?enviado=1", status_code=303)
 
-    async def trips(request: Request) -> Response:
-        """The platform's trip data file, signed (CSV/XLSX + .p7s), through the trip import."""
-        person = await platform_person(request)
-        if person is None:
-            return RedirectResponse("/entrar", status_code=303)
-        context = {"title": "Enviar dados de viagem", "limits": {"file": uploads.shown_limit("trip_file"),
-                                                                  "signature": uploads.shown_limit("signature")}}
-        if request.method == "GET":
-            return web.render(request, "viagens.html", **context)
-        _texts, files = await web.form_with_files(request, max_files=2)
-        await web.limit(request, db, "envio", person.actor.username)
-        data, name = files.get("file", (b"", ""))
-        signature, signature_name = files.get("signature", (b"", ""))
-        if not data:
-            return web.render(request, "viagens.html", 400, errors={"file": "Escolha o arquivo de viagens."},
-                              message="O arquivo não foi aceito; nada foi gravado.", **context)
-        try:
-            report = await run_in_threadpool(data_answers.send_trip_file, db, person.actor, data, name,
-                                             signature or None, signature_name)
-        except PermissionDenied:
-            raise HTTPException(404) from None
-        except ServiceError as problem:
-            errors = problem.errors if isinstance(problem, ValidationFailed) else {}
-            return web.render(request, "viagens.html", 400, errors=errors,
-                              message="O arquivo não foi aceito; nada foi gravado." if errors else problem.message,
-                              **context)
-        if not report.ok:
-            return web.render(request, "viagens.html", 400, rows=report.errors,
-                              message="O arquivo tem linhas com problemas; nada foi gravado. Corrija e envie de novo.",
-                              **context)
-        return web.render(request, "viagens.html", notice=f"Arquivo recebido: {report.rows} "
-                          f"{'viagem' if report.rows == 1 else 'viagens'}. A assinatura foi verificada.", **context)
+    def signed_file_page(page: SignedFilePage):
+        """The page of a signed file the platform owes (CSV/XLSX + .p7s), sent to ``page.send`` — one handler
+        for the trip data and the monthly list: CSRF, the ``envio`` limit, a refusal under its field, the
+        rows with problems with their lines, nothing kept unless the whole file is."""
+        async def handler(request: Request) -> Response:
+            person = await platform_person(request)
+            if person is None:
+                return RedirectResponse("/entrar", status_code=303)
+            limits = {"file": uploads.shown_limit(page.kind), "signature": uploads.shown_limit("signature")}
+            context = {"title": page.title, "page": page, "limits": limits}
+            if request.method == "GET":
+                return web.render(request, TEMPLATE, **context)
+            _texts, files = await web.form_with_files(request, max_files=2)
+            await web.limit(request, db, "envio", person.actor.username)
+            data, name = files.get("file", (b"", ""))
+            signature, signature_name = files.get("signature", (b"", ""))
+            if not data:
+                return web.render(request, TEMPLATE, 400, errors={"file": page.missing}, message=NOT_KEPT, **context)
+            try:
+                report = await run_in_threadpool(page.send, db, person.actor, data, name, signature or None,
+                                                 signature_name)
+            except PermissionDenied:
+                raise HTTPException(404) from None
+            except ServiceError as problem:
+                errors = problem.errors if isinstance(problem, ValidationFailed) else {}
+                return web.render(request, TEMPLATE, 400, errors=errors,
+                                  message=NOT_KEPT if errors else problem.message, **context)
+            if not report.ok:
+                return web.render(request, TEMPLATE, 400, rows=report.errors, message=page.bad_rows, **context)
+            return web.render(request, TEMPLATE, notice=page.done(report), **context)
+        return handler
 
-    async def driver_list(request: Request) -> Response:
-        """The platform's list of drivers and vehicles (CG art. 5º VIII; MP art. 5º IX), signed (CSV/XLSX +
-        .p7s), through the staff's own list reception and reconciliation."""
-        person = await platform_person(request)
-        if person is None:
-            return RedirectResponse("/entrar", status_code=303)
-        context = {"title": "Enviar a relação de condutores e veículos",
-                   "limits": {"file": uploads.shown_limit("platform_list"),
-                              "signature": uploads.shown_limit("signature")}}
-        if request.method == "GET":
-            return web.render(request, "relacoes.html", **context)
-        _texts, files = await web.form_with_files(request, max_files=2)
-        await web.limit(request, db, "envio", person.actor.username)
-        data, name = files.get("file", (b"", ""))
-        signature, signature_name = files.get("signature", (b"", ""))
-        if not data:
-            return web.render(request, "relacoes.html", 400, errors={"file": "Escolha o arquivo da relação."},
-                              message="O arquivo não foi aceito; nada foi gravado.", **context)
-        try:
-            report = await run_in_threadpool(data_answers.send_driver_list, db, person.actor, data, name,
-                                             signature or None, signature_name)
-        except PermissionDenied:
-            raise HTTPException(404) from None
-        except ServiceError as problem:
-            errors = problem.errors if isinstance(problem, ValidationFailed) else {}
-            return web.render(request, "relacoes.html", 400, errors=errors,
-                              message="O arquivo não foi aceito; nada foi gravado." if errors else problem.message,
-                              **context)
-        if not report.ok:
-            return web.render(request, "relacoes.html", 400, rows=report.errors,
-                              message="A relação tem linhas com problemas; nada foi gravado. Corrija e envie de novo.",
-                              **context)
-        return web.render(request, "relacoes.html", notice=f"Relação recebida em {day(clock.today())}: "
-                          f"{count(report.rows, 'linha', 'linhas')}. A assinatura foi verificada.", **context)
+    trips = signed_file_page(SignedFilePage(
+        "/viagens", "Enviar dados de viagem", "trip_file", data_answers.send_trip_file,
+        "Os dados das viagens realizadas no município (um CSV ou XLSX com uma viagem por linha, nas colunas do "
+        "modelo da prefeitura), com a assinatura destacada (.p7s) feita com o certificado ICP-Brasil de uma pessoa "
+        "autorizada pela plataforma.",
+        "Arquivo de viagens", "CSV ou XLSX", "Enviar os dados de viagem", "Escolha o arquivo de viagens.",
+        "O arquivo tem linhas com problemas; nada foi gravado. Corrija e envie de novo.",
+        lambda report: f"Arquivo recebido: {count(report.rows, 'viagem', 'viagens')}. A assinatura foi verificada."))
+    driver_list = signed_file_page(SignedFilePage(  # CG art. 5º VIII; MP art. 5º IX
+        "/relacoes", "Enviar a relação de condutores e veículos", "platform_list", data_answers.send_driver_list,
+        "A relação dos condutores e veículos que atuam pela plataforma no município (um CSV ou XLSX com as colunas "
+        "CPF, Placa e Nome, uma pessoa e um veículo por linha), com a assinatura destacada (.p7s) feita com o "
+        "certificado ICP-Brasil de uma pessoa autorizada pela plataforma. A prefeitura confere cada linha com o "
+        "cadastro de autorizações.",
+        "Arquivo da relação", "CSV ou XLSX com as colunas CPF, Placa e Nome", "Enviar a relação",
+        "Escolha o arquivo da relação.",
+        "A relação tem linhas com problemas; nada foi gravado. Corrija e envie de novo.",
+        lambda report: f"Relação recebida em {day(clock.today())}: {count(report.rows, 'linha', 'linhas')}. "
+                       "A assinatura foi verificada."))
 
     return [Route("/pedidos", listing), Route("/pedidos/{code}", one),
             Route("/pedidos/{code}/responder", answer, methods=["POST"], max_body_size=MAX_BODY),
