@@ -392,7 +392,8 @@ def _transition(db: Database, dam: dict, expected: dict, changes: dict, entry: d
         {"$set": encode({**changes, "updated_at": entry["at"]}), "$push": {"history": encode(entry)}},
     )
     if result.modified_count == 1 and changes.get("status") == CANCELLED:
+        # the reason is the clerk's free text (it may name a person): the public record keeps only the fact
         authenticity.mark(db, dam.get("municipality", ""), (COLLECTION, dam["id"]), authenticity.REPLACED
-                          if changes.get("replaced_by") else authenticity.CANCELLED, note=changes.get("cancel_reason", ""))
+                          if changes.get("replaced_by") else authenticity.CANCELLED)
     return result.modified_count == 1
 
