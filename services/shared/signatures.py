@@ -25,7 +25,7 @@ import io
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
-from asn1crypto import cms, core
+from asn1crypto import cms
 from asn1crypto import x509 as asn1_x509
 from cryptography import x509
 from pyhanko.pdf_utils.reader import PdfFileReader
@@ -38,7 +38,7 @@ from pymongo.database import Database
 from rules import signatures as rule
 from rules.fmt import cpf as shown_cpf
 from rules.fmt import day
-from services.shared import clock, trust_anchors, uploads
+from services.shared import clock, icp_brasil, trust_anchors, uploads
 from services.shared.errors import ValidationFailed
 
 PADES, CMS = "PAdES (assinatura no PDF)", "CMS destacada (.p7s)"
@@ -124,26 +124,6 @@ def _cms_status(data: bytes, signature: bytes, context: ValidationContext, field
     return status
 
 
-def _other_name_cpf(cert: x509.Certificate) -> str:
-    try:
-        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except x509.ExtensionNotFound:
-        return ""
-    for other in names.get_values_for_type(x509.OtherName):
-        if other.type_id.dotted_string == rule.CPF_OTHER_NAME:
-            try:
-                value = core.load(other.value).native
-            except ValueError:
-                return ""
-            return value.decode("latin-1") if isinstance(value, bytes) else str(value)
-    return ""
-
-
-def _common_name(cert: x509.Certificate) -> str:
-    found = cert.subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
-    return str(found[0].value) if found else ""
-
-
 def _utc(moment: datetime | None) -> datetime | None:
     if moment is None:
         return None
@@ -174,8 +154,8 @@ def verify(db: Database, municipality: str, data: bytes, file_name: str, signatu
         uploads.check("signature", signature, "", field=signature_field)
         status, kind = _cms_status(bytes(data), bytes(signature), context, field, signature_field), CMS
     cert = x509.load_der_x509_certificate(status.signing_cert.dump())
-    common = _common_name(cert)
-    name, cpf = rule.signer_name(common), rule.signer_cpf(_other_name_cpf(cert), common)
+    common = icp_brasil.common_name(cert.subject)
+    name, cpf = rule.signer_name(common), rule.signer_cpf(icp_brasil.other_name(cert, icp_brasil.CPF_OID), common)
     valid_from, valid_to = _utc(cert.not_valid_before_utc), _utc(cert.not_valid_after_utc)
     signed_at = _utc(status.signer_reported_dt)
     span = f"vale de {day(clock.to_local(valid_from))} a {day(clock.to_local(valid_to))}"
@@ -194,7 +174,6 @@ def verify(db: Database, municipality: str, data: bytes, file_name: str, signatu
         who = f"{name} (CPF {shown_cpf(cpf)})" if cpf else name
         raise _refuse(field, f"O arquivo foi assinado por {who}, que não está entre as pessoas autorizadas pela "
                              "plataforma (CG art. 11 §3; MP art. 4º §3).")
-    issuer = cert.issuer.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
     return Signature(kind, name, cpf, format(cert.serial_number, "X"),
-                     str(issuer[0].value) if issuer else cert.issuer.rfc4514_string(), valid_from, valid_to,
+                     icp_brasil.common_name(cert.issuer) or cert.issuer.rfc4514_string(), valid_from, valid_to,
                      signed_at, now, "válida: arquivo íntegro e certificado emitido por autoridade confiável")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from pymongo.database import Database
 
 from rules import fmt
-from services.shared import clock, config
+from services.shared import clock, config, icp_brasil
 from services.shared.errors import ValidationFailed
 
 if TYPE_CHECKING:  # cryptography is read on the first certificate, not by every page that names the kinds
@@ -33,7 +33,6 @@ FIELD = "certificate"
 PASSWORD_FIELD = "password"
 CERTIFICATE = "signing_certificate"  # fields of the municipality's document
 SIGNED_KINDS = "signed_kinds"
-CNPJ_OID = "2.16.76.1.3.3"  # DOC-ICP-04: the legal person's CNPJ in the SAN
 WARNING_DAYS = 30
 WARNING, EXPIRED = "warning", "error"
 # The kinds of PDF the panel issues, by the names the documents' code uses (the authentication stamp
@@ -136,34 +135,19 @@ def _is_pkcs12(data: bytes) -> bool:
     return True
 
 
-def _common_name(name: x509.Name) -> str:
-    from cryptography.x509.oid import NameOID
-
-    found = name.get_attributes_for_oid(NameOID.COMMON_NAME)
-    return str(found[0].value) if found else name.rfc4514_string()
-
-
 def _cnpj(cert: x509.Certificate, common: str) -> str:
     """The CNPJ of the otherName 2.16.76.1.3.3 (DOC-ICP-04), else the "RAZÃO SOCIAL:CNPJ" suffix of the CN."""
-    from cryptography import x509
-
-    try:
-        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-        for other in names.get_values_for_type(x509.OtherName):
-            if other.type_id.dotted_string == CNPJ_OID:
-                digits = "".join(chr(b) for b in other.value[2:] if 48 <= b <= 57)
-                if len(digits) == 14:
-                    return digits
-    except x509.ExtensionNotFound:
-        pass
+    digits = "".join(c for c in icp_brasil.other_name(cert, icp_brasil.CNPJ_OID) if c.isdigit())
+    if len(digits) == 14:
+        return digits
     suffix = common.rpartition(":")[2]
     return suffix if suffix.isdigit() and len(suffix) == 14 else ""
 
 
 def describe(cert: x509.Certificate) -> A1:
-    common = _common_name(cert.subject)
+    common = icp_brasil.common_name(cert.subject) or cert.subject.rfc4514_string()
     holder = common.rpartition(":")[0] if ":" in common else common
-    return A1(holder, _cnpj(cert, common), _common_name(cert.issuer), cert.not_valid_before_utc,
+    return A1(holder, _cnpj(cert, common), icp_brasil.common_name(cert.issuer) or cert.issuer.rfc4514_string(), cert.not_valid_before_utc,
               cert.not_valid_after_utc, format(cert.serial_number, "x"))
 
 
