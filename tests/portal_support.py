@@ -103,3 +103,16 @@ def portal_server(db) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def portal_login(page, url: str, document: str, password: str, person_cpf: str = "") -> None:
+    """Log in on the portal's form as a person does (a driver by CPF; a platform's person by CNPJ and CPF),
+    and wait for Início."""
+    page.goto(url + "/entrar")
+    page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
+    page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(document)
+    if person_cpf:
+        page.get_by_label("Seu CPF").fill(person_cpf)
+    page.get_by_label("Senha").fill(password)
+    page.get_by_role("button", name="Entrar").click()
+    page.get_by_role("heading", name="Início").wait_for()

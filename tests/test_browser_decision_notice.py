@@ -47,12 +47,7 @@ def test_a_decision_opened_on_the_portal_starts_the_appeal_term_on_the_case(db, 
     with support.portal_server(db) as url, chromium() as browser:
         context = browser.new_context(**PHONE)
         page = context.new_page()
-        page.goto(url + "/entrar")
-        page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-        page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(cpf)
-        page.get_by_label("Senha").fill(PASSWORD)
-        page.get_by_role("button", name="Entrar").click()
-        page.get_by_role("heading", name="Início").wait_for()
+        support.portal_login(page, url, cpf, PASSWORD)
         page.get_by_role("link", name=f"Decisão do Auto de Infração nº {number}").click()
         page.get_by_role("button", name="Abrir a mensagem").click()
         page.get_by_role("link", name="Baixar a notificação (PDF)").wait_for()

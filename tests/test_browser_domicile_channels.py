@@ -46,12 +46,7 @@ def test_opened_on_day_3_the_term_runs_from_day_3_and_never_opened_it_runs_from_
     with support.portal_server(db) as url, chromium() as browser:
         context = browser.new_context(**PHONE)
         page = context.new_page()
-        page.goto(url + "/entrar")
-        page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-        page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(cpf)
-        page.get_by_label("Senha").fill(PASSWORD)
-        page.get_by_role("button", name="Entrar").click()
-        page.get_by_role("heading", name="Início").wait_for()
+        support.portal_login(page, url, cpf, PASSWORD)
         home = page.inner_text("main")
         assert f"{tacit_on:%d/%m/%Y}" in home and "tácita" in home  # the inbox says it counts as received
         page.get_by_role("link", name=f"Notificação do Auto de Infração nº {numbers['opened']}").click()

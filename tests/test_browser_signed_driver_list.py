@@ -36,13 +36,7 @@ def test_the_authorized_person_sends_the_signed_list_and_reads_a_bad_row_with_it
     with support.portal_server(db) as url, chromium() as browser:
         context = browser.new_context(**PHONE)
         page = context.new_page()
-        page.goto(url + "/entrar")
-        page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-        page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(support.PLATFORM_CNPJ)
-        page.get_by_label("Seu CPF").fill(support.AGENT_CPF)
-        page.get_by_label("Senha").fill(PASSWORD)
-        page.get_by_role("button", name="Entrar").click()
-        page.get_by_role("heading", name="Início").wait_for()
+        support.portal_login(page, url, support.PLATFORM_CNPJ, PASSWORD, support.AGENT_CPF)
         page.get_by_role("link", name="Enviar a relação de condutores e veículos (arquivo assinado)").click()
         check_accessible_basics(page)
 
