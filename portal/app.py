@@ -33,7 +33,6 @@ from services.shared.errors import NotFound, ServiceError, ValidationFailed
 log = logging.getLogger("painel")
 MAIL_LOOP_SECONDS = 60
 BOTH = ["GET", "POST"]
-FIELD_OF = {"kind": "document"}  # a service's error key → the form field it is shown on
 
 
 SIGN_UP_KINDS = [(accounts.DRIVER, "Candidato a condutor (quero me credenciar)"),
@@ -61,7 +60,7 @@ def _account_key(values: dict[str, str]) -> str:
 
 def _errors(problem: ServiceError) -> tuple[dict[str, str], str]:
     if isinstance(problem, ValidationFailed):
-        return {FIELD_OF.get(k, k): v for k, v in problem.errors.items()}, "Corrija os campos indicados."
+        return dict(problem.errors), "Corrija os campos indicados."
     return {}, problem.message
 
 
