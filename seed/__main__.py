@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print("Contas de demonstração do portal de serviços da prefeitura (python -m portal):")
         for who, identification, password in seed_portal_accounts(db):
-            print(f"  {who:<11} {identification:<40} senha {password}")
+            print(f"  {who:<11} {identification:<44} senha {password}")
         return 0
     bootstrap.prepare(db)
     if bootstrap.store_kind(db) == "demo":

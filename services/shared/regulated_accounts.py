@@ -327,11 +327,14 @@ def enroll(db: Database, actor: Actor, municipality: str, kind: str, document: s
 
 
 def create_demo_account(db: Database, municipality: str, kind: str, document: str, person_cpf: str,
-                        password: str) -> None:
-    """A ready account with a known password, in a demonstration store only (``python -m seed --demo``)."""
+                        password: str, name: str = "", email: str = "") -> None:
+    """A ready account with a known password, in a demonstration store only (``python -m seed --demo``);
+    a requerente's (``name``, ``email``) as if the person had opened it."""
     meta = db["meta"].find_one({"_id": "store"})
     if not meta or meta.get("kind") != "demo":
         raise ValidationFailed({"store": "Contas de demonstração só num armazenamento de demonstração."})
+    if kind == REQUESTER and name and email:
+        ensure_account(db, municipality, kind, document, person_cpf, name, "carga de demonstração", email)
     entry = register_entry(db, municipality, kind, document, person_cpf)
     if entry is None:
         raise NotFound("Cadastro de demonstração ausente.")
