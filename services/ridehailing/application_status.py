@@ -19,7 +19,7 @@ from pymongo.database import Database
 from rules import fmt
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
-from services.ridehailing import authorization_records, documents, fees, registry
+from services.ridehailing import documents, fees, registry
 from services.ridehailing.applications import applicant
 from services.shared import clock, fields, municipalities
 from services.shared.auth import Actor

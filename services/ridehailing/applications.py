@@ -27,6 +27,7 @@ from typing import Any
 from pymongo.database import Database
 
 from rules.base import Finding, Level, RuleError
+from rules.fmt import count
 from rules.ridehailing import eligibility
 from rules.ridehailing.concepts import Document
 from services import store
@@ -85,6 +86,13 @@ class Part:
     @property
     def complete(self) -> bool:
         return not self.errors and not self.missing
+
+    def summary(self, done: str) -> str:
+        """Where the part stands in a few words: ``done``, or what is missing and whether to correct."""
+        said = [f"{'falta' if len(self.missing) == 1 else 'faltam'} {count(len(self.missing), 'campo', 'campos')}"
+                ] if self.missing else []
+        said += ["há campos a corrigir"] if self.errors else []
+        return "; ".join(said) or done
 
 
 @dataclass(frozen=True)
