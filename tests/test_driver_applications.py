@@ -19,9 +19,10 @@ from services.ridehailing import (
     inspections,
     work_queue,
 )
-from services.shared import clock, entities, entity_files, entity_lists
+from services.shared import clock, entities, entity_files, entity_lists, regulated_access
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.shared.schema import ListQuery
+from tests import portal_support as support
 from tests.application_support import PDF, candidate, driver_form, fill, vehicle_form
 from tests.ridehailing_data import ACTORS, register, set_fee
 
@@ -216,3 +217,15 @@ def test_the_protocol_date_is_the_day_it_is_sent(db, today):
     assert authorizations.status(db, ACTORS["chapada"], "chapada", str(doc["_id"]), clock.today()).status \
         is Status.REQUESTED
     assert application_status.own_request(db, person.actor, protocol).protocol_date == "03/03/2026"
+
+
+def test_the_register_keeps_the_e_mail_the_account_proved_so_the_person_stays_logged_in(db, today):
+    person = candidate("chapada")
+    support.ready_account(db, "chapada", "condutor", person.document, person.name, "candidato@exemplo.com.br",
+                          "senha-do-candidato-1")
+    _person, cookie, _expires = regulated_access.login(db, "chapada", "condutor", person.document, "",
+                                                       "senha-do-candidato-1")
+    fill(db, person)
+    applications.submit(db, person.actor)
+    assert db["drivers"].find_one({"cpf": person.document})["email"] == "candidato@exemplo.com.br"
+    assert regulated_access.resume(db, cookie) is not None  # the register now holds the CPF, same e-mail

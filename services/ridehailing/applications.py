@@ -32,7 +32,7 @@ from rules.ridehailing import eligibility
 from rules.ridehailing.concepts import Document
 from services import store
 from services.ridehailing import authorization_records, authorizations, registry
-from services.shared import audit, clock, entities, fields, record_files
+from services.shared import audit, clock, entities, fields, record_files, regulated_accounts
 from services.shared.auth import ALL_MUNICIPALITIES, Actor
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, PermissionDenied, ValidationFailed
@@ -44,7 +44,9 @@ from services.store import decode, encode, ensure_indexes
 COLLECTION = "driver_applications"
 DRAFT, SENT = "rascunho", "enviado"
 PARTS = {"condutor": "drivers", "veiculo": "vehicles"}
-OWN_KEY = {"drivers": "cpf", "vehicles": "driver_cpf"}  # the account's CPF, never typed
+# the account's own: its CPF, and the e-mail its activation code proved (the register's e-mail is the one the
+# portal account stands on: another one there would end the person's access, regulated_accounts.email_changed)
+OWN_KEYS = {"drivers": ("cpf", "email"), "vehicles": ("driver_cpf",)}
 # What the Secretaria concludes when it reads a certificate, never what the candidate types: the draft's
 # verdict takes the aptitude as shown by the medical certificate sent and no impeding record while the
 # criminal certificate is its proof; the record is created without them, for the clerk to set on reading
@@ -154,7 +156,7 @@ def applicant(actor: Actor) -> tuple[str, str]:
 def form_fields(db: Database, municipality: str, collection: str) -> tuple[Field, ...]:
     """The fields of the clerk's form of ``collection`` the candidate fills (custom fields included)."""
     spec = entities.spec_for(db, collection, municipality)
-    return tuple(f for f in spec.fields if f.in_form and f.kind != "file" and f.name != OWN_KEY[collection]
+    return tuple(f for f in spec.fields if f.in_form and f.kind != "file" and f.name not in OWN_KEYS[collection]
                  and f.name not in SECRETARIA_FINDINGS)
 
 
@@ -356,7 +358,8 @@ def submit(db: Database, actor: Actor) -> str:
     if raw is None or not view.complete:
         raise ValidationFailed({"_form": "; ".join(view.missing()) or "Preencha o pedido antes de enviá-lo."})
     on = clock.today()
-    driver = {**view.driver.clean, "cpf": cpf}
+    account = regulated_accounts.find_account(db, municipality, DRIVER, cpf, cpf) or {}
+    driver = {**view.driver.clean, "cpf": cpf, "email": account.get("email") or None}
     vehicle = {**view.vehicle.clean, "driver_cpf": cpf}
     with store.transaction(db):
         entities.create_checked(db, actor, "drivers", municipality, driver)
