@@ -14,6 +14,7 @@ from tests.test_browser_portal import PHONE
 from tests.test_browser_portal_dams import check_page
 
 PASSWORD = "senha-do-candidato-1"
+EMAIL = "candidato@exemplo.com.br"
 MISSING = "Falta: Documento não apresentado: Certidão negativa de antecedentes criminais (Decreto 06/2026 " \
           "(Chapada dos Guimarães), art. 12, III)"
 
@@ -48,15 +49,34 @@ def approve(db, protocol: str, on) -> None:
     authorizations.approve(db, clerk, "chapada", str(auth["_id"]), on)
 
 
-def test_a_candidate_applies_is_told_the_missing_article_completes_it_and_sees_the_approval(db, today):
+def sign_up(page, url: str, inbox, person) -> None:
+    """The candidate opens their own account on the portal (/cadastro), proving the e-mail with the code."""
+    page.goto(url + "/cadastro")
+    page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
+    page.get_by_label("Candidato a condutor (quero me credenciar)").check()
+    page.get_by_label("CPF ou CNPJ").fill(person.document)
+    page.get_by_label("Nome completo").fill(person.name)
+    page.get_by_label("E-mail").fill(EMAIL)
+    page.get_by_role("button", name="Criar conta e receber o código").click()
+    page.get_by_label("Código recebido por e-mail").fill(inbox.last_code(EMAIL))
+    page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
+    page.get_by_label("Condutor", exact=True).check()
+    page.get_by_label("CPF ou CNPJ").fill(person.document)
+    page.get_by_label("Nova senha", exact=True).fill(PASSWORD)
+    page.get_by_label("Repita a nova senha").fill(PASSWORD)
+    page.get_by_label("Li o aviso de privacidade").check()
+    page.get_by_role("button", name="Ativar a conta").click()
+    page.get_by_text("Conta ativada").wait_for()
+
+
+def test_a_candidate_applies_is_told_the_missing_article_completes_it_and_sees_the_approval(db, today, monkeypatch):
     require_chromium()
     person = candidate("chapada")
-    support.ready_account(db, "chapada", "condutor", person.document, person.name, "candidato@exemplo.com.br",
-                          PASSWORD)
-    with support.portal_server(db) as url, chromium() as browser:
+    with support.smtp_server(monkeypatch) as inbox, support.portal_server(db) as url, chromium() as browser:
         context = browser.new_context(**PHONE)
         page = context.new_page()
-        support.portal_login(page, url, person.document, PASSWORD)
+        sign_up(page, url, inbox, person)
+        support.portal_login(page, url, person.document, PASSWORD, as_kind="Condutor")
         page.get_by_role("link", name="Pedir a autorização (credenciamento) e acompanhar o pedido").click()
         check_page(page)
         page.get_by_role("link", name="Seus dados").click()
