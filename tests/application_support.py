@@ -7,8 +7,8 @@ from datetime import date, timedelta
 
 from seed import people
 from seed import ridehailing as demo
-from services.ridehailing import applications, registry
-from services.shared import clock
+from services.ridehailing import applications, authorizations, registry
+from services.shared import clock, entities, entity_lists
 from services.shared.regulated_accounts import DRIVER, Person
 
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
@@ -63,3 +63,14 @@ def fill(db, person: Person, missing: tuple[str, ...] = (), seed: int = 11, driv
     applications.save_part(db, actor, "veiculo", vehicle_form(person, seed, **(vehicle or {})))
     texts, files = documents_form(person.municipality, missing)
     return applications.save_documents(db, actor, texts, files)
+
+
+def approve(db, clerk, municipality: str, protocol: str, on: date) -> str:
+    """The clerk reads the medical certificate (sets the aptitude the candidate does not type) and approves the
+    request, through the clerk's services; returns the authorization's id."""
+    auth = db["authorizations"].find_one({"protocol": protocol, "municipality": municipality})
+    driver = entity_lists.referenced(db, clerk, "drivers", municipality, "cpf", auth["driver_cpf"])
+    entities.update(db, clerk, "drivers", municipality, driver["id"], {"fit_for_duty": True},
+                    expected_version=driver["version"])
+    authorizations.approve(db, clerk, municipality, str(auth["_id"]), on)
+    return str(auth["_id"])

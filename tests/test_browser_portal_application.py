@@ -4,10 +4,8 @@ document still missing when sending, sends it once complete and gets the protoco
 the person's page shows the approval and where and until when to present the vehicle for the vistoria."""
 from __future__ import annotations
 
-from services.ridehailing import authorizations
-from services.shared import entities, entity_lists
 from tests import portal_support as support
-from tests.application_support import PDF, candidate, documents_form, driver_form, vehicle_form
+from tests.application_support import PDF, approve, candidate, documents_form, driver_form, vehicle_form
 from tests.browser_support import chromium, require_chromium
 from tests.ridehailing_data import ACTORS
 from tests.test_browser_portal import PHONE
@@ -37,16 +35,6 @@ def send_documents(page, texts: dict[str, str], files: dict[str, tuple[bytes, st
     for name, (data, file_name) in files.items():
         page.locator(f"#{name}").set_input_files({"name": file_name, "mimeType": "application/pdf", "buffer": data})
     page.get_by_role("button", name="Salvar os documentos").click()
-
-
-def approve(db, protocol: str, on) -> None:
-    """The clerk reads the medical certificate (aptitude) and approves, through the clerk's services."""
-    clerk = ACTORS["chapada"]
-    auth = db["authorizations"].find_one({"municipality": "chapada", "protocol": protocol})
-    driver = entity_lists.referenced(db, clerk, "drivers", "chapada", "cpf", auth["driver_cpf"])
-    entities.update(db, clerk, "drivers", "chapada", driver["id"], {"fit_for_duty": True},
-                    expected_version=driver["version"])
-    authorizations.approve(db, clerk, "chapada", str(auth["_id"]), on)
 
 
 def sign_up(page, url: str, inbox, person) -> None:
@@ -106,7 +94,7 @@ def test_a_candidate_applies_is_told_the_missing_article_completes_it_and_sees_t
         assert "Pedido enviado: protocolo 0001/2026" in page.locator("main").inner_text()
         check_page(page)
 
-        approve(db, "0001/2026", today.value)
+        approve(db, ACTORS["chapada"], "chapada", "0001/2026", today.value)
         page.reload()
         steps = page.locator("ol.passos").inner_text()
         assert "Pedido aprovado em 02/03/2026" in steps and "até 09/03/2026" in steps and "art. 13" in steps

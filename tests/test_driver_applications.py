@@ -19,11 +19,11 @@ from services.ridehailing import (
     inspections,
     work_queue,
 )
-from services.shared import clock, entities, entity_files, entity_lists, regulated_access
+from services.shared import clock, entity_files, entity_lists, regulated_access
 from services.shared.errors import Conflict, NotFound, ValidationFailed
 from services.shared.schema import ListQuery
 from tests import portal_support as support
-from tests.application_support import PDF, candidate, driver_form, fill, vehicle_form
+from tests.application_support import PDF, approve, candidate, driver_form, fill, vehicle_form
 from tests.ridehailing_data import ACTORS, register, set_fee
 
 
@@ -141,24 +141,13 @@ def test_a_plate_already_registered_is_an_error_under_the_plate(db, today):
     assert view.vehicle.errors["plate"].startswith("Placa: já consta no cadastro")
 
 
-def _approve(db, municipality: str, protocol: str, on: date) -> str:
-    """The clerk reads the certificates (aptitude: the medical certificate) and approves."""
-    clerk = ACTORS[municipality]
-    auth = db["authorizations"].find_one({"protocol": protocol, "municipality": municipality})
-    driver = entity_lists.referenced(db, clerk, "drivers", municipality, "cpf", auth["driver_cpf"])
-    entities.update(db, clerk, "drivers", municipality, driver["id"], {"fit_for_duty": True},
-                    expected_version=driver["version"])
-    authorizations.approve(db, clerk, municipality, str(auth["_id"]), on)
-    return str(auth["_id"])
-
-
 def test_every_later_step_shows_on_the_persons_page_up_to_the_sticker(db, today):
     person = candidate("matupa")
     fill(db, person)
     protocol = applications.submit(db, person.actor)
     clerk, on = ACTORS["matupa"], today.value
     set_fee(db, "matupa")
-    auth = _approve(db, "matupa", protocol, on)
+    auth = approve(db, clerk, "matupa", protocol, on)
     shown = application_status.own_request(db, person.actor, protocol)
     assert "aprovado em 02/03/2026" in shown.steps[1].text
     assert "até 09/03/2026" in shown.steps[2].text and "art. 8º, §1º" in shown.steps[2].text

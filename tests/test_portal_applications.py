@@ -15,11 +15,14 @@ import urllib.request
 import pytest
 
 from portal import web
-from services.ridehailing import applications
+from seed.ridehailing import passing
+from services.dam import payments
+from services.ridehailing import applications, fees, inspections
 from services.shared import regulated_access
 from services.shared.regulated_accounts import PLATFORM, Person
 from tests import portal_support as support
-from tests.application_support import PDF, candidate, documents_form, driver_form, fill, vehicle_form
+from tests.application_support import PDF, approve, candidate, documents_form, driver_form, fill, vehicle_form
+from tests.ridehailing_data import ACTORS, set_fee
 from tests.test_portal_http import Client
 
 OBJECT_ID = re.compile(r"\b[0-9a-f]{24}\b")
@@ -122,3 +125,27 @@ def test_every_post_checks_csrf(db, portal, who):
         assert client.request(path, {"csrf": "0" * 64})[0] == 403, path
     assert client.request(path, {})[0] == 403
     assert web.LIMITS["credenciamento"]
+
+
+
+def test_the_issued_authorizations_sticker_and_certificate_are_the_persons_to_download(db, portal, who, today):
+    who.person = person = candidate("chapada")
+    fill(db, person)
+    protocol = applications.submit(db, person.actor)
+    clerk, on = ACTORS["chapada"], today.value
+    set_fee(db, "chapada")
+    auth = approve(db, clerk, "chapada", protocol, on)
+    client = Client(portal)
+    assert 'href="/credenciamento/2026/1/selo"' not in client.request("/credenciamento/2026/1")[2]
+    status, _h, html = client.request("/credenciamento/2026/1/selo")  # not issued yet: said on the page
+    assert status == 400 and "após o pagamento da taxa" in html
+    inspections.record_inspection(db, clerk, "chapada", auth, on, passing("chapada"), "Vistoriador")
+    dam = fees.issue_fee_dam(db, clerk, "chapada", auth, on)
+    assert f'href="/dams/2026/{int(dam["number"].split("/")[0])}"' in client.request("/credenciamento/2026/1")[2]
+    payments.record_payment(db, clerk, "chapada", dam["id"], on, dam["amount"], "Banco do Brasil")
+    html = client.request("/credenciamento/2026/1")[2]
+    assert 'href="/credenciamento/2026/1/selo"' in html and 'href="/credenciamento/2026/1/certificado"' in html
+    for kind in ("selo", "certificado"):
+        response = client.opener.open(client.url + f"/credenciamento/2026/1/{kind}", timeout=30)
+        assert response.status == 200 and response.headers["Content-Type"] == "application/pdf"
+        assert response.read().startswith(b"%PDF")
