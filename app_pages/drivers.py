@@ -4,7 +4,7 @@ import streamlit as st
 
 from rules.fmt import count, day
 from services.ridehailing import registry
-from services.shared import clock, entities, entity_lists, schema
+from services.shared import clock, entities, entity_files, entity_lists, record_files, schema
 from services.shared.errors import ValidationFailed
 from services.shared.schema import ListQuery
 from ui import common, search_results
@@ -85,13 +85,24 @@ def documents(cpf: str) -> None:
     rows = children("driver_documents", cpf)
     labels = dict(schema.SPECS["driver_documents"].field("code").choices)
     required = {req.code: req.label for req in rules.documents}
+    doc_spec = schema.SPECS["driver_documents"]
     handed = [{"Documento": required.get(r["code"]) or labels.get(r["code"], r["code"]),
                "Emissão": day(r["issued_on"]),
-               "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—"} for r in rows]
+               "Validade impressa": day(r["valid_until"]) if r.get("valid_until") else "—",
+               "Cópia enviada pelo portal": doc_spec.field("file").show(r.get("file")) or "—"} for r in rows]
     removable_table("driver_documents", rows,
-                    pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa"]), "drivers_docs", "o documento",
+                    pd.DataFrame(handed, columns=["Documento", "Emissão", "Validade impressa",
+                                                  "Cópia enviada pelo portal"]), "drivers_docs", "o documento",
                     lambda r: f"{labels.get(r['code'], r['code'])}, emissão em {day(r['issued_on'])}",
                     "Nenhum documento entregue.")
+    for row in rows:  # the copies the driver sent with the application on the portal
+        if isinstance(row.get("file"), dict):
+            st.download_button(f"Baixar {required.get(row['code']) or labels.get(row['code'], row['code'])}: "
+                               f"{doc_spec.field('file').show(row['file'])}", key=f"drivers_doc_file_{row['id']}",
+                               data=lambda row=row: entity_files.record_file(db, actor, "driver_documents", mun,
+                                                                             row["id"], "file")[2],
+                               file_name=str(row["file"]["name"]), mime=record_files.mime(row["file"]),
+                               icon=":material/download:")
     # what the verdict does not accept: not presented, or past its validity (printed, or the law's days)
     ok, offered = common.attempt(registry.documents_due, db, actor, mun, cpf, clock.today())
     offered = offered if ok else []

@@ -87,6 +87,14 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
         check(page, problems)
         page.locator("main a[href^='/dams/']").first.click()
         check(page, problems)
+        for path in ("/credenciamento", "/credenciamento/dados", "/credenciamento/veiculo",
+                     "/credenciamento/documentos"):  # the application (issue 38 item 1)
+            page.goto(url + path)
+            check(page, problems)
+        page.goto(url + "/credenciamento")
+        if page.locator("main a[href^='/credenciamento/20']").count():  # one of the driver's requests
+            page.locator("main a[href^='/credenciamento/20']").first.click()
+            check(page, problems)
         page.goto(url + "/inicio")
         page.get_by_role("button", name="Sair").click()
         check(page, problems)
@@ -102,6 +110,7 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
         check(page, problems)
         context.close()
     checked = set(problems.pop(""))
-    assert set(PUBLIC) | {"/autorizacao", "/inicio", "/dams", "/pedidos", "/viagens"} <= checked, checked
+    assert set(PUBLIC) | {"/autorizacao", "/inicio", "/dams", "/pedidos", "/viagens", "/credenciamento",
+                          "/credenciamento/dados", "/credenciamento/documentos"} <= checked, checked
     assert all(any(re.fullmatch(one, path) for path in checked) for one in ONE_RECORD), checked
     assert problems == {}, "\n".join(f"{where}: {found}" for where, found in problems.items())

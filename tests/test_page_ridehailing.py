@@ -295,3 +295,19 @@ def test_the_vistorias_list_opens_in_its_registers_order(db):
     register(db, "chapada")
     at = page("inspections.py")
     assert at.selectbox(key="inspections_list_sort").value == "performed_on"  # the order its index serves
+
+
+def test_the_copies_a_candidate_sent_on_the_portal_are_on_the_drivers_page(db, today):
+    from services.ridehailing import applications
+    from tests.application_support import candidate, fill
+
+    person = candidate("chapada")
+    fill(db, person)
+    applications.submit(db, person.actor)
+    at = page("drivers.py", "chapada")
+    at.selectbox(key="drivers_open").set_value(registry.driver_record(db, "chapada", person.document)["id"]).run()
+    assert not at.exception
+    docs = next(d.value for d in at.dataframe if "Cópia enviada pelo portal" in d.value.columns)
+    assert docs["Cópia enviada pelo portal"].str.startswith("cnh.pdf").any()
+    labels = [b.label for b in at.get("download_button") if b.label.startswith("Baixar")]
+    assert "Baixar CNH categoria B ou superior: cnh.pdf (48 bytes)" in labels and len(labels) == 8  # CG art. 12, I–VIII

@@ -214,6 +214,15 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.data_answers.send_trip_file": "domicilio",
     "services.ridehailing.data_answers.send_driver_list": "domicilio",
     "services.ridehailing.data_answers.answer_file": "read",
+    # issue 38 item 1: a driver candidate's own application and its steps (services.ridehailing.applications.applicant)
+    "services.ridehailing.applications.applicant": "domicilio",
+    "services.ridehailing.applications.application": "domicilio",
+    "services.ridehailing.applications.save_part": "domicilio",
+    "services.ridehailing.applications.save_documents": "domicilio",
+    "services.ridehailing.applications.submit": "domicilio",
+    "services.ridehailing.application_status.own_requests": "domicilio",
+    "services.ridehailing.application_status.own_request": "domicilio",
+    "services.ridehailing.application_status.own_pdf": "domicilio",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",
@@ -343,6 +352,10 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 "services.ridehailing.platform_lists.autos_checked", "services.ridehailing.platforms.report_checked",
                 "services.ridehailing.enforcement.lavratura.draft_checked",
                 "services.shared.entities.create_checked",
+                # the clerk's protocol and prints once authorized: called by request_authorization, sticker_pdf and
+                # certificate_pdf (staff) and by the driver's own application on the portal, after its own check
+                "services.ridehailing.authorizations.request_checked",
+                "services.ridehailing.documents.issued_pdf_checked",
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data

@@ -134,6 +134,13 @@ def request_authorization(db: Database, actor: Actor, municipality: str, driver_
 
     The store refuses a second open authorization for the plate or the driver (unique open keys)."""
     authorize(actor, "write", municipality)
+    return request_checked(db, actor, municipality, driver_cpf, plate, protocol_date)
+
+
+def request_checked(db: Database, actor: Actor, municipality: str, driver_cpf: str, plate: str,
+                    protocol_date: date) -> str:
+    """:func:`request_authorization` for a service that has already checked its actor: the driver's own
+    application on the portal (``applications.submit``), the person being the driver of the request."""
     entities.refuse_future("protocol_date", "Data do protocolo", protocol_date)
     ensure_indexes(db, authorization_records.INDEXES)
     driver = registry.driver_record(db, municipality, fields.digits(driver_cpf))

@@ -36,9 +36,8 @@ class NotIssued(ServiceError):
     """The authorization has no number yet (the fee was not paid)."""
 
 
-def _issued(db: Database, actor: Actor, municipality: str, auth_id: str) -> tuple[dict, object]:
-    authorize(actor, "read", municipality)
-    doc = authorizations.get_authorization(db, actor, municipality, auth_id)
+def _issued(db: Database, municipality: str, auth_id: str) -> tuple[dict, object]:
+    doc = authorization_records.load(db, municipality, auth_id)
     if not doc.get("number"):
         raise NotIssued("A autorização ainda não foi expedida: o selo e o certificado saem após o pagamento da taxa.")
     return doc, authorization_records.state_of(doc, municipality, clock.today(), db)
@@ -53,7 +52,26 @@ def _vehicle_text(vehicle: dict) -> str:
 def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
     """The sticker with number, plate, validity, ouvidoria phone and the public-check QR code, whose
     link leads to the public portal (see ``public_check.check_url``)."""
-    doc, state = _issued(db, actor, municipality, auth_id)
+    authorize(actor, "read", municipality)
+    return _sticker(db, actor, municipality, auth_id)
+
+
+@checked
+def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
+    """The authorization certificate: driver, vehicle, number, issue date and validity."""
+    authorize(actor, "read", municipality)
+    return _certificate(db, actor, municipality, auth_id)
+
+
+def issued_pdf_checked(db: Database, actor: Actor, municipality: str, auth_id: str, kind: str) -> bytes:
+    """The sticker (``kind`` "selo") or the certificate of an issued authorization, for a service that has
+    already checked its actor: the driver's own on the portal (``applications.own_pdf``). The same
+    document the clerk prints (issued once, the same code)."""
+    return (_sticker if kind == "selo" else _certificate)(db, actor, municipality, auth_id)
+
+
+def _sticker(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
+    doc, state = _issued(db, municipality, auth_id)
     town = municipalities.get(db, municipality)
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])
     data = StickerPrint(
@@ -68,10 +86,8 @@ def sticker_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> 
                               lambda stamp: render_sticker(data, stamp))
 
 
-@checked
-def certificate_pdf(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
-    """The authorization certificate: driver, vehicle, number, issue date and validity."""
-    doc, state = _issued(db, actor, municipality, auth_id)
+def _certificate(db: Database, actor: Actor, municipality: str, auth_id: str) -> bytes:
+    doc, state = _issued(db, municipality, auth_id)
     town = municipalities.get(db, municipality)
     rules = registry.rules_of(municipality)
     vehicle = registry.vehicle_record(db, municipality, doc["plate"])

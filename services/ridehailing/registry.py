@@ -84,6 +84,13 @@ def driver_concept(db: Database, municipality: str, cpf: str) -> Driver:
     infractions = tuple(TrafficInfraction(i["committed_on"], Severity[i["severity"].upper()], i.get("description") or "")
                         for i in _children(db, "traffic_infractions", municipality, cpf))
     courses = tuple(c["held_on"] for c in _children(db, "training_courses", municipality, cpf))
+    return driver_concept_of(doc, documents, infractions, courses)
+
+
+def driver_concept_of(doc: dict, documents: tuple[Document, ...] = (), infractions: tuple[TrafficInfraction, ...] = (),
+                      courses: tuple[date, ...] = ()) -> Driver:
+    """The driver as the rules see him from the values of a driver record (stored, or typed on the
+    portal's application before it is one) and his dated records."""
     return Driver(
         cpf=doc["cpf"], name=doc["name"], cnh_category=doc["cnh_category"],
         cnh_first_license=doc["cnh_first_license"], cnh_valid_until=doc["cnh_valid_until"],

@@ -148,6 +148,7 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "platform_issqn": "ISSQN da plataforma", "charges": "Débito",
                      "saved_views": "Visão salva", "register_definitions": "Cadastro definido",
                      "regulated_accounts": "Conta do portal de serviços",
+                     "driver_applications": "Pedido de autorização pelo portal",
                      "platform_agents": "Agente autorizado da plataforma",
                      "domiciles": "Domicílio eletrônico", "domicile_messages": "Mensagem do domicílio eletrônico",
                      "editais": "Edital de notificação"}

@@ -121,6 +121,8 @@ DRIVER_DOCUMENTS = register(
             Field("issued_on", "Emissão", "date", required=True, not_future=True),
             Field("valid_until", "Validade impressa", "date",
                   help="Deixe em branco se o documento não traz validade: vale o prazo do parâmetro."),
+            # the copy the driver sent with the application on the portal (services.ridehailing.applications)
+            Field("file", "Cópia enviada", "file", in_list=False),
         ),
     )
 )
