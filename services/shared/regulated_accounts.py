@@ -29,8 +29,8 @@ from services.store import decode, encode, ensure_indexes, insert_one
 
 ACCOUNTS = "regulated_accounts"
 AGENTS = "platform_agents"
-DRIVER, PLATFORM = "condutor", "plataforma"
-KINDS = {DRIVER: "Condutor", PLATFORM: "Plataforma (agente autorizado)"}
+DRIVER, PLATFORM, REQUESTER = "condutor", "plataforma", "requerente"
+KINDS = {DRIVER: "Condutor", PLATFORM: "Plataforma (agente autorizado)", REQUESTER: "Cidadão ou entidade"}
 ACTIVATION, RESET = "ativacao", "senha"
 CODE_MINUTES = 30
 CODE_ATTEMPTS = 5
@@ -67,7 +67,7 @@ def prepare(db: Database) -> None:
 
 def username_of(kind: str, document: str, person_cpf: str) -> str:
     """How the audit log names a regulated person: ``condutor:CPF`` or ``plataforma:CNPJ:CPF``."""
-    return f"{DRIVER}:{document}" if kind == DRIVER else f"{PLATFORM}:{document}:{person_cpf}"
+    return f"{DRIVER}:{document}" if kind == DRIVER else f"{kind}:{document}:{person_cpf}"
 
 
 def addressee(actor: Actor) -> tuple[str, str, str] | None:
