@@ -36,6 +36,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "envio": (30, 20, 60 * 60),  # signed files a platform's person sends (portal/answers.py)
     "verificar": (60, 20, 15 * 60),  # the public verification of a document's code (per IP, per code)
     "autorizacao": (60, 30, 15 * 60),  # the passenger's check of an authorization (per IP, per sticker)
+    "servico": (30, 10, 60 * 60),  # the requests for machinery services a resident sends (portal/bookings.py)
 }
 HEADERS = {
     "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -99,11 +100,12 @@ async def form(request: Request) -> dict[str, str]:
     return {k: v[:MAX_FORM_FIELD] for k, v in data.items() if isinstance(v, str) and k != CSRF_FIELD}
 
 
-async def form_with_files(request: Request, max_files: int) -> tuple[dict[str, str], dict[str, tuple[bytes, str]]]:
-    """A POSTed multipart form with up to ``max_files`` files, once its CSRF token is checked (403 otherwise,
-    before any file is handed on): its short texts, and each file field sent as (bytes, file name);
-    the size of each file is the upload boundary's business (``services.shared.uploads``)."""
-    data = await request.form(max_files=max_files, max_fields=20)
+async def form_with_files(request: Request, max_files: int,
+                          max_fields: int = 20) -> tuple[dict[str, str], dict[str, tuple[bytes, str]]]:
+    """A POSTed multipart form with up to ``max_files`` files and ``max_fields`` fields, once its CSRF token is
+    checked (403 otherwise, before any file is handed on): its short texts, and each file field sent as (bytes,
+    file name); the size of each file is the upload boundary's business (``services.shared.uploads``)."""
+    data = await request.form(max_files=max_files, max_fields=max_fields)
     token = request.cookies.get(CSRF_COOKIE) or ""
     sent = data.get(CSRF_FIELD)
     if not token or not isinstance(sent, str) or not hmac.compare_digest(sent, _csrf_of(token)):

@@ -56,6 +56,15 @@ def test_the_same_validation_answers_field_by_field(db, nl, today):
     findings = protocol.check(db, MARIA, NL, form(nl["family"], LOADS5, agrees_payment_terms=False))
     assert [f.reference for f in findings if not f.ok and f.level.value == "error"] == [
         "Decreto 017/2026 (Nova Lacerda), art. 2, §4, V"]
+    # with no clerk to complete it, the person's form of art. 2 §4 is refused item by item
+    with pytest.raises(ValidationFailed) as refused:
+        protocol.create_request(db, MARIA, NL, form(nl["family"], LOADS5, agrees_payment_terms=False,
+                                                    liability_declaration=False, residence_proof=" ",
+                                                    private_property=True))
+    assert set(refused.value.errors) == {"agrees_payment_terms", "liability_declaration", "residence_proof",
+                                         "property_proof"}
+    assert "art. 2, §4, VI" in refused.value.errors["liability_declaration"]
+    assert booking_requests.list_requests(db, CLERK, NL) == []
 
 
 def test_another_persons_protocol_quote_and_statement_are_the_same_not_found_as_unknown_ones(db, nl, today):

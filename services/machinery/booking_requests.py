@@ -183,6 +183,8 @@ def _requester_of(db: Database, municipality: str, reach: str, value: Any) -> st
     """The document of the requester behind ``value`` (a request id, a register entry id, a CPF/CNPJ)."""
     if reach == "document":
         return fields.digits(str(value or ""))
+    if reach == "doc":  # a request as read by get_request: the stored one behind its id
+        reach, value = "request_id", (value or {}).get("id") if isinstance(value, dict) else None
     if reach == "request_id":
         raw = db[REQUESTS].find_one({"_id": _oid(value), "municipality": municipality}, {"requester.document": 1})
         return fields.digits(((raw or {}).get("requester") or {}).get("document", ""))

@@ -323,6 +323,21 @@ def _draft(db: Database, municipality: str, values: RequestInput) -> tuple[dict,
     return doc, requester
 
 
+# Art. 2, §4: the item of the form each of its findings is about (the field the portal shows it under)
+FORM_FIELDS = {"I": "identification", "II": "residence_proof", "III": "property_proof", "IV": "justification",
+               "V": "agrees_payment_terms", "VI": "liability_declaration"}
+
+
+def _own_form(doc: dict, requester: dict, book: Any) -> None:
+    """Asked by the requester on the portal, with no clerk to complete it: the form of art. 2 §4 must be
+    complete, each missing item refused under its field (the clerk protocols it and the finding stays)."""
+    missing = {FORM_FIELDS[f.reference.rsplit(", ", 1)[-1]]: f"{f.message} ({f.reference})"
+               for f in _evaluate(decode(encode(doc)), requester, book, [])
+               if not f.ok and ", art. 2, §4, " in f.reference and f.reference.rsplit(", ", 1)[-1] in FORM_FIELDS}
+    if missing:
+        raise ValidationFailed(missing)
+
+
 @booking_requests.module_service("read", reach="values")
 def check(db: Database, actor: Actor, municipality: str, values: RequestInput) -> list[Finding]:
     """Eligibility findings of a request before it is saved (art. 2, 5, 6, 8 §4, 9, 10)."""
@@ -340,6 +355,7 @@ def create_request(db: Database, actor: Actor, municipality: str, values: Reques
     doc, requester = _draft(db, municipality, values)
     today = clock.today()
     if booking_requests.requester_document(actor) is not None:
+        _own_form(doc, requester, parameters.book(db, municipality))
         blocks = requesters.blockers(db, municipality, requester["document"], requester.get("standing"), today)
         if blocks:
             raise RequestsSuspended(f"Não é possível protocolar agora. {requesters.describe(blocks)}")
