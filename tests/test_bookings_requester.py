@@ -39,7 +39,7 @@ def test_the_resident_files_the_form_and_it_lands_in_the_clerks_list(db, nl, tod
     rid = asked(db, nl)
     attachments.add_attachment(db, MARIA, NL, rid, PNG, "bpc.png", "Comprovante do BPC")
     doc = booking_requests.get_request(db, CLERK, NL, rid)
-    assert doc["status"] == "aguardando_orcamento" and doc["created_by"] == "requerente:52998224725:52998224725"
+    assert doc["status"] == "aguardando_orcamento" and doc["created_by"] == "requerente:52998224725"
     assert doc["declarations"] == {"payment_terms": True, "liability": True}
     assert doc["discount_claims"][0]["criterion"] == "BPC" and doc["attachments"][0]["name"] == "bpc.png"
     assert [r["protocol"] for r in booking_requests.list_requests(db, CLERK, NL)] == [doc["protocol"]]
