@@ -11,7 +11,8 @@ import pytest
 
 from services.machinery import booking_requests, execution, payment, protocol, quotes, schedule
 from services.machinery.execution import ExecutionInput
-from services.shared import regulated_access
+from services.setup import bootstrap
+from services.shared import regulated_accounts
 from services.shared.regulated_accounts import Person
 from tests import portal_support as support
 from tests.test_bookings import BPC, CLERK, LOADS5, MONDAY, NL, D, form, nl, pay, upfront  # noqa: F401
@@ -19,18 +20,22 @@ from tests.test_portal_http import Client
 
 MARIA = Person(NL, "requerente", "52998224725", "52998224725", "Maria BPC")
 ANTONIO = Person(NL, "requerente", "11144477735", "11144477735", "Antônio Sitiante")
-DRIVER = Person("chapada", "condutor", "39053344705", "39053344705", "Condutor de Chapada")
 FORM = {"identification": "RG 123456 SSP/MT", "address": "Lote 12", "place": "Zona Norte|Assentamento Bandeira",
         "residence_proof": "Conta de energia 03/2026", "loads": "5", "justification": "Cascalhar a entrada do lote",
         "licence": "Cascalheira municipal, LO 12/2026", "agrees": "sim", "liability": "sim"}
 
 
-@pytest.fixture
-def who(monkeypatch):
-    """The person of every portal session in the test (as if logged in): set ``who["person"]``."""
-    current = {"person": MARIA}
-    monkeypatch.setattr(regulated_access, "resume", lambda _db, _cookie: current["person"])
-    return current
+PASSWORD = "senha-do-portal-1"
+
+
+def logged_in(db, url: str, person: Person) -> Client:
+    """A browser with the person's portal account (opened by themself), logged in on the form."""
+    support.ready_account(db, person.municipality, person.kind, person.document, person.name,
+                          f"{person.document}@exemplo.com.br", PASSWORD)
+    client = Client(url)
+    assert client.post("/entrar", {"municipality": person.municipality, "kind": person.kind,
+                                   "document": person.document, "password": PASSWORD})[0] == 303
+    return client
 
 
 @pytest.fixture
@@ -39,8 +44,10 @@ def portal(db, nl, today):  # noqa: F811
         yield url
 
 
-def test_the_form_is_refused_field_by_field_and_then_lands_in_the_clerks_queue(db, nl, who, portal):
-    client = Client(portal)
+def test_the_form_is_refused_field_by_field_and_then_lands_in_the_clerks_queue(db, nl, portal):
+    client = logged_in(db, portal, MARIA)
+    status, _h, page = client.request("/inicio")
+    assert status == 200 and 'href="/servicos/novo"' in page and "Serviços de máquinas e veículos" in page
     status, _h, page = client.request("/servicos")
     assert status == 200 and 'href="/servicos/novo"' in page and "Você ainda não tem pedidos" in page
     missing = {k: v for k, v in FORM.items() if k not in ("agrees", "residence_proof")}
@@ -58,11 +65,11 @@ def test_the_form_is_refused_field_by_field_and_then_lands_in_the_clerks_queue(d
     assert (row["protocol"], row["requester"]["name"]) == ("0001/2026", "Maria BPC")
 
 
-def test_the_quote_the_dam_the_queue_and_another_resident_gets_404(db, nl, who, today, portal):
+def test_the_quote_the_dam_the_queue_and_another_resident_gets_404(db, nl, today, portal):
     rid = protocol.create_request(db, MARIA.actor, NL, form(nl["family"], LOADS5, claims=(BPC,)))
     quotes.make_quote(db, CLERK, NL, rid, MONDAY)
     [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
-    client = Client(portal)
+    client = logged_in(db, portal, MARIA)
     status, _h, page = client.request("/servicos/2026/1")
     assert status == 200 and "R$ 750,00" in page and "R$ 525,00" in page and "total R$ 225,00" in page
     sequence, year = full["dam_number"].split("/")
@@ -89,22 +96,26 @@ def test_the_quote_the_dam_the_queue_and_another_resident_gets_404(db, nl, who, 
     assert response.status == 200 and response.headers["content-type"] == "application/pdf"
     assert response.read()[:4] == b"%PDF"
 
-    who["person"] = ANTONIO
+    client = logged_in(db, portal, ANTONIO)
     for path in ("/servicos/2026/1", "/servicos/2026/1/extrato"):
         mine, unknown = client.request(path), client.request(path.replace("2026/1", "2026/99"))
         assert mine[0] == unknown[0] == 404 and mine[2] == unknown[2], path
     assert "0001/2026" not in client.request("/servicos")[2]
-    who["person"] = DRIVER
+    cpf = support.driver(db)
+    client = Client(portal)
+    bootstrap.mark_store(db, "demo")
+    regulated_accounts.create_demo_account(db, "chapada", "condutor", cpf, cpf, PASSWORD)
+    assert client.post("/entrar", {"municipality": "chapada", "document": cpf, "password": PASSWORD})[0] == 303
     assert client.request("/servicos")[0] == 404 and client.request("/servicos/2026/1")[0] == 404
     assert "/servicos" not in client.request("/inicio")[2]
 
 
-def test_a_blocked_resident_sees_why_and_which_dam_to_pay(db, nl, who, today, portal):
+def test_a_blocked_resident_sees_why_and_which_dam_to_pay(db, nl, today, portal):
     rid = protocol.create_request(db, MARIA.actor, NL, form(nl["family"], LOADS5, claims=(BPC,)))
     quotes.make_quote(db, CLERK, NL, rid, MONDAY)
     [full] = upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))
     today.set(full["due"] + timedelta(days=1))
-    client = Client(portal)
+    client = logged_in(db, portal, MARIA)
     status, _h, page = client.request("/servicos/novo")
     assert status == 200 and "Novo pedido bloqueado" in page and "art. 8, §4" in page
     sequence, year = full["dam_number"].split("/")
