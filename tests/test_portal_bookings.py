@@ -56,6 +56,8 @@ def test_the_form_is_refused_field_by_field_and_then_lands_in_the_clerks_queue(d
     status, _h, page = client.post("/servicos/novo", missing)
     assert status == 400 and 'id="agrees-erro"' in page and 'id="residence_proof-erro"' in page
     assert "art. 2, §4, V" in page and 'value="Cascalhar a entrada do lote"' in page
+    status, _h, page = client.post("/servicos/novo", {**FORM, "criterion": "BPC", "evidence_kind": "BPC_RECEIPT"})
+    assert status == 400 and 'id="evidence_file-erro"' in page and "art. 7, §3" in page  # the receipt is a file
     status, headers, _body = client.post("/servicos/novo", FORM)
     assert status == 303 and headers["location"] == "/servicos/2026/1?novo=1"
     status, _h, page = client.request("/servicos/2026/1")
@@ -122,3 +124,14 @@ def test_a_blocked_resident_sees_why_and_which_dam_to_pay(db, nl, today, portal)
     assert f'href="/dams/{year}/{int(sequence)}"' in page
     status, _h, page = client.post("/servicos/novo", FORM)
     assert status == 400 and full["dam_number"] in page
+
+
+def test_a_refused_request_shows_the_reason_and_the_credit_to_return(db, nl, today, portal):
+    rid = protocol.create_request(db, MARIA.actor, NL, form(nl["family"], LOADS5, claims=(BPC,)))
+    quotes.make_quote(db, CLERK, NL, rid, MONDAY)
+    pay(db, upfront(payment.issue_payment(db, CLERK, NL, rid, MONDAY))[0]["dam_id"])
+    payment.refuse_request(db, CLERK, NL, rid, "Acesso ao lote inviável para o caminhão")
+    client = logged_in(db, portal, MARIA)
+    status, _h, page = client.request("/servicos/2026/1")
+    assert status == 200 and "Pedido recusado" in page and "Acesso ao lote inviável para o caminhão" in page
+    assert "Valor a devolver a você: <strong>R$ 225,00</strong>" in page

@@ -201,8 +201,8 @@ def module_service(permission: str, reach: str | None = None) -> Callable[[Calla
     every function of the package that takes an actor on Chapada and Matupá.
 
     ``reach`` opens the service to a resident or entity on the public portal (issue 38 item 3): the
-    parameter naming what they ask about — ``request_id``, ``values`` (a form whose ``requester_id`` is
-    the register entry) or ``document`` — must be theirs (the requester's CPF/CNPJ is the account's),
+    parameter naming what they ask about — ``request_id``, ``doc`` (a request as read), ``values`` (a form
+    whose ``requester_id`` is the register entry) or ``document`` — must be theirs (the requester's CPF/CNPJ is the account's),
     else NotFound, as for a record that does not exist; ``"own"``: the body itself keeps to their records
     (:func:`requester_document`)."""
     def guard(fn: Callable) -> Callable:
