@@ -181,3 +181,16 @@ def test_an_overdue_dam_of_another_charge_blocks_by_art_2_par_1(db, nl, today):
     today.set(MONDAY)
     [block] = requesters.requester_blocks(db, MARIA, NL, "52998224725", MONDAY)
     assert block.reference.endswith("art. 2, §1") and [d.number for d in block.dams] == [dam["number"]]
+
+
+def test_an_entity_acts_by_its_cnpj_through_its_representative(db, nl, today):
+    entity = Person(NL, "requerente", "11444777000161", "98765432100", "Associação Nova Esperança").actor
+    entry = requesters.save_requester(db, entity, NL, "11444777000161", {
+        "name": "Associação Nova Esperança", "address": "Rua 1", "zone": "Zona Urbana", "locality": "Centro",
+        "constitution_proof": "Estatuto registrado, livro B-2"})
+    assert entities.get(db, CLERK, "machinery_requesters", NL, entry)["kind"] == "entidade"
+    rid = protocol.create_request(db, entity, NL, form(entry, LOADS5))
+    assert booking_requests.get_request(db, entity, NL, rid)["requester"]["document"] == "11444777000161"
+    representative_alone = Person(NL, "requerente", "98765432100", "98765432100", "Joana Nova").actor
+    with pytest.raises(NotFound):  # the person's own CPF account does not reach the entity's requests
+        booking_requests.get_request(db, representative_alone, NL, rid)

@@ -16,7 +16,7 @@ Registers (EntitySpecs in ``services/shared/specs/maquinas.py``, lists/forms/CSV
 em_manutencao, meter_kind horimetro/odometro, meter_reading), ``machinery_operators`` (municipal
 staff: name, cpf, registration, duty operador/motorista, licence_category), ``machinery_requesters``
 (kind pf/entidade, name, document CPF/CNPJ, constitution_proof, address, zone, locality, phone,
-standing nada_deve/parcelamento_em_dia/em_debito, standing_checked_on). Zones and localities are
+standing nada_deve/parcelamento_em_dia/em_debito/a_verificar, standing_checked_on). Zones and localities are
 the dated parameter ``machinery_localities`` (TI; :mod:`.localities`).
 
 Collection ``booking_requests`` (one document per request; every write is conditional on
