@@ -64,6 +64,9 @@ def test_the_same_validation_answers_field_by_field(db, nl, today):
     assert set(refused.value.errors) == {"agrees_payment_terms", "liability_declaration", "residence_proof",
                                          "property_proof"}
     assert "art. 2, §4, VI" in refused.value.errors["liability_declaration"]
+    with pytest.raises(ValidationFailed) as refused:  # every field's answer at once
+        protocol.create_request(db, MARIA, NL, form(nl["family"], identification=""))
+    assert set(refused.value.errors) == {"services", "identification"}
     assert booking_requests.list_requests(db, CLERK, NL) == []
 
 

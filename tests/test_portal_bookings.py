@@ -53,8 +53,9 @@ def test_the_form_is_refused_field_by_field_and_then_lands_in_the_clerks_queue(d
     missing = {k: v for k, v in FORM.items() if k not in ("agrees", "residence_proof")}
     status, _h, page = client.post("/servicos/novo", {**missing, "loads": "cinco"})
     assert status == 400 and "Cargas: informe um número inteiro" in page and 'value="Lote 12"' in page
-    status, _h, page = client.post("/servicos/novo", missing)
+    status, _h, page = client.post("/servicos/novo", {**missing, "loads": ""})
     assert status == 400 and 'id="agrees-erro"' in page and 'id="residence_proof-erro"' in page
+    assert 'id="services-erro"' in page
     assert "art. 2, §4, V" in page and 'value="Cascalhar a entrada do lote"' in page
     status, _h, page = client.post("/servicos/novo", {**FORM, "criterion": "BPC", "evidence_kind": "BPC_RECEIPT"})
     assert status == 400 and 'id="evidence_file-erro"' in page and "art. 7, §3" in page  # the receipt is a file

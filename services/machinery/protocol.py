@@ -328,14 +328,16 @@ FORM_FIELDS = {"I": "identification", "II": "residence_proof", "III": "property_
                "V": "agrees_payment_terms", "VI": "liability_declaration"}
 
 
-def _own_form(doc: dict, requester: dict, book: Any) -> None:
-    """Asked by the requester on the portal, with no clerk to complete it: the form of art. 2 §4 must be
-    complete, each missing item refused under its field (the clerk protocols it and the finding stays)."""
-    missing = {FORM_FIELDS[f.reference.rsplit(", ", 1)[-1]]: f"{f.message} ({f.reference})"
-               for f in _evaluate(decode(encode(doc)), requester, book, [])
-               if not f.ok and ", art. 2, §4, " in f.reference and f.reference.rsplit(", ", 1)[-1] in FORM_FIELDS}
-    if missing:
-        raise ValidationFailed(missing)
+def _form_gaps(values: RequestInput, book: Any) -> dict[str, str]:
+    """Asked by the requester on the portal, with no clerk to complete it: the items of the form of art. 2
+    §4 missing, each under its field (the clerk protocols such a request and the finding stays)."""
+    day = values.requested_on if isinstance(values.requested_on, date) else clock.today()
+    form = ServiceRequest(day, RequesterKind.PERSON, values.identification, values.residence_proof,
+                          values.justification, values.agrees_payment_terms, values.liability_declaration,
+                          DebtStatus.NONE, DebtStatus.NONE, values.private_property, values.property_proof)
+    return {FORM_FIELDS[f.reference.rsplit(", ", 1)[-1]]: f"{f.message} ({f.reference})"
+            for f in check_request(form, [], book).findings
+            if not f.ok and ", art. 2, §4, " in f.reference and f.reference.rsplit(", ", 1)[-1] in FORM_FIELDS}
 
 
 @booking_requests.module_service("read", reach="values")
@@ -352,10 +354,16 @@ def create_request(db: Database, actor: Actor, municipality: str, values: Reques
     the requester has an overdue DAM of this service (art. 8 §4) — and, asked on the portal by the
     requester, with any block of :func:`requesters.blockers` (art. 2 §1, the Secretaria's prior check)."""
     booking_requests.prepare(db)
-    doc, requester = _draft(db, municipality, values)
+    own = booking_requests.requester_document(actor) is not None
+    gaps = _form_gaps(values, parameters.book(db, municipality)) if own else {}
+    try:
+        doc, requester = _draft(db, municipality, values)
+    except ValidationFailed as refused:  # every field's answer at once
+        raise ValidationFailed({**gaps, **refused.errors}) from None
+    if gaps:
+        raise ValidationFailed(gaps)
     today = clock.today()
-    if booking_requests.requester_document(actor) is not None:
-        _own_form(doc, requester, parameters.book(db, municipality))
+    if own:
         blocks = requesters.blockers(db, municipality, requester["document"], requester.get("standing"), today)
         if blocks:
             raise RequestsSuspended(f"Não é possível protocolar agora. {requesters.describe(blocks)}")
