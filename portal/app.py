@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from portal import answers, authorization_check, inbox, verification, web
 from portal import applications as portal_applications
+from portal import bookings as portal_bookings
 from portal import dams as portal_dams
 from portal import status as portal_status
 from services.shared import fields, mail, municipalities, regulated_access
@@ -235,6 +236,7 @@ def build(db: Database) -> Any:
             *verification.routes(db),  # the public verification of an issued document (issue 37)
             *authorization_check.routes(db),  # the passenger's check of an authorization (the sticker's QR)
             *portal_applications.routes(db),  # a driver candidate's application and its steps (issue 38 item 1)
+            *portal_bookings.routes(db),  # a resident's or entity's requests for machinery services (issue 38 item 3)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

@@ -37,6 +37,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "verificar": (60, 20, 15 * 60),  # the public verification of a document's code (per IP, per code)
     "autorizacao": (60, 30, 15 * 60),  # the passenger's check of an authorization (per IP, per sticker)
     "credenciamento": (120, 60, 60 * 60),  # a driver's application saved and sent (portal/applications.py)
+    "servico": (30, 10, 60 * 60),  # the requests for machinery services a resident sends (portal/bookings.py)
 }
 HEADERS = {
     "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -102,9 +103,9 @@ async def form(request: Request, max_fields: int = 20) -> dict[str, str]:
 
 async def form_with_files(request: Request, max_files: int,
                           max_fields: int = 20) -> tuple[dict[str, str], dict[str, tuple[bytes, str]]]:
-    """A POSTed multipart form with up to ``max_files`` files, once its CSRF token is checked (403 otherwise,
-    before any file is handed on): its short texts, and each file field sent as (bytes, file name);
-    the size of each file is the upload boundary's business (``services.shared.uploads``)."""
+    """A POSTed multipart form with up to ``max_files`` files and ``max_fields`` fields, once its CSRF token is
+    checked (403 otherwise, before any file is handed on): its short texts, and each file field sent as (bytes,
+    file name); the size of each file is the upload boundary's business (``services.shared.uploads``)."""
     data = await request.form(max_files=max_files, max_fields=max_fields)
     token = request.cookies.get(CSRF_COOKIE) or ""
     sent = data.get(CSRF_FIELD)

@@ -20,7 +20,8 @@ from tests.conftest import SECRETARIA_CG
 from tests.test_browser_portal import PHONE
 
 SERIOUS = ("serious", "critical")
-ONE_RECORD = (r"/domicilio/[\w-]+", r"/dams/\d+/\d+", r"/pedidos/[\w-]+")  # a message, a DAM, a data request
+ONE_RECORD = (r"/domicilio/[\w-]+", r"/dams/\d+/\d+", r"/pedidos/[\w-]+",  # a message, a DAM, a data request,
+              r"/servicos/\d+/\d+")  # a resident's request for a machinery service
 PUBLIC = ["/entrar", "/cadastro", "/ativar", "/ativar/codigo", "/senha", "/senha/codigo", "/privacidade", "/consulta",
           "/verificar", "/pagina-que-nao-existe"]
 
@@ -51,6 +52,25 @@ def log_in(page, url: str, document: str, person_cpf: str = "") -> None:
     page.get_by_label("Senha").fill(PORTAL_PASSWORD)
     page.get_by_role("button", name="Entrar").click()
     page.get_by_role("heading", name="Início").wait_for()
+
+
+RESIDENT = "98765432100"
+
+
+def resident_request(db) -> None:
+    """A resident's account in Nova Lacerda and one request of hers, through the services she reaches."""
+    from services.machinery import localities, protocol, requesters
+    from services.machinery.protocol import RequestInput, ServiceAsked
+    from services.shared import clock
+
+    person = support.ready_account(db, "nova_lacerda", "requerente", RESIDENT, "Joana Nova", "joana@exemplo.com.br",
+                                   PORTAL_PASSWORD)
+    place = localities.localities(db, "nova_lacerda", clock.today())[0]
+    entry = requesters.save_requester(db, person.actor, "nova_lacerda", RESIDENT, {
+        "name": "Joana Nova", "address": "Lote 7", "zone": place["zone"], "locality": place["locality"]})
+    protocol.create_request(db, person.actor, "nova_lacerda", RequestInput(
+        entry, clock.today(), (ServiceAsked("earth_loads", loads=3),), "Cascalhar a entrada", "RG 1234567",
+        "Conta de energia", True, True))
 
 
 def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
@@ -108,9 +128,24 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
         check(page, problems)
         page.goto(url + "/viagens")
         check(page, problems)
+
+        resident_request(db)  # a resident of Nova Lacerda: the requests for machinery services
+        page.goto(url + "/inicio")
+        page.get_by_role("button", name="Sair").click()
+        support.portal_login(page, url, RESIDENT, PORTAL_PASSWORD, as_kind="Cidadão ou entidade",
+                             municipality="Nova Lacerda")
+        for path in ("/inicio", "/servicos", "/servicos/novo"):
+            page.goto(url + path)
+            check(page, problems)
+        page.get_by_role("button", name="Protocolar o pedido").click()  # nothing filled: the errors
+        check(page, problems)
+        page.goto(url + "/servicos")
+        page.locator("main a[href^='/servicos/2']").first.click()
+        check(page, problems)
         context.close()
     checked = set(problems.pop(""))
     assert set(PUBLIC) | {"/autorizacao", "/inicio", "/dams", "/pedidos", "/viagens", "/credenciamento",
-                          "/credenciamento/dados", "/credenciamento/documentos"} <= checked, checked
+                          "/credenciamento/dados", "/credenciamento/documentos", "/servicos",
+                          "/servicos/novo"} <= checked, checked
     assert all(any(re.fullmatch(one, path) for path in checked) for one in ONE_RECORD), checked
     assert problems == {}, "\n".join(f"{where}: {found}" for where, found in problems.items())

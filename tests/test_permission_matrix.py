@@ -85,6 +85,13 @@ REQUIRED: dict[str, str] = {
     "services.machinery.booking_requests.mark_refused": "write",
     "services.machinery.quotes.request_social_report": "write",
     "services.machinery.protocol.requester_block": "read",
+    # issue 38 item 3: open also to the requester's own account on the portal (booking_requests.module_service's
+    # reach; tests/test_bookings_requester.py: another person's records are NotFound)
+    "services.machinery.requesters.requester_of": "read",
+    "services.machinery.requesters.save_requester": "write",
+    "services.machinery.requesters.request_id_of": "read",
+    "services.machinery.requesters.requester_blocks": "read",
+    "services.machinery.schedule.queue_place": "read",
     "services.machinery.schedule.queue_page": "read",
     "services.machinery.schedule.queue_rows": "read",
     "services.machinery.schedule.booked_page": "read",
@@ -356,11 +363,12 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 # certificate_pdf (staff) and by the driver's own application on the portal, after its own check
                 "services.ridehailing.authorizations.request_checked",
                 "services.ridehailing.documents.issued_pdf_checked",
+                "services.shared.entities.create_checked", "services.shared.entities.update_checked",
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data
                 "services.shared.regulated_accounts.addressee",
-                "services.shared.regulated_accounts.agent_cpf",
+                "services.shared.regulated_accounts.agent_cpf", "services.machinery.booking_requests.requester_document",
                 # the record of a document an authorized service prints (its actor is the issuer), reached
                 # only from those services, like audit.record; the public verification takes no actor
                 "services.shared.authenticity.issue", "services.shared.authenticity.issue_many"}

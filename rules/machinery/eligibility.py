@@ -40,6 +40,7 @@ class DebtStatus(str, Enum):
     REGULAR_PLAN = "Parcelamento regular com parcelas em dia"
     PLAN_IN_ARREARS = "Parcelamento com parcelas em atraso"
     OUTSTANDING = "Débito em aberto"
+    TO_CHECK = "Situação fiscal a verificar pela Secretaria"
 
 
 class Assessment(str, Enum):
@@ -96,14 +97,12 @@ def _form(request: ServiceRequest) -> list[Finding]:
 
 
 def _debts(request: ServiceRequest) -> list[Finding]:
-    # Art. 2, §1: no debt, unless a regular instalment plan with instalments paid
+    # Art. 2, §1: no debt, unless a regular instalment plan with instalments paid; "cabendo à Secretaria
+    # competente realizar a verificação prévia": a request made on the portal waits for that check (a warning)
     allowed = (DebtStatus.NONE, DebtStatus.REGULAR_PLAN)
-    return [
-        Finding(request.requester_debts in allowed, f"Interessado: {request.requester_debts.value}",
-                _art("art. 2, §1")),
-        Finding(request.property_debts in allowed, f"Imóvel de destino: {request.property_debts.value}",
-                _art("art. 2, §1")),
-    ]
+    return [Finding(status in allowed, f"{who}: {status.value}", _art("art. 2, §1"),
+                    Level.WARNING if status is DebtStatus.TO_CHECK else Level.ERROR)
+            for who, status in (("Interessado", request.requester_debts), ("Imóvel de destino", request.property_debts))]
 
 
 def _notice(request: ServiceRequest, book: ParameterBook) -> list[Finding]:

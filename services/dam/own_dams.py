@@ -30,7 +30,7 @@ from services.shared import clock, fields, municipalities
 from services.shared.auth import ALL_MUNICIPALITIES, Actor
 from services.shared.boundary import checked
 from services.shared.errors import NotFound, PermissionDenied
-from services.shared.regulated_accounts import DRIVER, PLATFORM, Person, addressee
+from services.shared.regulated_accounts import DRIVER, PLATFORM, REQUESTER, Person, addressee
 
 PAGE = 10
 MAX_CHAIN = 20  # vias followed from a replaced DAM to the live one of its chain
@@ -47,14 +47,15 @@ LISTED = {"pdf_sha256": 0, "history": 0, "instructions": 0, "taxpayer_address": 
 @checked
 def payer_of(actor: Actor) -> tuple[str, str]:
     """(municipality, CPF or CNPJ) whose DAMs a regulated actor reaches — the ONE ownership check of the
-    portal's DAMs: the driver's CPF, or the CNPJ of the platform its authorized person speaks for
+    portal's DAMs: the driver's CPF, the CNPJ of the platform its authorized person speaks for, or the CPF/CNPJ
+    of a resident or entity (a requester of services, whose booking DAMs are in that document)
     (``regulated_accounts.addressee``), in their one municipality. Anyone else is refused."""
     whose = addressee(actor)
     if whose is None or whose[0] == ALL_MUNICIPALITIES:
         raise PermissionDenied(REFUSED)
     municipality, kind, document = whose
     digits = fields.digits(document)
-    if len(digits) != (11 if kind == DRIVER else 14):
+    if len(digits) not in ((11, 14) if kind == REQUESTER else (11,) if kind == DRIVER else (14,)):
         raise PermissionDenied(REFUSED)
     return municipality, digits
 

@@ -14,7 +14,7 @@ from services.shared.errors import NotFound
 from services.store import encode
 
 
-@booking_requests.module_service("write")
+@booking_requests.module_service("write", reach="request_id")
 def add_attachment(db: Database, actor: Actor, municipality: str, request_id: str, data: bytes, name: str,
                    kind: str = "") -> str:
     """Keep a file of the request (store.put_file) and return its sha256; the upload guard checks its

@@ -16,7 +16,7 @@ Registers (EntitySpecs in ``services/shared/specs/maquinas.py``, lists/forms/CSV
 em_manutencao, meter_kind horimetro/odometro, meter_reading), ``machinery_operators`` (municipal
 staff: name, cpf, registration, duty operador/motorista, licence_category), ``machinery_requesters``
 (kind pf/entidade, name, document CPF/CNPJ, constitution_proof, address, zone, locality, phone,
-standing nada_deve/parcelamento_em_dia/em_debito, standing_checked_on). Zones and localities are
+standing nada_deve/parcelamento_em_dia/em_debito/a_verificar, standing_checked_on). Zones and localities are
 the dated parameter ``machinery_localities`` (TI; :mod:`.localities`).
 
 Collection ``booking_requests`` (one document per request; every write is conditional on
@@ -78,6 +78,7 @@ DuplicateKeyError becomes :class:`services.shared.errors.Conflict`.
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import weakref
 from collections.abc import Callable
@@ -92,7 +93,7 @@ from rules.fmt import day as show_day
 from rules.machinery.prices import CATALOGUE
 from rules.registry import MACHINERY
 from services import store
-from services.shared import audit, clock, fields, municipalities
+from services.shared import audit, clock, fields, municipalities, regulated_accounts
 from services.shared.audit_words import name_codes
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
@@ -171,20 +172,58 @@ def require_module(db: Database, municipality: str) -> None:
         raise ModuleOff(MODULE_OFF)
 
 
-def module_service(permission: str) -> Callable[[Callable], Callable]:
+def requester_document(actor: Actor) -> str | None:
+    """The CPF/CNPJ of the resident or entity a portal actor is (a regulated account of kind
+    ``requerente``), or None for anyone else: staff, a driver, a platform."""
+    whose = regulated_accounts.addressee(actor)
+    return whose[2] if whose and whose[1] == regulated_accounts.REQUESTER else None
+
+
+def _requester_of(db: Database, municipality: str, reach: str, value: Any) -> str:
+    """The document of the requester behind ``value`` (a request id, a register entry id, a CPF/CNPJ)."""
+    if reach == "document":
+        return fields.digits(str(value or ""))
+    if reach == "doc":  # a request as read by get_request: the stored one behind its id
+        reach, value = "request_id", (value or {}).get("id") if isinstance(value, dict) else None
+    if reach == "request_id":
+        raw = db[REQUESTS].find_one({"_id": _oid(value), "municipality": municipality}, {"requester.document": 1})
+        return fields.digits(((raw or {}).get("requester") or {}).get("document", ""))
+    raw = db[REQUESTERS].find_one({"_id": _oid(getattr(value, "requester_id", ""), "Solicitante"),
+                                   "municipality": municipality}, {"document": 1})
+    return fields.digits((raw or {}).get("document", ""))
+
+
+def module_service(permission: str, reach: str | None = None) -> Callable[[Callable], Callable]:
     """The one guard of every public service of the module (issue 35 item 3), on a function whose first
     parameters are ``db, actor, municipality``: its arguments checked (:func:`boundary.checked`), the
     actor authorized for ``permission`` in the municipality, then the municipality must run the
     module, before the body reads or writes anything. ``tests/test_bookings_module_guard.py`` calls
-    every function of the package that takes an actor on Chapada and Matupá."""
+    every function of the package that takes an actor on Chapada and Matupá.
+
+    ``reach`` opens the service to a resident or entity on the public portal (issue 38 item 3): the
+    parameter naming what they ask about — ``request_id``, ``doc`` (a request as read), ``values`` (a form
+    whose ``requester_id`` is the register entry) or ``document`` — must be theirs (the requester's CPF/CNPJ is the account's),
+    else NotFound, as for a record that does not exist; ``"own"``: the body itself keeps to their records
+    (:func:`requester_document`)."""
     def guard(fn: Callable) -> Callable:
+        signature = inspect.signature(fn)
+
         @functools.wraps(fn)
         def guarded(db: Database, actor: Actor, municipality: str, *args, **kwargs):
-            authorize(actor, permission, municipality)
+            document = requester_document(actor) if reach else None
+            if document is None:
+                authorize(actor, permission, municipality)
+            elif municipality not in actor.municipalities:
+                raise NotFound("Pedido não encontrado.")
             require_module(db, municipality)
+            if document is not None and reach != "own":
+                value = signature.bind(db, actor, municipality, *args, **kwargs).arguments.get(reach)
+                if _requester_of(db, municipality, reach, value) != document:
+                    raise NotFound("Solicitante não encontrado." if reach == "values" else "Pedido não encontrado.")
             return fn(db, actor, municipality, *args, **kwargs)
         wrapped = checked(guarded)
         wrapped.machinery_guard = permission  # type: ignore[attr-defined]
+        wrapped.requester_reach = reach  # type: ignore[attr-defined]
         return wrapped
     return guard
 
@@ -301,7 +340,7 @@ def describe_services(services: list[dict]) -> str:
     return "; ".join(parts)
 
 
-@module_service("read")
+@module_service("read", reach="request_id")
 def get_request(db: Database, actor: Actor, municipality: str, request_id: str) -> dict:
     """One request as plain values (``id``, status label in ``status_label``)."""
     return get_request_unchecked(db, municipality, request_id)
@@ -311,12 +350,17 @@ SUMMARY = {k: 1 for k in ("protocol", "year", "sequence", "requested_on", "reque
                           "services", "urgent", "quote.total", "schedule.day")}
 
 
-@module_service("read")
+@module_service("read", reach="own")
 def list_requests(db: Database, actor: Actor, municipality: str, status: str | None = None,
                   limit: int = 200, search: str = "") -> list[dict]:
     """Requests of the municipality, newest protocol first (summary fields); ``search`` matches the
-    protocol, the requester's name or CPF/CNPJ and the locality."""
+    protocol, the requester's name or CPF/CNPJ and the locality. A resident or entity on the portal
+    reads only their own (the register entries of their CPF/CNPJ, by the requester index)."""
     query: dict[str, Any] = {"municipality": municipality}
+    own = requester_document(actor)
+    if own is not None:
+        query["requester_id"] = {"$in": [str(r["_id"]) for r in db[REQUESTERS].find(
+            {"municipality": municipality, "document": own}, {"_id": 1})]}
     if status:
         query["status"] = status
     term = "".join(ch for ch in str(search or "") if ch.isprintable()).strip()[:200]

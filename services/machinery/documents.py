@@ -127,7 +127,7 @@ def _request(db: Database, actor: Actor, municipality: str, request_id: str) -> 
     return booking_requests.get_request_unchecked(db, municipality, request_id)
 
 
-@booking_requests.module_service("read")
+@booking_requests.module_service("read", reach="request_id")
 def quote_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The quote, line by line, with its price-table version and discount evidence."""
     doc = _request(db, actor, municipality, request_id)
@@ -154,7 +154,7 @@ def receipt_pdf(db: Database, actor: Actor, municipality: str, request_id: str) 
     return _issue(db, actor, municipality, "recibo", doc, render_receipt)
 
 
-@booking_requests.module_service("read")
+@booking_requests.module_service("read", reach="request_id")
 def statement_pdf(db: Database, actor: Actor, municipality: str, request_id: str) -> bytes:
     """The statement of the request: quote, instalments, paid and open amounts."""
     return _issue(db, actor, municipality, "extrato", _request(db, actor, municipality, request_id), render_statement)

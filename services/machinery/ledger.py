@@ -113,7 +113,7 @@ def request_rows(db: Database, municipality: str, doc: dict) -> list[ChargeRow]:
     return rows_of(doc, stored)
 
 
-@module_service("read")
+@module_service("read", reach="doc")
 def request_charges(db: Database, actor: Actor, municipality: str, doc: dict) -> list[ChargeRow]:
     """The charges of one request read for a screen."""
     return request_rows(db, municipality, doc)

@@ -59,7 +59,7 @@ def set_localities(db: Database, actor: Actor, municipality: str, effective: dat
                            "Zonas e localidades do cronograma regionalizado (Decreto 017/2026, art. 3, §1)")
 
 
-@booking_requests.module_service("read")
+@booking_requests.module_service("read", reach="own")
 def in_force(db: Database, actor: Actor, municipality: str, on: date) -> list[dict]:
     """The rows of the list in force on ``on``, in schedule order (``read``)."""
     return [{"Ordem": n, "Zona": e["zone"], "Localidade": e["locality"], "Área": e["area"]}

@@ -45,7 +45,7 @@ from rules.machinery.quote import (
 )
 from services import store
 from services.dam import charges
-from services.machinery import booking_requests, localities
+from services.machinery import booking_requests, localities, requesters
 from services.machinery.booking_requests import REQUESTERS, REQUESTS, SERVICE_KINDS
 from services.shared import audit, clock, fields, parameters
 from services.shared.auth import Actor
@@ -58,7 +58,7 @@ PROTOCOL_KIND = "maquinas_protocolo"
 ART_8_4 = f"{DECREE}, art. 8, §4"
 
 STANDING_DEBT = {"nada_deve": DebtStatus.NONE, "parcelamento_em_dia": DebtStatus.REGULAR_PLAN,
-                 "em_debito": DebtStatus.OUTSTANDING}
+                 "em_debito": DebtStatus.OUTSTANDING, "a_verificar": DebtStatus.TO_CHECK}
 REQUESTER_KIND = {"pf": RequesterKind.PERSON, "entidade": RequesterKind.NON_PROFIT}
 
 
@@ -248,7 +248,7 @@ def _overdue_instalments(db: Database, municipality: str, document: str, on: dat
             for c in sorted(overdue, key=lambda c: (c["due_on"], c["id"]))]
 
 
-@booking_requests.module_service("read")
+@booking_requests.module_service("read", reach="document")
 def requester_block(db: Database, actor: Actor, municipality: str, document: str, on: date) -> list[Finding]:
     """Art. 8 §4: the overdue charges of this service of a CPF/CNPJ (empty when none)."""
     overdue = _overdue_instalments(db, municipality, document, on)
@@ -323,7 +323,24 @@ def _draft(db: Database, municipality: str, values: RequestInput) -> tuple[dict,
     return doc, requester
 
 
-@booking_requests.module_service("read")
+# Art. 2, §4: the item of the form each of its findings is about (the field the portal shows it under)
+FORM_FIELDS = {"I": "identification", "II": "residence_proof", "III": "property_proof", "IV": "justification",
+               "V": "agrees_payment_terms", "VI": "liability_declaration"}
+
+
+def _form_gaps(values: RequestInput, book: Any) -> dict[str, str]:
+    """Asked by the requester on the portal, with no clerk to complete it: the items of the form of art. 2
+    §4 missing, each under its field (the clerk protocols such a request and the finding stays)."""
+    day = values.requested_on if isinstance(values.requested_on, date) else clock.today()
+    form = ServiceRequest(day, RequesterKind.PERSON, values.identification, values.residence_proof,
+                          values.justification, values.agrees_payment_terms, values.liability_declaration,
+                          DebtStatus.NONE, DebtStatus.NONE, values.private_property, values.property_proof)
+    return {FORM_FIELDS[f.reference.rsplit(", ", 1)[-1]]: f"{f.message} ({f.reference})"
+            for f in check_request(form, [], book).findings
+            if not f.ok and ", art. 2, §4, " in f.reference and f.reference.rsplit(", ", 1)[-1] in FORM_FIELDS}
+
+
+@booking_requests.module_service("read", reach="values")
 def check(db: Database, actor: Actor, municipality: str, values: RequestInput) -> list[Finding]:
     """Eligibility findings of a request before it is saved (art. 2, 5, 6, 8 §4, 9, 10)."""
     doc, requester = _draft(db, municipality, values)
@@ -331,13 +348,25 @@ def check(db: Database, actor: Actor, municipality: str, values: RequestInput) -
     return _evaluate(decode(encode(doc)), requester, parameters.book(db, municipality), overdue)
 
 
-@booking_requests.module_service("write")
+@booking_requests.module_service("write", reach="values")
 def create_request(db: Database, actor: Actor, municipality: str, values: RequestInput) -> str:
     """Protocol a request (number per year) and return its id; refused with RequestsSuspended when
-    the requester has an overdue DAM of this service (art. 8 §4)."""
+    the requester has an overdue DAM of this service (art. 8 §4) — and, asked on the portal by the
+    requester, with any block of :func:`requesters.blockers` (art. 2 §1, the Secretaria's prior check)."""
     booking_requests.prepare(db)
-    doc, requester = _draft(db, municipality, values)
+    own = booking_requests.requester_document(actor) is not None
+    gaps = _form_gaps(values, parameters.book(db, municipality)) if own else {}
+    try:
+        doc, requester = _draft(db, municipality, values)
+    except ValidationFailed as refused:  # every field's answer at once
+        raise ValidationFailed({**gaps, **refused.errors}) from None
+    if gaps:
+        raise ValidationFailed(gaps)
     today = clock.today()
+    if own:
+        blocks = requesters.blockers(db, municipality, requester["document"], requester.get("standing"), today)
+        if blocks:
+            raise RequestsSuspended(f"Não é possível protocolar agora. {requesters.describe(blocks)}")
     overdue = _overdue_instalments(db, municipality, requester["document"], today)
     if overdue:
         # Art. 8, §4: "o inadimplemento de qualquer parcela suspenderá novas solicitações"

@@ -24,7 +24,7 @@ from rules.machinery.schedule import SkippedDay, assets_fit, booking_days, skipp
 from services import store
 from services.machinery import booking_requests, schedule_view
 from services.machinery.booking_requests import ASSETS, BOOKINGS, OPEN, OPERATORS
-from services.machinery.schedule_view import QueueEntry, QueuePage
+from services.machinery.schedule_view import QueueEntry, QueuePage, ZonePlace
 from services.shared import clock, entities, entity_lists, list_counts, parameters, views
 from services.shared.auth import Actor
 from services.shared.errors import Conflict, ValidationFailed
@@ -55,6 +55,13 @@ def queue_page(db: Database, actor: Actor, municipality: str, day: date, page: i
 def queue_rows(db: Database, actor: Actor, municipality: str, day: date, search: str = "") -> list[QueueEntry]:
     """The whole queue of ``day`` in the order of art. 3 (or its rows matching ``search``): the export."""
     return schedule_view.queue_rows(db, municipality, day, search)
+
+
+@booking_requests.module_service("read", reach="request_id")
+def queue_place(db: Database, actor: Actor, municipality: str, request_id: str, day: date) -> ZonePlace | None:
+    """Where a request paid or authorized stands in its zone's queue on ``day`` (art. 3), with the
+    justifications of those moved ahead of it (§2); None when it is not waiting to be scheduled."""
+    return schedule_view.zone_place(db, municipality, request_id, day)
 
 
 @booking_requests.module_service("read")

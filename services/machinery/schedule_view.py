@@ -64,6 +64,17 @@ class QueueEntry:
 
 
 @dataclass(frozen=True)
+class ZonePlace:
+    """Where one request stands in its zone's queue: position of total, and the justifications of the
+    requests moved ahead of it by urgency (art. 3 §2) — the clerk's text, no one's name or data."""
+
+    zone: str
+    position: int
+    total: int
+    moved_ahead: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class QueuePage:
     """A page of the queue: its entries, how many requests the filter holds, and the page shown."""
 
@@ -248,3 +259,26 @@ def queue_rows(db: Database, municipality: str, day: date, search: str = "") -> 
                 entries.append(_entry(before + n + 1, row))
         before += group["count"]
     return entries
+
+
+def zone_place(db: Database, municipality: str, request_id: str, day: date) -> ZonePlace | None:
+    """Where the request waiting to be scheduled stands in its zone's part of the queue on ``day`` (None when
+    it is not waiting): the requests ahead of the order of protocol (art. 3 §2) of that zone first, then its
+    localities in order. A request protocolled after it but placed before it is one moved ahead."""
+    prepare(db)
+    raw = db[ITEMS].find_one({"municipality": municipality, "request_id": str(request_id)})
+    if raw is None:
+        return None
+    mine = decode(raw)
+    key = (mine["at"], mine["protocol"])
+    position, total, moved = 0, 0, []
+    for group in _segments(db, municipality, day):
+        if not group["ahead"] and group["zone"] != mine["zone"]:
+            continue
+        for row in map(decode, db[ITEMS].find({**_members(group), "zone": mine["zone"]}).sort(ORDER)):
+            total += 1
+            if row["request_id"] == mine["request_id"]:
+                position = total
+            elif not position and row["ahead"] and (row["at"], row["protocol"]) > key:
+                moved.append(row["justification"].strip())
+    return ZonePlace(mine["zone"], position, total, tuple(moved))

@@ -290,17 +290,22 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
            expected_version: int) -> None:
     """Validate and change fields of a record, with before/after in the audit log.
 
-    ``expected_version`` is the version the editor loaded (``get(...)["version"]``; 0 for a record
-    saved before versions existed). Every form must pass it: when someone else saved the record in
-    between, the update is refused with :class:`Conflict` naming who changed it and when, and nothing
-    is overwritten. The version is required (issue 20): a service editing on its own reads it
-    first, so no caller can overwrite with stale values by leaving it out. Every saved change
-    increments the version.
+    ``expected_version`` is the version the editor loaded (``get(...)["version"]``; 0 for a record saved before
+    versions existed). Every form must pass it: when someone else saved the record in between, the update is refused
+    with :class:`Conflict` naming who changed it and when, and nothing is overwritten. The version is required
+    (issue 20): a service editing on its own reads it first, so no caller can overwrite with stale values by leaving
+    it out. Every saved change increments the version.
     """
-    spec = authorize_entity(db, actor, "write", entity, municipality)
-    before = get(db, actor, entity, municipality, doc_id)
-    expected = expected_version
-    if before["version"] != expected:
+    authorize_entity(db, actor, "write", entity, municipality)
+    update_checked(db, actor, entity, municipality, doc_id, values, expected_version=expected_version)
+
+
+def update_checked(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str, values: dict, *,
+                   expected_version: int) -> None:
+    """:func:`update` for a service that already authorized its actor (``services.machinery.requesters``)."""
+    spec = spec_for(db, entity, municipality)
+    before = _get(db, spec, municipality, doc_id)
+    if before["version"] != expected_version:
         raise _stale(db, before)
     clean = validate(spec, values, partial=True)
     changed = {k: v for k, v in clean.items() if encode(before.get(k)) != encode(v)}
@@ -312,7 +317,7 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
         if outside:
             raise ValidationFailed(outside[0])
     record_files.keep(db, spec, [values])
-    current = {"version": expected} if expected else {"version": {"$exists": False}}
+    current = {"version": expected_version} if expected_version else {"version": {"$exists": False}}
     with transaction(db):
         try:
             result = db[entity].update_one(
@@ -323,7 +328,7 @@ def update(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
         except DuplicateKeyError as exc:
             raise _unique_conflict(spec, exc) from None
         if result.matched_count == 0:
-            raise _stale(db, get(db, actor, entity, municipality, doc_id))
+            raise _stale(db, _get(db, spec, municipality, doc_id))
         audit.record(db, actor, municipality, "update", entity, doc_id, {k: before.get(k) for k in changed}, changed)
 
 
@@ -349,7 +354,7 @@ def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     if before.get("removed"):
         raise Conflict(f"{spec.label} já foi {spec.agreed('removido')}.")
     expected = expected_version
-    current = {"version": expected} if expected else {"version": {"$exists": False}}
+    current = {"version": expected_version} if expected_version else {"version": {"$exists": False}}
     removed = {"by": actor.username, "at": clock.now_utc(), "reason": why}
     with transaction(db):
         result = db[entity].update_one(
@@ -375,8 +380,11 @@ def _stale(db: Database, current: dict) -> Conflict:
 
 @checked
 def get(db: Database, actor: Actor, entity: str, municipality: str, doc_id: str) -> dict:
-    found = authorize_entity(db, actor, "read", entity, municipality)
-    doc = db[entity].find_one({"_id": _object_id(doc_id), "municipality": municipality})
+    return _get(db, authorize_entity(db, actor, "read", entity, municipality), municipality, doc_id)
+
+
+def _get(db: Database, found: EntitySpec, municipality: str, doc_id: str) -> dict:
+    doc = db[found.name].find_one({"_id": _object_id(doc_id), "municipality": municipality})
     if doc is None:
         raise NotFound(f"{found.label} não {found.agreed('encontrado')}.")
     return _typed(found, decode(doc))

@@ -81,6 +81,10 @@ def test_accepted_without_warnings(changes):
     pytest.param({"requester_is_public_agent": True}, HOURS, "art. 10, II",
                  id="art. 10 II: public agent meeting the requirements goes to review"),
     pytest.param({}, [EarthLoads(2)], "art. 2, §2", id="art. 2 §2: earth loads, confirm the material's licence"),
+    pytest.param({"requester_debts": DebtStatus.TO_CHECK}, HOURS, "art. 2, §1",
+                 id="art. 2 §1: requester's standing still to be checked by the Secretaria warns"),
+    pytest.param({"property_debts": DebtStatus.TO_CHECK}, HOURS, "art. 2, §1",
+                 id="art. 2 §1: property's standing still to be checked by the Secretaria warns"),
 ])
 def test_warnings_do_not_refuse(changes, services, reference):
     decision = check_request(replace(VALID, **changes), services, BOOK)

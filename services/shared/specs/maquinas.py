@@ -74,7 +74,7 @@ OPERATORS = register(
 
 REQUESTER_KINDS = (("pf", "Pessoa física"), ("entidade", "Associação ou entidade sem fins lucrativos"))
 STANDINGS = (("nada_deve", "Nada deve"), ("parcelamento_em_dia", "Parcelamento em dia"),
-             ("em_debito", "Em débito"))
+             ("em_debito", "Em débito"), ("a_verificar", "A verificar pela Secretaria"))
 AREAS = (("rural", "Rural"), ("urbana", "Urbana"))
 
 REQUESTERS = register(
