@@ -249,16 +249,31 @@ def nested_keys(doc: dict, prefix: str = "") -> set[str]:
     return found
 
 
+CLONED_FROM = ("booking_requests", "autos", "dams", "charges")
+
+
+@pytest.fixture(scope="session")
+def cloned_template(tmp_path_factory, generated):
+    """The tiny dataset with its replayed requests and autos cloned three times over, made once per run."""
+
+    def build(folder):
+        db = generated_copy(generated, folder)
+        requests = db["booking_requests"].count_documents({})
+        autos = {mun: db["autos"].count_documents({"municipality": mun}) for mun in ("chapada", "matupa")}
+        dataset_chains.clone(db, 1, targets={"nova_lacerda": 3 * requests, "chapada": 3 * autos["chapada"],
+                                             "matupa": 3 * autos["matupa"]})
+        db.client.close()
+
+    return shared_template(tmp_path_factory, "bench-cloned", build)
+
+
 @pytest.fixture
-def cloned(tmp_path, generated):
-    """A copy of the tiny dataset with its replayed requests and autos cloned three times over."""
-    db = generated_copy(generated, tmp_path / "c")
-    templates = {name: [d for d in db[name].find({})] for name in ("booking_requests", "autos", "dams", "charges")}
-    requests = len(templates["booking_requests"])
-    autos = {mun: db["autos"].count_documents({"municipality": mun}) for mun in ("chapada", "matupa")}
-    dataset_chains.clone(db, 1, targets={"nova_lacerda": 3 * requests, "chapada": 3 * autos["chapada"],
-                                         "matupa": 3 * autos["matupa"]})
-    return db, templates
+def cloned(tmp_path, generated, cloned_template):
+    """A copy of the tiny dataset with its replayed requests and autos cloned three times over (``cloned_template``),
+    and the records of the kinds cloned that the dataset had before (``generated``)."""
+    before = generated_copy(generated, tmp_path / "g")
+    templates = {name: [d for d in before[name].find({})] for name in CLONED_FROM}
+    return generated_copy(cloned_template, tmp_path / "c"), templates
 
 
 def test_cloned_requests_and_autos_have_the_shapes_the_services_write(cloned):
