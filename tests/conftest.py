@@ -198,12 +198,17 @@ def today(monkeypatch):
     return holder
 
 
+WHOLE_MODULES = ("tests/test_bench.py",)  # besides the browser modules: see pytest_xdist_make_scheduler
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under ``-n`` (xdist's default ``load`` distribution) each browser module (``tests/test_browser_*.py``)
     goes to one worker whole: its served panel, store copy and Chromium are module fixtures, made once
-    rather than on each worker that gets one of its tests. Every other test is still sent on its own,
-    and the largest units (the browser modules) are started first. (``--dist loadgroup`` would do it with
+    rather than on each worker that gets one of its tests. So does ``tests/test_bench.py``: its tiny
+    datasets are made once per run under a lock (``shared_template``), and a worker that got one of its
+    tests while the other made them waited idle. Every other test is still sent on its own,
+    and the largest units (the whole modules) are started first. (``--dist loadgroup`` would do it with
     markers, but its group names never reach the scheduler under pytest 9.)"""
     if config.getvalue("dist") != "load":
         return None
@@ -212,7 +217,7 @@ def pytest_xdist_make_scheduler(config, log):
     class BrowserModulesWhole(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return path if path.startswith("tests/test_browser_") else nodeid
+            return path if path.startswith("tests/test_browser_") or path in WHOLE_MODULES else nodeid
 
     return BrowserModulesWhole(config, log)
 

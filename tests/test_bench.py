@@ -6,7 +6,6 @@ import dataclasses
 import random
 from collections import Counter
 from datetime import date, datetime, time, timedelta
-from functools import partial
 
 import pytest
 from bson import ObjectId
@@ -71,22 +70,16 @@ def generated_copy(template, folder):
 
 
 def test_the_same_scale_gives_the_same_documents(tmp_path, monkeypatch, today_is_the_datasets, generated):
+    """A second generation is the first one again, and (watched on it, a generation being a minute on a
+    loaded machine) it rebuilds every municipality's read models."""
+    rebuilt, rebuild = [], views.rebuild
+    monkeypatch.setattr(views, "rebuild", lambda db, code, progress=None: rebuilt.append(code) or rebuild(db, code,
+                                                                                                         progress))
     first = contents(generated_copy(generated, tmp_path / "a"))
     second = contents(tiny_store(tmp_path / "b"))
     assert all(first[name] for name in first), [name for name in first if not first[name]]
     assert first == second
-
-
-def test_municipalities_written_side_by_side_give_the_same_documents(tmp_path, today_is_the_datasets, generated):
-    """bench/run.py writes the municipalities in two processes at once: each draws from its own seed."""
-    reopen = partial(store.connect, uri="", data_dir=str(tmp_path / "b"))
-    dataset.generate(reopen(), 1, TINY, reopen)
-    side_by_side, one_by_one = reopen(), generated_copy(generated, tmp_path / "a")
-    assert contents(side_by_side) == contents(one_by_one)
-    assert {d["municipality"] for d in side_by_side["dams"].find({})} == {"chapada", "matupa", "nova_lacerda"}
-    # the clones, the views and the counters too (the replayed records' ids are the store's own: counted)
-    assert per_municipality(side_by_side) == per_municipality(one_by_one)
-    assert sorted(side_by_side["counters"].find({}), key=str) == sorted(one_by_one["counters"].find({}), key=str)
+    assert sorted(rebuilt) == ["chapada", "matupa", "nova_lacerda"]
 
 
 def test_a_part_that_fails_stops_the_generation_with_its_traceback():
@@ -154,7 +147,10 @@ def test_documents_have_the_shape_the_services_write(db, tmp_path, generated):
     assert keys(entry) == keys(real_audit)
 
 
-def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch, capsys):
+def test_the_runner_prints_every_figure_on_a_tiny_dataset(tmp_path, monkeypatch, capsys, generated):
+    """On a copy of the tiny dataset already generated (the runner reuses a dataset it finds; it generates
+    one in ``test_a_generation_cut_short_is_made_again``)."""
+    copy_store(generated, tmp_path / "scale-1")
     monkeypatch.setenv("PAINEL_DATA_DIR", str(tmp_path / "unused"))
     monkeypatch.delenv("MONGODB_URI", raising=False)
     monkeypatch.delenv("MONGODB_DB", raising=False)
@@ -207,13 +203,6 @@ def test_nova_lacerda_and_the_autos_are_filled_through_the_services(tmp_path, ge
     assert db["dams"].count_documents({"municipality": "nova_lacerda", "pays.collection": "booking_requests"}) > 0
 
 
-def test_the_generator_rebuilds_every_municipalitys_read_models(tmp_path, monkeypatch, today_is_the_datasets):
-    rebuilt = []
-    monkeypatch.setattr(views, "rebuild", lambda db, code, progress=None: rebuilt.append(code) or [])
-    tiny_store(tmp_path / "a")
-    assert sorted(rebuilt) == ["chapada", "matupa", "nova_lacerda"]
-
-
 def test_a_dry_run_builds_the_documents_of_a_written_dataset(tmp_path, today_is_the_datasets, generated):
     written = generated_copy(generated, tmp_path / "a")
     built = dataset.build_only(1, TINY)
@@ -260,16 +249,31 @@ def nested_keys(doc: dict, prefix: str = "") -> set[str]:
     return found
 
 
+CLONED_FROM = ("booking_requests", "autos", "dams", "charges")
+
+
+@pytest.fixture(scope="session")
+def cloned_template(tmp_path_factory, generated):
+    """The tiny dataset with its replayed requests and autos cloned three times over, made once per run."""
+
+    def build(folder):
+        db = generated_copy(generated, folder)
+        requests = db["booking_requests"].count_documents({})
+        autos = {mun: db["autos"].count_documents({"municipality": mun}) for mun in ("chapada", "matupa")}
+        dataset_chains.clone(db, 1, targets={"nova_lacerda": 3 * requests, "chapada": 3 * autos["chapada"],
+                                             "matupa": 3 * autos["matupa"]})
+        db.client.close()
+
+    return shared_template(tmp_path_factory, "bench-cloned", build)
+
+
 @pytest.fixture
-def cloned(tmp_path, generated):
-    """A copy of the tiny dataset with its replayed requests and autos cloned three times over."""
-    db = generated_copy(generated, tmp_path / "c")
-    templates = {name: [d for d in db[name].find({})] for name in ("booking_requests", "autos", "dams", "charges")}
-    requests = len(templates["booking_requests"])
-    autos = {mun: db["autos"].count_documents({"municipality": mun}) for mun in ("chapada", "matupa")}
-    dataset_chains.clone(db, 1, targets={"nova_lacerda": 3 * requests, "chapada": 3 * autos["chapada"],
-                                         "matupa": 3 * autos["matupa"]})
-    return db, templates
+def cloned(tmp_path, generated, cloned_template):
+    """A copy of the tiny dataset with its replayed requests and autos cloned three times over (``cloned_template``),
+    and the records of the kinds cloned that the dataset had before (``generated``)."""
+    before = generated_copy(generated, tmp_path / "g")
+    templates = {name: [d for d in before[name].find({})] for name in CLONED_FROM}
+    return generated_copy(cloned_template, tmp_path / "c"), templates
 
 
 def test_cloned_requests_and_autos_have_the_shapes_the_services_write(cloned):
@@ -341,9 +345,15 @@ def test_the_cloned_counts_scale():
     assert ten == {mun: 10 * count for mun, count in one.items()}
 
 
-def test_a_generation_cut_short_is_made_again(tmp_path, today_is_the_datasets, capsys):
+def test_a_generation_cut_short_is_made_again_and_side_by_side_gives_the_same_documents(tmp_path,
+                                                                                       today_is_the_datasets,
+                                                                                       capsys, generated):
     """A generation stopped before any driver was written left DAMs and no marker: the next run took the
-    store as empty and failed on the DAMs' unique numbers (E11000 on 0001/2026)."""
+    store as empty and failed on the DAMs' unique numbers (E11000 on 0001/2026).
+
+    The dataset made again is written as bench/run.py writes it, the municipalities in two processes at
+    once (each draws from its own seed): the same documents as one after the other (``generated``). One
+    generation checks both (a generation is a minute on a loaded machine)."""
     folder = tmp_path / "scale-1"
     left = store.connect(uri="", data_dir=str(folder))
     left["dams"].insert_one({"municipality": "chapada", "number": "0001/2026", "year": 2026, "sequence": 1})
@@ -357,6 +367,13 @@ def test_a_generation_cut_short_is_made_again(tmp_path, today_is_the_datasets, c
     assert "incompleto (uma geração interrompida): refazendo" in capsys.readouterr().out
     assert found["scale"] == 1 and found["counts"]["dams"] > 0
     assert db["dams"].find_one({"taxpayer_name": {"$exists": False}}) is None  # the one left was dropped
+
+    side_by_side, one_by_one = db, generated_copy(generated, tmp_path / "a")
+    assert contents(side_by_side) == contents(one_by_one)
+    assert {d["municipality"] for d in side_by_side["dams"].find({})} == {"chapada", "matupa", "nova_lacerda"}
+    # the clones, the views and the counters too (the replayed records' ids are the store's own: counted)
+    assert per_municipality(side_by_side) == per_municipality(one_by_one)
+    assert sorted(side_by_side["counters"].find({}), key=str) == sorted(one_by_one["counters"].find({}), key=str)
 
 
 def test_a_view_that_keeps_something_new_makes_a_new_dataset(monkeypatch):

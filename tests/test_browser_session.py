@@ -1,9 +1,9 @@
 """In headless Chromium: the login survives a reload and a new tab, a bookmark lands on its page
-after the login, an idle session expires, "Sair" removes the cookie, and no English Streamlit
-window or string (rendered text and input placeholders) reaches a user on any page of any role."""
+after the login, an idle session expires, and "Sair" removes the cookie. That no English Streamlit
+window or string (rendered text and input placeholders) reaches a user on any page of any role is
+checked by test_browser_roles' walk of every page of each role."""
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 import pytest
@@ -191,44 +191,4 @@ def test_an_idle_session_expires_on_the_next_reload(panel, panel_data, browser):
     page.get_by_text("Sua sessão expirou por inatividade").wait_for(timeout=30000)
     page.get_by_role("button", name="Entrar").wait_for(timeout=30000)
     assert page.get_by_role("button", name="Sair").count() == 0
-    context.close()
-
-
-# Streamlit's own English strings that a user could read on a page (widgets, empty grids, dialogs).
-ENGLISH = ("Choose options", "Choose an option", "Page not found", "No results", "No options to select",
-           "YYYY/MM/DD", "yyyy/mm/dd", "dd/mm/yyyy", "Press Enter to apply", "Press Enter to submit", "Deploy",
-           "Clear all", "Download as CSV", "Running...", "Select all")
-EMPTY_GRID = re.compile(r"^\s*empty\s*$", re.M)
-
-
-@pytest.mark.parametrize("username", ["secretaria.chapada", "gabinete", "ti"])
-def test_no_english_streamlit_string_on_any_page_of_the_role(panel, browser, username, tmp_path):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    login(page, panel, username)
-    nav = page.get_by_test_id("stSidebarNav")
-    nav.wait_for()
-    from ui.navigation import PAGES
-
-    shown = nav.inner_text().splitlines()
-    titles = [p.title for p in PAGES if p.title in shown]
-    assert titles
-    found = {}
-    for title in titles:
-        nav.get_by_text(title, exact=True).click()
-        page.get_by_role("heading").first.wait_for(timeout=30000)
-        page.wait_for_timeout(1500)
-        placeholders = page.eval_on_selector_all("input, textarea", "els => els.map(e => e.placeholder || '')")
-        text = page.inner_text("body") + "\n" + "\n".join(placeholders)
-        words = [w for w in ENGLISH if w in text] + (["empty"] if EMPTY_GRID.search(text) else [])
-        tables = page.locator('[data-testid="stDataFrame"]:visible')
-        if tables.count():  # the table toolbar's tooltips are English ("Download as CSV", "Search")
-            tables.first.hover()
-            page.wait_for_timeout(300)
-            if page.locator('[data-testid="stElementToolbar"]:visible').count():
-                words.append("table toolbar")
-        if words:
-            found[title] = words
-            page.screenshot(path=str(tmp_path / f"{username}-{title}.png"), full_page=True)
-    assert not found, "\n".join(f"{title}: {words}" for title, words in found.items())
     context.close()

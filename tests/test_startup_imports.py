@@ -9,16 +9,15 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, copy_store
 
 LATER = {"fpdf", "openpyxl", "pypdf", "qrcode", "barcode", "matplotlib", "altair", "fontTools"}
 DEPLOYED = """
 from seed.documents import demo_coat_of_arms
-from services.setup import bootstrap, deployment
+from services.setup import deployment
 from services.store import connect
 from tests.conftest import TI
-db = connect()
-bootstrap.prepare(db)
+db = connect()  # a copy of the store bootstrap prepared (conftest.bootstrap_only_store)
 deployment.set_coat_of_arms(db, TI, "chapada", demo_coat_of_arms("chapada"), "brasao.png")  # drawn on the login
 """
 FIRST_RUN = """
@@ -31,8 +30,9 @@ print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
 """
 
 
-def test_the_first_run_of_the_login_page_imports_no_document_or_spreadsheet_library(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "PAINEL_DATA_DIR": str(tmp_path / "data"), "HOME": str(tmp_path)}
+def test_the_first_run_of_the_login_page_imports_no_document_or_spreadsheet_library(tmp_path, bootstrap_only_store):
+    env = {"PATH": "/usr/bin:/bin", "PAINEL_DATA_DIR": str(copy_store(bootstrap_only_store, tmp_path / "data")),
+           "HOME": str(tmp_path)}
     for code in (DEPLOYED, FIRST_RUN):  # a store with its coat of arms, then a start that draws the login
         done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-2000:]
