@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from portal import answers, authorization_check, inbox, verification, web
 from portal import dams as portal_dams
 from portal import status as portal_status
+from portal import public_forms
 from services.shared import fields, mail, municipalities, regulated_access
 from services.shared import regulated_accounts as accounts
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
@@ -141,7 +142,7 @@ def build(db: Database) -> Any:
         section = await run_in_threadpool(inbox.domicile_section, db, person)
         return page(request, "inicio.html", title="Início", person=person, kind=accounts.KINDS[person.kind],
                     municipality=names.get(person.municipality, person.municipality), document=_shown(person),
-                    domicile=section)
+                    domicile=section, public_forms=await public_forms.has_forms(db, person))
 
     async def mailbox(request: Request, code: str, action: str) -> Response:
         """A message of the person's domicile: opened by its form (POST), shown, or its PDF; another's
@@ -205,6 +206,7 @@ def build(db: Database) -> Any:
             *answers.routes(db),  # the data requests of a platform and their signed answers (issue 36 item 4)
             *verification.routes(db),  # the public verification of an issued document (issue 37)
             *authorization_check.routes(db),  # the passenger's check of an authorization (the sticker's QR)
+            *public_forms.routes(db),  # the public forms of the registers TI defines (issue 38 item 4)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},
