@@ -50,10 +50,13 @@ def _widget(f: Any) -> dict[str, Any]:
         else "textarea" if f.kind == "textarea" else "input"
     typed, inputmode = INPUTS.get(f.kind, ("text", ""))
     hint = f.help or HINTS.get(f.kind, "")
+    if f.kind == "textarea":  # the portal reads at most this of a field: the browser stops the typing there
+        hint = " ".join(part for part in (hint, f"Até {web.MAX_FORM_FIELD} caracteres.") if part)
     if f.kind == "file":
         hint = f"PDF, JPEG ou PNG, {uploads.shown_limit(KIND)}." + (f" {f.help}" if f.help else "")
     return {"name": f.name, "label": f.label, "required": f.required, "widget": kind, "type": typed,
-            "inputmode": inputmode, "hint": hint, "choices": f.choices}
+            "inputmode": inputmode, "hint": hint, "choices": f.choices,
+            "maxlength": web.MAX_FORM_FIELD if f.kind in ("text", "textarea") else None}
 
 
 def _shown(item: public_forms.OwnRequest) -> dict[str, Any]:

@@ -40,21 +40,27 @@ def test_a_person_fills_a_public_form_is_told_under_the_field_and_follows_the_re
         status, _h, page = client.request(f"/formularios/{NAME}")
         assert status == 200 and 'name="area"' not in page and 'type="file"' in page and 'type="date"' in page
         assert "Início desejado <span class=\"opcional\">(opcional)</span>" in page
+        assert 'id="energia-sim"' in page and 'id="energia-nao"' in page and 'inputmode="numeric"' in page
+        assert '<option value="">Escolha...</option>' in page and 'id="titular" name="titular" type="text"' in page
 
         path = f"/formularios/{NAME}"
         status, _h, body = send(client, path, None, {"foto": ("banca.pdf", PDF)})  # no CSRF token
         assert status == 403
         csrf = client.csrf(path)
-        status, _h, body = client.request(path, {"csrf": csrf, "titular": "Ana Souza", "produto": "Carros"})
+        status, _h, body = client.request(path, {"csrf": csrf, "titular": "Ana Souza", "produto": "Carros",
+                                                 "quantidade": "dois", "energia": "sim"})
         assert status == 400
         assert re.search(r'<p class="erro" id="produto-erro">Produto: [^<]+</p>', body)
+        assert '<p class="erro" id="quantidade-erro">Número de bancas: número inteiro inválido.</p>' in body
         assert 'value="Ana Souza"' in body and 'aria-describedby="produto-erro"' in body
+        assert 'value="dois"' in body and re.search(r'value="sim"\s+checked', body)  # what was typed, kept
         status, _h, body = client.request(path, {"csrf": csrf, "titular": "Ana", "produto": "Hortaliças",
                                                  "area": "40"})
         assert status == 400 and "não é preenchido no portal" in body
         assert db[NAME].count_documents({}) == 0
 
-        fields = {"csrf": csrf, "titular": "Ana Souza", "produto": "Hortaliças", "inicio": f"{year + 1}-01-10"}
+        fields = {"csrf": csrf, "titular": "Ana Souza", "produto": "Hortaliças", "inicio": f"{year + 1}-01-10",
+                  "quantidade": "2", "energia": "nao"}
         body_bytes, kind = multipart(fields, {"foto": ("banca.pdf", PDF)})
         try:
             response = client.opener.open(urllib.request.Request(url + path, data=body_bytes,
@@ -65,6 +71,7 @@ def test_a_person_fills_a_public_form_is_told_under_the_field_and_follows_the_re
         record = db[NAME].find_one({})
         assert (record["state"], record["foto"]["name"], record["protocol"]) == ("protocolado", "banca.pdf",
                                                                                 f"0001/{year}")
+        assert (record["quantidade"], record["energia"], record["inicio"]) == (2, False, f"{year + 1}-01-10")
         status, _h, shown = client.request(f"/solicitacoes/{year}/1?novo=1")
         assert status == 200 and f"Guarde o número do protocolo: 0001/{year}" in shown and "Protocolado" in shown
         assert str(record["_id"]) not in shown

@@ -23,7 +23,7 @@ BRUNO = Person("chapada", DRIVER, "11144477735", "11144477735", "Bruno Lima")
 PLATFORM_PERSON = Person("chapada", PLATFORM, "11222333000181", "52998224725", "Rita Agente")
 CARLA_MP = Person("matupa", DRIVER, "39053344705", "39053344705", "Carla de Matupá")
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
-PUBLIC = ["titular", "produto", "inicio", "foto"]
+PUBLIC = ["titular", "produto", "inicio", "foto", "quantidade", "energia"]
 
 
 def stalls(**extra) -> dict:
@@ -34,6 +34,8 @@ def stalls(**extra) -> dict:
                         "choices": ["Hortaliças", "Artesanato"]},
                        {"name": "inicio", "label": "Início desejado", "kind": "date"},
                        {"name": "foto", "label": "Foto da banca", "kind": "file"},
+                       {"name": "quantidade", "label": "Número de bancas", "kind": "int"},
+                       {"name": "energia", "label": "Precisa de energia elétrica", "kind": "bool"},
                        {"name": "area", "label": "Área concedida (m²)", "kind": "int"}],
             "flow": {"states": [{"label": "Protocolado"}, {"label": "Em análise"}, {"label": "Deferido"}],
                      "transitions": [
