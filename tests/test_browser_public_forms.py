@@ -10,24 +10,18 @@ from tests import portal_support as support
 from tests.browser_support import chromium, require_chromium
 from tests.conftest import SECRETARIA_CG
 from tests.test_browser_portal import PHONE, check_accessible_basics
-from tests.test_portal_public_forms import PASSWORD
+from tests.test_portal_public_forms import PASSWORD, active_driver
 from tests.test_public_forms import NAME, PDF, PUBLIC, TI_CG, stalls
 
 
 def test_a_person_sends_a_public_form_fixes_a_mistake_and_the_clerk_finds_it_in_the_first_state(db, monkeypatch):
     require_chromium()
-    from services.shared import mail, regulated_access
-
     definitions.define_register(db, TI_CG, "chapada", stalls())
     loaded = definitions.definition(db, TI_CG, "chapada", NAME)  # TI marks it (the service the TI screen calls)
     definitions.change_register(db, TI_CG, "chapada", NAME, {**loaded, "public": {"open": True, "fields": PUBLIC}},
                                 expected_version=loaded["version"])
     with support.smtp_server(monkeypatch) as inbox, support.portal_server(db) as url, chromium() as browser:
-        cpf = support.driver(db)
-        regulated_access.request_code(db, "chapada", "condutor", cpf, "", "ativacao")
-        mail.send_pending(db)
-        regulated_access.activate(db, "chapada", "condutor", cpf, "", inbox.last_code(support.DRIVER_EMAIL),
-                                  PASSWORD, True)
+        cpf = active_driver(db, inbox)
         context = browser.new_context(**PHONE)
         page = context.new_page()
         support.portal_login(page, url, cpf, PASSWORD)

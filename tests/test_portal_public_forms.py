@@ -18,11 +18,17 @@ PASSWORD = "minha-senha-forte"
 OTHER_EMAIL = "outro.condutor@exemplo.com.br"
 
 
-def driver_logged_in(db, inbox, url: str, email: str = support.DRIVER_EMAIL, seed: int = 7) -> Client:
+def active_driver(db, inbox, email: str = support.DRIVER_EMAIL, seed: int = 7) -> str:
+    """A driver of Chapada with an active portal account (password ``PASSWORD``); returns the CPF."""
     cpf = support.driver(db, email=email, seed=seed)
     regulated_access.request_code(db, "chapada", "condutor", cpf, "", "ativacao")
     mail.send_pending(db)
     regulated_access.activate(db, "chapada", "condutor", cpf, "", inbox.last_code(email), PASSWORD, True)
+    return cpf
+
+
+def driver_logged_in(db, inbox, url: str, email: str = support.DRIVER_EMAIL, seed: int = 7) -> Client:
+    cpf = active_driver(db, inbox, email, seed)
     client = Client(url)
     assert client.post("/entrar", {"municipality": "chapada", "document": cpf, "password": PASSWORD})[0] == 303
     return client
