@@ -208,3 +208,14 @@ def test_staff_reach_the_requests_on_the_registers_screen_not_through_the_portal
                  lambda: public_forms.my_requests(db, SECRETARIA_CG)):
         with pytest.raises(PermissionDenied):
             call()
+
+
+def test_a_file_sent_under_a_field_that_is_no_file_is_refused_not_kept(db):
+    opened(db)
+    with pytest.raises(ValidationFailed) as refused:
+        public_forms.submit(db, ANA.actor, NAME, good(titular=Sent("banca.pdf", PDF)))
+    assert refused.value.errors == {"titular": "Nome do titular: este campo não recebe arquivo."}
+    with pytest.raises(ValidationFailed) as clerk:  # the clerk's own validation, which the portal's is
+        entities.create(db, SECRETARIA_CG, NAME, "chapada", good(titular=Sent("banca.pdf", PDF)))
+    assert clerk.value.errors == refused.value.errors
+    assert db[NAME].count_documents({}) == 0

@@ -146,6 +146,9 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
             else:
                 clean[f.name] = None
             continue
+        if record_files.is_sent(raw) and f.kind != "file":  # a file posted under a text, a date...
+            errors[f.name] = f"{f.label}: este campo não recebe arquivo."
+            continue
         try:
             clean[f.name] = record_files.value(raw, f.name) if record_files.is_sent(raw) else f.clean(raw)
         except ValidationFailed as exc:  # a file the upload guard refused: its size, its type
