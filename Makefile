@@ -23,7 +23,7 @@ venv: $(VENV)/.installed
 
 run: venv
 	PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)} $(PY) -m seed --demo
-	@echo "Painel em http://localhost:$(PORT) e portal de condutores e plataformas em http://localhost:$(PORTAL_PORT) (dados em $${PAINEL_DATA_DIR:-$(DEMO_DATA)}); Ctrl+C para parar."
+	@echo "Painel em http://localhost:$(PORT) e portal de serviços da prefeitura em http://localhost:$(PORTAL_PORT) (dados em $${PAINEL_DATA_DIR:-$(DEMO_DATA)}); Ctrl+C para parar."
 	export PAINEL_DATA_DIR=$${PAINEL_DATA_DIR:-$(DEMO_DATA)}; \
 	$(PY) -m portal --port $(PORTAL_PORT) & portal=$$!; \
 	trap 'kill $$portal 2>/dev/null' EXIT INT TERM; \

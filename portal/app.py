@@ -1,8 +1,9 @@
-"""The portal's pages: login, activation, password reset, logout and the home page ("Início").
+"""The portal's pages: sign-up, login, activation, password reset, logout and the home page ("Início").
 
 Server-rendered HTML (Jinja2) with no JavaScript; each handler reads the form, checks the limits, calls a
 service of ``services.shared.regulated_access`` in a worker thread and renders the answer. The identity
-typed is a CPF (a driver) or a CNPJ plus the CPF of the platform's authorized person.
+typed is a CPF (a driver, a resident) or a CNPJ plus the CPF of the person acting (a platform's authorized
+person, an entity's representative), with the kind of access chosen ("Entrar como").
 """
 from __future__ import annotations
 
@@ -32,30 +33,35 @@ from services.shared.errors import NotFound, ServiceError, ValidationFailed
 
 log = logging.getLogger("painel")
 MAIL_LOOP_SECONDS = 60
-RIDE_HAILING = "transporte"
 BOTH = ["GET", "POST"]
-FIELD_OF = {"kind": "document"}  # a service's error key → the form field it is shown on
+
+
+SIGN_UP_KINDS = [(accounts.DRIVER, "Candidato a condutor (quero me credenciar)"),
+                 (accounts.REQUESTER, "Cidadão ou entidade (pedir serviços da prefeitura)")]
 
 
 def _municipalities(db: Database) -> list[tuple[str, str]]:
-    return [(m.code, m.name) for m in municipalities.all_municipalities(db) if RIDE_HAILING in m.modules]
+    return [(m.code, m.name) for m in municipalities.all_municipalities(db)]
 
 
 def _identity(values: dict[str, str]) -> tuple[str, str, str, str]:
-    """(municipality, kind, document, person's CPF) as typed; the kind follows the document's length."""
+    """(municipality, kind, document, person's CPF) as typed; with no kind chosen, a CPF is a driver's and a
+    CNPJ a platform's (the forms before the requerente had no choice)."""
     document = fields.digits(values.get("document", ""))
-    kind = accounts.PLATFORM if len(document) == 14 else accounts.DRIVER
+    kind = values.get("kind", "")
+    if kind not in accounts.KINDS:
+        kind = accounts.PLATFORM if len(document) == 14 else accounts.DRIVER
     return values.get("municipality", ""), kind, document, values.get("person_cpf", "")
 
 
 def _account_key(values: dict[str, str]) -> str:
-    municipality, _kind, document, person_cpf = _identity(values)
-    return f"{municipality}|{document}|{fields.digits(person_cpf)}"
+    municipality, kind, document, person_cpf = _identity(values)
+    return f"{municipality}|{kind}|{document}|{fields.digits(person_cpf)}"
 
 
 def _errors(problem: ServiceError) -> tuple[dict[str, str], str]:
     if isinstance(problem, ValidationFailed):
-        return {FIELD_OF.get(k, k): v for k, v in problem.errors.items()}, "Corrija os campos indicados."
+        return dict(problem.errors), "Corrija os campos indicados."
     return {}, problem.message
 
 
@@ -63,6 +69,7 @@ def build(db: Database) -> Any:
     """The portal as an ASGI application on ``db`` (security headers around everything)."""
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> Response:
+        context.setdefault("kinds", list(accounts.KINDS.items()))
         return web.render(request, name, status, municipalities=_municipalities(db), **context)
 
     async def who(request: Request) -> accounts.Person | None:
@@ -104,8 +111,27 @@ def build(db: Database) -> Any:
             return page(request, template, 400, title=title, purpose=purpose, errors=errors, message=message,
                         values=values)
         response = page(request, "codigo.html", title=title, purpose=purpose, notice=message,
-                        values={k: values.get(k, "") for k in ("municipality", "document", "person_cpf")})
+                        values={k: values.get(k, "") for k in ("municipality", "kind", "document", "person_cpf")})
         response.background = BackgroundTask(mail.send_pending, db)  # after the answer: a slow server waits no one
+        return response
+
+    async def sign_up(request: Request) -> Response:
+        title = "Criar conta"
+        if request.method == "GET":
+            return page(request, "cadastro.html", title=title, kinds=SIGN_UP_KINDS)
+        values = await web.form(request)
+        await web.limit(request, db, "codigo", _account_key(values))
+        municipality, kind, document, person_cpf = _identity(values)
+        try:
+            message = await run_in_threadpool(regulated_access.sign_up, db, municipality, values.get("kind", ""),
+                                              document, person_cpf, values.get("name", ""), values.get("email", ""))
+        except ServiceError as problem:
+            errors, message = _errors(problem)
+            return page(request, "cadastro.html", 400, title=title, kinds=SIGN_UP_KINDS, errors=errors,
+                        message=message, values=values)
+        response = page(request, "codigo.html", title="Ativar conta", purpose=accounts.ACTIVATION, notice=message,
+                        values={k: values.get(k, "") for k in ("municipality", "kind", "document", "person_cpf")})
+        response.background = BackgroundTask(mail.send_pending, db)
         return response
 
     async def enter_code(request: Request) -> Response:
@@ -115,7 +141,7 @@ def build(db: Database) -> Any:
             return page(request, "codigo.html", title=title, purpose=purpose)
         values = await web.form(request)
         await web.limit(request, db, "senha", _account_key(values))
-        kept = {k: values.get(k, "") for k in ("municipality", "document", "person_cpf")}
+        kept = {k: values.get(k, "") for k in ("municipality", "kind", "document", "person_cpf")}
         if values.get("password", "") != values.get("password2", ""):
             return page(request, "codigo.html", 400, title=title, purpose=purpose, values=kept,
                         errors={"password2": "As duas senhas não são iguais."},
@@ -139,7 +165,9 @@ def build(db: Database) -> Any:
         if person is None:
             return RedirectResponse("/entrar", status_code=303)
         names = dict(_municipalities(db))
-        section = await run_in_threadpool(inbox.domicile_section, db, person)
+        section = None
+        if person.kind in accounts.RIDE_HAILING_KINDS:  # the domicile of the ride-hailing acts
+            section = await run_in_threadpool(inbox.domicile_section, db, person)
         return page(request, "inicio.html", title="Início", person=person, kind=accounts.KINDS[person.kind],
                     municipality=names.get(person.municipality, person.municipality), document=_shown(person),
                     domicile=section, public_forms=await public_forms.has_forms(db, person))
@@ -196,7 +224,7 @@ def build(db: Database) -> Any:
 
     app = Starlette(
         routes=[
-            Route("/", home), Route("/entrar", login, methods=BOTH),
+            Route("/", home), Route("/entrar", login, methods=BOTH), Route("/cadastro", sign_up, methods=BOTH),
             Route("/ativar", ask_code, methods=BOTH), Route("/ativar/codigo", enter_code, methods=BOTH),
             Route("/senha", ask_code, methods=BOTH), Route("/senha/codigo", enter_code, methods=BOTH),
             Route("/inicio", start), Route("/sair", logout, methods=["POST"]), Route("/privacidade", privacy),
@@ -219,7 +247,7 @@ def build(db: Database) -> Any:
 
 def _shown(person: accounts.Person) -> str:
     """The identity as the person knows it (CPF, or CNPJ and CPF), in Brazilian format."""
-    if person.kind == accounts.DRIVER:
+    if len(person.document) == 11:
         return f"CPF {fields.show('cpf', person.document)}"
     return f"CNPJ {fields.show('cnpj', person.document)} · CPF {fields.show('cpf', person.person_cpf)}"
 

@@ -63,9 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {username:<24} perfil {role:<11} senha {password}")
         from seed.portal_accounts import seed_portal_accounts
 
-        print("Contas de demonstração do portal de condutores e plataformas (python -m portal):")
+        print("Contas de demonstração do portal de serviços da prefeitura (python -m portal):")
         for who, identification, password in seed_portal_accounts(db):
-            print(f"  {who:<11} {identification:<40} senha {password}")
+            print(f"  {who:<11} {identification:<44} senha {password}")
         return 0
     bootstrap.prepare(db)
     if bootstrap.store_kind(db) == "demo":

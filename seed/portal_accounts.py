@@ -1,5 +1,6 @@
-"""Demo accounts of the public portal (``python -m portal``): the first driver registered in Chapada and
-a person authorized by the first demo platform there, each with a known password (demo store only)."""
+"""Demo accounts of the public portal (``python -m portal``): the first driver registered in Chapada, a
+person authorized by the first demo platform there, and a resident of Nova Lacerda who asked for machinery
+(a requerente), each with a known password (demo store only)."""
 from __future__ import annotations
 
 import contextlib
@@ -20,6 +21,7 @@ AGENT_CPF = "50041082346"  # invented, valid check digits (seed.people.cpf(rando
 AGENT_NAME = "Renata Duarte Campos (agente autorizada, demonstração)"
 AGENT_EMAIL = "agente.demonstracao@moveja.invalid"  # fictitious: the .invalid domain never resolves
 PLATFORM_NAME = "MoveJá Mobilidade Ltda"
+RESIDENT_EMAIL = "morador.demonstracao@novalacerda.invalid"  # fictitious: the .invalid domain never resolves
 
 
 def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
@@ -46,6 +48,13 @@ def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
         _domicile(db, staff, "plataforma", platform["cnpj"], AGENT_EMAIL)
         _data_request(db, staff, platform)
         made.append(("plataforma", f"CNPJ {platform['cnpj']} + CPF {AGENT_CPF}", PORTAL_PASSWORD))
+    asked = db["booking_requests"].find_one({"municipality": "nova_lacerda", "requester.kind": "pf"}, sort=[("_id", 1)])
+    if asked is not None:  # a resident who asked for machinery: the portal shows their requests
+        resident = asked["requester"]
+        regulated_accounts.create_demo_account(db, "nova_lacerda", "requerente", resident["document"],
+                                               resident["document"], PORTAL_PASSWORD, resident["name"],
+                                               RESIDENT_EMAIL)
+        made.append(("requerente", f"CPF {resident['document']} (Nova Lacerda)", PORTAL_PASSWORD))
     return made
 
 

@@ -12,7 +12,8 @@ from email import message_from_bytes
 from email.message import Message
 
 from seed.ridehailing import driver_values
-from services.shared import clock, entities, regulated_accounts
+from services.shared import clock, entities, regulated_accounts, sessions
+from services.store import encode
 from tests.browser_support import ROOT, free_port  # noqa: F401  (ROOT: for the tests)
 from tests.conftest import SECRETARIA_CG
 
@@ -81,6 +82,19 @@ def platform_with_agent(db) -> None:
                                        AGENT_EMAIL)
 
 
+def ready_account(db, municipality: str, kind: str, document: str, name: str, email: str, password: str,
+                  person_cpf: str = "") -> regulated_accounts.Person:
+    """An active portal account with ``password``, as one opened by the person themself (sign-up, code and
+    activation done): for tests whose subject comes after the account."""
+    kind, document, person_cpf = regulated_accounts.identity(kind, document, person_cpf)
+    doc = regulated_accounts.ensure_account(db, municipality, kind, document, person_cpf, name, "teste", email)
+    db["regulated_accounts"].update_one({"_id": doc["_id"]}, {"$set": encode({
+        "status": "ativa", "password_hash": sessions.hash_password(password), "hash_scheme": sessions.HASH_SCHEME,
+        "activated_at": clock.now_utc(), "consent": {"version": regulated_accounts.LGPD_VERSION,
+                                                     "at": clock.now_utc()}})})
+    return regulated_accounts.person_of(doc)
+
+
 @contextmanager
 def portal_server(db) -> Iterator[str]:
     """The portal on ``db`` served by uvicorn on a free localhost port, in this process (a thread)."""
@@ -105,12 +119,15 @@ def portal_server(db) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def portal_login(page, url: str, document: str, password: str, person_cpf: str = "") -> None:
-    """Log in on the portal's form as a person does (a driver by CPF; a platform's person by CNPJ and CPF),
-    and wait for Início."""
+def portal_login(page, url: str, document: str, password: str, person_cpf: str = "", *, as_kind: str = "",
+                 municipality: str = "Chapada dos Guimarães") -> None:
+    """Log in on the portal's form as a person does (a driver by CPF; a platform's person by CNPJ and CPF;
+    ``as_kind``: the label of "Entrar como", e.g. "Cidadão ou entidade"), and wait for Início."""
     page.goto(url + "/entrar")
-    page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-    page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(document)
+    page.get_by_label("Município").select_option(label=municipality)
+    if as_kind:
+        page.get_by_label(as_kind).check()
+    page.get_by_label("CPF ou CNPJ").fill(document)
     if person_cpf:
         page.get_by_label("Seu CPF").fill(person_cpf)
     page.get_by_label("Senha").fill(password)

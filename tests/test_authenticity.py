@@ -181,6 +181,20 @@ def test_a_revoked_authorization_marks_its_sticker_and_certificate(db, issued, t
         assert (answer.valid, answer.status) == (False, "Revogado") and "Autorização revogada" in answer.detail
 
 
+def test_a_revocation_lifted_makes_the_sticker_and_certificate_valid_again(db, issued, tmp_path):
+    """An appeal in time or granted lifts the penalty (CG Decreto 06/2026 art. 25, recurso; MP Lei 1.552/2025 art. 25
+    §4): the passenger who checks the sticker must not read "Revogado" on an authorization in force."""
+    auth, _bill = issued
+    codes = [follow(db, build(db, CG, "chapada", auth), tmp_path).code
+             for build in (documents.sticker_pdf, documents.certificate_pdf)]
+    authorizations.apply_penalty(db, CG, "chapada", auth, EventKind.REVOKED, clock.today(), note="Decisão",
+                                 ref="auto-1")
+    authorizations.lift_penalty(db, CG, "chapada", auth, "auto-1", clock.today(), "Recurso provido")
+    for code in codes:
+        answer = verification.verify(db, code)
+        assert (answer.valid, answer.status) == (True, "Válido"), (answer.status, answer.detail)
+
+
 def test_a_batch_of_dams_gives_each_dam_its_own_code_kept_on_a_later_print(db, today, tmp_path):
     first, second = reissue_data.issue(db), reissue_data.issue(db)
     batch = printing.pdf_batch(db, SECRETARIA_MP, "matupa", [first["id"], second["id"]])

@@ -39,7 +39,7 @@ def test_a_driver_activates_the_account_and_logs_in_on_a_phone_without_javascrip
 
         page.get_by_role("link", name="Primeiro acesso: ativar a conta").click()
         page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-        page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(cpf)
+        page.get_by_label("CPF ou CNPJ").fill(cpf)
         page.get_by_role("button", name="Enviar código").click()
         page.get_by_text("enviamos a esse e-mail um código").wait_for()
         code = inbox.last_code(support.DRIVER_EMAIL)

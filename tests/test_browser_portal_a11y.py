@@ -23,7 +23,7 @@ from tests.test_public_forms import opened
 SERIOUS = ("serious", "critical")
 ONE_RECORD = (r"/domicilio/[\w-]+", r"/dams/\d+/\d+", r"/pedidos/[\w-]+",  # a message, a DAM, a data request
               r"/formularios/[\w-]+", r"/solicitacoes/\d+/\d+")  # a public form, a request made on it
-PUBLIC = ["/entrar", "/ativar", "/ativar/codigo", "/senha", "/senha/codigo", "/privacidade", "/consulta",
+PUBLIC = ["/entrar", "/cadastro", "/ativar", "/ativar/codigo", "/senha", "/senha/codigo", "/privacidade", "/consulta",
           "/verificar", "/pagina-que-nao-existe"]
 
 
@@ -47,7 +47,7 @@ def check(page, problems: dict[str, list[str]]) -> None:
 def log_in(page, url: str, document: str, person_cpf: str = "") -> None:
     page.goto(url + "/entrar")
     page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-    page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(document)
+    page.get_by_label("CPF ou CNPJ").fill(document)
     if person_cpf:
         page.get_by_label("Seu CPF").fill(person_cpf)
     page.get_by_label("Senha").fill(PORTAL_PASSWORD)

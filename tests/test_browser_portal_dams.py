@@ -48,7 +48,7 @@ def test_a_driver_asks_the_2a_via_of_an_overdue_dam_and_downloads_its_pdf(db, to
         check_page(page)
         page.goto(url + "/entrar")
         page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-        page.get_by_label("CPF do condutor ou CNPJ da plataforma").fill(cpf)
+        page.get_by_label("CPF ou CNPJ").fill(cpf)
         page.get_by_label("Senha").fill(PASSWORD)
         page.get_by_role("button", name="Entrar").click()
         page.get_by_role("link", name="Meus DAMs").click()

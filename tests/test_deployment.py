@@ -83,9 +83,19 @@ def test_a_fresh_store_lists_every_value_left_to_the_municipality(fresh):
                            "dam_late_interest_monthly_percent", "dam_revenue_code_taxa_autorizacao",
                            "dam_revenue_code_taxa_vistoria", "dam_revenue_code_multa", "CNPJ da Prefeitura",
                            "Brasão do município (imagem PNG ou JPEG)", "Quem assina os certificados (nome e cargo)",
-                           "active_debt_days", f"Certificado digital A1 da Prefeitura ({signature.NO_CERTIFICATE})"}
+                           "active_debt_days", f"Certificado digital A1 da Prefeitura ({signature.NO_CERTIFICATE})",
+                           deployment.PORTAL_URL}
     assert {item.status for item in listed.values()} == {deployment.NOT_SET}
     assert listed["upfm_value"].where == "Parâmetros → Valor da UPFM (R$)"  # never the identifier (issue 22 item 9)
+
+
+def test_the_portals_public_address_is_listed_until_the_server_sets_it(fresh, monkeypatch):
+    """Every PDF's QR code and the domicile's e-mails lead to the portal (issue 37): unset, they would lead
+    a passenger or a driver to "localhost"."""
+    monkeypatch.delenv("PAINEL_PORTAL_URL", raising=False)
+    assert deployment.PORTAL_URL in {item.what for item in deployment.missing_values(fresh, TI, "matupa")}
+    monkeypatch.setenv("PAINEL_PORTAL_URL", "https://portal.matupa.mt.gov.br")
+    assert deployment.PORTAL_URL not in {item.what for item in deployment.missing_values(fresh, TI, "matupa")}
 
 
 def test_a_machinery_municipality_is_not_asked_for_ride_hailing_values(fresh):
@@ -136,7 +146,7 @@ def not_set_counts(at: AppTest) -> list[int]:
 def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store(fresh):
     at = page_as_ti()
     assert [h.value for h in at.subheader] == ["Chapada dos Guimarães", "Matupá", "Nova Lacerda"]
-    assert not_set_counts(at) == [18, 17, 15]  # the A1 certificate of each (issue 37)
+    assert not_set_counts(at) == [19, 18, 16]  # the A1 certificate of each (issue 37), the portal's address
     chapada = at.dataframe[0].value
     assert "Parâmetros → Código FEBRABAN do município (4 dígitos)" in list(chapada["Onde cadastrar"])
 
@@ -144,6 +154,6 @@ def test_the_page_lists_the_missing_values_of_each_municipality_on_a_fresh_store
 def test_the_page_lists_fewer_missing_values_on_the_demo_store(demo):
     at = page_as_ti()
     missing = not_set_counts(at)
-    assert all(now < before for now, before in zip(missing, [18, 17, 15])) and len(missing) == 3
+    assert all(now < before for now, before in zip(missing, [19, 18, 16])) and len(missing) == 3
     chapada = at.dataframe[0].value
     assert deployment.DEMO_VALUE in set(chapada["Situação"])

@@ -224,6 +224,9 @@ def test_the_demo_accounts_of_the_readme_log_in(demo_db):
                                    PORTAL_PASSWORD)[0]
     assert driver.name in readme and "`730.215.736-73`" in readme and "`46.028.837/0001-40`" in readme
     assert agent.kind == "plataforma" and f"`{PORTAL_PASSWORD}`" in readme
+    resident = regulated_access.login(demo_db, "nova_lacerda", "requerente", "998.267.962-71", "", PORTAL_PASSWORD)[0]
+    assert resident.name in readme and "`998.267.962-71`" in readme
+    assert demo_db["booking_requests"].count_documents({"requester.document": resident.document}) > 0
 
 
 def test_a_portal_session_ends_when_idle_or_past_its_expiry_and_never_opens_the_panel(db, monkeypatch):

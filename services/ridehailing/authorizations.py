@@ -307,12 +307,16 @@ def apply_penalty(db: Database, actor: Actor, municipality: str, auth_id: str, k
     return state
 
 
+ENDING = (EventKind.REVOKED, EventKind.CASSADA)
+DOCUMENT_KINDS = ("selo", "certificado")
+
+
 def _mark_documents(db: Database, municipality: str, auth_id: str, kind: EventKind, on: date) -> None:
     """A revocation or cassação marks the sticker and certificate revoked for the public verification."""
-    if kind in (EventKind.REVOKED, EventKind.CASSADA):
+    if kind in ENDING:
         word = "revogada" if kind == EventKind.REVOKED else "cassada"
         authenticity.mark(db, municipality, ("authorizations", auth_id), authenticity.REVOKED,
-                          note=f"Autorização {word} a partir de {on:%d/%m/%Y}", kinds=("selo", "certificado"))
+                          note=f"Autorização {word} a partir de {on:%d/%m/%Y}", kinds=DOCUMENT_KINDS)
 
 
 @checked
@@ -323,4 +327,11 @@ def lift_penalty(db: Database, actor: Actor, municipality: str, auth_id: str, re
     authorize(actor, "write", municipality)
     if not ref:
         raise authorization_records.WrongStep("Penalidade desconhecida.")
-    return Unit(db, actor, municipality).step(auth_id, EventKind.PENALTY_LIFTED, on, (), None, note, ref)
+    state = Unit(db, actor, municipality).step(auth_id, EventKind.PENALTY_LIFTED, on, (), None, note, ref)
+    lifted = {e["kind"] for e in get_authorization(db, actor, municipality, auth_id).get("events", [])
+              if e.get("ref") == ref}
+    still_ended = state.status in authorization_records.ENDED  # another penalty may still end it
+    if lifted & {kind.value for kind in ENDING} and not still_ended:  # the sticker and certificate stand again
+        authenticity.restore(db, municipality, ("authorizations", auth_id), authenticity.REVOKED,
+                             note=f"Penalidade afastada em {on:%d/%m/%Y}", kinds=DOCUMENT_KINDS)
+    return state

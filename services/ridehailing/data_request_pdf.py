@@ -71,7 +71,7 @@ def render_data_request(data: DataRequestPrint, stamp: auth_stamp.Stamp | None =
         "Prazo: 24 horas contadas da entrega desta notificação no domicílio eletrônico, até o horário indicado "
         "acima."), bold=True)
     _paragraph(pdf, fonts, (
-        "Como responder: no portal de condutores e plataformas, em «Pedidos de dados», a pessoa autorizada pela "
+        "Como responder: no portal de serviços da prefeitura, em «Pedidos de dados», a pessoa autorizada pela "
         "plataforma envia o arquivo assinado digitalmente com certificado ICP-Brasil — PDF com assinatura PAdES, "
         "ou CSV/XLSX acompanhado da assinatura destacada (.p7s). O painel verifica a assinatura e registra o "
         "horário do envio."))

@@ -32,7 +32,7 @@ from services.dam import active_debt
 from services.machinery.localities import LOCALITIES
 from services.ridehailing.fees import FEE_PARAMETER
 from services.setup import signature
-from services.shared import audit, clock, fields, municipalities, parameters
+from services.shared import audit, clock, config, fields, municipalities, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
@@ -81,6 +81,10 @@ class MissingValue:
     act: str = ""  # the demo act the value cites
 
 
+PORTAL_URL = ("Endereço público do portal (os QR dos PDFs, o selo e os e-mails levam a ele; sem ele, levam a "
+              "localhost)")
+
+
 @checked
 def missing_values(db: Database, actor: Actor, municipality: str) -> list[MissingValue]:
     """Every value left to the municipality that is missing today or still a demo value (``admin``)."""
@@ -99,6 +103,8 @@ def missing_values(db: Database, actor: Actor, municipality: str) -> list[Missin
     if gap is not None:
         found.append(MissingValue(*gap, f"{DEPLOYMENT_PAGE} → {SIGNATURE_SECTION}"))
     found += _pix_name_warning(book)
+    if not config.portal_url_configured():
+        found.append(MissingValue(PORTAL_URL, NOT_SET, "Configuração do servidor → variável PAINEL_PORTAL_URL"))
     return found
 
 

@@ -88,6 +88,8 @@ SESSION_ACTIONS = {
     "consent": "Consentimento ao aviso de privacidade (LGPD)",
     "password_reset": "Nova senha com código de acesso",
     "enroll": "Credenciamento de ofício no portal",
+    "sign_up": "Abertura de conta no portal pela própria pessoa",
+    "sign_up_refused": "Pedido de abertura de conta sem envio",
 }
 ACTION_LABELS = {
     ("pay", "dams"): "Pagamento de DAM",
@@ -145,7 +147,7 @@ COLLECTION_LABELS = {"users": "Usuário", "dams": "DAM", "parameters": "Parâmet
                      "platform_trips": "Dados de viagem", "platform_trip_imports": "Importação de dados de viagem",
                      "platform_issqn": "ISSQN da plataforma", "charges": "Débito",
                      "saved_views": "Visão salva", "register_definitions": "Cadastro definido",
-                     "regulated_accounts": "Conta do portal de condutores e plataformas",
+                     "regulated_accounts": "Conta do portal de serviços",
                      "platform_agents": "Agente autorizado da plataforma",
                      "domiciles": "Domicílio eletrônico", "domicile_messages": "Mensagem do domicílio eletrônico",
                      "editais": "Edital de notificação"}

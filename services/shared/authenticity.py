@@ -261,6 +261,18 @@ def mark(db: Database, municipality: str, ref: tuple[str, str], status: str, *, 
     _set_status(db, query, status, by_code, clock.now_utc(), note)
 
 
+def restore(db: Database, municipality: str, ref: tuple[str, str], status: str, *, note: str = "",
+            kinds: Sequence[str] = ()) -> None:
+    """Make the documents of the record ``ref`` (of ``kinds``, or all) that were marked ``status`` valid
+    again (a revocation lifted by an appeal), in the caller's unit of work."""
+    query: dict[str, Any] = {"municipality": municipality, "ref.collection": ref[0], "ref.id": str(ref[1]),
+                             "status": status}
+    if kinds:
+        query["kind"] = {"$in": list(kinds)}
+    db[COLLECTION].update_many(query, {"$set": encode(
+        {"status": VALID, "replaced_by": "", "status_at": clock.now_utc(), "status_note": note})})
+
+
 def documents_of(db: Database, municipality: str, refs: Sequence[tuple[str, str]]) -> list[dict]:
     """Every document issued from the records ``refs``, oldest first (a case file's list of its
     documents), for a service that has authorized its actor."""

@@ -180,6 +180,11 @@ def smtp_settings() -> dict | None:
             "starttls": (os.environ.get("PAINEL_SMTP_STARTTLS") or "1").strip().lower() not in ("0", "false", "nao", "não")}
 
 
+def portal_url_configured() -> bool:
+    """Whether PAINEL_PORTAL_URL is set (without it, links lead to this machine's portal only)."""
+    return bool(os.environ.get("PAINEL_PORTAL_URL", "").strip())
+
+
 def portal_url() -> str:
     """PAINEL_PORTAL_URL: the public portal's address, as the e-mail alerts of the electronic domicile
     link to it, and the QR codes of every PDF (``/verificar``) and of the sticker and certificate (``/?t=``)

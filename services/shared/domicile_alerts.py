@@ -51,7 +51,7 @@ def body(title: str) -> str:
     """Only the title and the portal's address: the content is read in the portal, where the opening is
     recorded."""
     return (f"Há uma nova mensagem no seu domicílio eletrônico: {title}.\n\n"
-            f"Para lê-la, entre no portal de condutores e plataformas: {config.portal_url()}\n\n"
+            f"Para lê-la, entre no portal de serviços da prefeitura: {config.portal_url()}\n\n"
             "Por segurança, o conteúdo não é enviado por e-mail.\n")
 
 

@@ -1,6 +1,7 @@
-"""A regulated person's own steps on the public portal: ask for a code (sent to the e-mail on file),
-activate the account with it (password of their own and the LGPD consent), log in, reset the password,
-and the portal's sessions. The accounts and the secretariat's side: ``services.shared.regulated_accounts``.
+"""A regulated person's own steps on the public portal: open an account of their own (a requerente, or a
+driver candidate the register does not hold yet: :func:`sign_up`), ask for a code (sent to the e-mail on
+file), activate the account with it (password of their own and the LGPD consent), log in, reset the
+password, and the portal's sessions. The accounts and the secretariat's side: ``services.shared.regulated_accounts``.
 
 The same answer for an unknown identity as for a known one wherever an answer would tell who is
 registered; the same bcrypt cost for an unknown account as for a wrong password; the staff lockout
@@ -15,7 +16,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services import store
-from services.shared import clock, config, domicile, sessions
+from services.shared import clock, config, domicile, fields, sessions
 from services.shared import regulated_accounts as accounts
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
@@ -30,6 +31,11 @@ WRONG_CODE = "Código inválido ou vencido. Peça um novo código."
 NO_LONGER = "Seu acesso foi encerrado: o cadastro da prefeitura não o autoriza mais. Procure a secretaria."
 CODE_SENT = ("Se os dados estiverem no cadastro da prefeitura com um e-mail, enviamos a esse e-mail um código "
              "que vale por 30 minutos. Confira também a caixa de spam.")
+SIGN_UP_SENT = ("Se este CPF ou CNPJ ainda não tiver conta neste município, enviamos ao e-mail informado um código "
+                "que vale por 30 minutos. Confira também a caixa de spam. Se você já tem conta, use «Esqueci a "
+                "senha».")
+OTHER_EMAIL = ("O cadastro da prefeitura tem outro e-mail para este CPF. Crie uma nova senha com o código que "
+               "enviaremos a esse e-mail (em «Esqueci a senha»).")
 
 
 class CodeRefused(ServiceError):
@@ -43,8 +49,8 @@ def _stranger(kind: str, document: str, person_cpf: str) -> Actor:
 def request_code(db: Database, municipality: str, kind: str, document: str, person_cpf: str, purpose: str) -> str:
     """Send an activation (``ativacao``) or a new-password (``senha``) code to the e-mail on file in the
     register. Returns the one pt-BR answer shown whether or not anything was sent."""
-    municipality = accounts.check_municipality(db, municipality)
     kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
+    municipality = accounts.check_municipality(db, municipality, kind)
     entry = accounts.register_entry(db, municipality, kind, document, person_cpf)
     who = _stranger(kind, document, person_cpf)
     if entry is None or not entry["email"]:
@@ -60,6 +66,49 @@ def request_code(db: Database, municipality: str, kind: str, document: str, pers
         accounts.send_code(db, doc, entry["email"], purpose, now)
         accounts.record(db, accounts.person_of(doc).actor, doc, "code_sent", "código enviado ao e-mail do cadastro")
     return CODE_SENT
+
+
+def sign_up(db: Database, municipality: str, kind: str, document: str, person_cpf: str, name: str,
+            email: str) -> str:
+    """Open an account of one's own: a requerente (CPF, or CNPJ and the representative's CPF) in any
+    municipality, or a driver candidate whose CPF the driver register does not hold yet. The activation
+    code goes to the e-mail typed, which the code proves. Returns the one pt-BR answer shown whatever
+    happened, so the page never tells whether a CPF or CNPJ is registered or has an account."""
+    if kind not in accounts.SELF_SIGN_UP:
+        raise ValidationFailed({"kind": "Escolha: condutor (quero me credenciar) ou cidadão/entidade."})
+    errors: dict[str, str] = {}
+    try:
+        kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
+    except ValidationFailed as refused:
+        errors.update(refused.errors)
+    name = " ".join(str(name or "").split())
+    if len(name) < 3 or len(name) > 120:
+        errors["name"] = "Nome: informe o nome completo (ou a razão social da entidade)."
+    try:
+        email = fields.parse("email", str(email or ""))
+    except ValueError as problem:
+        errors["email"] = f"E-mail: {problem}."
+    if errors:
+        raise ValidationFailed(errors)
+    municipality = accounts.check_municipality(db, municipality, kind)
+    who = _stranger(kind, document, person_cpf)
+    held = accounts.register_entry(db, municipality, kind, document, person_cpf, {}) if kind == accounts.DRIVER else None
+    doc = accounts.find_account(db, municipality, kind, document, person_cpf)
+    if held is not None or (doc is not None and (doc["status"] == "ativa" or not doc.get("self_registered"))):
+        accounts.record(db, who, doc, "sign_up_refused",
+                        "CPF já no cadastro de condutores" if held is not None else "conta já existe", municipality)
+        return SIGN_UP_SENT
+    now = clock.now_utc()
+    with store.transaction(db):
+        if doc is None:
+            doc = accounts.ensure_account(db, municipality, kind, document, person_cpf, name, "a própria pessoa", email)
+        else:  # an earlier sign-up never proved its e-mail: the newest one typed replaces it
+            db[ACCOUNTS].update_one({"_id": doc["_id"]}, {"$set": {"name": name, "email": email}})
+            doc = {**doc, "name": name, "email": email}
+        accounts.send_code(db, doc, email, ACTIVATION, now)
+        accounts.record(db, accounts.person_of(doc).actor, doc, "sign_up", "conta aberta pela própria pessoa; "
+                        "código enviado ao e-mail informado")
+    return SIGN_UP_SENT
 
 
 def _use_code(db: Database, doc: dict | None, purpose: str, code: str, now: datetime) -> bool:
@@ -79,8 +128,8 @@ def _use_code(db: Database, doc: dict | None, purpose: str, code: str, now: date
 
 def _set_password(db: Database, municipality: str, kind: str, document: str, person_cpf: str, code: str,
                   password: str, purpose: str, consent: bool) -> Person:
-    municipality = accounts.check_municipality(db, municipality)
     kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
+    municipality = accounts.check_municipality(db, municipality, kind)
     errors = {}
     if problem := accounts.password_problem(password, kind, document, person_cpf):
         errors["password"] = problem
@@ -99,6 +148,8 @@ def _set_password(db: Database, municipality: str, kind: str, document: str, per
     update: dict[str, Any] = {"status": "ativa", "password_hash": sessions.hash_password(password),
                               "hash_scheme": sessions.HASH_SCHEME, "code": None, "failed_logins": 0,
                               "locked_until": None, "name": entry["name"]}
+    if doc.get("self_registered"):
+        update["email"] = entry["email"]  # the e-mail the code just went to is the proved one
     if purpose == ACTIVATION:
         update.update(activated_at=now, consent={"version": accounts.LGPD_VERSION, "at": now})
     person = accounts.person_of({**doc, "name": entry["name"]})
@@ -108,8 +159,8 @@ def _set_password(db: Database, municipality: str, kind: str, document: str, per
             accounts.record(db, person.actor, doc, "activate", "senha escolhida pela pessoa")
             accounts.record(db, person.actor, doc, "consent",
                             f"aviso de privacidade (LGPD), versão {accounts.LGPD_VERSION}")
-            # the account is the electronic domicile's address (CG art. 25 §1 IV; MP art. 21 §1)
-            domicile.open_domicile(db, person.actor, municipality, kind, document, entry["email"])
+            if kind in accounts.RIDE_HAILING_KINDS:  # the electronic domicile's address (CG art. 25 §1 IV; MP art. 21 §1)
+                domicile.open_domicile(db, person.actor, municipality, kind, document, entry["email"])
         else:
             accounts.record(db, person.actor, doc, "password_reset",
                             "nova senha com código enviado ao e-mail do cadastro")
@@ -133,8 +184,8 @@ def login(db: Database, municipality: str, kind: str, document: str, person_cpf:
     """Check the credentials and open a portal session: (the person, the signed cookie value, its expiry)."""
     if not isinstance(password, str):
         raise ValidationFailed({"password": "Senha: informe um texto."})
-    municipality = accounts.check_municipality(db, municipality)
     kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
+    municipality = accounts.check_municipality(db, municipality, kind)
     now = clock.now_utc()
     doc = accounts.find_account(db, municipality, kind, document, person_cpf)
     if doc is None or doc["status"] != "ativa":
@@ -157,9 +208,13 @@ def login(db: Database, municipality: str, kind: str, document: str, person_cpf:
         if locked:
             raise _locked(decode(claim.get("locked_until")))
         raise InvalidCredentials(WRONG_CREDENTIALS)
-    if accounts.register_entry(db, municipality, kind, document, person_cpf) is None:
+    entry = accounts.register_entry(db, municipality, kind, document, person_cpf, doc)
+    if entry is None:
         accounts.record(db, person.actor, doc, "login_failed", "não autorizado no cadastro")
         raise InvalidCredentials(NO_LONGER)
+    if accounts.email_changed(doc, entry):
+        accounts.record(db, person.actor, doc, "login_failed", "o cadastro tem outro e-mail")
+        raise InvalidCredentials(OTHER_EMAIL)
     expires_at = now + timedelta(hours=config.session_max_hours())
     key, cookie = sessions.signed_token(expires_at, PURPOSE)
     with store.transaction(db):
@@ -194,8 +249,12 @@ def resume(db: Database, cookie: object) -> Person | None:
         reason = "acesso alterado"
     elif now - stored["last_seen"] > timedelta(minutes=config.session_idle_minutes()):
         reason = "inatividade"
-    elif accounts.register_entry(db, doc["municipality"], doc["kind"], doc["document"], doc["person_cpf"]) is None:
-        reason = "não autorizado no cadastro"
+    else:
+        entry = accounts.register_entry(db, doc["municipality"], doc["kind"], doc["document"], doc["person_cpf"], doc)
+        if entry is None:
+            reason = "não autorizado no cadastro"
+        elif accounts.email_changed(doc, entry):
+            reason = "o cadastro tem outro e-mail"
     if reason:
         with store.transaction(db):
             db[SESSIONS].update_one({"_id": key}, {"$set": {"ended_at": encode(now)}})

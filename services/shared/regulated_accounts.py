@@ -1,11 +1,16 @@
-"""The accounts of those the acts regulate, apart from staff users: a driver (their CPF) and a platform's
-authorized person ("agente autorizado": the platform's CNPJ and the person's CPF), each in one municipality.
+"""The accounts of the portal's people, apart from staff users: a driver (their CPF), a platform's authorized
+person ("agente autorizado": the platform's CNPJ and the person's CPF), each in one municipality with the
+ride-hailing module, and a resident or entity ("requerente": a CPF, or a CNPJ and its representative's CPF) in
+any municipality, who asks for the municipality's services (machinery, public forms of defined registers).
 
 They log in on the public portal (``portal/``), never on the staff panel, and their actor has the role
 ``regulado``, which :func:`services.shared.auth.authorize` refuses for every staff permission. An account
 stands only while the register stands behind it: a driver in the register of drivers, or a person the
 secretariat lists as authorized by a platform of the register (:func:`authorize_agent`,
-:func:`revoke_agent`). E-mails go only to the address on file in the register, never to one typed in.
+:func:`revoke_agent`). E-mails go only to the address on file in the register, never to one typed in —
+except for an account the person opened themself (``self_registered``: a requerente, or a driver candidate
+the driver register does not hold yet), whose e-mail is the one they typed and proved with the code. Once the
+register holds that CPF, the register's e-mail rules (:func:`register_entry`).
 
 Here: the secretariat's services (the list of authorized persons, the credenciamento de ofício that
 sends the activation code) and what both sides share; the person's own steps (code, activation, login,
@@ -29,13 +34,16 @@ from services.store import decode, encode, ensure_indexes, insert_one
 
 ACCOUNTS = "regulated_accounts"
 AGENTS = "platform_agents"
-DRIVER, PLATFORM = "condutor", "plataforma"
-KINDS = {DRIVER: "Condutor", PLATFORM: "Plataforma (agente autorizado)"}
+DRIVER, PLATFORM, REQUESTER = "condutor", "plataforma", "requerente"
+KINDS = {DRIVER: "Condutor", PLATFORM: "Plataforma (agente autorizado)", REQUESTER: "Cidadão ou entidade"}
+SELF_SIGN_UP = (DRIVER, REQUESTER)  # who may open their own account on the portal
+RIDE_HAILING_KINDS = (DRIVER, PLATFORM)  # only where the municipality runs the ride-hailing module
 ACTIVATION, RESET = "ativacao", "senha"
 CODE_MINUTES = 30
 CODE_ATTEMPTS = 5
 MIN_PASSWORD_LENGTH = 10
 LGPD_VERSION = "2026-12-01"
+PORTAL_NAME = "portal de serviços da prefeitura"
 NOT_REMOVED = {"removed": {"$exists": False}}
 INDEXES = {
     ACCOUNTS: [([("municipality", 1), ("kind", 1), ("document", 1), ("person_cpf", 1)],
@@ -66,8 +74,9 @@ def prepare(db: Database) -> None:
 
 
 def username_of(kind: str, document: str, person_cpf: str) -> str:
-    """How the audit log names a regulated person: ``condutor:CPF`` or ``plataforma:CNPJ:CPF``."""
-    return f"{DRIVER}:{document}" if kind == DRIVER else f"{PLATFORM}:{document}:{person_cpf}"
+    """How the audit log names a regulated person: ``condutor:CPF``, ``plataforma:CNPJ:CPF``,
+    ``requerente:CPF`` or ``requerente:CNPJ:CPF`` (an entity and its representative)."""
+    return f"{kind}:{document}" if person_cpf in ("", document) else f"{kind}:{document}:{person_cpf}"
 
 
 def addressee(actor: Actor) -> tuple[str, str, str] | None:
@@ -96,15 +105,18 @@ def authorized_cpfs(db: Database, municipality: str, cnpj: str) -> frozenset[str
 
 
 def identity(kind: object, document: object, person_cpf: object = "") -> tuple[str, str, str]:
-    """(kind, document, person's CPF) in their stored form, or ValidationFailed with pt-BR messages per field."""
+    """(kind, document, person's CPF) in their stored form, or ValidationFailed with pt-BR messages per field.
+    A requerente's document is a CPF or, with 14 digits, an entity's CNPJ (then ``person_cpf`` is its
+    representative's)."""
     errors: dict[str, str] = {}
     if kind not in KINDS:
-        raise ValidationFailed({"kind": "Escolha condutor ou plataforma."})
+        raise ValidationFailed({"kind": "Escolha como você entra: condutor, plataforma ou cidadão/entidade."})
+    company = kind == PLATFORM or (kind == REQUESTER and len(fields.digits(str(document or ""))) == 14)
     try:
-        document = fields.parse("cpf" if kind == DRIVER else "cnpj", str(document or ""))
+        document = fields.parse("cnpj" if company else "cpf", str(document or ""))
     except ValueError as problem:
-        errors["document"] = f"{'CPF' if kind == DRIVER else 'CNPJ'}: {problem}."
-    if kind == DRIVER:
+        errors["document"] = f"{'CNPJ' if company else 'CPF'}: {problem}."
+    if not company:
         person_cpf = document if isinstance(document, str) else ""
     else:
         try:
@@ -116,26 +128,49 @@ def identity(kind: object, document: object, person_cpf: object = "") -> tuple[s
     return str(kind), str(document), str(person_cpf)
 
 
-def check_municipality(db: Database, municipality: object) -> str:
-    """The code of a municipality with the ride-hailing module, or ValidationFailed (nothing typed on the
-    public portal reaches the store or the audit unless it names one)."""
-    if not isinstance(municipality, str) or not municipality or db["municipalities"].find_one(
-            {"code": municipality, "modules": "transporte"}) is None:
+def check_municipality(db: Database, municipality: object, kind: str = DRIVER) -> str:
+    """The code of a municipality where that kind of account exists (ride-hailing kinds only where the
+    module runs), or ValidationFailed (nothing typed on the public portal reaches the store or the audit
+    unless it names one)."""
+    query: dict[str, Any] = {"code": municipality}
+    if kind in RIDE_HAILING_KINDS:
+        query["modules"] = "transporte"
+    if not isinstance(municipality, str) or not municipality or db["municipalities"].find_one(query) is None:
+        if isinstance(municipality, str) and municipality and db["municipalities"].find_one({"code": municipality}):
+            raise ValidationFailed({"kind": "Este município não regula o transporte por aplicativo: entre como "
+                                            "cidadão ou entidade."})
         raise ValidationFailed({"municipality": "Escolha o município."})
     return municipality
 
 
-def register_entry(db: Database, municipality: str, kind: str, document: str, person_cpf: str) -> dict | None:
+def register_entry(db: Database, municipality: str, kind: str, document: str, person_cpf: str,
+                   account: dict | None = None) -> dict | None:
     """{"name", "email"} of the register's record behind the account, or None when the register no longer
-    holds it (a driver removed, a platform removed, a person no longer authorized by the platform)."""
+    holds it (a driver removed, a platform removed, a person no longer authorized by the platform). An
+    account the person opened themself stands on its own record while the register does not hold that
+    CPF (``account``: the stored account when the caller has it, saving a read)."""
+    if kind == PLATFORM:
+        platform = db["platforms"].find_one({"municipality": municipality, "cnpj": document, **NOT_REMOVED})
+        agent = db[AGENTS].find_one({"municipality": municipality, "cnpj": document, "cpf": person_cpf,
+                                     "active": True})
+        if platform is None or agent is None:
+            return None
+        return {"name": agent["name"], "email": agent.get("email") or "", "platform": platform["name"]}
     if kind == DRIVER:
         driver = db["drivers"].find_one({"municipality": municipality, "cpf": document, **NOT_REMOVED})
-        return {"name": driver["name"], "email": driver.get("email") or ""} if driver else None
-    platform = db["platforms"].find_one({"municipality": municipality, "cnpj": document, **NOT_REMOVED})
-    agent = db[AGENTS].find_one({"municipality": municipality, "cnpj": document, "cpf": person_cpf, "active": True})
-    if platform is None or agent is None:
+        if driver is not None:
+            return {"name": driver["name"], "email": driver.get("email") or ""}
+    own = account if account is not None else find_account(db, municipality, kind, document, person_cpf)
+    if own is None or not own.get("self_registered"):
         return None
-    return {"name": agent["name"], "email": agent.get("email") or "", "platform": platform["name"]}
+    return {"name": own["name"], "email": own.get("email") or ""}
+
+
+def email_changed(doc: dict, entry: dict) -> bool:
+    """True when an account the person opened themself proved an e-mail the register now differs from (the
+    secretariat registered that CPF with another address): it must prove the register's one again."""
+    return bool(doc.get("self_registered") and doc.get("email")
+                and doc["email"].strip().lower() != (entry.get("email") or "").strip().lower())
 
 
 def password_problem(password: object, kind: str, document: str, person_cpf: str) -> str | None:
@@ -164,12 +199,14 @@ def find_account(db: Database, municipality: str, kind: str, document: str, pers
 
 
 def ensure_account(db: Database, municipality: str, kind: str, document: str, person_cpf: str, name: str,
-                   created_by: str) -> dict:
-    """The account of that identity, made pending (no password) the first time."""
+                   created_by: str, email: str | None = None) -> dict:
+    """The account of that identity, made pending (no password) the first time; with ``email``, one the
+    person opens themself (``self_registered``, that e-mail to be proved by the activation code)."""
     found = find_account(db, municipality, kind, document, person_cpf)
     if found is not None:
         return found
-    doc = {"municipality": municipality, "kind": kind, "document": document, "person_cpf": person_cpf, "name": name,
+    own = {"self_registered": True, "email": email} if email else {}
+    doc = {**own, "municipality": municipality, "kind": kind, "document": document, "person_cpf": person_cpf, "name": name,
            "status": "pendente", "password_hash": None, "hash_scheme": None, "failed_logins": 0, "locked_until": None,
            "session_generation": 0, "consent": None, "code": None, "created_at": clock.now_utc(),
            "created_by": created_by, "activated_at": None, "last_login": None}
@@ -188,10 +225,10 @@ def send_code(db: Database, doc: dict, email: str, purpose: str, now: datetime) 
         "purpose": purpose, "hash": sessions.hash_password(code), "expires_at": now + timedelta(minutes=CODE_MINUTES),
         "attempts": 0}})})
     what = "ativar sua conta" if purpose == ACTIVATION else "criar uma nova senha"
-    body = (f"Olá, {doc['name']}.\n\nSeu código para {what} no portal de condutores e plataformas é: {code}\n\n"
+    body = (f"Olá, {doc['name']}.\n\nSeu código para {what} no {PORTAL_NAME} é: {code}\n\n"
             f"Ele vale por {CODE_MINUTES} minutos e só pode ser usado uma vez. Se você não pediu este código, "
             "ignore esta mensagem; ninguém terá acesso à sua conta sem ele.\n")
-    mail.queue(db, doc["municipality"], email, "Código de acesso ao portal de condutores e plataformas", body,
+    mail.queue(db, doc["municipality"], email, f"Código de acesso ao {PORTAL_NAME}", body,
                purpose, secret=True)
 
 
@@ -290,11 +327,14 @@ def enroll(db: Database, actor: Actor, municipality: str, kind: str, document: s
 
 
 def create_demo_account(db: Database, municipality: str, kind: str, document: str, person_cpf: str,
-                        password: str) -> None:
-    """A ready account with a known password, in a demonstration store only (``python -m seed --demo``)."""
+                        password: str, name: str = "", email: str = "") -> None:
+    """A ready account with a known password, in a demonstration store only (``python -m seed --demo``);
+    a requerente's (``name``, ``email``) as if the person had opened it."""
     meta = db["meta"].find_one({"_id": "store"})
     if not meta or meta.get("kind") != "demo":
         raise ValidationFailed({"store": "Contas de demonstração só num armazenamento de demonstração."})
+    if kind == REQUESTER and name and email:
+        ensure_account(db, municipality, kind, document, person_cpf, name, "carga de demonstração", email)
     entry = register_entry(db, municipality, kind, document, person_cpf)
     if entry is None:
         raise NotFound("Cadastro de demonstração ausente.")
