@@ -1,30 +1,32 @@
 """Issue 38 item 4 in a real browser (Chromium, no JavaScript, a phone's screen): TI opens a defined register to
-the public, a person on the portal opens its form, sends it with a mistake and is told under the field (what
+the public, a resident (requerente) on the portal opens its form, sends it with a mistake and is told under the field (what
 was typed kept), fixes it, and the request is a record of the register in the first state of its flow, as the
 clerk's own services read it, with a protocol number the person keeps."""
 from __future__ import annotations
 
 from services.shared import clock, definitions, entity_lists, flows
+from services.shared.regulated_accounts import KINDS, REQUESTER
 from services.shared.schema import ListQuery
 from tests import portal_support as support
 from tests.browser_support import chromium, require_chromium
 from tests.conftest import SECRETARIA_CG
 from tests.test_browser_portal import PHONE, check_accessible_basics
-from tests.test_portal_public_forms import PASSWORD, active_driver
+from tests.test_portal_public_forms import PASSWORD
 from tests.test_public_forms import NAME, PDF, PUBLIC, TI_CG, stalls
 
 
-def test_a_person_sends_a_public_form_fixes_a_mistake_and_the_clerk_finds_it_in_the_first_state(db, monkeypatch):
+def test_a_person_sends_a_public_form_fixes_a_mistake_and_the_clerk_finds_it_in_the_first_state(db):
     require_chromium()
     definitions.define_register(db, TI_CG, "chapada", stalls())
     loaded = definitions.definition(db, TI_CG, "chapada", NAME)  # TI marks it (the service the TI screen calls)
     definitions.change_register(db, TI_CG, "chapada", NAME, {**loaded, "public": {"open": True, "fields": PUBLIC}},
                                 expected_version=loaded["version"])
-    with support.smtp_server(monkeypatch) as inbox, support.portal_server(db) as url, chromium() as browser:
-        cpf = active_driver(db, inbox)
+    with support.portal_server(db) as url, chromium() as browser:
+        cpf = "39053344705"  # a resident with an account opened on the portal (sign-up done)
+        support.ready_account(db, "chapada", REQUESTER, cpf, "Dora Requerente", "dora@exemplo.com.br", PASSWORD)
         context = browser.new_context(**PHONE)
         page = context.new_page()
-        support.portal_login(page, url, cpf, PASSWORD)
+        support.portal_login(page, url, cpf, PASSWORD, as_kind=KINDS[REQUESTER])
         page.get_by_role("link", name="Fazer um pedido pelo portal").click()
         page.get_by_role("link", name="Banca da feira").click()
         page.get_by_role("heading", name="Banca da feira").wait_for()
@@ -51,7 +53,8 @@ def test_a_person_sends_a_public_form_fixes_a_mistake_and_the_clerk_finds_it_in_
 
         [record] = entity_lists.list_page(db, SECRETARIA_CG, NAME, "chapada", ListQuery()).rows
         assert (record["titular"], record["produto"], record["protocol"]) == ("Ana Souza", "Hortaliças", protocol)
-        assert record["foto"]["name"] == "banca.pdf" and record["requester"]["document"] == cpf
+        assert record["foto"]["name"] == "banca.pdf"
+        assert (record["requester"]["kind"], record["requester"]["document"]) == (REQUESTER, cpf)
         status = flows.status(db, SECRETARIA_CG, "chapada", NAME, record["id"])
         assert status.state == "Protocolado"  # the flow's first state, as the clerk's screen shows it
         page.get_by_role("link", name="Voltar a meus pedidos").click()

@@ -13,7 +13,7 @@ from services.shared import clock, definitions, entities, flows, public_forms
 from services.shared.auth import Actor, PermissionDenied
 from services.shared.errors import NotFound, ValidationFailed
 from services.shared.record_files import Sent
-from services.shared.regulated_accounts import DRIVER, PLATFORM, Person
+from services.shared.regulated_accounts import DRIVER, PLATFORM, REQUESTER, Person
 from tests.conftest import SECRETARIA_CG
 
 TI_CG = Actor("ti.cg", "TI de Chapada", "ti", ("chapada", "matupa"))
@@ -219,3 +219,21 @@ def test_a_file_sent_under_a_field_that_is_no_file_is_refused_not_kept(db):
         entities.create(db, SECRETARIA_CG, NAME, "chapada", good(titular=Sent("banca.pdf", PDF)))
     assert clerk.value.errors == refused.value.errors
     assert db[NAME].count_documents({}) == 0
+
+
+def test_a_requerente_and_an_entity_ask_as_themselves_and_each_owns_only_their_requests(db):
+    opened(db)
+    dora = Person("chapada", REQUESTER, "39053344705", "39053344705", "Dora Requerente")
+    entity = Person("chapada", REQUESTER, "11222333000181", "52998224725", "Ana pela Associação dos Feirantes")
+    other_agent = Person("chapada", REQUESTER, "11222333000181", "11144477735", "Bruno pela Associação")
+    mine = public_forms.submit(db, dora.actor, NAME, good(titular="Dora"))
+    theirs = public_forms.submit(db, entity.actor, NAME, good(titular="Associação dos Feirantes"))
+    record = entities.get(db, SECRETARIA_CG, NAME, "chapada", str(db[NAME].find_one({"protocol": theirs})["_id"]))
+    assert public_forms.requested_by(record) == (
+        f"Pedido feito pelo portal · protocolo {theirs} · requerente Ana pela Associação dos Feirantes "
+        "(CNPJ 11.222.333/0001-81)")
+    assert [r.protocol for r in public_forms.my_requests(db, dora.actor)] == [mine]
+    assert [r.protocol for r in public_forms.my_requests(db, other_agent.actor)] == [theirs]  # the entity's
+    assert public_forms.my_requests(db, ANA.actor) == []  # Ana as a driver is not the entity she speaks for
+    with pytest.raises(NotFound, match=public_forms.NOT_FOUND):
+        public_forms.my_request(db, ANA.actor, theirs)
