@@ -86,7 +86,8 @@ opens = st.checkbox("Recebe pedidos do público", bool(asked.get("open")), key=f
 public_fields = st.multiselect("Campos que o público preenche", offered,
                                [n for n in asked.get("fields", []) if n in offered], placeholder="Escolha...",
                                key=f"{key}_public_fields", format_func=labels.get, disabled=not opens,
-                               help="Os obrigatórios entram aqui. Campos únicos e referências ficam com a secretaria.")
+                               help="Os obrigatórios entram aqui. Campos únicos e referências ficam com a "
+                                    "secretaria.")
 form.error("public")
 definition = {"name": name, "label": label, "label_plural": plural, "feminine": feminine, "fields": field_list,
               "default_sort": sort, "municipalities": chosen_places, "read_roles": readers, "write_roles": writers,

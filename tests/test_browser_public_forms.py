@@ -1,7 +1,7 @@
 """Issue 38 item 4 in a real browser (Chromium, no JavaScript, a phone's screen): TI opens a defined register to
-the public, a resident (requerente) on the portal opens its form, sends it with a mistake and is told under the field (what
-was typed kept), fixes it, and the request is a record of the register in the first state of its flow, as the
-clerk's own services read it, with a protocol number the person keeps."""
+the public, a resident (requerente) on the portal opens its form, sends it with a mistake and is told under the
+field (what was typed kept), fixes it, and the request is a record of the register in the first state of its flow,
+as the clerk's own services read it, with a protocol number the person keeps."""
 from __future__ import annotations
 
 from services.shared import clock, definitions, entity_lists, flows

@@ -199,5 +199,5 @@ def requested_by(record: dict) -> str | None:
     document = str(who.get("document") or "")
     shown = fields.show("cpf_cnpj", document) if len(document) in (11, 14) else document
     kind = "CNPJ" if len(document) == 14 else "CPF"
-    return (f"Pedido feito pelo portal · protocolo {record.get(PROTOCOL, '—')} · requerente {who.get('name') or '—'} "
-            f"({kind} {shown})")
+    return (f"Pedido feito pelo portal · protocolo {record.get(PROTOCOL, '—')} · requerente "
+            f"{who.get('name') or '—'} ({kind} {shown})")
