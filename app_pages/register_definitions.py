@@ -77,9 +77,22 @@ sort = st.selectbox("Ordem padrão da lista", orders, placeholder="Escolha...", 
                     index=orders.index(base.get("default_sort")) if base.get("default_sort") in orders else 0)
 form.error("default_sort")
 flow = flow_form.flow_rows()
+st.subheader("Pedidos do público (portal)")
+asked = base.get("public") or {}
+offered = [f["name"] for f in field_list if f["name"] and f["kind"] != "reference" and not f.get("unique")]
+opens = st.checkbox("Recebe pedidos do público", bool(asked.get("open")), key=f"{key}_public_open",
+                    help="Quem entra no portal de serviços do município preenche os campos escolhidos e recebe um "
+                         "protocolo; a secretaria completa os outros. O pedido entra na primeira situação do fluxo.")
+public_fields = st.multiselect("Campos que o público preenche", offered,
+                               [n for n in asked.get("fields", []) if n in offered], placeholder="Escolha...",
+                               key=f"{key}_public_fields", format_func=labels.get, disabled=not opens,
+                               help="Os obrigatórios entram aqui. Campos únicos e referências ficam com a "
+                                    "secretaria.")
+form.error("public")
 definition = {"name": name, "label": label, "label_plural": plural, "feminine": feminine, "fields": field_list,
               "default_sort": sort, "municipalities": chosen_places, "read_roles": readers, "write_roles": writers,
-              "title_field": base.get("title_field"), "flow": flow}
+              "title_field": base.get("title_field"), "flow": flow,
+              "public": {"open": opens, "fields": public_fields} if opens or asked else None}
 
 
 def attempt_write(action, *args, **kwargs) -> bool:

@@ -5,7 +5,7 @@ definition says who reads and who writes it, and the generic services refuse any
 """
 import streamlit as st
 
-from services.shared import entities
+from services.shared import entities, public_forms
 from services.shared.errors import ServiceError
 from ui import common, navigation
 from ui.entity import announced, entity_page
@@ -14,6 +14,17 @@ from ui.lists import entity_list
 from ui.record_files import downloads
 
 actor = common.guard("read")
+
+
+def requester(spec, actor, mun: str, doc: dict) -> None:
+    """Who asked, when the record came from the portal's public form; then the flow, if any."""
+    asked = public_forms.requested_by(doc)
+    if asked:
+        st.info(asked, icon=":material/public:")
+    if spec.flow:
+        flow_panel(spec, actor, mun, doc)
+
+
 mun = common.municipality()
 name = st.session_state.get(navigation.DEFINED_KEY) or st.query_params.get("cadastro")
 try:
@@ -23,7 +34,7 @@ except ServiceError as exc:
     st.error(exc.message)
     st.stop()
 if actor.can("write") and spec.grants(actor.role, "write", mun):
-    entity_page(spec.name, detail=flow_panel if spec.flow else None)
+    entity_page(spec.name, detail=requester)
 else:
     common.page_header(spec.label_plural, "Somente consulta para o seu perfil")
     announced()
@@ -32,5 +43,4 @@ else:
         ok, doc = common.attempt(entities.get, common.db(), actor, spec.name, mun, selected)
         if ok:
             downloads(spec, actor, mun, doc)  # the record's files
-            if spec.flow:  # a move the flow grants to a reading role (TI deciding, say)
-                flow_panel(spec, actor, mun, doc)
+            requester(spec, actor, mun, doc)  # who asked on the portal; a move the flow grants to a reading role

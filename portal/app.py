@@ -28,6 +28,7 @@ from portal import applications as portal_applications
 from portal import bookings as portal_bookings
 from portal import dams as portal_dams
 from portal import status as portal_status
+from portal import public_forms
 from services.shared import fields, mail, municipalities, regulated_access
 from services.shared import regulated_accounts as accounts
 from services.shared.errors import NotFound, ServiceError, ValidationFailed
@@ -171,7 +172,7 @@ def build(db: Database) -> Any:
             section = await run_in_threadpool(inbox.domicile_section, db, person)
         return page(request, "inicio.html", title="Início", person=person, kind=accounts.KINDS[person.kind],
                     municipality=names.get(person.municipality, person.municipality), document=_shown(person),
-                    domicile=section)
+                    domicile=section, public_forms=await public_forms.has_forms(db, person))
 
     async def mailbox(request: Request, code: str, action: str) -> Response:
         """A message of the person's domicile: opened by its form (POST), shown, or its PDF; another's
@@ -237,6 +238,7 @@ def build(db: Database) -> Any:
             *authorization_check.routes(db),  # the passenger's check of an authorization (the sticker's QR)
             *portal_applications.routes(db),  # a driver candidate's application and its steps (issue 38 item 1)
             *portal_bookings.routes(db),  # a resident's or entity's requests for machinery services (issue 38 item 3)
+            *public_forms.routes(db),  # the public forms of the registers TI defines (issue 38 item 4)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

@@ -33,6 +33,7 @@ LIMITS: dict[str, tuple[int, int, int]] = {  # bucket: (per IP, per account, win
     "codigo": (20, 5, 60 * 60),
     "senha": (20, 5, 60 * 60),
     "consulta": (60, 10, 15 * 60),  # the status of a DAM without an account: per IP, per CPF/CNPJ typed
+    "formulario": (30, 20, 60 * 60),  # requests a person sends on the public forms (portal/public_forms.py)
     "envio": (30, 20, 60 * 60),  # signed files a platform's person sends (portal/answers.py)
     "verificar": (60, 20, 15 * 60),  # the public verification of a document's code (per IP, per code)
     "autorizacao": (60, 30, 15 * 60),  # the passenger's check of an authorization (per IP, per sticker)

@@ -18,10 +18,12 @@ from tests import portal_support as support
 from tests.browser_support import chromium, require_chromium
 from tests.conftest import SECRETARIA_CG
 from tests.test_browser_portal import PHONE
+from tests.test_public_forms import opened
 
 SERIOUS = ("serious", "critical")
 ONE_RECORD = (r"/domicilio/[\w-]+", r"/dams/\d+/\d+", r"/pedidos/[\w-]+",  # a message, a DAM, a data request,
-              r"/servicos/\d+/\d+")  # a resident's request for a machinery service
+              r"/servicos/\d+/\d+",  # a resident's request for a machinery service
+              r"/formularios/[\w-]+", r"/solicitacoes/\d+/\d+")  # a public form, a request made on it
 PUBLIC = ["/entrar", "/cadastro", "/ativar", "/ativar/codigo", "/senha", "/senha/codigo", "/privacidade", "/consulta",
           "/verificar", "/pagina-que-nao-existe"]
 
@@ -82,6 +84,7 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
                      category="teste", pdf=b"%PDF-1.4\n% teste\n", ref={"collection": "teste", "id": "1"})
     trip_data.request_data(db, SECRETARIA_CG, "chapada", str(platform["_id"]), "Apurar denúncia (teste)")
     authorization = db["authorizations"].find_one({"municipality": "chapada"})
+    opened(db)  # a register TI opened to the public (issue 38 item 4)
     problems: dict[str, list[str]] = {}
     with support.portal_server(db) as url, chromium() as browser:
         context = browser.new_context(**PHONE | {"java_script_enabled": True}, bypass_csp=True)
@@ -115,6 +118,18 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
         if page.locator("main a[href^='/credenciamento/20']").count():  # one of the driver's requests
             page.locator("main a[href^='/credenciamento/20']").first.click()
             check(page, problems)
+        page.goto(url + "/formularios")
+        check(page, problems)
+        page.locator("main a[href^='/formularios/']").first.click()
+        check(page, problems)
+        page.get_by_role("button", name="Enviar o pedido").click()  # empty: the errors under the fields
+        check(page, problems)
+        page.get_by_label("Nome do titular").fill("Teste de acessibilidade")
+        page.get_by_label("Produto").select_option(label="Artesanato")
+        page.get_by_role("button", name="Enviar o pedido").click()
+        check(page, problems)
+        page.goto(url + "/solicitacoes")
+        check(page, problems)
         page.goto(url + "/inicio")
         page.get_by_role("button", name="Sair").click()
         check(page, problems)
@@ -146,6 +161,6 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
     checked = set(problems.pop(""))
     assert set(PUBLIC) | {"/autorizacao", "/inicio", "/dams", "/pedidos", "/viagens", "/credenciamento",
                           "/credenciamento/dados", "/credenciamento/documentos", "/servicos",
-                          "/servicos/novo"} <= checked, checked
+                          "/servicos/novo", "/formularios", "/solicitacoes"} <= checked, checked
     assert all(any(re.fullmatch(one, path) for path in checked) for one in ONE_RECORD), checked
     assert problems == {}, "\n".join(f"{where}: {found}" for where, found in problems.items())

@@ -230,6 +230,12 @@ REQUIRED: dict[str, str] = {
     "services.ridehailing.application_status.own_requests": "domicilio",
     "services.ridehailing.application_status.own_request": "domicilio",
     "services.ridehailing.application_status.own_pdf": "domicilio",
+    # issue 38 item 4: the public forms of the defined registers (the person's own requests only)
+    "services.shared.public_forms.open_forms": "domicilio",
+    "services.shared.public_forms.public_form": "domicilio",
+    "services.shared.public_forms.submit": "domicilio",
+    "services.shared.public_forms.my_requests": "domicilio",
+    "services.shared.public_forms.my_request": "domicilio",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",

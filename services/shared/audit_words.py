@@ -105,6 +105,9 @@ FIELD_NAMES.update({
     "convocation_message_id": "Mensagem da convocação",
 })
 
+# issue 38 item 4: a defined register open to the public, and who asked on the portal
+FIELD_NAMES.update({"public": "Pedidos do público (portal)", "channel": "Canal"})
+
 # Parts of a changed value (a quote, a payment plan, an execution, an event) found in the log.
 FIELD_NAMES.update({
     "short": "Pagamento a menor", "alerts": "Alertas", "difference": "Diferença", "credit": "Crédito",

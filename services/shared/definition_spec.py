@@ -15,7 +15,7 @@ import keyword
 import re
 from typing import Any
 
-from services.shared import fields, flow_spec
+from services.shared import fields, flow_spec, public_spec
 from services.shared.fields import identifier_of  # noqa: F401  (the TI screen's)
 from services.shared.schema import LABEL_MAX, EntitySpec, EntryOf, Field
 
@@ -41,7 +41,8 @@ SYSTEM_COLLECTIONS = frozenset({
     "editais",
 })
 RESERVED_FIELDS = frozenset({"municipality", "version", "created_at", "updated_at", "created_by", "updated_by",
-                             "removed", "id", "_id", flow_spec.STATE, flow_spec.SINCE, flow_spec.HISTORY})
+                             "removed", "id", "_id", flow_spec.STATE, flow_spec.SINCE, flow_spec.HISTORY,
+                             public_spec.REQUESTER, public_spec.PROTOCOL})
 
 
 def definition_of(spec: EntitySpec) -> dict[str, Any]:
@@ -151,6 +152,7 @@ def problems(definition: dict[str, Any], known: dict[str, EntitySpec], coded: fr
     names = {str(f.get("name")) for f in field_list}
     errors.update(flow_spec.problems(definition.get("flow"), definition.get("read_roles"),
                                      definition.get("write_roles")))
+    errors.update(public_spec.problems(definition.get(public_spec.PUBLIC), definition))
     sort = definition.get("default_sort") or ""
     files = {str(f.get("name")) for f in field_list if f.get("kind") == FILE}
     if sort and sort not in (names - files) | {"created_at"} | ({flow_spec.STATE} if definition.get("flow") else set()):

@@ -14,7 +14,7 @@ from typing import Any
 
 from pymongo.database import Database
 
-from services.shared import audit, clock, definition_changes, entities, flow_spec
+from services.shared import audit, clock, definition_changes, entities, flow_spec, public_spec
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.definition_spec import COLLECTION, FORMAT, key_field, problems, resolve_references, to_spec
@@ -25,7 +25,7 @@ from services.store import DuplicateKeyError, decode, encode, ensure_indexes, in
 INDEXES = {COLLECTION: [([("name", 1)], {"unique": True, "name": "u_definition_name"}),
                         ([("municipalities", 1), ("active", 1)], {"name": "i_definition_mun"})]}
 EDITABLE = ("label", "label_plural", "feminine", "fields", "default_sort", "title_field", "read_roles",
-            "write_roles", "municipalities", "removable", "flow")
+            "write_roles", "municipalities", "removable", "flow", public_spec.PUBLIC)
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ def _clean(definition: dict[str, Any], db: Database) -> dict[str, Any]:
     clean["fields"] = resolve_references([_field(f) for f in definition["fields"]], known)
     clean["feminine"], clean["removable"] = bool(clean["feminine"]), bool(clean["removable"])
     clean["flow"] = flow_spec.clean(clean["flow"])
+    clean[public_spec.PUBLIC] = public_spec.clean(clean[public_spec.PUBLIC])
     clean["default_sort"] = clean["default_sort"] or "created_at"
     clean["title_field"] = clean["title_field"] or clean["fields"][0]["name"]
     for key in ("read_roles", "write_roles", "municipalities"):
@@ -84,7 +85,7 @@ def prepare(db: Database) -> None:
     extra = dict(INDEXES)
     for doc in db[COLLECTION].find({"active": True}):
         spec = to_spec(decode(doc))
-        extra[spec.name] = spec.indexes()
+        extra[spec.name] = spec.indexes() + (public_spec.INDEXES if doc.get(public_spec.PUBLIC) else [])
     ensure_indexes(db, extra)
 
 

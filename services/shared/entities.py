@@ -146,6 +146,9 @@ def validate(spec: EntitySpec, values: dict[str, Any], partial: bool = False) ->
             else:
                 clean[f.name] = None
             continue
+        if record_files.is_sent(raw) and f.kind != "file":  # a file posted under a text, a date...
+            errors[f.name] = f"{f.label}: este campo não recebe arquivo."
+            continue
         try:
             clean[f.name] = record_files.value(raw, f.name) if record_files.is_sent(raw) else f.clean(raw)
         except ValidationFailed as exc:  # a file the upload guard refused: its size, its type
@@ -232,18 +235,20 @@ def create(db: Database, actor: Actor, entity: str, municipality: str, values: d
     return _create(db, actor, authorize_entity(db, actor, "write", entity, municipality), municipality, values)
 
 
-def create_checked(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any]) -> str:
+def create_checked(db: Database, actor: Actor, entity: str, municipality: str, values: dict[str, Any],
+                   stamp: dict[str, Any] | None = None) -> str:
     """:func:`create` for a service that has already authorized its actor (a platform's list received on the
-    portal records its report through ``platforms.report_checked``)."""
-    return _create(db, actor, spec_for(db, entity, municipality), municipality, values)
+    portal, a person's request on a public form); ``stamp``: keys no form writes (who asked, a protocol)."""
+    return _create(db, actor, spec_for(db, entity, municipality), municipality, values, stamp)
 
 
-def _create(db: Database, actor: Actor, spec: EntitySpec, municipality: str, values: dict[str, Any]) -> str:
+def _create(db: Database, actor: Actor, spec: EntitySpec, municipality: str, values: dict[str, Any],
+            stamp: dict[str, Any] | None = None) -> str:
     clean = validate(spec, values)
     _refuse_unknown_references(db, spec, municipality, clean)
     record_files.keep(db, spec, [values])
     with transaction(db):
-        return _insert(db, actor, spec, municipality, clean)
+        return _insert(db, actor, spec, municipality, clean, stamp)
 
 
 @checked
@@ -269,11 +274,12 @@ def create_many(db: Database, actor: Actor, entity: str, municipality: str, rows
         return [_insert(db, actor, spec, municipality, clean) for clean in cleaned]
 
 
-def _insert(db: Database, actor: Actor, spec: EntitySpec, municipality: str, clean: dict[str, Any]) -> str:
+def _insert(db: Database, actor: Actor, spec: EntitySpec, municipality: str, clean: dict[str, Any],
+            stamp: dict[str, Any] | None = None) -> str:
     """Insert one validated record at version 1 with its audit entry (inside the caller's unit of work)."""
     now = clock.now_utc()
-    doc = {**clean, "municipality": municipality, "version": 1, "created_at": now, "updated_at": now,
-           "created_by": actor.username}
+    doc = {**clean, **(stamp or {}), "municipality": municipality, "version": 1, "created_at": now,
+           "updated_at": now, "created_by": actor.username}
     if spec.flow is not None:  # a register with a status flow: a new record starts in its first state
         doc.setdefault(flow_spec.STATE, spec.flow.initial)  # (an imported definition's record: the one it had)
         doc[flow_spec.SINCE] = now
@@ -281,7 +287,7 @@ def _insert(db: Database, actor: Actor, spec: EntitySpec, municipality: str, cle
         inserted = insert_one(db[spec.name], encode(doc))
     except DuplicateKeyError as exc:
         raise _unique_conflict(spec, exc) from None
-    audit.record(db, actor, municipality, "create", spec.name, inserted, {}, clean)
+    audit.record(db, actor, municipality, "create", spec.name, inserted, {}, {**clean, **(stamp or {})})
     return str(inserted)
 
 
