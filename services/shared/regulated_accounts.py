@@ -80,6 +80,20 @@ def addressee(actor: Actor) -> tuple[str, str, str] | None:
     return own[0], kind, rest.split(":")[0]
 
 
+def is_regulated(actor: Actor) -> bool:
+    """Whether the actor is a person of the public portal (role ``regulado``), not staff."""
+    return getattr(actor, "role", None) == REGULATED_ROLE
+
+
+def require_own(actor: Actor, municipality: str, kind: str, document: str, missing: str) -> None:
+    """A regulated actor reaches only a record of its own (``addressee(actor)`` is the record's owner, in
+    the record's municipality); anything else is ``NotFound(missing)`` — the same words as for a record
+    that does not exist, so another's code tells nothing. The clerk's services call it after loading
+    the record, in place of the staff permission, when :func:`is_regulated` (issue 38)."""
+    if addressee(actor) != (municipality, kind, document):
+        raise NotFound(missing)
+
+
 def agent_cpf(actor: Actor) -> str:
     """The CPF of the platform's authorized person a regulated actor is (``plataforma:CNPJ:CPF``); "" for a
     driver or anyone else."""
