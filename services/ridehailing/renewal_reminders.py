@@ -21,6 +21,7 @@ from pymongo.database import Database
 
 from rules.fmt import cpf as fmt_cpf
 from rules.fmt import day
+from rules.ridehailing.ruleset import RENEWAL_WINDOW_DAYS
 from services import store
 from services.ridehailing import queue_view, registry
 from services.ridehailing.queue_item import ITEMS
@@ -32,7 +33,7 @@ from services.shared.pdf import stamp as auth_stamp
 from services.store import parse_date
 
 CATEGORY = "renovacao_lembrete"
-REMINDER_DAYS = 30  # days before the last day to request the renewal from which the reminder goes
+REMINDER_DAYS = RENEWAL_WINDOW_DAYS  # days before the last day to request the renewal: the reminder goes as it opens
 KIND = "Renovação"  # the work queue's item (services.ridehailing.queue_view)
 name_codes("category", {CATEGORY: "Lembrete de renovação da autorização"})
 
