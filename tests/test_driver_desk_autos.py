@@ -10,7 +10,7 @@ import pytest
 
 from services import store
 from services.ridehailing.enforcement import autos, documents, own_autos, process
-from services.shared.errors import NotFound, ServiceError
+from services.shared.errors import NotFound, PermissionDenied, ServiceError
 from services.shared.regulated_accounts import Person
 from tests.enforcement_support import decided, driver, lavrado, notified
 from tests.ridehailing_data import ACTORS
@@ -111,7 +111,7 @@ def test_another_drivers_account_gets_not_found_with_the_first_ones_auto(db, tod
     with pytest.raises(NotFound) as filing:
         process.file_defence(db, other, "chapada", auto_id, filed_on=today.value, by="x", summary="Não é meu")
     assert str(filing.value) == str(unknown.value)
-    with pytest.raises(NotFound):  # the same person in another municipality: nothing either
+    with pytest.raises(PermissionDenied):  # an account of another municipality: refused before any look-up
         process.file_defence(db, person("matupa", cpf).actor, "chapada", auto_id, filed_on=today.value, by="x",
                              summary="x")
     assert [a["number"] for a in own_autos.own_autos(db, person("chapada", cpf).actor)] == [number]

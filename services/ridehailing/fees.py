@@ -27,7 +27,7 @@ from services.ridehailing import authorization_records, charge_links, registry, 
 from services.ridehailing.authorization_records import Change, Unit
 from services.shared import clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
-from services.shared.regulated_accounts import DRIVER, is_regulated, require_own
+from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated, require_own
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound
 from services.store import parse_date
@@ -41,6 +41,7 @@ NOT_FOUND = "Autorização não encontrada."
 def _own(db: Database, actor: Actor, municipality: str, auth_id: str) -> dict:
     """The authorization a driver of the portal asks about, when it is theirs (another's is NotFound, the
     same words as for one that does not exist)."""
+    authorize_regulated(actor, municipality, DRIVER)
     try:
         doc = authorization_records.load(db, municipality, auth_id)
     except NotFound:

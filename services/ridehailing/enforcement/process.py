@@ -23,7 +23,7 @@ from services import store
 from services.ridehailing.enforcement import autos, effects, own_autos
 from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
-from services.shared.regulated_accounts import is_regulated
+from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
 from services.store import parse_date
@@ -201,6 +201,7 @@ def _filer(db: Database, actor: Actor, municipality: str, auto_id: str, kind: st
     if not is_regulated(actor):
         authorize(actor, "write", municipality)
         return _lavrado(db, municipality, auto_id)
+    authorize_regulated(actor, municipality, DRIVER)
     doc = own_autos.owned(autos._load(db, municipality, auto_id), actor, municipality)
     term = own_autos.term_for(db, municipality, doc, clock.today())
     if term.kind != kind:
