@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 
 from portal import answers, authorization_check, inbox, verification, web
 from portal import dams as portal_dams
+from portal import driver_desk
 from portal import status as portal_status
 from services.shared import fields, mail, municipalities, regulated_access
 from services.shared import regulated_accounts as accounts
@@ -205,6 +206,7 @@ def build(db: Database) -> Any:
             *answers.routes(db),  # the data requests of a platform and their signed answers (issue 36 item 4)
             *verification.routes(db),  # the public verification of an issued document (issue 37)
             *authorization_check.routes(db),  # the passenger's check of an authorization (the sticker's QR)
+            *driver_desk.routes(db),  # the driver's renewal, data changes, defence and appeal (issue 38 item 1)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

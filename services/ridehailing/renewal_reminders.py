@@ -156,6 +156,8 @@ def _render_reminder(db: Database, municipality: str, due: Due, on: date, stamp:
     for text in (
             f"A sua autorização vence em {day(due.valid_until)} ({rules.ref('validity')}). A renovação deve ser "
             f"requerida até {day(due.request_by)} ({rules.ref('renewal')}), na {town.secretariat}.",
+            "Você pode pedir a renovação pelo portal da prefeitura, em Início › Renovação da autorização; o DAM "
+            "da taxa sai em seu nome em Meus DAMs.",
             "Este é um lembrete: não é notificação de infração nem abre prazo. Se a renovação já foi requerida, "
             "desconsidere-o."):
         fonts.use(10)
