@@ -155,7 +155,8 @@ def routes(db: Database) -> list[Route]:
         if person is None:
             return RedirectResponse("/entrar", status_code=303)
         item = await call(own_autos.own_auto, person.actor, _number(request))
-        notice = f"{item['term'].label or 'Peça'} juntada ao processo." if request.query_params.get("juntada") else ""
+        joined = "Recurso juntado ao processo." if item.get("appeal") else "Defesa juntada ao processo."
+        notice = joined if request.query_params.get("juntada") else ""
         return web.render(request, "condutor_auto.html", status, title=f"Auto de infração nº {item['number']}",
                           item=_auto(item), filings=_filings(item), notice=notice,
                           limit=uploads.shown_limit("evidence"), max_files=MAX_FILES, max_text=MAX_TEXT, **context)
