@@ -365,7 +365,7 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 "services.shared.regulated_accounts.require_own",
                 "services.shared.regulated_accounts.authorize_regulated",
                 "services.ridehailing.enforcement.own_autos.owned",
-                "services.dam.dams.issue_authorized",
+                "services.dam.own_dams.issue_authorized",
                 # the record of a document an authorized service prints (its actor is the issuer), reached
                 # only from those services, like audit.record; the public verification takes no actor
                 "services.shared.authenticity.issue", "services.shared.authenticity.issue_many"}

@@ -266,17 +266,6 @@ def issue(
                   reference=(reference or "").strip() or str(issued_on.year))
 
 
-def issue_authorized(db: Database, actor: Actor, municipality: str, **values: Any) -> dict:
-    """:func:`issue` for a service that has already authorized its actor on the record the DAM pays — a
-    person of the portal asking the renewal of their own authorization (``fees.issue_fee_dam``): the same
-    checks, numbering, charge and audit (the person as actor), without the staff permission."""
-    issued_on = clock.today()
-    instructions, reference = values.pop("instructions", ""), values.pop("reference", "")
-    clean = _clean_issue({"pays": None, "discount": Decimal("0"), **values}, issued_on)
-    return _issue(db, actor, municipality, clean, issued_on, instructions,
-                  reference=(reference or "").strip() or str(issued_on.year))
-
-
 def _issue(db: Database, actor: Actor, municipality: str, clean: dict, issued_on: date, instructions: str,
            reference: str, late: dict | None = None, replaces: dict | None = None, charge_id: str | None = None,
            role: str = "original") -> dict:

@@ -22,7 +22,7 @@ from rules.ridehailing import settlement
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import RENEWABLE, AuthorizationState, Status
 from services import store
-from services.dam import dams, rebill
+from services.dam import dams, own_dams, rebill
 from services.ridehailing import authorization_records, charge_links, registry, renewal_window
 from services.ridehailing.authorization_records import Change, Unit
 from services.shared import clock, entities, events, fields, parameters
@@ -172,7 +172,7 @@ def _issue_new(db: Database, actor: Actor, municipality: str, doc: dict, scope: 
                due: date, on: date) -> dict:
     """The first DAM of a fee: it opens the fee's charge."""
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
-    issue = dams.issue_authorized if is_regulated(actor) else dams.issue  # the person: checked by issue_fee_dam
+    issue = own_dams.issue_authorized if is_regulated(actor) else dams.issue  # the person: checked by issue_fee_dam
     return issue(
         db, actor, municipality,
         taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
