@@ -86,6 +86,7 @@ def routes(db: Database) -> list[Route]:
         person = await driver(request)
         if person is None:
             return RedirectResponse("/entrar", status_code=303)
+        await web.limit(request, db, "envio", person.actor.username)
         try:
             await call(own_authorizations.renew, person.actor, _number(request))
         except ServiceError as problem:  # the window not open yet, expired, the fee not set…

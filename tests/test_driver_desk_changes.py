@@ -97,3 +97,29 @@ def test_another_drivers_account_gets_not_found_with_the_first_ones_records(db, 
         assert str(anothers.value) == str(unknown.value)
     assert changes.own_changes(db, other) == [] and db["data_changes"].count_documents({}) == 0
     assert clock.today() == TODAY
+
+
+def test_the_clerk_sees_the_report_with_its_time_and_applies_it_on_the_drivers_screen(db):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    cpf, _plate = register(db, "chapada", clock.today() - timedelta(days=30), seed=3)
+    record = subjects(db, "chapada", cpf)["drivers"]
+    changes.record_change(db, person("chapada", cpf).actor, "chapada", "drivers", record["id"],
+                          {"address": "Rua das Palmeiras, 77"}, clock.today() - timedelta(days=2), None,
+                          expected_version=0, proof=("conta-de-luz.pdf", PDF))
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app_pages" / "drivers.py"), default_timeout=60)
+    at.session_state["actor"] = ACTORS["chapada"]
+    at.session_state["municipality"] = "chapada"
+    at.run()
+    at.selectbox(key="drivers_open").set_value(record["id"]).run()
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "Data da alteração" in d.value.columns)
+    assert table.iloc[0]["Pelo portal"].endswith("— a conferir") and "Rua das Palmeiras, 77" in table.iloc[0]["Dados alterados"]
+    assert "Comunicada pelo condutor no portal" in " ".join(m.value for m in at.markdown)
+    next(b for b in at.button if b.label == "Aplicar no cadastro").click().run()
+    assert not at.exception, at.exception
+    assert entities.get(db, ACTORS["chapada"], "drivers", "chapada", record["id"])["address"] == "Rua das Palmeiras, 77"
+    table = next(d.value for d in at.dataframe if "Data da alteração" in d.value.columns)
+    assert not table.iloc[0]["Pelo portal"].endswith("— a conferir")

@@ -11,10 +11,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from services.ridehailing import authorizations
+from services.ridehailing import authorizations, renewal_reminders
 from services.ridehailing.enforcement import autos
 from services.setup import bootstrap
-from services.shared import regulated_accounts
+from services.shared import domicile, regulated_accounts
 from tests import portal_support as support
 from tests.enforcement_support import active_authorization, lavrado, notified
 from tests.ridehailing_data import ACTORS, register
@@ -80,6 +80,10 @@ def test_the_driver_asks_the_renewal_on_its_page_once_it_opens(db, today, desk):
     status, _h, refused = client.post(target, {}, form_page="/inicio")  # no form on the page yet: a forged one
     assert status == 400 and "a partir de 08/11/2026" in refused
     today.set(date(2026, 11, 20))
+    domicile.open_domicile(db, ACTORS["chapada"], "chapada", "condutor", cpf, "condutor@exemplo.com.br")
+    assert renewal_reminders.send_reminders(db, ACTORS["chapada"], "chapada", today.value) == 1
+    message = re.search(r'href="(/domicilio/[\w-]+)"', client.request("/inicio")[2])[1]
+    assert 'href="/renovacao">Pedir a renovação pelo portal' in client.request(message)[2]  # the reminder leads here
     status, headers, _b = client.post(target, {}, form_page="/renovacao")
     assert status == 303 and headers["location"] == "/renovacao?pedida=1"
     status, _h, page = client.request("/renovacao?pedida=1")
