@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from portal import web
 from rules.fmt import day, moment
-from services.ridehailing import changes, own_authorizations
+from services.ridehailing import changes, own_authorizations, registry
 from services.ridehailing.enforcement import documents, own_autos, process
 from services.shared import clock, entities, fields, regulated_access, uploads
 from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
@@ -101,7 +101,8 @@ def routes(db: Database) -> list[Route]:
             return RedirectResponse("/entrar", status_code=303)
         subjects = await call(changes.own_subjects, person.actor)
         context = {"title": "Alteração de dados", "options": _change_options(subjects),
-                   "limit": uploads.shown_limit("data_change_proof")}
+                   "limit": uploads.shown_limit("data_change_proof"),
+                   "article": registry.rules_of(person.municipality).ref("data_change")}
         if request.method == "POST":
             texts, files = await web.form_with_files(request, max_files=1)
             await web.limit(request, db, "envio", person.actor.username)

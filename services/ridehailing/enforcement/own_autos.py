@@ -72,7 +72,8 @@ def term_for(db: Database, municipality: str, doc: dict, on: date) -> Term:
         deadline = date.fromisoformat(deadline) if isinstance(deadline, str) else deadline
         return Term("defesa", deadline, deadline is None or on <= deadline, rules.ref("defence"))
     deadline = autos.appeal_deadline(db, municipality, doc, on)
-    return Term("recurso", deadline, deadline is None or on <= deadline, rules.ref("defence"))
+    return Term("recurso", deadline, deadline is None or on <= deadline,
+                f"os atos não fixam prazo de recurso; adotado o da defesa, {rules.ref('defence')}")
 
 
 def closed_text(term: Term) -> str:
