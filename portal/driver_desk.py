@@ -215,8 +215,13 @@ def _reported(change: changes.DataChange) -> dict:
             "reported": moment(clock.to_local(change.reported_at)) if change.reported_at else
             (day(change.reported_on) if change.reported_on else "não comunicada"),
             "verdict": change.finding.message, "reference": change.finding.reference, "in_time": change.finding.ok,
-            "state": "Aguardando a conferência da secretaria" if change.pending and not change.closed_on else
-            (f"Encerrada em {day(change.closed_on)}: {change.closing_note}" if change.closed_on else "Cadastro atualizado")}
+            "state": _change_state(change)}
+
+
+def _change_state(change: changes.DataChange) -> str:
+    if change.closed_on:
+        return f"Encerrada em {day(change.closed_on)}: {change.closing_note}"
+    return "Aguardando a conferência da secretaria" if change.pending else "Cadastro atualizado"
 
 
 def _auto(item: dict) -> dict:

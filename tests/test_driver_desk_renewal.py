@@ -35,7 +35,8 @@ def test_the_renewal_opens_on_its_day_and_its_dam_shows_in_my_dams(db, today, mu
     today.set(opens - timedelta(days=1))
     shown = own_authorizations.own_authorization(db, me, protocol)
     assert (shown["window"].opens, shown["window"].last_day) == (opens, last)
-    with pytest.raises(renewal_window.RenewalNotOpen, match=f"a partir de {opens:%d/%m/%Y}.*{last:%d/%m/%Y}.*{article}"):
+    closed = f"a partir de {opens:%d/%m/%Y}.*{last:%d/%m/%Y}.*{article}"
+    with pytest.raises(renewal_window.RenewalNotOpen, match=closed):
         own_authorizations.renew(db, me, protocol)
     assert not fees.pending_renewal(authorizations.get_authorization(db, ACTORS[municipality], municipality, auth_id))
     today.set(opens)
@@ -76,4 +77,5 @@ def test_another_drivers_account_gets_not_found_with_the_first_ones_protocol(db,
     with pytest.raises(NotFound):
         fees.issue_fee_dam(db, other, "chapada", auth_id, today.value)
     assert own_authorizations.own_authorizations(db, other) == []
-    assert [a["protocol"] for a in own_authorizations.own_authorizations(db, person("chapada", cpf).actor)] == [protocol]
+    mine = own_authorizations.own_authorizations(db, person("chapada", cpf).actor)
+    assert [a["protocol"] for a in mine] == [protocol]

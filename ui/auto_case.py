@@ -67,7 +67,8 @@ def filing(actor: Actor, mun: str, doc: dict, key: str) -> None:
     the counter), in time or not, its summary and a download of each attachment."""
     filed = doc.get(key) or {}
     late = " — **fora do prazo**" if filed.get("late") else ""
-    st.markdown(f"Juntada em {enforcement_documents.joined_text(filed)}{late}.  \nPor {filed['by']}: {filed['summary']}")
+    joined = enforcement_documents.joined_text(filed)
+    st.markdown(f"Juntada em {joined}{late}.  \nPor {filed['by']}: {filed['summary']}")
     for i, item in enumerate(filed.get("attachments", [])):
         st.download_button(f"Anexo: {item['name']}",
                            lambda digest=item["sha256"]: enforcement_documents.filing_file(common.db(), actor, mun,

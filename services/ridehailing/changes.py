@@ -165,8 +165,8 @@ def _report_by_driver(db: Database, actor: Actor, municipality: str, collection:
             errors.update(problem.errors)
     if errors:
         raise ValidationFailed(errors)
-    changes = [{"field": f.name, "label": f.label, "before": f.show(before.get(f.name)), "after": f.show(proposed[f.name])}
-               for f in spec.fields if f.name in proposed and encode(before.get(f.name)) != encode(proposed[f.name])]
+    changes = [{"field": f.name, "label": f.label, "before": f.show(before.get(f.name)),
+                "after": f.show(proposed[f.name])} for f in spec.fields if f.name in proposed and encode(before.get(f.name)) != encode(proposed[f.name])]
     if not changes:
         raise ValidationFailed({"value": "O novo valor é igual ao do cadastro."})
     now = clock.now_utc()

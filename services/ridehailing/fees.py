@@ -27,9 +27,9 @@ from services.ridehailing import authorization_records, charge_links, registry, 
 from services.ridehailing.authorization_records import Change, Unit
 from services.shared import clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
-from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated, require_own
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound
+from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated, require_own
 from services.store import parse_date
 
 FEE_PARAMETER = "authorization_fee"  # R$ of the authorization and renewal fee (taxa do CTM)
@@ -141,6 +141,9 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
     earlier = doc.get("fee_dam") or {}
     owed = earlier if earlier.get("purpose") == purpose and not earlier.get("paid") else {}
     charge = charge_links.of_link(db, owed, "dam_id") if owed else None
+    if charge is not None and is_regulated(actor):  # its DAM cancelled or paid short: the clerk issues the next
+        raise authorization_records.WrongStep("O DAM da taxa de renovação foi cancelado ou pago a menor: procure a "
+                                              "secretaria para emitir o próximo.")
     due = scope.calendar(on).add_days(on, FEE_DUE_DAYS)
     with store.transaction(db):  # the DAM, its number and the fee record on the authorization
         if charge is not None:

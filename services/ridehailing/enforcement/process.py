@@ -23,9 +23,9 @@ from services import store
 from services.ridehailing.enforcement import autos, effects, own_autos
 from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
-from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
+from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated
 from services.store import parse_date
 
 DOMICILE = "domicile"  # the electronic domicile's method (CG art. 25 §1 IV; MP art. 21 §1): enforcement.electronic
