@@ -27,6 +27,7 @@ from portal import answers, authorization_check, inbox, verification, web
 from portal import applications as portal_applications
 from portal import bookings as portal_bookings
 from portal import dams as portal_dams
+from portal import driver_desk
 from portal import status as portal_status
 from portal import public_forms
 from services.shared import fields, mail, municipalities, regulated_access
@@ -239,6 +240,7 @@ def build(db: Database) -> Any:
             *portal_applications.routes(db),  # a driver candidate's application and its steps (issue 38 item 1)
             *portal_bookings.routes(db),  # a resident's or entity's requests for machinery services (issue 38 item 3)
             *public_forms.routes(db),  # the public forms of the registers TI defines (issue 38 item 4)
+            *driver_desk.routes(db),  # the driver's renewal, data changes, defence and appeal (issue 38 item 1)
             Mount("/static", StaticFiles(directory=web.HERE / "static"), name="static"),
         ],
         exception_handlers={**{status: web.error_page for status in (400, 403, 404, 405, 429, 500)},

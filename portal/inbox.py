@@ -11,16 +11,22 @@ from pymongo.database import Database
 
 from rules import notice
 from rules.fmt import day
+from services.ridehailing import renewal_reminders
 from services.shared import domicile
 from services.shared.regulated_accounts import Person
 
 PAGE = 20
 
 
+# the portal page a message of a category leads to (the renewal reminder: the renewal page, issue 38)
+LEADS_TO = {renewal_reminders.CATEGORY: ("/renovacao", "Pedir a renovação pelo portal")}
+
+
 def _shown(message: dict) -> dict:
     receipt = message["receipt"]
     return {"code": message["code"], "title": message["title"], "delivered": day(message["delivered_on"]),
-            "state": notice.STATES[receipt.state], "receipt": receipt.text(), "opened": bool(message.get("opened_on"))}
+            "state": notice.STATES[receipt.state], "receipt": receipt.text(), "opened": bool(message.get("opened_on")),
+            "leads_to": LEADS_TO.get(message.get("category", ""))}
 
 
 def domicile_section(db: Database, person: Person, before: str = "") -> dict:

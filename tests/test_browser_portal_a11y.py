@@ -23,7 +23,8 @@ from tests.test_public_forms import opened
 SERIOUS = ("serious", "critical")
 ONE_RECORD = (r"/domicilio/[\w-]+", r"/dams/\d+/\d+", r"/pedidos/[\w-]+",  # a message, a DAM, a data request,
               r"/servicos/\d+/\d+",  # a resident's request for a machinery service
-              r"/formularios/[\w-]+", r"/solicitacoes/\d+/\d+")  # a public form, a request made on it
+              r"/formularios/[\w-]+", r"/solicitacoes/\d+/\d+",  # a public form, a request made on it
+              r"/autos/\d+/\d+")  # an auto of the driver, with the form of its defence
 PUBLIC = ["/entrar", "/cadastro", "/ativar", "/ativar/codigo", "/senha", "/senha/codigo", "/privacidade", "/consulta",
           "/verificar", "/pagina-que-nao-existe"]
 
@@ -85,6 +86,7 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
     trip_data.request_data(db, SECRETARIA_CG, "chapada", str(platform["_id"]), "Apurar denúncia (teste)")
     authorization = db["authorizations"].find_one({"municipality": "chapada"})
     opened(db)  # a register TI opened to the public (issue 38 item 4)
+    _auto_in_its_defence_term(db, driver["cpf"])
     problems: dict[str, list[str]] = {}
     with support.portal_server(db) as url, chromium() as browser:
         context = browser.new_context(**PHONE | {"java_script_enabled": True}, bypass_csp=True)
@@ -130,6 +132,16 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
         check(page, problems)
         page.goto(url + "/solicitacoes")
         check(page, problems)
+        for path in ("/renovacao", "/autos", "/alteracoes"):  # the driver's desk (issue 38 item 1)
+            page.goto(url + path)
+            check(page, problems)
+        page.get_by_role("button", name="Comunicar a alteração").click()  # nothing chosen: errors under the fields
+        check(page, problems)
+        page.goto(url + "/autos")
+        page.locator("main a[href^='/autos/']").first.click()
+        check(page, problems)
+        page.get_by_role("button", name="Enviar a defesa").click()  # no summary: the error under the field
+        check(page, problems)
         page.goto(url + "/inicio")
         page.get_by_role("button", name="Sair").click()
         check(page, problems)
@@ -161,6 +173,23 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
     checked = set(problems.pop(""))
     assert set(PUBLIC) | {"/autorizacao", "/inicio", "/dams", "/pedidos", "/viagens", "/credenciamento",
                           "/credenciamento/dados", "/credenciamento/documentos", "/servicos",
-                          "/servicos/novo", "/formularios", "/solicitacoes"} <= checked, checked
+                          "/servicos/novo", "/formularios", "/solicitacoes", "/renovacao", "/alteracoes",
+                          "/autos"} <= checked, checked
     assert all(any(re.fullmatch(one, path) for path in checked) for one in ONE_RECORD), checked
     assert problems == {}, "\n".join(f"{where}: {found}" for where, found in problems.items())
+
+
+def _auto_in_its_defence_term(db, cpf: str) -> None:
+    """An auto of the demo driver lavrado 3 days ago and joined yesterday: its page shows the defence form."""
+    from datetime import timedelta
+
+    from services.ridehailing.enforcement import lavratura, process
+    from services.ridehailing.enforcement.auto_input import AutoInput
+    from services.shared import clock
+
+    on = clock.today() - timedelta(days=3)
+    auto_id = lavratura.lavrar(db, SECRETARIA_CG, "chapada", AutoInput(
+        target_kind="driver", driver_cpf=cpf, infraction_code="CG-29-I", facts="Constatado (teste)", committed_on=on,
+        auto_on=on, time="10:30", place="Praça Dom Wunibaldo", agent_registration="AF-0042", agent_name="Agente"))
+    process.notify(db, SECRETARIA_CG, "chapada", auto_id, method="post", sent_on=on, received_on=on + timedelta(days=2),
+                   juntada_on=on + timedelta(days=2))

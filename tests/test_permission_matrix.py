@@ -236,6 +236,17 @@ REQUIRED: dict[str, str] = {
     "services.shared.public_forms.submit": "domicilio",
     "services.shared.public_forms.my_requests": "domicilio",
     "services.shared.public_forms.my_request": "domicilio",
+    # issue 38: the driver's desk on the portal (their own autos, authorizations and data changes only)
+    "services.ridehailing.enforcement.own_autos.own_autos": "domicilio",
+    "services.ridehailing.enforcement.own_autos.own_auto": "domicilio",
+    "services.ridehailing.own_authorizations.own_authorizations": "domicilio",
+    "services.ridehailing.own_authorizations.own_authorization": "domicilio",
+    "services.ridehailing.own_authorizations.renew": "domicilio",
+    "services.ridehailing.changes.own_changes": "domicilio",
+    "services.ridehailing.changes.own_subjects": "domicilio",
+    "services.ridehailing.changes.apply_reported": "write",
+    "services.ridehailing.changes.change_proof": "read",
+    "services.ridehailing.enforcement.documents.filing_file": "read",
     "services.shared.entities.create_many": "write",
     "services.ridehailing.registry.documents_due": "read",
     "services.shared.entity_files.export_csv": "read",
@@ -375,6 +386,14 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 # whose records a regulated actor reaches: a question about the actor, no data
                 "services.shared.regulated_accounts.addressee",
                 "services.shared.regulated_accounts.agent_cpf", "services.machinery.booking_requests.requester_document",
+                "services.shared.regulated_accounts.agent_cpf",
+                "services.shared.regulated_accounts.is_regulated",
+                # the owner check a clerk's service makes for a regulated actor once it loaded the record, and
+                # the DAM issued by fees.issue_fee_dam once it checked the person's own authorization (issue 38)
+                "services.shared.regulated_accounts.require_own",
+                "services.shared.regulated_accounts.authorize_regulated",
+                "services.ridehailing.enforcement.own_autos.owned",
+                "services.dam.own_dams.issue_authorized",
                 # the record of a document an authorized service prints (its actor is the issuer), reached
                 # only from those services, like audit.record; the public verification takes no actor
                 "services.shared.authenticity.issue", "services.shared.authenticity.issue_many"}

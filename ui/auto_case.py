@@ -60,3 +60,17 @@ def deadlines(mun: str, state: dict) -> None:
         st.success("O processo permite aplicar as penalidades decididas.")
     else:
         st.warning("Penalidade ainda não pode ser aplicada: " + "; ".join(state["reasons"]))
+
+
+def filing(actor: Actor, mun: str, doc: dict, key: str) -> None:
+    """The defence or the appeal as joined to the case: who, when and through which channel (the portal or
+    the counter), in time or not, its summary and a download of each attachment."""
+    filed = doc.get(key) or {}
+    late = " — **fora do prazo**" if filed.get("late") else ""
+    joined = enforcement_documents.joined_text(filed)
+    st.markdown(f"Juntada em {joined}{late}.  \nPor {filed['by']}: {filed['summary']}")
+    for i, item in enumerate(filed.get("attachments", [])):
+        st.download_button(f"Anexo: {item['name']}",
+                           lambda digest=item["sha256"]: enforcement_documents.filing_file(common.db(), actor, mun,
+                                                                                          doc["id"], digest),
+                           item["name"], key=f"autos_{key}_file_{i}", icon=":material/attach_file:")

@@ -18,7 +18,7 @@ from services.shared import clock, fields
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
-from ui.auto_case import deadlines, documents, notices
+from ui.auto_case import deadlines, documents, filing, notices
 from ui.auto_channel import channel_section
 from ui.auto_contact import contact_line, draft_contact
 from ui.autos_domicile import decision_notice_summary, notice_summary
@@ -263,7 +263,7 @@ def defence_and_decision(actor: Actor, mun: str, doc: dict, state: dict | None =
     defence, decision, appeal = doc.get("defence"), doc.get("decision"), doc.get("appeal") or {}
     with st.expander("Defesa" + (f" — apresentada em {day(defence['filed_on'])}" if defence else "")):
         if defence:
-            st.write(f"Por {defence['by']}: {defence['summary']}" + (" — **fora do prazo**" if defence.get("late") else ""))
+            filing(actor, mun, doc, "defence")
         elif not decision:
             filing_form(actor, mun, "autos_defence", "Registrar defesa", process.file_defence, doc)
     st.markdown("#### Decisão")
@@ -278,7 +278,7 @@ def defence_and_decision(actor: Actor, mun: str, doc: dict, state: dict | None =
             if not appeal:
                 filing_form(actor, mun, "autos_appeal", "Registrar recurso", process.file_appeal, doc)
             elif not appeal.get("decision"):
-                st.write(f"Recurso de {appeal['by']} em {day(appeal['filed_on'])}: {appeal['summary']}")
+                filing(actor, mun, doc, "appeal")
                 ruling_form(actor, mun, "autos_appeal_decision", "Registrar decisão do recurso", process.decide_appeal,
                             doc)
             else:

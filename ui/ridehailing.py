@@ -173,9 +173,23 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
         "Comunicada em": day(c.reported_on) if c.reported_on else "não comunicada", "Prazo": day(c.deadline),
         "Dados alterados": c.fields_text, "Situação": c.finding.message, "Fundamento legal": c.finding.reference,
         "Providência": f"{day(c.closed_on)}: {c.closing_note}" if c.closed_on else "",
+        "Pelo portal": (f"{clock.to_local(c.reported_at):%d/%m/%Y às %H:%M}" + (" — a conferir" if c.pending else "")
+                        if c.reported_at else ""),
     } for c in changes], columns=["Prazo de 7 dias", "Data da alteração", "Comunicada em", "Prazo", "Dados alterados",
-                                  "Situação", "Fundamento legal", "Providência"]),
+                                  "Situação", "Fundamento legal", "Providência", "Pelo portal"]),
         key=f"{collection}_changes_table", empty="Nenhuma alteração de dados registrada.")
+    for c in (c for c in changes if c.pending and c.closed_on is None):  # reported on the portal: apply or close
+        with st.container(border=True):
+            st.markdown(f"**Comunicada pelo condutor no portal** em {clock.to_local(c.reported_at):%d/%m/%Y às %H:%M}: "
+                        f"{c.fields_text} (alteração de {day(c.changed_on)}).")
+            cols = st.columns(2)
+            cols[0].download_button(f"Comprovante: {c.proof}", lambda cid=c.id: ridehailing_changes.change_proof(
+                common.db(), actor, mun, cid)[0], c.proof, key=f"{collection}_proof_{c.id}")
+            if cols[1].button("Aplicar no cadastro", key=f"{collection}_apply_{c.id}", type="primary"):
+                ok, _ = common.attempt(ridehailing_changes.apply_reported, common.db(), actor, mun, c.id)
+                if ok:
+                    clear_reads()
+                    st.rerun()
     unreported = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes if c.reported_on is None}
     if unreported:
         with st.form(f"{collection}_report_form"):
@@ -187,7 +201,7 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
                 if ok:
                     st.rerun()
     irregular = {c.id: f"{day(c.changed_on)} · {c.fields_text}" for c in changes
-                 if c.closed_on is None and (c.reported_on is None or not c.finding.ok)}
+                 if c.closed_on is None and (c.pending or c.reported_on is None or not c.finding.ok)}
     if irregular:
         with st.form(f"{collection}_close_form"):
             chosen = st.selectbox("Alteração fora do prazo", list(irregular), format_func=irregular.get,

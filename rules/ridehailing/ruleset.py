@@ -50,6 +50,10 @@ from rules.ridehailing.sanctions import (
 PRESENTATION_DAYS = 5  # CG art. 13; MP art. 8 §1
 FIX_DAYS = 5  # CG art. 17 §2; MP art. 15 §2
 DATA_CHANGE_DAYS = 7  # CG art. 18 XIX; MP art. 12 XX
+# The acts set only the LAST day to ask the renewal (CG art. 9 §2; MP art. 3 §ú), never a first one: the
+# panel opens it this many days before that last day, the day the renewal reminder goes to the domicile
+# (docs/LEITURAS.md, "Portal do condutor", leitura 1)
+RENEWAL_WINDOW_DAYS = 30
 INSPECTION_MONTHS = 12  # CG art. 17; MP art. 15 (vistoria anual)
 GENERAL_SUSPENSION_MONTHS = 12  # CG art. 27 §ú; MP art. 23 §1 (unless the article sets a period)
 
@@ -143,6 +147,12 @@ class RideHailingRules:
 
     def renewal_deadline(self, expiry: date, params: ParameterBook, calendar: LegalCalendar) -> date:
         raise NotImplementedError
+
+    def renewal_window(self, expiry: date, params: ParameterBook, calendar: LegalCalendar) -> tuple[date, date]:
+        """(first day the driver may ask the renewal, last day to ask it in time): the last day is the act's
+        (:meth:`renewal_deadline`); the first, :data:`RENEWAL_WINDOW_DAYS` before it (the acts set none)."""
+        last = self.renewal_deadline(expiry, params, calendar)
+        return last - timedelta(days=RENEWAL_WINDOW_DAYS), last
 
     def presentation_deadline(self, approved_on: date, calendar: LegalCalendar) -> date:
         """Last day to show the vehicle for inspection after approval (5 days)."""

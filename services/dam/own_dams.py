@@ -190,3 +190,14 @@ def _municipality(db: Database, code: str) -> str:
     if not any(m.code == code for m in municipalities.all_municipalities(db)):
         raise NotFound(NOT_FOUND)
     return code
+
+
+def issue_authorized(db: Database, actor: Actor, municipality: str, **values: Any) -> dict:
+    """:func:`services.dam.dams.issue` for a service that has already authorized its actor on the record the
+    DAM pays — a person of the portal asking the renewal of their own authorization (``fees.issue_fee_dam``):
+    the same checks, numbering, charge and audit (the person as actor), without the staff permission."""
+    issued_on = clock.today()
+    instructions, reference = values.pop("instructions", ""), values.pop("reference", "")
+    clean = dams._clean_issue({"pays": None, "discount": Decimal("0"), **values}, issued_on)
+    return dams._issue(db, actor, municipality, clean, issued_on, instructions,
+                       reference=(reference or "").strip() or str(issued_on.year))

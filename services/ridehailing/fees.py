@@ -22,18 +22,32 @@ from rules.ridehailing import settlement
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import RENEWABLE, AuthorizationState, Status
 from services import store
-from services.dam import dams, rebill
-from services.ridehailing import authorization_records, charge_links, registry
+from services.dam import dams, own_dams, rebill
+from services.ridehailing import authorization_records, charge_links, registry, renewal_window
 from services.ridehailing.authorization_records import Change, Unit
-from services.shared import entities, events, fields, parameters
+from services.shared import clock, entities, events, fields, parameters
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, NotFound
+from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated, require_own
 from services.store import parse_date
 
 FEE_PARAMETER = "authorization_fee"  # R$ of the authorization and renewal fee (taxa do CTM)
 FEE_DUE_DAYS = 10  # days the fee DAM gives to pay; a convenience of the panel, not a legal term
 NUMBER_KIND = "transporte_autorizacao"
+NOT_FOUND = "Autorização não encontrada."
+
+
+def _own(db: Database, actor: Actor, municipality: str, auth_id: str) -> dict:
+    """The authorization a driver of the portal asks about, when it is theirs (another's is NotFound, the
+    same words as for one that does not exist)."""
+    authorize_regulated(actor, municipality, DRIVER)
+    try:
+        doc = authorization_records.load(db, municipality, auth_id)
+    except NotFound:
+        raise NotFound(NOT_FOUND) from None
+    require_own(actor, municipality, DRIVER, doc.get("driver_cpf") or "", NOT_FOUND)
+    return doc
 
 
 def fee_amount(db: Database, municipality: str, on: date) -> Decimal:
@@ -109,18 +123,27 @@ def issue_fee_dam(db: Database, actor: Actor, municipality: str, auth_id: str, o
 
     The fee is one charge: while it is owed and has no DAM to pay (its DAM was cancelled, or paid
     short) the new DAM is of that charge (:func:`services.dam.rebill.issue_open`) and charges only what
-    is still open; a fee whose DAM is still to be paid gets no second one."""
-    authorize(actor, "write", municipality)
-    doc = authorization_records.load(db, municipality, auth_id)
+    is still open; a fee whose DAM is still to be paid gets no second one. The driver on the portal has
+    the DAM of the renewal of their own authorization issued (today, in their name)."""
+    if is_regulated(actor):
+        doc, on = _own(db, actor, municipality, auth_id), clock.today()
+    else:
+        authorize(actor, "write", municipality)
+        doc = authorization_records.load(db, municipality, auth_id)
     scope = registry.Scope(db, municipality)
     state = scope.state(doc, on)
     renewal = state.status in RENEWABLE and pending_renewal(doc)  # also while suspended (LEITURAS §7)
+    if is_regulated(actor) and not renewal:
+        raise authorization_records.WrongStep("Peça a renovação antes de emitir o DAM da taxa.")
     if not renewal:
         authorization_records.require(state, Status.AWAITING_FEE)
     purpose = "renewal" if renewal else "initial"
     earlier = doc.get("fee_dam") or {}
     owed = earlier if earlier.get("purpose") == purpose and not earlier.get("paid") else {}
     charge = charge_links.of_link(db, owed, "dam_id") if owed else None
+    if charge is not None and is_regulated(actor):  # its DAM cancelled or paid short: the clerk issues the next
+        raise authorization_records.WrongStep("O DAM da taxa de renovação foi cancelado ou pago a menor: procure a "
+                                              "secretaria para emitir o próximo.")
     due = scope.calendar(on).add_days(on, FEE_DUE_DAYS)
     with store.transaction(db):  # the DAM, its number and the fee record on the authorization
         if charge is not None:
@@ -152,7 +175,8 @@ def _issue_new(db: Database, actor: Actor, municipality: str, doc: dict, scope: 
                due: date, on: date) -> dict:
     """The first DAM of a fee: it opens the fee's charge."""
     driver = registry.driver_record(db, municipality, doc["driver_cpf"])
-    return dams.issue(
+    issue = own_dams.issue_authorized if is_regulated(actor) else dams.issue  # the person: checked by issue_fee_dam
+    return issue(
         db, actor, municipality,
         taxpayer_name=driver["name"], taxpayer_document=driver["cpf"],
         taxpayer_address=", ".join(x for x in (driver.get("address"), driver.get("district")) if x),
@@ -175,15 +199,22 @@ def pending_renewal(doc: dict) -> bool:
 @checked
 def request_renewal(db: Database, actor: Actor, municipality: str, auth_id: str, on: date) -> AuthorizationState:
     """Record the renewal request (a late request is kept with the rules' warning), of an authorization
-    in force or suspended (``rules.ridehailing.lifecycle.RENEWABLE``)."""
-    authorize(actor, "write", municipality)
+    in force or suspended (``rules.ridehailing.lifecycle.RENEWABLE``). The driver on the portal asks for
+    their own, today, from the day the window opens (``renewal_window``: refused before, with that day
+    and the article)."""
+    if is_regulated(actor):
+        on = clock.today()
+        renewal_window.require_open(db, municipality, _own(db, actor, municipality, auth_id), on)
+    else:
+        authorize(actor, "write", municipality)
     entities.refuse_future("on", "Data do requerimento", on)
 
     def decide(doc: dict, unit: Unit) -> Change:
         authorization_records.require(unit.scope.state(doc, on), *RENEWABLE)  # also while suspended
         if pending_renewal(doc):
             raise authorization_records.WrongStep("A renovação já foi requerida; emita ou aguarde o pagamento do DAM.")
-        return unit.event(doc, EventKind.RENEWAL_REQUESTED, on)
+        return unit.event(doc, EventKind.RENEWAL_REQUESTED, on,
+                          note="Pedida pelo condutor no portal" if is_regulated(actor) else "")
 
     return Unit(db, actor, municipality).write(auth_id, decide)
 

@@ -21,6 +21,7 @@ from pymongo.database import Database
 
 from rules.fmt import cpf as fmt_cpf
 from rules.fmt import day
+from rules.ridehailing.ruleset import RENEWAL_WINDOW_DAYS
 from services import store
 from services.ridehailing import queue_view, registry
 from services.ridehailing.queue_item import ITEMS
@@ -32,7 +33,7 @@ from services.shared.pdf import stamp as auth_stamp
 from services.store import parse_date
 
 CATEGORY = "renovacao_lembrete"
-REMINDER_DAYS = 30  # days before the last day to request the renewal from which the reminder goes
+REMINDER_DAYS = RENEWAL_WINDOW_DAYS  # days before the last day to request the renewal: the reminder goes as it opens
 KIND = "Renovação"  # the work queue's item (services.ridehailing.queue_view)
 name_codes("category", {CATEGORY: "Lembrete de renovação da autorização"})
 
@@ -155,6 +156,8 @@ def _render_reminder(db: Database, municipality: str, due: Due, on: date, stamp:
     for text in (
             f"A sua autorização vence em {day(due.valid_until)} ({rules.ref('validity')}). A renovação deve ser "
             f"requerida até {day(due.request_by)} ({rules.ref('renewal')}), na {town.secretariat}.",
+            "Você pode pedir a renovação pelo portal da prefeitura, em Início › Renovação da autorização; o DAM "
+            "da taxa sai em seu nome em Meus DAMs.",
             "Este é um lembrete: não é notificação de infração nem abre prazo. Se a renovação já foi requerida, "
             "desconsidere-o."):
         fonts.use(10)

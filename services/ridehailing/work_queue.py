@@ -36,6 +36,8 @@ def _data_changes(db: Database, actor: Actor, municipality: str, on: date,
     for change in changes.open_irregular(db, actor, municipality, on, scope.calendar(on)):
         whose = (f"Veículo {fields.show('plate', change.subject)}" if change.collection == "vehicles"
                  else f"Condutor CPF {fields.show('cpf', change.subject)}")
+        if change.pending:  # reported on the portal: the clerk applies it to the register (or closes it)
+            whose = f"{whose} — comunicada pelo portal, conferir o comprovante e aplicar no cadastro"
         items.append(Pendencia(change.deadline, DATA_CHANGE, "", change.subject if change.collection == "vehicles"
                                else "", change.driver_cpf, f"{whose} — {change.finding.message} ({change.fields_text})",
                                change.finding.reference, not change.finding.ok, "",

@@ -116,6 +116,7 @@ VERBS = {"create": "Cadastro", "update": "Alteração", "delete": "Exclusão", "
          "attach": "Anexo", "import": "Importação", "draft": "Rascunho", "incident": "Ocorrência",
          "price_table_update": "Atualização da tabela de preços",
          "data_change_reported": "Comunicação de alteração", "data_change_closed": "Conclusão de alteração",
+         "data_change_applied": "Alteração comunicada aplicada ao cadastro",
          # autos de infração (services.ridehailing.enforcement.autos)
          "lavrar": "Lavratura", "notify": "Notificação", "notify_platform": "Notificação da plataforma",
          "defence": "Defesa", "decide": "Decisão", "appeal": "Recurso", "decide_appeal": "Decisão do recurso",

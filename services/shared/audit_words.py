@@ -159,6 +159,10 @@ FIELD_NAMES.update({
 })
 # a trip file or a list of drivers sent signed on the portal (issue 36 item 4)
 FIELD_NAMES.update({"signature": "Assinatura digital", "sent_by": "Enviado por (CPF)", "sent_by_name": "Enviado por"})
+# the driver's desk on the portal (issue 38 item 1): a defence or appeal joined, a data change reported there
+FIELD_NAMES.update({"filed_at": "Juntada em", "pending": "A conferir", "proposed": "Valores comunicados",
+                    "reported_at": "Comunicada em (data e hora)", "applied_at": "Aplicada ao cadastro em",
+                    "applied_by": "Aplicada por"})
 # A code its sibling already says in words ("ground" beside "ground_label"): not shown.
 NAMED_BY = {"ground": "ground_label", "method": "method_label"}
 # Decimals that are not money (meter readings, hours, quantities, rates): shown as numbers, not R$.

@@ -134,6 +134,7 @@ UPLOAD_LIMITS = {
     "signature": 1,        # the detached CMS signature (.p7s) of a CSV or XLSX answer
     "trust_anchor": 1,     # a root certificate TI uploads (PEM or DER), services.shared.trust_anchors
     "document_check": 5,   # a PDF sent to the public verification page to confer its bytes
+    "data_change_proof": 5,  # the document a driver sends on the portal with a change of their data
 }
 
 

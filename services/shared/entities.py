@@ -69,18 +69,10 @@ def all_indexes() -> dict[str, list]:
 def custom_fields(db: Database, entity: str, municipality: str) -> list[Field]:
     rows = db["custom_fields"].find({"entity": entity, "municipality": municipality, "active": {"$ne": False}}
                                     ).sort("created_at", 1)
-    return [
-        Field(
-            name=r["name"],
-            label=r["label"],
-            kind=r["kind"],
-            required=r.get("required", False),
-            choices=tuple((c, c) for c in r.get("choices", [])),
-            filterable=r["kind"] in ("choice", "bool"),
-            searchable=r["kind"] in ("text", "cpf", "cnpj", "cpf_cnpj", "plate"),
-        )
-        for r in rows
-    ]
+    return [Field(name=r["name"], label=r["label"], kind=r["kind"], required=r.get("required", False),
+                  choices=tuple((c, c) for c in r.get("choices", [])), filterable=r["kind"] in ("choice", "bool"),
+                  searchable=r["kind"] in ("text", "cpf", "cnpj", "cpf_cnpj", "plate"))
+            for r in rows]
 
 
 def spec_for(db: Database, entity: str, municipality: str) -> EntitySpec:
@@ -359,7 +351,6 @@ def remove(db: Database, actor: Actor, entity: str, municipality: str, doc_id: s
     before = get(db, actor, entity, municipality, doc_id)
     if before.get("removed"):
         raise Conflict(f"{spec.label} já foi {spec.agreed('removido')}.")
-    expected = expected_version
     current = {"version": expected_version} if expected_version else {"version": {"$exists": False}}
     removed = {"by": actor.username, "at": clock.now_utc(), "reason": why}
     with transaction(db):

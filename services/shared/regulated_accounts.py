@@ -29,7 +29,7 @@ from services import store
 from services.shared import audit, clock, fields, mail, sessions
 from services.shared.auth import REGULATED_ROLE, Actor, authorize
 from services.shared.boundary import checked
-from services.shared.errors import NotFound, ValidationFailed
+from services.shared.errors import NotFound, PermissionDenied, ValidationFailed
 from services.store import decode, encode, ensure_indexes, insert_one
 
 ACCOUNTS = "regulated_accounts"
@@ -87,6 +87,28 @@ def addressee(actor: Actor) -> tuple[str, str, str] | None:
     if actor.role != REGULATED_ROLE or len(own) != 1 or kind not in KINDS or not rest:
         return None
     return own[0], kind, rest.split(":")[0]
+
+
+def is_regulated(actor: Actor) -> bool:
+    """Whether the actor is a person of the public portal (role ``regulado``), not staff."""
+    return getattr(actor, "role", None) == REGULATED_ROLE
+
+
+def authorize_regulated(actor: Actor, municipality: str, kind: str) -> None:
+    """Before anything is looked up: the regulated actor is a person of ``kind`` (a driver, a platform) of
+    ``municipality``, else PermissionDenied — then :func:`require_own` on the record it names."""
+    whose = addressee(actor)
+    if whose is None or whose[0] != municipality or whose[1] != kind:
+        raise PermissionDenied("Esta conta do portal não tem acesso a este serviço.")
+
+
+def require_own(actor: Actor, municipality: str, kind: str, document: str, missing: str) -> None:
+    """A regulated actor reaches only a record of its own (``addressee(actor)`` is the record's owner, in
+    the record's municipality); anything else is ``NotFound(missing)`` — the same words as for a record
+    that does not exist, so another's code tells nothing. The clerk's services call it after loading
+    the record, in place of the staff permission, when :func:`is_regulated` (issue 38)."""
+    if addressee(actor) != (municipality, kind, document):
+        raise NotFound(missing)
 
 
 def agent_cpf(actor: Actor) -> str:

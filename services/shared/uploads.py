@@ -8,7 +8,8 @@ XLSX), ``register_csv`` (CSV), ``register_definition`` (JSON), ``attachment``, `
 (PDF, JPEG or PNG), ``certificate_a1`` (the municipality's PKCS#12, a DER structure; whether it opens is
 ``services.shared.signing_keys``'s to say), ``signed_answer`` (PDF, CSV or XLSX), ``signature`` and ``trust_anchor`` (any content:
 the signature's and the certificate's readers parse them).
-(PDF, JPEG or PNG), ``document_check`` (PDF: a document conferred on the public verification page).
+(PDF, JPEG or PNG), ``document_check`` (PDF: a document conferred on the public verification page),
+``data_change_proof`` (PDF, JPEG or PNG: the document a driver sends with a change of their data).
 
 The stable calls (other modules rely on them):
 
@@ -73,6 +74,7 @@ LIMITS = {
     "register_definition": Limit("definições de cadastros", ("json",)),
     "attachment": Limit("anexos dos pedidos de serviço", ("pdf", "jpeg", "png"), names_file=True),
     "evidence": Limit("provas e anexos dos autos", ("pdf", "jpeg", "png"), names_file=True),
+    "data_change_proof": Limit("comprovantes de alteração de dados", ("pdf", "jpeg", "png")),
     "register_file": Limit("arquivos dos cadastros definidos", ("pdf", "jpeg", "png"), names_file=True),
     "certificate_a1": Limit("certificados digitais A1", ("pkcs12",)),
     "signed_answer": Limit("respostas assinadas das plataformas", ("pdf", "csv", "xlsx"), max_rows=200_000),

@@ -244,3 +244,16 @@ CASSADA_ON, FILED, RULED = date(2026, 5, 12), date(2026, 5, 5), date(2026, 6, 10
 ])
 def test_a_lifted_penalty_is_folded_as_if_not_applied_from_the_lifts_day(extra, on, status):
     assert MP.authorization_status(_with(*extra), on, MP_BOOK, CAL).status is status
+
+
+# issue 38: the renewal on the portal. The acts set only the last day (CG art. 9 §2; MP art. 3 §ú with
+# renewal_lead_business_days = 0); the window opens 30 days before it (RENEWAL_WINDOW_DAYS, LEITURAS).
+@pytest.mark.parametrize("rules, expiry, opens, last", [
+    pytest.param("CG", date(2026, 12, 31), date(2026, 11, 9), date(2026, 12, 9), id="CG art. 9 §1-§2: 31/12/2026"),
+    pytest.param("CG", date(2027, 12, 31), date(2027, 11, 10), date(2027, 12, 10), id="CG art. 9 §1-§2: 31/12/2027"),
+    pytest.param("MP", date(2027, 2, 13), date(2027, 1, 14), date(2027, 2, 13), id="MP art. 3 §ú: until the expiry"),
+])
+def test_renewal_window_opens_30_days_before_the_acts_last_day(rules, expiry, opens, last):
+    ruleset, book = (CG, CG_BOOK) if rules == "CG" else (MP, MP_BOOK)
+    assert ruleset.renewal_window(expiry, book, CAL) == (opens, last)
+    assert last == ruleset.renewal_deadline(expiry, book, CAL)

@@ -10,6 +10,7 @@ from pymongo.database import Database
 from rules.dam import charges as charge_rules
 from rules.fmt import brl, day
 from rules.notice import DTE
+from services import store
 from services.ridehailing import charge_links, registry
 from services.ridehailing.enforcement import autos, notices, process
 from services.ridehailing.enforcement.auto_pdf import (
@@ -181,8 +182,31 @@ def _fine_payment(db: Database, fine: dict) -> str:
     return f"em aberto — {charge_links.standing_text(charge)}"
 
 
+def joined_text(filing: dict) -> str:
+    """When and through which channel a defence or appeal was joined to the case (pt-BR, Cuiabá time):
+    "06/12/2026 às 07:15, pelo portal (pelo próprio autuado)"; a filing recorded before the time was kept
+    shows its date only."""
+    at = filing.get("filed_at")
+    when = f"{clock.to_local(at):%d/%m/%Y} às {clock.to_local(at):%H:%M}" if hasattr(at, "hour") \
+        else _d(filing.get("filed_on"))
+    return when + {"portal": ", pelo portal (pelo próprio autuado)",
+                   "balcao": ", registrada pela secretaria"}.get(filing.get("via", ""), "")
+
+
+@checked
+def filing_file(db: Database, actor: Actor, municipality: str, auto_id: str, digest: str) -> bytes:
+    """An attachment of the auto's defence or appeal, for the clerk's case screen."""
+    authorize(actor, "read", municipality)
+    doc = autos._load(db, municipality, auto_id)
+    kept = [a["sha256"] for key in ("defence", "appeal") for a in (doc.get(key) or {}).get("attachments", [])]
+    if digest not in kept:
+        raise ServiceError("Anexo não encontrado neste auto.")
+    return store.get_file(db, digest)
+
+
 def _filing_rows(filing: dict) -> tuple[tuple[str, str], ...]:
-    rows = [("Apresentado em", _d(filing.get("filed_on"))), ("Por", filing.get("by", "")),
+    rows = [("Apresentado em", _d(filing.get("filed_on"))), ("Juntada", joined_text(filing)),
+            ("Por", filing.get("by", "")),
             ("Tempestividade", "Fora do prazo" if filing.get("late") else "No prazo"),
             ("Resumo", filing.get("summary", ""))]
     for item in filing.get("attachments", []):

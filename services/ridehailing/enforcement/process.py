@@ -20,11 +20,12 @@ from rules.fmt import brl, day
 from rules.ridehailing.concepts import InfractionProcess, Penalty
 from rules.ridehailing.process import Effect
 from services import store
-from services.ridehailing.enforcement import autos, effects
+from services.ridehailing.enforcement import autos, effects, own_autos
 from services.shared import clock, parameters, uploads
 from services.shared.auth import Actor, authorize
 from services.shared.boundary import checked
 from services.shared.errors import Conflict, ServiceError, ValidationFailed
+from services.shared.regulated_accounts import DRIVER, authorize_regulated, is_regulated
 from services.store import parse_date
 
 DOMICILE = "domicile"  # the electronic domicile's method (CG art. 25 §1 IV; MP art. 21 §1): enforcement.electronic
@@ -193,7 +194,27 @@ def _files(db: Database, attachments: Attachments) -> list[dict]:
     return kept
 
 
-def _filing(db: Database, name: str, filed_on: date, by: str, summary: str, attachments: Attachments) -> dict:
+def _filer(db: Database, actor: Actor, municipality: str, auto_id: str, kind: str) -> dict:
+    """The auto a filing is joined to, once the actor may file it: the clerk with ``write``, or the driver
+    on the portal on their own auto (``own_autos.owned``; another's is NotFound) and only inside the term
+    the case shows — after it, refused with the day it ended (the clerk still records a late one, flagged)."""
+    if not is_regulated(actor):
+        authorize(actor, "write", municipality)
+        return _lavrado(db, municipality, auto_id)
+    authorize_regulated(actor, municipality, DRIVER)
+    doc = own_autos.owned(autos._load(db, municipality, auto_id), actor, municipality)
+    term = own_autos.term_for(db, municipality, doc, clock.today())
+    if term.kind != kind:
+        raise ServiceError({"defesa": "Este auto não admite defesa agora.",
+                            "recurso": "Este auto não admite recurso agora."}[kind])
+    if not term.open:
+        raise DeadlineMissed(own_autos.closed_text(term), term.reference, "summary")
+    return _lavrado(db, municipality, auto_id)
+
+
+def _filing(db: Database, actor: Actor, filed_on: date, by: str, summary: str, attachments: Attachments) -> dict:
+    """The filing as the case keeps it: when it was joined (``filed_at``, the moment recorded) and through
+    which channel (the portal, or the clerk at the counter)."""
     autos._not_future("filed_on", "Apresentada em", filed_on)
     errors = {}
     if not (by or "").strip():
@@ -202,18 +223,21 @@ def _filing(db: Database, name: str, filed_on: date, by: str, summary: str, atta
         errors["summary"] = "Resumo: obrigatório."
     if errors:
         raise ValidationFailed(errors)
-    return {"filed_on": filed_on, "by": by.strip(), "summary": summary.strip(), "attachments": _files(db, attachments)}
+    return {"filed_on": filed_on, "by": by.strip(), "summary": summary.strip(), "attachments": _files(db, attachments),
+            "filed_at": clock.now_utc(), "via": "portal" if is_regulated(actor) else "balcao"}
 
 
 @checked
 def file_defence(db: Database, actor: Actor, municipality: str, auto_id: str, *, filed_on: date, by: str,
                  summary: str, attachments: Attachments = ()) -> dict:
-    """Record the defence (filed on, by whom, summary, attachments); a late one is kept and flagged."""
-    authorize(actor, "write", municipality)
-    doc = _lavrado(db, municipality, auto_id)
+    """Record the defence (filed on, by whom, summary, attachments); a late one is kept and flagged. The
+    driver files their own on the portal (today, in their name, only inside the term: :func:`_filer`)."""
+    doc = _filer(db, actor, municipality, auto_id, "defesa")
+    if is_regulated(actor):
+        filed_on, by = clock.today(), actor.name
     if doc.get("decision"):
         raise ServiceError("O auto já foi decidido; apresente recurso.")
-    defence = _filing(db, "defence", filed_on, by, summary, attachments)
+    defence = _filing(db, actor, filed_on, by, summary, attachments)
     if filed_on < parse_date(doc["auto_on"]):
         raise ValidationFailed({"filed_on": "Apresentada em: não pode ser anterior ao auto."})
     deadline = parse_date((autos.as_of(doc, filed_on).get("notification") or {}).get("defence_deadline"))
@@ -284,15 +308,17 @@ def _ruled_penalties(doc: dict, outcome: str, amount: Decimal | None, penalties:
 def file_appeal(db: Database, actor: Actor, municipality: str, auto_id: str, *, filed_on: date, by: str,
                 summary: str, attachments: Attachments = ()) -> dict:
     """An appeal against the decision (CG art. 25 caput "recurso administrativo"; MP art. 25 §4). Filed
-    within the term it holds the penalties already scheduled or applied (``effects._follow``)."""
-    authorize(actor, "write", municipality)
-    doc = _lavrado(db, municipality, auto_id)
+    within the term it holds the penalties already scheduled or applied (``effects._follow``). The driver
+    files their own on the portal (today, in their name, only inside the term: :func:`_filer`)."""
+    doc = _filer(db, actor, municipality, auto_id, "recurso")
+    if is_regulated(actor):
+        filed_on, by = clock.today(), actor.name
     decision = doc.get("decision")
     if not decision:
         raise ServiceError("Só cabe recurso depois da decisão.")
     if doc.get("appeal"):
         raise Conflict("O recurso já foi registrado.")
-    appeal = _filing(db, "appeal", filed_on, by, summary, attachments)
+    appeal = _filing(db, actor, filed_on, by, summary, attachments)
     if filed_on < parse_date(decision["decided_on"]):
         raise ValidationFailed({"filed_on": "Apresentado em: não pode ser anterior à decisão."})
     deadline = autos.appeal_deadline(db, municipality, doc, filed_on)
