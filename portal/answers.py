@@ -24,7 +24,7 @@ from starlette.routing import Route
 from portal import web
 from rules.fmt import count, day, moment
 from services.ridehailing import data_answers
-from services.shared import clock, regulated_access, uploads
+from services.shared import clock, uploads
 from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
 from services.shared.regulated_accounts import PLATFORM, Person
 
@@ -68,10 +68,7 @@ def routes(db: Database) -> list[Route]:
     """The routes of the data requests, to add to the portal's application."""
 
     async def platform_person(request: Request) -> Person | None:
-        person = await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
-        if person is not None and person.kind != PLATFORM:
-            raise HTTPException(404)  # a driver has no data requests: the page does not exist for them
-        return person
+        return await web.signed_in(request, db, PLATFORM)  # a driver has no data requests
 
     def shown_request(person: Person, code: str) -> dict[str, Any]:
         return _shown(data_answers.own_request(db, person.actor, code))

@@ -76,7 +76,7 @@ def build(db: Database) -> Any:
         return web.render(request, name, status, municipalities=_municipalities(db), **context)
 
     async def who(request: Request) -> accounts.Person | None:
-        return await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
+        return await web.signed_in(request, db)
 
     async def home(request: Request) -> Response:
         if authorization_check.token_of(request):  # the short link of the sticker's QR code
@@ -173,7 +173,8 @@ def build(db: Database) -> Any:
             section = await run_in_threadpool(inbox.domicile_section, db, person)
         return page(request, "inicio.html", title="Início", person=person, kind=accounts.KINDS[person.kind],
                     municipality=names.get(person.municipality, person.municipality), document=_shown(person),
-                    domicile=section, public_forms=await public_forms.has_forms(db, person))
+                    domicile=section, public_forms=await public_forms.has_forms(db, person),
+                    machinery=await run_in_threadpool(portal_bookings.offered, db, person))
 
     async def mailbox(request: Request, code: str, action: str) -> Response:
         """A message of the person's domicile: opened by its form (POST), shown, or its PDF; another's

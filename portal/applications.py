@@ -14,16 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from pymongo.database import Database
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal import web
 from services.ridehailing import application_status, applications
-from services.shared import record_files, regulated_access, uploads
-from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
+from services.shared import record_files, uploads
+from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.regulated_accounts import DRIVER, Person
 
 TITLE = "Pedido de autorização (credenciamento)"
@@ -44,16 +42,10 @@ def routes(db: Database) -> list[Route]:
     """The routes of the driver's application, to add to the portal's application."""
 
     async def driver(request: Request) -> Person | None:
-        person = await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
-        if person is not None and person.kind != DRIVER:
-            raise HTTPException(404)  # a platform's person has no application: the page does not exist for them
-        return person
+        return await web.signed_in(request, db, DRIVER)  # a platform's person has no application
 
     async def call(fn, *args: Any) -> Any:
-        try:
-            return await run_in_threadpool(fn, db, *args)
-        except (NotFound, PermissionDenied):  # another's protocol reads as a missing one
-            raise HTTPException(404) from None
+        return await web.own(db, fn, *args)
 
     async def overview(request: Request, person: Person, status: int = 200, **context: Any) -> Response:
         view = await call(applications.application, person.actor)

@@ -32,7 +32,7 @@ from services.machinery import (
     requesters,
     schedule,
 )
-from services.shared import clock, regulated_access, uploads
+from services.shared import clock, uploads
 from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
 from services.shared.regulated_accounts import REQUESTER, Person
 
@@ -50,21 +50,16 @@ def offered(db: Database, person: Person | None) -> bool:
 
 
 def routes(db: Database) -> list[Route]:
-    """The routes of the service bookings, to add to the portal's application (and, for the Início's section,
-    whether a person is offered them)."""
-    web.templates.globals["servicos_de_maquinas"] = lambda person: offered(db, person)
+    """The routes of the service bookings, to add to the portal's application."""
 
     async def requester(request: Request) -> Person | None:
-        person = await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
+        person = await web.signed_in(request, db)
         if person is not None and not await run_in_threadpool(offered, db, person):
             raise HTTPException(404)  # a driver or a platform has no bookings: the page does not exist for them
         return person
 
     async def call(fn, person: Person, *args: Any) -> Any:
-        try:
-            return await run_in_threadpool(fn, db, person.actor, person.municipality, *args)
-        except (NotFound, PermissionDenied):  # another's request reads as a missing one
-            raise HTTPException(404) from None
+        return await web.own(db, fn, person.actor, person.municipality, *args)
 
     def overview(person: Person) -> dict[str, Any]:
         actor, mun, today = person.actor, person.municipality, clock.today()

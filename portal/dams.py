@@ -10,16 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from pymongo.database import Database
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal import web
 from services.dam import own_dams
-from services.shared import regulated_access
-from services.shared.errors import NotFound, PermissionDenied, ServiceError
+from services.shared.errors import ServiceError
 
 
 def _number(request: Request) -> str:
@@ -30,13 +27,10 @@ def routes(db: Database) -> list[Route]:
     """The routes of "Meus DAMs" on ``db``."""
 
     async def person_of(request: Request):
-        return await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
+        return await web.signed_in(request, db)
 
     async def call(fn, *args: Any) -> Any:
-        try:
-            return await run_in_threadpool(fn, db, *args)
-        except (NotFound, PermissionDenied):  # another's DAM reads as a missing one
-            raise HTTPException(404) from None
+        return await web.own(db, fn, *args)
 
     async def listing(request: Request) -> Response:
         person = await person_of(request)

@@ -13,8 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from pymongo.database import Database
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -23,8 +21,8 @@ from portal import web
 from rules.fmt import day, moment
 from services.ridehailing import changes, own_authorizations, registry
 from services.ridehailing.enforcement import documents, own_autos, process
-from services.shared import clock, entities, fields, regulated_access, uploads
-from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
+from services.shared import clock, entities, fields, uploads
+from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.regulated_accounts import DRIVER, Person
 
 MAX_FILES = 3  # attachments of one defence or appeal
@@ -59,16 +57,10 @@ def routes(db: Database) -> list[Route]:
     """The routes of the driver's desk on ``db``."""
 
     async def driver(request: Request) -> Person | None:
-        person = await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
-        if person is not None and person.kind != DRIVER:
-            raise HTTPException(404)  # a platform's person has no authorization, data or autos of a driver
-        return person
+        return await web.signed_in(request, db, DRIVER)  # no authorization, data or autos of a driver otherwise
 
     async def call(fn, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await run_in_threadpool(lambda: fn(db, *args, **kwargs))
-        except (NotFound, PermissionDenied):  # another's record reads as a missing one
-            raise HTTPException(404) from None
+        return await web.own(db, fn, *args, **kwargs)
 
     # ---- renewal ----
 

@@ -14,15 +14,14 @@ from typing import Any
 
 from pymongo.database import Database
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from portal import web
 from rules.fmt import day
-from services.shared import public_forms, regulated_access, uploads
-from services.shared.errors import NotFound, PermissionDenied, ServiceError, ValidationFailed
+from services.shared import public_forms, uploads
+from services.shared.errors import ServiceError, ValidationFailed
 from services.shared.public_spec import MAX_FILES
 from services.shared.record_files import KIND, Sent
 from services.shared.regulated_accounts import Person
@@ -71,13 +70,10 @@ def routes(db: Database) -> list[Route]:
     """The routes of the public forms and of "Meus pedidos"."""
 
     async def person_of(request: Request) -> Person | None:
-        return await run_in_threadpool(regulated_access.resume, db, request.cookies.get(web.SESSION_COOKIE))
+        return await web.signed_in(request, db)
 
-    async def call(fn, *args: Any) -> Any:
-        try:
-            return await run_in_threadpool(fn, db, *args)
-        except (NotFound, PermissionDenied):  # closed, another municipality's, another's: a missing page
-            raise HTTPException(404) from None
+    async def call(fn, *args: Any) -> Any:  # closed, another municipality's, another's: a missing page
+        return await web.own(db, fn, *args)
 
     async def listing(request: Request) -> Response:
         person = await person_of(request)

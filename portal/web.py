@@ -20,7 +20,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from services.shared import config, rate_limits
+from services.shared import config, rate_limits, regulated_access
+from services.shared.errors import NotFound, PermissionDenied
+from services.shared.regulated_accounts import Person
 
 HERE = Path(__file__).resolve().parent
 CSRF_COOKIE = "portal_csrf"
@@ -125,6 +127,24 @@ async def form_with_file(request: Request, name: str) -> tuple[dict[str, str], b
     bytes (b"" when none was chosen), once its CSRF token is checked (403 otherwise)."""
     texts, files = await form_with_files(request, 1)
     return texts, files.get(name, (b"", ""))[0]
+
+
+async def signed_in(request: Request, db: Any, *kinds: str) -> Person | None:
+    """The person of the request's portal session (None when nobody is signed in). With ``kinds``, a person
+    of another kind gets 404: the page does not exist for them (a platform's person has no application)."""
+    person = await run_in_threadpool(regulated_access.resume, db, request.cookies.get(SESSION_COOKIE))
+    if person is not None and kinds and person.kind not in kinds:
+        raise HTTPException(404)
+    return person
+
+
+async def own(db: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(db, *args, **kwargs)`` in a worker thread; a record of someone else, or one the person may not
+    reach, is answered as a missing page (404), the same as an unknown number."""
+    try:
+        return await run_in_threadpool(lambda: fn(db, *args, **kwargs))
+    except (NotFound, PermissionDenied):
+        raise HTTPException(404) from None
 
 
 async def limit(request: Request, db: Any, bucket: str, account: str) -> None:
