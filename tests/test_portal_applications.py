@@ -8,9 +8,6 @@ lead's; the browser test logs in through it."""
 from __future__ import annotations
 
 import re
-import secrets
-import urllib.error
-import urllib.request
 
 import pytest
 
@@ -45,25 +42,6 @@ def portal(db, today, who):
         yield url
 
 
-def multipart(client: Client, path: str, texts: dict[str, str], files: dict[str, tuple[bytes, str]]):
-    """POST a multipart form with the CSRF token of the page, as a browser sends files."""
-    boundary = secrets.token_hex(12)
-    parts = []
-    for key, value in {"csrf": client.csrf(path), **texts}.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode())
-    for key, (data, name) in files.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"; filename="{name}"\r\n'
-                     f"Content-Type: application/pdf\r\n\r\n".encode() + data + b"\r\n")
-    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
-    req = urllib.request.Request(client.url + path, data=body,
-                                 headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
-    try:
-        response = client.opener.open(req, timeout=30)
-    except urllib.error.HTTPError as error:
-        response = error
-    return response.status, dict(response.headers), response.read().decode()
-
-
 def test_a_candidate_applies_page_by_page_and_gets_the_protocol(db, portal, who):
     who.person = person = candidate("matupa")
     client = Client(portal)
@@ -76,7 +54,7 @@ def test_a_candidate_applies_page_by_page_and_gets_the_protocol(db, portal, who)
     assert client.post("/credenciamento/dados", driver_form(person))[0] == 303
     assert client.post("/credenciamento/veiculo", vehicle_form(person))[0] == 303
     texts, files = documents_form("matupa", missing=("garage",))
-    status, headers, _html = multipart(client, "/credenciamento/documentos", texts, files)
+    status, headers, _html = client.multipart("/credenciamento/documentos", texts, files)
     assert status == 303, _html
     _s, _h, html = client.request("/credenciamento/documentos")
     garage = html[html.index('id="doc-garage"'):]
@@ -86,7 +64,7 @@ def test_a_candidate_applies_page_by_page_and_gets_the_protocol(db, portal, who)
     assert status == 400 and "Falta: Comprovação de local para guarda do veículo (Lei 1.552/2025 (Matupá), " \
                              "art. 8º, III)" in html
     texts, _files = documents_form("matupa")
-    assert multipart(client, "/credenciamento/documentos", texts, {"garage-file": (PDF, "garagem.pdf")})[0] == 303
+    assert client.multipart("/credenciamento/documentos", texts, {"garage-file": (PDF, "garagem.pdf")})[0] == 303
     status, headers, _html = client.post("/credenciamento/enviar", {}, form_page="/credenciamento")
     assert status == 303 and headers["location"].endswith("/credenciamento/2026/1?enviado=1")
     status, _h, html = client.request("/credenciamento/2026/1?enviado=1")
@@ -99,7 +77,7 @@ def test_a_refused_copy_is_shown_under_its_field(db, portal, who):
     who.person = candidate("chapada")
     client = Client(portal)
     texts, _files = documents_form("chapada")
-    status, _h, html = multipart(client, "/credenciamento/documentos", texts, {"cnh-file": (b"MZ\x90\x00", "cnh.exe")})
+    status, _h, html = client.multipart("/credenciamento/documentos", texts, {"cnh-file": (b"MZ\x90\x00", "cnh.exe")})
     assert status == 400 and 'id="cnh-file-erro"' in html and "Cópia não aceita" in html
 
 

@@ -5,8 +5,6 @@ term; another driver's account gets the same 404 as for an unknown number, and n
 from __future__ import annotations
 
 import re
-import secrets
-import urllib.request
 from datetime import date, timedelta
 
 import pytest
@@ -38,25 +36,6 @@ def account(db, cpf: str) -> None:
 def shows_no_id(page: str) -> bool:
     """No internal id (24 hex digits) on the page, the forms' CSRF tokens apart."""
     return not re.search(r"\b[0-9a-f]{24}\b", re.sub(r'name="csrf" value="[0-9a-f]+"', "", page))
-
-
-def multipart(client: Client, path: str, texts: dict, files: dict, form_page: str) -> tuple[int, dict, str]:
-    """POST a multipart form (texts and files as (name, bytes)) with the CSRF token of ``form_page``."""
-    boundary = secrets.token_hex(12)
-    parts = []
-    for name, value in {"csrf": client.csrf(form_page), **texts}.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
-    for name, (filename, data) in files.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
-                     f"Content-Type: application/octet-stream\r\n\r\n".encode() + data + b"\r\n")
-    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
-    request = urllib.request.Request(client.url + path, data=body,
-                                     headers={"content-type": f"multipart/form-data; boundary={boundary}"})
-    try:
-        response = client.opener.open(request, timeout=30)
-    except urllib.error.HTTPError as error:
-        response = error
-    return response.status, dict(response.headers), response.read().decode()
 
 
 @pytest.fixture
@@ -122,10 +101,10 @@ def test_a_data_change_refused_keeps_what_was_typed_and_then_is_sent(db, today, 
     status, _h, page = client.request("/alteracoes")
     option = re.search(r'<option value="([^"]+)">Meus dados — Telefone</option>', page)[1]
     texts = {"what": option, "value": "(65) 99999-1234", "changed_on": "05/03/2026"}
-    status, _h, refused = multipart(client, "/alteracoes", texts, {}, "/alteracoes")
+    status, _h, refused = client.multipart("/alteracoes", texts, {}, "/alteracoes")
     assert status == 400 and 'id="proof-erro"' in refused and 'value="(65) 99999-1234"' in refused
     assert f'<option value="{option}" selected>' in refused and 'value="05/03/2026"' in refused
-    status, headers, _b = multipart(client, "/alteracoes", texts, {"proof": ("conta.pdf", b"%PDF-1.4 conta")},
+    status, headers, _b = client.multipart("/alteracoes", texts, {"proof": (b"%PDF-1.4 conta", "conta.pdf")},
                                     "/alteracoes")
     assert status == 303
     status, _h, page = client.request(headers["location"])
@@ -133,5 +112,5 @@ def test_a_data_change_refused_keeps_what_was_typed_and_then_is_sent(db, today, 
     assert "Aguardando a conferência da secretaria" in page
     eight_days_ago = (date(2026, 3, 10) - timedelta(days=8)).strftime("%d/%m/%Y")
     late = {**texts, "value": "(65) 98888-0000", "changed_on": eight_days_ago}
-    assert multipart(client, "/alteracoes", late, {"proof": ("conta.pdf", b"%PDF-1.4 conta")}, "/alteracoes")[0] == 303
+    assert client.multipart("/alteracoes", late, {"proof": (b"%PDF-1.4 conta", "conta.pdf")}, "/alteracoes")[0] == 303
     assert "fora do prazo" in client.request("/alteracoes")[2]

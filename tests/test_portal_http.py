@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import re
+import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,8 +30,8 @@ class Client:
         self.url, self.jar = url, http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect)
 
-    def request(self, path: str, data: dict | None = None, headers: dict | None = None):
-        body = urllib.parse.urlencode(data).encode() if data is not None else None
+    def request(self, path: str, data: dict | bytes | None = None, headers: dict | None = None):
+        body = urllib.parse.urlencode(data).encode() if isinstance(data, dict) else data
         req = urllib.request.Request(self.url + path, data=body, headers=headers or {})
         try:
             response = self.opener.open(req, timeout=30)
@@ -41,6 +42,19 @@ class Client:
     def csrf(self, path: str) -> str:
         _status, _headers, html = self.request(path)
         return re.search(r'name="csrf" value="([0-9a-f]+)"', html)[1]
+
+    def multipart(self, path: str, texts: dict[str, str], files: dict[str, tuple[bytes, str]],
+                  form_page: str | None = None):
+        """POST a multipart form as a browser sends files (``files``: field → (bytes, file name)), with the
+        CSRF token of the form on ``form_page`` (the same path by default)."""
+        boundary = secrets.token_hex(12)
+        parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
+                 for key, value in {"csrf": self.csrf(form_page or path), **texts}.items()]
+        parts += [f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"; filename="{name}"\r\n'
+                  f"Content-Type: application/octet-stream\r\n\r\n".encode() + data + b"\r\n"
+                  for key, (data, name) in files.items()]
+        body = b"".join(parts) + f"--{boundary}--\r\n".encode()
+        return self.request(path, body, {"content-type": f"multipart/form-data; boundary={boundary}"})
 
     def post(self, path: str, data: dict, form_page: str | None = None):
         """POST ``data`` with the CSRF token of the form on ``form_page`` (the same path by default)."""
