@@ -16,7 +16,7 @@ from typing import Any
 from pymongo.database import Database
 
 from services import store
-from services.shared import clock, config, domicile, fields, sessions
+from services.shared import clock, config, domicile, sessions
 from services.shared import regulated_accounts as accounts
 from services.shared.auth import Actor
 from services.shared.errors import ServiceError, ValidationFailed
@@ -81,15 +81,7 @@ def sign_up(db: Database, municipality: str, kind: str, document: str, person_cp
         kind, document, person_cpf = accounts.identity(kind, document, person_cpf)
     except ValidationFailed as refused:
         errors.update(refused.errors)
-    name = " ".join(str(name or "").split())
-    if len(name) < 3 or len(name) > 120:
-        errors["name"] = "Nome: informe o nome completo (ou a razão social da entidade)."
-    try:
-        email = fields.parse("email", str(email or ""))
-    except ValueError as problem:
-        errors["email"] = f"E-mail: {problem}."
-    if errors:
-        raise ValidationFailed(errors)
+    name, email = accounts.contact(name, email, errors)
     municipality = accounts.check_municipality(db, municipality, kind)
     who = _stranger(kind, document, person_cpf)
     held = accounts.register_entry(db, municipality, kind, document, person_cpf, {}) if kind == accounts.DRIVER else None

@@ -204,6 +204,22 @@ def password_problem(password: object, kind: str, document: str, person_cpf: str
     return None
 
 
+def contact(name: object, email: object, errors: dict[str, str] | None = None) -> tuple[str, str]:
+    """(name, e-mail) of a person as typed, cleaned, or ValidationFailed with each field's pt-BR message
+    (and any ``errors`` found before)."""
+    errors = dict(errors or {})
+    name = " ".join(str(name or "").split())
+    if len(name) < 3 or len(name) > 120:
+        errors["name"] = "Nome: informe o nome completo (ou a razão social da entidade)."
+    try:
+        email = fields.parse("email", str(email or ""))
+    except ValueError as problem:
+        errors["email"] = f"E-mail: {problem}."
+    if errors:
+        raise ValidationFailed(errors)
+    return name, str(email)
+
+
 def person_of(doc: dict) -> Person:
     return Person(doc["municipality"], doc["kind"], doc["document"], doc["person_cpf"], doc["name"])
 
@@ -262,19 +278,11 @@ def authorize_agent(db: Database, actor: Actor, municipality: str, cnpj: str, cp
     """List a person as authorized by a platform of the register (the e-mail on file for their codes)."""
     authorize(actor, "write", municipality)
     _kind, cnpj, cpf = identity(PLATFORM, cnpj, cpf)
-    errors = {}
-    if not str(name or "").strip():
-        errors["name"] = "Nome é obrigatório."
-    try:
-        email = fields.parse("email", str(email or ""))
-    except ValueError as problem:
-        errors["email"] = f"E-mail: {problem}."
-    if errors:
-        raise ValidationFailed(errors)
+    name, email = contact(name, email)
     if db["platforms"].find_one({"municipality": municipality, "cnpj": cnpj, **NOT_REMOVED}) is None:
         raise NotFound("Plataforma não encontrada no cadastro deste município.")
     key = {"municipality": municipality, "cnpj": cnpj, "cpf": cpf}
-    values = {"name": str(name).strip(), "email": email, "active": True, "authorized_at": clock.now_utc(),
+    values = {"name": name, "email": email, "active": True, "authorized_at": clock.now_utc(),
               "authorized_by": actor.username, "revoked_at": None}
     with store.transaction(db):
         db[AGENTS].update_one(key, {"$set": encode(values)}, upsert=True)
