@@ -45,16 +45,18 @@ from services import store  # noqa: E402
 TARGET_MS = {peak_portal.PAGE: 1000, peak_portal.SUBMIT: 2000}
 
 
-def start_portal(folder: str, port: int) -> subprocess.Popen:
+def start_portal(folder: str, port: int, temp: Path) -> subprocess.Popen:
     """``python -m portal`` on the working copy; returns once it answers."""
     env = {**os.environ, "PAINEL_DATA_DIR": folder}
     env.pop("MONGODB_URI", None)
-    process = subprocess.Popen([sys.executable, "-m", "portal", "--host", "127.0.0.1", "--port", str(port)],
-                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = temp / "portal.err"  # a file, not a pipe: a full pipe would stop the process
+    with open(log, "wb") as err:
+        process = subprocess.Popen([sys.executable, "-m", "portal", "--host", "127.0.0.1", "--port", str(port)],
+                                   cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.time() + 120
     while time.time() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"o portal parou: {process.stderr.read().decode()[-500:]}")
+            raise RuntimeError(f"o portal parou: {log.read_text(errors='replace')[-500:]}")
         try:
             for path in ("/entrar", "/consulta", "/privacidade"):  # templates compiled before the clock starts
                 urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5).read()
@@ -76,16 +78,21 @@ def start_staff(plan: dict, folder: str, temp: Path) -> tuple[subprocess.Popen, 
     env = {**os.environ, "PAINEL_DATA_DIR": folder}
     env.pop("MONGODB_URI", None)
     out = temp / "staff-out.json"
-    process = subprocess.Popen([sys.executable, "-m", "bench.peak_staff", str(temp / "staff.json"), str(out)],
-                               cwd=ROOT, env=env, stderr=subprocess.PIPE)
+    with open(temp / "staff.err", "wb") as err:  # a file, not a pipe: a full pipe would stop the process
+        process = subprocess.Popen([sys.executable, "-m", "bench.peak_staff", str(temp / "staff.json"), str(out)],
+                                   cwd=ROOT, env=env, stderr=err)
     return process, out
+
+
+def staff_log(temp: Path) -> str:
+    return (temp / "staff.err").read_text(errors="replace")[-800:]
 
 
 def wait_ready(process: subprocess.Popen, ready: Path, seconds: float = 600) -> None:
     deadline = time.time() + seconds
     while not ready.exists():
         if process.poll() is not None:
-            raise RuntimeError(f"a secretaria parou: {process.stderr.read().decode()[-800:]}")
+            raise RuntimeError(f"a secretaria parou: {staff_log(ready.parent)}")
         if time.time() > deadline:
             raise RuntimeError("a secretaria não ficou pronta")
         time.sleep(0.5)
@@ -120,7 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--portal-sessions", type=int, default=30)
     parser.add_argument("--staff-sessions", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3, help="rodadas por sessão (padrão 3)")
-    parser.add_argument("--think", type=float, default=1.0, help="pausa média entre passos, em s (padrão 1)")
+    parser.add_argument("--think", type=float, default=5.0, help="pausa média entre passos, em s (padrão 5: a pessoa lê)")
     parser.add_argument("--ramp", type=float, default=10.0, help="início das sessões espalhado em s (padrão 10)")
     parser.add_argument("--file-bytes", type=int, default=portal_store.FILE_BYTES, help="PDF assinado (padrão 5 MB)")
     parser.add_argument("--fraction", type=float, default=1.0, help="fração das quantidades do conjunto (testes)")
@@ -148,7 +155,7 @@ def main(argv: list[str] | None = None) -> dict:
         staff, staff_out = start_staff({"sessions": work, "think": args.think, "ramp": args.ramp,
                                         "ready": str(ready)}, folder, Path(temp))
         port = run.free_port()
-        portal = start_portal(folder, port)
+        portal = start_portal(folder, port, Path(temp))
         try:
             wait_ready(staff, ready)
             load_run = run.load()
@@ -158,7 +165,7 @@ def main(argv: list[str] | None = None) -> dict:
             staff.wait()
             staff_s = time.perf_counter() - began
             if staff.returncode:
-                raise RuntimeError(f"a secretaria falhou: {staff.stderr.read().decode()[-800:]}")
+                raise RuntimeError(f"a secretaria falhou: {staff_log(Path(temp))}")
             clerks = json.loads(staff_out.read_text())
         finally:
             portal.terminate()

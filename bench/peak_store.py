@@ -42,6 +42,8 @@ def _drivers(db, today: date, wanted: int) -> list[tuple[str, str, str, bool]]:
     drivers = {d["cpf"]: d.get("email") or f"condutor{d['cpf']}@bancada.invalid"
                for d in db["drivers"].find({"municipality": MUNICIPALITY, **NOT_REMOVED}, {"cpf": 1, "email": 1})}
     found: dict[str, tuple[str, str, str, bool]] = {}
+    if not wanted:
+        return []
     overdue = {"status": "emitido", "due_on": {"$lt": store.encode({"d": today})["d"]}}
     for query, late in ((overdue, True), ({"status": {"$in": ["emitido", "pago"]}}, False)):
         for dam in db["dams"].find({"municipality": MUNICIPALITY, **query}, {"taxpayer_document": 1, "number": 1}):
