@@ -120,6 +120,20 @@ def signed_answer(size: int = FILE_BYTES) -> Signed:
     return Signed(root_pem, signed_pdf(person, size))
 
 
+def driver_account(db, cpf: str, email: str) -> None:
+    """The demo account (password :data:`PASSWORD`) and the open domicile of a driver of Chapada's register."""
+    regulated_accounts.create_demo_account(db, "chapada", "condutor", cpf, cpf, PASSWORD)
+    domicile.open_domicile(db, STAFF, "chapada", "condutor", cpf, email)
+
+
+def platform_account(db, cnpj: str) -> None:
+    """The agent :data:`AGENT_CPF` authorized by the platform ``cnpj`` of Chapada (the signer of the signed
+    answer), its demo account and the platform's open domicile."""
+    regulated_accounts.authorize_agent(db, STAFF, "chapada", cnpj, AGENT_CPF, AGENT_NAME, "agente@bancada.invalid")
+    regulated_accounts.create_demo_account(db, "chapada", "plataforma", cnpj, AGENT_CPF, PASSWORD)
+    domicile.open_domicile(db, STAFF, "chapada", "plataforma", cnpj, "agente@bancada.invalid")
+
+
 def build(folder: str, scale: int, signed: Signed, others: int = OTHERS) -> Bench:
     """The store of ``scale`` in ``folder`` (made anew)."""
     db = store.connect(uri="", data_dir=str(folder))
@@ -130,15 +144,11 @@ def build(folder: str, scale: int, signed: Signed, others: int = OTHERS) -> Benc
     values = driver_values(rng, "chapada", clock.today(), email="condutor.bancada@exemplo.invalid")
     entities.create(db, STAFF, "drivers", "chapada", values)
     cpf = values["cpf"]
-    regulated_accounts.create_demo_account(db, "chapada", "condutor", cpf, cpf, PASSWORD)
-    domicile.open_domicile(db, STAFF, "chapada", "condutor", cpf, values["email"])
+    driver_account(db, cpf, values["email"])
     platform_id = entities.create(db, STAFF, "platforms", "chapada", {
         "name": "Plataforma de Bancada Ltda", "cnpj": PLATFORM_CNPJ, "email": "contato@bancada.invalid",
         "status": "ativo"})
-    regulated_accounts.authorize_agent(db, STAFF, "chapada", PLATFORM_CNPJ, AGENT_CPF, AGENT_NAME,
-                                       "agente@bancada.invalid")
-    regulated_accounts.create_demo_account(db, "chapada", "plataforma", PLATFORM_CNPJ, AGENT_CPF, PASSWORD)
-    domicile.open_domicile(db, STAFF, "chapada", "plataforma", PLATFORM_CNPJ, "agente@bancada.invalid")
+    platform_account(db, PLATFORM_CNPJ)
     trust_anchors.add_anchors(db, TI, "chapada", signed.root_pem, "raiz-bancada.pem")
     for number in range(scale - 1):
         deliver(db, cpf, number + 1)

@@ -399,3 +399,23 @@ def test_the_portal_benchmark_prints_every_figure_on_a_tiny_dataset(tmp_path, ca
     assert len(phone) == 4 and all(p["bytes"] > 0 and p["load_s"] > 0 for p in phone.values())
     out = capsys.readouterr().out
     assert "razão p50 / p95" in out and "Slow 4G" in out and "metas" in out
+
+
+def test_the_peak_benchmark_runs_every_step_without_error_on_a_tiny_dataset(tmp_path, capsys, monkeypatch,
+                                                                           generated):
+    """``bench/peak.py`` on the tiny dataset with a few sessions a side, no pause: every step of the portal
+    (a driver and a platform's person, over HTTP on ``python -m portal``) and of the clerks (AppTest) is
+    taken with no error and the verdict printed; no figure is asserted."""
+    from bench import peak
+
+    monkeypatch.delenv("PAINEL_DATA_DIR", raising=False)  # restored after the working copy sets it
+    copy_store(generated, tmp_path / "scale-1")
+    results = peak.main(["--scale", "1", "--fraction", str(TINY), "--portal-sessions", "6", "--staff-sessions", "2",
+                         "--rounds", "1", "--think", "0", "--ramp", "0", "--file-bytes", "60000",
+                         "--data-root", str(tmp_path)])
+    for side in ("portal", "staff"):
+        assert not any(results[side]["errors"].values()), results[side]["errors"]
+    assert all(results["portal"]["times"][step] for step in results["portal"]["times"])
+    assert all(len(results["staff"]["times"][step]) >= 2 for step in ("inicio", "renovar", "dam"))
+    out = capsys.readouterr().out
+    assert "127.0.0.N" in out and ("PASS" in out or "FAIL" in out)
