@@ -176,3 +176,22 @@ def test_a_2a_via_of_a_fine_moves_the_queue_without_a_write_to_the_auto(db):
     after = [p for p in queue_view.pending(db, "chapada", today) if p.protocol == fines[0].protocol]
     assert any(via["number"] in p.message for p in after if p.kind == "Multa")
     assert shown(queue_view.pending(db, "chapada", today)) == fresh(db, "chapada", today)
+
+
+TI = Actor("ti.teste", "TI", "ti", ("chapada",))
+
+
+@pytest.mark.parametrize("name, value, rebuilt", [
+    ("dam_late_interest_monthly_percent", Decimal("1.5"), False),  # a DAM's late charges move no pending item
+    ("dam_febraban_code", "1234", False),  # nor the bank's code on the barcode
+    ("inspection_call_days", 20, True),  # a deadline does: every authorization's items are folded again
+])
+def test_a_parameter_version_rebuilds_the_queue_only_when_it_may_move_its_items(db, monkeypatch, name, value, rebuilt):
+    """At scale 10 a rebuild of Chapada's queue took about a minute (bench/peak.py): TI's save of a late-charge
+    rate waited for it although no item of the queue reads it."""
+    from services.shared import parameters
+
+    calls = []
+    monkeypatch.setattr(queue_view, "refresh", lambda *args, **kwargs: calls.append(args))
+    parameters.add_version(db, TI, "chapada", name, clock.today() + timedelta(days=1), value, "Decreto de teste")
+    assert bool(calls) is rebuilt

@@ -7,7 +7,7 @@ pending items (what :func:`items_of` computes: the request to evaluate, the vist
 suspension) are documents of ``work_queue``, one per item, written by a projection
 (``services.shared.views``) in the same unit of work as the change that moves them: the
 authorization itself, or the charge or DAM of its fee. A parameter version (deadlines, holidays)
-rebuilds the municipality's queue.
+rebuilds the municipality's queue; one only the DAM reads (late charges, bank and PIX identity) does not.
 
 Items also change with time alone (a deadline passes, a validity ends). Each authorization keeps, in
 ``work_queue_sources``, the day its items must be computed again (``refresh_on``): the day after the
@@ -24,6 +24,8 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from pymongo.database import Database
 
+from rules.dam import parameters as dam_parameters
+from rules.dam.late import FINE_DAILY, FINE_MAX, INTEREST_MONTHLY
 from rules.fmt import brl
 from rules.ridehailing.concepts import EventKind
 from rules.ridehailing.lifecycle import Status
@@ -33,6 +35,9 @@ from services.ridehailing.queue_item import ITEMS, SOURCES, Pendencia, from_row,
 from services.shared import clock, views
 from services.store import decode, ensure_indexes, parse_date
 
+DAM_ONLY = frozenset({FINE_DAILY, FINE_MAX, INTEREST_MONTHLY, dam_parameters.FEBRABAN_CODE,
+                      dam_parameters.VALUE_IDENTIFIER, dam_parameters.PIX_ENABLED, dam_parameters.PIX_KEY,
+                      dam_parameters.PIX_MERCHANT_NAME, dam_parameters.PIX_MERCHANT_CITY})
 EVALUATE = "Avaliar requerimento"  # dated by the protocol: no legal term, never "late"
 HORIZONED = {"Vistoria anual", "Vistoria extraordinária", "Renovação"}  # an active authorization's items
 MAX_AHEAD = timedelta(days=7)  # an authorization's items are computed again at least once a week
@@ -170,7 +175,8 @@ def _touched(db: Database, municipality: str | None, collection: str, doc_id: st
     if not municipality or not doc_id:
         return
     if collection == "parameters":
-        rebuild(db, municipality)
+        if _moves_items(db, doc_id):
+            rebuild(db, municipality)
         return
     if collection == "autos":
         queue_autos.refresh(db, municipality, [doc_id], clock.today())
@@ -190,6 +196,17 @@ def _touched(db: Database, municipality: str | None, collection: str, doc_id: st
         ids = [str(a["_id"]) for a in db["authorizations"].find({"fee_dam.charge_id": charge_id}, {"_id": 1})]
         queue_autos.refresh(db, municipality, queue_autos.of_charge(db, charge_id), clock.today())
     refresh(db, municipality, ids, clock.today())
+
+
+def _moves_items(db: Database, parameter_id: str) -> bool:
+    """Whether a parameter version may move the queue's items: any but the DAM's own (its late charges, the
+    bank's and PIX's identity, revenue codes), which no item reads (its amounts are the stored bills')."""
+    try:
+        doc = db["parameters"].find_one({"_id": ObjectId(parameter_id)}, {"name": 1})
+    except (InvalidId, TypeError):
+        return True
+    name = str((doc or {}).get("name") or "")
+    return not (name in DAM_ONLY or name.startswith(dam_parameters.REVENUE_CODE_PREFIX))
 
 
 def rebuild(db: Database, municipality: str) -> None:
