@@ -25,7 +25,7 @@ from pymongo.database import Database
 
 from rules import fmt
 from rules.dam.parameters import REVENUE_KINDS
-from services.dam import dams, printing, reissue
+from services.dam import dams, reissue
 from services.shared import clock, fields, municipalities
 from services.shared.auth import ALL_MUNICIPALITIES, Actor
 from services.shared.boundary import checked
@@ -141,6 +141,8 @@ def own_dam(db: Database, actor: Actor, number: str) -> dict:
 @checked
 def own_pdf(db: Database, actor: Actor, number: str) -> bytes:
     """The PDF of the person's DAM (a cancelled one is not printed: ``printing.DamNotPrintable``)."""
+    from services.dam import printing  # the PDF libraries load on the first print, never at the start
+
     dam = _own_raw(db, actor, number)
     return printing._render(db, actor, dam["municipality"], [dam])
 

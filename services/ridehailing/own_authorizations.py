@@ -66,6 +66,7 @@ def own_authorization(db: Database, actor: Actor, protocol: str) -> dict:
     return _shown(db, municipality, registry.Scope(db, municipality), raw)
 
 
+@checked
 def renew(db: Database, actor: Actor, protocol: str) -> dict:
     """The driver asks the renewal of their authorization and has its fee DAM issued — the clerk's two
     services, in the order the clerk's screen calls them; returns the authorization as shown after."""

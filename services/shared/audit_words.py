@@ -92,6 +92,8 @@ FIELD_NAMES = {
     "incidents": "Ocorrências", "bookings": "Agendamentos", "instalments": "Parcelas", "extension": "Prorrogação",
     "driver": "Motorista", "passengers": "Passageiros", "requested_by": "Pedido por", "answered_on": "Respondido em",
 }
+# a portal account the person opened themself (services.shared.regulated_access.sign_up)
+FIELD_NAMES["self_registered"] = "Conta aberta pela própria pessoa"
 # the electronic domicile (services.shared.domicile) and an auto notified through it
 FIELD_NAMES.update({
     "delivered_at": "Entregue em", "delivered_on": "Dia da entrega", "delivered_by": "Entregue por",

@@ -3,7 +3,8 @@ actor's municipalities, secrets never shown — in the words of the Auditoria (i
 register by its pt-BR name, each field by its label, each stored code, date and municipality as the
 register of acts shows it (:mod:`services.shared.audit_log`), never ``inspection_failed`` or
 ``nova_lacerda``. What a screen keeps as data (the work queue, the summary's months, counters) is rebuilt
-from these registers and is not listed.
+from these registers and is not listed; nor are the definitions of registers, which "Cadastros definidos"
+shows field by field.
 """
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from services.shared.errors import ValidationFailed
 from services.store import decode
 
 AUDIT = "audit"
+# registers another screen of TI shows in words: the definitions of registers (their fields, flow and versions
+# on "Cadastros definidos"), whose stored form is a structure of codes, not a row
+SHOWN_ELSEWHERE = ("sessions", "register_definitions")
 HIDDEN = {"password_hash": 0, "hash_scheme": 0, "session_generation": 0}
 
 
@@ -28,7 +32,7 @@ def label(collection: str) -> str:
 
 def collections(db: Database) -> list[str]:
     """The registers of the store that have a pt-BR name, in the order of their names."""
-    named = [c for c in db.list_collection_names() if c != "sessions" and label(c) != c]
+    named = [c for c in db.list_collection_names() if c not in SHOWN_ELSEWHERE and label(c) != c]
     return sorted(named, key=lambda c: label(c).casefold())
 
 
