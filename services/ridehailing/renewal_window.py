@@ -17,6 +17,7 @@ from pymongo.database import Database
 
 from rules.fmt import day
 from rules.ridehailing.lifecycle import RENEWABLE
+from rules.ridehailing.ruleset import RENEWAL_WINDOW_DAYS
 from services.ridehailing import registry
 from services.shared.errors import ServiceError
 
@@ -38,7 +39,7 @@ class Window:
     def not_open_text(self) -> str:
         return (f"A renovação pode ser pedida a partir de {day(self.opens)}. A autorização vale até "
                 f"{day(self.valid_until)} e a renovação deve ser requerida até {day(self.last_day)} "
-                f"({self.reference}); o portal a abre 30 dias antes desse último dia, quando o lembrete "
+                f"({self.reference}); o portal a abre {RENEWAL_WINDOW_DAYS} dias antes desse último dia, quando o lembrete "
                 "chega ao seu domicílio eletrônico.")
 
     def late(self, on: date) -> bool:
