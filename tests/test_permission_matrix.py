@@ -382,8 +382,6 @@ NOT_SERVICES = {"services.shared.auth.authorize", "services.shared.municipalitie
                 "services.ridehailing.documents.issued_pdf_checked",
                 "services.shared.entities.create_checked", "services.shared.entities.update_checked",
                 # whether the actor's role sees the small-cell marks: a question about the actor, no data
-                # (likewise: which driver of the portal the actor is, for the application's services)
-                "services.ridehailing.applications.applicant",
                 "services.shared.privacy.applies_to",
                 # whose records a regulated actor reaches: a question about the actor, no data
                 "services.shared.regulated_accounts.addressee",

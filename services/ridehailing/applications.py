@@ -142,6 +142,7 @@ class Application:
         return found
 
 
+@checked
 def applicant(actor: Actor) -> tuple[str, str]:
     """(municipality, CPF) of the driver an actor is — the ONE ownership check of the applications."""
     whose = addressee(actor)
