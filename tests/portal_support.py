@@ -82,6 +82,19 @@ def platform_with_agent(db) -> None:
                                        AGENT_EMAIL)
 
 
+def activated_agent(db, monkeypatch, password: str) -> None:
+    """The platform of :func:`platform_with_agent` and its authorized person's account activated as she
+    does it (the code from a real SMTP server); the activation opens the platform's domicile."""
+    from services.shared import mail, regulated_access
+
+    platform_with_agent(db)
+    with smtp_server(monkeypatch) as inbox:
+        regulated_access.request_code(db, "chapada", "plataforma", PLATFORM_CNPJ, AGENT_CPF, "ativacao")
+        assert mail.send_pending(db) == 1
+        regulated_access.activate(db, "chapada", "plataforma", PLATFORM_CNPJ, AGENT_CPF, inbox.last_code(AGENT_EMAIL),
+                                  password, True)
+
+
 def ready_account(db, municipality: str, kind: str, document: str, name: str, email: str, password: str,
                   person_cpf: str = "") -> regulated_accounts.Person:
     """An active portal account with ``password``, as one opened by the person themself (sign-up, code and

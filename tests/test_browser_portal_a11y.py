@@ -46,17 +46,6 @@ def check(page, problems: dict[str, list[str]]) -> None:
         problems[page.url] = found
 
 
-def log_in(page, url: str, document: str, person_cpf: str = "") -> None:
-    page.goto(url + "/entrar")
-    page.get_by_label("Município").select_option(label="Chapada dos Guimarães")
-    page.get_by_label("CPF ou CNPJ").fill(document)
-    if person_cpf:
-        page.get_by_label("Seu CPF").fill(person_cpf)
-    page.get_by_label("Senha").fill(PORTAL_PASSWORD)
-    page.get_by_role("button", name="Entrar").click()
-    page.get_by_role("heading", name="Início").wait_for()
-
-
 RESIDENT = "98765432100"
 
 
@@ -102,7 +91,7 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
         page.goto(url + "/autorizacao?t=" + public_check.token_for("chapada", str(authorization["_id"])))
         check(page, problems)
 
-        log_in(page, url, driver["cpf"])
+        support.portal_login(page, url, driver["cpf"], PORTAL_PASSWORD)
         check(page, problems)
         page.locator("a[href^='/domicilio/']").first.click()
         check(page, problems)
@@ -146,7 +135,7 @@ def test_every_portal_page_passes_axe_core_without_serious_violations(demo_db):
         page.get_by_role("button", name="Sair").click()
         check(page, problems)
 
-        log_in(page, url, platform["cnpj"], AGENT_CPF)
+        support.portal_login(page, url, platform["cnpj"], PORTAL_PASSWORD, AGENT_CPF)
         page.goto(url + "/pedidos")
         check(page, problems)
         page.locator("main a[href^='/pedidos/']").first.click()

@@ -4,7 +4,7 @@ sends the signed one and sees it accepted (CG Decreto 06/2026 art. 11 §2–3; M
 from __future__ import annotations
 
 from services.ridehailing import trip_data
-from services.shared import mail, regulated_access, trust_anchors
+from services.shared import trust_anchors
 from tests import pki_support as pki
 from tests import portal_support as support
 from tests import signing_support as signing
@@ -20,12 +20,7 @@ def test_the_authorized_person_sends_a_signed_answer_and_a_tampered_one_is_refus
     ca = pki.make_ca()
     good = signing.signed_pdf(pki.make_person(ca, "Rita Agente", support.AGENT_CPF))
     trust_anchors.add_anchors(db, TI, "chapada", ca.pem, "raiz.pem")
-    support.platform_with_agent(db)
-    with support.smtp_server(monkeypatch) as inbox:  # the activation opens the platform's domicile
-        regulated_access.request_code(db, "chapada", "plataforma", support.PLATFORM_CNPJ, support.AGENT_CPF, "ativacao")
-        assert mail.send_pending(db) == 1
-        regulated_access.activate(db, "chapada", "plataforma", support.PLATFORM_CNPJ, support.AGENT_CPF,
-                                  inbox.last_code(support.AGENT_EMAIL), PASSWORD, True)
+    support.activated_agent(db, monkeypatch, PASSWORD)
     platform_id = str(db["platforms"].find_one({"cnpj": support.PLATFORM_CNPJ})["_id"])
     trip_data.request_data(db, SECRETARIA_CG, "chapada", platform_id, "Apurar denúncia de embarque na via")
     with support.portal_server(db) as url, chromium() as browser:

@@ -7,7 +7,7 @@ import random
 
 from seed.people import cpf
 from services.ridehailing import platform_lists
-from services.shared import mail, regulated_access, trust_anchors
+from services.shared import trust_anchors
 from tests import pki_support as pki
 from tests import portal_support as support
 from tests import signing_support as signing
@@ -24,12 +24,7 @@ def test_the_authorized_person_sends_the_signed_list_and_reads_a_bad_row_with_it
     ca = pki.make_ca()
     rita = pki.make_person(ca, "Rita Agente", support.AGENT_CPF)
     trust_anchors.add_anchors(db, TI, "chapada", ca.pem, "raiz.pem")
-    support.platform_with_agent(db)
-    with support.smtp_server(monkeypatch) as inbox:  # the activation opens the platform's domicile
-        regulated_access.request_code(db, "chapada", "plataforma", support.PLATFORM_CNPJ, support.AGENT_CPF, "ativacao")
-        assert mail.send_pending(db) == 1
-        regulated_access.activate(db, "chapada", "plataforma", support.PLATFORM_CNPJ, support.AGENT_CPF,
-                                  inbox.last_code(support.AGENT_EMAIL), PASSWORD, True)
+    support.activated_agent(db, monkeypatch, PASSWORD)
     rows = [{"CPF": cpf(random.Random(5)), "Placa": "ABC1D23", "Nome": "Ana Listada"}]
     good, bad = csv_file(rows), csv_file([rows[0], {**rows[0], "Placa": "placa?"}])
     signed = {data: signing.detached(rita, data) for data in (good, bad)}  # before Playwright's loop runs

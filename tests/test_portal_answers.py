@@ -8,7 +8,7 @@ import secrets
 from datetime import timedelta
 
 from services.ridehailing import trip_data
-from services.shared import clock, entities, mail, regulated_access, trust_anchors
+from services.shared import clock, entities, trust_anchors
 from tests import pki_support as pki
 from tests import portal_support as support
 from tests import signing_support as signing
@@ -41,12 +41,7 @@ def send(client: Client, path: str, csrf: str | None, files: dict[str, tuple[str
 
 
 def platform_person_logged_in(db, monkeypatch, url: str) -> Client:
-    support.platform_with_agent(db)
-    with support.smtp_server(monkeypatch) as inbox:  # the activation opens the platform's domicile
-        regulated_access.request_code(db, "chapada", "plataforma", support.PLATFORM_CNPJ, support.AGENT_CPF, "ativacao")
-        assert mail.send_pending(db) == 1
-        regulated_access.activate(db, "chapada", "plataforma", support.PLATFORM_CNPJ, support.AGENT_CPF,
-                                  inbox.last_code(support.AGENT_EMAIL), PASSWORD, True)
+    support.activated_agent(db, monkeypatch, PASSWORD)
     client = Client(url)
     assert client.post("/entrar", {"municipality": "chapada", "document": support.PLATFORM_CNPJ,
                                    "person_cpf": support.AGENT_CPF, "password": PASSWORD})[0] == 303
