@@ -3,6 +3,7 @@ municipalities have it — and changes that keep the records already typed."""
 import streamlit as st
 
 from services.shared import definitions, municipalities
+from services.shared.definition_words import ROLE_NAMES as ROLE_LABELS
 from services.shared.errors import ServiceError, ValidationFailed
 from ui import common
 from ui import definition_form as form
@@ -11,7 +12,6 @@ from ui.definition_transfer import transfer_section
 from ui.entity import announce, announced
 
 NEW = ""
-ROLE_LABELS = {"secretaria": "Secretaria", "ti": "TI municipal"}
 
 actor = common.guard("admin")
 common.page_header("Cadastros definidos", "Cadastros criados pela TI, sem programação")

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from pymongo.database import Database
 
+from seed.public_register import seed_public_register
 from seed.timeline import on
 from services.dam import dams, own_dams
 from services.ridehailing import renewal_reminders, trip_data
@@ -48,6 +49,7 @@ def seed_portal_accounts(db: Database) -> list[tuple[str, str, str]]:
         _domicile(db, staff, "plataforma", platform["cnpj"], AGENT_EMAIL)
         _data_request(db, staff, platform)
         made.append(("plataforma", f"CNPJ {platform['cnpj']} + CPF {AGENT_CPF}", PORTAL_PASSWORD))
+    seed_public_register(db)  # a register TI opened to the public: its form is on every Chapada account's Início
     asked = db["booking_requests"].find_one({"municipality": "nova_lacerda", "requester.kind": "pf"}, sort=[("_id", 1)])
     if asked is not None:  # a resident who asked for machinery: the portal shows their requests
         resident = asked["requester"]

@@ -92,7 +92,8 @@ def test_ti_defines_a_register_a_clerk_fills_it_and_ti_changes_it(panel):
                                                              "choice", "cpf", "cnpj", "cpf_cnpj", "phone", "email",
                                                              "plate"}
         assert definition["fields"][-1]["refers_to"][0] == "taxpayers"
-        assert db["audit"].count_documents({"collection": "register_definitions", "action": "create"}) == 1
+        assert db["audit"].count_documents({"collection": "register_definitions", "action": "create",
+                                           "doc_id": str(definition["_id"])}) == 1
         indexes = db[NAME].index_information()
         assert indexes["u_bancas_feira_numero_da_banca"]["unique"] and "i_bancas_feira_setor" in indexes
         shot(page, "definitions-created")
@@ -157,6 +158,7 @@ def test_ti_defines_a_register_a_clerk_fills_it_and_ti_changes_it(panel):
         assert db[NAME].count_documents({"setor": "Artesanato"}) == 0
         assert db["register_definitions"].find_one({"name": NAME})["version"] == 2
         assert db["audit"].count_documents({"collection": NAME, "note": "Ajuste pela mudança do cadastro"}) == 2
-        assert db["audit"].count_documents({"collection": "register_definitions", "action": "update"}) == 1
+        assert db["audit"].count_documents({"collection": "register_definitions", "action": "update",
+                                           "doc_id": str(definition["_id"])}) == 1
         assert "i_bancas_feira_setor" in db[NAME].index_information()
         shot(page, "definitions-changed")

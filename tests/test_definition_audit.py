@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -65,7 +67,7 @@ def test_the_key_is_the_title_the_list_shows_even_when_another_field_is_named_li
 def test_the_definition_entries_name_the_register_by_its_label(db, changed):
     entries, _ = audit_log.search(db, TI, "chapada", collection="register_definitions")
     (row,) = audit_log.rows_shown(entries, db)
-    assert (row["Ação"], row["Chave"]) == ("Cadastro de cadastro definido", "Concessões de cemitério")
+    assert (row["Ação"], row["Chave"]) == ("Criação de cadastro definido", "Concessões de cemitério")
 
 
 def test_the_reader_asks_a_fixed_number_of_queries_whatever_the_number_of_entries(db, changed, monkeypatch):
@@ -97,3 +99,36 @@ def test_the_audit_page_filters_and_shows_a_register_no_page_has_opened(db, chan
     frame = at.dataframe[0].value
     mine = frame[frame["Registro"] == "Concessão de cemitério"]
     assert set(mine["Chave"]) == {"Maria das Dores"} and len(mine) == 2
+
+
+def test_a_definition_reads_in_the_words_of_its_screen_never_its_stored_keys(db):
+    # TI's definition reached the Auditoria as its stored structure: "label_plural", "read_roles",
+    # "em_analise", each choice twice, "source: protocolado; target: em_analise"
+    market = {**graves(), "flow": {
+        "states": [{"label": "Protocolado", "deadline_days": 5}, {"label": "Em análise"}, {"label": "Concedida"}],
+        "transitions": [{"source": "protocolado", "target": "em_analise", "label": "Analisar", "roles": ["secretaria"]},
+                        {"source": "em_analise", "target": "concedida", "label": "Conceder", "roles": ["secretaria"]}]},
+        "public": {"open": True, "fields": ["titular", "quadra"]}}
+    market["fields"].append({"name": "setor", "label": "Setor", "kind": "choice", "choices": ["Antigo", "Novo"]})
+    definitions.define_register(db, TI_CG, "chapada", market)
+    current = definitions.definition(db, TI_CG, "chapada", NAME)
+    definitions.change_register(db, TI_CG, "chapada", NAME, {**current, "read_roles": ["secretaria"],
+                                                             "public": {"open": True, "fields": ["titular"]}},
+                                expected_version=current["version"])
+    fresh_process()
+    entries, _ = audit_log.search(db, TI, "chapada", collection="register_definitions")
+    rows = {r["Ação"]: r["Alterações"] for r in audit_log.rows_shown(entries, db)}
+    created, changed = rows["Criação de cadastro definido"], rows["Alteração de cadastro definido"]
+    for said in ("Nome no plural: — → Concessões de cemitério", "Gênero do nome: — → Feminino",
+                 "Quem consulta: — → Secretaria, TI municipal", "Quem cadastra: — → Secretaria",
+                 "Municípios que têm o cadastro: — → Chapada dos Guimarães",
+                 "Titular da concessão (Texto; obrigatório; entra na busca)", "Lote (Número inteiro)",
+                 "Setor (Lista de opções: Antigo, Novo)",
+                 "situações Protocolado (prazo de 5 dias úteis), Em análise, Concedida",
+                 "ações Analisar (Protocolado → Em análise; Secretaria), Conceder (Em análise → Concedida; Secretaria)",
+                 "Pedidos do público (portal): — → Recebe pedidos (campos: Titular da concessão, Quadra)",
+                 "Campo que nomeia o registro: — → Titular da concessão"):
+        assert said in created, said
+    assert changed == ("Quem consulta: Secretaria, TI municipal → Secretaria; Pedidos do público (portal): Recebe "
+                       "pedidos (campos: Titular da concessão, Quadra) → Recebe pedidos (campos: Titular da concessão)")
+    assert re.findall(r"\b[a-z]+_[a-z_]+\b", created + changed) == []

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from services.shared import auth, clock, domicile, mail, regulated_access, regulated_accounts, sessions
+from services.shared import auth, clock, domicile, mail, public_forms, regulated_access, regulated_accounts, sessions
 from services.shared.errors import PermissionDenied, ValidationFailed
 from services.shared.regulated_access import CodeRefused
 from services.shared.sessions import AccountLocked, InvalidCredentials
@@ -227,6 +227,9 @@ def test_the_demo_accounts_of_the_readme_log_in(demo_db):
     resident = regulated_access.login(demo_db, "nova_lacerda", "requerente", "998.267.962-71", "", PORTAL_PASSWORD)[0]
     assert resident.name in readme and "`998.267.962-71`" in readme
     assert demo_db["booking_requests"].count_documents({"requester.document": resident.document}) > 0
+    # a register TI opened to the public, on Chapada's Início
+    assert [form.label for form in public_forms.open_forms(demo_db, driver.actor)] == ["Banca da feira do produtor"]
+    assert "Banca da feira do produtor" in readme
 
 
 def test_a_portal_session_ends_when_idle_or_past_its_expiry_and_never_opens_the_panel(db, monkeypatch):

@@ -8,12 +8,13 @@ from typing import Any
 
 import streamlit as st
 
+from services.shared.definition_words import ROLE_NAMES
 from services.shared.fields import identifier_of
 from services.shared.flow_spec import MAX_DEADLINE
 from ui import definition_form as form
 
 STATES, MOVES = "regdef_states", "regdef_moves"
-ROLES = (("secretaria", "Secretaria"), ("ti", "TI municipal"))
+ROLES = tuple(ROLE_NAMES.items())
 
 
 def _uid() -> str:

@@ -23,25 +23,16 @@ from services.shared.auth import authorize, scope_of
 from services.shared.boundary import checked
 from services.shared.errors import ValidationFailed
 from services.shared.parameter_labels import label as parameter_label
-from services.shared.definition_spec import COLLECTION as DEFINITIONS
-from services.shared.definition_spec import to_spec
+from services.shared.definition_spec import COLLECTION as DEFINITIONS, to_spec
+from services.shared.definition_words import PART_NAMES, changes_in_words
 from services.shared.schema import SPECS, EntitySpec
 from services.store import decode, encode
 
 
 @checked
-def search(
-    db: Database,
-    actor: Any,
-    municipality: str | None = None,
-    username: str | None = None,
-    collection: str | None = None,
-    action: str | None = None,
-    start: date | None = None,
-    end: date | None = None,
-    limit: int = 200,
-    skip: int = 0,
-) -> tuple[list[dict], int]:
+def search(db: Database, actor: Any, municipality: str | None = None, username: str | None = None,
+           collection: str | None = None, action: str | None = None, start: date | None = None,
+           end: date | None = None, limit: int = 200, skip: int = 0) -> tuple[list[dict], int]:
     """Entries matching the filters, newest first, with the total count (``ti`` only)."""
     authorize(actor, "admin", municipality)
     query: dict[str, Any] = {"municipality": municipality} if municipality else scope_of(actor)
@@ -97,7 +88,7 @@ ACTION_LABELS = {
     ("cancel", "dams"): "Cancelamento de DAM",
     ("import", "files"): "Importação de arquivo de retorno",
     ("seed", "parameters"): "Carga inicial de parâmetro",
-    ("create", "parameters"): "Definição de parâmetro",
+    ("create", "parameters"): "Definição de parâmetro", ("create", DEFINITIONS): "Criação de cadastro definido",
     ("open_keys_released", "authorizations"): "Liberação de vagas de autorização",
     ("data_change", "data_changes"): "Comunicação de alteração de dados",
     ("data_change_closed", "data_changes"): "Conclusão de alteração de dados",
@@ -210,7 +201,10 @@ def action_label(action: str, collection: str) -> str:
 
 
 def field_label(collection: str, name: str) -> str:
-    """A changed field by its label on the form ("Placa"), else the identifier."""
+    """A changed field by its label on the form ("Placa"), a part of a definition by its name on
+    "Cadastros definidos", else the identifier."""
+    if collection == DEFINITIONS and name in PART_NAMES:
+        return PART_NAMES[name]
     spec = _spec(collection)
     if spec is not None:
         try:
@@ -282,6 +276,8 @@ def _brl(value: Decimal) -> str:
 def changes_shown(entry: dict, towns: Mapping[str, str] | None = None) -> str:
     """The changed fields by label, each "before → after" formatted."""
     collection = entry.get("collection", "")
+    if collection == DEFINITIONS:  # a register's definition: in the words of "Cadastros definidos"
+        return changes_in_words(entry, _spec(str(entry.get("key") or "")), towns or {}, entity_label)
     return "; ".join(
         f"{field_label(collection, k)}: {shown_value(v['before'], collection, k, towns)} → "
         f"{shown_value(v['after'], collection, k, towns)}"
