@@ -7,7 +7,7 @@ import io
 import shutil
 import subprocess
 import urllib.parse
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 from pypdf import PdfReader
@@ -193,6 +193,37 @@ def test_a_revocation_lifted_makes_the_sticker_and_certificate_valid_again(db, i
     for code in codes:
         answer = verification.verify(db, code)
         assert (answer.valid, answer.status) == (True, "Válido"), (answer.status, answer.detail)
+
+
+def test_a_cassacao_final_on_a_later_day_leaves_the_sticker_valid_until_that_day(db, today, issued, tmp_path):
+    """The penalty takes effect the day its decision becomes final, after the appeal term (CG Decreto 06/2026
+    art. 25; MP Lei 1.552/2025 art. 25 §4): until then the authorization is in force, and the passenger who
+    checks the sticker read "Revogado" from the day the decision was recorded."""
+    auth, _bill = issued
+    codes = [follow(db, build(db, CG, "chapada", auth), tmp_path).code
+             for build in (documents.sticker_pdf, documents.certificate_pdf)]
+    final = today.value + timedelta(days=20)
+    authorizations.apply_penalty(db, CG, "chapada", auth, EventKind.CASSADA, final, note="Decisão", ref="auto-1")
+    today.set(final - timedelta(days=1))
+    assert [(a.valid, a.status) for a in map(lambda c: verification.verify(db, c), codes)] == [(True, "Válido")] * 2
+    today.set(final)
+    for code in codes:
+        answer = verification.verify(db, code)
+        assert (answer.valid, answer.status) == (False, "Revogado")
+        assert answer.detail == f"Revogado em {final:%d/%m/%Y}: Autorização cassada a partir de {final:%d/%m/%Y}."
+
+
+def test_an_appeal_in_time_keeps_the_sticker_valid_past_the_day_the_cassacao_would_have_applied(db, today, issued,
+                                                                                                 tmp_path):
+    auth, _bill = issued
+    codes = [follow(db, build(db, CG, "chapada", auth), tmp_path).code
+             for build in (documents.sticker_pdf, documents.certificate_pdf)]
+    final = today.value + timedelta(days=20)
+    authorizations.apply_penalty(db, CG, "chapada", auth, EventKind.CASSADA, final, note="Decisão", ref="auto-1")
+    today.set(today.value + timedelta(days=5))
+    authorizations.lift_penalty(db, CG, "chapada", auth, "auto-1", today.value, "Recurso no prazo")
+    today.set(final + timedelta(days=30))
+    assert [(a.valid, a.status) for a in map(lambda c: verification.verify(db, c), codes)] == [(True, "Válido")] * 2
 
 
 def test_a_batch_of_dams_gives_each_dam_its_own_code_kept_on_a_later_print(db, today, tmp_path):

@@ -319,11 +319,12 @@ DOCUMENT_KINDS = ("selo", "certificado")
 
 
 def _mark_documents(db: Database, municipality: str, auth_id: str, kind: EventKind, on: date) -> None:
-    """A revocation or cassação marks the sticker and certificate revoked for the public verification."""
+    """A revocation or cassação marks the sticker and certificate revoked for the public verification, from
+    the day it takes effect (until then the authorization is in force and they stand)."""
     if kind in ENDING:
         word = "revogada" if kind == EventKind.REVOKED else "cassada"
         authenticity.mark(db, municipality, ("authorizations", auth_id), authenticity.REVOKED,
-                          note=f"Autorização {word} a partir de {on:%d/%m/%Y}", kinds=DOCUMENT_KINDS)
+                          note=f"Autorização {word} a partir de {on:%d/%m/%Y}", kinds=DOCUMENT_KINDS, on=on)
 
 
 @checked

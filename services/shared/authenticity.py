@@ -25,6 +25,7 @@ import secrets
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
+from datetime import date, datetime, time
 from typing import Any
 
 from pymongo.database import Database
@@ -248,9 +249,13 @@ def _set_status(db: Database, query: dict, status: str, by_code: str, now: Any, 
 
 
 def mark(db: Database, municipality: str, ref: tuple[str, str], status: str, *, by_code: str = "",
-         note: str = "", kinds: Sequence[str] = ()) -> None:
+         note: str = "", kinds: Sequence[str] = (), on: date | None = None) -> None:
     """Mark the valid documents made from the record ``ref`` (of ``kinds``, or all) as ``status``
-    (a DAM cancelled, replaced by its 2ª via, an authorization revoked), in the caller's unit of work."""
+    (a DAM cancelled, replaced by its 2ª via, an authorization revoked), in the caller's unit of work.
+
+    ``on`` later than today schedules it (a cassação takes effect the day its decision becomes final):
+    the documents stand until that day and read as marked from it (:func:`_in_force`); the earliest
+    scheduled day wins, and :func:`restore` drops it."""
     if status not in STATUSES:
         raise ValueError(status)
     query: dict[str, Any] = {"ref.collection": ref[0], "ref.id": str(ref[1])}
@@ -258,19 +263,35 @@ def mark(db: Database, municipality: str, ref: tuple[str, str], status: str, *, 
         query["municipality"] = municipality
     if kinds:
         query["kind"] = {"$in": list(kinds)}
+    if on is not None and on > clock.today():
+        due = encode({"status": status, "on": on, "note": note, "by_code": by_code})
+        db[COLLECTION].update_many({**query, "status": VALID, "$or": [{"scheduled": None},
+                                                                     {"scheduled.on": {"$gt": due["on"]}}]},
+                                   {"$set": {"scheduled": due}})
+        return
     _set_status(db, query, status, by_code, clock.now_utc(), note)
+
+
+def _in_force(doc: dict) -> dict:
+    """A record as it stands today: a mark scheduled for a day that has come applies from that day."""
+    due = doc.get("scheduled")
+    on = store.parse_date(due.get("on")) if due else None
+    if doc.get("status") != VALID or on is None or on > clock.today():
+        return doc
+    return {**doc, "status": due["status"], "replaced_by": due.get("by_code", ""), "status_note": due.get("note", ""),
+            "status_at": datetime.combine(on, time.min, clock.LOCAL_TZ)}
 
 
 def restore(db: Database, municipality: str, ref: tuple[str, str], status: str, *, note: str = "",
             kinds: Sequence[str] = ()) -> None:
     """Make the documents of the record ``ref`` (of ``kinds``, or all) that were marked ``status`` valid
     again (a revocation lifted by an appeal), in the caller's unit of work."""
-    query: dict[str, Any] = {"municipality": municipality, "ref.collection": ref[0], "ref.id": str(ref[1]),
-                             "status": status}
+    query: dict[str, Any] = {"municipality": municipality, "ref.collection": ref[0], "ref.id": str(ref[1])}
     if kinds:
         query["kind"] = {"$in": list(kinds)}
-    db[COLLECTION].update_many(query, {"$set": encode(
+    db[COLLECTION].update_many({**query, "status": status}, {"$set": encode(
         {"status": VALID, "replaced_by": "", "status_at": clock.now_utc(), "status_note": note})})
+    db[COLLECTION].update_many({**query, "scheduled.status": status}, {"$unset": {"scheduled": ""}})
 
 
 def documents_of(db: Database, municipality: str, refs: Sequence[tuple[str, str]]) -> list[dict]:
@@ -280,7 +301,7 @@ def documents_of(db: Database, municipality: str, refs: Sequence[tuple[str, str]
         return []
     query = {"municipality": municipality,
              "$or": [{"ref.collection": collection, "ref.id": str(record)} for collection, record in refs]}
-    rows = [decode(doc) for doc in db[COLLECTION].find(query, {"fingerprint": 0, "files": 0, "single": 0})]
+    rows = [_in_force(decode(doc)) for doc in db[COLLECTION].find(query, {"fingerprint": 0, "files": 0, "single": 0})]
     return sorted(rows, key=lambda doc: (doc["issued_at"], doc["code"]))
 
 
@@ -291,4 +312,4 @@ def find(db: Database, code: str) -> dict | None:
         return None
     prepare(db)
     doc = db[COLLECTION].find_one({"code": code})
-    return decode(doc) if doc else None
+    return _in_force(decode(doc)) if doc else None
