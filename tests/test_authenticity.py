@@ -226,6 +226,22 @@ def test_an_appeal_in_time_keeps_the_sticker_valid_past_the_day_the_cassacao_wou
     assert [(a.valid, a.status) for a in map(lambda c: verification.verify(db, c), codes)] == [(True, "Válido")] * 2
 
 
+def test_two_first_prints_at_the_same_instant_make_one_document(db, issued, monkeypatch):
+    # two clerks print the sticker at once: each read "none issued yet" and each recorded its own code,
+    # both valid, and a later change superseded only one of them
+    auth, _bill = issued
+    first = documents.sticker_pdf(db, CG, "chapada", auth)
+    real, reads = authenticity._current, []
+
+    def read_before_the_first_was_recorded(*args):
+        reads.append(args)
+        return {} if len(reads) == 1 else real(*args)
+
+    monkeypatch.setattr(authenticity, "_current", read_before_the_first_was_recorded)
+    assert documents.sticker_pdf(db, CG, "chapada", auth) == first  # the second print is the first's document
+    assert db[authenticity.COLLECTION].count_documents({"kind": "selo", "status": authenticity.VALID}) == 1
+
+
 def test_a_batch_of_dams_gives_each_dam_its_own_code_kept_on_a_later_print(db, today, tmp_path):
     first, second = reissue_data.issue(db), reissue_data.issue(db)
     batch = printing.pdf_batch(db, SECRETARIA_MP, "matupa", [first["id"], second["id"]])

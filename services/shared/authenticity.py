@@ -39,9 +39,13 @@ from services.store import DuplicateKeyError, decode, encode, ensure_indexes
 COLLECTION = "issued_documents"
 ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # 32 signs, no 0/O/1/I: read aloud and typed without doubt
 GROUPS, GROUP = 3, 4
+ATTEMPTS = 5  # plans of one print before a clash is an error (each clash means another print got there first)
+CURRENT = "current"  # on a valid document of a kind issued once: its kind and record, unique (two first prints)
 INDEXES = {COLLECTION: [([("code", 1)], {"unique": True, "name": "u_issued_code"}),
                         ([("municipality", 1), ("ref.collection", 1), ("ref.id", 1), ("kind", 1)],
-                         {"name": "i_issued_ref"})]}
+                         {"name": "i_issued_ref"}),
+                        ([(CURRENT, 1)], {"unique": True, "name": "u_issued_current",
+                                          "partialFilterExpression": {CURRENT: {"$exists": True}}})]}
 VALID, REPLACED, CANCELLED, REVOKED = "valido", "substituido", "cancelado", "revogado"
 STATUSES = {VALID: "Válido", REPLACED: "Substituído", CANCELLED: "Cancelado", REVOKED: "Revogado"}
 ONCE, SNAPSHOT = "once", "snapshot"
@@ -165,12 +169,28 @@ def issue_many(db: Database, actor: Actor | None, municipality: str, items: Sequ
     record of every document in it. A single document issued before is returned as its kept bytes."""
     if not items:
         raise ValueError("no document to issue")
+    if unknown := [item.kind for item in items if item.kind not in KINDS]:
+        raise ValueError(f"unknown document kind {unknown[0]!r}")
     prepare(db)
+    clashes = 0
+    while True:
+        plans = _plans(db, municipality, items)
+        if isinstance(plans, bytes):  # a single document issued before, unchanged: its kept bytes
+            return plans
+        pdf = _finish(db, municipality, items[0].kind, render([plan.stamp for plan in plans]))
+        try:
+            _record(db, actor, municipality, plans, pdf)
+            return pdf
+        except DuplicateKeyError:  # another print of the same document got there first (or a code drawn
+            clashes += 1           # twice, about one in 2^60): plan again from what is now recorded
+            if clashes == ATTEMPTS:
+                raise
+
+
+def _plans(db: Database, municipality: str, items: Sequence[Item]) -> list[_Plan] | bytes:
     current = _current(db, municipality, items)
     plans: list[_Plan] = []
     for item in items:
-        if item.kind not in KINDS:
-            raise ValueError(f"unknown document kind {item.kind!r}")
         mark_ = fingerprint(item.content)
         key = (item.kind, item.ref[0], str(item.ref[1]), item.variant)
         before = current.get(key) if KINDS[item.kind][1] == ONCE else None
@@ -180,14 +200,7 @@ def issue_many(db: Database, actor: Actor | None, municipality: str, items: Sequ
             plans.append(_Plan(item, before["code"], before, mark_, reused=True))
         else:
             plans.append(_Plan(item, new_code(), before, mark_, reused=False))
-    while True:
-        pdf = _finish(db, municipality, items[0].kind, render([plan.stamp for plan in plans]))
-        try:
-            _record(db, actor, municipality, plans, pdf)
-            return pdf
-        except DuplicateKeyError:  # a code drawn twice (about one in 2^60 per code): draw the new ones again
-            plans = [plan if plan.reused else _Plan(plan.item, new_code(), plan.before, plan.mark, False)
-                     for plan in plans]
+    return plans
 
 
 @dataclass(frozen=True)
@@ -221,22 +234,26 @@ def _record(db: Database, actor: Actor | None, municipality: str, plans: list[_P
         for plan in plans:
             if plan.reused:
                 continue
-            before = plan.before
-            store.insert_one(db[COLLECTION], encode({
-                "code": plan.code, "municipality": municipality, "kind": plan.item.kind, "number": plan.item.number,
-                "ref": {"collection": plan.item.ref[0], "id": str(plan.item.ref[1]), "variant": plan.item.variant},
-                "issued_at": now,
-                "issuer": issuer, "issuer_role": role, "status": VALID, "fingerprint": plan.mark,
-                "files": [digest], "single": digest if single else "",
-                "replaces": before["code"] if before else "", "via": int(before.get("via", 1)) + 1 if before else 1}))
-            if before is not None:
-                _set_status(db, {"_id": before["_id"]}, REPLACED, plan.code, now)
-            elif plan.item.supersedes is not None:  # a 2ª via DAM names the code of the DAM it replaces
-                collection, record = plan.item.supersedes
+            before, item = plan.before, plan.item
+            key = "|".join((municipality, item.kind, item.ref[0], str(item.ref[1]), item.variant))
+            if before is not None:  # first, so the unique current key is free for the new one
+                _set_status(db, {"$or": [{"_id": before["_id"]}, {CURRENT: key}]}, REPLACED, plan.code, now)
+            elif item.supersedes is not None:  # a 2ª via DAM names the code of the DAM it replaces
+                collection, record = item.supersedes
                 db[COLLECTION].update_many(
                     {"municipality": municipality, "ref.collection": collection, "ref.id": str(record),
                      "status": {"$in": [VALID, REPLACED]}, "replaced_by": {"$in": ["", None]}},
-                    {"$set": encode({"status": REPLACED, "replaced_by": plan.code, "status_at": now})})
+                    {"$set": encode({"status": REPLACED, "replaced_by": plan.code, "status_at": now}),
+                     "$unset": {CURRENT: ""}})
+            once = {CURRENT: key} if KINDS[item.kind][1] == ONCE else {}
+            store.insert_one(db[COLLECTION], encode({
+                "code": plan.code, "municipality": municipality, "kind": item.kind, "number": item.number,
+                "ref": {"collection": item.ref[0], "id": str(item.ref[1]), "variant": item.variant},
+                "issued_at": now,
+                "issuer": issuer, "issuer_role": role, "status": VALID, "fingerprint": plan.mark,
+                "files": [digest], "single": digest if single else "",
+                "replaces": before["code"] if before else "", "via": int(before.get("via", 1)) + 1 if before else 1,
+                **once}))
         if kept:
             db[COLLECTION].update_many({"code": {"$in": kept}}, {"$addToSet": {"files": digest}})
             if single:
@@ -245,7 +262,8 @@ def _record(db: Database, actor: Actor | None, municipality: str, plans: list[_P
 
 def _set_status(db: Database, query: dict, status: str, by_code: str, now: Any, note: str = "") -> None:
     db[COLLECTION].update_many({**query, "status": VALID}, {"$set": encode(
-        {"status": status, "replaced_by": by_code, "status_at": now, "status_note": note})})
+        {"status": status, "replaced_by": by_code, "status_at": now, "status_note": note}),
+        "$unset": {CURRENT: ""}})
 
 
 def mark(db: Database, municipality: str, ref: tuple[str, str], status: str, *, by_code: str = "",
@@ -285,7 +303,8 @@ def _in_force(doc: dict) -> dict:
 def restore(db: Database, municipality: str, ref: tuple[str, str], status: str, *, note: str = "",
             kinds: Sequence[str] = ()) -> None:
     """Make the documents of the record ``ref`` (of ``kinds``, or all) that were marked ``status`` valid
-    again (a revocation lifted by an appeal), in the caller's unit of work."""
+    again (a revocation lifted by an appeal), in the caller's unit of work. They take no ``current`` key
+    back (a later print may have one): the next print of a changed record replaces them with it."""
     query: dict[str, Any] = {"municipality": municipality, "ref.collection": ref[0], "ref.id": str(ref[1])}
     if kinds:
         query["kind"] = {"$in": list(kinds)}
