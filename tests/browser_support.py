@@ -91,8 +91,30 @@ def login(page, url: str, username: str, password: str = "painel2026") -> None:
 
 def settle(page, timeout: int = 30000) -> None:
     """Wait until the panel's script run is over (Streamlit marks it on the app's root): a click made
-    while a rerun is still drawing can be sent with the widgets' previous state."""
+    while a rerun is still drawing can be sent with the widgets' previous state. Then count the runs
+    that start from here on (:data:`_WATCH_RUNS`), for :func:`rerun_settled`."""
+    from playwright.sync_api import Error as PlaywrightError
+
     page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)
+    try:
+        page.evaluate(_WATCH_RUNS)
+    except PlaywrightError:  # the page went on to another address meanwhile: no count, rerun_settled waits
+        pass
+
+
+# Counts, in the page, every run that starts (the root's state leaving "notRunning"), however short: a
+# MutationObserver gets each change with its old value, where polling the state missed runs of a few ms
+_WATCH_RUNS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) return;
+  window.__painelRuns = 0;
+  if (window.__painelWatch) return;
+  window.__painelWatch = new MutationObserver(records => {
+    for (const r of records) if (r.oldValue === 'notRunning') window.__painelRuns += 1;
+  });
+  window.__painelWatch.observe(app, {attributes: true, attributeOldValue: true,
+                                     attributeFilter: ['data-test-script-state']});
+}"""
 
 
 def downloaded(page, button, tries: int = 3, each: int = 60000):
@@ -119,13 +141,14 @@ def rerun_settled(page, timeout: int = 30000, start: int = 3000) -> None:
     """Wait for the script run that the last interaction asked for, then for its end. Right after a click
     or a Tab out of a field the app still says "notRunning" (it marks a run only once the server starts
     it), so :func:`settle` alone can return before that run began and the next step then acts on the
-    page the run is about to redraw. The run's start is awaited ``start`` ms at most (a run too quick to
-    be seen is over by then)."""
+    page the run is about to redraw. A run counted since the last :func:`settle` is that run, however
+    short (polling the state alone missed runs of a few ms, and each miss waited the whole ``start``);
+    else its start is awaited ``start`` ms at most (a page that went to another address has no count)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
-                               "?.getAttribute('data-test-script-state') !== 'notRunning'",
+        page.wait_for_function("() => (window.__painelRuns || 0) > 0 || document.querySelector("
+                               "'[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') !== 'notRunning'",
                                timeout=start, polling=10)
     except PlaywrightTimeout:
         pass

@@ -165,9 +165,8 @@ def _keep_cookie() -> bool:
     if wanted:
         manager.set(sessions.SESSION_COOKIE, wanted, key="painel_cookie_set", expires_at=session.expires_at,
                     same_site="strict")
-    else:  # a logout removes it at once, not after a reading: a reading lost on a busy browser kept it (CI)
-        manager.cookie_manager(method="delete", cookie=sessions.SESSION_COOKIE, key="painel_cookie_delete",
-                               default=False)  # the manager's own delete() needs a reading that holds it
+    else:  # a logout removes it at once, not after a reading (lost on a busy browser, it kept the cookie)
+        manager.cookie_manager(method="delete", cookie=sessions.SESSION_COOKIE, key="painel_cookie_delete", default=False)
     if seen and reading < COOKIE_READINGS:  # read before the browser stored it: read again
         st.session_state["cookie_reading"] = reading + 1
         stx.CookieManager(key=f"painel_cookie_{'in' if wanted else 'out'}_{reading + 1}")
