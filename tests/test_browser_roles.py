@@ -23,6 +23,7 @@ from tests.browser_support import (
     login,
     panel_env,
     require_chromium,
+    rerun_settled,
     served,
     settle,
     untranslated,
@@ -92,8 +93,7 @@ def test_every_page_and_tab_of_each_role_speaks_portuguese(panel, username, tmp_
     english: dict[str, list[str]] = {}
     for title in titles:
         links.filter(has_text=title).first.click()
-        page.wait_for_timeout(250)
-        settle(page)
+        rerun_settled(page)
         page.get_by_role("heading").first.wait_for(timeout=30000)
         hits = untranslated(page)
         words = streamlit_english(page)
@@ -105,8 +105,7 @@ def test_every_page_and_tab_of_each_role_speaks_portuguese(panel, username, tmp_
             if not tab.is_visible():
                 continue
             tab.click()
-            page.wait_for_timeout(250)  # the rerun a tab starts, then its end
-            settle(page)
+            rerun_settled(page, start=250)  # the rerun a tab starts (a tab of ui.common.tabs), then its end
             hits |= untranslated(page)
             words += [word for word in streamlit_english(page) if word not in words]
         assert page.locator('[data-testid="stException"]').count() == 0, f"{title}: exceção na página"
