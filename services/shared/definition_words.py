@@ -1,6 +1,6 @@
 """A register's definition as the Auditoria reads it: each part TI saved on "Cadastros definidos" in
-that screen's own words ("Quem consulta: Secretaria, TI municipal"; a field as "O que vai vender
-(Escolha: Hortaliças e frutas, Artesanato; obrigatório)"; the flow as its states and actions), never
+that screen's own words ("Quem consulta: Secretaria, TI municipal"; a field as "O que vai vender (Lista
+de opções: Hortaliças e frutas, Artesanato; obrigatório)"; the flow as its states and actions), never
 the stored keys (``label_plural``, ``em_analise``).
 
 Pure functions: no store. The entry's changes are the definition's changed keys, before and after
@@ -43,8 +43,11 @@ def changes_in_words(entry: Mapping[str, Any], stored: EntitySpec | None, towns:
     order = list(PART_NAMES)
     parts = sorted((p for p, c in changes.items() if p != "name" and isinstance(c, Mapping)),  # "name": the Chave
                    key=lambda p: order.index(p) if p in order else len(order))
-    return "; ".join(f"{PART_NAMES.get(part, part)}: {part_shown(part, changes[part].get('before'), labels, towns, register)}"
-                     f" → {part_shown(part, changes[part].get('after'), labels, towns, register)}" for part in parts)
+
+    def shown(part: str, side: str) -> str:
+        return part_shown(part, changes[part].get(side), labels, towns, register)
+
+    return "; ".join(f"{PART_NAMES.get(p, p)}: {shown(p, 'before')} → {shown(p, 'after')}" for p in parts)
 
 
 def part_shown(part: str, value: Any, labels: Mapping[str, str], towns: Mapping[str, str],
@@ -68,7 +71,8 @@ def part_shown(part: str, value: Any, labels: Mapping[str, str], towns: Mapping[
         return _flow(value)
     if part == "public" and isinstance(value, Mapping):
         asked = ", ".join(labels.get(n, n) for n in value.get("fields") or ())
-        return ("Recebe pedidos" if value.get("open") else "Não recebe pedidos") + (f" (campos: {asked})" if asked else "")
+        said = "Recebe pedidos" if value.get("open") else "Não recebe pedidos"
+        return said + (f" (campos: {asked})" if asked else "")
     return str(value)
 
 
