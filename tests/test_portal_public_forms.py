@@ -46,6 +46,7 @@ def test_a_person_fills_a_public_form_is_told_under_the_field_and_follows_the_re
         status, _h, page = client.request(f"/formularios/{NAME}")
         assert status == 200 and 'name="area"' not in page and 'type="file"' in page and 'type="date"' in page
         assert "Início desejado <span class=\"opcional\">(opcional)</span>" in page
+        assert "Foto da banca <span class=\"opcional\">(opcional)</span>" in page  # a file too (it said nothing)
         assert 'id="energia-sim"' in page and 'id="energia-nao"' in page and 'inputmode="numeric"' in page
         assert '<option value="">Escolha...</option>' in page and 'id="titular" name="titular" type="text"' in page
 
