@@ -101,11 +101,9 @@ class Engine:
         self.path = path
         self.synchronous = synchronous
         self.pragmas = pragmas or {}  # set on each connection after the engine's own
-        self.busy_seconds = int(self.pragmas.get("busy_timeout", 30000)) / 1000  # a write's wait for the lock
         self._local = threading.local()
         self._all: dict[int, tuple[weakref.ref, sqlite3.Connection]] = {}
         self._lock = threading.Lock()
-        self._writer = threading.Lock()  # this process's write units, one at a time (see _begin)
         self.closed = False
         self.damage: str | None = None  # what SQLite answered when it met the file damaged
         conn = self.conn()
@@ -165,7 +163,8 @@ class Engine:
             finally:
                 self._local.depth -= 1
             return
-        self._begin(conn)
+        conn.execute("BEGIN IMMEDIATE")
+        self._local.depth = 1
         try:
             yield conn
         except BaseException as exc:
@@ -178,8 +177,6 @@ class Engine:
         else:
             self._local.depth = 0
             _commit(conn)
-        finally:
-            self._writer.release()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -202,7 +199,8 @@ class Engine:
             finally:
                 self._local.depth -= 1
             return
-        self._begin(conn)
+        conn.execute("BEGIN IMMEDIATE")
+        self._local.depth = 1
         try:
             yield
         except BaseException:
@@ -212,23 +210,6 @@ class Engine:
         else:
             self._local.depth = 0
             _commit(conn)
-        finally:
-            self._writer.release()
-
-    def _begin(self, conn: sqlite3.Connection) -> None:
-        """BEGIN IMMEDIATE once this process's other write units are over. The threads of one process (the
-        panel's sessions) queue on a lock and the next one starts the moment a unit ends; left to SQLite's
-        busy handler, which sleeps up to 100 ms between tries, a clerk's save could miss the gaps a long
-        return-file import leaves between its chunks and wait through several of them. Other processes
-        (the portal) still meet SQLite's busy wait; waiting past it is SQLite's own "database is locked"."""
-        if not self._writer.acquire(timeout=self.busy_seconds):
-            raise sqlite3.OperationalError("database is locked")
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except BaseException:
-            self._writer.release()
-            raise
-        self._local.depth = 1
 
     def found_damage(self, exc: sqlite3.DatabaseError) -> Exception:
         """SQLite met the file damaged: from now on every use of this engine refuses. Returns the error
