@@ -132,7 +132,7 @@ def fee(doc: dict, renewal: bool) -> None:
                 "com o pagamento integral da taxa a autorização é expedida automaticamente.")
         st.download_button("Baixar o DAM (PDF)", lambda: printing.pdf(db, actor, mun, [live["id"]]),
                            f"dam_{live['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_dam_pdf",
-                           icon=":material/picture_as_pdf:")
+                           icon=":material/picture_as_pdf:", on_click="ignore")
         return
     if bill and bill.paid:
         st.info("Taxa paga: a expedição da autorização ficou pendente e é refeita automaticamente "
@@ -170,11 +170,11 @@ def active(doc: dict) -> None:
     left.download_button("Baixar selo do veículo (PDF)",
                          lambda: documents.sticker_pdf(db, actor, mun, doc["id"]),
                          f"selo_{doc['number'].replace('/', '_')}.pdf", "application/pdf", key="auth_sticker",
-                         icon=":material/qr_code_2:")
+                         icon=":material/qr_code_2:", on_click="ignore")
     right.download_button("Baixar certificado de autorização (PDF)",
                           lambda: documents.certificate_pdf(db, actor, mun, doc["id"]),
                           f"autorizacao_{doc['number'].replace('/', '_')}.pdf", "application/pdf",
-                          key="auth_certificate", icon=":material/workspace_premium:")
+                          key="auth_certificate", icon=":material/workspace_premium:", on_click="ignore")
     renewal(doc)
     with st.expander("Convocar para vistoria extraordinária"):
         note = st.text_input("Motivo da convocação", key="auth_call_note")
@@ -191,7 +191,7 @@ def active(doc: dict) -> None:
             st.download_button(f"Baixar notificação {doc['convocation']['number']} (PDF)",
                                lambda: documents.convocation_notice_pdf(db, actor, mun, doc["id"]),
                                f"convocacao_{doc['convocation']['number'].replace('/', '_')}.pdf", "application/pdf",
-                               key="auth_call_notice", icon=":material/campaign:")
+                               key="auth_call_notice", icon=":material/campaign:", on_click="ignore")
     ok, messages = common.attempt(convocation_delivery.delivered, db, actor, mun, doc["id"])
     if ok and messages:
         with st.expander(f"Domicílio eletrônico ({len(messages)})"):

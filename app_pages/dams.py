@@ -95,7 +95,7 @@ def batch_print(page_rows: list[dict], filters: lists.DamQuery) -> None:
     if ready:
         data, count = ready
         st.download_button(f"Baixar PDF com {fmt.count(count, 'DAM', 'DAMs')}", data, f"dams_{mun}_{clock.today():%Y%m%d}.pdf",
-                           "application/pdf", key="dams_batch_download", icon=":material/download:")
+                           "application/pdf", key="dams_batch_download", icon=":material/download:", on_click="ignore")
 
 
 def detail(dam: dict) -> None:
@@ -144,7 +144,7 @@ def detail(dam: dict) -> None:
         st.download_button(f"Baixar PDF do DAM {dam['number']}",
                            lambda: printing.pdf_batch(db, actor, mun, [dam["id"]]),
                            f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
-                           key="dams_pdf_one", icon=":material/picture_as_pdf:")
+                           key="dams_pdf_one", icon=":material/picture_as_pdf:", on_click="ignore")
     with st.expander("Histórico"):
         st.dataframe(pd.DataFrame([{
             "Quando": clock.to_local(h["at"]).strftime("%d/%m/%Y %H:%M"), "Situação": dams.SITUATIONS.get(h["status"], h["status"]),

@@ -147,7 +147,7 @@ def last_dam() -> None:
         dam_id, number = ready
         st.download_button(f"Baixar PDF do DAM {number}", lambda: printing.pdf_batch(db, actor, mun, [dam_id]),
                            f"dam_{number.replace('/', '_')}.pdf", "application/pdf", key="debts_last_pdf",
-                           icon=":material/picture_as_pdf:")
+                           icon=":material/picture_as_pdf:", on_click="ignore")
 
 
 def open_view() -> None:

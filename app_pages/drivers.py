@@ -102,7 +102,7 @@ def documents(cpf: str) -> None:
                                data=lambda row=row: entity_files.record_file(db, actor, "driver_documents", mun,
                                                                              row["id"], "file")[2],
                                file_name=str(row["file"]["name"]), mime=record_files.mime(row["file"]),
-                               icon=":material/download:")
+                               icon=":material/download:", on_click="ignore")
     # what the verdict does not accept: not presented, or past its validity (printed, or the law's days)
     ok, offered = common.attempt(registry.documents_due, db, actor, mun, cpf, clock.today())
     offered = offered if ok else []

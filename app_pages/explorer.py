@@ -25,4 +25,4 @@ else:
         common.table(frame)
         cells = frame.map(lambda v: exports.spreadsheet_safe(v) if isinstance(v, str) else v)
         st.download_button("Exportar CSV", cells.to_csv(index=False, sep=";").encode("utf-8-sig"),
-                           f"{collection}.csv", "text/csv", key="explorer_export")
+                           f"{collection}.csv", "text/csv", key="explorer_export", on_click="ignore")

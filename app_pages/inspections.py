@@ -96,7 +96,7 @@ def report_button(inspection_id: str, key: str) -> None:
     st.download_button("Baixar laudo da vistoria (PDF)",
                        lambda: documents.inspection_report_pdf(db, actor, mun, inspection_id),
                        f"laudo_vistoria_{inspection_id[-6:]}.pdf", "application/pdf", key=key,
-                       icon=":material/picture_as_pdf:")
+                       icon=":material/picture_as_pdf:", on_click="ignore")
 
 
 last = st.session_state.get("insp_last")
@@ -144,7 +144,7 @@ def convocations() -> None:
     st.download_button("Baixar notificação de convocação (PDF)",
                        lambda: documents.convocation_notice_pdf(db, actor, mun, notice),
                        f"convocacao_{notice[-6:]}.pdf", "application/pdf", key="insp_notice_pdf",
-                       icon=":material/campaign:")
+                       icon=":material/campaign:", on_click="ignore")
 
 
 DUE_COLUMNS = ["Prazo", "Atrasada", "Tipo", "Placa", "Protocolo", "Situação"]

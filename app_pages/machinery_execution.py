@@ -51,7 +51,8 @@ st.markdown(f"**{doc['protocol']}** · {booking_requests.describe_services(doc['
             f"{booking_requests.describe_period(schedule) or '—'}")
 st.download_button("Ordem de serviço (PDF)", lambda: documents.service_order_pdf(db, actor, mun, rid),
                    f"os_{doc['sequence']}.pdf", "application/pdf", key="exec_order_pdf",
-                   icon=":material/picture_as_pdf:")  # made when clicked, not on every render of the page
+                   icon=":material/picture_as_pdf:",
+                   on_click="ignore")  # made when clicked, not on every render of the page
 if doc["status"] == "agendado" and st.button("Registrar início do serviço hoje", key="exec_start"):
     done, _ = common.attempt(execution.start_execution, db, actor, mun, rid, today)
     if done:

@@ -210,7 +210,8 @@ def pdf_button(label: str, maker, name: str, key: str, *args) -> None:
         data = maker(db, actor, mun, *args)
     except ServiceError:
         return
-    st.download_button(label, data, f"{name}.pdf", "application/pdf", key=key, icon=":material/picture_as_pdf:")
+    st.download_button(label, data, f"{name}.pdf", "application/pdf", key=key, icon=":material/picture_as_pdf:",
+                       on_click="ignore")
 
 
 def quote_view(doc: dict) -> None:

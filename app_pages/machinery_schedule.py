@@ -247,4 +247,5 @@ st.subheader("Semana para impressão")
 st.download_button(f"Agenda da semana de {fmt.day(week_start)} (PDF)",
                    lambda: documents.week_board_pdf(db, actor, mun, week_start), f"agenda_{week_start}.pdf",
                    "application/pdf", key="sched_week_pdf",
-                   icon=":material/picture_as_pdf:")  # made when clicked, not on every render of the page
+                   icon=":material/picture_as_pdf:",
+                   on_click="ignore")  # made when clicked, not on every render of the page

@@ -62,7 +62,8 @@ st.download_button(
     else (lambda: ui_summary.report(actor, municipality, start, end, compare)),
     file_name=exports.file_name("relatorio gerencial municipios" if several else "relatorio gerencial",
                                 None if several else municipality, today, "pdf"),
-    help=f"{len(towns)} municípios: os números lado a lado e uma página por município." if several else None)
+    help=f"{len(towns)} municípios: os números lado a lado e uma página por município." if several else None,
+    on_click="ignore")
 
 tables = report_tables.tables(data)
 if several:  # a gabinete that sees several municipalities: their figures side by side
@@ -72,11 +73,11 @@ xlsx_place, csv_place = st.columns(2)
 xlsx_place.download_button(
     "Tabelas do resumo (XLSX, uma aba por tabela)", mime=exports.XLSX_MIME, key="summary_xlsx",
     data=lambda: exports.to_xlsx_book({title: (rows, None) for title, rows in tables.items() if rows}),
-    file_name=exports.file_name("resumo", municipality, today, "xlsx"), icon=":material/table_view:")
+    file_name=exports.file_name("resumo", municipality, today, "xlsx"), icon=":material/table_view:", on_click="ignore")
 csv_place.download_button(
     "Tabelas do resumo (CSV, uma linha por célula)", mime=exports.CSV_MIME, key="summary_csv",
     data=lambda: exports.to_csv_tables(tables), file_name=exports.file_name("resumo", municipality, today, "csv"),
-    icon=":material/download:")
+    icon=":material/download:", on_click="ignore")
 
 
 def table(title: str, key: str) -> None:

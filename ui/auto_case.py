@@ -20,17 +20,19 @@ def documents(actor: Actor, mun: str, doc: dict) -> None:
     cols = st.columns(4)
     number = doc["number"].replace("/", "-")
     cols[0].download_button("Auto (PDF)", lambda: enforcement_documents.auto_pdf(db, actor, mun, doc["id"]),
-                            f"auto_{number}.pdf", "application/pdf", key="autos_pdf_auto", icon=":material/picture_as_pdf:")
+                            f"auto_{number}.pdf", "application/pdf", key="autos_pdf_auto", icon=":material/picture_as_pdf:",
+                            on_click="ignore")
     cols[1].download_button("Notificação ao condutor",
                             lambda: enforcement_documents.notification_pdf(db, actor, mun, doc["id"], "condutor"),
-                            f"notificacao_{number}.pdf", "application/pdf", key="autos_pdf_notice")
+                            f"notificacao_{number}.pdf", "application/pdf", key="autos_pdf_notice", on_click="ignore")
     cols[2].download_button("Notificação à plataforma",
                             lambda: enforcement_documents.notification_pdf(db, actor, mun, doc["id"], "plataforma"),
-                            f"notificacao_plataforma_{number}.pdf", "application/pdf", key="autos_pdf_platform")
+                            f"notificacao_plataforma_{number}.pdf", "application/pdf", key="autos_pdf_platform",
+                            on_click="ignore")
     cols[3].download_button("Processo completo (PDF)",
                             lambda: enforcement_documents.case_file_pdf(db, actor, mun, doc["id"]),
                             f"processo_auto_{number}.pdf", "application/pdf", key="autos_pdf_case",
-                            icon=":material/folder_open:")
+                            icon=":material/folder_open:", on_click="ignore")
 
 
 def notices(doc: dict) -> None:
@@ -73,4 +75,4 @@ def filing(actor: Actor, mun: str, doc: dict, key: str) -> None:
         st.download_button(f"Anexo: {item['name']}",
                            lambda digest=item["sha256"]: enforcement_documents.filing_file(common.db(), actor, mun,
                                                                                           doc["id"], digest),
-                           item["name"], key=f"autos_{key}_file_{i}", icon=":material/attach_file:")
+                           item["name"], key=f"autos_{key}_file_{i}", icon=":material/attach_file:", on_click="ignore")

@@ -305,7 +305,7 @@ def penalties_stage(actor: Actor, mun: str, doc: dict, state: dict | None) -> No
                 st.download_button(f"Baixar o DAM {live['number']} da multa (PDF)",
                                    lambda: printing.pdf(db, actor, mun, [live["id"]]),
                                    f"dam_{live['number'].replace('/', '_')}.pdf", "application/pdf",
-                                   key="autos_fine_pdf", icon=":material/picture_as_pdf:")
+                                   key="autos_fine_pdf", icon=":material/picture_as_pdf:", on_click="ignore")
         if ((not fine and "multa" in ruled.get("penalties", [])) or reissuable) and state and state["may_apply"]:
             label = "Emitir novo DAM da multa (valor em aberto)" if reissuable else "Emitir DAM da multa"
             if st.button(label, key="autos_fine_dam", type="primary"):

@@ -101,7 +101,7 @@ def payment_view(db: Database, actor: Actor, municipality: str, doc: dict, today
         st.download_button(f"Baixar PDF dos DAMs em aberto ({numbers})",
                            lambda: printing.pdf_batch(db, actor, municipality, out),
                            f"dams_pedido_{doc.get('protocol', '').replace('/', '_')}.pdf", "application/pdf",
-                           key="req_payment_pdf", icon=":material/picture_as_pdf:")
+                           key="req_payment_pdf", icon=":material/picture_as_pdf:", on_click="ignore")
     estimate = next((i for i in plan["instalments"] if i["key"] == BALANCE and i["amount"] > 0), None)
     if estimate and not doc.get("settlement"):
         st.caption(f"{estimate['label']}: {fmt.brl(estimate['amount'])} — estimativa, não cobrada agora; o acerto "

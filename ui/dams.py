@@ -142,7 +142,7 @@ def issue_tab(db: Any, actor: Actor, mun: str) -> None:
             st.download_button(f"Baixar PDF do DAM {dam['number']} recém-emitido",
                                lambda: printing.pdf_batch(db, actor, mun, [last]),
                                f"dam_{dam['number'].replace('/', '_')}.pdf", "application/pdf",
-                               key="dams_issue_pdf", icon=":material/picture_as_pdf:")
+                               key="dams_issue_pdf", icon=":material/picture_as_pdf:", on_click="ignore")
 
 
 def report(result: bank_report.ImportResult) -> None:

@@ -30,9 +30,9 @@ def answers_panel(db: Any, actor: Any, municipality: str, requests: list) -> Non
     ok, original = common.attempt(data_answers.answer_file, db, actor, municipality, row.id)
     if ok:
         cols[0].download_button("Baixar o arquivo original", original[0], file_name=original[1],
-                                key=f"pob_signed_file_{row.id}", icon=":material/download:")
+                                key=f"pob_signed_file_{row.id}", icon=":material/download:", on_click="ignore")
     if row.answer.get("signature_sha"):
         ok, p7s = common.attempt(data_answers.answer_file, db, actor, municipality, row.id, "signature")
         if ok:
             cols[1].download_button("Baixar a assinatura (.p7s)", p7s[0], file_name=p7s[1] or "assinatura.p7s",
-                                    key=f"pob_signed_p7s_{row.id}", icon=":material/download:")
+                                    key=f"pob_signed_p7s_{row.id}", icon=":material/download:", on_click="ignore")

@@ -38,7 +38,8 @@ def _export(db, actor, mun: str, name: str) -> None:
     st.download_button("Baixar a definição (.json)", made if with_records else (
                            lambda: definition_transfer.export_register(db, actor, mun, name, with_records=False)),
                        file_name=f"cadastro-{name}-{mun}-{common.today().isoformat()}.json",
-                       mime="application/json", icon=":material/download:", key="regdef_transfer_download")
+                       mime="application/json", icon=":material/download:", key="regdef_transfer_download",
+                       on_click="ignore")
 
 
 def _import(db, actor, mun: str) -> None:

@@ -100,10 +100,11 @@ def one(actor: Actor, mun: str, edital_id: str, submit) -> None:
     cols = st.columns(2)
     cols[0].download_button("Texto para publicação (TXT)",
                             lambda: editais.edital_text(db, actor, mun, edital_id).encode("utf-8"),
-                            f"edital_{name}.txt", "text/plain", key="editais_txt", icon=":material/description:")
+                            f"edital_{name}.txt", "text/plain", key="editais_txt", icon=":material/description:",
+                            on_click="ignore")
     cols[1].download_button("Edital (PDF)", lambda: edital_pdf.edital_pdf(db, actor, mun, edital_id),
                             f"edital_{name}.pdf", "application/pdf", key="editais_pdf",
-                            icon=":material/picture_as_pdf:")
+                            icon=":material/picture_as_pdf:", on_click="ignore")
     if edital["status"] == "publicado":
         st.success(f"Edital nº {edital['number']} publicado em {day(edital['published_on'])}, edição nº "
                    f"{edital['edition']}: autuados notificados em {day(edital['notified_on'])}, juntada em "

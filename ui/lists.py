@@ -125,9 +125,9 @@ def export_buttons(csv_place, xlsx_place, kind: str, mun: str | None, key: str,
     today = clock.today()
     csv_place.download_button("Exportar CSV (filtro atual)", data=csv_data, mime=exports.CSV_MIME,
                               file_name=exports.file_name(kind, mun, today, "csv"), key=f"{key}_export",
-                              icon=":material/download:")
+                              icon=":material/download:", on_click="ignore")
     xlsx_place.download_button("Exportar XLSX (filtro atual)", data=xlsx_data, mime=exports.XLSX_MIME,
                                file_name=exports.file_name(kind, mun, today, "xlsx"), key=f"{key}_export_xlsx",
-                               icon=":material/table_view:")
+                               icon=":material/table_view:", on_click="ignore")
 
 

@@ -37,7 +37,7 @@ def downloads(spec: EntitySpec, actor, mun: str, doc: dict) -> None:
             continue
         st.download_button(f"Baixar {f.label.lower()}: {f.show(kept)}", key=f"{spec.name}_{doc['id']}_{f.name}_get",
                            data=lambda f=f: _data(spec, actor, mun, doc["id"], f.name), file_name=str(kept["name"]),
-                           mime=record_files.mime(kept), icon=":material/download:")
+                           mime=record_files.mime(kept), icon=":material/download:", on_click="ignore")
 
 
 def _data(spec: EntitySpec, actor, mun: str, doc_id: str, name: str) -> bytes:

@@ -184,7 +184,7 @@ def change_history(actor, mun: str, collection: str, doc_id: str) -> None:
                         f"{c.fields_text} (alteração de {day(c.changed_on)}).")
             cols = st.columns(2)
             cols[0].download_button(f"Comprovante: {c.proof}", lambda cid=c.id: ridehailing_changes.change_proof(
-                common.db(), actor, mun, cid)[0], c.proof, key=f"{collection}_proof_{c.id}")
+                common.db(), actor, mun, cid)[0], c.proof, key=f"{collection}_proof_{c.id}", on_click="ignore")
             if cols[1].button("Aplicar no cadastro", key=f"{collection}_apply_{c.id}", type="primary"):
                 ok, _ = common.attempt(ridehailing_changes.apply_reported, common.db(), actor, mun, c.id)
                 if ok:
