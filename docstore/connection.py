@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -16,6 +17,7 @@ from pymongo.errors import OperationFailure
 from docstore import codec, compiler
 
 META = ("__indexes", "__paths")  # the engine's own tables in each file
+AFTER_WAITING_S = 2.0  # how long a unit of work that lets the waiting writers first waits for them, at most
 _CORRUPT, _NOTADB = 11, 26  # SQLite's primary result codes of a damaged file (low byte of an extended code)
 
 
@@ -104,6 +106,8 @@ class Engine:
         self._local = threading.local()
         self._all: dict[int, tuple[weakref.ref, sqlite3.Connection]] = {}
         self._lock = threading.Lock()
+        self._asked = self._began = 0  # units of work of this process that asked for the write lock; that had it
+        self._turns = threading.Lock()
         self.closed = False
         self.damage: str | None = None  # what SQLite answered when it met the file damaged
         conn = self.conn()
@@ -163,7 +167,7 @@ class Engine:
             finally:
                 self._local.depth -= 1
             return
-        conn.execute("BEGIN IMMEDIATE")
+        self._begin(conn, after_waiting=False)
         self._local.depth = 1
         try:
             yield conn
@@ -179,10 +183,10 @@ class Engine:
             _commit(conn)
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, after_waiting: bool = False) -> Iterator[None]:
         """The caller's unit of work; an exception rolls all of it back. A nested unit joins the outer
         one under a savepoint: an exception leaving it undoes its own writes, and the outer unit, if it
-        catches the exception, goes on with what it wrote before."""
+        catches the exception, goes on with what it wrote before. ``after_waiting``: see :meth:`_begin`."""
         conn = self.conn()
         if self._local.depth:
             self._local.depth += 1
@@ -199,7 +203,7 @@ class Engine:
             finally:
                 self._local.depth -= 1
             return
-        conn.execute("BEGIN IMMEDIATE")
+        self._begin(conn, after_waiting)
         self._local.depth = 1
         try:
             yield
@@ -210,6 +214,23 @@ class Engine:
         else:
             self._local.depth = 0
             _commit(conn)
+
+    def _begin(self, conn: sqlite3.Connection, after_waiting: bool) -> None:
+        """``BEGIN IMMEDIATE``, counted. ``after_waiting``: the units of this process already waiting for
+        the write lock have it first (``AFTER_WAITING_S`` at most). A long job working in chunks (a bank
+        file's import) so never makes a clerk's save wait through more than one chunk, however late
+        SQLite's busy handler (sleeping up to 100 ms between tries) or a busy machine wakes that save."""
+        if after_waiting:
+            ahead, deadline = self._asked, time.monotonic() + AFTER_WAITING_S
+            while self._began < ahead and time.monotonic() < deadline:
+                time.sleep(0.002)
+        with self._turns:
+            self._asked += 1
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        finally:
+            with self._turns:
+                self._began += 1
 
     def found_damage(self, exc: sqlite3.DatabaseError) -> Exception:
         """SQLite met the file damaged: from now on every use of this engine refuses. Returns the error

@@ -134,8 +134,8 @@ class _GuardedEngine(docstore.connection.Engine):
             yield conn
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        with self._translated(), super().transaction():
+    def transaction(self, after_waiting: bool = False) -> Iterator[None]:
+        with self._translated(), super().transaction(after_waiting):
             yield
 
     @contextmanager
@@ -197,7 +197,7 @@ def exists(collection: Any, query: dict) -> bool:
 
 
 @contextmanager
-def transaction(db: Database) -> Iterator[Database]:
+def transaction(db: Database, after_waiting: bool = False) -> Iterator[Database]:
     """One unit of work: every write inside commits together or not at all.
 
     Wrap a write, its audit entry and any number it reserves in ``with store.transaction(db):``;
@@ -206,9 +206,10 @@ def transaction(db: Database) -> Iterator[Database]:
     inside it. Embedded store: one SQLite ``BEGIN IMMEDIATE`` transaction of the calling thread over
     every collection, counters included. MongoDB replica set: a session transaction. Standalone
     MongoDB server or mongomock: no transaction, the block runs as it is (``has_transactions``).
+    ``after_waiting`` (a long job's chunk): the embedded store's waiting writers of this process go first.
     """
     if isinstance(db, docstore.Database):
-        with db.engine.transaction(), unit_of_work.collecting():
+        with db.engine.transaction(after_waiting), unit_of_work.collecting():
             yield db
         return
     if not isinstance(db, _SessionDatabase) or _SESSION.get() is not None or not has_transactions(db):

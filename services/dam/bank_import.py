@@ -21,8 +21,9 @@ the resend. Every payment records its origin (file, NSA, line); the report is ke
 
 Chunks: the lines are paid in chunks, each one unit of work (``store.transaction``) that also saves
 the import's progress (the next line, the running summary) on its document; a chunk holds the
-store's write lock about ``CHUNK_SECONDS`` at most, then leaves it free ``YIELD_SECONDS``, so another
-clerk's write waits well under a second. The stored report is the summary
+store's write lock about ``CHUNK_SECONDS`` at most, then leaves it free ``YIELD_SECONDS`` and lets the
+saves waiting for it go first (``store.transaction(after_waiting=True)``), so another clerk's write
+waits for one chunk at most, well under a second. The stored report is the summary
 (:mod:`services.dam.bank_report`), never one line of text per record.
 
 Concurrency and resumption: the import document is the claim. It is inserted, under the unique
@@ -184,7 +185,7 @@ def _process(db: Database, actor: Actor, municipality: str, parsed: ReturnFile, 
     for batch, by_barcode in batches(db, municipality, todo):
         while batch:
             held = time.monotonic()
-            with store.transaction(db):
+            with store.transaction(db, after_waiting=True):  # a save waiting since the last chunk first
                 done = []
                 while batch and (not done or time.monotonic() - held < CHUNK_SECONDS):
                     detail = batch.pop(0)
@@ -332,7 +333,7 @@ def import_return_file(db: Database, actor: Actor, municipality: str, data: byte
         lines = replay(db, municipality, before, str(claim.file_id)) if before else []
         lines += _process(db, actor, municipality, parsed, claim, progress)
         counts = claim.summary.counts
-        with store.transaction(db):
+        with store.transaction(db, after_waiting=True):  # right after the last chunk: a waiting save first
             _save_progress(db, claim, {"status": DONE, "done_at": clock.now_utc()})
             db[FILES].update_one({"_id": claim.file_id}, {"$unset": {"claim": "", "holder": "", "next_line": ""}})
             audit.record(db, actor, municipality, "import", FILES, claim.file_id, {},
