@@ -8,13 +8,11 @@ from typing import Any
 import streamlit as st
 
 from services.shared.definition_changes import DEFAULT, Breaking
-from services.shared.definition_spec import KINDS, REFERENCE, identifier_of
+from services.shared.definition_spec import REFERENCE, identifier_of
+from services.shared.definition_words import FLAGS, KIND_NAMES
 
-KIND_LABELS = {**KINDS, REFERENCE: "Referência a outro cadastro"}
 FIELDS = "regdef_fields"
 ERRORS = "regdef_errors"
-FLAGS = (("required", "Obrigatório"), ("unique", "Único no município"), ("searchable", "Entra na busca"),
-         ("filterable", "Filtro da lista"), ("in_list", "Coluna da lista"))
 
 
 def blank_field() -> dict[str, Any]:
@@ -52,10 +50,10 @@ def field_rows(targets: list[tuple[str, str]]) -> list[dict[str, Any]]:
                 f"Identificador do campo {index + 1}", f.get("name", ""), key=f"{key}_name",
                 disabled=not f.get("new"), help="Letras minúsculas, números e _. Em branco: feito a partir do "
                 "rótulo. Não muda depois de salvo (os valores guardados dependem dele).")
-            kinds = list(KIND_LABELS)
+            kinds = list(KIND_NAMES)
             kind = cols[2].selectbox(f"Tipo do campo {index + 1}", kinds, index=kinds.index(f.get("kind", "text"))
                                      if f.get("kind", "text") in kinds else 0, placeholder="Escolha...", key=f"{key}_kind",
-                                     format_func=KIND_LABELS.get)
+                                     format_func=KIND_NAMES.get)
             cols[3].button("Remover", key=f"{key}_remove", on_click=_remove, args=(f["uid"],),
                            icon=":material/delete:", help="Os valores já guardados ficam nos registros.")
             flags = st.columns(len(FLAGS))

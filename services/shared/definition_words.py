@@ -24,8 +24,8 @@ PART_NAMES = {  # in the screen's order; the identifier ("name") is the entry's 
     "title_field": "Campo que nomeia o registro", "flow": "Fluxo", "public": "Pedidos do público (portal)",
     "removable": "Registros podem ser removidos", "active": "Em uso", "module": "Módulo",
 }
-FLAG_NAMES = (("required", "obrigatório"), ("unique", "único no município"), ("searchable", "entra na busca"),
-              ("filterable", "filtro da lista"))
+FLAGS = (("required", "Obrigatório"), ("unique", "Único no município"), ("searchable", "Entra na busca"),
+         ("filterable", "Filtro da lista"), ("in_list", "Coluna da lista"))  # a field's boxes, as the screen has them
 NONE = "—"
 
 
@@ -83,7 +83,8 @@ def _field(f: Mapping[str, Any], register: Callable[[str], str]) -> str:
         kind = f"{KIND_NAMES[REFERENCE]}: {register(f['refers_to'][0])}"
     elif choices:
         kind = f"{kind}: {', '.join(str(c) for c in choices)}"
-    flags = [text for flag, text in FLAG_NAMES if f.get(flag)] + ([] if f.get("in_list", True) else ["fora da lista"])
+    flags = [text.lower() for flag, text in FLAGS if flag != "in_list" and f.get(flag)] + (
+        [] if f.get("in_list", True) else ["fora da lista"])
     return f"{f.get('label') or f.get('name')} ({'; '.join([kind, *flags])})"
 
 
