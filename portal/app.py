@@ -249,7 +249,7 @@ def build(db: Database) -> Any:
         lifespan=lifespan,
         max_body_size=64 * 1024,
     )
-    return web.SecurityHeaders(app)
+    return web.SecurityHeaders(web.TooLargePage(app))
 
 
 def _shown(person: accounts.Person) -> str:

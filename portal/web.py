@@ -56,6 +56,9 @@ TITLES = {
                                  "tente de novo."),
     404: ("Página não encontrada", "Não encontramos esta página. Confira o endereço ou volte ao início."),
     405: ("Página não encontrada", "Não encontramos esta página. Confira o endereço ou volte ao início."),
+    413: ("Arquivos grandes demais", "O envio passou do tamanho que este formulário aceita. Volte, troque os "
+                                     "arquivos grandes por outros menores (o limite de cada um está no "
+                                     "formulário) e envie de novo."),
     429: ("Muitas tentativas", "Foram feitas muitas tentativas em pouco tempo. Aguarde alguns minutos e tente "
                                "de novo."),
     500: ("Algo deu errado", "Não foi possível concluir o pedido. Tente de novo em alguns minutos; se continuar, "
@@ -190,3 +193,29 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class TooLargePage:
+    """ASGI middleware: the bare "Content Too Large" that Starlette answers to a body past a route's
+    ``max_body_size`` becomes the pt-BR error page (still 413), saying what to do."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def checked(message: dict) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] == 413:
+                refused = True  # its text body follows: the page goes instead
+            elif not refused:
+                await send(message)
+            elif not message.get("more_body"):
+                page = await error_page(Request(scope), HTTPException(413))
+                await page(scope, receive, send)
+
+        await self.app(scope, receive, checked)

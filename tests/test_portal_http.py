@@ -108,6 +108,16 @@ def test_the_404_and_the_500_show_no_trace_nor_internal_id(portal, db, monkeypat
     assert not re.search(r"Traceback|RuntimeError|segredo\.py|6b0eda18|File \"", body)
 
 
+def test_a_body_past_the_forms_limit_gets_the_pt_br_page_not_starlettes_english(portal):
+    """A phone that attaches a video where a photo goes: the body passes what the route reads, and
+    Starlette answers it a bare "Content Too Large" in English; the person gets the portal's page."""
+    client = Client(portal)
+    status, headers, body = client.post("/entrar", {"document": "52998224725", "password": "x" * 100_000})
+    assert status == 413 and "Content Too Large" not in body
+    assert "Arquivos grandes demais" in body and "o limite de cada um está no formulário" in body
+    assert '<html lang="pt-BR">' in body and {k.lower(): v for k, v in headers.items()}["x-frame-options"] == "DENY"
+
+
 def test_too_many_logins_answer_429_in_portuguese(portal, monkeypatch):
     monkeypatch.setitem(web.LIMITS, "login", (100, 3, 900))
     client = Client(portal)
