@@ -20,8 +20,8 @@ def documents(actor: Actor, mun: str, doc: dict) -> None:
     cols = st.columns(4)
     number = doc["number"].replace("/", "-")
     cols[0].download_button("Auto (PDF)", lambda: enforcement_documents.auto_pdf(db, actor, mun, doc["id"]),
-                            f"auto_{number}.pdf", "application/pdf", key="autos_pdf_auto", icon=":material/picture_as_pdf:",
-                            on_click="ignore")
+                            f"auto_{number}.pdf", "application/pdf", key="autos_pdf_auto",
+                            icon=":material/picture_as_pdf:", on_click="ignore")
     cols[1].download_button("Notificação ao condutor",
                             lambda: enforcement_documents.notification_pdf(db, actor, mun, doc["id"], "condutor"),
                             f"notificacao_{number}.pdf", "application/pdf", key="autos_pdf_notice", on_click="ignore")
