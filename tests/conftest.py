@@ -198,28 +198,34 @@ def today(monkeypatch):
     return holder
 
 
-WHOLE_MODULES = ("tests/test_bench.py",)  # besides the browser modules: see pytest_xdist_make_scheduler
+FIRST = ("tests/test_browser_", "tests/test_bench.py")  # the longest modules: see pytest_xdist_make_scheduler
+
+
+def pytest_collection_modifyitems(config, items):
+    """The browser modules and ``tests/test_bench.py`` run first, each module's own order kept."""
+    items.sort(key=lambda item: not item.nodeid.startswith(FIRST))
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Under ``-n`` (xdist's default ``load`` distribution) each browser module (``tests/test_browser_*.py``)
-    goes to one worker whole: its served panel, store copy and Chromium are module fixtures, made once
-    rather than on each worker that gets one of its tests. So does ``tests/test_bench.py``: its tiny
-    datasets are made once per run under a lock (``shared_template``), and a worker that got one of its
-    tests while the other made them waited idle. Every other test is still sent on its own,
-    and the largest units (the whole modules) are started first. (``--dist loadgroup`` would do it with
-    markers, but its group names never reach the scheduler under pytest 9.)"""
+    """Under ``-n`` (xdist's default ``load`` distribution) each module goes to one worker whole: its
+    module fixtures (a served panel, a store copy, Chromium, an AppTest store) are made once rather than
+    on each worker that gets one of its tests (per test, the suite took 745 s here; whole modules, 636 to
+    677 s). The longest modules go first (``FIRST``, by the collection's order, not xdist's reorder by
+    number of tests that sent them last): a worker left alone with one of them at the end idled the
+    other. ``tests/test_bench.py`` is among them: its tiny datasets are made once per run under a lock
+    (``shared_template``). (``--dist loadgroup`` would do it with markers, but its group names never
+    reach the scheduler under pytest 9.)"""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class BrowserModulesWhole(LoadScopeScheduling):
+    class WholeModules(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return path if path.startswith("tests/test_browser_") or path in WHOLE_MODULES else nodeid
+            return nodeid.split("::", 1)[0]
 
-    return BrowserModulesWhole(config, log)
+    config.option.loadscopereorder = False
+    return WholeModules(config, log)
 
 
 def pytest_terminal_summary(terminalreporter):
