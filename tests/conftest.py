@@ -198,24 +198,14 @@ def today(monkeypatch):
     return holder
 
 
-FIRST = ("tests/test_browser_", "tests/test_bench.py")  # the longest modules: see pytest_xdist_make_scheduler
-
-
-def pytest_collection_modifyitems(config, items):
-    """The browser modules and ``tests/test_bench.py`` run first, each module's own order kept."""
-    items.sort(key=lambda item: not item.nodeid.startswith(FIRST))
-
-
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """Under ``-n`` (xdist's default ``load`` distribution) each module goes to one worker whole: its
-    module fixtures (a served panel, a store copy, Chromium, an AppTest store) are made once rather than
-    on each worker that gets one of its tests (per test, the suite took 745 s here; whole modules, 636 to
-    677 s). The longest modules go first (``FIRST``, by the collection's order, not xdist's reorder by
-    number of tests that sent them last): a worker left alone with one of them at the end idled the
-    other. ``tests/test_bench.py`` is among them: its tiny datasets are made once per run under a lock
-    (``shared_template``). (``--dist loadgroup`` would do it with markers, but its group names never
-    reach the scheduler under pytest 9.)"""
+    """Under ``-n`` (xdist's default ``load`` distribution) each module goes to one worker whole, as
+    ``--dist loadfile`` does: its module fixtures (a served panel, a store copy, Chromium, an AppTest
+    store) are made once rather than on each worker that gets one of its tests. Sent one test at a
+    time, with only the browser modules and ``tests/test_bench.py`` whole, the suite took 745 s here;
+    every module whole, 636 and 677 s. Sending the browser modules first took 705 s in one run (likely
+    because both workers then start by waiting for the demo store one of them makes, ``shared_template``)."""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -224,7 +214,6 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             return nodeid.split("::", 1)[0]
 
-    config.option.loadscopereorder = False
     return WholeModules(config, log)
 
 
