@@ -205,6 +205,8 @@ def test_a_register_page_offers_csv_and_xlsx_with_pt_br_names(db, downloads):
     at.run()
     assert not at.exception
     assert {b.label for b in at.get("download_button")} >= {"Exportar CSV (filtro atual)", "Exportar XLSX (filtro atual)"}
+    # and they download without rerunning the page: a rerun at the click lost the file (tests/test_downloads.py)
+    assert all(b.proto.ignore_rerun for b in at.get("download_button"))
     by_label = {d["label"]: d for d in downloads}
     today = clock.today().isoformat()
     xlsx, csv = by_label["Exportar XLSX (filtro atual)"], by_label["Exportar CSV (filtro atual)"]
