@@ -91,8 +91,8 @@ def login(page, url: str, username: str, password: str = "painel2026") -> None:
 
 def settle(page, timeout: int = 30000) -> None:
     """Wait until the panel's script run is over (Streamlit marks it on the app's root): a click made
-    while a rerun is still drawing can be sent with the widgets' previous state. Then count the runs
-    that start from here on (:data:`_WATCH_RUNS`), for :func:`rerun_settled`."""
+    while a rerun is still drawing can be sent with the widgets' previous state. Then watch when runs
+    start and when the person last acted (:data:`_WATCH_RUNS`), for :func:`rerun_settled`."""
     from playwright.sync_api import Error as PlaywrightError
 
     page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)
@@ -102,15 +102,18 @@ def settle(page, timeout: int = 30000) -> None:
         pass
 
 
-# Counts, in the page, every run that starts (the root's state leaving "notRunning"), however short: a
-# MutationObserver gets each change with its old value, where polling the state missed runs of a few ms
+# Notes, in the page, when the last run started (the root's state leaving "notRunning", however short:
+# a MutationObserver gets each change with its old value, where polling the state missed runs of a few
+# ms) and when the person last acted (a pointer press, a key, a typed or chosen value, a file chosen).
 _WATCH_RUNS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
-  if (!app) return;
-  window.__painelRuns = 0;
-  if (window.__painelWatch) return;
+  if (!app || window.__painelWatch) return;
+  window.__painelRun = -1;
+  window.__painelActed = -1;
+  for (const type of ['pointerdown', 'keydown', 'input', 'change'])
+    document.addEventListener(type, () => { window.__painelActed = performance.now(); }, true);
   window.__painelWatch = new MutationObserver(records => {
-    for (const r of records) if (r.oldValue === 'notRunning') window.__painelRuns += 1;
+    for (const r of records) if (r.oldValue === 'notRunning') window.__painelRun = performance.now();
   });
   window.__painelWatch.observe(app, {attributes: true, attributeOldValue: true,
                                      attributeFilter: ['data-test-script-state']});
@@ -141,14 +144,15 @@ def rerun_settled(page, timeout: int = 30000, start: int = 3000) -> None:
     """Wait for the script run that the last interaction asked for, then for its end. Right after a click
     or a Tab out of a field the app still says "notRunning" (it marks a run only once the server starts
     it), so :func:`settle` alone can return before that run began and the next step then acts on the
-    page the run is about to redraw. A run counted since the last :func:`settle` is that run, however
+    page the run is about to redraw. That run is the first to start after the last action, however
     short (polling the state alone missed runs of a few ms, and each miss waited the whole ``start``);
-    else its start is awaited ``start`` ms at most (a page that went to another address has no count)."""
+    never one that started before it, as a save's follow-up run did (a file then chosen in the tab
+    clicked next went to a field that tab's run redrew, and the upload was lost). Its start is awaited
+    ``start`` ms at most (a page that went to another address has nothing noted)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function("() => (window.__painelRuns || 0) > 0 || document.querySelector("
-                               "'[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') !== 'notRunning'",
+        page.wait_for_function("() => (window.__painelRun ?? -1) > (window.__painelActed ?? -1)",
                                timeout=start, polling=10)
     except PlaywrightTimeout:
         pass
